@@ -1,0 +1,50 @@
+"""Errors catad raises for bad input. Every one is a :class:`CatadError`.
+
+A message names where the problem is (file:line:col when it comes from source),
+what construct it is about, and what to do instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A position in a user's source file (line and column are 1-based)."""
+
+    file: str
+    line: int
+    col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}" if self.col else f"{self.file}:{self.line}"
+
+
+class CatadError(Exception):
+    """Base class of every error catad raises for bad input."""
+
+    def __init__(self, message: str, loc: Loc | None = None, construct: str | None = None,
+                 hint: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.construct = construct
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        text = f"{self.loc}: {self.message}" if self.loc else self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class UnsupportedSyntax(CatadError):
+    """A Python construct outside the subset catad differentiates."""
+
+
+class CatadTypeError(CatadError):
+    """A program is ill-typed: wrong operand types, ranks or arities."""
+
+
+class ArgumentError(CatadError):
+    """Arguments passed at call time do not fit the function."""

@@ -1,0 +1,99 @@
+"""Reference evaluator of the core language: small and obviously correct, not fast.
+
+Let chains are walked iteratively, so a 10,000-binding function evaluates without
+RecursionError; recursion depth follows the nesting of expressions only.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ArgumentError
+from ..primitives.registry import PRIMITIVES
+from .terms import Build, Call, Const, Get, If, Let, Program, Term, Tuple, Var, let_chain
+from .types import Type, Vec, coerce_value, dtype_of, is_array_type, rank
+
+
+def make_vector(elems: list, t: Type) -> np.ndarray:
+    """The run-time value of a Vec of type t from its elements."""
+    if not is_array_type(t):
+        raise TypeError(f"cannot represent a value of type {t} as an array")
+    if not elems:
+        return np.zeros((0,) * rank(t), dtype=dtype_of(t))
+    return np.array(elems, dtype=dtype_of(t))
+
+
+class Evaluator:
+    def __init__(self, program: Program):
+        self.defs = {d.name: d for d in program.defs}
+
+    def call(self, name: str, args: tuple) -> Any:
+        d = self.defs[name]
+        return self.eval(d.body, dict(zip(d.params, args)))
+
+    def eval(self, t: Term, env: dict) -> Any:
+        lets, body = let_chain(t)
+        saved = []
+        for lt in lets:
+            value = self.eval(lt.rhs, env)
+            saved.append((lt.var, env.get(lt.var, _MISSING)))
+            env[lt.var] = value
+        try:
+            return self._eval_nonlet(body, env)
+        finally:
+            for var, old in reversed(saved):
+                if old is _MISSING:
+                    del env[var]
+                else:
+                    env[var] = old
+
+    def _eval_nonlet(self, t: Term, env: dict) -> Any:
+        if isinstance(t, Var):
+            return env[t]
+        if isinstance(t, Const):
+            return t.py_value
+        if isinstance(t, Call):
+            args = tuple(self.eval(a, env) for a in t.args)
+            p = PRIMITIVES.get(t.fn)
+            if p is not None and t.fn not in self.defs:
+                return p.impl(*args)
+            return self.call(t.fn, args)
+        if isinstance(t, Tuple):
+            return tuple(self.eval(x, env) for x in t.items)
+        if isinstance(t, Get):
+            return self.eval(t.tup, env)[t.index]
+        if isinstance(t, If):
+            return self.eval(t.then if self.eval(t.cond, env) else t.orelse, env)
+        if isinstance(t, Build):
+            n = self.eval(t.size, env)
+            old = env.get(t.var, _MISSING)
+            elems = []
+            for i in range(max(int(n), 0)):
+                env[t.var] = i
+                elems.append(self.eval(t.body, env))
+            if old is _MISSING:
+                env.pop(t.var, None)
+            else:
+                env[t.var] = old
+            return make_vector(elems, t.type)
+        raise TypeError(f"not a core term: {type(t).__name__}")
+
+
+_MISSING = object()
+
+
+def evaluate(program: Program, *args: Any) -> Any:
+    """Run the program's entry function on run-time arguments (checked against its types)."""
+    d = program.main
+    if len(args) != len(d.params):
+        raise ArgumentError(f"{d.name} takes {len(d.params)} argument(s), got {len(args)}")
+    vals = tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, d.params))
+    return Evaluator(program).call(d.name, vals)
+
+
+def eval_term(t: Term, env: dict | None = None, program: Program | None = None) -> Any:
+    return Evaluator(program or Program((), "")).eval(t, dict(env or {}))
+
+
+__all__ = ["Evaluator", "evaluate", "eval_term", "make_vector", "Vec"]

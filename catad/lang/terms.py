@@ -1,0 +1,277 @@
+"""Terms of the core language (notes Fig. 1-2).
+
+constant, variable, call (of a primitive or a user function, by name), tuple,
+projection, let, if, and build n (lambda i. e). Indexing, sum and size are the
+primitives ``index``, ``sum`` and ``size`` (Fig. 2), called like any other.
+
+Every term knows its type: it is computed once at construction from the children's
+types (which already exist), so asking for it is O(1) even at the bottom of a
+10,000-binding let chain. :func:`catad.lang.typecheck.check_program` verifies
+that these types are consistent.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from .._node import Node, node
+from ..errors import CatadTypeError, Loc
+from .types import Bool, Float, Int, Tuple as TupleT, Type, Vec, type_of_value
+
+
+class ArrayValue:
+    """A NumPy array constant, hashable by content; the array is read-only."""
+
+    __slots__ = ("array", "_key")
+
+    def __init__(self, array: np.ndarray):
+        a = np.array(array, copy=True)
+        a.setflags(write=False)
+        self.array = a
+        self._key = (a.dtype.str, a.shape, a.tobytes())
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ArrayValue) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return np.array2string(self.array, threshold=6, separator=", ").replace("\n", "")
+
+
+class Term(Node):
+    @property
+    def type(self) -> Type:
+        return self._type
+
+    def _set_type(self, t: Type) -> None:
+        object.__setattr__(self, "_type", t)
+
+    def __str__(self) -> str:
+        from .printer import show
+        return show(self)
+
+
+@node
+class Const(Term):
+    value: Any
+    ty: Type
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        if isinstance(self.value, np.ndarray):
+            object.__setattr__(self, "value", ArrayValue(self.value))
+        super().__post_init__()
+        self._set_type(self.ty)
+
+    @property
+    def py_value(self) -> Any:
+        return self.value.array if isinstance(self.value, ArrayValue) else self.value
+
+
+@node
+class Var(Term):
+    name: str
+    ty: Type
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.ty)
+
+
+@node
+class Call(Term):
+    """A call of primitive or user function ``fn``; ``ty`` is its result type."""
+
+    fn: str
+    args: tuple[Term, ...]
+    ty: Type
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.ty)
+
+
+@node
+class Tuple(Term):
+    items: tuple[Term, ...]
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(TupleT(tuple(i.type for i in self.items)))
+
+
+@node
+class Get(Term):
+    """Projection pi_{index+1, n}: the index-th (0-based) component of a tuple."""
+
+    index: int
+    tup: Term
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        t = self.tup.type
+        if not isinstance(t, TupleT) or not 0 <= self.index < len(t.items):
+            raise CatadTypeError(f"cannot take component {self.index} of a value of type {t}",
+                                 self.loc, "projection")
+        self._set_type(t.items[self.index])
+
+
+@node
+class Let(Term):
+    var: Var
+    rhs: Term
+    body: Term
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.body.type)
+
+
+@node
+class If(Term):
+    cond: Term
+    then: Term
+    orelse: Term
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.then.type)
+
+
+@node
+class Build(Term):
+    """build size (lambda var. body): the vector [body[var := i] for i in 0..size-1]."""
+
+    size: Term
+    var: Var
+    body: Term
+    loc: Loc | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(Vec(self.body.type))
+
+
+@node
+class Def(Node):
+    """A top-level function definition ``fun name(params) = body``."""
+
+    name: str
+    params: tuple[Var, ...]
+    body: Term
+    loc: Loc | None = None
+
+    @property
+    def result_type(self) -> Type:
+        return self.body.type
+
+    @property
+    def param_type(self) -> Type:
+        return TupleT(tuple(p.type for p in self.params))
+
+    def __str__(self) -> str:
+        from .printer import show_def
+        return show_def(self)
+
+
+@node
+class Program(Node):
+    """User definitions in dependency order; ``entry`` names the function of interest."""
+
+    defs: tuple[Def, ...]
+    entry: str
+
+    def lookup(self, name: str) -> Def | None:
+        for d in self.defs:
+            if d.name == name:
+                return d
+        return None
+
+    @property
+    def main(self) -> Def:
+        d = self.lookup(self.entry)
+        assert d is not None
+        return d
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(d) for d in self.defs)
+
+
+# ---------------------------------------------------------------- helpers
+
+def const(value: Any, loc: Loc | None = None) -> Const:
+    return Const(value, type_of_value(value, "constant"), loc)
+
+
+def fconst(x: float) -> Const:
+    return Const(float(x), Float)
+
+
+def iconst(n: int) -> Const:
+    return Const(int(n), Int)
+
+
+TRUE = Const(True, Bool)
+FALSE = Const(False, Bool)
+
+
+def let_chain(t: Term) -> tuple[list[Let], Term]:
+    """Split ``let x1 = e1 in ... let xn = en in body`` into ([lets...], body) without recursion."""
+    lets = []
+    while isinstance(t, Let):
+        lets.append(t)
+        t = t.body
+    return lets, t
+
+
+def make_lets(bindings: Iterable[tuple[Var, Term] | tuple[Var, Term, Loc | None]], body: Term) -> Term:
+    """Nest bindings (outermost first) around body, iteratively."""
+    for b in reversed(list(bindings)):
+        body = Let(b[0], b[1], body, b[2] if len(b) > 2 else None)
+    return body
+
+
+def is_atom(t: Term) -> bool:
+    return isinstance(t, (Var, Const))
+
+
+def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:
+    """Free variables of t. Post-order over an explicit stack; `cache` maps id(term) to
+    its free variables and may be shared across calls (keep the terms alive meanwhile)."""
+    memo = {} if cache is None else cache
+    stack: list[tuple[Term, bool]] = [(t, False)]
+    while stack:
+        n, expanded = stack.pop()
+        if id(n) in memo:
+            continue
+        kids = list(n.children()) if isinstance(n, Term) else []
+        if not expanded and any(id(k) not in memo for k in kids if isinstance(k, Term)):
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if isinstance(k, Term) and id(k) not in memo)
+            continue
+        memo[id(n)] = _fv_node(n, memo)
+    return memo[id(t)]
+
+
+def _fv_node(n: Term, memo: dict[int, frozenset]) -> frozenset:
+    if isinstance(n, Var):
+        return frozenset((n,))
+    if isinstance(n, Const):
+        return frozenset()
+    if isinstance(n, Let):
+        return memo[id(n.rhs)] | (memo[id(n.body)] - {n.var})
+    if isinstance(n, Build):
+        return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
+    out: frozenset = frozenset()
+    for k in n.children():
+        out = out | memo[id(k)]
+    return out

@@ -1,0 +1,142 @@
+"""Types of the core language (notes Fig. 1): Float, Int, Bool, tuples and vectors.
+
+At run time a Float is a Python float, an Int an int, a Bool a bool, a tuple a
+Python tuple, and a ``Vec`` of scalars (or of ``Vec`` of scalars) a NumPy array whose
+rank is the nesting depth: a Vec of Vec is a rectangular 2-D array.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._node import Node, node
+from ..errors import ArgumentError
+
+
+class Type(Node):
+    pass
+
+
+@node
+class Scalar(Type):
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@node
+class Tuple(Type):
+    items: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(map(str, self.items)) + ("," if len(self.items) == 1 else "") + ")"
+
+
+@node
+class Vec(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"Vec {self.elem}" if isinstance(self.elem, Scalar) else f"Vec ({self.elem})"
+
+
+Float = Scalar("Float")
+Int = Scalar("Int")
+Bool = Scalar("Bool")
+Unit = Tuple(())
+
+_DTYPES = {Float: np.float64, Int: np.int64, Bool: np.bool_}
+
+
+def rank(t: Type) -> int:
+    """Number of Vec layers around a scalar (0 for scalars and tuples)."""
+    r = 0
+    while isinstance(t, Vec):
+        t, r = t.elem, r + 1
+    return r
+
+
+def scalar_of(t: Type) -> Type:
+    while isinstance(t, Vec):
+        t = t.elem
+    return t
+
+
+def vec_of(elem: Type, r: int) -> Type:
+    for _ in range(r):
+        elem = Vec(elem)
+    return elem
+
+
+def is_array_type(t: Type) -> bool:
+    return isinstance(t, Vec) and scalar_of(t) in _DTYPES
+
+
+def dtype_of(t: Type):
+    return _DTYPES[scalar_of(t)]
+
+
+def is_differentiable(t: Type) -> bool:
+    """Does a value of this type carry a tangent? (Int and Bool do not.)"""
+    if isinstance(t, Tuple):
+        return any(is_differentiable(x) for x in t.items)
+    return scalar_of(t) == Float
+
+
+def type_of_value(v: Any, what: str = "argument") -> Type:
+    """The catad type of a run-time value, or ArgumentError naming `what`."""
+    if isinstance(v, (bool, np.bool_)):
+        return Bool
+    if isinstance(v, (int, np.integer)):
+        return Int
+    if isinstance(v, (float, np.floating)):
+        return Float
+    if isinstance(v, tuple):
+        return Tuple(tuple(type_of_value(x, f"{what}[{i}]") for i, x in enumerate(v)))
+    if isinstance(v, np.ndarray):
+        if v.ndim not in (1, 2):
+            raise ArgumentError(
+                f"{what} is a NumPy array of rank {v.ndim}; catad takes arrays of rank 1 or 2",
+                hint="reshape it, or pass a tuple of arrays")
+        kind = v.dtype.kind
+        if kind == "f":
+            s = Float
+        elif kind in "iu":
+            s = Int
+        elif kind == "b":
+            s = Bool
+        else:
+            raise ArgumentError(f"{what} is a NumPy array of dtype {v.dtype}; catad takes float, int or bool arrays",
+                                hint="convert it with np.asarray(x, dtype=float)")
+        return vec_of(s, v.ndim)
+    if isinstance(v, list):
+        raise ArgumentError(f"{what} is a Python list; catad takes NumPy arrays",
+                            hint="pass np.asarray(x, dtype=float)")
+    raise ArgumentError(f"{what} has type {type(v).__name__}, which catad does not take",
+                        hint="pass floats, ints, bools, NumPy arrays of rank 1 or 2, or tuples of these")
+
+
+def coerce_value(v: Any, t: Type, what: str = "argument") -> Any:
+    """Convert a run-time value to the canonical representation of type t (checked)."""
+    actual = type_of_value(v, what)
+    if actual == t:
+        return _canonical(v, t)
+    if t == Float and actual in (Int, Bool) or t == Int and actual == Bool:
+        return _canonical(v, t)
+    if is_array_type(t) and is_array_type(actual) and rank(t) == rank(actual) and scalar_of(t) == Float:
+        return np.asarray(v, dtype=np.float64)
+    raise ArgumentError(f"{what} has type {actual}, expected {t}")
+
+
+def _canonical(v: Any, t: Type) -> Any:
+    if t == Float:
+        return float(v)
+    if t == Int:
+        return int(v)
+    if t == Bool:
+        return bool(v)
+    if isinstance(t, Tuple):
+        return tuple(_canonical(x, s) for x, s in zip(v, t.items))
+    return np.asarray(v, dtype=dtype_of(t))

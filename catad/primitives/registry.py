@@ -1,0 +1,326 @@
+"""The primitive registry: one entry per primitive (notes Fig. 2).
+
+An entry holds the primitive's name, its typing rule, its NumPy implementation on
+run-time values, the Python callables the front end maps to it (``math.sin``,
+``np.sin``, ...), how the printer shows it, and for scalar Float primitives the
+SymPy expression from which the differentiation stage derives its partial
+derivatives. Adding a primitive is adding one ``register(...)`` call here.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from ..lang.types import Bool, Float, Int, Scalar, Type, Vec, is_array_type, rank, scalar_of
+
+
+class PrimitiveTypeError(Exception):
+    """Raised by a typing rule; the caller adds the source location."""
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    typing: Callable[[tuple[Type, ...]], Type]
+    impl: Callable[..., Any]
+    aliases: tuple[Any, ...] = ()
+    sympy: Callable[..., Any] | None = None  # scalar Float primitives: symbols -> expression
+    infix: str | None = None                  # printed as `a op b` (or `op a` when unary)
+    doc: str = ""
+    arity: int | None = 1                     # None: variadic
+    nondiff_note: str = ""                    # the documented choice at non-smooth points
+    extra: dict = field(default_factory=dict)
+
+    def result_type(self, arg_types: tuple[Type, ...]) -> Type:
+        if self.arity is not None and len(arg_types) != self.arity:
+            raise PrimitiveTypeError(f"{self.name} takes {self.arity} argument(s), got {len(arg_types)}")
+        return self.typing(arg_types)
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def register(p: Primitive) -> Primitive:
+    assert p.name not in PRIMITIVES, p.name
+    PRIMITIVES[p.name] = p
+    return p
+
+
+def lookup(name: str) -> Primitive | None:
+    return PRIMITIVES.get(name)
+
+
+def _by_alias() -> dict[int, str]:
+    return {id(a): p.name for p in PRIMITIVES.values() for a in p.aliases}
+
+
+def primitive_for_callable(fn: Any) -> str | None:
+    """The primitive a Python callable (``math.exp``, ``np.exp``, ...) stands for."""
+    return _by_alias().get(id(fn))
+
+
+# ---------------------------------------------------------------- typing rules
+
+def _fmt(ts: tuple[Type, ...]) -> str:
+    return ", ".join(map(str, ts))
+
+
+def t_float_unary(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"expects a Float, got {_fmt(ts)}")
+    return Float
+
+
+def t_float_binary(ts):
+    if ts != (Float, Float):
+        raise PrimitiveTypeError(f"expects (Float, Float), got ({_fmt(ts)})")
+    return Float
+
+
+def t_num_unary(ts):
+    if ts not in ((Float,), (Int,)):
+        raise PrimitiveTypeError(f"expects a Float or an Int, got {_fmt(ts)}")
+    return ts[0]
+
+
+def t_num_binary(ts):
+    if ts not in ((Float, Float), (Int, Int)):
+        raise PrimitiveTypeError(f"expects two Floats or two Ints, got ({_fmt(ts)})")
+    return ts[0]
+
+
+def t_compare(ts):
+    if ts not in ((Float, Float), (Int, Int)):
+        raise PrimitiveTypeError(f"compares two Floats or two Ints, got ({_fmt(ts)})")
+    return Bool
+
+
+def t_equality(ts):
+    if ts not in ((Float, Float), (Int, Int), (Bool, Bool)):
+        raise PrimitiveTypeError(f"compares two values of one scalar type, got ({_fmt(ts)})")
+    return Bool
+
+
+def t_not(ts):
+    if ts != (Bool,):
+        raise PrimitiveTypeError(f"expects a Bool, got {_fmt(ts)}")
+    return Bool
+
+
+def t_to_float(ts):
+    if ts not in ((Int,), (Bool,), (Float,)):
+        raise PrimitiveTypeError(f"converts an Int to Float, got {_fmt(ts)}")
+    return Float
+
+
+def t_index(ts):
+    i, v = ts
+    if i != Int or not isinstance(v, Vec):
+        raise PrimitiveTypeError(f"indexes a Vec with an Int, got ({_fmt(ts)})")
+    return v.elem
+
+
+def t_size(ts):
+    if not isinstance(ts[0], Vec):
+        raise PrimitiveTypeError(f"takes a Vec, got {_fmt(ts)}")
+    return Int
+
+
+def t_sum(ts):
+    v = ts[0]
+    if not is_array_type(v) or scalar_of(v) == Bool:
+        raise PrimitiveTypeError(f"sums a Vec of Floats, Ints or Vecs of them, got {_fmt(ts)}")
+    return v.elem
+
+
+def t_reduce_max(ts):
+    v = ts[0]
+    if not (isinstance(v, Vec) and v.elem in (Float, Int)):
+        raise PrimitiveTypeError(f"takes a Vec of Floats or Ints, got {_fmt(ts)}")
+    return v.elem
+
+
+def t_vector(ts):
+    if not ts:
+        raise PrimitiveTypeError("cannot make an empty vector literal (its element type is unknown)")
+    if any(t != ts[0] for t in ts) or not (isinstance(ts[0], Scalar) or is_array_type(ts[0])) or rank(ts[0]) > 1:
+        raise PrimitiveTypeError(f"elements of a vector literal must be scalars or vectors of one type, got ({_fmt(ts)})")
+    return Vec(ts[0])
+
+
+# ---------------------------------------------------------------- implementations
+
+def _f(fn):
+    """A scalar Float implementation with NumPy's IEEE semantics (inf/nan, no exceptions)."""
+    def impl(*xs):
+        with np.errstate(all="ignore"):
+            return float(fn(*(np.float64(x) for x in xs)))
+    impl.__name__ = getattr(fn, "__name__", "impl")
+    return impl
+
+
+def _num(fn):
+    """Int or Float implementation: Python ints stay exact, floats follow IEEE."""
+    def impl(*xs):
+        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in xs):
+            return int(fn(*(int(x) for x in xs)))
+        with np.errstate(all="ignore"):
+            return float(fn(*(np.float64(x) for x in xs)))
+    return impl
+
+
+def _int_floordiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    return a // b
+
+
+def _lgamma(x):
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _pow(a, b):
+    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and b >= 0:
+        return int(a) ** int(b)
+    with np.errstate(all="ignore"):
+        return float(np.power(np.float64(a), np.float64(b)))
+
+
+def _first_max(a, b):  # documented choice: the first maximal argument
+    return a if a >= b or b != b else b
+
+
+def _first_min(a, b):
+    return a if a <= b or b != b else b
+
+
+def _vector(*xs):
+    return np.array(xs)
+
+
+def _index(i, v):
+    return v[i]
+
+
+def _sum(v):
+    v = np.asarray(v)
+    return v.sum(axis=0) if v.ndim > 1 else (int(v.sum()) if v.dtype.kind in "iu" else float(v.sum()))
+
+
+def _vmax(v):
+    if len(v) == 0:
+        raise ValueError("max of an empty vector")
+    x = np.max(v)
+    return int(x) if v.dtype.kind in "iu" else float(x)
+
+
+def _vmin(v):
+    if len(v) == 0:
+        raise ValueError("min of an empty vector")
+    x = np.min(v)
+    return int(x) if v.dtype.kind in "iu" else float(x)
+
+
+X, Y = sympy.symbols("x y", real=True)
+
+# ---------------------------------------------------------------- scalar Float functions
+
+_UNARY_FLOAT = [
+    # name, sympy, implementation, aliases
+    ("sin", sympy.sin, np.sin, (math.sin, np.sin)),
+    ("cos", sympy.cos, np.cos, (math.cos, np.cos)),
+    ("tan", sympy.tan, np.tan, (math.tan, np.tan)),
+    ("exp", sympy.exp, np.exp, (math.exp, np.exp)),
+    ("log", sympy.log, np.log, (math.log, np.log)),
+    ("log1p", lambda x: sympy.log(1 + x), np.log1p, (math.log1p, np.log1p)),
+    ("expm1", lambda x: sympy.exp(x) - 1, np.expm1, (math.expm1, np.expm1)),
+    ("sqrt", sympy.sqrt, np.sqrt, (math.sqrt, np.sqrt)),
+    ("tanh", sympy.tanh, np.tanh, (math.tanh, np.tanh)),
+    ("sinh", sympy.sinh, np.sinh, (math.sinh, np.sinh)),
+    ("cosh", sympy.cosh, np.cosh, (math.cosh, np.cosh)),
+    ("asin", sympy.asin, np.arcsin, (math.asin, np.arcsin)),
+    ("acos", sympy.acos, np.arccos, (math.acos, np.arccos)),
+    ("atan", sympy.atan, np.arctan, (math.atan, np.arctan)),
+    ("log2", lambda x: sympy.log(x, 2), np.log2, (math.log2, np.log2)),
+    ("log10", lambda x: sympy.log(x, 10), np.log10, (math.log10, np.log10)),
+    ("lgamma", sympy.loggamma, _lgamma, (math.lgamma,)),
+    ("erf", sympy.erf, math.erf, (math.erf,)),
+]
+
+for _name, _sym, _impl, _aliases in _UNARY_FLOAT:
+    register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym,
+                       doc=f"{_name}(x) on a Float"))
+
+register(Primitive("atan2", t_float_binary, _f(np.arctan2), (math.atan2, np.arctan2),
+                   sympy=sympy.atan2, arity=2, doc="atan2(y, x) on Floats"))
+register(Primitive("to_float", t_to_float, float, (float,), arity=1,
+                   doc="converts an Int (or Bool) to a Float; carries no tangent from an Int"))
+
+# ---------------------------------------------------------------- arithmetic on Int or Float
+
+register(Primitive("add", t_num_binary, _num(lambda a, b: a + b), (), sympy=lambda x, y: x + y,
+                   infix="+", arity=2, doc="a + b"))
+register(Primitive("sub", t_num_binary, _num(lambda a, b: a - b), (), sympy=lambda x, y: x - y,
+                   infix="-", arity=2, doc="a - b"))
+register(Primitive("mul", t_num_binary, _num(lambda a, b: a * b), (), sympy=lambda x, y: x * y,
+                   infix="*", arity=2, doc="a * b"))
+register(Primitive("div", t_float_binary, _f(lambda a, b: a / b), (), sympy=lambda x, y: x / y,
+                   infix="/", arity=2, doc="a / b on Floats (Ints are converted first)"))
+register(Primitive("floordiv", t_num_binary,
+                   lambda a, b: _int_floordiv(a, b) if isinstance(a, int) and isinstance(b, int)
+                   else _f(np.floor_divide)(a, b), (),
+                   sympy=lambda x, y: sympy.floor(x / y), infix="//", arity=2,
+                   doc="a // b (floor division; its derivative is 0 where defined)"))
+register(Primitive("mod", t_num_binary,
+                   lambda a, b: int(a) % int(b) if isinstance(a, int) and isinstance(b, int)
+                   else _f(np.mod)(a, b), (),
+                   sympy=lambda x, y: x - y * sympy.floor(x / y), infix="%", arity=2,
+                   doc="a % b with Python's sign convention"))
+register(Primitive("pow", t_num_binary, _pow, (math.pow, builtins.pow, np.power),
+                   sympy=lambda x, y: x ** y, infix="**", arity=2, doc="a ** b"))
+register(Primitive("neg", t_num_unary, lambda a: -a, (np.negative,), sympy=lambda x: -x,
+                   infix="-", doc="-a"))
+register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.abs, np.fabs),
+                   sympy=sympy.Abs, doc="|a|", nondiff_note="the derivative at 0 is 0"))
+register(Primitive("max", t_num_binary, _first_max, (np.maximum,), sympy=sympy.Max, arity=2,
+                   doc="the larger of two scalars",
+                   nondiff_note="at a tie the first argument is the maximum (derivative 1 for it, 0 for the other)"))
+register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.Min, arity=2,
+                   doc="the smaller of two scalars",
+                   nondiff_note="at a tie the first argument is the minimum"))
+
+# ---------------------------------------------------------------- comparisons and logic
+
+for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
+                               ("le", "<=", lambda a, b: a <= b, t_compare),
+                               ("gt", ">", lambda a, b: a > b, t_compare),
+                               ("ge", ">=", lambda a, b: a >= b, t_compare),
+                               ("eq", "==", lambda a, b: a == b, t_equality),
+                               ("ne", "!=", lambda a, b: a != b, t_equality)]:
+    register(Primitive(_name, _rule, (lambda f: lambda a, b: bool(f(a, b)))(_fn), infix=_op,
+                       arity=2, doc=f"a {_op} b"))
+register(Primitive("not", t_not, lambda a: not a, infix="not ", doc="logical negation"))
+
+# ---------------------------------------------------------------- vectors (notes Fig. 2)
+
+register(Primitive("index", t_index, _index, arity=2,
+                   doc="index(i, v) = v[i] (the notes' ixR; a row when v is a matrix)"))
+register(Primitive("size", t_size, len, (len,), doc="the number of elements (rows) of a Vec"))
+register(Primitive("sum", t_sum, _sum, (builtins.sum, np.sum),
+                   doc="the sum of a Vec's elements (of its rows, for a Vec of Vecs)"))
+register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
+                   doc="the largest element of a Vec",
+                   nondiff_note="at a tie the first maximal element gets the derivative"))
+register(Primitive("vmin", t_reduce_max, _vmin, (np.min, np.amin),
+                   doc="the smallest element of a Vec",
+                   nondiff_note="at a tie the first minimal element gets the derivative"))
+register(Primitive("vector", t_vector, _vector, (np.array,), arity=None,
+                   doc="vector(a, b, ...) = [a, b, ...], a vector literal"))
