@@ -273,5 +273,6 @@ def _fv_node(n: Term, memo: dict[int, frozenset]) -> frozenset:
         return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
     out: frozenset = frozenset()
     for k in n.children():
-        out = out | memo[id(k)]
+        if isinstance(k, Term):
+            out = out | memo[id(k)]
     return out

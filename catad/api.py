@@ -1,0 +1,82 @@
+"""The public Python API.
+
+A function is compiled once per signature of argument types (taken from example
+arguments, as JAX traces per shape) and the result cached.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+from . import combinators as C
+from .errors import ArgumentError, CatadError
+from .lang.anf import anf_program
+from .lang.terms import Program
+from .lang.typecheck import check_program
+from .lang.types import Tuple as TupleT, Type, type_of_value
+
+_CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
+
+
+def signature(fn: Callable, args: tuple) -> tuple[Type, ...]:
+    names = _param_names(fn)
+    return tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
+                 for i, a in enumerate(args))
+
+
+def _param_names(fn: Callable) -> list[str]:
+    code = getattr(fn, "__code__", None)
+    return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _cached(fn: Callable, args: tuple, stage: str, make: Callable[[], Any]) -> Any:
+    if not callable(fn):
+        raise ArgumentError(f"expected a Python function, got {type(fn).__name__}")
+    key = (stage, signature(fn, args))
+    try:
+        table = _CACHE.setdefault(fn, {})
+    except TypeError:  # not weak-referenceable: do not cache
+        return make()
+    if key not in table:
+        table[key] = make()
+    return table[key]
+
+
+def to_core(fn: Callable, *example_args: Any) -> Program:
+    """fn as a typed core-language program (its user-defined callees included)."""
+    def make():
+        from .frontend import compile_function
+        program = compile_function(fn, tuple(example_args))
+        check_program(program)
+        return program
+    return _cached(fn, example_args, "core", make)
+
+
+def to_anf(fn: Callable, *example_args: Any) -> Program:
+    """fn's core program in A-normal form."""
+    return _cached(fn, example_args, "anf", lambda: anf_program(to_core(fn, *example_args)))
+
+
+def to_cl(fn: Callable, *example_args: Any) -> C.CLProgram:
+    """fn as a CL program (notes Fig. 9-10): ``str`` of it prints the combinator terms."""
+    def make():
+        program = C.to_cl_program(to_core(fn, *example_args))
+        C.check_cl_program(program)
+        return program
+    return _cached(fn, example_args, "cl", make)
+
+
+def eval_cl(term: C.CLProgram | C.CLDef | C.CL, *args: Any) -> Any:
+    """Evaluate a CL program (or definition) on run-time arguments with the reference
+    semantics of notes Fig. 10. A bare CL term takes its arguments as its input context."""
+    if isinstance(term, C.CLProgram):
+        return C.eval_cl_program(term, *args)
+    if isinstance(term, C.CLDef):
+        return C.eval_cl_program(C.CLProgram((term,), term.name), *args)
+    if isinstance(term, C.CL):
+        from .combinators.terms import make_context
+        return C.CLEvaluator().eval(term, make_context(list(args)))
+    raise CatadError(f"eval_cl takes a CL program from catad.to_cl, got {type(term).__name__}")
+
+
+__all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "signature", "TupleT"]

@@ -1,0 +1,213 @@
+"""Conversion between the core language and CL (notes Fig. 10).
+
+``to_cl`` implements C[[e]]Gamma with pruning at every subterm: a subterm is
+converted under exactly the variables free in it, reached through a
+``Prune[...]`` of the enclosing context (omitted when nothing would be dropped).
+Contexts grow at the end (Gamma, x); when a name is shadowed the last occurrence
+is the one in scope, so pruning picks it and drops the shadowed one.
+
+Let chains are walked iteratively in both directions so that 10,000-binding
+programs convert without RecursionError.
+"""
+from __future__ import annotations
+
+import itertools
+
+from ..lang import terms as core
+from ..lang.terms import free_vars, let_chain, make_lets
+from ..lang.types import Tuple as TupleT
+from . import terms as cl
+from .terms import compose
+
+
+# ---------------------------------------------------------------- core -> CL
+
+def to_cl_program(program: core.Program) -> cl.CLProgram:
+    return cl.CLProgram(tuple(to_cl_def(d) for d in program.defs), program.entry)
+
+
+def to_cl_def(d: core.Def) -> cl.CLDef:
+    fv_cache: dict = {}
+    free_vars(d.body, fv_cache)
+    conv = _ToCL(fv_cache, d.body)
+    return cl.CLDef(d.name, d.params, conv.convert(d.body, list(d.params)), d.result_type)
+
+
+class _ToCL:
+    def __init__(self, fv_cache: dict, root: core.Term):
+        self.fv = fv_cache
+        self.root = root  # keeps the terms whose ids key fv_cache alive
+
+    def names(self, t: core.Term) -> set[str]:
+        return {v.name for v in self.fv[id(t)]}
+
+    def prune(self, names: set[str], ctx: list[core.Var]) -> tuple[cl.CL, list[core.Var]]:
+        """(Prune combinator or Identity, pruned context) keeping the in-scope `names`."""
+        last = {v.name: i for i, v in enumerate(ctx)}
+        keep = sorted(last[n] for n in names)
+        if keep == list(range(len(ctx))):
+            return cl.Identity(), ctx
+        return cl.Prune(tuple(keep), len(ctx)), [ctx[i] for i in keep]
+
+    def convert(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
+        """C[[t]]ctx, pruned."""
+        p, pctx = self.prune(self.names(t), ctx)
+        return compose(p, self.pruned(t, pctx))
+
+    def pruned(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
+        """C[[t]]ctx where ctx holds exactly the free variables of t."""
+        if isinstance(t, core.Let):
+            return self.let_chain(t, ctx)
+        if isinstance(t, core.Var):
+            return cl.Identity()
+        if isinstance(t, core.Const):
+            return cl.Konst(t.value, t.type)
+        if isinstance(t, core.Call):
+            return compose(self.arguments(t.args, ctx), cl.Call(t.fn, len(t.args), t.type))
+        if isinstance(t, core.Tuple):
+            return cl.Tuple(tuple(self.convert(x, ctx) for x in t.items))
+        if isinstance(t, core.Get):
+            return compose(self.convert(t.tup, ctx), cl.Proj(t.index, len(t.tup.type.items)))
+        if isinstance(t, core.If):
+            return cl.If(self.convert(t.cond, ctx), self.convert(t.then, ctx), self.convert(t.orelse, ctx))
+        if isinstance(t, core.Build):
+            return cl.Build(self.convert(t.size, ctx), t.var, self.convert(t.body, ctx + [t.var]), len(ctx),
+                            t.body.type)
+        raise TypeError(f"not a core term: {type(t).__name__}")
+
+    def arguments(self, args: tuple[core.Term, ...], ctx: list[core.Var]) -> cl.CL:
+        if len(args) == 1:
+            return self.convert(args[0], ctx)
+        return cl.Tuple(tuple(self.convert(a, ctx) for a in args))
+
+    def let_chain(self, t: core.Let, ctx: list[core.Var]) -> cl.CL:
+        lets, body = let_chain(t)
+        # walk down: the pruned context and the pruning of each let body
+        frames = []
+        for lt in lets:
+            rhs = self.convert(lt.rhs, ctx)
+            p, body_ctx = self.prune(self.names(lt.body), ctx + [lt.var])
+            frames.append((lt.var, rhs, p, len(ctx)))
+            ctx = body_ctx
+        out = self.pruned(body, ctx)
+        for var, rhs, p, n in reversed(frames):
+            out = cl.Let(var, rhs, compose(p, out), n)
+        return out
+
+
+# ---------------------------------------------------------------- CL -> core
+
+def from_cl_program(program: cl.CLProgram) -> core.Program:
+    return core.Program(tuple(from_cl_def(d) for d in program.defs), program.entry)
+
+
+def from_cl_def(d: cl.CLDef) -> core.Def:
+    conv = _FromCL({p.name for p in d.params})
+    return core.Def(d.name, d.params, conv.convert(d.body, list(d.params)))
+
+
+class _FromCL:
+    """t <> c read as a term: the input is a list of terms, one per context position,
+    each an atom or a projection of one, so copying them duplicates no work."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = set(taken)
+        self.counter = itertools.count(1)
+
+    def fresh(self, var: core.Var) -> core.Var:
+        if var.name not in self.taken:
+            self.taken.add(var.name)
+            return var
+        while True:
+            name = f"{var.name}_{next(self.counter)}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return core.Var(name, var.type)
+
+    def convert(self, c: cl.CL, ctx: list[core.Term]) -> core.Term:
+        bindings: list[tuple[core.Var, core.Term]] = []
+        while True:  # Let bodies and the second half of a Compose are tail positions
+            if isinstance(c, cl.Let):
+                x = self.fresh(c.var)
+                bindings.append((x, self.convert(c.rhs, ctx)))
+                ctx, c = ctx + [x], c.body
+            elif isinstance(c, cl.Compose):
+                value = self.convert(c.first, ctx)
+                ctx, c = self.split(value, c.second, bindings), c.second
+            else:
+                return make_lets(bindings, self.leaf(c, ctx))
+
+    def split(self, value: core.Term, consumer: cl.CL, bindings: list) -> list[core.Term]:
+        """The context positions `consumer` reads, from the term `value`, binding compound
+        parts to variables unless the consumer reads its input exactly once."""
+        if isinstance(consumer, (cl.Call, cl.Proj)) and (consumer.n if isinstance(consumer, cl.Proj)
+                                                         else consumer.nargs) == 1:
+            return [value]
+        n = input_arity(consumer)
+        if n is None or n == 1:
+            return [self.atom(value, bindings)]
+        if isinstance(value, core.Tuple) and len(value.items) == n:
+            return [self.atom(x, bindings) for x in value.items]
+        value = self.atom(value, bindings)
+        return [core.Get(i, value) for i in range(n)]
+
+    def atom(self, value: core.Term, bindings: list) -> core.Term:
+        if core.is_atom(value):
+            return value
+        x = self.fresh(core.Var("c", value.type))
+        bindings.append((x, value))
+        return x
+
+    def leaf(self, c: cl.CL, ctx: list[core.Term]) -> core.Term:
+        if isinstance(c, cl.Identity):
+            return _tuple(ctx)
+        if isinstance(c, cl.Konst):
+            return core.Const(c.value, c.ty)
+        if isinstance(c, cl.Prune):
+            return _tuple([ctx[i] for i in c.indices])
+        if isinstance(c, cl.Proj):
+            value = _tuple(ctx)
+            if isinstance(value, core.Tuple):
+                return value.items[c.index]
+            return core.Get(c.index, value)
+        if isinstance(c, cl.Call):
+            args = ctx if c.nargs != 1 else [_tuple(ctx)]
+            if c.nargs >= 2 and len(args) != c.nargs:
+                args = [core.Get(i, _tuple(ctx)) for i in range(c.nargs)]
+            return core.Call(c.fn, tuple(args), c.ty)
+        if isinstance(c, cl.Tuple):
+            return core.Tuple(tuple(self.convert(x, ctx) for x in c.items))
+        if isinstance(c, cl.If):
+            return core.If(self.convert(c.cond, ctx), self.convert(c.then, ctx), self.convert(c.orelse, ctx))
+        if isinstance(c, cl.Build):
+            i = self.fresh(c.var)
+            return core.Build(self.convert(c.size, ctx), i, self.convert(c.body, ctx + [i]))
+        raise TypeError(f"not a CL term: {type(c).__name__}")
+
+
+def _tuple(items: list[core.Term]) -> core.Term:
+    return items[0] if len(items) == 1 else core.Tuple(tuple(items))
+
+
+def input_arity(c: cl.CL) -> int | None:
+    """How many context positions c reads its input as (None: it takes it whole)."""
+    while True:
+        if isinstance(c, (cl.Prune,)):
+            return c.n
+        if isinstance(c, (cl.Let, cl.Build)):
+            return c.n
+        if isinstance(c, cl.Call):
+            return c.nargs if c.nargs != 1 else 1
+        if isinstance(c, cl.Proj):
+            return c.n
+        if isinstance(c, cl.Compose):
+            c = c.first
+        elif isinstance(c, (cl.Tuple, cl.If)):
+            arities = [input_arity(x) for x in c.children()]
+            known = [a for a in arities if a is not None]
+            return known[0] if known else None
+        else:
+            return None
+
+
+__all__ = ["to_cl_program", "to_cl_def", "from_cl_program", "from_cl_def", "input_arity", "TupleT"]

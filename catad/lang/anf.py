@@ -1,0 +1,76 @@
+"""A-normal form (notes Section 5.1): every argument of a call, component of a tuple,
+projected tuple, condition and build size is an atom (a variable or a constant).
+
+Compound subterms are let-bound to fresh variables just before the term that uses
+them. Branches of an `if` and bodies of a `build` get their own bindings, so no
+work moves out of a branch or a loop. Let chains are processed iteratively.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .._node import walk
+from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
+
+
+class _Fresh:
+    def __init__(self, taken: set[str]):
+        self.taken = taken
+        self.counter = itertools.count(1)
+
+    def var(self, ty) -> Var:
+        while True:
+            name = f"t{next(self.counter)}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return Var(name, ty)
+
+
+def anf_program(program: Program) -> Program:
+    return Program(tuple(anf_def(d) for d in program.defs), program.entry)
+
+
+def anf_def(d: Def) -> Def:
+    taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
+    return Def(d.name, d.params, anf(d.body, _Fresh(taken)), d.loc)
+
+
+def anf(t: Term, fresh: _Fresh) -> Term:
+    lets, body = let_chain(t)
+    out: list[tuple] = []
+    for lt in lets:
+        out.append((lt.var, _anf_value(lt.rhs, fresh, out), lt.loc))
+    return make_lets(out, _anf_value(body, fresh, out))
+
+
+def _atom(t: Term, fresh: _Fresh, out: list) -> Term:
+    """t as an atom, appending to `out` the bindings that make it one."""
+    v = _anf_value(t, fresh, out)
+    if is_atom(v):
+        return v
+    x = fresh.var(v.type)
+    out.append((x, v, getattr(t, "loc", None)))
+    return x
+
+
+def _anf_value(t: Term, fresh: _Fresh, out: list) -> Term:
+    """t with atomic operands (bindings for them appended to `out`)."""
+    if is_atom(t):
+        return t
+    if isinstance(t, Let):
+        # hoisting its bindings outwards could capture a same-named variable there
+        return anf(t, fresh)
+    if isinstance(t, Call):
+        return Call(t.fn, tuple(_atom(a, fresh, out) for a in t.args), t.ty, t.loc)
+    if isinstance(t, Tuple):
+        return Tuple(tuple(_atom(a, fresh, out) for a in t.items), t.loc)
+    if isinstance(t, Get):
+        return Get(t.index, _atom(t.tup, fresh, out), t.loc)
+    if isinstance(t, If):
+        return If(_atom(t.cond, fresh, out), anf(t.then, fresh), anf(t.orelse, fresh), t.loc)
+    if isinstance(t, Build):
+        return Build(_atom(t.size, fresh, out), t.var, anf(t.body, fresh), t.loc)
+    raise TypeError(f"not a core term: {type(t).__name__}")
+
+
+__all__ = ["anf", "anf_def", "anf_program", "Const"]
