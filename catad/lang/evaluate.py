@@ -18,7 +18,7 @@ from .types import Type, Vec, coerce_value, dtype_of, is_array_type, rank
 def make_vector(elems: list, t: Type) -> np.ndarray:
     """The run-time value of a Vec of type t from its elements."""
     if not is_array_type(t):
-        raise TypeError(f"cannot represent a value of type {t} as an array")
+        return list(elems)  # a Vec of tuples or of linear maps (inside Jacobian programs)
     if not elems:
         return np.zeros((0,) * rank(t), dtype=dtype_of(t))
     return np.array(elems, dtype=dtype_of(t))
@@ -77,7 +77,7 @@ class Evaluator:
             else:
                 env[t.var] = old
             return make_vector(elems, t.type)
-        raise TypeError(f"not a core term: {type(t).__name__}")
+        return t.eval_with(lambda sub: self.eval(sub, env))
 
 
 _MISSING = object()

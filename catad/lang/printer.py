@@ -57,7 +57,7 @@ def _show(t: Term, indent: int) -> tuple[str, int]:
         return f"get${t.index + 1}${n}({show(t.tup, indent)})", _ATOM
     if isinstance(t, Call):
         return _show_call(t, indent)
-    raise TypeError(f"not a core term: {type(t).__name__}")
+    return t.show_with(lambda sub: show(sub, indent + 2)), _ATOM
 
 
 def _paren(t: Term, indent: int, min_prec: int) -> str:

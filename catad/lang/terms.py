@@ -53,6 +53,14 @@ class Term(Node):
         from .printer import show
         return show(self)
 
+    # Terms of later stages (linear maps) that live inside core programs say how
+    # they evaluate and print; the core evaluator and printer call these.
+    def eval_with(self, ev):
+        raise TypeError(f"not a core term: {type(self).__name__}")
+
+    def show_with(self, show) -> str:
+        raise TypeError(f"not a core term: {type(self).__name__}")
+
 
 @node
 class Const(Term):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import CatadTypeError, Loc
 from ..primitives.registry import PRIMITIVES, PrimitiveTypeError
 from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain
-from .types import Bool, Int, Scalar, Type, Vec, is_array_type
+from .types import Bool, Int, LinMap, Type, Vec
 
 
 def check_program(program: Program) -> None:
@@ -96,9 +96,12 @@ class _Checker:
                     del env[t.var.name]
                 else:
                     env[t.var.name] = old
-            if not (isinstance(elem, Scalar) or is_array_type(elem)):
-                self.fail(t, f"a build's elements must be scalars or arrays, not {elem}", "build")
             return Vec(elem)
+        if isinstance(t.type, LinMap):
+            for sub in t.children():
+                if isinstance(sub, Term):
+                    self.check(sub, env)
+            return t.type
         self.fail(t, f"not a core term: {type(t).__name__}", "term")
 
     def _check_call(self, t: Call, env: dict[str, Type]) -> Type:

@@ -42,6 +42,20 @@ class Vec(Type):
         return f"Vec {self.elem}" if isinstance(self.elem, Scalar) else f"Vec ({self.elem})"
 
 
+@node
+class LinMap(Type):
+    """S -o T: linear maps from the tangent space of S to that of T (notes Fig. 1).
+
+    Tangent spaces follow the primal types: Float and arrays of Float are
+    themselves, Int and Bool are zero-dimensional, tuples are products."""
+
+    src: Type
+    tgt: Type
+
+    def __str__(self) -> str:
+        return f"{self.src} -o {self.tgt}"
+
+
 Float = Scalar("Float")
 Int = Scalar("Int")
 Bool = Scalar("Bool")

@@ -1,0 +1,275 @@
+"""Linear-map terms (notes Fig. 3): zero, one, scale, compose, vcat, hcat, plus, vcatv,
+hcatv, transpose, and the leaves that array primitives need (index, its transpose the
+index update, sum and its transpose broadcast, elementwise scaling by an array).
+
+A linear map term is a core term of type ``S -o T`` (``LinMap(S, T)``): it can be
+let-bound, returned in a tuple, chosen by an ``if`` or built in a ``build`` like any
+other value, which is how the Jacobian programs of Fig. 6-8 are written. Its
+coefficients (the k of Scale(k), the i of an index) are core terms over the
+primal variables. Evaluating a Jacobian program replaces them by constants, giving
+a *linear-map value*: the same nodes with ``Const`` coefficients, which
+:mod:`catad.linearmaps.semantics` applies forward and in reverse.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .._node import node
+from ..errors import CatadTypeError
+from ..lang.terms import Const, Term
+from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
+
+
+class LM(Term):
+    """A linear-map term; `src` and `tgt` are the primal types of its tangent spaces."""
+
+    @property
+    def src(self) -> Type:
+        return self._type.src
+
+    @property
+    def tgt(self) -> Type:
+        return self._type.tgt
+
+    def _set_lm_type(self, src: Type, tgt: Type) -> None:
+        self._set_type(LinMap(src, tgt))
+
+    def eval_with(self, ev):
+        return evaluate_lm(self, ev)
+
+    def show_with(self, show) -> str:
+        from .printer import show_lm
+        return show_lm(self, show)
+
+
+def _lm_type(t: Term, what: str) -> LinMap:
+    if not isinstance(t.type, LinMap):
+        raise CatadTypeError(f"{what} expects a linear map, got a {t.type}", construct="linear map")
+    return t.type
+
+
+@node
+class Zero(LM):
+    """0 : S -o T."""
+
+    s: Type
+    t: Type
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s, self.t)
+
+
+@node
+class One(LM):
+    """1 : S -o S, the identity."""
+
+    s: Type
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s, self.s)
+
+
+@node
+class Scale(LM):
+    """S(k) : S -o S, multiplication by the Float k."""
+
+    k: Term
+    s: Type
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.k.type != Float:
+            raise CatadTypeError(f"lmScale takes a Float, got {self.k.type}", construct="lmScale")
+        self._set_lm_type(self.s, self.s)
+
+
+@node
+class ScaleVec(LM):
+    """Elementwise multiplication by a fixed array v of the same shape (a diagonal map)."""
+
+    v: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.v.type, self.v.type)
+
+
+@node
+class Compose(LM):
+    """m1 o m2 : R -o T for m1 : S -o T and m2 : R -o S (apply m2 first)."""
+
+    m1: Term
+    m2: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        a, b = _lm_type(self.m1, "lmCompose"), _lm_type(self.m2, "lmCompose")
+        if a.src != b.tgt:
+            raise CatadTypeError(f"lmCompose of {a} after {b}", construct="lmCompose")
+        self._set_lm_type(b.src, a.tgt)
+
+
+@node
+class VCat(LM):
+    """m1 x ... x mn : S -o (T1, ..., Tn) (notes' lmVCat)."""
+
+    items: tuple[Term, ...]
+
+    def __post_init__(self):
+        super().__post_init__()
+        ts = [_lm_type(m, "lmVCat") for m in self.items]
+        if not ts or any(t.src != ts[0].src for t in ts):
+            raise CatadTypeError("lmVCat needs one or more maps with a common source", construct="lmVCat")
+        self._set_lm_type(ts[0].src, TupleT(tuple(t.tgt for t in ts)))
+
+
+@node
+class HCat(LM):
+    """m1 |><| ... |><| mn : (S1, ..., Sn) -o T (notes' lmHCat)."""
+
+    items: tuple[Term, ...]
+
+    def __post_init__(self):
+        super().__post_init__()
+        ts = [_lm_type(m, "lmHCat") for m in self.items]
+        if not ts or any(t.tgt != ts[0].tgt for t in ts):
+            raise CatadTypeError("lmHCat needs one or more maps with a common target", construct="lmHCat")
+        self._set_lm_type(TupleT(tuple(t.src for t in ts)), ts[0].tgt)
+
+
+@node
+class Plus(LM):
+    """m1 (+) m2 : S -o T."""
+
+    m1: Term
+    m2: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        a, b = _lm_type(self.m1, "lmPlus"), _lm_type(self.m2, "lmPlus")
+        if a != b:
+            raise CatadTypeError(f"lmPlus of {a} and {b}", construct="lmPlus")
+        self._set_lm_type(a.src, a.tgt)
+
+
+def _vec_of_maps(ms: Term, what: str) -> LinMap:
+    t = ms.type
+    if not (isinstance(t, Vec) and isinstance(t.elem, LinMap)):
+        raise CatadTypeError(f"{what} takes a Vec of linear maps, got {t}", construct=what)
+    return t.elem
+
+
+@node
+class VCatV(LM):
+    """V(ms) : S -o Vec T for ms : Vec (S -o T)."""
+
+    ms: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        e = _vec_of_maps(self.ms, "lmVCatV")
+        self._set_lm_type(e.src, Vec(e.tgt))
+
+
+@node
+class HCatV(LM):
+    """H(ms) : Vec S -o T for ms : Vec (S -o T)."""
+
+    ms: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        e = _vec_of_maps(self.ms, "lmHCatV")
+        self._set_lm_type(Vec(e.src), e.tgt)
+
+
+@node
+class Transpose(LM):
+    """m^T : T -o S."""
+
+    m: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        a = _lm_type(self.m, "lmTranspose")
+        self._set_lm_type(a.tgt, a.src)
+
+
+@node
+class Index(LM):
+    """v |-> v[i] : Vec T -o T (the notes' H(one-hot), without the one-hot vector)."""
+
+    i: Term
+    n: Term
+    s: Type  # Vec T
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s, self.s.elem)
+
+
+@node
+class IndexUpdate(LM):
+    """x |-> the Vec T of size n that is x at i and 0 elsewhere: the transpose of Index.
+    Applied in reverse it reads one element; applied forward its result is sparse."""
+
+    i: Term
+    n: Term
+    s: Type  # Vec T
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s.elem, self.s)
+
+
+@node
+class Sum(LM):
+    """v |-> sum(v) : Vec T -o T."""
+
+    n: Term
+    s: Type  # Vec T
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s, self.s.elem)
+
+
+@node
+class Broadcast(LM):
+    """x |-> [x, ..., x] (n copies) : T -o Vec T, the transpose of Sum."""
+
+    n: Term
+    s: Type  # Vec T
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_lm_type(self.s.elem, self.s)
+
+
+# ---------------------------------------------------------------- evaluation of coefficients
+
+LM_FIELDS = ("m1", "m2", "m", "items")  # fields holding linear maps (not coefficients)
+
+
+def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
+    """The linear-map value of t: every coefficient term evaluated by `ev` and frozen as a
+    Const, every sub-map evaluated likewise (sub-maps that are values already are reused)."""
+    changes = {}
+    for f in t._fields:
+        v = getattr(t, f)
+        if f in LM_FIELDS:
+            changes[f] = tuple(ev(x) for x in v) if isinstance(v, tuple) else ev(v)
+        elif isinstance(v, Term) and not isinstance(v, Const):
+            value = ev(v)
+            changes[f] = Const(tuple(value) if isinstance(value, list) else value, v.type)
+    return t.replace(**changes) if changes else t
+
+
+def zero_of(src: Type, tgt: Type) -> Zero:
+    return Zero(src, tgt)
+
+
+__all__ = ["LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
+           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "evaluate_lm", "Int"]
