@@ -2,11 +2,16 @@
 
 The pipeline (see docs/design.md): a Python function becomes a typed core-language
 program (:func:`to_core`), then a term of the combinator language CL
-(:func:`to_cl`), which :func:`eval_cl` evaluates with the reference semantics.
+(:func:`to_cl`, evaluated by :func:`eval_cl`); differentiating CL gives a program
+computing the value and the full Jacobian as a linear map, which the JAX-style
+functions below apply forward or in reverse.
 """
-from .api import eval_cl, to_anf, to_cl, to_core
+from .api import eval_cl, to_anf, to_cl, to_core, to_sympy
+from .differentiate import (LinearMap, grad, jacobian, jacobian_core, jvp, linearize, value_and_grad,
+                            vjp)
 from .errors import ArgumentError, CatadError, CatadTypeError, UnsupportedSyntax
 
 __version__ = "0.1.0"
-__all__ = ["ArgumentError", "CatadError", "CatadTypeError", "UnsupportedSyntax", "eval_cl", "to_anf",
-           "to_cl", "to_core", "__version__"]
+__all__ = ["ArgumentError", "CatadError", "CatadTypeError", "UnsupportedSyntax", "LinearMap", "eval_cl",
+           "grad", "jacobian", "jacobian_core", "jvp", "linearize", "to_anf", "to_cl", "to_core", "to_sympy",
+           "value_and_grad", "vjp", "__version__"]

@@ -79,4 +79,12 @@ def eval_cl(term: C.CLProgram | C.CLDef | C.CL, *args: Any) -> Any:
     raise CatadError(f"eval_cl takes a CL program from catad.to_cl, got {type(term).__name__}")
 
 
-__all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "signature", "TupleT"]
+__all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "to_sympy", "signature", "TupleT"]
+
+
+def to_sympy(fn: Callable, *example_args: Any):
+    """fn as a SymPy expression in symbols named after its Float parameters (array
+    parameters become arrays of symbols ``v_0, v_1, ...`` of the example's shape; Int
+    parameters keep their example values). Returns ``(expression, symbols)``."""
+    from .lang.sympy_export import program_to_sympy
+    return program_to_sympy(to_core(fn, *example_args), *example_args)

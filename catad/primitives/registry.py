@@ -9,6 +9,7 @@ derivatives. Adding a primitive is adding one ``register(...)`` call here.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -278,24 +279,32 @@ register(Primitive("floordiv", t_num_binary,
                    lambda a, b: _int_floordiv(a, b) if isinstance(a, int) and isinstance(b, int)
                    else _f(np.floor_divide)(a, b), (),
                    sympy=lambda x, y: sympy.floor(x / y), infix="//", arity=2,
-                   doc="a // b (floor division; its derivative is 0 where defined)"))
+                   doc="a // b (floor division; its derivative is 0 where defined)",
+                   nondiff_note="both partials are 0 everywhere, also at the jumps (x/y an integer)"))
 register(Primitive("mod", t_num_binary,
                    lambda a, b: int(a) % int(b) if isinstance(a, int) and isinstance(b, int)
                    else _f(np.mod)(a, b), (),
                    sympy=lambda x, y: x - y * sympy.floor(x / y), infix="%", arity=2,
-                   doc="a % b with Python's sign convention"))
+                   doc="a % b with Python's sign convention",
+                   nondiff_note="partials 1 and -floor(x/y) (Float floordiv) everywhere, also at the jumps"))
 register(Primitive("pow", t_num_binary, _pow, (math.pow, builtins.pow, np.power),
-                   sympy=lambda x, y: x ** y, infix="**", arity=2, doc="a ** b"))
+                   sympy=lambda x, y: x ** y, infix="**", arity=2, doc="a ** b",
+                   nondiff_note="on Floats the partials are y * x**(y-1) and x**y * log(x) as IEEE "
+                                "computes them (so the exponent partial is nan or -inf for x <= 0, where log(x) "
+                                "is); a constant exponent has no partial"))
 register(Primitive("neg", t_num_unary, lambda a: -a, (np.negative,), sympy=lambda x: -x,
                    infix="-", doc="-a"))
 register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.abs, np.fabs),
-                   sympy=sympy.Abs, doc="|a|", nondiff_note="the derivative at 0 is 0"))
+                   sympy=sympy.Abs, doc="|a|",
+                   nondiff_note="the derivative at 0 is 0 (d|x| = sign(x), and sign(0) = 0)"))
 register(Primitive("max", t_num_binary, _first_max, (np.maximum,), sympy=sympy.Max, arity=2,
                    doc="the larger of two scalars",
-                   nondiff_note="at a tie the first argument is the maximum (derivative 1 for it, 0 for the other)"))
+                   nondiff_note="at a tie the first argument is the maximum: the partials are 1 for a and 0 for b "
+                                "when a >= b (or b is NaN, when a is the result), else 0 and 1"))
 register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.Min, arity=2,
                    doc="the smaller of two scalars",
-                   nondiff_note="at a tie the first argument is the minimum"))
+                   nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
+                                "when a <= b (or b is NaN, when a is the result), else 0 and 1"))
 
 # ---------------------------------------------------------------- comparisons and logic
 
@@ -324,3 +333,134 @@ register(Primitive("vmin", t_reduce_max, _vmin, (np.min, np.amin),
                    nondiff_note="at a tie the first minimal element gets the derivative"))
 register(Primitive("vector", t_vector, _vector, (np.array,), arity=None,
                    doc="vector(a, b, ...) = [a, b, ...], a vector literal"))
+
+# ---------------------------------------------------------------- sign, digamma, polygamma
+#
+# Added for the differentiation stage: d|x| = sign(x), d lgamma = digamma, and
+# d polygamma(n, x) = polygamma(n + 1, x), so the derivative of every scalar
+# primitive is again a core term (see catad/primitives/derivatives.py).
+
+# Bernoulli numbers B_2, B_4, ..., B_24 for the asymptotic series.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798, -174611 / 330, 854513 / 138, -236364091 / 2730)
+_DIGAMMA_COEFFS = tuple(b / (2 * k) for k, b in enumerate(_BERNOULLI, start=1))  # B_2k / 2k
+
+
+def _is_pole(x: float) -> bool:
+    """x a non-positive integer (a pole of digamma and polygamma); x finite."""
+    return x <= 0.0 and x == math.floor(x)
+
+
+def _cot_pi(x: float) -> float:
+    """cot(pi x) for finite non-integer x, reducing x mod 1 exactly first."""
+    r = x - float(round(x))  # exact (Sterbenz), in [-0.5, 0.5]
+    return math.cos(math.pi * r) / math.sin(math.pi * r)
+
+
+def _digamma(x) -> float:
+    """psi(x) = d/dx log Gamma(x) without SciPy: the reflection formula for x < 0.5, the
+    recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series
+    log x - 1/(2x) - sum B_2k / (2k x^2k) (12 terms). About 1e-15 relative away from the
+    zeros of psi; nan at the poles (0, -1, -2, ...), at -inf and at nan; inf at inf."""
+    x = float(x)
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if _is_pole(x):
+        return math.nan
+    if x < 0.5:  # psi(1 - x) - psi(x) = pi cot(pi x)
+        return _digamma(1.0 - x) - math.pi * _cot_pi(x)
+    acc = 0.0
+    while x < 6.0:
+        acc += 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    s = 0.0
+    for c in reversed(_DIGAMMA_COEFFS):
+        s = s * inv2 + c
+    return math.log(x) - 0.5 / x - s * inv2 - acc
+
+
+@functools.lru_cache(maxsize=64)
+def _cot_derivative_poly(n: int) -> tuple[int, ...]:
+    """Coefficients (of c^0, c^1, ...) of P_n with d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x))."""
+    if n == 0:
+        return (0, 1)
+    p = _cot_derivative_poly(n - 1)
+    dp = [k * p[k] for k in range(1, len(p))] or [0]
+    out = [0] * (len(dp) + 2)
+    for k, a in enumerate(dp):  # -(1 + c^2) * P'
+        out[k] -= a
+        out[k + 2] -= a
+    return tuple(out)
+
+
+def _polygamma(n, x) -> float:
+    """polygamma(n, x), the n-th derivative of digamma, for an Int n >= 0 (n = 0 is digamma).
+
+    n >= 1: the reflection formula psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) P_n(cot pi x)
+    for x < 0.5; else the recurrence up to x >= 6 + n and the asymptotic series
+    psi_n(x) ~ (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1)) + sum B_2k (2k+n-1)!/((2k)! x^(2k+n))].
+    nan for n < 0, n > 170, at the poles, at -inf and at nan; 0 at +inf."""
+    n = int(n)
+    if n == 0:
+        return _digamma(x)
+    x = float(x)
+    if n < 0 or n > 170 or math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return 0.0
+    if _is_pole(x):
+        return math.nan
+    sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
+    if x < 0.5:
+        c = _cot_pi(x)
+        poly = 0.0
+        for a in reversed(_cot_derivative_poly(n)):
+            poly = poly * c + a
+        return -sign * _polygamma(n, 1.0 - x) - math.pi ** (n + 1) * poly
+    fact = float(math.factorial(n))
+    acc = 0.0  # sum of (x + k)^-(n+1): all terms positive, no cancellation
+    while x < 6.0 + n:
+        try:
+            acc += x ** -(n + 1)
+        except OverflowError:
+            return sign * math.inf
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    s = 0.0
+    for k in range(len(_BERNOULLI), 0, -1):  # Horner in 1/x^2
+        s = s * inv2 + _BERNOULLI[k - 1] * (math.factorial(2 * k + n - 1) / math.factorial(2 * k))
+    series = float(math.factorial(n - 1)) + 0.5 * fact * inv + s * inv2
+    return sign * (series * inv ** n + fact * acc)
+
+
+def t_polygamma(ts):
+    if ts != (Int, Float):
+        raise PrimitiveTypeError(f"expects (Int, Float), got ({_fmt(ts)})")
+    return Float
+
+
+register(Primitive("sign", t_float_unary, _f(np.sign), (np.sign,), sympy=sympy.sign,
+                   doc="sign(x) on a Float: -1, 0 or 1 (nan for nan)",
+                   nondiff_note="the derivative is 0 everywhere, also at 0"))
+register(Primitive("digamma", t_float_unary, _digamma, (), sympy=lambda x: sympy.polygamma(0, x),
+                   doc="digamma(x) = d/dx lgamma(x) on a Float (nan at the poles 0, -1, -2, ...)"))
+register(Primitive("polygamma", t_polygamma, _polygamma, (), sympy=sympy.polygamma, arity=2,
+                   doc="polygamma(n, x): the n-th derivative of digamma, n an Int >= 0 "
+                       "(nan for n < 0 and at the poles); the derivative of digamma is polygamma(1, x)"))
+
+
+def t_arg_reduce(ts):
+    v = ts[0]
+    if not (isinstance(v, Vec) and v.elem in (Float, Int)):
+        raise PrimitiveTypeError(f"takes a Vec of Floats or Ints, got {_fmt(ts)}")
+    return Int
+
+
+register(Primitive("argmax", t_arg_reduce, lambda v: int(np.argmax(v)), (np.argmax,),
+                   doc="the index of the first largest element of a Vec (where vmax takes its derivative)"))
+register(Primitive("argmin", t_arg_reduce, lambda v: int(np.argmin(v)), (np.argmin,),
+                   doc="the index of the first smallest element of a Vec"))

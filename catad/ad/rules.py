@@ -1,0 +1,85 @@
+"""Jacobians of primitive calls as linear maps (notes Fig. 2).
+
+``jacobian_of_call(p, xs, dxs, ...)`` is  dp(xs) o (dx1 x ... x dxk): the partial
+Jacobian of primitive p at its (atomic) arguments xs composed with the maps dxs of
+the arguments. Scalar primitives use their partial derivatives, derived once from
+the registry's SymPy expression (:mod:`catad.primitives.derivatives`):
+
+    d*(x, y) = S(y) |><| S(x)                      (notes Fig. 2)
+
+Array primitives use the leaves of :mod:`catad.linearmaps`: the Jacobian of
+``index(i, v)`` is ``lmIndex(i)`` (whose transpose is an index update, never a
+one-hot vector), of ``sum`` is ``lmSum``, of ``vmax`` the index of the first
+maximal element. Arguments without a tangent (Int, Bool) and zero partials are
+dropped, so ``index(i, v)`` gives ``lmCompose(lmIndex(i), Dv)`` rather than
+``lmCompose(lmHCat(0, lmIndex(i)), lmVCat(0, Dv))``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..lang.terms import Term, iconst
+from ..lang.types import Float, LinMap, Type, Vec
+from ..linearmaps import terms as L
+from ..primitives import prim
+from ..primitives.derivatives import partials
+
+Bind = Callable[[str, Term], Term]
+
+
+def _combine(parts: list[tuple[Term, Term]], src: Type, tgt: Type) -> Term:
+    """(m1 |><| ... |><| mk) o (d1 x ... x dk), omitting pairs whose map or tangent is zero."""
+    live = [(m, d) for m, d in parts if not isinstance(m, L.Zero) and not isinstance(d, L.Zero)]
+    if not live:
+        return L.Zero(src, tgt)
+    if len(live) == 1:
+        m, d = live[0]
+        return d if isinstance(m, L.One) else L.Compose(m, d)
+    return L.Compose(L.HCat(tuple(m for m, _ in live)), L.VCat(tuple(d for _, d in live)))
+
+
+def _size(v: Term, bind: Bind) -> Term:
+    return bind("n", prim("size", v))
+
+
+def _index_map(i: Term, v: Term, bind: Bind) -> L.Index:
+    return L.Index(i, _size(v, bind), v.type)
+
+
+def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
+    tgt = prim(fn, *xs).type
+    rule = _ARRAY_RULES.get(fn, _scalar_rule)
+    return _combine(list(zip(rule(fn, xs, tgt, bind), dxs)), src, tgt)
+
+
+def _scalar_rule(fn, xs, tgt, bind):
+    """d p(xs) = S(dp/dx1) |><| ... |><| S(dp/dxk)."""
+    return [L.Zero(x.type, tgt) if k is None or x.type != Float else L.Scale(bind("k", k), Float)
+            for x, k in zip(xs, partials(fn, xs))]
+
+
+def _j_index(fn, xs, tgt, bind):
+    i, v = xs
+    return [L.Zero(i.type, tgt), L.Index(i, _size(v, bind), v.type)]
+
+
+def _j_sum(fn, xs, tgt, bind):
+    (v,) = xs
+    return [L.Sum(_size(v, bind), v.type)]
+
+
+def _j_reduce(fn, xs, tgt, bind):
+    (v,) = xs
+    at = bind("i", prim("argmax" if fn == "vmax" else "argmin", v))
+    return [L.Index(at, _size(v, bind), v.type)]
+
+
+def _j_vector(fn, xs, tgt, bind):
+    n = iconst(len(xs))
+    return [L.IndexUpdate(iconst(k), n, tgt) for k in range(len(xs))]
+
+
+_ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector}
+
+
+__all__ = ["jacobian_of_call", "LinMap"]

@@ -1,0 +1,206 @@
+"""AD of CL in tupled form (notes Fig. 7-8, Section 5.3).
+
+For each definition ``f : S => T = c`` we produce the core definition
+
+    D$f(params) = (t, dt)     where dt : S -o T
+
+computing the primal result and the full Jacobian together, so no primal
+sub-computation is repeated. A CL term is differentiated under a *context*: for each
+position of its input, a primal atom and the linear map ``A -o s_i`` from the
+function's input tangent space A (notes Fig. 8: the polymorphic source a). Results
+are let-bound as they are produced (``let y = ...; let Dy = lmCompose(...)``), so
+every linear map that is used twice is one shared value: evaluation keeps the
+sharing and the reverse pass stays linear (DESIGN.md invariant 1).
+
+Int and Bool values carry no tangent: their maps are ``lmZero``.
+"""
+from __future__ import annotations
+
+import itertools
+
+from ..combinators import terms as cl
+from ..combinators.convert import input_arity
+from ..combinators.typing import def_input_type
+from ..lang import terms as core
+from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
+from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Unit, Vec, is_differentiable
+from ..linearmaps import terms as L
+from ..primitives import prim
+
+JAC_PREFIX = "D$"
+
+
+def jacobian_name(fn: str) -> str:
+    return JAC_PREFIX + fn
+
+
+def jacobian_program(program: cl.CLProgram) -> Program:
+    """D$f for every definition f of a CL program (callees first, like the input)."""
+    defs: dict[str, Def] = {}
+    out = []
+    for d in program.defs:
+        jd = _AD(d, defs).run()
+        defs[d.name] = jd
+        out.append(jd)
+    return Program(tuple(out), jacobian_name(program.entry))
+
+
+Ctx = list[tuple[Term, Term]]  # (primal atom, its linear map A -o type)
+
+
+class _AD:
+    def __init__(self, d: cl.CLDef, done: dict[str, Def]):
+        self.d = d
+        self.done = done
+        self.src = def_input_type(d)
+        self.taken = {p.name for p in d.params}
+        self.counter = itertools.count(1)
+
+    # ------------------------------------------------------------ names and bindings
+    def fresh(self, base: str, ty: Type) -> Var:
+        name = base
+        while name in self.taken:
+            name = f"{base}_{next(self.counter)}"
+        self.taken.add(name)
+        return Var(name, ty)
+
+    def bind(self, out: list, base: str, value: Term) -> Term:
+        if core.is_atom(value) or isinstance(value, (L.Zero, L.One)):
+            return value
+        v = self.fresh(base, value.type)
+        out.append((v, value))
+        return v
+
+    def zero(self, t: Type) -> L.Zero:
+        return L.Zero(self.src, t)
+
+    # ------------------------------------------------------------ the definition
+    def run(self) -> Def:
+        params = list(self.d.params)
+        out: list = []
+        ctx: Ctx = []
+        for k, p in enumerate(params):
+            ctx.append((p, self.bind(out, "D" + p.name, self.select(k, len(params), p.type))))
+        t, dt = self.diff(self.d.body, ctx, out)
+        body = make_lets(out, Tuple((t, dt)))
+        return Def(jacobian_name(self.d.name), tuple(params), body)
+
+    def select(self, k: int, n: int, t: Type) -> Term:
+        """The map from the input tangent space to that of parameter k (1 when it is all)."""
+        if not is_differentiable(t):
+            return self.zero(t)
+        if n == 1:
+            return L.One(t)
+        items = self.src.items
+        return L.HCat(tuple(L.One(s) if j == k else L.Zero(s, t) for j, s in enumerate(items)))
+
+    # ------------------------------------------------------------ combinators
+    def diff(self, c: cl.CL, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        """(t, dt) for c applied to the context; bindings are appended to `out`."""
+        while True:  # let bodies and second halves of compositions are tail positions
+            if isinstance(c, cl.Let):
+                t, dt = self.diff(c.rhs, ctx, out)
+                x = self.bind_named(out, c.var, t)
+                ctx, c = ctx + [(x, self.bind(out, "D" + x.name, dt))], c.body
+            elif isinstance(c, cl.Compose) and isinstance(c.first, cl.Prune):
+                ctx, c = [ctx[i] for i in c.first.indices], c.second
+            elif isinstance(c, cl.Compose):
+                t, dt = self.diff(c.first, ctx, out)
+                ctx, c = self.split(t, dt, input_arity(c.second), out), c.second
+            else:
+                return self.leaf(c, ctx, out)
+
+    def bind_named(self, out: list, var: Var, value: Term) -> Term:
+        v = self.fresh(var.name, var.type)
+        out.append((v, value))
+        return v
+
+    def split(self, t: Term, dt: Term, n: int | None, out: list) -> Ctx:
+        if n is None or n == 1:
+            return [(self.bind(out, "c", t), self.bind(out, "Dc", dt))]
+        if isinstance(t, Tuple) and len(t.items) == n:
+            ts = [self.bind(out, "c", x) for x in t.items]
+        else:
+            whole = self.bind(out, "c", t)
+            ts = [Get(i, whole) for i in range(n)]
+        if isinstance(dt, L.VCat) and len(dt.items) == n:
+            dts = [self.bind(out, "Dc", m) for m in dt.items]
+        else:
+            whole_dt = self.bind(out, "Dc", dt)
+            dts = [self.bind(out, "Dc", self.project(whole_dt, i)) for i in range(n)]
+        return list(zip(ts, dts))
+
+    def project(self, dt: Term, i: int) -> Term:
+        """pi_i o dt, the map to component i of a tuple-valued map's target."""
+        if isinstance(dt, L.Zero):
+            return self.zero(dt.tgt.items[i])
+        items = dt.tgt.items
+        sel = L.HCat(tuple(L.One(s) if j == i else L.Zero(s, items[i]) for j, s in enumerate(items)))
+        return L.Compose(sel, dt)
+
+    def whole(self, ctx: Ctx) -> tuple[Term, Term]:
+        if len(ctx) == 1:
+            return ctx[0]
+        if not ctx:
+            return Tuple(()), self.zero(Unit)
+        return Tuple(tuple(s for s, _ in ctx)), L.VCat(tuple(d for _, d in ctx))
+
+    def leaf(self, c: cl.CL, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        if isinstance(c, cl.Identity):
+            return self.whole(ctx)
+        if isinstance(c, cl.Konst):
+            return Const(c.value, c.ty), self.zero(c.ty)
+        if isinstance(c, cl.Prune):
+            return self.whole([ctx[i] for i in c.indices])
+        if isinstance(c, cl.Proj):
+            t, dt = self.whole(ctx)
+            if isinstance(t, Tuple):
+                return t.items[c.index], dt.items[c.index] if isinstance(dt, L.VCat) else self.project(dt, c.index)
+            return Get(c.index, t), self.project(dt, c.index)
+        if isinstance(c, cl.Call):
+            args = ctx if c.nargs != 1 else [self.whole(ctx)]
+            return self.call(c, args, out)
+        if isinstance(c, cl.Tuple):
+            parts = [self.diff(x, ctx, out) for x in c.items]
+            return Tuple(tuple(t for t, _ in parts)), L.VCat(tuple(d for _, d in parts)) if parts else self.zero(Unit)
+        if isinstance(c, cl.If):
+            cond, _ = self.diff(c.cond, ctx, out)
+            branches = []
+            for b in (c.then, c.orelse):
+                inner: list = []
+                t, dt = self.diff(b, ctx, inner)
+                branches.append(make_lets(inner, Tuple((t, dt))))
+            r = self.bind(out, "r", If(cond, branches[0], branches[1]))
+            return Get(0, r), Get(1, r)
+        if isinstance(c, cl.Build):
+            return self.build(c, ctx, out)
+        raise TypeError(f"not a CL term: {type(c).__name__}")
+
+    def build(self, c: cl.Build, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        size, _ = self.diff(c.size, ctx, out)
+        n = self.bind(out, "n", size)
+        i = self.fresh(c.var.name, Int)
+        inner: list = []
+        t, dt = self.diff(c.body, ctx + [(i, self.zero(Int))], inner)
+        pairs = self.bind(out, "p", Build(n, i, make_lets(inner, Tuple((t, dt)))))
+        j = self.fresh("j", Int)
+        primal = Build(n, j, Get(0, prim("index", j, pairs)))
+        maps = Build(n, j, Get(1, prim("index", j, pairs)))
+        return primal, L.VCatV(maps)
+
+    # ------------------------------------------------------------ calls
+    def call(self, c: cl.Call, args: Ctx, out: list) -> tuple[Term, Term]:
+        xs = tuple(self.bind(out, "a", s) for s, _ in args)
+        dxs = [d for _, d in args]
+        if c.fn in self.done:
+            r = self.bind(out, "r", Call(jacobian_name(c.fn), xs, TupleT((c.ty, self.done[c.fn].body.type.items[1]))))
+            d_in = dxs[0] if len(dxs) == 1 else (L.VCat(tuple(dxs)) if dxs else self.zero(Unit))
+            return Get(0, r), L.Compose(Get(1, r), d_in)
+        primal = Call(c.fn, xs, c.ty)
+        if not is_differentiable(c.ty):
+            return primal, self.zero(c.ty)
+        from .rules import jacobian_of_call
+        return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, v))
+
+
+__all__ = ["jacobian_program", "jacobian_name", "Float", "Vec", "LinMap"]

@@ -1,0 +1,224 @@
+"""The differentiation API: grad, value_and_grad, jvp, vjp, jacobian, linearize.
+
+Names and meanings follow JAX. Each call compiles f once per signature of argument
+types (cached), evaluates its Jacobian program D$f at the given point, and applies
+the resulting linear map forward (jvp, linearize) or in reverse (grad, vjp).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import api
+from .ad import jacobian_program
+from .combinators.terms import make_context, split_context
+from .errors import ArgumentError, CatadError
+from .lang.evaluate import Evaluator
+from .lang.typecheck import check_program
+from .lang.types import Float, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
+from .linearmaps import semantics as S
+from .linearmaps import terms as L
+
+
+def jacobian_core(fn: Callable, *example_args: Any):
+    """The core program of D$f (and of every D$g it calls): f's value and full Jacobian."""
+    def make():
+        program = jacobian_program(api.to_cl(fn, *example_args))
+        check_program(program)
+        return program
+    return api._cached(fn, example_args, "jacobian", make)
+
+
+def _params(fn: Callable, args: tuple) -> tuple:
+    program = api.to_core(fn, *args)
+    params = program.main.params
+    if len(args) != len(params):  # the front end checks too; keep the message uniform
+        raise ArgumentError(f"{program.entry} takes {len(params)} argument(s), got {len(args)}")
+    return params
+
+
+def _linearize_values(fn: Callable, args: tuple) -> tuple[Any, L.LM, tuple, tuple]:
+    """(output, linear-map value, canonical args, parameter Vars) at the point args."""
+    params = _params(fn, args)
+    vals = tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, params))
+    program = jacobian_core(fn, *args)
+    out, lm = Evaluator(program).call(program.entry, vals)
+    return out, lm, vals, params
+
+
+def _materialize(x: Any, like: Any) -> Any:
+    """A tangent value in the user's terms: zeros instead of ZERO, dense arrays, floats."""
+    if isinstance(like, tuple):
+        parts = x if isinstance(x, tuple) else (S.ZERO,) * len(like)
+        return tuple(_materialize(p, q) for p, q in zip(parts, like))
+    if isinstance(like, np.ndarray):
+        if x is S.ZERO:
+            return np.zeros(like.shape)
+        return np.asarray(S.densify(x), dtype=np.float64).reshape(like.shape)
+    return 0.0 if x is S.ZERO else float(x)
+
+
+def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for k in nums:
+        if not isinstance(k, int) or not -len(params) <= k < len(params):
+            raise ArgumentError(f"argnums {argnums!r} is out of range for a function of {len(params)} argument(s)")
+    nums = tuple(k % len(params) for k in nums)
+    for k in nums:
+        if not is_differentiable(params[k].type):
+            raise CatadError(f"cannot differentiate with respect to argument {params[k].name!r} of type "
+                             f"{params[k].type}: catad differentiates with respect to floats and float arrays",
+                             construct="argnums")
+    return nums
+
+
+def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
+    """The reverse application of lm to ct, one cotangent per parameter."""
+    c = S.apply_reverse(lm, ct)
+    if n_params == 1:
+        return (c,)
+    return (S.ZERO,) * n_params if c is S.ZERO else split_context(c, n_params)
+
+
+def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
+    result_type = api.to_core(fn, *args).main.result_type
+    if result_type != Float:
+        raise CatadError(f"grad needs a function returning a float; {getattr(fn, '__name__', 'f')} returns "
+                         f"{result_type} (use jacobian or vjp instead)", construct="grad")
+    out, lm, vals, params = _linearize_values(fn, args)
+    nums = _argnums(argnums, params)
+    cts = _input_cotangent(lm, 1.0, len(params))
+    grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
+    g = grads[0] if isinstance(argnums, int) else grads
+    return (out, g) if with_value else g
+
+
+def grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """The gradient of fn (which must return a float) with respect to argument(s) argnums."""
+    def gradient(*args):
+        return _grad_impl(fn, argnums, args, with_value=False)
+    gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
+    return gradient
+
+
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """Like :func:`grad`, returning ``(fn(*args), gradient)``."""
+    def value_and_gradient(*args):
+        return _grad_impl(fn, argnums, args, with_value=True)
+    return value_and_gradient
+
+
+def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+    """``(fn(*primals), J tangents)``: the forward derivative at primals."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    out, lm, vals, params = _linearize_values(fn, primals)
+    dx = _check_tangents(tangents, vals, params)
+    return out, _materialize(S.apply(lm, make_context(list(dx)) if dx else ()), out)
+
+
+def _check_tangents(tangents: tuple, vals: tuple, params) -> tuple:
+    if len(tangents) != len(vals):
+        raise ArgumentError(f"expected {len(vals)} tangent(s), one per primal, got {len(tangents)}")
+    out = []
+    for t, v, p in zip(tangents, vals, params):
+        out.append(_tangent_value(t, v, p.type, f"tangent for {p.name!r}"))
+    return tuple(out)
+
+
+def _tangent_value(t: Any, v: Any, ty: Type, what: str) -> Any:
+    if isinstance(ty, TupleT):
+        if not isinstance(t, tuple) or len(t) != len(ty.items):
+            raise ArgumentError(f"{what} must be a tuple of {len(ty.items)}")
+        return tuple(_tangent_value(a, b, s, f"{what}[{i}]") for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
+    if scalar_of(ty) != Float:
+        return S.ZERO  # Int and Bool carry no tangent
+    if isinstance(v, np.ndarray):
+        a = np.asarray(t, dtype=np.float64)
+        if a.shape != v.shape:
+            raise ArgumentError(f"{what} has shape {a.shape}, the primal has shape {v.shape}")
+        return a
+    if np.ndim(t) != 0:
+        raise ArgumentError(f"{what} must be a float, like its primal")
+    return float(t)
+
+
+def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
+    primal (zeros for Int and Bool primals, which have no tangent)."""
+    out, lm, vals, params = _linearize_values(fn, primals)
+
+    def vjp_fn(ct):
+        c = _tangent_value(ct, out, api.to_core(fn, *primals).main.result_type, "cotangent")
+        cts = _input_cotangent(lm, c, len(params))
+        return tuple(_materialize(x, v) for x, v in zip(cts, vals))
+    return out, vjp_fn
+
+
+def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
+    def jac(*args):
+        out, lm, vals, params = _linearize_values(fn, args)
+        nums = _argnums(argnums, params)
+        if isinstance(out, tuple):
+            raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
+                             "tuple (differentiate each component, or use vjp)", construct="jacobian")
+        full = S.to_matrix(lm, make_context(list(vals)), out)
+        results, col = [], 0
+        offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
+        for k in nums:
+            block = full[:, offsets[k]:offsets[k + 1]]
+            results.append(block.reshape(np.shape(out) + np.shape(vals[k])))
+        return results[0] if isinstance(argnums, int) else tuple(results)
+    return jac
+
+
+class LinearMap:
+    """The derivative of a function at a point, as a linear map (from :func:`linearize`).
+
+    ``lm(*tangents)`` applies it (one tangent per primal), ``lm.T(ct)`` applies its
+    transpose (a tuple with one cotangent per primal), ``lm.to_matrix()`` is the
+    dense Jacobian (rows: the flattened output, columns: the flattened inputs in
+    order), and ``str(lm)`` prints the linear-map value in the notes' notation."""
+
+    def __init__(self, lm: L.LM, vals: tuple, params, out: Any, transposed: bool = False):
+        self.lm, self.vals, self.params, self.out, self.transposed = lm, vals, params, out, transposed
+
+    def __call__(self, *args: Any) -> Any:
+        if self.transposed:
+            if len(args) != 1:
+                raise ArgumentError("the transpose takes one cotangent")
+            return self._reverse(args[0])
+        dx = _check_tangents(tuple(args), self.vals, self.params)
+        return _materialize(S.apply(self.lm, make_context(list(dx)) if dx else ()), self.out)
+
+    def _reverse(self, ct: Any) -> tuple:
+        c = _tangent_value(ct, self.out, _type_of(self.out), "cotangent")
+        cts = _input_cotangent(self.lm, c, len(self.params))
+        return tuple(_materialize(x, v) for x, v in zip(cts, self.vals))
+
+    @property
+    def T(self) -> "LinearMap":
+        return LinearMap(self.lm, self.vals, self.params, self.out, not self.transposed)
+
+    def to_matrix(self) -> np.ndarray:
+        m = S.to_matrix(self.lm, make_context(list(self.vals)), self.out)
+        return m.T.copy() if self.transposed else m
+
+    def __str__(self) -> str:
+        text = str(self.lm)
+        return f"lmTranspose({text})" if self.transposed else text
+
+    def __repr__(self) -> str:
+        return f"<catad.LinearMap {self}>"
+
+
+def _type_of(v: Any) -> Type:
+    from .lang.types import type_of_value
+    return type_of_value(v, "output")
+
+
+def linearize(fn: Callable, *primals: Any) -> tuple[Any, LinearMap]:
+    """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap`."""
+    out, lm, vals, params = _linearize_values(fn, primals)
+    return out, LinearMap(lm, vals, params, out)

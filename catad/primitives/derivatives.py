@@ -1,0 +1,582 @@
+"""Partial derivatives of the scalar primitives, as core terms.
+
+``partials(name, args)`` gives, for a scalar primitive call ``name(args)``, one core term
+per argument computing the partial derivative of the primitive with respect to that
+argument at ``args`` (``None`` where the argument carries no tangent or the partial is
+identically zero). The differentiation stage multiplies these by the tangents (or
+adjoints) of the arguments.
+
+Derivation. Nothing here is written by hand per primitive except the non-smooth
+choices: the partials are derived from the registry's SymPy expression (the
+``sympy`` field) with ``sympy.diff``, ONCE per primitive and tuple of argument types,
+lazily on first use (:func:`_derive` is an ``lru_cache``). Each derivative is
+
+1. cleaned: the derivative of a piecewise-constant function (``floor``, ``sign``: a
+   ``Derivative``/``Subs`` of it, or a ``DiracDelta``) is 0; this is the documented
+   choice at the jumps (floordiv has zero partials, mod has 1 and -floor(x/y), the
+   derivative of sign is 0 everywhere);
+2. dropped (``None``) when it is identically zero;
+3. simplified: of the candidates ``d``, ``sympy.simplify(d)``, ``sympy.factor(d)`` and
+   ``sympy.cancel(d)`` the one whose translation has the fewest core nodes is kept,
+   a tie going to the earlier one (so d tanh = 1 - tanh(x)**2 rather than
+   1/cosh(x)**2, which is equally small);
+4. split by ``sympy.cse`` into shared subexpressions and a body.
+
+The result is a :class:`_Template` over placeholder symbols; instantiating it at the
+argument terms of a call translates it to core terms (cheap: a walk over a small
+expression).
+
+Translation (:class:`_Translator`, also available as :func:`sympy_to_core`):
+
+=====================================  ==============================================
+SymPy                                  core term
+=====================================  ==============================================
+argument symbol x, y, ...              the argument term (Let-bound when used twice
+                                       and not an atom)
+cse symbol                             a Let-bound variable ``_d1``, ``_d2``, ...
+Integer, Rational, Float, pi, E, any   ``fconst`` (evaluated with 30 digits), or
+symbol-free number (log(2), ...)       ``iconst`` where an Int is needed
+Add                                    ``add`` / ``sub`` (negative terms subtracted)
+Mul                                    numeric coefficient, then ``mul`` of the
+                                       numerator over ``div`` by the denominator (the
+                                       factors with negative exponents); -1 as ``neg``
+Pow b**n, n = 1..4                     repeated ``mul`` (b Let-bound unless an atom;
+                                       b**4 as let s = b*b in s*s)
+Pow b**n, n > 4                        ``pow(b, n)``
+Pow b**(-n)                            ``div(1, b**n)``
+Pow b**(k/2)                           ``sqrt(b)`` times b**((k-1)/2) (over 1 if k < 0)
+Pow, other exponent                    ``pow(b, e)``; E**e as ``exp(e)``
+f(args), f in the reverse table        the primitive whose ``sympy`` field builds f:
+                                       sin cos tan exp log tanh sinh cosh asin acos
+                                       atan erf loggamma->lgamma Abs->abs sign
+                                       polygamma(0, x)->digamma polygamma(n, x)->
+                                       polygamma(n, x) (n an Int term) atan2
+floor(a/b)                             ``floordiv(a, b)`` on Floats
+=====================================  ==============================================
+
+The reverse table is built from the registry: a primitive whose ``sympy`` field, applied
+to fresh symbols, gives a function application whose arguments are those symbols or
+numbers (``sin(a0)``, ``polygamma(0, a0)``, ``atan2(a0, a1)``) maps that function
+back to the primitive; more specific patterns (more numeric arguments) win, then
+registration order. Expressions such as ``sqrt`` (a Pow) or ``log(x, 2)`` (a Mul) are
+not function applications; sqrt is handled by the Pow rule.
+
+Sharing. A subexpression occurring twice in a partial is bound once by a ``Let``
+(via ``sympy.cse``, and by the translator where it repeats a base, as in
+``tanh(x)**2 -> let _d1 = tanh(x) in _d1 * _d1``); only atoms (variables and
+constants) are ever duplicated. Bindings are named ``_d1``, ``_d2``, ... skipping
+names free in the arguments, so they never capture an argument variable.
+
+Explicit rules (non-smooth points, documented in the registry's ``nondiff_note``):
+
+* ``max(a, b)``: partials ``if first then 1 else 0`` and ``if first then 0 else 1``
+  with ``first = (a >= b) or (b != b)`` (written ``if a >= b then true else b != b``):
+  a tie goes to the first argument, exactly as the implementation picks its result;
+  ``min`` likewise with ``a <= b``;
+* ``abs``: sign(x), so 0 at 0 (derived, not explicit);
+* ``pow`` on Floats: ``y * x**(y-1)`` and ``x**y * log(x)`` (checked against the
+  SymPy derivative); when the exponent is a constant, its partial is None, and for
+  an integer or half-integer constant c (|c| <= 64) the base partial is derived from
+  x**c itself (``pow(x, 2.0)`` gives ``2.0 * x``, ``pow(x, 3.0)`` gives
+  ``3.0 * (x * x)``, ``pow(x, 0.5)`` gives ``1.0 / (2.0 * sqrt(x))``);
+* ``to_float``: 1 for a Float argument, None for an Int or Bool.
+
+More generally every ``Const`` argument gets ``None``: a constant carries no tangent.
+Calls whose result is not a Float (Int arithmetic, comparisons, ``not``) have all
+partials None, as do Int and Bool arguments.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import sympy
+
+from ..errors import CatadTypeError
+from ..lang.terms import TRUE, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets
+from ..lang.types import Bool, Float, Int, Scalar
+from . import prim
+from .registry import PRIMITIVES, X, Y
+
+__all__ = ["partials", "derived_partials", "sympy_to_core", "clear_cache", "UntranslatableError"]
+
+
+class UntranslatableError(NotImplementedError):
+    """A SymPy derivative uses a function no primitive stands for."""
+
+
+# ---------------------------------------------------------------- public API
+
+def partials(name: str, args: tuple[Term, ...]) -> tuple[Term | None, ...]:
+    """Core terms for the partial derivatives of scalar primitive `name` at `args`.
+
+    One entry per argument: a term of type Float, or None where the argument carries no
+    tangent (an Int, a Bool, a constant) or the partial is identically zero. Raises
+    KeyError for an unknown primitive, ValueError for a non-scalar one (vector
+    primitives are differentiated elsewhere), CatadTypeError for ill-typed arguments and
+    UntranslatableError when a derivative has no core translation.
+    """
+    args = tuple(args)
+    p = PRIMITIVES.get(name)
+    if p is None:
+        raise KeyError(f"partials: unknown primitive {name!r}")
+    result = prim(name, *args).type  # checks the argument types
+    arg_types = tuple(a.type for a in args)
+    if not isinstance(result, Scalar) or not all(isinstance(t, Scalar) for t in arg_types):
+        raise ValueError(f"partials: {name} on ({', '.join(map(str, arg_types))}) is not a scalar primitive call")
+    none = (None,) * len(args)
+    if result != Float or not any(_has_tangent(a) for a in args):
+        return none
+    if name in _EXPLICIT:
+        out = _EXPLICIT[name](args)
+    elif name == "pow" and isinstance(args[1], Const) and _nice_exponent(args[1].value) is not None:
+        d = _derive_pow_const(_nice_exponent(args[1].value))
+        out = (None if d is None else d.instantiate(args[:1]), None)
+    else:
+        if p.sympy is None:
+            raise ValueError(f"partials: primitive {name} has no SymPy expression to differentiate")
+        out = tuple(None if d is None or not _has_tangent(a) else d.instantiate(args)
+                    for d, a in zip(_derive(name, arg_types), args))
+    return tuple(None if not _has_tangent(a) else t for t, a in zip(out, args))
+
+
+def derived_partials(name: str, arg_types: tuple) -> tuple[sympy.Expr | None, ...]:
+    """The (cleaned, simplified) SymPy partials of `name` on `arg_types`, in terms of the
+    symbols x, y (the registry's X, Y; Int arguments as integer symbols n0, n1, ...)."""
+    return tuple(None if d is None else d.expr for d in _derive(name, tuple(arg_types)))
+
+
+def sympy_to_core(expr: sympy.Expr, env: dict[sympy.Symbol, Term]) -> Term:
+    """Translate a SymPy expression to a core term, symbols replaced per `env` (with
+    sympy.cse first, so repeated subexpressions are Let-bound)."""
+    reps, (body,) = sympy.cse(expr, symbols=sympy.numbered_symbols("_c", cls=sympy.Dummy))
+    taken = {v.name for t in env.values() for v in free_vars(t)}
+    return _Translator(env, taken).translate(reps, body)
+
+
+def clear_cache() -> None:
+    """Forget the derived partials (after registering or changing a primitive)."""
+    _derive.cache_clear()
+    _derive_pow_const.cache_clear()
+    _reverse_table.cache_clear()
+
+
+def _has_tangent(a: Term) -> bool:
+    return a.type == Float and not isinstance(a, Const)
+
+
+# ---------------------------------------------------------------- derivation (cached)
+
+@dataclass(frozen=True)
+class _Template:
+    """One partial derivative: `expr` over `symbols` (one per primitive argument), split by
+    cse into `reps` (shared subexpressions, in dependency order) and `body`."""
+
+    symbols: tuple[sympy.Symbol, ...]
+    expr: sympy.Expr
+    reps: tuple[tuple[sympy.Symbol, sympy.Expr], ...]
+    body: sympy.Expr
+
+    def instantiate(self, args: tuple[Term, ...]) -> Term:
+        env = dict(zip(self.symbols, args))
+        taken = {v.name for a in args for v in free_vars(a)}
+        return _Translator(env, taken, self.counts).translate(self.reps, self.body)
+
+    @functools.cached_property
+    def counts(self) -> dict:
+        """How often each argument symbol occurs (a non-atomic argument used twice is Let-bound)."""
+        counts: dict = {}
+        for e in [r for _, r in self.reps] + [self.body]:
+            for s in self.symbols:
+                counts[s] = counts.get(s, 0) + _occurrences(e, s)
+        return counts
+
+
+def _occurrences(e: sympy.Expr, s: sympy.Symbol) -> int:
+    if e == s:
+        return 1
+    return sum(_occurrences(a, s) for a in e.args)
+
+
+def _symbols_for(arg_types: tuple) -> tuple[sympy.Symbol, ...]:
+    floats = [X, Y]
+    out = []
+    for i, t in enumerate(arg_types):
+        if t == Float:
+            out.append(floats[i] if i < len(floats) else sympy.Symbol(f"x{i}", real=True))
+        elif t == Int:
+            out.append(sympy.Symbol(f"n{i}", integer=True))
+        else:
+            out.append(sympy.Symbol(f"b{i}"))
+    return tuple(out)
+
+
+_PIECEWISE_CONSTANT = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
+
+
+def _clean(d: sympy.Expr) -> sympy.Expr:
+    """Derivatives of piecewise-constant functions are 0 (the choice at their jumps too)."""
+    d = d.replace(lambda e: isinstance(e, sympy.Derivative) and e.expr.has(*_PIECEWISE_CONSTANT),
+                  lambda e: sympy.S.Zero)
+    d = d.replace(lambda e: isinstance(e, sympy.DiracDelta), lambda e: sympy.S.Zero)
+    return d.replace(lambda e: isinstance(e, sympy.Subs), lambda e: e.doit())  # Subs(0, ...) -> 0
+
+
+# Hand-chosen forms (equal to the SymPy derivative; checked when first derived).
+_FORMS: dict[str, Callable[..., tuple]] = {
+    "pow": lambda x, y: (y * x ** (y - 1), x ** y * sympy.log(x)),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _derive(name: str, arg_types: tuple) -> tuple[_Template | None, ...]:
+    p = PRIMITIVES[name]
+    syms = _symbols_for(arg_types)
+    expr = p.sympy(*syms)
+    forms = _FORMS[name](*syms) if name in _FORMS else None
+    out = []
+    for i, (s, t) in enumerate(zip(syms, arg_types)):
+        if t != Float:
+            out.append(None)
+            continue
+        d = _clean(sympy.diff(expr, s))
+        if d == 0 or sympy.simplify(d) == 0:
+            out.append(None)
+            continue
+        if forms is not None:
+            if sympy.simplify(forms[i] - d) != 0:
+                raise AssertionError(f"the hand-chosen partial {forms[i]} of {name} is not {d}")
+            candidates = [forms[i]]
+        else:
+            candidates = [d, sympy.simplify(d), sympy.factor(d), sympy.cancel(d)]
+        out.append(_best(candidates, syms, arg_types, f"d{name}/d{s}"))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _derive_pow_const(c: sympy.Rational) -> _Template | None:
+    d = sympy.diff(X ** c, X)
+    if d == 0:
+        return None
+    return _best([d, sympy.simplify(d)], (X,), (Float,), f"d(x**{c})/dx")
+
+
+def _nice_exponent(v) -> sympy.Rational | None:
+    """An integer or half-integer constant exponent of at most 64 in magnitude, exactly."""
+    if not isinstance(v, float) or not math.isfinite(v) or abs(v) > 64 or (2 * v) != int(2 * v):
+        return None
+    f = Fraction(v)
+    return sympy.Rational(f.numerator, f.denominator)
+
+
+def _best(candidates: list, syms: tuple, arg_types: tuple, what: str) -> _Template:
+    """The candidate whose translation is smallest (first on ties)."""
+    placeholders = tuple(Var(str(s), t) for s, t in zip(syms, arg_types))
+    best, best_size, errors, seen = None, None, [], []
+    for c in candidates:
+        if any(c == s for s in seen):
+            continue
+        seen.append(c)
+        reps, (body,) = sympy.cse(c, symbols=sympy.numbered_symbols("_c", cls=sympy.Dummy))
+        tpl = _Template(syms, c, tuple(reps), body)
+        try:
+            size = _size(tpl.instantiate(placeholders))
+        except UntranslatableError as e:
+            errors.append(str(e))
+            continue
+        if best_size is None or size < best_size:
+            best, best_size = tpl, size
+    if best is None:
+        raise UntranslatableError(f"{what} = {candidates[0]}: {errors[0]}")
+    return best
+
+
+def _size(t: Term) -> int:
+    n, stack = 0, [t]
+    while stack:
+        x = stack.pop()
+        n += 1
+        stack.extend(k for k in x.children() if isinstance(k, Term))
+    return n
+
+
+# ---------------------------------------------------------------- reverse table
+
+@dataclass(frozen=True)
+class _Pattern:
+    func: type
+    slots: tuple  # per SymPy argument: an int (which primitive argument) or a SymPy number
+    name: str
+
+
+@functools.lru_cache(maxsize=4)
+def _reverse_table(_registry_size: int) -> dict[type, tuple[_Pattern, ...]]:
+    table: dict[type, list[tuple[int, int, _Pattern]]] = {}
+    for order, p in enumerate(PRIMITIVES.values()):
+        if p.sympy is None or p.arity is None:
+            continue
+        dummies = tuple(sympy.Dummy(f"a{i}") for i in range(p.arity))
+        try:
+            e = p.sympy(*dummies)
+        except Exception:  # noqa: BLE001 - a field we cannot apply to plain symbols
+            continue
+        if not isinstance(e, sympy.Function) or isinstance(e, sympy.core.function.AppliedUndef):
+            continue
+        slots = []
+        for a in e.args:
+            if a in dummies:
+                slots.append(dummies.index(a))
+            elif a.is_Number:
+                slots.append(a)
+            else:
+                break
+        else:
+            if sorted(s for s in slots if isinstance(s, int)) == list(range(p.arity)):
+                specific = sum(1 for s in slots if not isinstance(s, int))
+                table.setdefault(e.func, []).append((-specific, order, _Pattern(e.func, tuple(slots), p.name)))
+    return {f: tuple(pt for _, _, pt in sorted(v, key=lambda x: x[:2])) for f, v in table.items()}
+
+
+# ---------------------------------------------------------------- translation
+
+class _Translator:
+    """SymPy -> core terms, collecting Let bindings (in dependency order) as it goes."""
+
+    def __init__(self, env: dict, taken: set[str], counts: dict | None = None):
+        self.env: dict = {}
+        self.taken = set(taken)
+        self.counter = 0
+        self.bindings: list[tuple[Var, Term]] = []
+        self.pending = {}  # argument symbols whose non-atomic term is bound on first use
+        for s, t in env.items():
+            if not is_atom(t) and (counts is None or counts.get(s, 0) > 1):
+                self.pending[s] = t
+            else:
+                self.env[s] = t
+
+    def translate(self, reps, body) -> Term:
+        for s, e in reps:
+            t = self.auto(e)
+            self.env[s] = self.bind(t)
+        out = self.float(body)
+        return make_lets(self.bindings, out)
+
+    # -- helpers
+
+    def fresh(self, ty) -> Var:
+        while True:
+            self.counter += 1
+            name = f"_d{self.counter}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return Var(name, ty)
+
+    def bind(self, t: Term) -> Term:
+        if is_atom(t):
+            return t
+        v = self.fresh(t.type)
+        self.bindings.append((v, t))
+        return v
+
+    def lookup(self, e) -> Term | None:
+        if e in self.pending:
+            self.env[e] = self.bind(self.pending.pop(e))
+        return self.env.get(e)
+
+    def is_int(self, e) -> bool:
+        """An integer-valued expression over Int-typed terms only: translate it as an Int."""
+        if e.is_integer is not True:
+            return False
+        for s in e.free_symbols:
+            t = self.env.get(s, self.pending.get(s))
+            if t is None or t.type != Int:
+                return False
+        return True
+
+    def auto(self, e) -> Term:
+        return self.int(e) if self.is_int(e) else self.float(e)
+
+    # -- Int mode (integer arithmetic over Int arguments, e.g. polygamma(n + 1, x))
+
+    def int(self, e) -> Term:
+        t = self.lookup(e) if isinstance(e, sympy.Symbol) or e in self.env else None
+        if t is not None:
+            return t
+        if e.is_Integer:
+            return iconst(int(e))
+        if isinstance(e, (sympy.Add, sympy.Mul)):
+            op = "add" if isinstance(e, sympy.Add) else "mul"
+            return functools.reduce(lambda a, b: prim(op, a, b), [self.int(a) for a in e.args])
+        if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+            return prim("pow", self.int(e.base), iconst(int(e.exp)))
+        raise UntranslatableError(f"cannot translate {e} to an Int term")
+
+    # -- Float mode
+
+    def float(self, e) -> Term:
+        t = self._float(e)
+        if t.type == Int or t.type == Bool:
+            t = prim("to_float", t)
+        if t.type != Float:
+            raise UntranslatableError(f"{e} translates to a {t.type}, not a Float")
+        return t
+
+    def _float(self, e) -> Term:
+        if isinstance(e, sympy.Symbol) or e in self.env:
+            t = self.lookup(e)
+            if t is None:
+                raise UntranslatableError(f"unbound symbol {e}")
+            return t
+        if e.is_number:
+            return self.number(e)
+        if isinstance(e, sympy.Add):
+            return self.add(e)
+        if isinstance(e, sympy.Mul):
+            return self.mul(e)
+        if isinstance(e, sympy.Pow):
+            return self.pow(e)
+        if isinstance(e, sympy.exp):
+            return prim("exp", self.float(e.args[0]))
+        if isinstance(e, sympy.floor):
+            num, den = sympy.fraction(e.args[0])
+            return prim("floordiv", self.float(num), self.float(den))
+        if isinstance(e, sympy.Function):
+            return self.call(e)
+        raise UntranslatableError(f"no core translation of {e} ({type(e).__name__})")
+
+    def number(self, e) -> Term:
+        v = float(e) if e.is_Rational else float(sympy.N(e, 30))
+        if not math.isfinite(v) and e.is_finite:
+            raise UntranslatableError(f"the constant {e} does not fit a Float")
+        return fconst(v)
+
+    def add(self, e) -> Term:
+        pos, neg = [], []
+        for a in e.args:
+            (neg if a.could_extract_minus_sign() else pos).append(a)
+        terms = [self.float(a) for a in pos]
+        if not terms:  # all negative: -(a + b + ...)
+            return prim("neg", functools.reduce(lambda a, b: prim("add", a, b), [self.float(-a) for a in neg]))
+        out = functools.reduce(lambda a, b: prim("add", a, b), terms)
+        for a in neg:
+            out = prim("sub", out, self.float(-a))
+        return out
+
+    def mul(self, e) -> Term:
+        coeff = sympy.S.One
+        num, den = [], []
+        for f in e.args:
+            if f.is_number:
+                coeff *= f
+            elif isinstance(f, sympy.Pow) and f.exp.is_number and f.exp.is_negative:
+                den.append(sympy.Pow(f.base, -f.exp))
+            else:
+                num.append(f)
+        negative = bool(coeff.is_negative)
+        if negative:
+            coeff = -coeff
+        den_terms = []
+        if coeff.is_Rational and coeff.p == 1 and coeff.q != 1 and coeff.q & (coeff.q - 1):
+            den_terms.append(fconst(coeff.q))  # 1/3 as a divisor: exact; 1/2, 1/4 are exact factors
+            coeff = sympy.S.One
+        num_terms = [self.float(f) for f in num]
+        if negative and coeff != 1:  # -2/x**3 as -2.0 / (x * x * x), not -(2.0 / ...)
+            coeff, negative = -coeff, False
+        if coeff != 1:
+            num_terms.insert(0, self.number(coeff))
+        den_terms += [self.float(f) for f in den]
+        top = functools.reduce(lambda a, b: prim("mul", a, b), num_terms) if num_terms else None
+        if den_terms:
+            if top is None:
+                top = fconst(-1.0 if negative else 1.0)
+                negative = False
+            out = prim("div", top, functools.reduce(lambda a, b: prim("mul", a, b), den_terms))
+        else:
+            out = top if top is not None else fconst(1.0)
+        return prim("neg", out) if negative else out
+
+    def ipow(self, base: Term, n: int) -> Term:
+        """base**n for an integer n >= 1: repeated multiplication up to 4, pow beyond."""
+        if n == 1:
+            return base
+        if n > 4:
+            return prim("pow", base, fconst(n))
+        b = self.bind(base)
+        if n == 2:
+            return prim("mul", b, b)
+        if n == 3:
+            return prim("mul", prim("mul", b, b), b)
+        s = self.bind(prim("mul", b, b))
+        return prim("mul", s, s)
+
+    def pow(self, e) -> Term:
+        b, x = e.base, e.exp
+        if b == sympy.E:
+            return prim("exp", self.float(x))
+        if x.is_Integer:
+            n = int(x)
+            if n == 0:
+                return fconst(1.0)
+            t = self.ipow(self.float(b), abs(n))
+            return t if n > 0 else prim("div", fconst(1.0), t)
+        if x.is_Rational and x.q == 2:
+            k = (abs(x.p) - 1) // 2
+            base = self.float(b)
+            if k > 0:
+                base = self.bind(base)
+            t = prim("sqrt", base)
+            if k > 0:
+                t = prim("mul", self.ipow(base, k), t)
+            return t if x.p > 0 else prim("div", fconst(1.0), t)
+        return prim("pow", self.float(b), self.float(x))
+
+    def call(self, e) -> Term:
+        for pat in _reverse_table(len(PRIMITIVES)).get(e.func, ()):
+            if len(pat.slots) != len(e.args):
+                continue
+            if any(not isinstance(s, int) and s != a for s, a in zip(pat.slots, e.args)):
+                continue
+            slot_args = sorted((s, a) for s, a in zip(pat.slots, e.args) if isinstance(s, int))
+            exprs = [a for _, a in slot_args]
+            for mode in ("auto", "float"):
+                if mode == "float" and not any(self.is_int(a) for a in exprs):
+                    break
+                mark = len(self.bindings)
+                try:
+                    terms = [self.auto(a) if mode == "auto" else self.float(a) for a in exprs]
+                    return prim(pat.name, *terms)
+                except CatadTypeError:
+                    del self.bindings[mark:]
+        raise UntranslatableError(f"no primitive stands for {e.func.__name__}{tuple(e.args)}")
+
+
+# ---------------------------------------------------------------- explicit rules
+
+def _bind_args(args: tuple[Term, ...], uses: int) -> tuple[list[tuple[Var, Term]], tuple[Term, ...]]:
+    """Let-bind the non-atomic arguments an explicit rule uses more than once."""
+    if uses <= 1:
+        return [], args
+    taken = {v.name for a in args for v in free_vars(a)}
+    tr = _Translator({}, taken)
+    return tr.bindings, tuple(tr.bind(a) for a in args)
+
+
+def _first_rule(cmp: str):
+    """max (cmp = ge) / min (cmp = le): the derivative goes to the first argument when
+    `a cmp b` or b is NaN (exactly when the implementation returns a), else to b."""
+    def rule(args):
+        bindings, (a, b) = _bind_args(args, 2)
+        first = If(prim(cmp, a, b), TRUE, prim("ne", b, b))
+        one, zero = fconst(1.0), fconst(0.0)
+        return (make_lets(bindings, If(first, one, zero)), make_lets(bindings, If(first, zero, one)))
+    return rule
+
+
+_EXPLICIT: dict[str, Callable[[tuple[Term, ...]], tuple[Term | None, ...]]] = {
+    "max": _first_rule("ge"),
+    "min": _first_rule("le"),
+    "to_float": lambda args: (fconst(1.0) if args[0].type == Float else None,),
+}
