@@ -132,9 +132,9 @@ class _AD:
 
     def project(self, dt: Term, i: int) -> Term:
         """pi_i o dt, the map to component i of a tuple-valued map's target."""
+        items = dt.type.tgt.items
         if isinstance(dt, L.Zero):
-            return self.zero(dt.tgt.items[i])
-        items = dt.tgt.items
+            return self.zero(items[i])
         sel = L.HCat(tuple(L.One(s) if j == i else L.Zero(s, items[i]) for j, s in enumerate(items)))
         return L.Compose(sel, dt)
 

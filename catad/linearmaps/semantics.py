@@ -42,7 +42,7 @@ class OneHot:
         self.i, self.value, self.n = int(i), value, int(n)
 
     def dense(self) -> np.ndarray:
-        v = np.asarray(self.value, dtype=np.float64)
+        v = np.asarray(densify(self.value), dtype=np.float64)
         out = np.zeros((self.n,) + v.shape)
         out[self.i] = v
         return out
@@ -87,10 +87,10 @@ class Acc:
                 self.v, self.owned = v.dense(), True
             elif not self.owned:
                 self.v, self.owned = np.array(v, dtype=np.float64), True
-            self.v[x.i] += x.value
+            _add_at(self.v, x.i, x.value)
         elif isinstance(v, OneHot):
-            self.v, self.owned = np.array(x, dtype=np.float64), True
-            self.v[v.i] += v.value
+            self.v, self.owned = np.array(densify(x), dtype=np.float64), True
+            _add_at(self.v, v.i, v.value)
         elif isinstance(v, np.ndarray):
             if not self.owned:
                 self.v, self.owned = np.array(v, dtype=np.float64), True
@@ -102,6 +102,14 @@ class Acc:
         if isinstance(self.v, tuple):
             return tuple(a.value() for a in self.v)
         return self.v
+
+
+def _add_at(arr: np.ndarray, i: int, v: Any) -> None:
+    """arr[i] += v in place, where v may itself be sparse (a row's index update)."""
+    if isinstance(v, OneHot):
+        _add_at(arr[i], v.i, v.value)  # arr[i] is a view of the row
+    else:
+        arr[i] += v
 
 
 def tadd(a: Any, b: Any) -> Any:
@@ -116,7 +124,7 @@ def tscale(k: float, x: Any) -> Any:
     if isinstance(x, tuple):
         return tuple(tscale(k, v) for v in x)
     if isinstance(x, OneHot):
-        return OneHot(x.i, k * x.value, x.n)
+        return OneHot(x.i, tscale(k, x.value), x.n)
     return k * x
 
 
