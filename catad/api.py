@@ -5,6 +5,8 @@ arguments, as JAX traces per shape) and the result cached.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import weakref
 from typing import Any, Callable
 
@@ -36,10 +38,26 @@ def _cached(fn: Callable, args: tuple, stage: str, make: Callable[[], Any]) -> A
     try:
         table = _CACHE.setdefault(fn, {})
     except TypeError:  # not weak-referenceable: do not cache
-        return make()
+        with _gc_paused():
+            return make()
     if key not in table:
-        table[key] = make()
+        with _gc_paused():
+            table[key] = make()
     return table[key]
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Terms are immutable trees without cycles, so the cyclic collector only rescans
+    them, over and over as a large program grows (a quadratic cost); pause it while
+    a stage compiles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def to_core(fn: Callable, *example_args: Any) -> Program:

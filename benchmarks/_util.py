@@ -1,0 +1,49 @@
+"""Shared helpers of the benchmark scripts: generated modules and median timing."""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+# run from a checkout without installing: the repository root holds the catad package
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+_DIR = Path(tempfile.mkdtemp(prefix="catad_bench_"))
+_COUNTER = itertools.count()
+
+
+def load_source(source: str, name: str = "f") -> Callable:
+    """Write source to a fresh module file (so inspect.getsource works) and return `name`."""
+    mod = f"catad_bench_{next(_COUNTER)}"
+    path = _DIR / f"{mod}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(mod, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod] = module
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def median_time(fn: Callable[[], object], repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def chain_source(n: int, rhs: str, params: str = "x0", ret: str | None = None) -> str:
+    """def f(params): x1 = rhs(1); ...; return x_n  where rhs uses {p} (previous) and {pp}."""
+    lines = [f"def f({params}):"]
+    for i in range(1, n + 1):
+        prev = f"x{i - 1}"
+        prevprev = f"x{max(i - 2, 0)}"
+        lines.append(f"    x{i} = " + rhs.format(p=prev, pp=prevprev))
+    lines.append(f"    return {ret or f'x{n}'}")
+    return "\n".join(lines) + "\n"
