@@ -38,7 +38,7 @@ class SympyEvaluator(Evaluator):
             cond = self.eval(t.cond, env)
             if _symbolic(cond) or isinstance(cond, sympy.logic.boolalg.Boolean) and cond not in (
                     sympy.true, sympy.false):
-                return sympy.Piecewise((self.eval(t.then, env), cond), (self.eval(t.orelse, env), True))
+                return _piecewise(cond, self.eval(t.then, env), self.eval(t.orelse, env))
             return self.eval(t.then if bool(cond) else t.orelse, env)
         if isinstance(t, Build):
             n = int(self.eval(t.size, env))
@@ -84,6 +84,18 @@ class SympyEvaluator(Evaluator):
         if p.sympy is None:
             raise CatadError(f"primitive {t.fn} has no SymPy form", construct=t.fn)
         return p.sympy(*args)
+
+
+def _piecewise(cond: Any, a: Any, b: Any) -> Any:
+    """if cond then a else b, componentwise for tuples and arrays."""
+    if isinstance(a, tuple):
+        return tuple(_piecewise(cond, x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        out = np.empty(a.shape, dtype=object)
+        for idx in np.ndindex(a.shape):
+            out[idx] = _piecewise(cond, a[idx], b[idx])
+        return out
+    return sympy.Piecewise((a, cond), (b, True))
 
 
 def _symbols_for(name: str, ty: Type, example: Any) -> Any:

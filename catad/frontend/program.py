@@ -1,0 +1,93 @@
+"""Compiling a function and every user function it reaches into a Program."""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+from ..errors import ArgumentError, CatadTypeError, Loc, UnsupportedSyntax
+from ..lang.terms import Def, Program
+from ..lang.types import Type, type_of_value
+from ..primitives import PRIMITIVES
+from .lower import FunctionLowerer
+from .source import Source, parse_function
+
+
+class ProgramCompiler:
+    def __init__(self) -> None:
+        self.defs: list[Def] = []                       # callees before callers
+        self.done: dict[tuple, tuple[str, Type]] = {}   # (function, argument types) -> (def name, result)
+        self.def_names: set[str] = set()
+        self.active: list[Any] = []                     # functions being compiled, to detect recursion
+        self.sources: dict[Any, Source] = {}
+
+    def source(self, fn: Any) -> Source:
+        if fn not in self.sources:
+            self.sources[fn] = parse_function(fn)
+        return self.sources[fn]
+
+    def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None) -> tuple[str, Type]:
+        """The Def of fn specialised to arg_types (compiled on first use): its name and result type."""
+        key = (fn, arg_types)
+        if key in self.done:
+            return self.done[key]
+        if fn in self.active:
+            cycle = " -> ".join(f.__name__ for f in self.active[self.active.index(fn):] + [fn])
+            raise UnsupportedSyntax(f"recursive call of {fn.__name__} ({cycle}); recursion is not supported",
+                                    call_loc, "recursion",
+                                    hint="express the computation with sum(...), comprehensions or a fixed "
+                                         "number of steps")
+        src = self.source(fn)
+        if len(arg_types) != len(src.params):
+            raise CatadTypeError(f"{src.name} takes {len(src.params)} argument(s) ({', '.join(src.params)}), "
+                                 f"got {len(arg_types)}", call_loc, "call")
+        name = self._def_name(src.name)
+        self.active.append(fn)
+        try:
+            d = FunctionLowerer(self, src, arg_types).lower(name)
+        finally:
+            self.active.pop()
+        self.defs.append(d)
+        self.done[key] = (name, d.result_type)
+        return self.done[key]
+
+    def _def_name(self, base: str) -> str:
+        """base, or base_2, base_3, ... when taken by another signature or a primitive."""
+        name, k = base, 1
+        while name in PRIMITIVES or name in self.def_names:
+            k += 1
+            name = f"{base}_{k}"
+        self.def_names.add(name)
+        return name
+
+
+def compile_function(fn: Any, example_args: tuple) -> Program:
+    """The typed core Program of fn, specialised to the types of example_args; its entry is fn's Def."""
+    try:
+        fn = inspect.unwrap(fn)  # a decorated function compiles as the function it wraps
+    except ValueError:
+        pass
+    if not isinstance(fn, types.FunctionType):
+        raise ArgumentError(f"compile_function takes a Python function, got {type(fn).__name__}",
+                            construct="function", hint="pass a function defined with def or lambda")
+    if not isinstance(example_args, tuple):
+        raise ArgumentError(f"example_args must be a tuple, got {type(example_args).__name__}",
+                            construct="arguments", hint="e.g. (x,) for a function of one argument")
+    pc = ProgramCompiler()
+    try:
+        src = pc.source(fn)
+        params, where = src.params, src.loc(src.node)
+        if len(example_args) < len(params):
+            raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
+                                f"example_args has {len(example_args)}: no example for parameter "
+                                f"{params[len(example_args)]!r}", where, "arguments")
+        if len(example_args) > len(params):
+            raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
+                                f"example_args has {len(example_args)}", where, "arguments")
+        arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, params))
+        entry, _ = pc.function(fn, arg_types)
+    except RecursionError:
+        raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
+                                Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
+                                hint="split it into several assignments") from None
+    return Program(tuple(pc.defs), entry)
