@@ -19,9 +19,21 @@ def make_vector(elems: list, t: Type) -> np.ndarray:
     """The run-time value of a Vec of type t from its elements."""
     if not is_array_type(t):
         return list(elems)  # a Vec of tuples or of linear maps (inside Jacobian programs)
+    if any(not isinstance(e, (int, float, np.ndarray, np.generic)) for e in elems):
+        return _tangent_vector(elems)
     if not elems:
         return np.zeros((0,) * rank(t), dtype=dtype_of(t))
     return np.array(elems, dtype=dtype_of(t))
+
+
+def _tangent_vector(elems: list):
+    """A Vec of tangent values some of which are the symbolic zero or sparse."""
+    from ..tangents import ZERO, densify
+    dense = [densify(e) for e in elems]
+    like = next((np.asarray(e, dtype=np.float64) for e in dense if e is not ZERO), None)
+    if like is None:
+        return ZERO
+    return np.array([np.zeros_like(like) if e is ZERO else e for e in dense], dtype=np.float64)
 
 
 class Evaluator:

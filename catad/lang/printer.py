@@ -18,6 +18,8 @@ _ATOM = 10
 
 def show_const(c: Const) -> str:
     v = c.value
+    if type(v).__name__ == "_Zero":
+        return "0"
     if isinstance(v, ArrayValue):
         return repr(v)
     if isinstance(v, float):

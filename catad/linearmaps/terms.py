@@ -248,6 +248,52 @@ class Broadcast(LM):
         self._set_lm_type(self.s.elem, self.s)
 
 
+# ---------------------------------------------------------------- application (notes Fig. 3)
+
+@node
+class Apply(Term):
+    """lmApply(m, x) = m . x, a tangent of m's target."""
+
+    m: Term
+    x: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(_lm_type(self.m, "lmApply").tgt)
+
+    def eval_with(self, ev):
+        from .semantics import apply
+        return apply(ev(self.m), ev(self.x))
+
+    def show_with(self, show) -> str:
+        return f"lmApply({show(self.m)}, {show(self.x)})"
+
+
+@node
+class ApplyR(Term):
+    """lmApplyR(r, m) = r ._R m, a cotangent of m's source."""
+
+    r: Term
+    m: Term
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(_lm_type(self.m, "lmApplyR").src)
+
+    def eval_with(self, ev):
+        from .semantics import apply_reverse
+        return apply_reverse(ev(self.m), ev(self.r))
+
+    def show_with(self, show) -> str:
+        return f"lmApplyR({show(self.r)}, {show(self.m)})"
+
+
+def zero_tangent(t: Type) -> Const:
+    """The symbolic zero of the tangent space of t."""
+    from ..tangents import ZERO
+    return Const(ZERO, t)
+
+
 # ---------------------------------------------------------------- evaluation of coefficients
 
 LM_FIELDS = ("m1", "m2", "m", "items")  # fields holding linear maps (not coefficients)
@@ -271,5 +317,5 @@ def zero_of(src: Type, tgt: Type) -> Zero:
     return Zero(src, tgt)
 
 
-__all__ = ["LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
+__all__ = ["Apply", "ApplyR", "zero_tangent", "LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
            "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "evaluate_lm", "Int"]

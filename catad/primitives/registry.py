@@ -464,3 +464,75 @@ register(Primitive("argmax", t_arg_reduce, lambda v: int(np.argmax(v)), (np.argm
                    doc="the index of the first largest element of a Vec (where vmax takes its derivative)"))
 register(Primitive("argmin", t_arg_reduce, lambda v: int(np.argmin(v)), (np.argmin,),
                    doc="the index of the first smallest element of a Vec"))
+
+
+# ---------------------------------------------------------------- tangent spaces (notes Section 2.2)
+# The vector-space operations of tangents, used by forward and reverse derivative
+# programs. They accept the symbolic zero and sparse index updates of catad.tangents.
+
+def _tangent_pair(ts):
+    a, b = ts
+    if a != b:
+        raise PrimitiveTypeError(f"adds two tangents of one type, got ({_fmt(ts)})")
+    return a
+
+
+def t_tscale(ts):
+    if ts[0] != Float:
+        raise PrimitiveTypeError(f"scales a tangent by a Float, got ({_fmt(ts)})")
+    return ts[1]
+
+
+def t_update(ts):
+    i, r, n = ts
+    if i != Int or n != Int:
+        raise PrimitiveTypeError(f"update(i, r, n) takes Ints i and n, got ({_fmt(ts)})")
+    return Vec(r)
+
+
+def t_scatter(ts):
+    idx, vals, n = ts
+    if idx != Vec(Int) or not isinstance(vals, Vec) or n != Int:
+        raise PrimitiveTypeError(f"scatter_add(indices, values, n) takes (Vec Int, Vec T, Int), got ({_fmt(ts)})")
+    return vals
+
+
+def t_tsum(ts):
+    if not isinstance(ts[0], Vec):
+        raise PrimitiveTypeError(f"sums a Vec of tangents, got {_fmt(ts)}")
+    return ts[0].elem
+
+
+def _tangents():
+    from .. import tangents
+    return tangents
+
+
+def _scatter_add(idx, vals, n):
+    T = _tangents()
+    acc = T.Acc()
+    for i, v in zip(np.asarray(idx).tolist(), vals):
+        acc.add(T.OneHot(i, v, n))
+    return acc.value()
+
+
+def _tsum(v):
+    T = _tangents()
+    if v is T.ZERO:
+        return T.ZERO
+    acc = T.Acc()
+    for x in v:
+        acc.add(x)
+    return acc.value()
+
+
+register(Primitive("tadd", _tangent_pair, lambda a, b: _tangents().tadd(a, b), infix="+", arity=2,
+                   doc="a + b in a tangent space (tuples componentwise; 0 and sparse updates allowed)"))
+register(Primitive("tscale", t_tscale, lambda k, a: _tangents().tscale(k, a), infix="*", arity=2,
+                   doc="k * a, a tangent scaled by a Float"))
+register(Primitive("update", t_update, lambda i, r, n: _tangents().OneHot(i, r, n), arity=3,
+                   doc="the Vec of size n that is r at index i and 0 elsewhere (kept sparse)"))
+register(Primitive("scatter_add", t_scatter, _scatter_add, arity=3,
+                   doc="scatter_add(idx, vals, n): the sum of update(idx[k], vals[k], n) over k, in place"))
+register(Primitive("tsum", t_tsum, _tsum,
+                   doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))

@@ -1,0 +1,621 @@
+"""The rule catalogue: every rewrite catad uses, one entry each, with its law.
+
+Groups follow the notes: the properties of linear maps (Fig. 4), their forward
+application (the semantics of Fig. 4 read left to right), transposition and reverse
+application (Fig. 5), then the algebra of tangents and scalars, arrays, and the
+floating of lets and ifs needed to reach programs without linear maps.
+
+No rule duplicates a non-atomic term (DESIGN.md invariant 1): where a right side
+uses a pattern variable twice, the side condition requires it to be *cheap* (a
+variable, a constant, or a leaf map over such).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst
+from ..lang.types import Float, Int, Scalar, Tuple as TupleT, Vec
+from ..linearmaps import terms as L
+from ..linearmaps.terms import Apply, ApplyR, zero_tangent
+from ..primitives import prim
+from ..primitives.registry import PRIMITIVES
+from ..tangents import ZERO
+from .rule import P, Rule, V
+
+G4 = "Fig. 4: properties of linear maps"
+GF = "Fig. 4: forward application"
+GT = "Fig. 5: transposition"
+GR = "Fig. 5: reverse application"
+GV = "tangent algebra"
+GS = "scalar algebra"
+GA = "arrays"
+GL = "let and if"
+
+RULES: list[Rule] = []
+
+
+def rule(name, group, law, lhs, rhs, latex, doc, pattern, condition=""):
+    def register(build):
+        RULES.append(Rule(name, group, law, lhs, rhs, latex, doc, pattern, build, condition))
+        return build
+    return register
+
+
+# ---------------------------------------------------------------- helpers
+
+def is_atom(t: Any) -> bool:
+    return isinstance(t, (Var, Const))
+
+
+def cheap(t: Any) -> bool:
+    """Copying t duplicates no work: an atom, a projection of one, or a leaf map over atoms."""
+    if is_atom(t):
+        return True
+    if isinstance(t, Get):
+        return cheap(t.tup)
+    if isinstance(t, (L.Zero, L.One)):
+        return True
+    if isinstance(t, (L.Scale, L.ScaleVec, L.Index, L.IndexUpdate, L.Sum, L.Broadcast)):
+        return all(is_atom(getattr(t, f)) for f in t._fields if isinstance(getattr(t, f), Term))
+    return False
+
+
+def is_zero_tangent(t: Any) -> bool:
+    return isinstance(t, Const) and t.value is ZERO
+
+
+def is_const(x: Any, value: float) -> bool:
+    return isinstance(x, Const) and x.type == Float and x.value == value
+
+
+def component(x: Term, k: int) -> Term:
+    """pi_k x, reading through a tuple literal."""
+    return x.items[k] if isinstance(x, Tuple) else Get(k, x)
+
+
+def tadd(a: Term, b: Term) -> Term:
+    return prim("tadd", a, b)
+
+
+def tsum(parts: list[Term], t) -> Term:
+    parts = [p for p in parts if not is_zero_tangent(p)]
+    if not parts:
+        return zero_tangent(t)
+    out = parts[0]
+    for p in parts[1:]:
+        out = tadd(out, p)
+    return out
+
+
+def fresh_index(body: Term, base: str = "i") -> Var:
+    from .._node import walk
+    names = {n.name for n in walk(body) if isinstance(n, Var)}
+    k = 0
+    while f"{base}{k}" in names:
+        k += 1
+    return Var(f"{base}{k}", Int)
+
+
+def maps_of(ms: Term):
+    """(size, index variable, body) of a family of maps given as a build."""
+    if isinstance(ms, Build):
+        return ms.size, ms.var, ms.body
+    return None
+
+
+# ================================================================ Fig. 4 properties
+
+M = V("m")
+
+
+def _whole(cls, **fields):
+    """A pattern that also binds the whole matched term as `_t`."""
+    return _Whole(P(cls, **fields))
+
+
+class _Whole(P):
+    def __init__(self, inner: P):
+        object.__setattr__(self, "cls", inner.cls)
+        object.__setattr__(self, "fields", inner.fields)
+        object.__setattr__(self, "when", inner.when)
+
+    def match(self, t, b):
+        if P.match(self, t, b):
+            b["_t"] = t
+            return True
+        return False
+
+
+def _zero_like(b):
+    t = b["_t"].type
+    return L.Zero(t.src, t.tgt)
+
+
+rule("lm-compose-zero-left", G4, "notes Fig. 4: 0 o m = 0", "lmCompose(lmZero(), m)", "lmZero()",
+     r"\mathbf{0} \circ m = \mathbf{0}", "a zero map after any map is zero",
+     _whole(L.Compose, m1=P(L.Zero)))(_zero_like)
+rule("lm-compose-zero-right", G4, "notes Fig. 4: m o 0 = 0", "lmCompose(m, lmZero())", "lmZero()",
+     r"m \circ \mathbf{0} = \mathbf{0}", "any map after a zero map is zero",
+     _whole(L.Compose, m2=P(L.Zero)))(_zero_like)
+rule("lm-compose-one-left", G4, "notes Fig. 4: 1 o m = m", "lmCompose(lmOne(), m)", "m",
+     r"\mathbf{1} \circ m = m", "the identity after m is m",
+     P(L.Compose, m1=P(L.One), m2=M))(lambda b: b["m"])
+rule("lm-compose-one-right", G4, "notes Fig. 4: m o 1 = m", "lmCompose(m, lmOne())", "m",
+     r"m \circ \mathbf{1} = m", "m after the identity is m",
+     P(L.Compose, m1=M, m2=P(L.One)))(lambda b: b["m"])
+rule("lm-plus-zero-right", G4, "notes Fig. 4: m (+) 0 = m", "lmPlus(m, lmZero())", "m",
+     r"m \oplus \mathbf{0} = m", "adding the zero map changes nothing",
+     P(L.Plus, m1=M, m2=P(L.Zero)))(lambda b: b["m"])
+rule("lm-plus-zero-left", G4, "notes Fig. 4: 0 (+) m = m", "lmPlus(lmZero(), m)", "m",
+     r"\mathbf{0} \oplus m = m", "adding the zero map changes nothing",
+     P(L.Plus, m1=P(L.Zero), m2=M))(lambda b: b["m"])
+
+
+@rule("lm-compose-hcat", G4, "notes Fig. 4: m o (n1 |><| n2) = (m o n1) |><| (m o n2)",
+      "lmCompose(m, lmHCat(n1, ..., nk))", "lmHCat(lmCompose(m, n1), ..., lmCompose(m, nk))",
+      r"m \circ (n_1 \bowtie n_2) = (m \circ n_1) \bowtie (m \circ n_2)",
+      "composition distributes over horizontal juxtaposition",
+      P(L.Compose, m1=V("m", cheap), m2=P(L.HCat, items=V("ns"))), condition="m is cheap (it is copied)")
+def _(b):
+    return L.HCat(tuple(L.Compose(b["m"], n) for n in b["ns"]))
+
+
+@rule("lm-vcat-compose", G4, "notes Fig. 4: (m1 x m2) o n = (m1 o n) x (m2 o n)",
+      "lmCompose(lmVCat(m1, ..., mk), n)", "lmVCat(lmCompose(m1, n), ..., lmCompose(mk, n))",
+      r"(m_1 \times m_2) \circ n = (m_1 \circ n) \times (m_2 \circ n)",
+      "composition distributes over vertical juxtaposition",
+      P(L.Compose, m1=P(L.VCat, items=V("ms")), m2=V("n", cheap)), condition="n is cheap (it is copied)")
+def _(b):
+    return L.VCat(tuple(L.Compose(m, b["n"]) for m in b["ms"]))
+
+
+@rule("lm-hcat-vcat", G4, "notes Fig. 4: (m1 |><| m2) o (n1 x n2) = (m1 o n1) (+) (m2 o n2)",
+      "lmCompose(lmHCat(m1, ..., mk), lmVCat(n1, ..., nk))",
+      "lmPlus(lmCompose(m1, n1), ..., lmCompose(mk, nk))",
+      r"(m_1 \bowtie m_2) \circ (n_1 \times n_2) = (m_1 \circ n_1) \oplus (m_2 \circ n_2)",
+      "the reason (+) exists (notes Section 2.1.2); n-ary",
+      P(L.Compose, m1=P(L.HCat, items=V("ms")), m2=P(L.VCat, items=V("ns"))))
+def _(b):
+    if len(b["ms"]) != len(b["ns"]):
+        return None
+    parts = [L.Compose(m, n) for m, n in zip(b["ms"], b["ns"])]
+    out = parts[0]
+    for p in parts[1:]:
+        out = L.Plus(out, p)
+    return out
+
+
+@rule("lm-scale-scale", G4, "notes Fig. 4: S(k1) o S(k2) = S(k1 * k2)", "lmCompose(lmScale(k1), lmScale(k2))",
+      "lmScale(k1 * k2)", r"\mathcal{S}(k_1) \circ \mathcal{S}(k_2) = \mathcal{S}(k_1 k_2)",
+      "scalings compose by multiplying",
+      P(L.Compose, m1=P(L.Scale, k=V("k1"), s=V("s")), m2=P(L.Scale, k=V("k2"))))
+def _(b):
+    return L.Scale(prim("mul", b["k1"], b["k2"]), b["s"])
+
+
+@rule("lm-scale-plus", G4, "notes Fig. 4: S(k1) (+) S(k2) = S(k1 + k2)", "lmPlus(lmScale(k1), lmScale(k2))",
+      "lmScale(k1 + k2)", r"\mathcal{S}(k_1) \oplus \mathcal{S}(k_2) = \mathcal{S}(k_1 + k_2)",
+      "scalings add by adding",
+      P(L.Plus, m1=P(L.Scale, k=V("k1"), s=V("s")), m2=P(L.Scale, k=V("k2"))))
+def _(b):
+    return L.Scale(prim("add", b["k1"], b["k2"]), b["s"])
+
+
+@rule("lm-compose-assoc", G4, "associativity of composition (matrix product)",
+      "lmCompose(lmCompose(m1, m2), m3)", "lmCompose(m1, lmCompose(m2, m3))",
+      r"(m_1 \circ m_2) \circ m_3 = m_1 \circ (m_2 \circ m_3)", "compositions associate to the right",
+      P(L.Compose, m1=P(L.Compose, m1=V("a"), m2=V("b")), m2=V("c")))
+def _(b):
+    return L.Compose(b["a"], L.Compose(b["b"], b["c"]))
+
+
+@rule("lm-scale-one", G4, "notes Section 2.8: S(1) = 1", "lmScale(1.0)", "lmOne()",
+      r"\mathcal{S}(1) = \mathbf{1}", "scaling by one is the identity",
+      P(L.Scale, k=V("k", lambda k: is_const(k, 1.0)), s=V("s")))
+def _(b):
+    return L.One(b["s"])
+
+
+@rule("lm-plus-hcat", G4, "(m1 |><| m2) (+) (n1 |><| n2) = (m1 (+) n1) |><| (m2 (+) n2)",
+      "lmPlus(lmHCat(m1, ..., mk), lmHCat(n1, ..., nk))", "lmHCat(lmPlus(m1, n1), ..., lmPlus(mk, nk))",
+      r"(m_1 \bowtie m_2) \oplus (n_1 \bowtie n_2) = (m_1 \oplus n_1) \bowtie (m_2 \oplus n_2)",
+      "sums of juxtapositions, n-ary", P(L.Plus, m1=P(L.HCat, items=V("ms")), m2=P(L.HCat, items=V("ns"))))
+def _(b):
+    return L.HCat(tuple(L.Plus(m, n) for m, n in zip(b["ms"], b["ns"])))
+
+
+@rule("lm-plus-vcat", G4, "(m1 x m2) (+) (n1 x n2) = (m1 (+) n1) x (m2 (+) n2)",
+      "lmPlus(lmVCat(m1, ..., mk), lmVCat(n1, ..., nk))", "lmVCat(lmPlus(m1, n1), ..., lmPlus(mk, nk))",
+      r"(m_1 \times m_2) \oplus (n_1 \times n_2) = (m_1 \oplus n_1) \times (m_2 \oplus n_2)",
+      "sums of stackings, n-ary", P(L.Plus, m1=P(L.VCat, items=V("ms")), m2=P(L.VCat, items=V("ns"))))
+def _(b):
+    return L.VCat(tuple(L.Plus(m, n) for m, n in zip(b["ms"], b["ns"])))
+
+
+# ================================================================ Fig. 5 transposition
+
+T = L.Transpose
+
+rule("tr-compose", GT, "notes Fig. 5: (m1 o m2)^T = m2^T o m1^T", "lmTranspose(lmCompose(m1, m2))",
+     "lmCompose(lmTranspose(m2), lmTranspose(m1))", r"(m_1 \circ m_2)^\top = m_2^\top \circ m_1^\top",
+     "note the reversed order", P(T, m=P(L.Compose, m1=V("a"), m2=V("b"))))(
+    lambda b: L.Compose(T(b["b"]), T(b["a"])))
+rule("tr-vcat", GT, "notes Fig. 5: (m1 x m2)^T = m1^T |><| m2^T", "lmTranspose(lmVCat(m1, ..., mk))",
+     "lmHCat(lmTranspose(m1), ..., lmTranspose(mk))", r"(m_1 \times m_2)^\top = m_1^\top \bowtie m_2^\top",
+     "stacking transposes to juxtaposition", P(T, m=P(L.VCat, items=V("ms"))))(
+    lambda b: L.HCat(tuple(T(m) for m in b["ms"])))
+rule("tr-hcat", GT, "notes Fig. 5: (m1 |><| m2)^T = m1^T x m2^T", "lmTranspose(lmHCat(m1, ..., mk))",
+     "lmVCat(lmTranspose(m1), ..., lmTranspose(mk))", r"(m_1 \bowtie m_2)^\top = m_1^\top \times m_2^\top",
+     "juxtaposition transposes to stacking", P(T, m=P(L.HCat, items=V("ms"))))(
+    lambda b: L.VCat(tuple(T(m) for m in b["ms"])))
+rule("tr-plus", GT, "notes Fig. 5: (m1 (+) m2)^T = m1^T (+) m2^T", "lmTranspose(lmPlus(m1, m2))",
+     "lmPlus(lmTranspose(m1), lmTranspose(m2))", r"(m_1 \oplus m_2)^\top = m_1^\top \oplus m_2^\top",
+     "transposition is linear", P(T, m=P(L.Plus, m1=V("a"), m2=V("b"))))(
+    lambda b: L.Plus(T(b["a"]), T(b["b"])))
+rule("tr-zero", GT, "notes Fig. 5: 0^T = 0", "lmTranspose(lmZero())", "lmZero()", r"\mathbf{0}^\top = \mathbf{0}",
+     "the zero map transposes to zero", P(T, m=P(L.Zero, s=V("s"), t=V("t"))))(lambda b: L.Zero(b["t"], b["s"]))
+rule("tr-one", GT, "notes Fig. 5: 1^T = 1", "lmTranspose(lmOne())", "lmOne()", r"\mathbf{1}^\top = \mathbf{1}",
+     "the identity is symmetric", P(T, m=P(L.One, s=V("s"))))(lambda b: L.One(b["s"]))
+rule("tr-scale", GT, "notes Fig. 5: S(k)^T = S(k)", "lmTranspose(lmScale(k))", "lmScale(k)",
+     r"\mathcal{S}(k)^\top = \mathcal{S}(k)", "scaling is symmetric", P(T, m=V("m", lambda m: isinstance(
+         m, (L.Scale, L.ScaleVec)))))(lambda b: b["m"])
+rule("tr-tr", GT, "notes Fig. 5: (m^T)^T = m", "lmTranspose(lmTranspose(m))", "m", r"(m^\top)^\top = m",
+     "transposing twice is the identity", P(T, m=P(T, m=V("m"))))(lambda b: b["m"])
+rule("tr-index", GT, "transpose of indexing is the index update", "lmTranspose(lmIndex(i, n))",
+     "lmIndexUpdate(i, n)", r"\mathrm{ix}_i^\top = \mathrm{upd}_i", "reading v[i] transposes to writing at i",
+     P(T, m=P(L.Index, i=V("i"), n=V("n"), s=V("s"))))(lambda b: L.IndexUpdate(b["i"], b["n"], b["s"]))
+rule("tr-update", GT, "transpose of the index update is indexing", "lmTranspose(lmIndexUpdate(i, n))",
+     "lmIndex(i, n)", r"\mathrm{upd}_i^\top = \mathrm{ix}_i", "writing at i transposes to reading v[i]",
+     P(T, m=P(L.IndexUpdate, i=V("i"), n=V("n"), s=V("s"))))(lambda b: L.Index(b["i"], b["n"], b["s"]))
+rule("tr-sum", GT, "transpose of sum is broadcast", "lmTranspose(lmSum(n))", "lmBroadcast(n)",
+     r"\Sigma^\top = \mathrm{bcast}", "summing transposes to copying (dup <-> add, YOLO)",
+     P(T, m=P(L.Sum, n=V("n"), s=V("s"))))(lambda b: L.Broadcast(b["n"], b["s"]))
+rule("tr-broadcast", GT, "transpose of broadcast is sum", "lmTranspose(lmBroadcast(n))", "lmSum(n)",
+     r"\mathrm{bcast}^\top = \Sigma", "copying transposes to summing",
+     P(T, m=P(L.Broadcast, n=V("n"), s=V("s"))))(lambda b: L.Sum(b["n"], b["s"]))
+
+
+def _map_family(ms: Term, f) -> Term | None:
+    """build(n, \\i. f(m)) for a family of maps given as build(n, \\i. m)."""
+    fam = maps_of(ms)
+    if fam is None:
+        return None
+    n, i, body = fam
+    return Build(n, i, f(body))
+
+
+rule("tr-vcatv", GT, "notes Fig. 5: V(v)^T = H(map (.)^T v)", "lmTranspose(lmVCatV(build(n, \\i. m)))",
+     "lmHCatV(build(n, \\i. lmTranspose(m)))", r"\mathcal{V}(v)^\top = \mathcal{H}(\mathrm{map}\ (\cdot)^\top\ v)",
+     "a stacked family transposes to a juxtaposed one", P(T, m=P(L.VCatV, ms=V("ms", maps_of))))(
+    lambda b: L.HCatV(_map_family(b["ms"], T)))
+rule("tr-hcatv", GT, "notes Fig. 5: H(v)^T = V(map (.)^T v)", "lmTranspose(lmHCatV(build(n, \\i. m)))",
+     "lmVCatV(build(n, \\i. lmTranspose(m)))", r"\mathcal{H}(v)^\top = \mathcal{V}(\mathrm{map}\ (\cdot)^\top\ v)",
+     "a juxtaposed family transposes to a stacked one", P(T, m=P(L.HCatV, ms=V("ms", maps_of))))(
+    lambda b: L.VCatV(_map_family(b["ms"], T)))
+
+
+# ================================================================ Fig. 4 forward application
+
+A = Apply
+X = V("x")
+CX = V("x", cheap)
+
+rule("fwd-compose", GF, "notes Fig. 4: (m1 o m2) . x = m1 . (m2 . x)", "lmApply(lmCompose(m1, m2), x)",
+     "lmApply(m1, lmApply(m2, x))", r"(m_1 \circ m_2) \odot x = m_1 \odot (m_2 \odot x)",
+     "apply the inner map first", P(A, m=P(L.Compose, m1=V("a"), m2=V("b")), x=X))(
+    lambda b: A(b["a"], A(b["b"], b["x"])))
+rule("fwd-vcat", GF, "notes Fig. 4: (m1 x m2) . x = (m1 . x, m2 . x)", "lmApply(lmVCat(m1, ..., mk), x)",
+     "(lmApply(m1, x), ..., lmApply(mk, x))", r"(m_1 \times m_2) \odot x = (m_1 \odot x, m_2 \odot x)",
+     "a stacking applies to a tuple", P(A, m=P(L.VCat, items=V("ms")), x=CX), "x is cheap (it is copied)")(
+    lambda b: Tuple(tuple(A(m, b["x"]) for m in b["ms"])))
+
+
+@rule("fwd-hcat", GF, "notes Fig. 4: (m1 |><| m2) . (x1, x2) = m1 . x1 + m2 . x2", "lmApply(lmHCat(m1, ..., mk), x)",
+      "lmApply(m1, pi1 x) + ... + lmApply(mk, pik x)",
+      r"(m_1 \bowtie m_2) \odot (x_1, x_2) = (m_1 \odot x_1) + (m_2 \odot x_2)",
+      "a juxtaposition applies to the components of a tuple", P(A, m=P(L.HCat, items=V("ms")), x=CX),
+      "x is cheap (its components are taken)")
+def _(b):
+    return tsum([A(m, component(b["x"], k)) for k, m in enumerate(b["ms"])], b["ms"][0].type.tgt)
+
+
+rule("fwd-plus", GF, "notes Fig. 4: (m1 (+) m2) . x = m1 . x + m2 . x", "lmApply(lmPlus(m1, m2), x)",
+     "lmApply(m1, x) + lmApply(m2, x)", r"(m_1 \oplus m_2) \odot x = (m_1 \odot x) + (m_2 \odot x)",
+     "a sum of maps applies to a sum", P(A, m=P(L.Plus, m1=V("a"), m2=V("b")), x=CX), "x is cheap")(
+    lambda b: tadd(A(b["a"], b["x"]), A(b["b"], b["x"])))
+rule("fwd-zero", GF, "notes Fig. 4: 0 . x = 0", "lmApply(lmZero(), x)", "0", r"\mathbf{0} \odot x = 0",
+     "the zero map gives zero", P(A, m=P(L.Zero, t=V("t"))))(lambda b: zero_tangent(b["t"]))
+rule("fwd-one", GF, "notes Fig. 4: 1 . x = x", "lmApply(lmOne(), x)", "x", r"\mathbf{1} \odot x = x",
+     "the identity gives its argument", P(A, m=P(L.One), x=X))(lambda b: b["x"])
+rule("fwd-scale", GF, "notes Fig. 4: S(k) . x = k * x", "lmApply(lmScale(k), x)", "k * x",
+     r"\mathcal{S}(k) \odot x = k x", "scaling multiplies", P(A, m=P(L.Scale, k=V("k")), x=X))(
+    lambda b: prim("mul", b["k"], b["x"]) if b["x"].type == Float else prim("tscale", b["k"], b["x"]))
+rule("fwd-transpose", GF, "notes Fig. 5: m^T . x = x ._R m", "lmApply(lmTranspose(m), x)", "lmApplyR(x, m)",
+     r"m^\top \odot x = x \odot_R m", "applying a transpose is reverse application",
+     P(A, m=P(T, m=V("m")), x=X))(lambda b: ApplyR(b["x"], b["m"]))
+rule("fwd-vcatv", GF, "notes Fig. 4: V(m) . x = build(sz(m), \\i. m[i] . x)",
+     "lmApply(lmVCatV(build(n, \\i. m)), x)", "build(n, \\i. lmApply(m, x))",
+     r"\mathcal{V}(m) \odot x = \mathrm{build}(n, \lambda i.\ m[i] \odot x)", "a stacked family applies elementwise",
+     P(A, m=P(L.VCatV, ms=V("ms", maps_of)), x=CX), "x is cheap")(
+    lambda b: _map_family(b["ms"], lambda m: A(m, b["x"])))
+
+
+@rule("fwd-hcatv", GF, "notes Fig. 4: H(m) . x = sum_i (m[i] . x[i])", "lmApply(lmHCatV(build(n, \\i. m)), x)",
+      "tsum(build(n, \\i. lmApply(m, x[i])))", r"\mathcal{H}(m) \odot x = \Sigma_i\ m[i] \odot x[i]",
+      "a juxtaposed family applies to the elements and sums", P(A, m=P(L.HCatV, ms=V("ms", maps_of)), x=CX),
+      "x is cheap")
+def _(b):
+    n, i, m = maps_of(b["ms"])
+    return prim("tsum", Build(n, i, A(m, prim("index", i, b["x"]))))
+
+
+rule("fwd-index", GF, "indexing map: ix_i . x = x[i]", "lmApply(lmIndex(i, n), x)", "x[i]",
+     r"\mathrm{ix}_i \odot x = x[i]", "reads element i", P(A, m=P(L.Index, i=V("i")), x=X))(
+    lambda b: prim("index", b["i"], b["x"]))
+rule("fwd-update", GF, "index update: upd_i . x = update(i, x, n)", "lmApply(lmIndexUpdate(i, n), x)",
+     "update(i, x, n)", r"\mathrm{upd}_i \odot x = \delta_{i}\,x", "writes x at i, sparsely",
+     P(A, m=P(L.IndexUpdate, i=V("i"), n=V("n")), x=X))(lambda b: prim("update", b["i"], b["x"], b["n"]))
+rule("fwd-sum", GF, "sum map: Sigma . x = sum(x)", "lmApply(lmSum(n), x)", "tsum(x)", r"\Sigma \odot x = \sum x",
+     "sums the elements", P(A, m=P(L.Sum), x=X))(lambda b: prim("tsum", b["x"]))
+
+
+@rule("fwd-broadcast", GF, "broadcast map: bcast_n . x = build(n, \\i. x)", "lmApply(lmBroadcast(n), x)",
+      "build(n, \\i. x)", r"\mathrm{bcast}_n \odot x = \mathrm{build}(n, \lambda i.\ x)", "copies x n times",
+      P(A, m=P(L.Broadcast, n=V("n")), x=CX), "x is cheap")
+def _(b):
+    return Build(b["n"], fresh_index(b["x"]), b["x"])
+
+
+# ================================================================ Fig. 5 reverse application
+
+R = V("r")
+CR = V("r", cheap)
+
+rule("rev-compose", GR, "notes Fig. 5: r ._R (m1 o m2) = (r ._R m1) ._R m2", "lmApplyR(r, lmCompose(m1, m2))",
+     "lmApplyR(lmApplyR(r, m1), m2)", r"r \odot_R (m_1 \circ m_2) = (r \odot_R m_1) \odot_R m_2",
+     "the outer map first", P(ApplyR, r=R, m=P(L.Compose, m1=V("a"), m2=V("b"))))(
+    lambda b: ApplyR(ApplyR(b["r"], b["a"]), b["b"]))
+
+
+@rule("rev-vcat", GR, "notes Fig. 5: (r1, r2) ._R (m1 x m2) = (r1 ._R m1) + (r2 ._R m2)",
+      "lmApplyR(r, lmVCat(m1, ..., mk))", "lmApplyR(pi1 r, m1) + ... + lmApplyR(pik r, mk)",
+      r"(r_1, r_2) \odot_R (m_1 \times m_2) = (r_1 \odot_R m_1) + (r_2 \odot_R m_2)",
+      "the components' contributions add up (add <-> dup, YOLO)", P(ApplyR, r=CR, m=P(L.VCat, items=V("ms"))),
+      "r is cheap (its components are taken)")
+def _(b):
+    return tsum([ApplyR(component(b["r"], k), m) for k, m in enumerate(b["ms"])], b["ms"][0].type.src)
+
+
+rule("rev-hcat", GR, "notes Fig. 5: r ._R (m1 |><| m2) = (r ._R m1, r ._R m2)", "lmApplyR(r, lmHCat(m1, ..., mk))",
+     "(lmApplyR(r, m1), ..., lmApplyR(r, mk))", r"r \odot_R (m_1 \bowtie m_2) = (r \odot_R m_1, r \odot_R m_2)",
+     "a juxtaposition gives a tuple of cotangents", P(ApplyR, r=CR, m=P(L.HCat, items=V("ms"))), "r is cheap")(
+    lambda b: Tuple(tuple(ApplyR(b["r"], m) for m in b["ms"])))
+rule("rev-plus", GR, "notes Fig. 5: r ._R (m1 (+) m2) = (r ._R m1) + (r ._R m2)", "lmApplyR(r, lmPlus(m1, m2))",
+     "lmApplyR(r, m1) + lmApplyR(r, m2)", r"r \odot_R (m_1 \oplus m_2) = (r \odot_R m_1) + (r \odot_R m_2)",
+     "reverse application is linear in the map", P(ApplyR, r=CR, m=P(L.Plus, m1=V("a"), m2=V("b"))), "r is cheap")(
+    lambda b: tadd(ApplyR(b["r"], b["a"]), ApplyR(b["r"], b["b"])))
+rule("rev-zero", GR, "notes Fig. 5: r ._R 0 = 0", "lmApplyR(r, lmZero())", "0", r"r \odot_R \mathbf{0} = 0",
+     "nothing flows back through zero", P(ApplyR, m=P(L.Zero, s=V("s"))))(lambda b: zero_tangent(b["s"]))
+rule("rev-one", GR, "notes Fig. 5: r ._R 1 = r", "lmApplyR(r, lmOne())", "r", r"r \odot_R \mathbf{1} = r",
+     "the identity passes the cotangent", P(ApplyR, r=R, m=P(L.One)))(lambda b: b["r"])
+rule("rev-scale", GR, "notes Fig. 5: r ._R S(k) = k * r", "lmApplyR(r, lmScale(k))", "k * r",
+     r"r \odot_R \mathcal{S}(k) = k r", "scaling is symmetric", P(ApplyR, r=R, m=P(L.Scale, k=V("k"))))(
+    lambda b: prim("mul", b["k"], b["r"]) if b["r"].type == Float else prim("tscale", b["k"], b["r"]))
+rule("rev-transpose", GR, "notes Fig. 5: r ._R m^T = m . r", "lmApplyR(r, lmTranspose(m))", "lmApply(m, r)",
+     r"r \odot_R m^\top = m \odot r", "reverse through a transpose is forward", P(ApplyR, r=R, m=P(T, m=V("m"))))(
+    lambda b: A(b["m"], b["r"]))
+rule("rev-vcatv", GR, "notes Fig. 5: r ._R V(v) = sum_i (r[i] ._R v[i])", "lmApplyR(r, lmVCatV(build(n, \\i. m)))",
+     "tsum(build(n, \\i. lmApplyR(r[i], m)))", r"r \odot_R \mathcal{V}(v) = \Sigma_i\ r[i] \odot_R v[i]",
+     "each element's cotangent flows back through its map; the results add up",
+     P(ApplyR, r=CR, m=P(L.VCatV, ms=V("ms", maps_of))), "r is cheap")(
+    lambda b: prim("tsum", _map_family(b["ms"], lambda m: ApplyR(prim("index", b["ms"].var, b["r"]), m))))
+rule("rev-hcatv", GR, "notes Fig. 5: r ._R H(v) = build(sz(v), \\i. r ._R v[i])",
+     "lmApplyR(r, lmHCatV(build(n, \\i. m)))", "build(n, \\i. lmApplyR(r, m))",
+     r"r \odot_R \mathcal{H}(v) = \mathrm{build}(n, \lambda i.\ r \odot_R v[i])", "one cotangent per element",
+     P(ApplyR, r=CR, m=P(L.HCatV, ms=V("ms", maps_of))), "r is cheap")(
+    lambda b: _map_family(b["ms"], lambda m: ApplyR(b["r"], m)))
+rule("rev-index", GR, "r ._R ix_i = update(i, r, n): an index update, not a one-hot vector",
+     "lmApplyR(r, lmIndex(i, n))", "update(i, r, n)", r"r \odot_R \mathrm{ix}_i = \delta_i\,r",
+     "the cotangent of v[i] is written at i (DESIGN.md invariant 2)",
+     P(ApplyR, r=R, m=P(L.Index, i=V("i"), n=V("n"))))(lambda b: prim("update", b["i"], b["r"], b["n"]))
+rule("rev-update", GR, "r ._R upd_i = r[i]", "lmApplyR(r, lmIndexUpdate(i, n))", "r[i]",
+     r"r \odot_R \mathrm{upd}_i = r[i]", "reads the written element back",
+     P(ApplyR, r=R, m=P(L.IndexUpdate, i=V("i"))))(lambda b: prim("index", b["i"], b["r"]))
+
+
+@rule("rev-sum", GR, "r ._R Sigma = build(n, \\i. r)", "lmApplyR(r, lmSum(n))", "build(n, \\i. r)",
+      r"r \odot_R \Sigma = \mathrm{build}(n, \lambda i.\ r)", "every element receives the cotangent of the sum",
+      P(ApplyR, r=CR, m=P(L.Sum, n=V("n"))), "r is cheap")
+def _(b):
+    return Build(b["n"], fresh_index(b["r"]), b["r"])
+
+
+rule("rev-broadcast", GR, "r ._R bcast = sum(r)", "lmApplyR(r, lmBroadcast(n))", "tsum(r)",
+     r"r \odot_R \mathrm{bcast} = \sum r", "the copies' cotangents add up",
+     P(ApplyR, r=R, m=P(L.Broadcast)))(lambda b: prim("tsum", b["r"]))
+
+
+# ================================================================ tangent algebra
+
+def _zt(b):
+    return zero_tangent(b["_t"].type)
+
+
+ZT = V("z", is_zero_tangent)
+
+rule("tadd-zero-left", GV, "vector space: 0 + v = v", "0 + v", "v", r"0 + v = v", "adding zero",
+     P(Call, fn="tadd", args=V("args", lambda a: is_zero_tangent(a[0]))))(lambda b: b["args"][1])
+rule("tadd-zero-right", GV, "vector space: v + 0 = v", "v + 0", "v", r"v + 0 = v", "adding zero",
+     P(Call, fn="tadd", args=V("args", lambda a: is_zero_tangent(a[1]))))(lambda b: b["args"][0])
+rule("tscale-zero", GV, "vector space: k * 0 = 0 (a symbolic zero stays zero)", "k * 0", "0", r"k \cdot 0 = 0",
+     "scaling the symbolic zero", _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
+rule("tscale-one", GV, "vector space: 1 * v = v", "1.0 * v", "v", r"1 \cdot v = v", "scaling by one",
+     P(Call, fn="tscale", args=V("args", lambda a: is_const(a[0], 1.0))))(lambda b: b["args"][1])
+rule("mul-zero-tangent", GV, "k * 0 = 0 for the symbolic zero tangent of a Float", "k * 0", "0",
+     r"k \cdot 0 = 0", "only the symbolic zero, never a computed 0.0 (k may be inf or NaN)",
+     _whole(Call, fn="mul", args=V("args", lambda a: any(map(is_zero_tangent, a)))))(_zt)
+rule("add-zero-tangent", GV, "v + 0 = v for the symbolic zero", "v + 0", "v", r"v + 0 = v",
+     "adding the symbolic zero of a Float",
+     P(Call, fn="add", args=V("args", lambda a: any(map(is_zero_tangent, a)))))(
+    lambda b: b["args"][1] if is_zero_tangent(b["args"][0]) else b["args"][0])
+
+
+@rule("tadd-tuple", GV, "product space: (a1, a2) + (b1, b2) = (a1 + b1, a2 + b2)", "(a1, ..., an) + (b1, ..., bn)",
+      "(a1 + b1, ..., an + bn)", r"(a_1, a_2) + (b_1, b_2) = (a_1 + b_1, a_2 + b_2)", "tuples add componentwise",
+      P(Call, fn="tadd", args=V("args", lambda a: isinstance(a[0], Tuple) and isinstance(a[1], Tuple))))
+def _(b):
+    x, y = b["args"]
+    return Tuple(tuple(tadd(p, q) for p, q in zip(x.items, y.items)))
+
+
+rule("get-tuple", GV, "notes Fig. 2: pi_k (e1, ..., en) = ek", "pik (e1, ..., en)", "ek", r"\pi_k(e_1, \dots, e_n) = e_k",
+     "projection of a tuple literal (the other components are dropped, not computed)",
+     P(Get, index=V("k"), tup=P(Tuple, items=V("items"))))(lambda b: b["items"][b["k"]])
+rule("get-zero", GV, "pi_k 0 = 0", "pik 0", "0", r"\pi_k\,0 = 0", "a component of the zero tangent",
+     _whole(Get, tup=ZT))(_zt)
+rule("index-zero", GV, "0[i] = 0", "0[i]", "0", r"0[i] = 0", "an element of the zero tangent",
+     _whole(Call, fn="index", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
+rule("update-zero", GV, "update(i, 0, n) = 0", "update(i, 0, n)", "0", r"\delta_i\,0 = 0",
+     "writing zero writes nothing", _whole(Call, fn="update", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
+rule("tsum-zero", GV, "sum(0) = 0", "tsum(0)", "0", r"\sum 0 = 0", "summing the zero tangent",
+     _whole(Call, fn="tsum", args=V("args", lambda a: is_zero_tangent(a[0]))))(_zt)
+rule("build-zero", GV, "build(n, \\i. 0) = 0", "build(n, \\i. 0)", "0", r"\mathrm{build}(n, \lambda i.\ 0) = 0",
+     "a vector of zero tangents is the zero tangent", _whole(Build, body=ZT))(_zt)
+
+
+@rule("tsum-build-update", GA, "notes Section 4: sum(build(n, \\i. update(e_i, v_i, m))) is an index update",
+      "tsum(build(n, \\i. update(e, v, m)))", "scatter_add(build(n, \\i. e), build(n, \\i. v), m)",
+      r"\sum_i \delta_{e_i} v_i = \mathrm{scatter}(e, v)",
+      "the sum of a build of one-hot vectors becomes one in-place scatter (O(n), not O(n m))",
+      P(Call, fn="tsum", args=V("args", lambda a: isinstance(a[0], Build) and isinstance(a[0].body, Call)
+                                and a[0].body.fn == "update")),
+      "m does not depend on i")
+def _(b):
+    bld = b["args"][0]
+    e, v, m = bld.body.args
+    from ..lang.terms import free_vars
+    if bld.var in free_vars(m):
+        return None
+    return prim("scatter_add", Build(bld.size, bld.var, e), Build(bld.size, bld.var, v), m)
+
+
+# ================================================================ scalar algebra
+
+def _float_call(fn, which):
+    return lambda a: len(a) == 2 and a[0].type == Float and which(a)
+
+
+rule("mul-one", GS, "x * 1 = x = 1 * x", "x * 1.0", "x", r"x \cdot 1 = x", "multiplying by one",
+     P(Call, fn="mul", args=V("args", _float_call("mul", lambda a: is_const(a[0], 1.0) or is_const(a[1], 1.0)))))(
+    lambda b: b["args"][1] if is_const(b["args"][0], 1.0) else b["args"][0])
+rule("add-zero", GS, "x + 0 = x = 0 + x", "x + 0.0", "x", r"x + 0 = x", "adding zero",
+     P(Call, fn="add", args=V("args", _float_call("add", lambda a: is_const(a[0], 0.0) or is_const(a[1], 0.0)))))(
+    lambda b: b["args"][1] if is_const(b["args"][0], 0.0) else b["args"][0])
+rule("sub-zero", GS, "x - 0 = x", "x - 0.0", "x", r"x - 0 = x", "subtracting zero",
+     P(Call, fn="sub", args=V("args", _float_call("sub", lambda a: is_const(a[1], 0.0)))))(lambda b: b["args"][0])
+rule("div-one", GS, "x / 1 = x", "x / 1.0", "x", r"x / 1 = x", "dividing by one",
+     P(Call, fn="div", args=V("args", lambda a: is_const(a[1], 1.0))))(lambda b: b["args"][0])
+rule("neg-neg", GS, "-(-x) = x", "-(-x)", "x", r"-(-x) = x", "double negation",
+     P(Call, fn="neg", args=V("args", lambda a: isinstance(a[0], Call) and a[0].fn == "neg")))(
+    lambda b: b["args"][0].args[0])
+
+
+def _finite_const(x):
+    return isinstance(x, Const) and x.type == Float and math.isfinite(x.value)
+
+
+rule("mul-zero", GS, "x * 0 = 0 where x is a finite constant", "x * 0.0", "0.0", r"x \cdot 0 = 0",
+     "never for a variable: inf * 0 and NaN * 0 are NaN",
+     P(Call, fn="mul", args=V("args", lambda a: len(a) == 2 and (is_const(a[0], 0.0) and _finite_const(a[1])
+                                                          or is_const(a[1], 0.0) and _finite_const(a[0])))),
+     "the other factor is a finite constant")(lambda b: fconst(0.0))
+
+_FOLDABLE = {"add", "sub", "mul", "div", "neg", "sin", "cos", "exp", "log", "sqrt", "tanh", "to_float",
+             "lt", "le", "gt", "ge", "eq", "ne", "not", "pow", "abs", "max", "min", "floordiv", "mod"}
+
+
+@rule("const-fold", GS, "evaluation: p(c1, ..., ck) = the value of p at constants", "p(c1, ..., ck)", "c",
+      r"p(c_1, \dots, c_k) = c", "a scalar primitive of constants is computed once, at compile time",
+      P(Call, fn=V("fn", lambda f: f in _FOLDABLE), args=V("args", lambda a: a and all(
+          isinstance(x, Const) and isinstance(x.type, Scalar) and x.value is not ZERO for x in a))))
+def _(b):
+    p = PRIMITIVES[b["fn"]]
+    try:
+        value = p.impl(*(x.value for x in b["args"]))
+    except (ArithmeticError, ValueError):
+        return None
+    ty = p.result_type(tuple(x.type for x in b["args"]))
+    if isinstance(value, (bool, np.bool_)):
+        return Const(bool(value), ty)
+    return Const(int(value) if ty == Int else float(value), ty)
+
+
+# ================================================================ arrays
+
+@rule("index-build", GA, "notes Section 4: build(n, \\j. e)[i] = e[j := i]", "build(n, \\j. e)[i]",
+      "let j = i in e", r"\mathrm{build}(n, \lambda j.\ e)[i] = e[j := i]",
+      "reading one element of a build computes just that element (where the left side is defined)",
+      P(Call, fn="index", args=V("args", lambda a: isinstance(a[1], Build))))
+def _(b):
+    i, bld = b["args"]
+    return Let(bld.var, i, bld.body)
+
+
+rule("size-build", GA, "sz(build(n, \\i. e)) = n", "size(build(n, \\i. e))", "n", r"|\mathrm{build}(n, f)| = n",
+     "the size of a build is its size", P(Call, fn="size", args=V("args", lambda a: isinstance(a[0], Build))))(
+    lambda b: b["args"][0].size)
+
+
+# ================================================================ let and if
+
+def _fv(t):
+    from ..lang.terms import free_vars
+    return free_vars(t)
+
+
+rule("let-dead", GL, "let x = e in b = b where x is not free in b", "let x = e in b", "b",
+     r"\mathbf{let}\ x = e\ \mathbf{in}\ b = b", "dead-let elimination (terms are pure)",
+     P(Let, var=V("x"), body=V("b")), "x is not free in b")(
+    lambda b: b["b"] if b["x"] not in _fv(b["b"]) else None)
+rule("if-same", GL, "if c then e else e = e", "if c then e else e", "e", r"\mathbf{if}\ c\ e\ e = e",
+     "both branches alike", P(If, then=V("e"), orelse=V("e")))(lambda b: b["e"])
+rule("if-true", GL, "if True then a else b = a", "if True then a else b", "a", r"\mathbf{if}\ \top\ a\ b = a",
+     "a known condition", P(If, cond=P(Const, value=True), then=V("a")))(lambda b: b["a"])
+rule("if-false", GL, "if False then a else b = b", "if False then a else b", "b", r"\mathbf{if}\ \bot\ a\ b = b",
+     "a known condition", P(If, cond=P(Const, value=False), orelse=V("b")))(lambda b: b["b"])
+rule("get-if", GL, "pi_k (if c then a else b) = if c then pi_k a else pi_k b", "pik (if c then a else b)",
+     "if c then pik a else pik b", r"\pi_k(\mathbf{if}\ c\ a\ b) = \mathbf{if}\ c\ (\pi_k a)\ (\pi_k b)",
+     "projection floats into the branches", P(Get, index=V("k"), tup=P(If, cond=V("c"), then=V("a"), orelse=V("b"))))(
+    lambda b: If(b["c"], Get(b["k"], b["a"]), Get(b["k"], b["b"])))
+rule("get-let", GL, "pi_k (let x = e in b) = let x = e in pi_k b", "pik (let x = e in b)", "let x = e in pik b",
+     r"\pi_k(\mathbf{let}\ x = e\ \mathbf{in}\ b) = \mathbf{let}\ x = e\ \mathbf{in}\ \pi_k b",
+     "projection floats into a let body", P(Get, index=V("k"), tup=P(Let, var=V("x"), rhs=V("e"), body=V("b"))))(
+    lambda b: Let(b["x"], b["e"], Get(b["k"], b["b"])))
+rule("fwd-if", GL, "(if c then m1 else m2) . x = if c then m1 . x else m2 . x", "lmApply(if c then m1 else m2, x)",
+     "if c then lmApply(m1, x) else lmApply(m2, x)",
+     r"(\mathbf{if}\ c\ m_1\ m_2) \odot x = \mathbf{if}\ c\ (m_1 \odot x)\ (m_2 \odot x)",
+     "application floats into the branches", P(A, m=P(If, cond=V("c"), then=V("a"), orelse=V("b")), x=CX),
+     "x is cheap")(lambda b: If(b["c"], A(b["a"], b["x"]), A(b["b"], b["x"])))
+rule("rev-if", GL, "r ._R (if c then m1 else m2) = if c then r ._R m1 else r ._R m2",
+     "lmApplyR(r, if c then m1 else m2)", "if c then lmApplyR(r, m1) else lmApplyR(r, m2)",
+     r"r \odot_R (\mathbf{if}\ c\ m_1\ m_2) = \mathbf{if}\ c\ (r \odot_R m_1)\ (r \odot_R m_2)",
+     "reverse application floats into the branches",
+     P(ApplyR, r=CR, m=P(If, cond=V("c"), then=V("a"), orelse=V("b"))), "r is cheap")(
+    lambda b: If(b["c"], ApplyR(b["r"], b["a"]), ApplyR(b["r"], b["b"])))
+rule("fwd-let", GL, "(let x = e in m) . v = let x = e in m . v", "lmApply(let x = e in m, v)",
+     "let x = e in lmApply(m, v)", r"(\mathbf{let}\ x = e\ \mathbf{in}\ m) \odot v = \mathbf{let}\ x = e\ \mathbf{in}\ m \odot v",
+     "application floats into a let body", P(A, m=P(Let, var=V("x"), rhs=V("e"), body=V("m")), x=V("v")),
+     "x is not free in v")(
+    lambda b: Let(b["x"], b["e"], A(b["m"], b["v"])) if b["x"] not in _fv(b["v"]) else None)
+rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r, let x = e in m)",
+     "let x = e in lmApplyR(r, m)",
+     r"r \odot_R (\mathbf{let}\ x = e\ \mathbf{in}\ m) = \mathbf{let}\ x = e\ \mathbf{in}\ r \odot_R m",
+     "reverse application floats into a let body", P(ApplyR, r=V("r"), m=P(Let, var=V("x"), rhs=V("e"), body=V("m"))),
+     "x is not free in r")(
+    lambda b: Let(b["x"], b["e"], ApplyR(b["r"], b["m"])) if b["x"] not in _fv(b["r"]) else None)
+
+BY_NAME = {r.name: r for r in RULES}
+assert len(BY_NAME) == len(RULES), "rule names must be unique"

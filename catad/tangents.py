@@ -1,0 +1,127 @@
+"""Values of tangent and cotangent spaces (notes Section 2.2: vector spaces).
+
+A tangent of a Float is a float, of an array an ndarray, of a tuple a tuple;
+:data:`ZERO` is a symbolic zero of any type (Int and Bool components are always
+ZERO, so no zero array is ever materialised for an untouched variable); and
+:class:`OneHot` is the sparse cotangent of an indexing, which :class:`Acc` adds
+into a dense buffer in place (DESIGN.md invariant 2).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class _Zero:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ZERO"
+
+
+ZERO = _Zero()
+
+
+class OneHot:
+    """The Vec of size n that holds `value` at index i and zeros elsewhere."""
+
+    __slots__ = ("i", "value", "n")
+
+    def __init__(self, i: int, value: Any, n: int):
+        self.i, self.value, self.n = int(i), value, int(n)
+
+    def dense(self) -> np.ndarray:
+        v = np.asarray(densify(self.value), dtype=np.float64)
+        out = np.zeros((self.n,) + v.shape)
+        out[self.i] = v
+        return out
+
+    def __repr__(self) -> str:
+        return f"OneHot({self.i}, {self.value!r}, {self.n})"
+
+
+def is_zero(x: Any) -> bool:
+    return x is ZERO
+
+
+def densify(x: Any) -> Any:
+    if isinstance(x, OneHot):
+        return x.dense()
+    if isinstance(x, tuple):
+        return tuple(densify(v) for v in x)
+    return x
+
+
+class Acc:
+    """A mutable sum of tangent values. Sparse updates land in place in one dense
+    buffer, allocated (or copied, when first handed someone else's array) once."""
+
+    __slots__ = ("v", "owned")
+
+    def __init__(self, v: Any = ZERO):
+        self.v, self.owned = ZERO, False
+        self.add(v)
+
+    def add(self, x: Any) -> None:
+        if x is ZERO:
+            return
+        v = self.v
+        if v is ZERO:
+            self.v, self.owned = (tuple(Acc(p) for p in x) if isinstance(x, tuple) else x), False
+        elif isinstance(v, tuple):
+            for a, p in zip(v, x):
+                a.add(p)
+        elif isinstance(x, OneHot):
+            if isinstance(v, OneHot):
+                self.v, self.owned = v.dense(), True
+            elif not self.owned:
+                self.v, self.owned = np.array(v, dtype=np.float64), True
+            _add_at(self.v, x.i, x.value)
+        elif isinstance(v, OneHot):
+            self.v, self.owned = np.array(densify(x), dtype=np.float64), True
+            _add_at(self.v, v.i, v.value)
+        elif isinstance(v, np.ndarray):
+            if not self.owned:
+                self.v, self.owned = np.array(v, dtype=np.float64), True
+            self.v += x
+        else:
+            self.v = v + x
+
+    def value(self) -> Any:
+        if isinstance(self.v, tuple):
+            return tuple(a.value() for a in self.v)
+        return self.v
+
+
+def _add_at(arr: np.ndarray, i: int, v: Any) -> None:
+    """arr[i] += v in place, where v may itself be sparse (a row's index update)."""
+    if isinstance(v, OneHot):
+        _add_at(arr[i], v.i, v.value)  # arr[i] is a view of the row
+    else:
+        arr[i] += v
+
+
+def tadd(a: Any, b: Any) -> Any:
+    acc = Acc(a)
+    acc.add(b)
+    return acc.value()
+
+
+def tscale(k: float, x: Any) -> Any:
+    if x is ZERO:
+        return ZERO
+    if isinstance(x, tuple):
+        return tuple(tscale(k, v) for v in x)
+    if isinstance(x, OneHot):
+        return OneHot(x.i, tscale(k, x.value), x.n)
+    return k * x
+
+
+def tget(x: Any, i: int) -> Any:
+    """Element i of a Vec tangent."""
+    if x is ZERO:
+        return ZERO
+    if isinstance(x, OneHot):
+        return x.value if x.i == i or x.i - x.n == i or x.i == i - x.n else ZERO
+    return x[i]
