@@ -96,6 +96,8 @@ class Acc:
 
 def _add_at(arr: np.ndarray, i: int, v: Any) -> None:
     """arr[i] += v in place, where v may itself be sparse (a row's index update)."""
+    if v is ZERO:
+        return
     if isinstance(v, OneHot):
         _add_at(arr[i], v.i, v.value)  # arr[i] is a view of the row
     else:

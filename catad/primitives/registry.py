@@ -208,7 +208,10 @@ def _vector(*xs):
 
 
 def _index(i, v):
-    return v[i]
+    if isinstance(v, np.ndarray):
+        return v[i]
+    from ..tangents import tget  # a tangent: the symbolic zero or a sparse update
+    return tget(v, i)
 
 
 def _sum(v):
@@ -530,7 +533,12 @@ register(Primitive("tadd", _tangent_pair, lambda a, b: _tangents().tadd(a, b), i
                    doc="a + b in a tangent space (tuples componentwise; 0 and sparse updates allowed)"))
 register(Primitive("tscale", t_tscale, lambda k, a: _tangents().tscale(k, a), infix="*", arity=2,
                    doc="k * a, a tangent scaled by a Float"))
-register(Primitive("update", t_update, lambda i, r, n: _tangents().OneHot(i, r, n), arity=3,
+def _update(i, r, n):
+    T = _tangents()
+    return T.ZERO if r is T.ZERO else T.OneHot(i, r, n)
+
+
+register(Primitive("update", t_update, _update, arity=3,
                    doc="the Vec of size n that is r at index i and 0 elsewhere (kept sparse)"))
 register(Primitive("scatter_add", t_scatter, _scatter_add, arity=3,
                    doc="scatter_add(idx, vals, n): the sum of update(idx[k], vals[k], n) over k, in place"))

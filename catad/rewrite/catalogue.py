@@ -51,11 +51,14 @@ def is_atom(t: Any) -> bool:
 
 
 def cheap(t: Any) -> bool:
-    """Copying t duplicates no work: an atom, a projection of one, or a leaf map over atoms."""
+    """Copying t duplicates no work: an atom, a projection or tuple of cheap terms, or a
+    leaf map over atoms."""
     if is_atom(t):
         return True
     if isinstance(t, Get):
         return cheap(t.tup)
+    if isinstance(t, Tuple):
+        return all(cheap(x) for x in t.items)
     if isinstance(t, (L.Zero, L.One)):
         return True
     if isinstance(t, (L.Scale, L.ScaleVec, L.Index, L.IndexUpdate, L.Sum, L.Broadcast)):
@@ -332,7 +335,7 @@ rule("fwd-one", GF, "notes Fig. 4: 1 . x = x", "lmApply(lmOne(), x)", "x", r"\ma
      "the identity gives its argument", P(A, m=P(L.One), x=X))(lambda b: b["x"])
 rule("fwd-scale", GF, "notes Fig. 4: S(k) . x = k * x", "lmApply(lmScale(k), x)", "k * x",
      r"\mathcal{S}(k) \odot x = k x", "scaling multiplies", P(A, m=P(L.Scale, k=V("k")), x=X))(
-    lambda b: prim("mul", b["k"], b["x"]) if b["x"].type == Float else prim("tscale", b["k"], b["x"]))
+    lambda b: prim("tscale", b["k"], b["x"]))
 rule("fwd-transpose", GF, "notes Fig. 5: m^T . x = x ._R m", "lmApply(lmTranspose(m), x)", "lmApplyR(x, m)",
      r"m^\top \odot x = x \odot_R m", "applying a transpose is reverse application",
      P(A, m=P(T, m=V("m")), x=X))(lambda b: ApplyR(b["x"], b["m"]))
@@ -403,7 +406,7 @@ rule("rev-one", GR, "notes Fig. 5: r ._R 1 = r", "lmApplyR(r, lmOne())", "r", r"
      "the identity passes the cotangent", P(ApplyR, r=R, m=P(L.One)))(lambda b: b["r"])
 rule("rev-scale", GR, "notes Fig. 5: r ._R S(k) = k * r", "lmApplyR(r, lmScale(k))", "k * r",
      r"r \odot_R \mathcal{S}(k) = k r", "scaling is symmetric", P(ApplyR, r=R, m=P(L.Scale, k=V("k"))))(
-    lambda b: prim("mul", b["k"], b["r"]) if b["r"].type == Float else prim("tscale", b["k"], b["r"]))
+    lambda b: prim("tscale", b["k"], b["r"]))
 rule("rev-transpose", GR, "notes Fig. 5: r ._R m^T = m . r", "lmApplyR(r, lmTranspose(m))", "lmApply(m, r)",
      r"r \odot_R m^\top = m \odot r", "reverse through a transpose is forward", P(ApplyR, r=R, m=P(T, m=V("m"))))(
     lambda b: A(b["m"], b["r"]))

@@ -1,0 +1,103 @@
+"""Inlining user functions (notes Section 5.4: "If we inline everything we'll eliminate
+all intermediate linear maps").
+
+Every call of a user function is replaced by the callee's body, its parameters
+let-bound to the arguments and all its binders renamed apart, so no name is
+captured. Definitions are processed callees first, so one pass suffices.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .._node import walk
+from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets
+
+
+class _Renamer:
+    def __init__(self, taken: set[str]):
+        self.taken = taken
+        self.counter = itertools.count(1)
+
+    def fresh(self, v: Var) -> Var:
+        name = v.name
+        while name in self.taken:
+            name = f"{v.name}_{next(self.counter)}"
+        self.taken.add(name)
+        return Var(name, v.type)
+
+
+def inline_program(program: Program) -> Program:
+    """The program's entry function with every user call inlined (a single definition)."""
+    done: dict[str, Def] = {}
+    for d in program.defs:
+        taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
+        done[d.name] = Def(d.name, d.params, _Inliner(done, _Renamer(taken)).term(d.body, {}), d.loc)
+    return Program((done[program.entry],), program.entry)
+
+
+class _Inliner:
+    def __init__(self, defs: dict[str, Def], names: _Renamer):
+        self.defs = defs
+        self.names = names
+
+    def term(self, t: Term, env: dict[Var, Term]) -> Term:
+        lets, body = let_chain(t)
+        env = dict(env)
+        out = []
+        for lt in lets:
+            rhs = self.term(lt.rhs, env)
+            v = self.names.fresh(lt.var) if lt.var.name in self.names.taken and lt.var in env else lt.var
+            self.names.taken.add(v.name)
+            env[lt.var] = v
+            out.append((v, rhs, lt.loc))
+        return make_lets(out, self.nonlet(body, env))
+
+    def nonlet(self, t: Term, env: dict[Var, Term]) -> Term:
+        if isinstance(t, Var):
+            return env.get(t, t)
+        if isinstance(t, Const):
+            return t
+        if isinstance(t, Call):
+            args = tuple(self.term(a, env) for a in t.args)
+            if t.fn in self.defs:
+                return self.call(self.defs[t.fn], args)
+            return Call(t.fn, args, t.ty, t.loc)
+        if isinstance(t, Tuple):
+            return Tuple(tuple(self.term(x, env) for x in t.items), t.loc)
+        if isinstance(t, Get):
+            return Get(t.index, self.term(t.tup, env), t.loc)
+        if isinstance(t, If):
+            return If(self.term(t.cond, env), self.term(t.then, env), self.term(t.orelse, env), t.loc)
+        if isinstance(t, Build):
+            size = self.term(t.size, env)
+            i = self.names.fresh(t.var)
+            return Build(size, i, self.term(t.body, {**env, t.var: i}), t.loc)
+        raise TypeError(f"not a core term: {type(t).__name__}")
+
+    def call(self, d: Def, args: tuple[Term, ...]) -> Term:
+        """let p1' = a1; ...; pk' = ak in body' (everything in the callee renamed apart)."""
+        env: dict[Var, Term] = {}
+        bindings = []
+        for p, a in zip(d.params, args):
+            v = self.names.fresh(p)
+            env[p] = v
+            bindings.append((v, a))
+        return make_lets(bindings, _Renaming(self.names).term(d.body, env))
+
+
+class _Renaming(_Inliner):
+    """Copies an (already inlined) body with every binder given a fresh name."""
+
+    def __init__(self, names: _Renamer):
+        super().__init__({}, names)
+
+    def term(self, t: Term, env: dict[Var, Term]) -> Term:
+        lets, body = let_chain(t)
+        env = dict(env)
+        out = []
+        for lt in lets:
+            rhs = self.term(lt.rhs, env)
+            v = self.names.fresh(lt.var)
+            env[lt.var] = v
+            out.append((v, rhs, lt.loc))
+        return make_lets(out, self.nonlet(body, env))

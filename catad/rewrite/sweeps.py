@@ -1,0 +1,486 @@
+"""From the full Jacobian to programs without linear maps (notes Section 3).
+
+The Jacobian program binds linear maps to variables (``let Dy = lmCompose(...)``)
+and uses them more than once. Inlining them, as the notes do, duplicates them, and
+pushing ``lmApplyR`` through a duplicated map is exponential for chains
+(``x_i = x_{i-1} + x_{i-1}``). Two sweeps over each let chain instead keep every
+map shared (DESIGN.md invariant 1), and each of their steps is a named rule:
+
+* forward (``fwd-let-bound``): top-down, ``let Dy = e`` becomes
+  ``let dy = lmApply(e, dx)``, because every let-bound map of the Jacobian is applied
+  to the one input tangent dx; a later ``lmApply(Dy, dx)`` is then just ``dy``.
+* reverse (``rev-let-bound``): bottom-up, the cotangents that reach ``Dy`` from all
+  its uses are summed first and pushed through ``e`` once (the linearity
+  ``r1 ._R m + r2 ._R m = (r1 + r2) ._R m``; Krawiec et al. 2022, Section 5;
+  YOLO's transposition of a let). The primal bindings run first, the cotangent
+  bindings after them in reverse order.
+
+Within a binding, the local rules of the catalogue push ``lmApply``/``lmApplyR``
+to the leaves. Linear maps inside an ``if`` or a ``build`` (the tuples ``(t, Dt)``
+of the tupled Jacobian) are swept inside their branch or body.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .._node import walk
+from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets
+from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
+from ..linearmaps import terms as L
+from ..linearmaps.terms import Apply, ApplyR, zero_tangent
+from ..primitives import prim
+from .catalogue import RULES, tsum as sum_tangents
+from .engine import Rewriter
+from .rule import P, Rule, V
+
+
+def has_lm(t: Type) -> bool:
+    if isinstance(t, LinMap):
+        return True
+    if isinstance(t, TupleT):
+        return any(has_lm(x) for x in t.items)
+    if isinstance(t, Vec):
+        return has_lm(t.elem)
+    return False
+
+
+def tangent_type(t: Type) -> Type:
+    """t with each linear map S -o T replaced by T (what applying it to dx gives)."""
+    if isinstance(t, LinMap):
+        return t.tgt
+    if isinstance(t, TupleT):
+        return TupleT(tuple(tangent_type(x) for x in t.items))
+    if isinstance(t, Vec):
+        return Vec(tangent_type(t.elem))
+    return t
+
+
+class _Names:
+    def __init__(self, d: Def):
+        self.taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
+        self.counter = itertools.count(1)
+
+    def fresh(self, base: str, ty: Type) -> Var:
+        name = base
+        while name in self.taken:
+            name = f"{base}_{next(self.counter)}"
+        self.taken.add(name)
+        return Var(name, ty)
+
+
+def substitute(t: Term, env: dict) -> Term:
+    """t with the variables of env replaced (binders in this setting never clash)."""
+    if not env:
+        return t
+    from .engine import term_children, with_children
+    memo: dict[int, Term] = {}
+    stack = [(t, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        if isinstance(n, Var):
+            memo[id(n)] = env.get(n, n)
+            continue
+        kids = term_children(n)
+        if not done and any(id(k) not in memo for k in kids):
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        memo[id(n)] = _rebuild(n, [memo[id(k)] for k in kids])
+    return memo[id(t)]
+
+
+def _rebuild(n: Term, kids: list[Term]) -> Term:
+    """n with new children; a primitive call's result type is recomputed (an argument
+    may have changed type, e.g. a Vec of (value, map) pairs become value-tangent pairs)."""
+    from .engine import with_children
+    from ..primitives.registry import PRIMITIVES
+    out = with_children(n, kids)
+    if out is not n and isinstance(out, Call) and out.fn in PRIMITIVES:
+        return prim(out.fn, *out.args, loc=out.loc)
+    return out
+
+
+# ================================================================ forward
+
+def forward_derivative(jac: Def, trace: list | None = None) -> Def:
+    """fwd$f(params, dparams) = (f(params), J dparams), without linear maps."""
+    names = _Names(jac)
+    dparams = tuple(names.fresh("d" + p.name, p.type) for p in jac.params)
+    dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
+    sweep = _Forward(dx, names, trace)
+    body = sweep.value(jac.body)
+    return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
+
+
+class _Forward:
+    def __init__(self, dx: Term, names: _Names, trace: list | None):
+        self.dx = dx
+        self.names = names
+        self.env: dict[Var, Var] = {}
+        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward derivative", trace)
+
+    def let_bound_rule(self) -> Rule:
+        def is_swept(m):
+            return _path_root(m) in self.env
+        return Rule("fwd-let-bound", "sweeps", "lmApply(Dy, dx) = dy, where dy = lmApply(e, dx) was bound for "
+                    "let Dy = e (every let-bound map of the Jacobian is applied to the one input tangent dx)",
+                    "lmApply(Dy, dx)", "dy", r"D_y \odot dx = dy", "a let-bound map is applied once, where it is bound",
+                    P(Apply, m=V("m", is_swept), x=V("x", lambda x: x == self.dx)),
+                    lambda b: _replace_root(b["m"], self.env))
+
+    def apply(self, m: Term) -> Term:
+        return self.rw.normalize(Apply(m, self.dx))
+
+    def value(self, e: Term) -> Term:
+        """e with its linear-map parts applied to dx (e's other parts kept)."""
+        if not has_lm(e.type):
+            return substitute(e, self.env)
+        if isinstance(e.type, LinMap):
+            return self.apply(e)
+        if isinstance(e, Let):
+            lets, body = let_chain(e)
+            out = []
+            for lt in lets:
+                if has_lm(lt.var.type):
+                    v = self.names.fresh("d" + lt.var.name.removeprefix("D"), tangent_type(lt.var.type))
+                    out.append((v, self.value(lt.rhs)))
+                    self.env[lt.var] = v
+                else:
+                    out.append((lt.var, substitute(lt.rhs, self.env)))
+            return make_lets(out, self.value(body))
+        if isinstance(e, Tuple):
+            return Tuple(tuple(self.value(x) for x in e.items))
+        if isinstance(e, If):
+            return If(substitute(e.cond, self.env), self.value(e.then), self.value(e.orelse))
+        if isinstance(e, Build):
+            return Build(substitute(e.size, self.env), e.var, self.value(e.body))
+        if isinstance(e, Var):
+            return self.env[e]
+        if isinstance(e, Get):
+            return Get(e.index, self.value(e.tup))
+        if isinstance(e, Call) and e.fn == "index":
+            return prim("index", substitute(e.args[0], self.env), self.value(e.args[1]))
+        raise TypeError(f"forward sweep: unexpected {type(e).__name__}")
+
+
+def _path_root(m: Term) -> Var | None:
+    """The variable under a chain of projections and indexings (None if there is none)."""
+    while True:
+        if isinstance(m, Var):
+            return m
+        if isinstance(m, Get):
+            m = m.tup
+        elif isinstance(m, Call) and m.fn == "index":
+            m = m.args[1]
+        else:
+            return None
+
+
+def _replace_root(m: Term, env: dict) -> Term:
+    if isinstance(m, Var):
+        return env[m]
+    if isinstance(m, Get):
+        return Get(m.index, _replace_root(m.tup, env))
+    return prim("index", m.args[0], _replace_root(m.args[1], env))
+
+
+# ================================================================ reverse
+
+class Location(Term):
+    """A cotangent waiting at a let-bound linear map (inside the reverse sweep only)."""
+
+
+from .._node import node  # noqa: E402
+
+
+@node
+class Pending(Location):
+    """ct waiting at the linear map `key` (a variable, or a path into one)."""
+
+    key: Term
+    ct: Term
+    src: Type
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.src)
+
+    def show_with(self, show) -> str:
+        return f"pending({show(self.ct)} at {show(self.key)})"
+
+
+def reverse_derivative(jac: Def, trace: list | None = None) -> Def:
+    """rev$f(params, dr) = (f(params), J^T dr), without linear maps."""
+    names = _Names(jac)
+    result_type = jac.body.type.items[0]
+    dr = names.fresh("dr", result_type)
+    src = jac.body.type.items[1].src
+    sweep = _Reverse(names, trace, src)
+    primal, cts, results = sweep.run(jac.body, dr)
+    grad = sweep.rw.normalize(sum_tangents(results, src))
+    body = make_lets(primal + cts, Tuple((sweep.primal_value, grad)))
+    return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
+
+
+def _is_location(m: Term) -> bool:
+    """A let-bound linear map, or one of the shapes the Jacobian uses to reach into
+    an if's result (pi_2 r) or a build's per-element maps (V(build(n, \\j. pi_2 p[j])))."""
+    if isinstance(m, Var):
+        return True
+    if isinstance(m, Get) and isinstance(m.tup, Var):
+        return True
+    if isinstance(m, L.VCatV) and isinstance(m.ms, Build):
+        body = m.ms.body
+        return (isinstance(body, Get) and isinstance(body.tup, Call) and body.tup.fn == "index"
+                and body.tup.args[0] == m.ms.var and isinstance(body.tup.args[1], Var))
+    return False
+
+
+def _location_key(m: Term) -> tuple:
+    if isinstance(m, Var):
+        return (m,)
+    if isinstance(m, Get):
+        return (m.tup, m.index)
+    return (m.ms.body.tup.args[1], "elems", m.ms.body.index)
+
+
+class _Reverse:
+    def __init__(self, names: _Names, trace: list | None, src: Type):
+        self.names = names
+        self.src = src                        # the input space A: where "result" cotangents live
+        self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
+        self.primal_value: Term | None = None
+        stop = Rule("rev-let-bound", "sweeps",
+                    "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
+                    "map are summed, then pushed through e once (Krawiec et al. 2022, Sec. 5; YOLO: transposing a let)",
+                    "lmApplyR(r, Dy)", "pending(r at Dy)", r"\textstyle\sum_k r_k \odot_R D_y = (\sum_k r_k) \odot_R D_y",
+                    "a let-bound map waits for all its cotangents",
+                    P(ApplyR, r=V("r"), m=V("m", _is_location)),
+                    lambda b: Pending(b["m"], b["r"], b["m"].type.src))
+        self.rw = Rewriter([stop] + RULES, "reverse derivative", trace)
+
+    # ---------------------------------------------------------------- forward pass: primal only
+    def strip(self, e: Term) -> Term:
+        """The primal part of an LM-carrying value (a (t, Dt) pair, or an if/build/let of them)."""
+        if not has_lm(e.type):
+            return self.subst(e)
+        if isinstance(e, Tuple):
+            keep = [self.strip(x) for x in e.items if not isinstance(x.type, LinMap)]
+            return keep[0] if len(keep) == 1 else Tuple(tuple(keep))
+        if isinstance(e, If):
+            return If(self.subst(e.cond), self.strip(e.then), self.strip(e.orelse))
+        if isinstance(e, Build):
+            return Build(self.subst(e.size), e.var, self.strip(e.body))
+        if isinstance(e, Let):
+            lets, body = let_chain(e)
+            return make_lets(self.primal_bindings(lets), self.strip(body))
+        raise TypeError(f"reverse sweep: cannot take the primal part of {type(e).__name__}")
+
+    def primal_bindings(self, lets: list[Let]) -> list:
+        out = []
+        for lt in lets:
+            if not has_lm(lt.var.type):
+                out.append((lt.var, self.subst(lt.rhs)))
+            elif not isinstance(lt.var.type, LinMap):
+                v = self.names.fresh(lt.var.name + "P", _strip_type(lt.var.type))
+                out.append((v, self.strip(lt.rhs)))
+                self.envP[lt.var] = v
+        return out
+
+    def subst(self, e: Term) -> Term:
+        """Primal uses of LM-carrying compounds read their primal-only versions."""
+        if not self.envP:
+            return e
+        from .engine import term_children, with_children
+        memo: dict[int, Term] = {}
+        stack = [(e, False)]
+        while stack:
+            n, done = stack.pop()
+            if id(n) in memo:
+                continue
+            direct = self._primal_read(n)
+            if direct is not None:
+                memo[id(n)] = direct
+                continue
+            kids = term_children(n)
+            if not done and any(id(k) not in memo for k in kids):
+                stack.append((n, True))
+                stack.extend((k, False) for k in kids if id(k) not in memo)
+                continue
+            memo[id(n)] = _rebuild(n, [memo[id(k)] for k in kids])
+        return memo[id(e)]
+
+    def _primal_read(self, n: Term) -> Term | None:
+        # pi_1 r -> rP ; pi_1 p[j] -> pP[j]
+        if isinstance(n, Get) and n.index == 0:
+            t = n.tup
+            if isinstance(t, Var) and t in self.envP:
+                return self.envP[t]
+            if isinstance(t, Call) and t.fn == "index" and isinstance(t.args[1], Var) and t.args[1] in self.envP:
+                return prim("index", self.subst(t.args[0]), self.envP[t.args[1]])
+        return None
+
+    # ---------------------------------------------------------------- backward pass
+    def run(self, body: Term, dr: Var):
+        lets, final = let_chain(body)
+        primal = self.primal_bindings(lets)
+        t, m = final.items
+        self.primal_value = self.subst(t)
+        cts: list = []
+        pending = self.push(dr, m, cts)
+        results = self.backward(lets, pending, cts)
+        return primal, cts, results
+
+    def push(self, ct: Term, m: Term, cts: list) -> dict:
+        """Push ct ._R m with the rules; the pending cotangents by location (plus 'result')."""
+        if not isinstance(ct, (Var, Const)):
+            v = self.names.fresh("ct", ct.type)
+            cts.append((v, ct))
+            ct = v
+        out = self.rw.normalize(ApplyR(ct, m))
+        pending: dict = {}
+        for part in _summands(out):
+            if isinstance(part, Pending):
+                pending.setdefault(_location_key(part.key), []).append(part.ct)
+            elif not (isinstance(part, Const) and _is_zero(part)):
+                pending.setdefault("result", []).append(part)
+        return pending
+
+    def backward(self, lets: list[Let], pending: dict, cts: list) -> list:
+        """Process the LM bindings of a chain bottom-up; returns what reaches the input."""
+        for lt in reversed(lets):
+            v = lt.var
+            if not has_lm(v.type):
+                continue
+            if isinstance(v.type, LinMap):
+                got = pending.pop((v,), None)
+                if got is not None:
+                    self._merge(pending, self.push(sum_tangents(got, v.type.tgt), lt.rhs, cts))
+            else:
+                for key in [k for k in pending if k != "result" and k[0] == v]:
+                    self._merge(pending, self.compound(lt.rhs, key, pending.pop(key), cts))
+        outer = {k: vs for k, vs in pending.items()}
+        return outer.pop("result", []) if not any(k != "result" for k in outer) else self._leftover(outer)
+
+    def _leftover(self, pending: dict) -> list:
+        raise TypeError(f"reverse sweep: cotangents left at {[k for k in pending if k != 'result']}")
+
+    @staticmethod
+    def _merge(into: dict, new: dict) -> None:
+        for k, vs in new.items():
+            into.setdefault(k, []).extend(vs)
+
+    def compound(self, rhs: Term, key: tuple, got: list, cts: list) -> dict:
+        """Cotangents at an if's or a build's linear-map component, swept inside it."""
+        if len(key) == 2:  # (r, k): component k of an if (or let) result
+            ct = sum_tangents(got, rhs.type.items[key[1]].tgt)
+            return self.inner(rhs, lambda body: (body.items[key[1]], ct), cts)
+        _, _, k = key  # (p, "elems", k): the k-th component of each element of a build
+        elem_lm = rhs.type.elem.items[k]
+        ct_vec = sum_tangents(got, Vec(elem_lm.tgt))
+        if not isinstance(ct_vec, (Var, Const)):
+            v = self.names.fresh("ct", ct_vec.type)
+            cts.append((v, ct_vec))
+            ct_vec = v
+        i = rhs.var
+        per_elem = self.inner(rhs.body, lambda body: (body.items[k], prim("index", i, ct_vec)), None)
+        return self.collect_build(rhs.size, i, per_elem, cts)
+
+    def inner(self, e: Term, pick, cts: list | None) -> Any:
+        """Sweep inside an if (both branches) or a let chain ending in a (t, Dt) tuple."""
+        if isinstance(e, If):
+            a = self.inner(e.then, pick, None)
+            b = self.inner(e.orelse, pick, None)
+            keys = list(dict.fromkeys([k for k in a[1]] + [k for k in b[1]]))
+            def branch(res):
+                term, parts = res
+                return make_lets(term, Tuple(tuple(sum_tangents(parts.get(k, []), self.key_type(k)) for k in keys)))
+            joined = If(self.subst(e.cond), branch(a), branch(b))
+            if cts is None:
+                return self._as_parts(joined, keys)
+            v = self.names.fresh("cts", joined.type)
+            cts.append((v, joined))
+            return {k: [Get(n, v)] for n, k in enumerate(keys)}
+        lets, final = let_chain(e)
+        local: list = self.primal_bindings(lets)
+        m, ct = pick(final)
+        pending = self.push(ct, m, local)
+        results = self.backward_inner(lets, pending, local)
+        return local, results
+
+    def _as_parts(self, joined: Term, keys: list):
+        v = self.names.fresh("cts", joined.type)
+        return [(v, joined)], {k: [Get(n, v)] for n, k in enumerate(keys)}
+
+    def backward_inner(self, lets: list[Let], pending: dict, local: list) -> dict:
+        """Like backward, but what is not bound here stays pending for the outer chain."""
+        bound = {lt.var for lt in lets}
+        for lt in reversed(lets):
+            v = lt.var
+            if not has_lm(v.type):
+                continue
+            if isinstance(v.type, LinMap):
+                got = pending.pop((v,), None)
+                if got is not None:
+                    self._merge(pending, self.push(sum_tangents(got, v.type.tgt), lt.rhs, local))
+            else:
+                for key in [k for k in pending if k != "result" and k[0] == v]:
+                    self._merge(pending, self.compound(lt.rhs, key, pending.pop(key), local))
+        assert not any(k != "result" and k[0] in bound for k in pending)
+        return pending
+
+    def key_type(self, k) -> Type:
+        return self.src if k == "result" else _location_type(k)
+
+    def collect_build(self, size: Term, i: Var, per_elem, cts: list) -> dict:
+        """The contributions of each element of a build, summed over the elements."""
+        local, parts = per_elem
+        keys = list(parts)
+        elem = Tuple(tuple(sum_tangents(parts[k], self.key_type(k)) for k in keys))
+        vec = Build(self.subst(size), i, make_lets(local, elem))
+        v = self.names.fresh("cts", vec.type)
+        cts.append((v, vec))
+        j = self.names.fresh("j", Int)
+        out = {}
+        for n, k in enumerate(keys):
+            total = prim("tsum", Build(prim("size", v), j, Get(n, prim("index", j, v))))
+            out[k] = [self.rw.normalize(total)]
+        return out
+
+
+def _location_type(k) -> Type:
+    """The type of the cotangents waiting at a location: its map's target."""
+    t = k[0].type
+    if len(k) == 1:
+        return t.tgt
+    if len(k) == 2:
+        return t.items[k[1]].tgt
+    return Vec(t.elem.items[k[2]].tgt)
+
+
+def _summands(t: Term) -> list[Term]:
+    out, stack = [], [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Call) and x.fn == "tadd":
+            stack.extend(x.args)
+        else:
+            out.append(x)
+    return out
+
+
+def _is_zero(c: Const) -> bool:
+    from ..tangents import ZERO
+    return c.value is ZERO
+
+
+def _strip_type(t: Type) -> Type:
+    if isinstance(t, TupleT):
+        keep = [_strip_type(x) for x in t.items if not isinstance(x, LinMap)]
+        return keep[0] if len(keep) == 1 else TupleT(tuple(keep))
+    if isinstance(t, Vec):
+        return Vec(_strip_type(t.elem))
+    return t
