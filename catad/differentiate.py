@@ -73,6 +73,32 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
+def _derivative_programs(fn: Callable, args: tuple):
+    from .explain import pipeline
+    pl = pipeline(fn, *args)
+    return pl.forward, pl.reverse
+
+
+def _run(d, vals: tuple) -> Any:
+    from .lang.terms import Program
+    return Evaluator(Program((d,), d.name)).call(d.name, vals)
+
+
+def _canonical(fn: Callable, args: tuple) -> tuple:
+    params = _params(fn, args)
+    return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, params)), params
+
+
+def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any) -> tuple[Any, tuple]:
+    """(output, one cotangent per parameter) by the reverse-derivative program rev$f."""
+    _, rev = _derivative_programs(fn, args)
+    out, c = _run(rev, vals + (ct,))
+    n = len(vals)
+    if n == 1:
+        return out, (c,)
+    return out, (S.ZERO,) * n if c is S.ZERO else tuple(c)
+
+
 def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
     """The reverse application of lm to ct, one cotangent per parameter."""
     c = S.apply_reverse(lm, ct)
@@ -86,9 +112,9 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
     if result_type != Float:
         raise CatadError(f"grad needs a function returning a float; {getattr(fn, '__name__', 'f')} returns "
                          f"{result_type} (use jacobian or vjp instead)", construct="grad")
-    out, lm, vals, params = _linearize_values(fn, args)
+    vals, params = _canonical(fn, args)
     nums = _argnums(argnums, params)
-    cts = _input_cotangent(lm, 1.0, len(params))
+    out, cts = _reverse(fn, args, vals, 1.0)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
     g = grads[0] if isinstance(argnums, int) else grads
     return (out, g) if with_value else g
@@ -112,9 +138,11 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """``(fn(*primals), J tangents)``: the forward derivative at primals."""
     primals, tangents = tuple(primals), tuple(tangents)
-    out, lm, vals, params = _linearize_values(fn, primals)
+    vals, params = _canonical(fn, primals)
     dx = _check_tangents(tangents, vals, params)
-    return out, _materialize(S.apply(lm, make_context(list(dx)) if dx else ()), out)
+    fwd, _ = _derivative_programs(fn, primals)
+    out, dt = _run(fwd, vals + dx)
+    return out, _materialize(dt, out)
 
 
 def _check_tangents(tangents: tuple, vals: tuple, params) -> tuple:
@@ -146,13 +174,19 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str) -> Any:
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
     primal (zeros for Int and Bool primals, which have no tangent)."""
-    out, lm, vals, params = _linearize_values(fn, primals)
+    vals, params = _canonical(fn, primals)
+    out = _run_primal(fn, primals, vals)
 
     def vjp_fn(ct):
         c = _tangent_value(ct, out, api.to_core(fn, *primals).main.result_type, "cotangent")
-        cts = _input_cotangent(lm, c, len(params))
+        _, cts = _reverse(fn, primals, vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, vals))
     return out, vjp_fn
+
+
+def _run_primal(fn: Callable, args: tuple, vals: tuple) -> Any:
+    program = api.to_core(fn, *args)
+    return Evaluator(program).call(program.entry, vals)
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:

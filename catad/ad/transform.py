@@ -170,7 +170,7 @@ class _AD:
                 inner: list = []
                 t, dt = self.diff(b, ctx, inner)
                 branches.append(make_lets(inner, Tuple((t, dt))))
-            r = self.bind(out, "r", If(cond, branches[0], branches[1]))
+            r = self.bind(out, "br", If(cond, branches[0], branches[1]))
             return Get(0, r), Get(1, r)
         if isinstance(c, cl.Build):
             return self.build(c, ctx, out)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArgumentError
+from ..tangents import ZERO
 from ..primitives.registry import PRIMITIVES
 from .terms import Build, Call, Const, Get, If, Let, Program, Term, Tuple, Var, let_chain
 from .types import Type, Vec, coerce_value, dtype_of, is_array_type, rank
@@ -74,7 +75,8 @@ class Evaluator:
         if isinstance(t, Tuple):
             return tuple(self.eval(x, env) for x in t.items)
         if isinstance(t, Get):
-            return self.eval(t.tup, env)[t.index]
+            value = self.eval(t.tup, env)
+            return value if value is ZERO else value[t.index]  # a component of the zero tangent
         if isinstance(t, If):
             return self.eval(t.then if self.eval(t.cond, env) else t.orelse, env)
         if isinstance(t, Build):

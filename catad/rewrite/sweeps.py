@@ -409,6 +409,9 @@ class _Reverse:
         m, ct = pick(final)
         pending = self.push(ct, m, local)
         results = self.backward_inner(lets, pending, local)
+        if cts is not None:  # a chain standing where an if was (if-same folded it)
+            cts.extend(local)
+            return results
         return local, results
 
     def _as_parts(self, joined: Term, keys: list):
