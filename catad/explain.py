@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from . import api
 from .errors import CatadError
-from .rewrite.engine import RewriteStep, _materialize
+from .rewrite.engine import RewriteStep
 from .rewrite.stages import STAGES, Pipeline, run_pipeline
 
 TITLES = {
@@ -120,6 +120,5 @@ def explain(fn: Callable, *example_args: Any) -> Derivation:
              "jacobian-transposed": str(pl.jacobian_transposed), "forward": str(pl.forward),
              "reverse": str(pl.reverse)}
     stages = [Stage(name, TITLES[name], texts[name]) for name in STAGES]
-    steps = [RewriteStep(name, stage, _materialize(path) if path is not None else (), before, after)
-             for name, stage, path, before, after in pl.trace]
+    steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in pl.trace]
     return Derivation(getattr(fn, "__name__", "f"), stages, steps, pl)

@@ -513,6 +513,8 @@ def _tangents():
 
 def _scatter_add(idx, vals, n):
     T = _tangents()
+    if vals is T.ZERO:
+        return T.ZERO
     acc = T.Acc()
     for i, v in zip(np.asarray(idx).tolist(), vals):
         acc.add(T.OneHot(i, v, n))
@@ -523,6 +525,8 @@ def _tsum(v):
     T = _tangents()
     if v is T.ZERO:
         return T.ZERO
+    if isinstance(v, T.OneHot):  # a sparse vector sums to its one element
+        return v.value
     acc = T.Acc()
     for x in v:
         acc.add(x)
@@ -542,5 +546,19 @@ register(Primitive("update", t_update, _update, arity=3,
                    doc="the Vec of size n that is r at index i and 0 elsewhere (kept sparse)"))
 register(Primitive("scatter_add", t_scatter, _scatter_add, arity=3,
                    doc="scatter_add(idx, vals, n): the sum of update(idx[k], vals[k], n) over k, in place"))
+def t_tmul(ts):
+    v, x = ts
+    if v != x or not is_array_type(v):
+        raise PrimitiveTypeError(f"multiplies an array and a tangent of one shape, got ({_fmt(ts)})")
+    return x
+
+
+def _tmul(v, x):
+    T = _tangents()
+    return T.ZERO if x is T.ZERO else v * T.densify(x)
+
+
+register(Primitive("tmul", t_tmul, _tmul, arity=2,
+                   doc="v * x elementwise: a fixed array times a tangent of its shape (the diagonal map)"))
 register(Primitive("tsum", t_tsum, _tsum,
                    doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))

@@ -372,6 +372,30 @@ def _(b):
     return Build(b["n"], fresh_index(b["x"]), b["x"])
 
 
+rule("fwd-scalevec", GF, "diag(v) . x = v * x elementwise", "lmApply(lmScaleVec(v), x)", "tmul(v, x)",
+     r"\mathrm{diag}(v) \odot x = v \odot x", "a diagonal map multiplies elementwise",
+     P(A, m=P(L.ScaleVec, v=V("v")), x=X))(lambda b: prim("tmul", b["v"], b["x"]))
+
+_COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If)
+def _bound_argument(x: Term) -> Var:
+    """A variable for x, named from a digest of x: deterministic (rules are functions),
+    '$' keeps it apart from any Python name, and an inner binding that shadows an
+    outer one of the same name binds an equal term, so nothing is captured wrongly."""
+    import hashlib
+    digest = hashlib.blake2b(str(x).encode(), digest_size=4).hexdigest()
+    return Var(f"arg${digest}", x.type)
+
+
+@rule("fwd-bind", GF, "m . x = let a = x in m . a", "lmApply(m, x)", "let a = x in lmApply(m, a)",
+      r"m \odot x = \mathbf{let}\ a = x\ \mathbf{in}\ m \odot a",
+      "binds the argument before a law that uses it twice (so no work is duplicated)",
+      P(A, m=V("m", lambda m: isinstance(m, _COPYING)), x=V("x", lambda x: not cheap(x))),
+      "x is not cheap and m's law copies its argument")
+def _(b):
+    a = _bound_argument(b["x"])
+    return Let(a, b["x"], A(b["m"], a))
+
+
 # ================================================================ Fig. 5 reverse application
 
 R = V("r")
@@ -436,6 +460,21 @@ def _(b):
     return Build(b["n"], fresh_index(b["r"]), b["r"])
 
 
+rule("rev-scalevec", GR, "r ._R diag(v) = v * r elementwise", "lmApplyR(r, lmScaleVec(v))", "tmul(v, r)",
+     r"r \odot_R \mathrm{diag}(v) = v \odot r", "a diagonal map is symmetric",
+     P(ApplyR, r=R, m=P(L.ScaleVec, v=V("v"))))(lambda b: prim("tmul", b["v"], b["r"]))
+
+
+@rule("rev-bind", GR, "r ._R m = let a = r in a ._R m", "lmApplyR(r, m)", "let a = r in lmApplyR(a, m)",
+      r"r \odot_R m = \mathbf{let}\ a = r\ \mathbf{in}\ a \odot_R m",
+      "binds the cotangent before a law that uses it twice (so no work is duplicated)",
+      P(ApplyR, r=V("r", lambda r: not cheap(r)), m=V("m", lambda m: isinstance(m, _COPYING))),
+      "r is not cheap and m's law copies its cotangent")
+def _(b):
+    a = _bound_argument(b["r"])
+    return Let(a, b["r"], ApplyR(a, b["m"]))
+
+
 rule("rev-broadcast", GR, "r ._R bcast = sum(r)", "lmApplyR(r, lmBroadcast(n))", "tsum(r)",
      r"r \odot_R \mathrm{bcast} = \sum r", "the copies' cotangents add up",
      P(ApplyR, r=R, m=P(L.Broadcast)))(lambda b: prim("tsum", b["r"]))
@@ -457,15 +496,6 @@ rule("tscale-zero", GV, "vector space: k * 0 = 0 (a symbolic zero stays zero)", 
      "scaling the symbolic zero", _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tscale-one", GV, "vector space: 1 * v = v", "1.0 * v", "v", r"1 \cdot v = v", "scaling by one",
      P(Call, fn="tscale", args=V("args", lambda a: is_const(a[0], 1.0))))(lambda b: b["args"][1])
-rule("mul-zero-tangent", GV, "k * 0 = 0 for the symbolic zero tangent of a Float", "k * 0", "0",
-     r"k \cdot 0 = 0", "only the symbolic zero, never a computed 0.0 (k may be inf or NaN)",
-     _whole(Call, fn="mul", args=V("args", lambda a: any(map(is_zero_tangent, a)))))(_zt)
-rule("add-zero-tangent", GV, "v + 0 = v for the symbolic zero", "v + 0", "v", r"v + 0 = v",
-     "adding the symbolic zero of a Float",
-     P(Call, fn="add", args=V("args", lambda a: any(map(is_zero_tangent, a)))))(
-    lambda b: b["args"][1] if is_zero_tangent(b["args"][0]) else b["args"][0])
-
-
 @rule("tadd-tuple", GV, "product space: (a1, a2) + (b1, b2) = (a1 + b1, a2 + b2)", "(a1, ..., an) + (b1, ..., bn)",
       "(a1 + b1, ..., an + bn)", r"(a_1, a_2) + (b_1, b_2) = (a_1 + b_1, a_2 + b_2)", "tuples add componentwise",
       P(Call, fn="tadd", args=V("args", lambda a: isinstance(a[0], Tuple) and isinstance(a[1], Tuple))))
@@ -551,6 +581,8 @@ def _(b):
     except (ArithmeticError, ValueError):
         return None
     ty = p.result_type(tuple(x.type for x in b["args"]))
+    if ty == Int and not isinstance(value, (int, np.integer)):
+        return None  # e.g. 2 ** -1 is 0.5 at run time: not an Int, leave it to run time
     if isinstance(value, (bool, np.bool_)):
         return Const(bool(value), ty)
     return Const(int(value) if ty == Int else float(value), ty)
@@ -558,25 +590,45 @@ def _(b):
 
 # ================================================================ arrays
 
+def _nonneg_const(t) -> bool:
+    return isinstance(t, Const) and t.type == Int and t.value >= 0
+
+
+def _nonneg_size(t) -> bool:
+    return _nonneg_const(t) or isinstance(t, Call) and t.fn == "size"
+
+
 @rule("index-build", GA, "notes Section 4: build(n, \\j. e)[i] = e[j := i]", "build(n, \\j. e)[i]",
       "let j = i in e", r"\mathrm{build}(n, \lambda j.\ e)[i] = e[j := i]",
       "reading one element of a build computes just that element (where the left side is defined)",
-      P(Call, fn="index", args=V("args", lambda a: isinstance(a[1], Build))))
+      P(Call, fn="index", args=V("args", lambda a: isinstance(a[1], Build) and _nonneg_const(a[0]))),
+      "i is a non-negative constant (a negative index counts from the end)")
 def _(b):
     i, bld = b["args"]
     return Let(bld.var, i, bld.body)
 
 
 rule("size-build", GA, "sz(build(n, \\i. e)) = n", "size(build(n, \\i. e))", "n", r"|\mathrm{build}(n, f)| = n",
-     "the size of a build is its size", P(Call, fn="size", args=V("args", lambda a: isinstance(a[0], Build))))(
+     "the size of a build is its size",
+     P(Call, fn="size", args=V("args", lambda a: isinstance(a[0], Build) and _nonneg_size(a[0].size))),
+     "n is a size or a non-negative constant (a negative n builds an empty vector)")(
     lambda b: b["args"][0].size)
 
 
 # ================================================================ let and if
 
+FV_CACHE: list = []  # the engine pushes (cache, keepalive) while it normalises
+
+
 def _fv(t):
+    """Free variables, memoised for the duration of one normalisation (the let chains
+    of a program would otherwise make dead-let elimination quadratic)."""
     from ..lang.terms import free_vars
-    return free_vars(t)
+    if not FV_CACHE:
+        return free_vars(t)
+    cache, keep = FV_CACHE[-1]
+    keep.append(t)  # cached ids stay valid while their terms are alive
+    return free_vars(t, cache)
 
 
 rule("let-dead", GL, "let x = e in b = b where x is not free in b", "let x = e in b", "b",

@@ -20,7 +20,6 @@ applies the recorded steps to the original term and must reproduce the result.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from .._node import Node, walk
@@ -29,13 +28,25 @@ from ..lang.terms import Term
 from .rule import P, Rule
 
 
-@dataclass(frozen=True)
 class RewriteStep:
-    rule: str
-    stage: str
-    position: tuple[int, ...]
-    before: Term
-    after: Term
+    """One rewrite: `rule` turned `before` into `after` at `position` (a path of child
+    indices from the root of the term being rewritten; computed when first read, as
+    paths into long let chains are long)."""
+
+    __slots__ = ("rule", "stage", "_path", "_position", "before", "after")
+
+    def __init__(self, rule: str, stage: str, path, before: Term, after: Term):
+        self.rule, self.stage, self.before, self.after = rule, stage, before, after
+        self._path, self._position = path, None
+
+    @property
+    def position(self) -> tuple[int, ...]:
+        if self._position is None:
+            self._position = _materialize(self._path)
+        return self._position
+
+    def __repr__(self) -> str:
+        return f"RewriteStep({self.rule!r}, {self.stage!r}, {self.position}, {self.before}, {self.after})"
 
 
 def term_children(t: Node) -> list[Term]:
@@ -85,6 +96,14 @@ class Rewriter:
         return self.by_class[cls]
 
     def normalize(self, t: Term) -> Term:
+        from .catalogue import FV_CACHE
+        FV_CACHE.append(({}, []))
+        try:
+            return self._normalize(t)
+        finally:
+            FV_CACHE.pop()
+
+    def _normalize(self, t: Term) -> Term:
         budget = 50 * sum(1 for _ in walk(t)) + 10_000
         stack: list[Iterator] = [self._step(t, None)]
         value: Any = None
@@ -122,8 +141,7 @@ class Rewriter:
         return t
 
     def steps(self) -> list[RewriteStep]:
-        return [RewriteStep(name, stage, _materialize(path), before, after)
-                for name, stage, path, before, after in self.trace]
+        return [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in self.trace]
 
 
 def _materialize(path) -> tuple[int, ...]:

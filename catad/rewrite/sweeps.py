@@ -342,7 +342,7 @@ class _Reverse:
             ct = v
         out = self.rw.normalize(ApplyR(ct, m))
         pending: dict = {}
-        for part in _summands(out):
+        for part in _summands(out, cts):
             if isinstance(part, Pending):
                 pending.setdefault(_location_key(part.key), []).append(part.ct)
             elif not (isinstance(part, Const) and _is_zero(part)):
@@ -464,12 +464,18 @@ def _location_type(k) -> Type:
     return Vec(t.elem.items[k[2]].tgt)
 
 
-def _summands(t: Term) -> list[Term]:
+def _summands(t: Term, bindings: list) -> list[Term]:
+    """The terms of a sum; lets on the way (arguments bound by fwd-bind/rev-bind, whose
+    names are unique) are hoisted into `bindings`, in order."""
     out, stack = [], [t]
     while stack:
         x = stack.pop()
         if isinstance(x, Call) and x.fn == "tadd":
-            stack.extend(x.args)
+            stack.extend(reversed(x.args))
+        elif isinstance(x, Let):
+            lets, body = let_chain(x)
+            bindings.extend((lt.var, lt.rhs) for lt in lets)
+            stack.append(body)
         else:
             out.append(x)
     return out
