@@ -31,27 +31,32 @@ class CliError(Exception):
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from . import eval_cl, to_anf, to_cl, to_core
+    """The notes' Section 9 demo: every stage of differentiating an example, then a check
+    of the derivative by every route against the known answer."""
+    from . import explain, grad, jvp, value_and_grad
     from .examples import EXAMPLES
-    from .lang.evaluate import evaluate
 
     fn, example = EXAMPLES[args.example]
-    stages = [
-        ("Original definition (Python)", inspect.getsource(fn).rstrip()),
-        ("Core program", str(to_core(fn, *example))),
-        ("Anf-ised original definition", str(to_anf(fn, *example))),
-        ("Combinator language CL (notes Fig. 9-10, pruned)", str(to_cl(fn, *example))),
-    ]
-    for title, text in stages:
-        print("-" * 60)
-        print(title)
-        print("-" * 60)
-        print(text)
-        print()
+    print(explain(fn, *example))
     shown = ", ".join(map(repr, example))
-    print(f"At ({shown}): core evaluator {evaluate(to_core(fn, *example), *example)!r}, "
-          f"CL evaluator {eval_cl(to_cl(fn, *example), *example)!r}, Python {fn(*example)!r}")
+    print("-" * 60)
+    print(f"Checks at ({shown})")
+    print("-" * 60)
+    print(f"value: catad {value_and_grad(fn)(*example)[0]!r}, Python {fn(*example)!r}")
+    for k in range(len(example)):
+        tangents = tuple(1.0 if j == k else 0.0 for j in range(len(example)))
+        forward = jvp(fn, example, tangents)[1]
+        reverse = grad(fn, argnums=k)(*example)
+        print(f"d/d{_param(fn, k)}: forward mode {forward!r}, reverse mode {reverse!r}")
+    if fn.__name__ == "f2":
+        x = example[0]
+        print(f"expected 3x^2 + 4x^3 = {3 * x ** 2 + 4 * x ** 3!r} (the notes' printed optimised Jacobian, "
+              f"2((x + x^2)(2x)), is wrong: it would give {2 * (x + x * x) * (2 * x)!r})")
     return 0
+
+
+def _param(fn, k: int) -> str:
+    return fn.__code__.co_varnames[k]
 
 
 # ====================================================================== shared helpers
