@@ -85,3 +85,85 @@ def _dead_inner(t: Term) -> Term:
     if isinstance(t, Get):
         return Get(t.index, _dead_inner(t.tup), t.loc)
     return t
+
+
+def inline_single_use_def(d: Def) -> Def:
+    return Def(d.name, d.params, inline_single_use(d.body), d.loc)
+
+
+def inline_single_use(t: Term) -> Term:
+    """Let-bound values used exactly once are put back where they are used (the inverse
+    of ANF, after CSE has bound what is shared), never into a build body, where the
+    work would be repeated for every element. Names bound more than once are left alone."""
+    uses, binders = _count_uses(t)
+    single = {v for v, n in uses.items() if n == 1 and binders.get(v.name) == 1}
+    return _inline(t, single, {}, {})
+
+
+MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expression
+
+
+def _depth(t: Term, memo: dict) -> int:
+    """Nesting depth of an expression (let chains count as one level), memoised by id."""
+    from .engine import term_children
+    stack = [(t, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        kids = term_children(n) if not isinstance(n, Let) else [n.rhs]
+        if not done and any(id(k) not in memo for k in kids):
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        memo[id(n)] = (n, 1 + max((memo[id(k)][1] for k in kids), default=0))
+    return memo[id(t)][1]
+
+
+def _count_uses(t: Term) -> tuple[dict, dict]:
+    from ..lang.terms import Const  # noqa: F401
+    uses: dict = {}
+    binders: dict = {}
+    depth_of: dict = {}
+    stack = [(t, 0)]
+    while stack:
+        n, depth = stack.pop()
+        if isinstance(n, Var):
+            same_level = depth_of.get(n, depth) == depth
+            uses[n] = uses.get(n, 0) + (1 if same_level else 2)
+        elif isinstance(n, Let):
+            binders[n.var.name] = binders.get(n.var.name, 0) + 1
+            depth_of[n.var] = depth
+            stack.append((n.rhs, depth))
+            stack.append((n.body, depth))
+        elif isinstance(n, Build):
+            binders[n.var.name] = binders.get(n.var.name, 0) + 1
+            stack.append((n.size, depth))
+            stack.append((n.body, depth + 1))
+        else:
+            from .engine import term_children
+            stack.extend((k, depth) for k in term_children(n))
+    return uses, binders
+
+
+def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
+    lets, body = let_chain(t)
+    env = dict(env) if lets else env
+    out = []
+    for lt in lets:
+        rhs = _inline_nested(substitute(lt.rhs, env), single, env, memo)
+        if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH:
+            env[lt.var] = rhs
+        else:
+            out.append((lt.var, rhs, lt.loc))
+    return make_lets(out, _inline_nested(substitute(body, env), single, env, memo))
+
+
+def _inline_nested(t: Term, single: set, env: dict, memo: dict) -> Term:
+    if isinstance(t, Let):
+        return _inline(t, single, env, memo)
+    if isinstance(t, If):
+        return If(t.cond, _inline(t.then, single, env, memo), _inline(t.orelse, single, env, memo), t.loc)
+    if isinstance(t, Build):
+        return Build(t.size, t.var, _inline(t.body, single, env, memo), t.loc)
+    return t

@@ -17,7 +17,7 @@ from ..lang.inline import inline_program
 from ..lang.terms import Def, Get, Let, Program, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import cse_def, dead_code_def
+from .cleanup import cse_def, dead_code_def, inline_single_use_def
 from .engine import Rewriter
 from .sweeps import forward_derivative, reverse_derivative
 
@@ -55,8 +55,9 @@ def transposed(d: Def, trace: list) -> Def:
 
 
 def finish(d: Def, stage: str, trace: list) -> Def:
-    """Optimise, then CSE and dead-code elimination (the notes' last step)."""
-    return dead_code_def(cse_def(dead_code_def(optimise(d, stage, trace)), trace, stage))
+    """Optimise, then CSE and dead-code elimination (the notes' last step), then put back
+    what ANF bound but is used once, so only shared values stay let-bound."""
+    return inline_single_use_def(dead_code_def(cse_def(dead_code_def(optimise(d, stage, trace)), trace, stage)))
 
 
 def run_pipeline(core: Program, anf: Program) -> Pipeline:
