@@ -11,7 +11,7 @@ from .differentiate import (LinearMap, grad, jacobian, jacobian_core, jvp, linea
                             vjp)
 from .errors import ArgumentError, CatadError, CatadTypeError, UnsupportedSyntax
 from .explain import Derivation, explain
-from .rewrite.catalogue import RULES as rules
+from .rewrite.catalogue import ALL_RULES as rules
 
 __version__ = "0.1.0"
 __all__ = ["Derivation", "explain", "rules", "ArgumentError", "CatadError", "CatadTypeError", "UnsupportedSyntax", "LinearMap", "eval_cl",

@@ -165,7 +165,7 @@ def rules_json(rules: list) -> str:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from .rewrite import RULES
+    from .rewrite.catalogue import ALL_RULES as RULES
 
     selected = _select_rules(RULES, args.names)
     render = {"text": rules_text, "latex": rules_latex, "json": rules_json}[args.format]
@@ -314,7 +314,7 @@ def _before_after(step) -> list[str]:
 
 
 def trace_latex(steps: list) -> str:
-    from .rewrite import BY_NAME
+    from .rewrite.catalogue import ALL_BY_NAME as BY_NAME
 
     out = [f"\\paragraph{{Rewrite steps ({len(steps)})}}"]
     if not steps:

@@ -17,7 +17,8 @@ from catad.rewrite.stages import STAGES
 from corpus import CASES
 
 DIFF_CASES = [c for c in CASES if c.differentiable_argnums]
-SWEEP_RULES = {"fwd-let-bound", "rev-let-bound", "cse"}
+from catad.rewrite.catalogue import ALL_BY_NAME
+SWEEP_RULES = set(ALL_BY_NAME)
 
 
 def no_linear_maps(d) -> bool:

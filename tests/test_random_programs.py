@@ -101,7 +101,8 @@ def test_generator_covers_the_constructs():
     text = "\n".join(seen)
     for needle in ["if ", "else:", " if ", " else ", "return", "sum(", " for ", "range(len(v))", "sum([",
                    "math.sin", "math.cos", "math.tanh", "math.atan", "math.sqrt", "math.log", "np.sum(",
-                   "np.dot(", "np.sin(", "p1[", "elif ", "_pair(", "_scaled(", ", t", "+=", "-=", "float(len", " and ", " or ", "not ", "**"]:
+                   "np.dot(", "np.sin(", "p1[", "elif ", "_pair(", "_scaled(", ", t", "+=", "-=", "float(len",
+                   " and ", " or ", "not ", "**"]:
         assert needle in text, needle
     assert re.search(r"t\d+, t\d+ = _pair\(", text)  # a tuple result unpacked
     assert sum("\n    if " in s and "\n    else:" in s for s in seen) >= 30

@@ -674,3 +674,42 @@ rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r
 
 BY_NAME = {r.name: r for r in RULES}
 assert len(BY_NAME) == len(RULES), "rule names must be unique"
+
+
+# ================================================================ rules applied by passes
+# These rewrite whole let chains, so the engine does not try them at single terms: the
+# sweeps (catad.rewrite.sweeps) and the cleanup passes (catad.rewrite.cleanup) apply them
+# and record them in the trace under these names. They are checked by comparing the
+# programs they produce with the reference semantics (tests/test_explain.py).
+
+GP = "passes over let chains"
+
+
+def _never(b):
+    return None
+
+
+PASSES: list[Rule] = [
+    Rule("fwd-let-bound", GP, "lmApply(Dy, dx) = dy where dy = lmApply(e, dx) is bound for let Dy = e: every "
+         "let-bound map of a Jacobian is applied to the one input tangent dx (notes Fig. 8, property CP)",
+         "let Dy = e in ... lmApply(Dy, dx) ...", "let dy = lmApply(e, dx) in ... dy ...",
+         r"\mathbf{let}\ D_y = e\ \mathbf{in}\ C[D_y \odot dx] = \mathbf{let}\ dy = e \odot dx\ \mathbf{in}\ C[dy]",
+         "the forward sweep: a shared map is applied once, where it is bound", P(Let), _never),
+    Rule("rev-let-bound", GP, "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for let Dy = e (linearity; Krawiec et al. "
+         "2022, Sec. 5; YOLO: the transpose of a let duplicates nothing)",
+         "let Dy = e in ... lmApplyR(r1, Dy) + ... + lmApplyR(rk, Dy)",
+         "... let ct = r1 + ... + rk in lmApplyR(ct, e)",
+         r"\textstyle\sum_k r_k \odot_R D_y = (\sum_k r_k) \odot_R e",
+         "the reverse sweep: a shared map's cotangents are summed, then pushed through it once", P(Let), _never),
+    Rule("cse", GP, "notes Section 3 (last step): common subexpression elimination",
+         "let x = e in ... let y = e in b", "let x = e in ... b[y := x]",
+         r"\mathbf{let}\ x = e\ \dots\ \mathbf{let}\ y = e\ \mathbf{in}\ b = \mathbf{let}\ x = e\ \dots\ b[y := x]",
+         "a value computed twice is computed once (after ANF, so every subexpression counts)", P(Let), _never),
+    Rule("inline-single-use", GP, "let x = e in C[x] = C[e] when x occurs once in C, not inside a build",
+         "let x = e in C[x]", "C[e]", r"\mathbf{let}\ x = e\ \mathbf{in}\ C[x] = C[e]",
+         "undoes ANF where nothing is shared (the work is the same; the program reads like the notes)",
+         P(Let), _never, "x is used once, outside any build, and the result is at most 32 levels deep"),
+]
+
+ALL_RULES = RULES + PASSES
+ALL_BY_NAME = {r.name: r for r in ALL_RULES}

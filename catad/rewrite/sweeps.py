@@ -120,7 +120,7 @@ class _Forward:
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
-        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward derivative", trace)
+        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward", trace)
 
     def let_bound_rule(self) -> Rule:
         def is_swept(m):
@@ -260,7 +260,7 @@ class _Reverse:
                     "a let-bound map waits for all its cotangents",
                     P(ApplyR, r=V("r"), m=V("m", _is_location)),
                     lambda b: Pending(b["m"], b["r"], b["m"].type.src))
-        self.rw = Rewriter([stop] + RULES, "reverse derivative", trace)
+        self.rw = Rewriter([stop] + RULES, "reverse", trace)
 
     # ---------------------------------------------------------------- forward pass: primal only
     def strip(self, e: Term) -> Term:
