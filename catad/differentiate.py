@@ -60,7 +60,14 @@ def _materialize(x: Any, like: Any) -> Any:
 
 
 def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    def is_int(k):
+        return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+    if is_int(argnums):
+        nums = (int(argnums),)
+    elif isinstance(argnums, (tuple, list)) and argnums and all(is_int(k) for k in argnums):
+        nums = tuple(int(k) for k in argnums)
+    else:
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
     for k in nums:
         if not isinstance(k, int) or not -len(params) <= k < len(params):
             raise ArgumentError(f"argnums {argnums!r} is out of range for a function of {len(params)} argument(s)")
@@ -137,12 +144,19 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """``(fn(*primals), J tangents)``: the forward derivative at primals."""
-    primals, tangents = tuple(primals), tuple(tangents)
+    primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
     vals, params = _canonical(fn, primals)
     dx = _check_tangents(tangents, vals, params)
     fwd, _ = _derivative_programs(fn, primals)
     out, dt = _run(fwd, vals + dx)
     return out, _materialize(dt, out)
+
+
+def _sequence(x: Any, what: str) -> tuple:
+    if not isinstance(x, (tuple, list)):
+        raise ArgumentError(f"{what} must be a tuple or list with one entry per argument, got {type(x).__name__}",
+                            hint=f"e.g. jvp(f, (x,), (dx,))")
+    return tuple(x)
 
 
 def _check_tangents(tangents: tuple, vals: tuple, params) -> tuple:
@@ -161,14 +175,19 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str) -> Any:
         return tuple(_tangent_value(a, b, s, f"{what}[{i}]") for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
     if scalar_of(ty) != Float:
         return S.ZERO  # Int and Bool carry no tangent
-    if isinstance(v, np.ndarray):
+    try:
         a = np.asarray(t, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} must be numeric like its primal, got {type(t).__name__}") from None
+    if isinstance(t, (str, bytes)) or t is None or a.dtype.kind != "f":
+        raise ArgumentError(f"{what} must be numeric like its primal, got {type(t).__name__}")
+    if isinstance(v, np.ndarray):
         if a.shape != v.shape:
             raise ArgumentError(f"{what} has shape {a.shape}, the primal has shape {v.shape}")
         return a
-    if np.ndim(t) != 0:
+    if a.ndim != 0:
         raise ArgumentError(f"{what} must be a float, like its primal")
-    return float(t)
+    return float(a)
 
 
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
@@ -201,10 +220,18 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
         results, col = [], 0
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
-            block = full[:, offsets[k]:offsets[k + 1]]
-            results.append(block.reshape(np.shape(out) + np.shape(vals[k])))
+            results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
         return results[0] if isinstance(argnums, int) else tuple(results)
     return jac
+
+
+def _blocks(columns: np.ndarray, out_shape: tuple, like: Any) -> Any:
+    """The Jacobian columns of one argument shaped like it: output.shape + input.shape, or
+    for a tuple argument a tuple of such blocks (JAX's structure)."""
+    if isinstance(like, tuple):
+        sizes = np.cumsum([0] + [S.tangent_size(x) for x in like])
+        return tuple(_blocks(columns[:, a:b], out_shape, x) for a, b, x in zip(sizes, sizes[1:], like))
+    return columns.reshape(out_shape + np.shape(like))
 
 
 class LinearMap:
