@@ -16,12 +16,11 @@ Int and Bool values carry no tangent: their maps are ``lmZero``.
 """
 from __future__ import annotations
 
-import itertools
-
 from ..combinators import terms as cl
 from ..combinators.convert import input_arity
 from ..combinators.typing import def_input_type
 from ..lang import terms as core
+from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
 from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Unit, Vec, is_differentiable
 from ..linearmaps import terms as L
@@ -53,16 +52,11 @@ class _AD:
         self.d = d
         self.done = done
         self.src = def_input_type(d)
-        self.taken = {p.name for p in d.params}
-        self.counter = itertools.count(1)
+        self.names = FreshNames(p.name for p in d.params)
 
     # ------------------------------------------------------------ names and bindings
     def fresh(self, base: str, ty: Type) -> Var:
-        name = base
-        while name in self.taken:
-            name = f"{base}_{next(self.counter)}"
-        self.taken.add(name)
-        return Var(name, ty)
+        return self.names.var(base, ty)
 
     def bind(self, out: list, base: str, value: Term) -> Term:
         if core.is_atom(value) or isinstance(value, (L.Zero, L.One)):

@@ -11,9 +11,8 @@ programs convert without RecursionError.
 """
 from __future__ import annotations
 
-import itertools
-
 from ..lang import terms as core
+from ..lang.names import FreshNames
 from ..lang.terms import free_vars, let_chain, make_lets
 from ..lang.types import Tuple as TupleT
 from . import terms as cl
@@ -111,18 +110,10 @@ class _FromCL:
     each an atom or a projection of one, so copying them duplicates no work."""
 
     def __init__(self, taken: set[str]):
-        self.taken = set(taken)
-        self.counter = itertools.count(1)
+        self.names = FreshNames(taken)
 
     def fresh(self, var: core.Var) -> core.Var:
-        if var.name not in self.taken:
-            self.taken.add(var.name)
-            return var
-        while True:
-            name = f"{var.name}_{next(self.counter)}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return core.Var(name, var.type)
+        return self.names.rename(var)
 
     def convert(self, c: cl.CL, ctx: list[core.Term]) -> core.Term:
         bindings: list[tuple[core.Var, core.Term]] = []

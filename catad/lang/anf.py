@@ -7,23 +7,14 @@ work moves out of a branch or a loop. Let chains are processed iteratively.
 """
 from __future__ import annotations
 
-import itertools
-
 from .._node import walk
+from .names import FreshNames
 from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
 
 
-class _Fresh:
-    def __init__(self, taken: set[str]):
-        self.taken = taken
-        self.counter = itertools.count(1)
-
-    def var(self, ty) -> Var:
-        while True:
-            name = f"t{next(self.counter)}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return Var(name, ty)
+class _Fresh(FreshNames):
+    def var(self, ty) -> Var:  # t1, t2, ...: the names the notes' ANF uses
+        return super().var("t", ty, numbered=True)
 
 
 def anf_program(program: Program) -> Program:

@@ -7,36 +7,23 @@ captured. Definitions are processed callees first, so one pass suffices.
 """
 from __future__ import annotations
 
-import itertools
-
-from .._node import walk
+from .names import FreshNames
 from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets
 
 
-class _Renamer:
-    def __init__(self, taken: set[str]):
-        self.taken = taken
-        self.counter = itertools.count(1)
-
-    def fresh(self, v: Var) -> Var:
-        name = v.name
-        while name in self.taken:
-            name = f"{v.name}_{next(self.counter)}"
-        self.taken.add(name)
-        return Var(name, v.type)
 
 
 def inline_program(program: Program) -> Program:
     """The program's entry function with every user call inlined (a single definition)."""
     done: dict[str, Def] = {}
     for d in program.defs:
-        taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
-        done[d.name] = Def(d.name, d.params, _Inliner(done, _Renamer(taken)).term(d.body, {}), d.loc)
+        names = FreshNames.avoiding(d.body, params=d.params)
+        done[d.name] = Def(d.name, d.params, _Inliner(done, names).term(d.body, {}), d.loc)
     return Program((done[program.entry],), program.entry)
 
 
 class _Inliner:
-    def __init__(self, defs: dict[str, Def], names: _Renamer):
+    def __init__(self, defs: dict[str, Def], names: FreshNames):
         self.defs = defs
         self.names = names
 
@@ -46,7 +33,7 @@ class _Inliner:
         out = []
         for lt in lets:
             rhs = self.term(lt.rhs, env)
-            v = self.names.fresh(lt.var) if lt.var.name in self.names.taken and lt.var in env else lt.var
+            v = self.names.rename(lt.var) if lt.var.name in self.names.taken and lt.var in env else lt.var
             self.names.taken.add(v.name)
             env[lt.var] = v
             out.append((v, rhs, lt.loc))
@@ -70,7 +57,7 @@ class _Inliner:
             return If(self.term(t.cond, env), self.term(t.then, env), self.term(t.orelse, env), t.loc)
         if isinstance(t, Build):
             size = self.term(t.size, env)
-            i = self.names.fresh(t.var)
+            i = self.names.rename(t.var)
             return Build(size, i, self.term(t.body, {**env, t.var: i}), t.loc)
         raise TypeError(f"not a core term: {type(t).__name__}")
 
@@ -79,7 +66,7 @@ class _Inliner:
         env: dict[Var, Term] = {}
         bindings = []
         for p, a in zip(d.params, args):
-            v = self.names.fresh(p)
+            v = self.names.rename(p)
             env[p] = v
             bindings.append((v, a))
         return make_lets(bindings, _Renaming(self.names).term(d.body, env))
@@ -88,7 +75,7 @@ class _Inliner:
 class _Renaming(_Inliner):
     """Copies an (already inlined) body with every binder given a fresh name."""
 
-    def __init__(self, names: _Renamer):
+    def __init__(self, names: FreshNames):
         super().__init__({}, names)
 
     def term(self, t: Term, env: dict[Var, Term]) -> Term:
@@ -97,7 +84,7 @@ class _Renaming(_Inliner):
         out = []
         for lt in lets:
             rhs = self.term(lt.rhs, env)
-            v = self.names.fresh(lt.var)
+            v = self.names.rename(lt.var)
             env[lt.var] = v
             out.append((v, rhs, lt.loc))
         return make_lets(out, self.nonlet(body, env))

@@ -21,10 +21,10 @@ of the tupled Jacobian) are swept inside their branch or body.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from .._node import walk
+from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
@@ -56,17 +56,8 @@ def tangent_type(t: Type) -> Type:
     return t
 
 
-class _Names:
-    def __init__(self, d: Def):
-        self.taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
-        self.counter = itertools.count(1)
-
-    def fresh(self, base: str, ty: Type) -> Var:
-        name = base
-        while name in self.taken:
-            name = f"{base}_{next(self.counter)}"
-        self.taken.add(name)
-        return Var(name, ty)
+def _Names(d: Def) -> FreshNames:
+    return FreshNames.avoiding(d.body, params=d.params)
 
 
 def substitute(t: Term, env: dict) -> Term:
@@ -108,7 +99,7 @@ def _rebuild(n: Term, kids: list[Term]) -> Term:
 def forward_derivative(jac: Def, trace: list | None = None) -> Def:
     """fwd$f(params, dparams) = (f(params), J dparams), without linear maps."""
     names = _Names(jac)
-    dparams = tuple(names.fresh("d" + p.name, p.type) for p in jac.params)
+    dparams = tuple(names.var("d" + p.name, p.type) for p in jac.params)
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace)
     body = sweep.value(jac.body)
@@ -145,7 +136,7 @@ class _Forward:
             out = []
             for lt in lets:
                 if has_lm(lt.var.type):
-                    v = self.names.fresh("d" + lt.var.name.removeprefix("D"), tangent_type(lt.var.type))
+                    v = self.names.var("d" + lt.var.name.removeprefix("D"), tangent_type(lt.var.type))
                     out.append((v, self.value(lt.rhs)))
                     self.env[lt.var] = v
                 else:
@@ -216,7 +207,7 @@ def reverse_derivative(jac: Def, trace: list | None = None) -> Def:
     """rev$f(params, dr) = (f(params), J^T dr), without linear maps."""
     names = _Names(jac)
     result_type = jac.body.type.items[0]
-    dr = names.fresh("dr", result_type)
+    dr = names.var("dr", result_type)
     src = jac.body.type.items[1].src
     sweep = _Reverse(names, trace, src)
     primal, cts, results = sweep.run(jac.body, dr)
@@ -285,7 +276,7 @@ class _Reverse:
             if not has_lm(lt.var.type):
                 out.append((lt.var, self.subst(lt.rhs)))
             elif not isinstance(lt.var.type, LinMap):
-                v = self.names.fresh(lt.var.name + "P", _strip_type(lt.var.type))
+                v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
                 self.envP[lt.var] = v
         return out
@@ -337,7 +328,7 @@ class _Reverse:
     def push(self, ct: Term, m: Term, cts: list) -> dict:
         """Push ct ._R m with the rules; the pending cotangents by location (plus 'result')."""
         if not isinstance(ct, (Var, Const)):
-            v = self.names.fresh("ct", ct.type)
+            v = self.names.var("ct", ct.type)
             cts.append((v, ct))
             ct = v
         out = self.rw.normalize(ApplyR(ct, m))
@@ -350,23 +341,12 @@ class _Reverse:
         return pending
 
     def backward(self, lets: list[Let], pending: dict, cts: list) -> list:
-        """Process the LM bindings of a chain bottom-up; returns what reaches the input."""
-        for lt in reversed(lets):
-            v = lt.var
-            if not has_lm(v.type):
-                continue
-            if isinstance(v.type, LinMap):
-                got = pending.pop((v,), None)
-                if got is not None:
-                    self._merge(pending, self.push(sum_tangents(got, v.type.tgt), lt.rhs, cts))
-            else:
-                for key in [k for k in pending if k != "result" and k[0] == v]:
-                    self._merge(pending, self.compound(lt.rhs, key, pending.pop(key), cts))
-        outer = {k: vs for k, vs in pending.items()}
-        return outer.pop("result", []) if not any(k != "result" for k in outer) else self._leftover(outer)
-
-    def _leftover(self, pending: dict) -> list:
-        raise TypeError(f"reverse sweep: cotangents left at {[k for k in pending if k != 'result']}")
+        """Process the function's chain bottom-up; returns what reaches its input."""
+        pending = self.backward_inner(lets, pending, cts)
+        left = [k for k in pending if k != "result"]
+        if left:
+            raise TypeError(f"reverse sweep: cotangents left at {left}")
+        return pending.get("result", [])
 
     @staticmethod
     def _merge(into: dict, new: dict) -> None:
@@ -382,7 +362,7 @@ class _Reverse:
         elem_lm = rhs.type.elem.items[k]
         ct_vec = sum_tangents(got, Vec(elem_lm.tgt))
         if not isinstance(ct_vec, (Var, Const)):
-            v = self.names.fresh("ct", ct_vec.type)
+            v = self.names.var("ct", ct_vec.type)
             cts.append((v, ct_vec))
             ct_vec = v
         i = rhs.var
@@ -401,7 +381,7 @@ class _Reverse:
             joined = If(self.subst(e.cond), branch(a), branch(b))
             if cts is None:
                 return self._as_parts(joined, keys)
-            v = self.names.fresh("cts", joined.type)
+            v = self.names.var("cts", joined.type)
             cts.append((v, joined))
             return {k: [Get(n, v)] for n, k in enumerate(keys)}
         lets, final = let_chain(e)
@@ -415,11 +395,13 @@ class _Reverse:
         return local, results
 
     def _as_parts(self, joined: Term, keys: list):
-        v = self.names.fresh("cts", joined.type)
+        v = self.names.var("cts", joined.type)
         return [(v, joined)], {k: [Get(n, v)] for n, k in enumerate(keys)}
 
     def backward_inner(self, lets: list[Let], pending: dict, local: list) -> dict:
-        """Like backward, but what is not bound here stays pending for the outer chain."""
+        """Process the linear-map bindings of a chain bottom-up: each map's waiting
+        cotangents are summed and pushed through its definition once. What waits at maps
+        bound outside the chain stays pending for the enclosing one."""
         bound = {lt.var for lt in lets}
         for lt in reversed(lets):
             v = lt.var
@@ -444,9 +426,9 @@ class _Reverse:
         keys = list(parts)
         elem = Tuple(tuple(sum_tangents(parts[k], self.key_type(k)) for k in keys))
         vec = Build(self.subst(size), i, make_lets(local, elem))
-        v = self.names.fresh("cts", vec.type)
+        v = self.names.var("cts", vec.type)
         cts.append((v, vec))
-        j = self.names.fresh("j", Int)
+        j = self.names.var("j", Int)
         out = {}
         for n, k in enumerate(keys):
             total = prim("tsum", Build(prim("size", v), j, Get(n, prim("index", j, v))))
