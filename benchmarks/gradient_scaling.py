@@ -2,10 +2,11 @@
 
 Each program is differentiated at two sizes n and 4n; linear growth makes the time
 ratio about 4, while losing sharing would make the chains exponential and one-hot
-index cotangents would make the dot product quadratic (ratio 16). Gradients run by
-the reference path here (evaluating the Jacobian program and reverse-applying its
-linear map); `ratio to primal` is gradient time over the reference evaluator's
-primal time, the constant factor reverse mode costs.
+index cotangents would make the dot product quadratic (ratio 16). `compile` is the
+first call of catad.grad on a freshly loaded function (front end, CL, AD, the rewrite
+stages and the reverse sweep); `grad` is a later call, which runs the reverse
+derivative program in catad's reference interpreter; `grad/primal` divides it by the
+same interpreter's time for the function itself: the constant factor of reverse mode.
 
     python benchmarks/gradient_scaling.py [--repeats 3] [--scale 1]
 """
@@ -34,8 +35,7 @@ SIZES = {"sum(v[i] * v[i])": (25_000, 100_000)}
 def measure(name: str, n: int, repeats: int) -> dict:
     source, args = PROGRAMS[name](n)
     f = load_source(source)
-    compile_time = median_time(lambda: catad.jacobian_core(load_source(source), *args), 1)
-    catad.grad(f)(*args)  # compile once; time the gradient itself below
+    compile_time = median_time(lambda: catad.grad(f)(*args), 1)  # the first call compiles
     core = catad.to_core(f, *args)
     return {"compile": compile_time,
             "grad": median_time(lambda: catad.grad(f)(*args), repeats),

@@ -16,7 +16,7 @@ from .combinators.terms import make_context, split_context
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
 from .lang.typecheck import check_program
-from .lang.types import Float, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
+from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 
@@ -117,8 +117,12 @@ def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
 def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
     result_type = api.to_core(fn, *args).main.result_type
     if result_type != Float:
-        raise CatadError(f"grad needs a function returning a float; {getattr(fn, '__name__', 'f')} returns "
-                         f"{result_type} (use jacobian or vjp instead)", construct="grad")
+        name = getattr(fn, "__name__", "f")
+        ints = [p.name for p in api.to_core(fn, *args).main.params if p.type == Int]
+        hint = (f"; it does with the Int argument(s) {', '.join(map(repr, ints))}: pass floats (e.g. 3.0, not 3)"
+                if result_type == Int and ints else " (use jacobian or vjp instead)")
+        raise CatadError(f"grad needs a function returning a float; {name} returns {result_type}{hint}",
+                         construct="grad")
     vals, params = _canonical(fn, args)
     nums = _argnums(argnums, params)
     out, cts = _reverse(fn, args, vals, 1.0)
@@ -164,29 +168,31 @@ def _check_tangents(tangents: tuple, vals: tuple, params) -> tuple:
         raise ArgumentError(f"expected {len(vals)} tangent(s), one per primal, got {len(tangents)}")
     out = []
     for t, v, p in zip(tangents, vals, params):
-        out.append(_tangent_value(t, v, p.type, f"tangent for {p.name!r}"))
+        out.append(_tangent_value(t, v, p.type, f"tangent for {p.name!r}", "its primal"))
     return tuple(out)
 
 
-def _tangent_value(t: Any, v: Any, ty: Type, what: str) -> Any:
+def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output") -> Any:
+    """t checked and converted as a tangent (or cotangent) of the value v of type ty;
+    `like` names v in messages ("its primal" for a tangent, "the output" for a cotangent)."""
     if isinstance(ty, TupleT):
         if not isinstance(t, tuple) or len(t) != len(ty.items):
-            raise ArgumentError(f"{what} must be a tuple of {len(ty.items)}")
-        return tuple(_tangent_value(a, b, s, f"{what}[{i}]") for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
+            raise ArgumentError(f"{what} must be a tuple of {len(ty.items)}, like {like}")
+        return tuple(_tangent_value(a, b, s, f"{what}[{i}]", like) for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
     if scalar_of(ty) != Float:
         return S.ZERO  # Int and Bool carry no tangent
     try:
         a = np.asarray(t, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ArgumentError(f"{what} must be numeric like its primal, got {type(t).__name__}") from None
+        raise ArgumentError(f"{what} must be numeric like {like}, got {type(t).__name__}") from None
     if isinstance(t, (str, bytes)) or t is None or a.dtype.kind != "f":
-        raise ArgumentError(f"{what} must be numeric like its primal, got {type(t).__name__}")
+        raise ArgumentError(f"{what} must be numeric like {like}, got {type(t).__name__}")
     if isinstance(v, np.ndarray):
         if a.shape != v.shape:
-            raise ArgumentError(f"{what} has shape {a.shape}, the primal has shape {v.shape}")
+            raise ArgumentError(f"{what} has shape {a.shape}, {like} has shape {v.shape}")
         return a
     if a.ndim != 0:
-        raise ArgumentError(f"{what} must be a float, like its primal")
+        raise ArgumentError(f"{what} must be a float, like {like}")
     return float(a)
 
 

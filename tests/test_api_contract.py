@@ -703,9 +703,6 @@ def vector_out(v):
     return v * 2.0
 
 
-_RAW_ERROR = "catad bug: raises a raw {} instead of a CatadError"
-
-
 @pytest.mark.parametrize("call", [
     pytest.param(lambda: catad.jvp(square, (3.0,), ("a",)), id="jvp-tangent-str"),
     pytest.param(lambda: catad.jvp(square, (3.0,), (None,)), id="jvp-tangent-None"),
@@ -731,12 +728,12 @@ def tuple_matvec(p):
 
 def test_jacobian_with_respect_to_a_tuple_argument():
     m, v = np.arange(6.0).reshape(2, 3), np.array([1.0, -1.0, 2.0])
-    try:
-        j = catad.jacobian(tuple_matvec)((m, v))
-    except CatadError as e:  # refusing it is acceptable, if it says why
-        assert "tuple" in str(e)
-        return
+    j = catad.jacobian(tuple_matvec)((m, v))
     assert isinstance(j, tuple) and len(j) == 2  # one block per component, JAX's structure
     jm, jv = j
     assert jm.shape == (2, 2, 3) and jv.shape == (2, 3)
-    np.testing.assert_allclose(jv, m)
+    expected = np.zeros((2, 2, 3))
+    expected[0, 0, :] = v
+    expected[1, 1, :] = v
+    assert_array(jm, expected)
+    assert_array(jv, m)

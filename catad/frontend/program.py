@@ -79,11 +79,11 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
         params, where = src.params, src.loc(src.node)
         if len(example_args) < len(params):
             raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
-                                f"example_args has {len(example_args)}: no example for parameter "
+                                f"it was called with {len(example_args)}: nothing for parameter "
                                 f"{params[len(example_args)]!r}", where, "arguments")
         if len(example_args) > len(params):
             raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
-                                f"example_args has {len(example_args)}", where, "arguments")
+                                f"it was called with {len(example_args)}", where, "arguments")
         arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, params))
         entry, _ = pc.function(fn, arg_types)
     except RecursionError:
