@@ -50,6 +50,12 @@ def densify(x: Any) -> Any:
         return x.dense()
     if isinstance(x, tuple):
         return tuple(densify(v) for v in x)
+    if isinstance(x, list):  # a Vec of tangents kept sparse element by element
+        rows = [densify(v) for v in x]
+        like = next((np.asarray(r, dtype=np.float64) for r in rows if r is not ZERO), None)
+        if like is None:
+            return ZERO
+        return np.array([np.zeros_like(like) if r is ZERO else r for r in rows], dtype=np.float64)
     return x
 
 
@@ -68,11 +74,16 @@ class Acc:
             return
         v = self.v
         if v is ZERO:
+            if isinstance(x, list):
+                x = densify(x)
             self.v, self.owned = (tuple(Acc(p) for p in x) if isinstance(x, tuple) else x), False
         elif isinstance(v, tuple):
             for a, p in zip(v, x):
                 a.add(p)
         elif isinstance(x, OneHot):
+            if isinstance(v, OneHot) and v.i == x.i and v.n == x.n:
+                self.v, self.owned = OneHot(v.i, tadd(v.value, x.value), v.n), False  # still sparse
+                return
             if isinstance(v, OneHot):
                 self.v, self.owned = v.dense(), True
             elif not self.owned:
@@ -84,7 +95,7 @@ class Acc:
         elif isinstance(v, np.ndarray):
             if not self.owned:
                 self.v, self.owned = np.array(v, dtype=np.float64), True
-            self.v += x
+            self.v += densify(x)
         else:
             self.v = v + x
 

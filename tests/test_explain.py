@@ -137,3 +137,16 @@ def test_explain_reports_unsupported_syntax_with_a_location(tmp_path):
     spec.loader.exec_module(mod)
     with pytest.raises(catad.CatadError, match=r"bad_mod.py:3"):
         catad.explain(mod.bad, 1.0)
+
+
+def dot_self(v):
+    return sum(v[i] * v[i] for i in range(len(v)))
+
+
+def test_cotangents_of_indexing_stay_sparse():
+    # each element's cotangent is an index update; summed densely they would need n * n
+    # floats (20 GB here), summed sparsely n
+    n = 50_000
+    v = np.linspace(-1.0, 1.0, n)
+    np.testing.assert_allclose(catad.grad(dot_self)(v), 2 * v)
+    assert "update(" in catad.explain(dot_self, v[:3]).stage("reverse").text

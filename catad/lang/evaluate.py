@@ -28,8 +28,12 @@ def make_vector(elems: list, t: Type) -> np.ndarray:
 
 
 def _tangent_vector(elems: list):
-    """A Vec of tangent values some of which are the symbolic zero or sparse."""
-    from ..tangents import ZERO, densify
+    """A Vec of tangent values some of which are the symbolic zero or sparse. Sparse
+    elements (index updates) stay a list, so summing them is in place and O(n); making
+    each a dense row would cost n * size (the one-hot trap of DESIGN.md invariant 2)."""
+    from ..tangents import ZERO, OneHot, densify
+    if any(isinstance(e, OneHot) for e in elems):
+        return list(elems)
     dense = [densify(e) for e in elems]
     like = next((np.asarray(e, dtype=np.float64) for e in dense if e is not ZERO), None)
     if like is None:
