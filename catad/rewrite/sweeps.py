@@ -60,11 +60,12 @@ def _Names(d: Def) -> FreshNames:
     return FreshNames.avoiding(d.body, params=d.params)
 
 
-def substitute(t: Term, env: dict) -> Term:
-    """t with the variables of env replaced (binders in this setting never clash)."""
+def substitute(t: Term, env: dict, special=None) -> Term:
+    """t with the variables of env replaced (binders in this setting never clash); where
+    `special(n)` returns a term, n is replaced by it instead of being descended into."""
     if not env:
         return t
-    from .engine import term_children, with_children
+    from .engine import term_children
     memo: dict[int, Term] = {}
     stack = [(t, False)]
     while stack:
@@ -73,6 +74,10 @@ def substitute(t: Term, env: dict) -> Term:
             continue
         if isinstance(n, Var):
             memo[id(n)] = env.get(n, n)
+            continue
+        direct = special(n) if special is not None else None
+        if direct is not None:
+            memo[id(n)] = direct
             continue
         kids = term_children(n)
         if not done and any(id(k) not in memo for k in kids):
@@ -283,26 +288,7 @@ class _Reverse:
 
     def subst(self, e: Term) -> Term:
         """Primal uses of LM-carrying compounds read their primal-only versions."""
-        if not self.envP:
-            return e
-        from .engine import term_children, with_children
-        memo: dict[int, Term] = {}
-        stack = [(e, False)]
-        while stack:
-            n, done = stack.pop()
-            if id(n) in memo:
-                continue
-            direct = self._primal_read(n)
-            if direct is not None:
-                memo[id(n)] = direct
-                continue
-            kids = term_children(n)
-            if not done and any(id(k) not in memo for k in kids):
-                stack.append((n, True))
-                stack.extend((k, False) for k in kids if id(k) not in memo)
-                continue
-            memo[id(n)] = _rebuild(n, [memo[id(k)] for k in kids])
-        return memo[id(e)]
+        return substitute(e, self.envP, self._primal_read)
 
     def _primal_read(self, n: Term) -> Term | None:
         # pi_1 r -> rP ; pi_1 p[j] -> pP[j]
