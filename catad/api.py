@@ -15,7 +15,7 @@ from .errors import ArgumentError, CatadError
 from .lang.anf import anf_program
 from .lang.terms import Program
 from .lang.typecheck import check_program
-from .lang.types import Tuple as TupleT, Type, type_of_value
+from .lang.types import Type, type_of_value
 
 _CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
 
@@ -97,7 +97,7 @@ def eval_cl(term: C.CLProgram | C.CLDef | C.CL, *args: Any) -> Any:
     raise CatadError(f"eval_cl takes a CL program from catad.to_cl, got {type(term).__name__}")
 
 
-__all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "to_sympy", "signature", "TupleT"]
+__all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "to_sympy", "signature"]
 
 
 def to_sympy(fn: Callable, *example_args: Any):

@@ -16,6 +16,7 @@ Every problem raises :class:`ArgsError` with a one-line message.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 import typing
 from dataclasses import dataclass
@@ -294,7 +295,6 @@ def _describe_annotation(a: Any) -> str:
 def positional_params(fn: Callable) -> list["inspect.Parameter"]:
     """fn's positional parameters; ArgsError for *args, **kwargs and keyword-only parameters
     without defaults (catad passes arguments positionally)."""
-    import inspect
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as e:

@@ -159,7 +159,7 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
 def _sequence(x: Any, what: str) -> tuple:
     if not isinstance(x, (tuple, list)):
         raise ArgumentError(f"{what} must be a tuple or list with one entry per argument, got {type(x).__name__}",
-                            hint=f"e.g. jvp(f, (x,), (dx,))")
+                            hint="e.g. jvp(f, (x,), (dx,))")
     return tuple(x)
 
 
@@ -223,7 +223,7 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
         full = S.to_matrix(lm, make_context(list(vals)), out)
-        results, col = [], 0
+        results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
             results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))

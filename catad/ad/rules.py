@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lang.terms import Term, iconst
-from ..lang.types import Float, LinMap, Type, Vec
+from ..lang.types import Float, Type
 from ..linearmaps import terms as L
 from ..primitives import prim
 from ..primitives.derivatives import partials
@@ -40,10 +40,6 @@ def _combine(parts: list[tuple[Term, Term]], src: Type, tgt: Type) -> Term:
 
 def _size(v: Term, bind: Bind) -> Term:
     return bind("n", prim("size", v))
-
-
-def _index_map(i: Term, v: Term, bind: Bind) -> L.Index:
-    return L.Index(i, _size(v, bind), v.type)
 
 
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
@@ -82,4 +78,4 @@ def _j_vector(fn, xs, tgt, bind):
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector}
 
 
-__all__ = ["jacobian_of_call", "LinMap"]
+__all__ = ["jacobian_of_call"]

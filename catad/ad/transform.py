@@ -22,7 +22,7 @@ from ..combinators.typing import def_input_type
 from ..lang import terms as core
 from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
-from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Unit, Vec, is_differentiable
+from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
 from ..linearmaps import terms as L
 from ..primitives import prim
 
@@ -197,4 +197,4 @@ class _AD:
         return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, v))
 
 
-__all__ = ["jacobian_program", "jacobian_name", "Float", "Vec", "LinMap"]
+__all__ = ["jacobian_program", "jacobian_name"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 from ..lang import terms as core
 from ..lang.names import FreshNames
 from ..lang.terms import free_vars, let_chain, make_lets
-from ..lang.types import Tuple as TupleT
 from . import terms as cl
 from .terms import compose
 
@@ -201,4 +200,4 @@ def input_arity(c: cl.CL) -> int | None:
             return None
 
 
-__all__ = ["to_cl_program", "to_cl_def", "from_cl_program", "from_cl_def", "input_arity", "TupleT"]
+__all__ = ["to_cl_program", "to_cl_def", "from_cl_program", "from_cl_def", "input_arity"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._node import walk
 from .names import FreshNames
-from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
+from .terms import Build, Call, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
 
 
 class _Fresh(FreshNames):
@@ -64,4 +64,4 @@ def _anf_value(t: Term, fresh: _Fresh, out: list) -> Term:
     raise TypeError(f"not a core term: {type(t).__name__}")
 
 
-__all__ = ["anf", "anf_def", "anf_program", "Const"]
+__all__ = ["anf", "anf_def", "anf_program"]

@@ -12,8 +12,8 @@ import numpy as np
 from ..errors import ArgumentError
 from ..tangents import ZERO
 from ..primitives.registry import PRIMITIVES
-from .terms import Build, Call, Const, Get, If, Let, Program, Term, Tuple, Var, let_chain
-from .types import Type, Vec, coerce_value, dtype_of, is_array_type, rank
+from .terms import Build, Call, Const, Get, If, Program, Term, Tuple, Var, let_chain
+from .types import Type, coerce_value, dtype_of, is_array_type, rank
 
 
 def make_vector(elems: list, t: Type) -> np.ndarray:
@@ -114,4 +114,4 @@ def eval_term(t: Term, env: dict | None = None, program: Program | None = None) 
     return Evaluator(program or Program((), "")).eval(t, dict(env or {}))
 
 
-__all__ = ["Evaluator", "evaluate", "eval_term", "make_vector", "Vec"]
+__all__ = ["Evaluator", "evaluate", "eval_term", "make_vector"]

@@ -8,7 +8,7 @@ captured. Definitions are processed callees first, so one pass suffices.
 from __future__ import annotations
 
 from .names import FreshNames
-from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets
+from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain, make_lets
 
 
 

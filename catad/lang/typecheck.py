@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import CatadTypeError, Loc
 from ..primitives.registry import PRIMITIVES, PrimitiveTypeError
-from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain
+from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain
 from .types import Bool, Int, LinMap, Type, Vec
 
 

@@ -313,9 +313,5 @@ def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
     return t.replace(**changes) if changes else t
 
 
-def zero_of(src: Type, tgt: Type) -> Zero:
-    return Zero(src, tgt)
-
-
 __all__ = ["Apply", "ApplyR", "zero_tangent", "LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
            "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "evaluate_lm", "Int"]

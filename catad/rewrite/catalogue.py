@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst
-from ..lang.types import Float, Int, Scalar, Tuple as TupleT, Vec
+from ..lang.types import Float, Int, Scalar
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR, zero_tangent
 from ..primitives import prim

@@ -121,7 +121,6 @@ def _depth(t: Term, memo: dict) -> int:
 
 
 def _count_uses(t: Term) -> tuple[dict, dict]:
-    from ..lang.terms import Const  # noqa: F401
     uses: dict = {}
     binders: dict = {}
     depth_of: dict = {}

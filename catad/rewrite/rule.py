@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .._node import Node
 
 
 class Pat:
@@ -90,7 +89,3 @@ class Rule:
     def describe(self) -> dict:
         return {"name": self.name, "group": self.group, "law": self.law, "lhs": self.lhs, "rhs": self.rhs,
                 "condition": self.condition, "doc": self.doc, "latex": self.latex}
-
-
-def is_node(x: Any) -> bool:
-    return isinstance(x, Node)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..ad import jacobian_program
 from ..combinators import to_cl_program
 from ..lang.inline import inline_program
-from ..lang.terms import Def, Get, Let, Program, Tuple, let_chain, make_lets
+from ..lang.terms import Def, Program, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
 from .cleanup import cse_def, dead_code_def, inline_single_use_def
@@ -72,4 +72,4 @@ def run_pipeline(core: Program, anf: Program) -> Pipeline:
     return Pipeline(core, anf, to_cl_program(core), jac, jac_opt, jac_t, fwd, rev, trace)
 
 
-__all__ = ["Pipeline", "STAGES", "run_pipeline", "Get", "Let"]
+__all__ = ["Pipeline", "STAGES", "run_pipeline"]

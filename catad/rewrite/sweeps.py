@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._node import walk
+from .._node import node
 from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
-from ..linearmaps.terms import Apply, ApplyR, zero_tangent
+from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
 from .catalogue import RULES, tsum as sum_tangents
 from .engine import Rewriter
@@ -185,16 +185,10 @@ def _replace_root(m: Term, env: dict) -> Term:
 
 # ================================================================ reverse
 
-class Location(Term):
-    """A cotangent waiting at a let-bound linear map (inside the reverse sweep only)."""
-
-
-from .._node import node  # noqa: E402
-
-
 @node
-class Pending(Location):
-    """ct waiting at the linear map `key` (a variable, or a path into one)."""
+class Pending(Term):
+    """ct waiting at the linear map `key` (a variable, or a path into one): a term that
+    exists only inside the reverse sweep."""
 
     key: Term
     ct: Term
