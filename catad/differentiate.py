@@ -1,8 +1,10 @@
 """The differentiation API: grad, value_and_grad, jvp, vjp, jacobian, linearize.
 
 Names and meanings follow JAX. Each call compiles f once per signature of argument
-types (cached), evaluates its Jacobian program D$f at the given point, and applies
-the resulting linear map forward (jvp, linearize) or in reverse (grad, vjp).
+types (cached): its linear-map-free forward (fwd$f) and reverse (rev$f) derivative
+programs, and f itself, become vectorised NumPy functions (catad.backend), which
+every function here runs. Only the printed form of a :class:`LinearMap` evaluates
+the Jacobian as a linear-map value, by the reference semantics.
 """
 from __future__ import annotations
 
@@ -80,15 +82,18 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
-def _derivative_programs(fn: Callable, args: tuple):
-    from .explain import pipeline
-    pl = pipeline(fn, *args)
-    return pl.forward, pl.reverse
+def compiled(fn: Callable, args: tuple, which: str):
+    """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend)."""
+    from .backend import compile_def, compile_program
 
-
-def _run(d, vals: tuple) -> Any:
-    from .lang.terms import Program
-    return Evaluator(Program((d,), d.name)).call(d.name, vals)
+    def make():
+        if which == "primal":
+            return compile_program(api.to_core(fn, *args))
+        from .explain import pipeline
+        pl = pipeline(fn, *args)
+        d = pl.forward if which == "forward" else pl.reverse
+        return compile_def(d, n_primal=len(pl.core.main.params))
+    return api._cached(fn, args, "code-" + which, make)
 
 
 def _canonical(fn: Callable, args: tuple) -> tuple:
@@ -98,8 +103,7 @@ def _canonical(fn: Callable, args: tuple) -> tuple:
 
 def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any) -> tuple[Any, tuple]:
     """(output, one cotangent per parameter) by the reverse-derivative program rev$f."""
-    _, rev = _derivative_programs(fn, args)
-    out, c = _run(rev, vals + (ct,))
+    out, c = compiled(fn, args, "reverse")(*vals, ct)
     n = len(vals)
     if n == 1:
         return out, (c,)
@@ -151,8 +155,7 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
     vals, params = _canonical(fn, primals)
     dx = _check_tangents(tangents, vals, params)
-    fwd, _ = _derivative_programs(fn, primals)
-    out, dt = _run(fwd, vals + dx)
+    out, dt = compiled(fn, primals, "forward")(*vals, *dx)
     return out, _materialize(dt, out)
 
 
@@ -210,25 +213,45 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 
 def _run_primal(fn: Callable, args: tuple, vals: tuple) -> Any:
-    program = api.to_core(fn, *args)
-    return Evaluator(program).call(program.entry, vals)
+    return compiled(fn, args, "primal")(*vals)
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
     def jac(*args):
-        out, lm, vals, params = _linearize_values(fn, args)
+        vals, params = _canonical(fn, args)
         nums = _argnums(argnums, params)
+        out = _run_primal(fn, args, vals)
         if isinstance(out, tuple):
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
-        full = S.to_matrix(lm, make_context(list(vals)), out)
+        full = _jacobian_matrix(fn, args, vals, out)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
             results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
         return results[0] if isinstance(argnums, int) else tuple(results)
     return jac
+
+
+def _jacobian_matrix(fn: Callable, args: tuple, vals: tuple, out: Any) -> np.ndarray:
+    """Rows: the flattened output; columns: the flattened inputs in order. One reverse
+    pass per output or one forward pass per input, whichever are fewer."""
+    m, n = S.tangent_size(out), S.tangent_size(vals)
+    if m <= n:
+        rev = compiled(fn, args, "reverse")
+        rows = [np.zeros(n)]
+        for k in range(m):
+            _, c = rev(*vals, S.unflatten(np.eye(1, m, k)[0], out))
+            cts = (c,) if len(vals) == 1 else (S.ZERO,) * len(vals) if c is S.ZERO else c
+            rows.append(S.flatten(cts, vals))
+        return np.array(rows[1:]).reshape(m, n)
+    fwd = compiled(fn, args, "forward")
+    cols = [np.zeros(m)]
+    for k in range(n):
+        _, dt = fwd(*vals, *S.unflatten(np.eye(1, n, k)[0], vals))
+        cols.append(S.flatten(dt, out))
+    return np.array(cols[1:]).reshape(n, m).T.copy()
 
 
 def _blocks(columns: np.ndarray, out_shape: tuple, like: Any) -> Any:
@@ -246,10 +269,12 @@ class LinearMap:
     ``lm(*tangents)`` applies it (one tangent per primal), ``lm.T(ct)`` applies its
     transpose (a tuple with one cotangent per primal), ``lm.to_matrix()`` is the
     dense Jacobian (rows: the flattened output, columns: the flattened inputs in
-    order), and ``str(lm)`` prints the linear-map value in the notes' notation."""
+    order), and ``str(lm)`` prints the linear-map value in the notes' notation.
+    Applying it runs fn's compiled forward or reverse program at the point."""
 
-    def __init__(self, lm: L.LM, vals: tuple, params, out: Any, transposed: bool = False):
-        self.lm, self.vals, self.params, self.out, self.transposed = lm, vals, params, out, transposed
+    def __init__(self, fn: Callable, args: tuple, vals: tuple, params, out: Any, transposed: bool = False):
+        self.fn, self.args, self.vals, self.params, self.out = fn, args, vals, params, out
+        self.transposed = transposed
 
     def __call__(self, *args: Any) -> Any:
         if self.transposed:
@@ -257,20 +282,26 @@ class LinearMap:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
         dx = _check_tangents(tuple(args), self.vals, self.params)
-        return _materialize(S.apply(self.lm, make_context(list(dx)) if dx else ()), self.out)
+        _, dt = compiled(self.fn, self.args, "forward")(*self.vals, *dx)
+        return _materialize(dt, self.out)
 
     def _reverse(self, ct: Any) -> tuple:
         c = _tangent_value(ct, self.out, _type_of(self.out), "cotangent")
-        cts = _input_cotangent(self.lm, c, len(self.params))
+        _, cts = _reverse(self.fn, self.args, self.vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, self.vals))
 
     @property
     def T(self) -> "LinearMap":
-        return LinearMap(self.lm, self.vals, self.params, self.out, not self.transposed)
+        return LinearMap(self.fn, self.args, self.vals, self.params, self.out, not self.transposed)
 
     def to_matrix(self) -> np.ndarray:
-        m = S.to_matrix(self.lm, make_context(list(self.vals)), self.out)
+        m = _jacobian_matrix(self.fn, self.args, self.vals, self.out)
         return m.T.copy() if self.transposed else m
+
+    @property
+    def lm(self) -> L.LM:
+        """The Jacobian at the point as a linear-map value (by the reference semantics)."""
+        return _linearize_values(self.fn, self.args)[1]
 
     def __str__(self) -> str:
         text = str(self.lm)
@@ -287,5 +318,6 @@ def _type_of(v: Any) -> Type:
 
 def linearize(fn: Callable, *primals: Any) -> tuple[Any, LinearMap]:
     """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap`."""
-    out, lm, vals, params = _linearize_values(fn, primals)
-    return out, LinearMap(lm, vals, params, out)
+    vals, params = _canonical(fn, primals)
+    out = _run_primal(fn, primals, vals)
+    return out, LinearMap(fn, primals, vals, params, out)

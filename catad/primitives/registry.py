@@ -36,6 +36,11 @@ class Primitive:
     arity: int | None = 1                     # None: variadic
     nondiff_note: str = ""                    # the documented choice at non-smooth points
     extra: dict = field(default_factory=dict)
+    # The compiled backend's whole-array form: a Python expression over NumPy arrays
+    # (or scalars) that broadcast, {0}, {1}, ... the arguments; names are those of
+    # catad/backend/runtime.py. None: element by element (reported by explain), or,
+    # for the structural primitives (index, sum, ...), compiled by the backend itself.
+    vector: str | None = None
 
     def result_type(self, arg_types: tuple[Type, ...]) -> Type:
         if self.arity is not None and len(arg_types) != self.arity:
@@ -238,74 +243,74 @@ X, Y = sympy.symbols("x y", real=True)
 # ---------------------------------------------------------------- scalar Float functions
 
 _UNARY_FLOAT = [
-    # name, sympy, implementation, aliases
-    ("sin", sympy.sin, np.sin, (math.sin, np.sin)),
-    ("cos", sympy.cos, np.cos, (math.cos, np.cos)),
-    ("tan", sympy.tan, np.tan, (math.tan, np.tan)),
-    ("exp", sympy.exp, np.exp, (math.exp, np.exp)),
-    ("log", sympy.log, np.log, (math.log, np.log)),
-    ("log1p", lambda x: sympy.log(1 + x), np.log1p, (math.log1p, np.log1p)),
-    ("expm1", lambda x: sympy.exp(x) - 1, np.expm1, (math.expm1, np.expm1)),
-    ("sqrt", sympy.sqrt, np.sqrt, (math.sqrt, np.sqrt)),
-    ("tanh", sympy.tanh, np.tanh, (math.tanh, np.tanh)),
-    ("sinh", sympy.sinh, np.sinh, (math.sinh, np.sinh)),
-    ("cosh", sympy.cosh, np.cosh, (math.cosh, np.cosh)),
-    ("asin", sympy.asin, np.arcsin, (math.asin, np.arcsin)),
-    ("acos", sympy.acos, np.arccos, (math.acos, np.arccos)),
-    ("atan", sympy.atan, np.arctan, (math.atan, np.arctan)),
-    ("log2", lambda x: sympy.log(x, 2), np.log2, (math.log2, np.log2)),
-    ("log10", lambda x: sympy.log(x, 10), np.log10, (math.log10, np.log10)),
-    ("lgamma", sympy.loggamma, _lgamma, (math.lgamma,)),
-    ("erf", sympy.erf, math.erf, (math.erf,)),
+    # name, sympy, implementation, aliases, whole-array form
+    ("sin", sympy.sin, np.sin, (math.sin, np.sin), 'np.sin({0})'),
+    ("cos", sympy.cos, np.cos, (math.cos, np.cos), 'np.cos({0})'),
+    ("tan", sympy.tan, np.tan, (math.tan, np.tan), 'np.tan({0})'),
+    ("exp", sympy.exp, np.exp, (math.exp, np.exp), 'np.exp({0})'),
+    ("log", sympy.log, np.log, (math.log, np.log), 'np.log({0})'),
+    ("log1p", lambda x: sympy.log(1 + x), np.log1p, (math.log1p, np.log1p), 'np.log1p({0})'),
+    ("expm1", lambda x: sympy.exp(x) - 1, np.expm1, (math.expm1, np.expm1), 'np.expm1({0})'),
+    ("sqrt", sympy.sqrt, np.sqrt, (math.sqrt, np.sqrt), 'np.sqrt({0})'),
+    ("tanh", sympy.tanh, np.tanh, (math.tanh, np.tanh), 'np.tanh({0})'),
+    ("sinh", sympy.sinh, np.sinh, (math.sinh, np.sinh), 'np.sinh({0})'),
+    ("cosh", sympy.cosh, np.cosh, (math.cosh, np.cosh), 'np.cosh({0})'),
+    ("asin", sympy.asin, np.arcsin, (math.asin, np.arcsin), 'np.arcsin({0})'),
+    ("acos", sympy.acos, np.arccos, (math.acos, np.arccos), 'np.arccos({0})'),
+    ("atan", sympy.atan, np.arctan, (math.atan, np.arctan), 'np.arctan({0})'),
+    ("log2", lambda x: sympy.log(x, 2), np.log2, (math.log2, np.log2), 'np.log2({0})'),
+    ("log10", lambda x: sympy.log(x, 10), np.log10, (math.log10, np.log10), 'np.log10({0})'),
+    ("lgamma", sympy.loggamma, _lgamma, (math.lgamma,), None),
+    ("erf", sympy.erf, math.erf, (math.erf,), None),
 ]
 
-for _name, _sym, _impl, _aliases in _UNARY_FLOAT:
-    register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym,
+for _name, _sym, _impl, _aliases, _whole in _UNARY_FLOAT:
+    register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym, vector=_whole,
                        doc=f"{_name}(x) on a Float"))
 
 register(Primitive("atan2", t_float_binary, _f(np.arctan2), (math.atan2, np.arctan2),
-                   sympy=sympy.atan2, arity=2, doc="atan2(y, x) on Floats"))
+                   sympy=sympy.atan2, arity=2, vector='np.arctan2({0}, {1})', doc="atan2(y, x) on Floats"))
 register(Primitive("to_float", t_to_float, float, (float,), arity=1,
-                   doc="converts an Int (or Bool) to a Float; carries no tangent from an Int"))
+                   vector='to_float({0})', doc="converts an Int (or Bool) to a Float; carries no tangent from an Int"))
 
 # ---------------------------------------------------------------- arithmetic on Int or Float
 
 register(Primitive("add", t_num_binary, _num(lambda a, b: a + b), (), sympy=lambda x, y: x + y,
-                   infix="+", arity=2, doc="a + b"))
+                   infix="+", arity=2, vector='({0} + {1})', doc="a + b"))
 register(Primitive("sub", t_num_binary, _num(lambda a, b: a - b), (), sympy=lambda x, y: x - y,
-                   infix="-", arity=2, doc="a - b"))
+                   infix="-", arity=2, vector='({0} - {1})', doc="a - b"))
 register(Primitive("mul", t_num_binary, _num(lambda a, b: a * b), (), sympy=lambda x, y: x * y,
-                   infix="*", arity=2, doc="a * b"))
+                   infix="*", arity=2, vector='({0} * {1})', doc="a * b"))
 register(Primitive("div", t_float_binary, _f(lambda a, b: a / b), (), sympy=lambda x, y: x / y,
-                   infix="/", arity=2, doc="a / b on Floats (Ints are converted first)"))
+                   infix="/", arity=2, vector='({0} / {1})', doc="a / b on Floats (Ints are converted first)"))
 register(Primitive("floordiv", t_num_binary,
                    lambda a, b: _int_floordiv(a, b) if isinstance(a, int) and isinstance(b, int)
                    else _f(np.floor_divide)(a, b), (),
                    sympy=lambda x, y: sympy.floor(x / y), infix="//", arity=2,
-                   doc="a // b (floor division; its derivative is 0 where defined)",
+                   vector='np.floor_divide({0}, {1})', doc="a // b (floor division; its derivative is 0 where defined)",
                    nondiff_note="both partials are 0 everywhere, also at the jumps (x/y an integer)"))
 register(Primitive("mod", t_num_binary,
                    lambda a, b: int(a) % int(b) if isinstance(a, int) and isinstance(b, int)
                    else _f(np.mod)(a, b), (),
                    sympy=lambda x, y: x - y * sympy.floor(x / y), infix="%", arity=2,
-                   doc="a % b with Python's sign convention",
+                   vector='np.mod({0}, {1})', doc="a % b with Python's sign convention",
                    nondiff_note="partials 1 and -floor(x/y) (Float floordiv) everywhere, also at the jumps"))
 register(Primitive("pow", t_num_binary, _pow, (math.pow, builtins.pow, np.power),
-                   sympy=lambda x, y: x ** y, infix="**", arity=2, doc="a ** b",
+                   sympy=lambda x, y: x ** y, infix="**", arity=2, vector='power({0}, {1})', doc="a ** b",
                    nondiff_note="on Floats the partials are y * x**(y-1) and x**y * log(x) as IEEE "
                                 "computes them (so the exponent partial is nan or -inf for x <= 0, where log(x) "
                                 "is); a constant exponent has no partial"))
 register(Primitive("neg", t_num_unary, lambda a: -a, (np.negative,), sympy=lambda x: -x,
-                   infix="-", doc="-a"))
+                   infix="-", vector='(-{0})', doc="-a"))
 register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.abs, np.fabs),
-                   sympy=sympy.Abs, doc="|a|",
+                   sympy=sympy.Abs, vector='np.abs({0})', doc="|a|",
                    nondiff_note="the derivative at 0 is 0 (d|x| = sign(x), and sign(0) = 0)"))
 register(Primitive("max", t_num_binary, _first_max, (np.maximum,), sympy=sympy.Max, arity=2,
-                   doc="the larger of two scalars",
+                   vector='first_max({0}, {1})', doc="the larger of two scalars",
                    nondiff_note="at a tie the first argument is the maximum: the partials are 1 for a and 0 for b "
                                 "when a >= b (or b is NaN, when a is the result), else 0 and 1"))
 register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.Min, arity=2,
-                   doc="the smaller of two scalars",
+                   vector='first_min({0}, {1})', doc="the smaller of two scalars",
                    nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
                                 "when a <= b (or b is NaN, when a is the result), else 0 and 1"))
 
@@ -318,8 +323,8 @@ for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
                                ("eq", "==", lambda a, b: a == b, t_equality),
                                ("ne", "!=", lambda a, b: a != b, t_equality)]:
     register(Primitive(_name, _rule, (lambda f: lambda a, b: bool(f(a, b)))(_fn), infix=_op,
-                       arity=2, doc=f"a {_op} b"))
-register(Primitive("not", t_not, lambda a: not a, infix="not ", doc="logical negation"))
+                       arity=2, vector=f"({{0}} {_op} {{1}})", doc=f"a {_op} b"))
+register(Primitive("not", t_not, lambda a: not a, infix="not ", vector='np.logical_not({0})', doc="logical negation"))
 
 # ---------------------------------------------------------------- vectors (notes Fig. 2)
 
@@ -447,7 +452,7 @@ def t_polygamma(ts):
 
 
 register(Primitive("sign", t_float_unary, _f(np.sign), (np.sign,), sympy=sympy.sign,
-                   doc="sign(x) on a Float: -1, 0 or 1 (nan for nan)",
+                   vector='np.sign({0})', doc="sign(x) on a Float: -1, 0 or 1 (nan for nan)",
                    nondiff_note="the derivative is 0 everywhere, also at 0"))
 register(Primitive("digamma", t_float_unary, _digamma, (), sympy=lambda x: sympy.polygamma(0, x),
                    doc="digamma(x) = d/dx lgamma(x) on a Float (nan at the poles 0, -1, -2, ...)"))

@@ -1,0 +1,145 @@
+"""The backend: a linear-map-free core definition to a Python function over NumPy.
+
+    c = compile_def(d)          # d: a core Def (primal, fwd$f or rev$f)
+    c(*values)                  # runs it
+    print(c.source)             # the generated code (explain's "code" stage)
+    c.fallbacks                 # builds compiled as Python loops, and why
+
+Builds, sums and indexing are vectorised (vectorise.py); the code is exec'd once and
+callers cache the result per type signature.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import tangents as T
+from ..lang.inline import inline_program
+from ..lang.terms import Def, Program
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
+from . import runtime
+from .values import ZERO, RT, Arr, Stacked
+from .vectorise import Compiler, Fallback
+
+__all__ = ["Compiled", "compile_def", "compile_program", "Fallback"]
+
+
+@dataclass
+class Compiled:
+    name: str
+    source: str
+    fn: Callable
+    fallbacks: list[Fallback] = field(default_factory=list)
+    element_loops: list[str] = field(default_factory=list)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def report(self) -> str:
+        """Where the code is not whole-array NumPy, one line each ("" when it all is)."""
+        lines = [str(f) for f in self.fallbacks]
+        lines += [f"element by element: {name} has no whole-array NumPy form" for name in self.element_loops]
+        return "\n".join(lines)
+
+
+def compile_program(program: Program, vectorise: bool = True) -> Compiled:
+    """The program's entry function, with every user function it calls inlined."""
+    return compile_def(inline_program(program).main, vectorise=vectorise)
+
+
+def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True) -> Compiled:
+    """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
+    a tangent are the zero tangent, whatever value is passed)."""
+    return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise))
+
+
+def _deep(fn: Callable) -> Any:
+    """Run fn with a deep stack: compiling recurses on nested (non-let) terms."""
+    result: list = []
+    error: list = []
+
+    def run():
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 200_000))
+        try:
+            result.append(fn())
+        except BaseException as e:  # re-raised in the caller's thread
+            error.append(e)
+        finally:
+            sys.setrecursionlimit(old)
+
+    size = threading.stack_size()
+    threading.stack_size(512 * 1024 * 1024)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(size)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
+    c = Compiler(vectorise)
+    params = []
+    for k, p in enumerate(d.params):
+        name = c.name(p.name)
+        params.append(name)
+        c.env[p.name] = _param(c, name, p.type, tangent=k >= n_primal)
+    value = c.comp(d.body)
+    out = _output(c, value, d.result_type)
+    fname = c.name(d.name)
+    body = "\n".join(c.lines)
+    source = (f"def {fname}({', '.join(params)}):\n"
+              f"    with np.errstate(all='ignore'):\n"
+              f"{body + chr(10) if body else ''}"
+              f"        return {out}\n")
+    namespace = {k: getattr(runtime, k) for k in dir(runtime) if not k.startswith("_")}
+    namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale)
+    namespace.update(c.consts)
+    code = compile(source, f"<catad {d.name}>", "exec")
+    exec(code, namespace)
+    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops))
+
+
+def _param(c: Compiler, name: str, ty: Type, tangent: bool):
+    if isinstance(ty, TupleT):
+        names = [c.name(f"{name}_{k}") for k in range(len(ty.items))]
+        if names:
+            c.emit(f"{', '.join(names)}{',' if len(names) == 1 else ''} = {name}")
+        return tuple(_param(c, n, t, tangent) for n, t in zip(names, ty.items))
+    kind = {Int: "i", Bool: "b"}.get(scalar_of(ty), "f")
+    if tangent and kind != "f":
+        return ZERO
+    if ty == Float:
+        c.emit(f"{name} = f64({name})")
+        return Arr(name)
+    if isinstance(ty, Vec):
+        c.emit(f"{name} = np.asarray({name})")
+        return Arr(name, 0, frozenset(), rank(ty), kind)
+    return Arr(name, kind=kind)
+
+
+def _output(c: Compiler, x, ty: Type) -> str:
+    if isinstance(ty, TupleT):
+        if x is ZERO:
+            x = (ZERO,) * len(ty.items)
+        return "(" + "".join(_output(c, v, t) + ", " for v, t in zip(x, ty.items)) + ")"
+    if x is ZERO or isinstance(x, Stacked) and x.body is ZERO:
+        return "ZERO"
+    if isinstance(x, RT):
+        return x.code
+    if isinstance(ty, Vec):
+        a = c.dense(x)
+        dtype = {Int: "np.int64", Bool: "np.bool_"}.get(scalar_of(ty), "np.float64")
+        return f"out_array({a.code}, {dtype})"
+    if not isinstance(x, Arr):
+        x = c.scalar(x)
+    conv = {Float: "float", Int: "int", Bool: "bool"}[ty]
+    return f"{conv}({x.code})"

@@ -1,0 +1,153 @@
+"""Helpers the generated NumPy code calls (its namespace holds these and ``np``).
+
+Conventions of the generated code (see catad/backend/vectorise.py): a value inside
+k nested vectorised builds is an array with k leading *batch* axes, each of full
+size or 1, followed by the value's own element axes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import tangents as T
+from ..primitives import registry as R
+
+ZERO = T.ZERO
+OneHot = T.OneHot
+
+
+def f64(x):
+    """A Float argument or constant: NumPy scalars divide by zero like IEEE, not by raising."""
+    return np.float64(x)
+
+
+def to_float(x):
+    return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
+
+
+def each(name: str, *xs):
+    """A primitive with no whole-array NumPy form, element by element (a Python loop)."""
+    impl = R.PRIMITIVES[name].impl
+    if not any(isinstance(x, np.ndarray) for x in xs):
+        return np.float64(impl(*xs))
+    f = np.frompyfunc(impl, len(xs), 1)
+    return np.asarray(f(*xs), dtype=np.float64)
+
+
+def power(a, b):
+    ints = np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu"
+    if ints and np.all(np.asarray(b) >= 0):
+        return np.power(a, b)
+    return np.power(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))[()]
+
+
+def first_max(a, b):
+    return np.where((a >= b) | (b != b), a, b)[()]
+
+
+def first_min(a, b):
+    return np.where((a <= b) | (b != b), a, b)[()]
+
+
+def sel(c, a, b):
+    return np.where(c, a, b)[()]
+
+
+def safe_index(i, n):
+    """Indices in lanes that a mask discards may be anything: keep them in range."""
+    return np.where((i >= -n) & (i < n), i, 0)[()]
+
+
+def take_iota(x, a: int, k: int, n: int):
+    """x[..., i_a, ...] where i_a = arange(n) along batch axis a (of size 1 in x) and
+    axis k of x is the indexed one: a view with axis k moved to position a."""
+    m = x.shape[k]
+    if m > n:
+        x = x[(slice(None),) * k + (slice(0, n),)]
+    elif m < n:  # lanes past the end are masked out; pad them
+        pad = [(0, 0)] * x.ndim
+        pad[k] = (0, n - m)
+        x = np.pad(x, pad)
+    return np.squeeze(np.swapaxes(x, a, k), axis=k)
+
+
+def maxlen(n, mask=None):
+    """The padded length of a ragged build: the largest size over the lanes in use."""
+    n = np.asarray(n)
+    if mask is not None:
+        n = np.where(mask, n, 0)
+    return int(n.max(initial=0))
+
+
+def stack(k: int, *xs):
+    """vector(x1, x2, ...) inside k batch axes: the elements along a new axis k."""
+    xs = np.broadcast_arrays(*[np.asarray(x) for x in xs])
+    return np.stack(xs, axis=k)
+
+
+def full(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+def vreduce(kind: str, x, axis: int, mask=None):
+    """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding)."""
+    if mask is not None:
+        fill = (-np.inf if kind in ("max", "argmax") else np.inf) if x.dtype.kind == "f" else \
+            (np.iinfo(x.dtype).min if kind in ("max", "argmax") else np.iinfo(x.dtype).max)
+        x = np.where(mask, x, fill)
+    if x.shape[axis] == 0:
+        raise ValueError(f"{kind} of an empty vector")
+    fn = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind]
+    return fn(x, axis=axis)[()]
+
+
+def scatter(shape: tuple, index: tuple, val):
+    """zeros(shape) with val added at index (an advanced-index tuple over the leading
+    axes; repeated indices add up): the sum of many index updates, in one pass."""
+    shape = tuple(int(s) for s in shape)
+    val = np.asarray(val, dtype=np.float64)
+    m = len(index)
+    bshape = np.broadcast_shapes(*(np.shape(i) for i in index))
+    rest = shape[m:]
+    flat = np.zeros((), dtype=np.intp)
+    for i, dim in zip(index, shape[:m]):  # row-major flat position, negatives wrapped
+        i = np.asarray(i)
+        flat = flat * dim + np.where(i < 0, i + dim, i)
+    size = int(np.prod(shape[:m], dtype=np.int64))
+    inner = int(np.prod(rest, dtype=np.int64))
+    full_shape = bshape + rest
+    v = np.broadcast_to(val, np.broadcast_shapes(val.shape, full_shape))
+    if v.shape != full_shape:  # val carries axes the indices do not: they are summed over
+        raise ValueError(f"scatter: values of shape {val.shape} do not fit indices of shape {bshape}")
+    if inner == 1:
+        f = np.broadcast_to(flat, bshape).ravel()
+        out = np.bincount(f, weights=v.reshape(-1), minlength=size)
+    else:
+        f = (np.broadcast_to(flat, bshape).reshape(-1, 1) * inner + np.arange(inner)).ravel()
+        out = np.bincount(f, weights=v.reshape(-1), minlength=size * inner)
+    return out.reshape(shape)
+
+
+def dense_tangent(x):
+    """A runtime tangent (ZERO, OneHot, list, ndarray) as an ndarray or float."""
+    x = T.densify(x)
+    return 0.0 if x is ZERO else x
+
+
+def rt_mask(c, x):
+    return x if c else ZERO
+
+
+def rt_sum(v):
+    return R.PRIMITIVES["tsum"].impl(v)
+
+
+def rt_index(v, i):
+    return T.tget(v, i) if not isinstance(v, list) else v[i]
+
+
+def out_float(x):
+    return float(x)
+
+
+def out_array(x, dtype):
+    return np.array(x, dtype=dtype)

@@ -1,0 +1,107 @@
+"""What the compiler knows about a value while it writes the code that computes it.
+
+A value inside k nested builds is computed for all k indices at once: an array whose
+k leading *batch* axes are of full size (the axes in ``deps``) or of size 1, followed
+by the value's own element axes. That invariant is exact: an axis in ``deps`` has
+the full size of its build, every other axis has size 1. Structure known while
+compiling stays symbolic instead of becoming arrays:
+
+- :class:`Arr`, an array (or a scalar at depth 0);
+- :data:`ZERO`, the zero tangent (nothing is materialised for it);
+- :class:`Upd`, the index update ``update(i, v, n)``: the cotangent of ``x[i]`` stays an
+  index and a value until it is summed (a scatter-add) or returned, never a one-hot;
+- :class:`TSum`, a sum of tangents of which some are index updates;
+- :class:`Stacked`, a build not yet made an array: its body at depth d+1, whose axis d
+  is the element axis. Indexing it with its own index gives the body back for free;
+- :class:`RT`, a run-time tangent (catad.tangents: ZERO, OneHot, lists), only outside
+  builds, where Python loops (the fallback) produce them;
+- Python tuples, for tuples.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Unvectorisable(Exception):
+    """This build has no whole-array form here: compile it as a Python loop instead."""
+
+
+@dataclass(frozen=True, eq=False)
+class Arr:
+    code: str                    # a Python name, literal or view expression
+    depth: int = 0               # number of batch axes
+    deps: frozenset = frozenset()
+    rank: int = 0                # number of element axes
+    kind: str = "f"              # f (Float), i (Int), b (Bool)
+    iota: int | None = None      # exactly the index of batch axis `iota`
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class _Zero:
+    def __repr__(self) -> str:
+        return "ZERO"
+
+
+ZERO = _Zero()
+
+
+@dataclass(frozen=True, eq=False)
+class Upd:
+    idx: Arr
+    val: object
+    n: Arr
+
+
+@dataclass(frozen=True, eq=False)
+class TSum:
+    a: object
+    b: object
+
+
+@dataclass(frozen=True, eq=False)
+class Stacked:
+    body: object                 # at depth + 1
+    depth: int
+    n: Arr                       # the number of elements
+    N: str = ""                  # the size of axis `depth` (n, or the longest lane when ragged)
+    mask: Arr | None = None      # ragged: which lanes of axis `depth` are elements
+
+
+@dataclass(frozen=True, eq=False)
+class RT:
+    code: str
+    is_list: bool = False        # a Python list of run-time tangents (a loop's result)
+
+
+def depth_of(x) -> int:
+    if isinstance(x, Arr):
+        return x.depth
+    if isinstance(x, Stacked):
+        return x.depth
+    if isinstance(x, Upd):
+        return max(x.idx.depth, depth_of(x.val), x.n.depth)
+    if isinstance(x, TSum):
+        return max(depth_of(x.a), depth_of(x.b))
+    if isinstance(x, tuple):
+        return max((depth_of(v) for v in x), default=0)
+    return 0
+
+
+def is_scalar0(a: Arr) -> bool:
+    """A depth-0 scalar broadcasts against anything without lifting."""
+    return a.depth == 0 and a.rank == 0
+
+
+def tsum_terms(x) -> list:
+    """The terms of a TSum tree, left to right, without recursion."""
+    out, stack = [], [x]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TSum):
+            stack.append(t.b)
+            stack.append(t.a)
+        else:
+            out.append(t)
+    return out

@@ -1,0 +1,835 @@
+"""Core-language definitions (linear-map free) to Python source over NumPy (DESIGN.md
+invariant 6).
+
+A build is not a loop: its body is compiled once, for all its indices at the same
+time, as whole-array NumPy code with one more batch axis (see values.py for the
+representation). So ``sum(build(n, \\i. v[i] * w[i]))`` becomes a product of two
+arrays and a reduction, a conditional becomes ``np.where`` (the untaken branch's
+values, NaN or inf included, are discarded by selection, never multiplied by zero),
+an index update summed over a build becomes one scatter-add (``np.bincount``), and a
+ragged inner range such as ``range(i)`` is padded to its longest lane and masked.
+Where no whole-array form exists the build becomes a Python loop, and the compiler
+records why (``Compiled.fallbacks``).
+"""
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import CatadError, Loc
+from ..lang import terms as K
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
+from ..primitives.registry import PRIMITIVES
+from ..tangents import ZERO as RT_ZERO
+from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0,
+                     tsum_terms)
+
+RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
+                 "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
+                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
+                 "scatter_add_rt"}
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A build compiled as a Python loop, and why."""
+    reason: str
+    loc: Loc | None
+
+    def __str__(self) -> str:
+        where = f"{self.loc}: " if self.loc is not None else ""
+        return f"{where}Python loop: {self.reason}"
+
+
+def is_zero(x) -> bool:
+    """The zero tangent, or a vector of them."""
+    return x is ZERO or isinstance(x, Stacked) and is_zero(x.body)
+
+
+def _kind(t: Type) -> str:
+    s = scalar_of(t)
+    return "i" if s == Int else "b" if s == Bool else "f"
+
+
+def _axes(pre: int, post: list[str]) -> str:
+    return ", ".join([":"] * pre + post)
+
+
+class Compiler:
+    def __init__(self, vectorise: bool = True):
+        self.vectorise = vectorise
+        self.lines: list[str] = []
+        self.indent = 2
+        self.memo: list[dict[str, str]] = [{}]
+        self.taken: set[str] = set(RUNTIME_NAMES)
+        self.consts: dict[str, object] = {}
+        self.const_names: dict[tuple, str] = {}
+        self.fallbacks: list[Fallback] = []
+        self.element_loops: set[str] = set()
+        self.env: dict[str, object] = {}
+        # the enclosing vectorised builds, outermost first
+        self.sizes: list[str] = []       # padded size of each batch axis
+        self.lengths: list[str] = []     # the code of the build's own size
+        self.iotas: list[Arr] = []
+        self.ragged: list[bool] = []
+        self.masks: list[Arr | None] = [None]
+        self._n = 0
+
+    # ------------------------------------------------------------ emission
+
+    @property
+    def depth(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def mask(self) -> Arr | None:
+        return self.masks[-1]
+
+    def name(self, hint: str = "t") -> str:
+        base = re.sub(r"\W", "_", hint) or "t"
+        if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
+            base = "v_" + base
+        name = base
+        while name in self.taken:
+            self._n += 1
+            name = f"{base}_{self._n}"
+        self.taken.add(name)
+        return name
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def assign(self, expr: str, hint: str = "t") -> str:
+        for scope in reversed(self.memo):
+            if expr in scope:
+                return scope[expr]
+        name = self.name(hint)
+        self.emit(f"{name} = {expr}")
+        self.memo[-1][expr] = name
+        return name
+
+    def const(self, value, ty: Type) -> Arr:
+        if isinstance(value, bool) or ty == Bool:
+            return Arr(repr(bool(value)), kind="b")
+        if ty == Int:
+            return Arr(repr(int(value)), kind="i")
+        if isinstance(value, float) or ty == Float:
+            key = ("f", float(value))
+            if key not in self.const_names:
+                name = self.name("K")
+                self.consts[name] = np.float64(value)
+                self.const_names[key] = name
+            return Arr(self.const_names[key])
+        arr = np.asarray(value)
+        name = self.name("A")
+        self.consts[name] = arr
+        return Arr(name, 0, frozenset(), arr.ndim, _kind(ty))
+
+    # ------------------------------------------------------------ axes
+
+    def lift(self, a: Arr, k: int) -> Arr:
+        """a as a value at depth k (size-1 batch axes appended): a view."""
+        if a.depth >= k or is_scalar0(a):
+            return a
+        code = f"{a.code}[{_axes(a.depth, ['None'] * (k - a.depth))}]"
+        return Arr(code, k, a.deps, a.rank, a.kind, a.iota)
+
+    def insert(self, a: Arr, pos: int, count: int) -> Arr:
+        """a with `count` size-1 batch axes inserted at position pos."""
+        if a.depth <= pos or count == 0:
+            return a
+        code = f"{a.code}[{_axes(pos, ['None'] * count)}]"
+        shift = (lambda b: b if b < pos else b + count)
+        return Arr(code, a.depth + count, frozenset(map(shift, a.deps)), a.rank, a.kind,
+                   None if a.iota is None else shift(a.iota))
+
+    def drop(self, a: Arr, ax: int) -> Arr:
+        """a without batch axis ax, along which it does not vary."""
+        if a.depth <= ax:
+            return a
+        assert ax not in a.deps
+        code = self.assign(f"{a.code}[{_axes(ax, ['0'])}]")
+        shift = (lambda b: b if b < ax else b - 1)
+        return Arr(code, a.depth - 1, frozenset(map(shift, a.deps)), a.rank, a.kind,
+                   None if a.iota is None else shift(a.iota))
+
+    def expand(self, c: Arr, d: int, r: int) -> str:
+        """c (a scalar per lane) lifted to depth d with r trailing axes for an element."""
+        c = self.lift(c, d)
+        if r == 0 or is_scalar0(c):
+            return c.code
+        return f"{c.code}[..., {', '.join(['None'] * r)}]"
+
+    def op(self, template: str, args: list[Arr], kind: str, rnk: int = 0, hint: str = "t") -> Arr:
+        d = max((a.depth for a in args), default=0)
+        codes = [self.lift(a, d).code for a in args]
+        deps = frozenset().union(*(a.deps for a in args))
+        return Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
+
+    def andmask(self, c: Arr) -> Arr:
+        m = self.mask
+        return c if m is None else self.op("({0} & {1})", [m, c], "b")
+
+    # ------------------------------------------------------------ terms
+
+    def comp(self, t: K.Term):
+        if isinstance(t, K.Let):
+            return self.let(t)
+        if isinstance(t, K.Var):
+            return self.env[t.name]
+        if isinstance(t, K.Const):
+            if t.value is RT_ZERO:
+                return ZERO
+            if isinstance(t.value, tuple):
+                return tuple(self.const(v, ty) for v, ty in zip(t.value, t.type.items))
+            return self.const(t.py_value, t.type)
+        if isinstance(t, K.Tuple):
+            return tuple(self.comp(x) for x in t.items)
+        if isinstance(t, K.Get):
+            return self.get(self.comp(t.tup), t.index)
+        if isinstance(t, K.If):
+            return self.if_(t)
+        if isinstance(t, K.Build):
+            return self.build(t)
+        if isinstance(t, K.Call):
+            return self.call(t)
+        raise CatadError(f"the backend cannot compile a {type(t).__name__} term", getattr(t, "loc", None),
+                         "backend")
+
+    def let(self, t: K.Let):
+        bound = []
+        while isinstance(t, K.Let):
+            start = len(self.lines)
+            value = self.comp(t.rhs)
+            if isinstance(value, Arr):
+                value = self.rename_last(value, t.var.name, start)
+            bound.append((t.var.name, self.env.get(t.var.name)))
+            self.env[t.var.name] = value
+            t = t.body
+        result = self.comp(t)
+        for name, old in reversed(bound):
+            if old is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = old
+        return result
+
+    def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
+        """Name the line that computed a let-bound value after the variable."""
+        if len(self.lines) <= start:
+            return value
+        line = self.lines[-1]
+        prefix = "    " * self.indent + value.code + " = "
+        if not line.startswith(prefix):
+            return value
+        expr = line[len(prefix):]
+        if self.memo[-1].get(expr) != value.code:
+            return value
+        new = self.name(hint)
+        self.lines[-1] = "    " * self.indent + f"{new} = {expr}"
+        self.memo[-1][expr] = new
+        self.taken.add(new)
+        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
+
+    def get(self, tup, index: int):
+        if tup is ZERO:
+            return ZERO
+        if isinstance(tup, tuple):
+            return tup[index]
+        if isinstance(tup, Stacked):
+            return Stacked(self.get(tup.body, index), tup.depth, tup.n, tup.N, tup.mask)
+        if isinstance(tup, RT):
+            return RT(self.assign(f"{tup.code}[{index}]"))
+        raise Unvectorisable("a projection of a value that is not a tuple")
+
+    # ------------------------------------------------------------ if
+
+    def if_(self, t: K.If):
+        c = self.comp(t.cond)
+        notc = self.op("np.logical_not({0})", [c], "b")
+        self.masks.append(self.andmask(c))
+        a = self.comp(t.then)
+        self.masks.pop()
+        self.masks.append(self.andmask(notc))
+        b = self.comp(t.orelse)
+        self.masks.pop()
+        return self.select(c, notc, a, b)
+
+    def select(self, c: Arr, notc: Arr, a, b):
+        if a is b:
+            return a
+        if is_zero(a):
+            return self.mask_(notc, b)
+        if is_zero(b):
+            return self.mask_(c, a)
+        if isinstance(a, tuple):
+            return tuple(self.select(c, notc, x, y) for x, y in zip(a, b))
+        if isinstance(a, RT) or isinstance(b, RT):
+            return RT(self.assign(f"({self.rt(a)} if {c.code} else {self.rt(b)})"))
+        if isinstance(a, Stacked) and isinstance(b, Stacked) and self.same_axis(a, b) and \
+                isinstance(a.body, Arr) and isinstance(b.body, Arr):
+            d = max(a.depth, b.depth, c.depth)
+            a, b = self.at(a, d), self.at(b, d)
+            return Stacked(self.select(c, notc, a.body, b.body), d, a.n, a.N, a.mask)
+        if isinstance(a, Stacked):
+            a = self.dense(a)
+        if isinstance(b, Stacked):
+            b = self.dense(b)
+        if isinstance(a, Arr) and isinstance(b, Arr):
+            d = max(a.depth, b.depth, c.depth)
+            if d == 0:
+                return Arr(self.assign(f"({a.code} if {c.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
+            cc = self.expand(c, d, a.rank)
+            code = f"np.where({cc}, {self.lift(a, d).code}, {self.lift(b, d).code})"
+            return Arr(self.assign(code), d, a.deps | b.deps | c.deps, a.rank, a.kind)
+        return self.tadd(self.mask_(c, a), self.mask_(notc, b))
+
+    def mask_(self, c: Arr, x):
+        """x where c holds, zero elsewhere (selection: NaN and inf where c fails vanish)."""
+        if is_zero(x):
+            return x
+        if isinstance(x, tuple):
+            return tuple(self.mask_(c, v) for v in x)
+        if isinstance(x, Arr):
+            d = max(c.depth, x.depth)
+            if d == 0 and x.rank == 0:
+                zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
+                return Arr(self.assign(f"({x.code} if {c.code} else {zero})"), 0, frozenset(), 0, x.kind)
+            code = f"np.where({self.expand(c, d, x.rank)}, {self.lift(x, d).code}, 0)"
+            return Arr(self.assign(code), d, x.deps | c.deps, x.rank, x.kind)
+        if isinstance(x, Upd):
+            a = x.idx.iota
+            in_range = a is not None and a < self.depth and not self.ragged[a] and self.lengths[a] == x.n.code
+            idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [c, x.idx], "i")
+            return Upd(idx, self.mask_(c, x.val), x.n)
+        if isinstance(x, TSum):
+            return self.sum_all([self.mask_(c, v) for v in tsum_terms(x)])
+        if isinstance(x, Stacked):
+            s = self.at(x, max(x.depth, c.depth))
+            return Stacked(self.mask_(c, s.body), s.depth, s.n, s.N, s.mask)
+        if isinstance(x, RT):
+            return RT(self.assign(f"rt_mask({c.code}, {x.code})"), x.is_list)
+        raise AssertionError(x)
+
+    # ------------------------------------------------------------ build
+
+    def build(self, t: K.Build):
+        n = self.comp(t.size)
+        if not self.vectorise or self.depth == 0:
+            start, nfb, memo = len(self.lines), len(self.fallbacks), dict(self.memo[-1])
+            taken = set(self.taken)
+            try:
+                if not self.vectorise:
+                    raise Unvectorisable("vectorisation is off")
+                return self.build_vector(t, n)
+            except Unvectorisable as e:
+                if self.depth > 0:
+                    raise
+                del self.lines[start:]
+                del self.fallbacks[nfb:]
+                self.memo[-1] = memo
+                self.taken = taken
+                if self.vectorise:
+                    self.fallbacks.append(Fallback(str(e), t.loc))
+                return self.build_loop(t, n)
+        return self.build_vector(t, n)
+
+    def build_vector(self, t: K.Build, n: Arr) -> Stacked:
+        k = self.depth
+        if n.deps:  # a ragged range, e.g. range(i): pad to the longest lane, mask the rest
+            m = self.mask
+            N = self.assign(f"maxlen({self.lift(n, max(n.depth, m.depth if m else 0)).code}"
+                            f"{', ' + self.lift(m, n.depth).code if m is not None else ''})", "N")
+        else:
+            N = n.code if n.depth == 0 else self.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
+        shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
+        i = self.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
+        iota = Arr(i, k + 1, frozenset({k}), 0, "i", k)
+        mask = None
+        if n.deps:
+            mask = self.op("({0} < {1})", [iota, self.lift(n, k + 1)], "b", hint="m")
+        self.sizes.append(N)
+        self.lengths.append(n.code)
+        self.iotas.append(iota)
+        self.ragged.append(mask is not None)
+        self.masks.append(self.andmask(mask) if mask is not None else self.mask)
+        old = self.env.get(t.var.name)
+        self.env[t.var.name] = iota
+        try:
+            body = self.comp(t.body)
+        finally:
+            self.sizes.pop()
+            self.lengths.pop()
+            self.iotas.pop()
+            self.ragged.pop()
+            self.masks.pop()
+            if old is None:
+                self.env.pop(t.var.name, None)
+            else:
+                self.env[t.var.name] = old
+        if depth_of(body) > k + 1:
+            raise AssertionError("a build body escaped its depth")
+        return self.stacked(body, k, n, N, mask)
+
+    def stacked(self, body, k: int, n: Arr, N: str, mask):
+        """A vector of tuples is a tuple of vectors; a vector of zero tangents is zero."""
+        if isinstance(body, tuple):
+            return tuple(self.stacked(b, k, n, N, mask) for b in body)
+        return Stacked(body, k, n, N, mask)
+
+    def build_loop(self, t: K.Build, n: Arr):
+        """The fallback: a Python loop over the body compiled for one index at a time."""
+        depth_before = self.depth
+        assert depth_before == 0
+        at = len(self.lines)
+        i = self.name(t.var.name)
+        self.emit(f"for {i} in range({n.code}):")
+        self.indent += 1
+        self.memo.append({})
+        old = self.env.get(t.var.name)
+        self.env[t.var.name] = Arr(i, 0, frozenset(), 0, "i")
+        body = self.comp(t.body)
+        leaves = []
+        self.loop_collect(body, leaves)
+        for acc, code in leaves:
+            self.emit(f"{acc}.append({code})")
+        self.memo.pop()
+        self.indent -= 1
+        if old is None:
+            self.env.pop(t.var.name, None)
+        else:
+            self.env[t.var.name] = old
+        self.lines[at:at] = ["    " * self.indent + f"{acc} = []" for acc, _ in leaves]
+        return self.loop_result(body, iter(leaves), t.body.type)
+
+    def loop_collect(self, body, leaves: list) -> None:
+        if isinstance(body, tuple):
+            for b in body:
+                self.loop_collect(b, leaves)
+            return
+        if isinstance(body, Stacked):
+            body = self.dense(body)
+        code = body.code if isinstance(body, Arr) else self.rt(body)
+        leaves.append((self.name("acc"), code))
+
+    def loop_result(self, body, leaves, ty: Type):
+        if isinstance(body, tuple):
+            return tuple(self.loop_result(b, leaves, t) for b, t in zip(body, ty.items))
+        acc, _ = next(leaves)
+        if isinstance(body, (Arr, Stacked)):
+            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[_kind(ty)]
+            return Arr(self.assign(f"np.array({acc}, dtype={dtype})"), 0, frozenset(), rank(ty) + 1, _kind(ty))
+        return RT(acc, is_list=True)
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, t: K.Call):
+        fn = t.fn
+        p = PRIMITIVES.get(fn)
+        if p is None:
+            raise CatadError(f"the backend compiles one definition; {fn!r} should have been inlined", t.loc,
+                             "backend")
+        args = [self.comp(a) for a in t.args]
+        special = getattr(self, "p_" + fn, None)
+        if special is not None:
+            return special(t, *args)
+        if any(not isinstance(a, Arr) for a in args):
+            args = [self.scalar(a) for a in args]
+        if p.vector is not None:
+            return self.op(p.vector, args, _kind(t.type))
+        self.element_loops.add(fn)
+        return self.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
+                       args, _kind(t.type))
+
+    def scalar(self, a) -> Arr:
+        """A scalar tangent as an array: the zero tangent of a Float is 0.0."""
+        if a is ZERO:
+            return Arr("0.0")
+        if isinstance(a, Arr):
+            return a
+        if isinstance(a, RT):
+            return Arr(self.assign(f"dense_tangent({a.code})"))
+        return self.dense(a)
+
+    def p_index(self, t, i: Arr, v):
+        return self.index(v, i)
+
+    def index(self, v, i: Arr):
+        if isinstance(v, tuple):  # a vector of tuples, kept as a tuple of vectors
+            return tuple(self.index(x, i) for x in v)
+        if v is ZERO:
+            return ZERO
+        if isinstance(v, RT):
+            if self.depth > 0 or i.depth > 0:
+                raise Unvectorisable("a loop's tangents used inside a vectorised build")
+            return RT(self.assign(f"rt_index({v.code}, {i.code})"))
+        if isinstance(v, Upd):
+            return self.mask_(self.op("({0} == {1})", [i, v.idx], "b"), v.val)
+        if isinstance(v, TSum):
+            return self.sum_all([self.index(x, i) for x in tsum_terms(v)])
+        if isinstance(v, Stacked):
+            if isinstance(v.body, tuple):
+                return tuple(self.index(Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
+            if i.iota is not None and i.iota == v.depth and self.lengths[i.iota] == v.n.code:
+                return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
+            if v.body is ZERO:
+                return ZERO
+            v = self.dense(v)
+        return self.gather(v, i)
+
+    def gather(self, x: Arr, i: Arr) -> Arr:
+        """x[i] for a Vec x (axis `d` after lifting) and an Int i, for all lanes at once."""
+        d = max(x.depth, i.depth)
+        xl = self.lift(x, d)
+        guarded = self.mask is not None
+        if i.depth == 0:
+            ic = i.code if not guarded else self.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
+            code = f"{xl.code}[{_axes(d, [ic])}]"
+            return Arr(self.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
+        if i.iota is not None and i.iota not in xl.deps:
+            code = f"take_iota({xl.code}, {i.iota}, {d}, {self.sizes[i.iota]})"
+            return Arr(self.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
+        parts = [self.lift(self.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
+        ic = self.lift(i, d).code
+        if guarded:
+            ic = self.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
+        code = f"{xl.code}[{', '.join(parts + [ic])}]"
+        return Arr(self.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
+
+    def p_size(self, t, v):
+        if isinstance(v, tuple):
+            return self.p_size(t, v[0])
+        if isinstance(v, Stacked):
+            return v.n
+        if isinstance(v, Upd):
+            return v.n
+        if isinstance(v, Arr):
+            return Arr(self.assign(f"{v.code}.shape[{v.depth}]", "n"), 0, frozenset(), 0, "i")
+        if isinstance(v, RT) and self.depth == 0:
+            return Arr(self.assign(f"len({v.code})", "n"), 0, frozenset(), 0, "i")
+        if isinstance(v, TSum):
+            return self.p_size(t, tsum_terms(v)[0])
+        raise Unvectorisable("the size of a zero tangent")
+
+    def p_sum(self, t, v):
+        return self.vsum(v)
+
+    def p_tsum(self, t, v):
+        return self.vsum(v)
+
+    def vsum(self, v):
+        if v is ZERO:
+            return ZERO
+        if isinstance(v, tuple):
+            return tuple(self.vsum(x) for x in v)
+        if isinstance(v, RT):
+            if self.depth > 0:
+                raise Unvectorisable("a loop's tangents used inside a vectorised build")
+            return RT(self.assign(f"rt_sum({v.code})"))
+        if isinstance(v, Upd):
+            return v.val
+        if isinstance(v, TSum):
+            return self.sum_all([self.vsum(x) for x in tsum_terms(v)])
+        if isinstance(v, Arr):
+            v = self.as_stacked(v)
+        if isinstance(v.body, tuple):
+            return tuple(self.vsum(Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
+        body = v.body if v.mask is None else self.mask_(v.mask, v.body)
+        sizes = self.sizes[:v.depth] + [v.N]
+        return self.reduce(body, v.depth, v.N, sizes)
+
+    def as_stacked(self, a: Arr) -> Stacked:
+        """A dense Vec viewed as a build: its first element axis becomes a batch axis."""
+        d = a.depth
+        n = Arr(self.assign(f"{a.code}.shape[{d}]", "n"), 0, frozenset(), 0, "i")
+        body = Arr(a.code, d + 1, a.deps | {d}, a.rank - 1, a.kind)
+        return Stacked(body, d, n, n.code, None)
+
+    def reduce(self, x, ax: int, n: str, sizes: list[str]):
+        """The sum over batch axis ax (of size n) of x."""
+        if is_zero(x):
+            return ZERO
+        if isinstance(x, tuple):
+            return tuple(self.reduce(v, ax, n, sizes) for v in x)
+        if isinstance(x, Arr):
+            if x.depth <= ax or ax not in x.deps:
+                base = self.drop(x, ax)
+                return self.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
+            shift = (lambda b: b if b < ax else b - 1)
+            code = self.assign(f"{x.code}.sum(axis={ax})")
+            return Arr(code, x.depth - 1, frozenset(shift(b) for b in x.deps if b != ax), x.rank, x.kind)
+        if isinstance(x, TSum):
+            return self.sum_all([self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
+        if isinstance(x, Upd):
+            return self.reduce_update(x, ax, n, sizes)
+        if isinstance(x, Stacked):
+            if x.depth <= ax:
+                return self.tscale(self.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
+            return self.reduce(self.dense(x, sizes), ax, n, sizes)
+        raise Unvectorisable("a loop's tangents used inside a vectorised build")
+
+    def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
+        if u.val is ZERO:
+            return ZERO
+        if isinstance(u.val, TSum):
+            return self.sum_all([self.reduce(self.update(u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
+        if u.idx.depth <= ax or ax not in u.idx.deps:
+            return self.update(self.drop(u.idx, ax), self.reduce(u.val, ax, n, sizes), self.drop(u.n, ax))
+        if (u.idx.iota == ax and depth_of(u) == ax + 1 and u.n.code == n and not u.n.deps):
+            return Stacked(u.val, ax, u.n, n, None)  # sum_i update(i, v_i, n) is the vector of the v_i
+        return self.scatter(u, ax, sizes)
+
+    def scatter(self, u: Upd, ax: int | None, sizes: list[str]) -> Arr:
+        """An index update (possibly nested: a row's update) summed over batch axis ax (or
+        none) as one dense array, by a single scatter-add."""
+        chain = []
+        v = u
+        while isinstance(v, Upd):
+            chain.append(v)
+            v = v.val
+        if isinstance(v, Stacked):
+            v = self.dense(v)
+        if not isinstance(v, Arr):
+            raise Unvectorisable("a scatter of a value that is not an array")
+        d = max([v.depth] + [c.idx.depth for c in chain])
+        cover = v.deps.union(*(c.idx.deps for c in chain))
+        kept = [b for b in range(d) if b != ax]
+        shape = [sizes[b] if b in cover else "1" for b in kept]
+        index = [self.lift(self.iotas_for(b, sizes), d).code if b in cover else "0" for b in kept]
+        for c in chain:
+            nn = c.n.code if not c.n.deps else self.assign(f"maxlen({c.n.code})", "N")
+            shape.append(nn)
+            index.append(self.lift(c.idx, d).code)
+        vl = self.lift(v, d)
+        shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+        if v.rank:
+            shape_code += f" + {vl.code}.shape[{d}:]"
+        code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
+        out_depth = d - 1 if ax is not None and ax < d else d
+        shift = (lambda b: b if ax is None or b < ax else b - 1)
+        deps = frozenset(shift(b) for b in kept if b in cover)
+        return Arr(self.assign(code, "ct"), out_depth, deps, len(chain) + v.rank, "f")
+
+    def iotas_for(self, b: int, sizes: list[str]) -> Arr:
+        if b < len(self.iotas) and sizes[b] == self.sizes[b]:
+            return self.iotas[b]
+        shape = f"({', '.join(['1'] * b + ['-1'])})"
+        return Arr(self.assign(f"np.arange({sizes[b]}).reshape({shape})", "i"), b + 1, frozenset({b}), 0, "i", b)
+
+    def dense(self, x, sizes: list[str] | None = None) -> Arr:
+        """x as an array (a materialised vector, a scattered update)."""
+        sizes = self.sizes if sizes is None else sizes
+        if isinstance(x, Arr):
+            return x
+        if isinstance(x, Stacked):
+            d = x.depth
+            inner = sizes[:d] + [x.N]
+            if x.body is ZERO or isinstance(x.body, (tuple, RT)):
+                raise Unvectorisable("a vector of tuples or of zero tangents as an array")
+            b = self.dense(x.body, inner)
+            if x.mask is not None:
+                b = self.mask_(x.mask, b)
+            if is_scalar0(b) or d not in b.deps:
+                bl = self.lift(b, d + 1) if not is_scalar0(b) else None
+                if bl is None:
+                    code = f"full({b.code}, ({', '.join(['1'] * d + [x.N])},))"
+                else:
+                    code = f"full({bl.code}, {bl.code}.shape[:{d}] + ({x.N},) + {bl.code}.shape[{d + 1}:])"
+                return Arr(self.assign(code), d, b.deps, b.rank + 1, b.kind)
+            return Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
+        if isinstance(x, Upd):
+            return self.scatter(x, None, sizes)
+        if isinstance(x, TSum):
+            terms = [self.dense(v, sizes) for v in tsum_terms(x) if v is not ZERO]
+            out = terms[0]
+            for v in terms[1:]:
+                out = self.op("({0} + {1})", [out, v], "f", out.rank)
+            return out
+        if isinstance(x, RT):
+            return Arr(self.assign(f"dense_tangent({x.code})"))
+        raise Unvectorisable("the zero tangent of an unknown shape as an array")
+
+    def at(self, s: Stacked, k: int) -> Stacked:
+        """A Stacked made at depth d, used at depth k >= d: batch axes inserted at d."""
+        if s.depth >= k:
+            return s
+        c = k - s.depth
+        return Stacked(self.insert_all(s.body, s.depth, c), k, s.n, s.N,
+                       None if s.mask is None else self.insert(s.mask, s.depth, c))
+
+    def insert_all(self, x, pos: int, count: int):
+        if isinstance(x, Arr):
+            return self.insert(x, pos, count)
+        if isinstance(x, tuple):
+            return tuple(self.insert_all(v, pos, count) for v in x)
+        if isinstance(x, Upd):
+            return Upd(self.insert(x.idx, pos, count), self.insert_all(x.val, pos, count), self.insert(x.n, pos, count))
+        if isinstance(x, TSum):
+            return self.sum_all([self.insert_all(v, pos, count) for v in tsum_terms(x)])
+        if isinstance(x, Stacked):
+            return Stacked(self.insert_all(x.body, pos, count), x.depth + count if x.depth >= pos else x.depth,
+                           self.insert(x.n, pos, count), x.N,
+                           None if x.mask is None else self.insert(x.mask, pos, count))
+        return x
+
+    def same_axis(self, a: Stacked, b: Stacked) -> bool:
+        return a.n.code == b.n.code and a.N == b.N and (a.mask is None) == (b.mask is None) and \
+            (a.mask is None or a.mask.code == b.mask.code) and a.depth == b.depth
+
+    def p_vmax(self, t, v):
+        return self.vreduce("max", v, t)
+
+    def p_vmin(self, t, v):
+        return self.vreduce("min", v, t)
+
+    def p_argmax(self, t, v):
+        return self.vreduce("argmax", v, t)
+
+    def p_argmin(self, t, v):
+        return self.vreduce("argmin", v, t)
+
+    def vreduce(self, kind: str, v, t):
+        if isinstance(v, Arr):
+            v = self.as_stacked(v)
+        if not isinstance(v, Stacked):
+            raise Unvectorisable(f"{kind} of a tangent")
+        body = self.dense(v.body, self.sizes[:v.depth] + [v.N])
+        d = v.depth
+        b = self.lift(body, d + 1)
+        if is_scalar0(b) or d not in b.deps:
+            b = self.dense(Stacked(body, d, v.n, v.N, None))
+            b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
+        mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
+        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask})")
+        return Arr(out, d, b.deps - {d}, 0, "i" if kind.startswith("arg") else b.kind)
+
+    def p_vector(self, t, *xs):
+        xs = [self.scalar(x) for x in xs]
+        d = max(x.depth for x in xs)
+        deps = frozenset().union(*(x.deps for x in xs))
+        kind = _kind(t.type)
+        if d == 0 and all(x.rank == 0 for x in xs):
+            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind]
+            return Arr(self.assign(f"np.array([{', '.join(x.code for x in xs)}], dtype={dtype})"), 0, deps, 1, kind)
+        codes = ", ".join(self.lift(x, d).code for x in xs)
+        return Arr(self.assign(f"stack({d}, {codes})"), d, deps, xs[0].rank + 1, kind)
+
+    # ------------------------------------------------------------ tangent spaces
+
+    def p_tadd(self, t, a, b):
+        return self.tadd(a, b)
+
+    def tadd(self, a, b):
+        if is_zero(a):
+            return b
+        if is_zero(b):
+            return a
+        if isinstance(a, tuple):
+            return tuple(self.tadd(x, y) for x, y in zip(a, b))
+        if isinstance(a, RT) or isinstance(b, RT):
+            return RT(self.assign(f"T_tadd({self.rt(a)}, {self.rt(b)})"))
+        if isinstance(a, Arr) and isinstance(b, Arr):
+            return self.op("({0} + {1})", [a, b], a.kind, a.rank)
+        if isinstance(a, Stacked) and isinstance(b, Stacked) and a.n.code == b.n.code and a.N == b.N \
+                and a.mask is None and b.mask is None and isinstance(a.body, Arr) and isinstance(b.body, Arr):
+            d = max(a.depth, b.depth)
+            a, b = self.at(a, d), self.at(b, d)
+            return Stacked(self.tadd(a.body, b.body), d, a.n, a.N, None)
+        if isinstance(a, Stacked):
+            return self.tadd(self.dense(a), b)
+        if isinstance(b, Stacked):
+            return self.tadd(a, self.dense(b))
+        return TSum(a, b)
+
+    def sum_all(self, xs: list):
+        out = ZERO
+        for x in xs:
+            out = self.tadd(out, x)
+        return out
+
+    def p_tscale(self, t, s, x):
+        return self.tscale(self.scalar(s), x)
+
+    def tscale(self, s: Arr, x):
+        if is_zero(x):
+            return x
+        if isinstance(x, tuple):
+            return tuple(self.tscale(s, v) for v in x)
+        if isinstance(x, Arr):
+            d = max(s.depth, x.depth)
+            return Arr(self.assign(f"({self.expand(s, d, x.rank)} * {self.lift(x, d).code})"), d,
+                       s.deps | x.deps, x.rank, "f")
+        if isinstance(x, Upd):
+            return Upd(x.idx, self.tscale(s, x.val), x.n)
+        if isinstance(x, TSum):
+            return self.sum_all([self.tscale(s, v) for v in tsum_terms(x)])
+        if isinstance(x, Stacked):
+            st = self.at(x, max(x.depth, s.depth))
+            return Stacked(self.tscale(s, st.body), st.depth, st.n, st.N, st.mask)
+        if isinstance(x, RT):
+            return RT(self.assign(f"T_tscale({s.code}, {x.code})"))
+        raise AssertionError(x)
+
+    def p_tmul(self, t, v: Arr, x):
+        if x is ZERO:
+            return ZERO
+        x = self.dense(x)
+        return self.op("({0} * {1})", [v, x], "f", x.rank)
+
+    def p_update(self, t, i: Arr, r, n: Arr):
+        return self.update(i, r, n)
+
+    def update(self, i: Arr, r, n: Arr):
+        if r is ZERO:
+            return ZERO
+        if isinstance(r, TSum):
+            return self.sum_all([self.update(i, v, n) for v in tsum_terms(r)])
+        if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
+            return tuple(self.update(i, x, n) for x in r)
+        if isinstance(r, RT):
+            return RT(self.assign(f"OneHot({i.code}, {r.code}, {n.code})"))
+        return Upd(i, r, n)
+
+    def p_scatter_add(self, t, idx, vals, n: Arr):
+        if vals is ZERO:
+            return ZERO
+        if isinstance(idx, Arr):
+            idx = self.as_stacked(idx)
+        if isinstance(vals, Arr):
+            vals = self.as_stacked(vals)
+        if not isinstance(idx, Stacked) or not isinstance(vals, Stacked):
+            raise Unvectorisable("scatter_add of run-time tangents")
+        d = max(idx.depth, vals.depth)
+        idx, vals = self.at(idx, d), self.at(vals, d)
+        body = self.update(idx.body, vals.body, n)
+        if idx.mask is not None:
+            body = self.mask_(idx.mask, body)
+        return self.reduce(body, d, idx.N, self.sizes[:d] + [idx.N])
+
+    # ------------------------------------------------------------ run-time values
+
+    def rt(self, x) -> str:
+        """Code for x as a run-time value (catad.tangents for sparse tangents)."""
+        if x is ZERO:
+            return "ZERO"
+        if isinstance(x, tuple):
+            return "(" + "".join(self.rt(v) + ", " for v in x) + ")"
+        if isinstance(x, (Arr, RT)):
+            if isinstance(x, Arr) and x.depth > 0:
+                raise Unvectorisable("a vectorised value used as a run-time value")
+            return x.code
+        if isinstance(x, Upd):
+            if depth_of(x) > 0:
+                raise Unvectorisable("a vectorised update used as a run-time value")
+            return self.assign(f"OneHot({x.idx.code}, {self.rt(x.val)}, {x.n.code})")
+        if isinstance(x, TSum):
+            out = None
+            for v in tsum_terms(x):
+                out = self.rt(v) if out is None else self.assign(f"T_tadd({out}, {self.rt(v)})")
+            return out
+        if isinstance(x, Stacked):
+            return self.dense(x).code
+        raise AssertionError(x)
