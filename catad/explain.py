@@ -29,6 +29,7 @@ TITLES = {
     "jacobian-transposed": "Transposed Jacobian (optimised)",
     "forward": "Forward-mode derivative (optimised, CSE'd)",
     "reverse": "Reverse-mode derivative (optimised, CSE'd)",
+    "code": "Compiled NumPy code (catad.backend)",
 }
 
 
@@ -108,6 +109,20 @@ def pipeline(fn: Callable, *example_args: Any) -> Pipeline:
                        lambda: run_pipeline(api.to_core(fn, *example_args), api.to_anf(fn, *example_args)))
 
 
+def code_text(fn: Callable, *example_args: Any) -> str:
+    """The generated NumPy source of fn and of its forward and reverse derivatives, and
+    every place where it is not whole-array code (a Python loop, with its source line)."""
+    from .differentiate import compiled
+    parts, notes = [], []
+    for which, title in (("primal", "the function"), ("forward", "its forward derivative (jvp)"),
+                         ("reverse", "its reverse derivative (vjp, grad)")):
+        c = compiled(fn, example_args, which)
+        parts.append(f"# {title}\n{c.source}")
+        notes += [f"# {which}: {line}" for line in c.report().splitlines()]
+    notes = notes or ["# every build, sum and index is whole-array NumPy: no Python loops"]
+    return "\n".join(parts) + "\n" + "\n".join(notes)
+
+
 def explain(fn: Callable, *example_args: Any) -> Derivation:
     """The derivation of fn's derivatives at the types of example_args, stage by stage."""
     pl = pipeline(fn, *example_args)
@@ -118,7 +133,7 @@ def explain(fn: Callable, *example_args: Any) -> Derivation:
     texts = {"source": source, "core": str(pl.core), "anf": str(pl.anf), "cl": str(pl.cl),
              "jacobian": str(pl.jacobian), "jacobian-optimised": str(pl.jacobian_optimised),
              "jacobian-transposed": str(pl.jacobian_transposed), "forward": str(pl.forward),
-             "reverse": str(pl.reverse)}
+             "reverse": str(pl.reverse), "code": code_text(fn, *example_args)}
     stages = [Stage(name, TITLES[name], texts[name]) for name in STAGES]
     steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in pl.trace]
     return Derivation(getattr(fn, "__name__", "f"), stages, steps, pl)

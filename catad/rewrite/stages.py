@@ -21,8 +21,9 @@ from .cleanup import cse_def, dead_code_def, inline_single_use_def
 from .engine import Rewriter
 from .sweeps import forward_derivative, reverse_derivative
 
+# The stages of catad.explain, in order; the last, "code", is the backend's output.
 STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
-          "forward", "reverse")
+          "forward", "reverse", "code")
 
 
 @dataclass
