@@ -10,8 +10,10 @@ callers cache the result per type signature.
 """
 from __future__ import annotations
 
+import re
 import sys
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -95,7 +97,7 @@ def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
     value = c.comp(d.body)
     out = _output(c, value, d.result_type)
     fname = c.name(d.name)
-    body = "\n".join(c.lines)
+    body = "\n".join(_dead_code(c.lines, out))
     source = (f"def {fname}({', '.join(params)}):\n"
               f"    with np.errstate(all='ignore'):\n"
               f"{body + chr(10) if body else ''}"
@@ -106,6 +108,29 @@ def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
     return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops))
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _dead_code(lines: list[str], result: str) -> list[str]:
+    """Drop assignments whose value is never used (a product an einsum made redundant)."""
+    uses = Counter(_IDENT.findall(result))
+    parsed = []
+    for line in lines:
+        target, sep, expr = line.strip().partition(" = ")
+        simple = bool(sep) and target.isidentifier()
+        parsed.append((target if simple else None, _IDENT.findall(expr if simple else line)))
+        for name in parsed[-1][1]:
+            uses[name] += 1
+    keep = [True] * len(lines)
+    for k in range(len(lines) - 1, -1, -1):  # later lines first: their uses are final
+        target, names = parsed[k]
+        if target is not None and uses[target] == 0:
+            keep[k] = False
+            for name in names:
+                uses[name] -= 1
+    return [line for line, k in zip(lines, keep) if k]
 
 
 def _param(c: Compiler, name: str, ty: Type, tangent: bool):

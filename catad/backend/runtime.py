@@ -109,15 +109,25 @@ def scatter(shape: tuple, index: tuple, val):
     bshape = np.broadcast_shapes(*(np.shape(i) for i in index))
     rest = shape[m:]
     flat = np.zeros((), dtype=np.intp)
+    bad = False
     for i, dim in zip(index, shape[:m]):  # row-major flat position, negatives wrapped
         i = np.asarray(i)
+        outside = (i >= dim) | (i < -dim)
+        if outside.any():
+            bad = bad | outside
+            i = np.where(outside, 0, i)
         flat = flat * dim + np.where(i < 0, i + dim, i)
     size = int(np.prod(shape[:m], dtype=np.int64))
     inner = int(np.prod(rest, dtype=np.int64))
     full_shape = bshape + rest
     v = np.broadcast_to(val, np.broadcast_shapes(val.shape, full_shape))
-    if v.shape != full_shape:  # val carries axes the indices do not: they are summed over
+    if v.shape != full_shape:
         raise ValueError(f"scatter: values of shape {val.shape} do not fit indices of shape {bshape}")
+    if bad is not False:  # lanes a mask discarded hold zeros; any other index out of range is an error
+        bad = np.broadcast_to(bad, bshape).reshape(bshape + (1,) * len(rest))
+        if np.any(np.broadcast_to(bad, full_shape) & (v != 0)):
+            raise IndexError("index out of range in an index update")
+        v = np.where(bad, 0.0, v)
     if inner == 1:
         f = np.broadcast_to(flat, bshape).ravel()
         out = np.bincount(f, weights=v.reshape(-1), minlength=size)
@@ -151,3 +161,18 @@ def out_float(x):
 
 def out_array(x, dtype):
     return np.array(x, dtype=dtype)
+
+
+def pad_to(x, axis: int, n: int):
+    """x with zeros appended along axis up to length n (the rest of an index update)."""
+    m = x.shape[axis]
+    if m == n:
+        return x
+    if m > n:  # lanes past the end must be ones a mask discarded
+        tail = x[(slice(None),) * axis + (slice(n, None),)]
+        if np.any(tail != 0):
+            raise IndexError(f"index {n} is out of bounds for a vector of size {n}")
+        return x[(slice(None),) * axis + (slice(0, n),)]
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, n - m)
+    return np.pad(x, pad)

@@ -49,9 +49,14 @@ ZERO = _Zero()
 
 @dataclass(frozen=True, eq=False)
 class Upd:
+    """update(idx, val, n), summed over its `extra` innermost batch axes: a sum over a
+    build of index updates stays lazy until an array is needed, so that sums over the
+    axes the index does not depend on happen first, on the values (one small scatter
+    at the end instead of a large one per level)."""
     idx: Arr
     val: object
     n: Arr
+    extra: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +86,8 @@ def depth_of(x) -> int:
     if isinstance(x, Stacked):
         return x.depth
     if isinstance(x, Upd):
+        if x.extra:
+            return x.idx.depth - x.extra
         return max(x.idx.depth, depth_of(x.val), x.n.depth)
     if isinstance(x, TSum):
         return max(depth_of(x.a), depth_of(x.b))

@@ -30,7 +30,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt"}
+                 "scatter_add_rt", "pad_to"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ class Compiler:
         self.iotas: list[Arr] = []
         self.ragged: list[bool] = []
         self.masks: list[Arr | None] = [None]
+        # how some arrays were made, so that a sum of a product becomes one einsum
+        self.defs: dict[str, tuple] = {}
+        self.ragged_masks: set[str] = set()
         self._n = 0
 
     # ------------------------------------------------------------ emission
@@ -167,7 +170,10 @@ class Compiler:
         d = max((a.depth for a in args), default=0)
         codes = [self.lift(a, d).code for a in args]
         deps = frozenset().union(*(a.deps for a in args))
-        return Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
+        out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
+        if template == "({0} * {1})" and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            self.defs[out.code] = ("mul", args[0], args[1])
+        return out
 
     def andmask(self, c: Arr) -> Arr:
         m = self.mask
@@ -299,12 +305,18 @@ class Compiler:
                 zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
                 return Arr(self.assign(f"({x.code} if {c.code} else {zero})"), 0, frozenset(), 0, x.kind)
             code = f"np.where({self.expand(c, d, x.rank)}, {self.lift(x, d).code}, 0)"
-            return Arr(self.assign(code), d, x.deps | c.deps, x.rank, x.kind)
+            out = Arr(self.assign(code), d, x.deps | c.deps, x.rank, x.kind)
+            if c.code in self.ragged_masks and x.rank == 0 and x.kind == "f":
+                self.defs[out.code] = ("where0", c, x)
+            return out
         if isinstance(x, Upd):
-            a = x.idx.iota
-            in_range = a is not None and a < self.depth and not self.ragged[a] and self.lengths[a] == x.n.code
+            # an iota stays an iota (scatter and pad_to skip zero values out of range)
+            in_range = x.idx.iota is not None
+            x = self.settle(x, c.depth)
+            if not isinstance(x, Upd):
+                return self.mask_(c, x)
             idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [c, x.idx], "i")
-            return Upd(idx, self.mask_(c, x.val), x.n)
+            return Upd(idx, self.mask_(c, x.val), x.n, x.extra)
         if isinstance(x, TSum):
             return self.sum_all([self.mask_(c, v) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
@@ -351,6 +363,7 @@ class Compiler:
         mask = None
         if n.deps:
             mask = self.op("({0} < {1})", [iota, self.lift(n, k + 1)], "b", hint="m")
+            self.ragged_masks.add(mask.code)
         self.sizes.append(N)
         self.lengths.append(n.code)
         self.iotas.append(iota)
@@ -466,14 +479,17 @@ class Compiler:
             if self.depth > 0 or i.depth > 0:
                 raise Unvectorisable("a loop's tangents used inside a vectorised build")
             return RT(self.assign(f"rt_index({v.code}, {i.code})"))
-        if isinstance(v, Upd):
+        if isinstance(v, Upd) and not v.extra:
             return self.mask_(self.op("({0} == {1})", [i, v.idx], "b"), v.val)
+        if isinstance(v, Upd):
+            v = self.scatter(v, set(), self.sizes)
         if isinstance(v, TSum):
             return self.sum_all([self.index(x, i) for x in tsum_terms(v)])
         if isinstance(v, Stacked):
             if isinstance(v.body, tuple):
                 return tuple(self.index(Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
-            if i.iota is not None and i.iota == v.depth and self.lengths[i.iota] == v.n.code:
+            if i.iota is not None and i.iota == v.depth and self.lengths[i.iota] == v.n.code and \
+                    self.sizes[i.iota] == v.N:
                 return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
             if v.body is ZERO:
                 return ZERO
@@ -559,8 +575,9 @@ class Compiler:
                 base = self.drop(x, ax)
                 return self.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
             shift = (lambda b: b if b < ax else b - 1)
-            code = self.assign(f"{x.code}.sum(axis={ax})")
-            return Arr(code, x.depth - 1, frozenset(shift(b) for b in x.deps if b != ax), x.rank, x.kind)
+            deps = frozenset(shift(b) for b in x.deps if b != ax)
+            code = self.contract(x, ax) or self.assign(f"{x.code}.sum(axis={ax})")
+            return Arr(code, x.depth - 1, deps, x.rank, x.kind)
         if isinstance(x, TSum):
             return self.sum_all([self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
         if isinstance(x, Upd):
@@ -568,23 +585,64 @@ class Compiler:
         if isinstance(x, Stacked):
             if x.depth <= ax:
                 return self.tscale(self.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
+            if x.mask is None and ax not in x.n.deps:  # sum the elements, stay a vector
+                body = self.reduce(x.body, ax, n, sizes[:x.depth] + [x.N])
+                return Stacked(body, x.depth - 1, self.drop(x.n, ax), x.N)
             return self.reduce(self.dense(x, sizes), ax, n, sizes)
         raise Unvectorisable("a loop's tangents used inside a vectorised build")
+
+    def factors(self, x: Arr) -> list[Arr]:
+        how = self.defs.get(x.code)
+        if how is None or x.depth != max([x.depth] + [a.depth for a in how[1:]]):
+            return [x]
+        if how[0] == "mul":
+            return self.factors(how[1]) + self.factors(how[2])
+        return [how[1]] + self.factors(how[2])  # where(mask, y, 0) = mask * y: a ragged mask's lanes are finite
+
+    def contract(self, x: Arr, ax: int) -> str | None:
+        """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
+        matrix-vector product, ...) as one einsum, without forming the product."""
+        fs = self.factors(x)
+        if len(fs) < 2 or x.rank:
+            return None
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        ops, specs = [], []
+        for f in fs:
+            axes = sorted(f.deps)
+            view = f.code if f.depth == 0 else \
+                f"{f.code}[{', '.join(':' if b in f.deps else '0' for b in range(f.depth))}]"
+            if f.kind == "b":
+                view = f"{view}.astype(np.float64)"
+            ops.append(view)
+            specs.append("".join(letters[b] for b in axes))
+        keep = sorted(set().union(*(f.deps for f in fs)) - {ax})
+        spec = ",".join(specs) + "->" + "".join(letters[b] for b in keep)
+        out = f"np.einsum({spec!r}, {', '.join(ops)}, optimize=True)"
+        missing = tuple(k for k in range(x.depth - 1) if (k if k < ax else k + 1) not in keep)
+        if missing:
+            out = f"np.expand_dims({out}, {missing})"
+        return self.assign(out)
 
     def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
         if u.val is ZERO:
             return ZERO
         if isinstance(u.val, TSum):
             return self.sum_all([self.reduce(self.update(u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
-        if u.idx.depth <= ax or ax not in u.idx.deps:
-            return self.update(self.drop(u.idx, ax), self.reduce(u.val, ax, n, sizes), self.drop(u.n, ax))
-        if (u.idx.iota == ax and depth_of(u) == ax + 1 and u.n.code == n and not u.n.deps):
-            return Stacked(u.val, ax, u.n, n, None)  # sum_i update(i, v_i, n) is the vector of the v_i
-        return self.scatter(u, ax, sizes)
+        L = depth_of(u)
+        if ax >= L:  # constant along ax
+            return self.tscale(self.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
+        if ax not in u.idx.deps:  # sum the values first
+            return Upd(self.drop(u.idx, ax), self.reduce(u.val, ax, n, sizes), self.drop(u.n, ax), u.extra)
+        if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
+            # sum_i update(i, v_i, m) is the vector of the v_i (zeros after the last i)
+            return Stacked(u.val, ax, u.n, n, None)
+        if ax == L - 1 and isinstance(u.val, Arr):  # innermost: keep it lazy
+            return Upd(u.idx, u.val, u.n, u.extra + 1)
+        return self.scatter(u, {ax}, sizes)
 
-    def scatter(self, u: Upd, ax: int | None, sizes: list[str]) -> Arr:
-        """An index update (possibly nested: a row's update) summed over batch axis ax (or
-        none) as one dense array, by a single scatter-add."""
+    def scatter(self, u: Upd, axes: set, sizes: list[str]) -> Arr:
+        """An index update (possibly nested: a row's update) summed over the batch axes
+        `axes` and its pending ones, as one dense array, by a single scatter-add."""
         chain = []
         v = u
         while isinstance(v, Upd):
@@ -596,7 +654,10 @@ class Compiler:
             raise Unvectorisable("a scatter of a value that is not an array")
         d = max([v.depth] + [c.idx.depth for c in chain])
         cover = v.deps.union(*(c.idx.deps for c in chain))
-        kept = [b for b in range(d) if b != ax]
+        summed = set(axes)
+        for c in chain:
+            summed |= set(range(c.idx.depth - c.extra, c.idx.depth))
+        kept = [b for b in range(d) if b not in summed]
         shape = [sizes[b] if b in cover else "1" for b in kept]
         index = [self.lift(self.iotas_for(b, sizes), d).code if b in cover else "0" for b in kept]
         for c in chain:
@@ -608,10 +669,8 @@ class Compiler:
         if v.rank:
             shape_code += f" + {vl.code}.shape[{d}:]"
         code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
-        out_depth = d - 1 if ax is not None and ax < d else d
-        shift = (lambda b: b if ax is None or b < ax else b - 1)
-        deps = frozenset(shift(b) for b in kept if b in cover)
-        return Arr(self.assign(code, "ct"), out_depth, deps, len(chain) + v.rank, "f")
+        deps = frozenset(k for k, b in enumerate(kept) if b in cover)
+        return Arr(self.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
 
     def iotas_for(self, b: int, sizes: list[str]) -> Arr:
         if b < len(self.iotas) and sizes[b] == self.sizes[b]:
@@ -638,10 +697,14 @@ class Compiler:
                     code = f"full({b.code}, ({', '.join(['1'] * d + [x.N])},))"
                 else:
                     code = f"full({bl.code}, {bl.code}.shape[:{d}] + ({x.N},) + {bl.code}.shape[{d + 1}:])"
-                return Arr(self.assign(code), d, b.deps, b.rank + 1, b.kind)
-            return Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
+                out = Arr(self.assign(code), d, b.deps, b.rank + 1, b.kind)
+            else:
+                out = Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
+            if x.mask is None and x.n.code != x.N:  # an update's vector: zeros after the last lane
+                out = Arr(self.assign(f"pad_to({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
+            return out
         if isinstance(x, Upd):
-            return self.scatter(x, None, sizes)
+            return self.scatter(x, set(), sizes)
         if isinstance(x, TSum):
             terms = [self.dense(v, sizes) for v in tsum_terms(x) if v is not ZERO]
             out = terms[0]
@@ -666,7 +729,8 @@ class Compiler:
         if isinstance(x, tuple):
             return tuple(self.insert_all(v, pos, count) for v in x)
         if isinstance(x, Upd):
-            return Upd(self.insert(x.idx, pos, count), self.insert_all(x.val, pos, count), self.insert(x.n, pos, count))
+            return Upd(self.insert(x.idx, pos, count), self.insert_all(x.val, pos, count), self.insert(x.n, pos, count),
+                       x.extra)
         if isinstance(x, TSum):
             return self.sum_all([self.insert_all(v, pos, count) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
@@ -696,6 +760,8 @@ class Compiler:
             v = self.as_stacked(v)
         if not isinstance(v, Stacked):
             raise Unvectorisable(f"{kind} of a tangent")
+        if v.mask is None and v.n.code != v.N:
+            v = self.as_stacked(self.dense(v))
         body = self.dense(v.body, self.sizes[:v.depth] + [v.N])
         d = v.depth
         b = self.lift(body, d + 1)
@@ -738,11 +804,7 @@ class Compiler:
             d = max(a.depth, b.depth)
             a, b = self.at(a, d), self.at(b, d)
             return Stacked(self.tadd(a.body, b.body), d, a.n, a.N, None)
-        if isinstance(a, Stacked):
-            return self.tadd(self.dense(a), b)
-        if isinstance(b, Stacked):
-            return self.tadd(a, self.dense(b))
-        return TSum(a, b)
+        return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
 
     def sum_all(self, xs: list):
         out = ZERO
@@ -759,11 +821,16 @@ class Compiler:
         if isinstance(x, tuple):
             return tuple(self.tscale(s, v) for v in x)
         if isinstance(x, Arr):
+            if x.rank == 0:
+                return self.op("({0} * {1})", [s, x], "f")
             d = max(s.depth, x.depth)
             return Arr(self.assign(f"({self.expand(s, d, x.rank)} * {self.lift(x, d).code})"), d,
                        s.deps | x.deps, x.rank, "f")
         if isinstance(x, Upd):
-            return Upd(x.idx, self.tscale(s, x.val), x.n)
+            x = self.settle(x, s.depth)
+            if not isinstance(x, Upd):
+                return self.tscale(s, x)
+            return Upd(x.idx, self.tscale(s, x.val), x.n, x.extra)
         if isinstance(x, TSum):
             return self.sum_all([self.tscale(s, v) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
@@ -791,7 +858,15 @@ class Compiler:
             return tuple(self.update(i, x, n) for x in r)
         if isinstance(r, RT):
             return RT(self.assign(f"OneHot({i.code}, {r.code}, {n.code})"))
+        if isinstance(r, Upd):
+            r = self.settle(r, max(i.depth, n.depth))
         return Upd(i, r, n)
+
+    def settle(self, u: Upd, depth: int):
+        """u, made an array if it sums over axes that a value of this depth uses."""
+        if u.extra and depth > u.idx.depth - u.extra:
+            return self.scatter(u, set(), self.sizes)
+        return u
 
     def p_scatter_add(self, t, idx, vals, n: Arr):
         if vals is ZERO:
