@@ -31,7 +31,11 @@ class OneHot:
     def __init__(self, i: int, value: Any, n: int):
         self.i, self.value, self.n = int(i), value, int(n)
 
-    def dense(self) -> np.ndarray:
+    def dense(self) -> np.ndarray | list:
+        if isinstance(self.value, tuple):  # a vector of tuples: a list, element by element
+            out: list = [ZERO] * self.n
+            out[self.i] = self.value
+            return out
         v = np.asarray(densify(self.value), dtype=np.float64)
         out = np.zeros((self.n,) + v.shape)
         out[self.i] = v
@@ -73,6 +77,10 @@ class Acc:
         if x is ZERO:
             return
         v = self.v
+        if isinstance(v, list) or (isinstance(x, list) and _tuples(x)) or \
+                (isinstance(v, OneHot) and isinstance(x, list)):
+            self._add_list(x)
+            return
         if v is ZERO:
             if isinstance(x, list):
                 x = densify(x)
@@ -87,7 +95,7 @@ class Acc:
             if isinstance(v, OneHot):
                 self.v, self.owned = v.dense(), True
             elif not self.owned:
-                self.v, self.owned = np.array(v, dtype=np.float64), True
+                self.v, self.owned = (list(v) if isinstance(v, list) else np.array(v, dtype=np.float64)), True
             _add_at(self.v, x.i, x.value)
         elif isinstance(v, OneHot):
             self.v, self.owned = np.array(densify(x), dtype=np.float64), True
@@ -99,15 +107,38 @@ class Acc:
         else:
             self.v = v + x
 
+    def _add_list(self, x: Any) -> None:
+        """A vector of tuples is kept as a list of tangents; add element by element."""
+        v = self.v
+        if v is ZERO:
+            self.v, self.owned = x, False
+            return
+        if isinstance(v, OneHot):
+            v = v.dense()
+        elif not self.owned:
+            v = list(v)
+        if isinstance(x, OneHot):
+            _add_at(v, x.i, x.value)
+        else:
+            v = [tadd(a, b) for a, b in zip(v, x)]
+        self.v, self.owned = v, True
+
     def value(self) -> Any:
         if isinstance(self.v, tuple):
             return tuple(a.value() for a in self.v)
         return self.v
 
 
-def _add_at(arr: np.ndarray, i: int, v: Any) -> None:
+def _tuples(x: list) -> bool:
+    return any(isinstance(e, tuple) for e in x)
+
+
+def _add_at(arr: np.ndarray | list, i: int, v: Any) -> None:
     """arr[i] += v in place, where v may itself be sparse (a row's index update)."""
     if v is ZERO:
+        return
+    if isinstance(arr, list):
+        arr[i] = tadd(arr[i], v)
         return
     if isinstance(v, OneHot):
         _add_at(arr[i], v.i, v.value)  # arr[i] is a view of the row

@@ -147,6 +147,10 @@ def rt_mask(c, x):
     return x if c else ZERO
 
 
+def rt_update(i, v, n):
+    return R.PRIMITIVES["update"].impl(int(i), v, int(n))
+
+
 def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 

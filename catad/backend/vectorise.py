@@ -30,7 +30,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to"}
+                 "scatter_add_rt", "pad_to", "rt_update"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,13 @@ class Fallback:
 def is_zero(x) -> bool:
     """The zero tangent, or a vector of them."""
     return x is ZERO or isinstance(x, Stacked) and is_zero(x.body)
+
+
+def _components(t: Type) -> list:
+    """The component types of a tuple, or of a vector of tuples (a tuple of vectors)."""
+    if isinstance(t, TupleT):
+        return list(t.items)
+    return [Vec(c) for c in _components(t.elem)]
 
 
 def _kind(t: Type) -> str:
@@ -430,7 +437,7 @@ class Compiler:
 
     def loop_result(self, body, leaves, ty: Type):
         if isinstance(body, tuple):
-            return tuple(self.loop_result(b, leaves, t) for b, t in zip(body, ty.items))
+            return tuple(self.loop_result(b, leaves, t) for b, t in zip(body, _components(ty)))
         acc, _ = next(leaves)
         if isinstance(body, (Arr, Stacked)):
             dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[_kind(ty)]
@@ -770,7 +777,8 @@ class Compiler:
             b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
         mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
         out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask})")
-        return Arr(out, d, b.deps - {d}, 0, "i" if kind.startswith("arg") else b.kind)
+        deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
+        return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
 
     def p_vector(self, t, *xs):
         xs = [self.scalar(x) for x in xs]
@@ -857,7 +865,7 @@ class Compiler:
         if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
             return tuple(self.update(i, x, n) for x in r)
         if isinstance(r, RT):
-            return RT(self.assign(f"OneHot({i.code}, {r.code}, {n.code})"))
+            return RT(self.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
         if isinstance(r, Upd):
             r = self.settle(r, max(i.depth, n.depth))
         return Upd(i, r, n)
@@ -899,7 +907,7 @@ class Compiler:
         if isinstance(x, Upd):
             if depth_of(x) > 0:
                 raise Unvectorisable("a vectorised update used as a run-time value")
-            return self.assign(f"OneHot({x.idx.code}, {self.rt(x.val)}, {x.n.code})")
+            return self.assign(f"rt_update({x.idx.code}, {self.rt(x.val)}, {x.n.code})")
         if isinstance(x, TSum):
             out = None
             for v in tsum_terms(x):

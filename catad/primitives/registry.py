@@ -180,6 +180,11 @@ def _num(fn):
     return impl
 
 
+def _is_int(x) -> bool:
+    """A Python or NumPy integer (an element of an Int array is a NumPy one), not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def _int_floordiv(a, b):
     if b == 0:
         raise ZeroDivisionError("integer division by zero")
@@ -284,13 +289,13 @@ register(Primitive("mul", t_num_binary, _num(lambda a, b: a * b), (), sympy=lamb
 register(Primitive("div", t_float_binary, _f(lambda a, b: a / b), (), sympy=lambda x, y: x / y,
                    infix="/", arity=2, vector='({0} / {1})', doc="a / b on Floats (Ints are converted first)"))
 register(Primitive("floordiv", t_num_binary,
-                   lambda a, b: _int_floordiv(a, b) if isinstance(a, int) and isinstance(b, int)
+                   lambda a, b: _int_floordiv(int(a), int(b)) if _is_int(a) and _is_int(b)
                    else _f(np.floor_divide)(a, b), (),
                    sympy=lambda x, y: sympy.floor(x / y), infix="//", arity=2,
                    vector='np.floor_divide({0}, {1})', doc="a // b (floor division; its derivative is 0 where defined)",
                    nondiff_note="both partials are 0 everywhere, also at the jumps (x/y an integer)"))
 register(Primitive("mod", t_num_binary,
-                   lambda a, b: int(a) % int(b) if isinstance(a, int) and isinstance(b, int)
+                   lambda a, b: int(a) % int(b) if _is_int(a) and _is_int(b)
                    else _f(np.mod)(a, b), (),
                    sympy=lambda x, y: x - y * sympy.floor(x / y), infix="%", arity=2,
                    vector='np.mod({0}, {1})', doc="a % b with Python's sign convention",
