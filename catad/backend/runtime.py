@@ -6,6 +6,8 @@ size or 1, followed by the value's own element axes.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import tangents as T
@@ -180,3 +182,13 @@ def pad_to(x, axis: int, n: int):
     pad = [(0, 0)] * x.ndim
     pad[axis] = (0, n - m)
     return np.pad(x, pad)
+
+
+@functools.lru_cache(maxsize=1024)
+def _path(spec: str, shapes: tuple) -> list:
+    return np.einsum_path(spec, *(np.empty(s) for s in shapes), optimize="optimal")[0]
+
+
+def contract(spec: str, *ops):
+    """np.einsum with its contraction order found once per spec and shapes."""
+    return np.einsum(spec, *ops, optimize=_path(spec, tuple(o.shape for o in ops)))

@@ -30,7 +30,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update"}
+                 "scatter_add_rt", "pad_to", "rt_update", "contract"}
 
 
 @dataclass(frozen=True)
@@ -610,7 +610,7 @@ class Compiler:
         """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
         matrix-vector product, ...) as one einsum, without forming the product."""
         fs = self.factors(x)
-        if len(fs) < 2 or x.rank:
+        if sum(f.depth > 0 for f in fs) < 2 or x.rank:
             return None
         letters = "abcdefghijklmnopqrstuvwxyz"
         ops, specs = [], []
@@ -624,7 +624,7 @@ class Compiler:
             specs.append("".join(letters[b] for b in axes))
         keep = sorted(set().union(*(f.deps for f in fs)) - {ax})
         spec = ",".join(specs) + "->" + "".join(letters[b] for b in keep)
-        out = f"np.einsum({spec!r}, {', '.join(ops)}, optimize=True)"
+        out = f"contract({spec!r}, {', '.join(ops)})"
         missing = tuple(k for k in range(x.depth - 1) if (k if k < ax else k + 1) not in keep)
         if missing:
             out = f"np.expand_dims({out}, {missing})"
