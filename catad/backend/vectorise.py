@@ -656,7 +656,7 @@ class Compiler:
             chain.append(v)
             v = v.val
         if isinstance(v, Stacked):
-            v = self.dense(v)
+            v = self.dense(v, sizes)
         if not isinstance(v, Arr):
             raise Unvectorisable("a scatter of a value that is not an array")
         d = max([v.depth] + [c.idx.depth for c in chain])
