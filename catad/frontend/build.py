@@ -205,6 +205,32 @@ class Builder:
                                                        index_chain(a, [i, j], loc), loc), loc)
         return self.share(m, body, loc)
 
+    def reduce_axis(self, m: Term, axis: int, reduce: str, loc: Loc | None) -> Term:
+        """NumPy's reduction of atom m along `axis` by the primitive `reduce` (sum, vmax or vmin):
+        builds over the other axes around the reduction of the values along `axis`."""
+        r = rank(m.type)
+        lead = [self.var(Int, loc, "_i") for _ in range(axis)]
+        if axis == r - 1 or reduce == "sum":
+            body = prim(reduce, index_chain(m, lead, loc), loc=loc)  # sum adds the rows: NumPy's axis 0
+        else:
+            trail = [self.var(Int, loc, "_j") for _ in range(axis + 1, r)]
+            k = self.var(Int, loc, "_k")
+            body = prim(reduce, Build(self.size(m, axis, loc), k, index_chain(m, lead + [k] + trail, loc), loc),
+                        loc=loc)
+            for q, j in reversed(list(zip(range(axis + 1, r), trail))):
+                body = Build(self.size(m, q, loc), j, body, loc)
+        for q, i in reversed(list(enumerate(lead))):
+            body = Build(self.size(m, q, loc), i, body, loc)
+        return body
+
+    def reduce_all(self, m: Term, reduce: str, loc: Loc | None) -> Term:
+        """vmax or vmin of every element of atom m, row by row."""
+        if rank(m.type) == 1:
+            return prim(reduce, m, loc=loc)
+        i, row = self.var(Int, loc, "_i"), self.var(m.type.elem, loc)
+        of_row = Let(row, prim("index", i, m, loc=loc), self.reduce_all(row, reduce, loc), loc)
+        return prim(reduce, Build(self.size(m, 0, loc), i, of_row, loc), loc=loc)
+
     def sum_all(self, t: Term, loc: Loc | None) -> Term:
         for _ in range(rank(t.type)):
             t = prim("sum", t, loc=loc)  # a matrix sums to its column sums, then to a scalar
@@ -231,11 +257,24 @@ class Builder:
         return self.share_all(dims, body, loc)
 
     def subscript(self, x: Term, items: list[tuple], loc: Loc | None) -> Term:
-        """x[items] where an item is ("index", i) or ("slice", lo, hi) (None = open end);
-        a negative constant counts from the end; slices become builds."""
+        """x[items] where an item is ("index", i), ("take", a) for an array a of Ints (the result
+        has a's axes there) or ("slice", lo, hi) (None = open end); a negative constant counts from
+        the end; slices and takes become builds."""
         if not items:
             return x
+        for k, it in enumerate(items):
+            if it[0] == "take" and not is_atom(it[1]):  # bound once, not inside the builds of slices
+                return self.share(it[1], lambda a: self.subscript(x, items[:k] + [("take", a)] + items[k + 1:],
+                                                                  loc), loc)
         item, rest = items[0], items[1:]
+        if item[0] == "take":
+            def take(a, ix):
+                ks = [self.var(Int, loc, "_i") for _ in range(rank(ix.type))]
+                out = self.subscript(prim("index", index_chain(ix, ks, loc), a, loc=loc), rest, loc)
+                for q, k in reversed(list(enumerate(ks))):
+                    out = Build(self.size(ix, q, loc), k, out, loc)
+                return out
+            return self.share_all([x, item[1]], take, loc)
         if item[0] == "index":
             i = item[1]
             if _negative(i):

@@ -160,7 +160,7 @@ def h_np_sum(lw, obj, node, args, kwargs):
         return lw.b.sum_all(t, loc)
     if axis == 0:
         return prim("sum", t, loc=loc)
-    return lw.b.share(t, lambda m: _rows(lw, m, lambda row: prim("sum", row, loc=loc), loc), loc)
+    return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, "sum", loc), loc)
 
 
 def h_mean(lw, obj, node, args, kwargs):
@@ -172,16 +172,9 @@ def h_mean(lw, obj, node, args, kwargs):
     axis = _axis(lw, kwargs, rank(t.type), obj, node)
     if axis is None or rank(t.type) == 1:
         return lw.b.mean(t, loc)
-    if axis == 1:
-        return lw.b.share(t, lambda m: _rows(lw, m, lambda row: lw.b.mean(row, loc), loc), loc)
     div = lambda x, y: lw.b.arith("div", x, y, loc)
-    return lw.b.share(t, lambda m: lw.b.elementwise(div, [prim("sum", m, loc=loc),
-                                                          lw.b.to_float(lw.b.size(m, 0, loc), loc)], loc), loc)
-
-
-def _rows(lw, m: Term, f, loc) -> Term:
-    i = lw.b.var(Int, loc, "_i")
-    return Build(lw.b.size(m, 0, loc), i, f(index_chain(m, [i], loc)), loc)
+    return lw.b.share(t, lambda m: lw.b.elementwise(div, [lw.b.reduce_axis(m, axis, "sum", loc),
+                                                          lw.b.to_float(lw.b.size(m, axis, loc), loc)], loc), loc)
 
 
 def _scalar_or_fail(lw, t, obj, node):
@@ -222,10 +215,10 @@ def h_np_max(lw, obj, node, args, kwargs):
         t = lw.arg(args[0])
     if not is_array(t):
         return _scalar_or_fail(lw, t, obj, node)
-    if rank(t.type) == 1:
-        return prim(reduce, t, loc=loc)
-    return lw.b.share(t, lambda m: prim(reduce, _rows(lw, m, lambda row: prim(reduce, row, loc=loc), loc),
-                                        loc=loc), loc)
+    axis = _axis(lw, kwargs, rank(t.type), obj, node)
+    if axis is None:
+        return lw.b.share(t, lambda m: lw.b.reduce_all(m, reduce, loc), loc)
+    return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, reduce, loc), loc)
 
 
 def h_abs(lw, obj, node, args, kwargs):
@@ -437,7 +430,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 def _handlers() -> dict[int, tuple]:
     table = [
         ((builtins.sum,), h_sum, ()), ((np.sum,), h_np_sum, ("axis",)), ((np.mean,), h_mean, ("axis",)),
-        ((builtins.max, builtins.min), h_max, ()), ((np.max, np.amax, np.min, np.amin), h_np_max, ()),
+        ((builtins.max, builtins.min), h_max, ()), ((np.max, np.amax, np.min, np.amin), h_np_max, ("axis",)),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),

@@ -614,9 +614,32 @@ class FunctionLowerer:
                                   "with step 1", hint="use a comprehension, e.g. [v[i] for i in range(0, n, 2)]")
                 lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)))
             else:
-                lowered.append(("index", self.index_term(it)))
+                lowered.append(self.index_item(it))
+        takes = [k for k, item in enumerate(lowered) if item[0] == "take"]
+        if len(takes) > 1:
+            self.fail(node, "array index", "only one integer array can index an array (NumPy broadcasts "
+                      "several together)", hint="use a comprehension, e.g. [m[a[k], b[k]] for k in range(n)]")
+        if takes:
+            # NumPy puts the array's axes first when a slice separates it from an integer index
+            points = [k for k, item in enumerate(lowered) if item[0] != "slice"]
+            if points != list(range(points[0], points[-1] + 1)) and points[0] != takes[0]:
+                self.fail(node, "array index", "a slice between an integer index and an integer array index "
+                          "moves NumPy's result axes first, which is not supported",
+                          hint="index in two steps, e.g. m[i][:, idx]")
         t = self.b.subscript(base, lowered, loc)
         return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
+
+    def index_item(self, node: ast.expr) -> tuple:
+        """("index", i) for an Int, ("take", a) for an array of Ints (NumPy's integer array indexing)."""
+        t = self.expr(node)
+        if t.type == Int:
+            return ("index", t)
+        if is_array(t) and scalar_of(t.type) == Int:
+            return ("take", t)
+        if is_array(t) and scalar_of(t.type) == Bool:
+            self.fail(node, "index", "indexing by a boolean mask gives an array of unknown length, which is not "
+                      "supported", CatadTypeError, "use np.where(mask, v, 0.0), or sum(... if ...)")
+        self.fail(node, "index", f"array indices must be Ints or arrays of Ints, got a {t.type}", CatadTypeError)
 
     def index_term(self, node: ast.expr | None) -> Term | None:
         if node is None:
