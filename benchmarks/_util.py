@@ -7,6 +7,7 @@ import statistics
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 from typing import Callable
 
@@ -47,3 +48,32 @@ def chain_source(n: int, rhs: str, params: str = "x0", ret: str | None = None) -
         lines.append(f"    x{i} = " + rhs.format(p=prev, pp=prevprev))
     lines.append(f"    return {ret or f'x{n}'}")
     return "\n".join(lines) + "\n"
+
+
+def fresh_function(fn: Callable) -> Callable:
+    """A new function object with fn's code: catad caches compiled programs per function
+    object, so its first call compiles again (the functions it calls are recompiled too)."""
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    g.__module__, g.__qualname__ = fn.__module__, fn.__qualname__
+    return g
+
+
+def catad_objective(fn: Callable, *args) -> Callable[[], object]:
+    """A callable computing fn(*args) the way catad runs fn's compiled program: catad.vjp
+    evaluates the primal only (the reverse program runs when its vjp_fn is called)."""
+    import catad
+    return lambda: catad.vjp(fn, *args)[0]
+
+
+def catad_engine() -> str:
+    """What runs catad's derivative programs: its NumPy backend, or its reference interpreter."""
+    import catad
+    return ("catad.backend (compiled NumPy)" if (Path(catad.__file__).parent / "backend").is_dir()
+            else "catad's reference interpreter")
+
+
+def first_call_time(fn: Callable[[], object]) -> tuple[float, object]:
+    """(seconds, result) of one call."""
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
