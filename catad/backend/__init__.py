@@ -25,7 +25,7 @@ from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
 from . import runtime
 from .values import ZERO, RT, Arr, Stacked
-from .vectorise import Compiler, Fallback
+from .vectorise import Compiler, Fallback, is_zero
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback"]
 
@@ -95,6 +95,7 @@ def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
         params.append(name)
         c.env[p.name] = _param(c, name, p.type, tangent=k >= n_primal)
     value = c.comp(d.body)
+    c.params = params
     out = _output(c, value, d.result_type)
     fname = c.name(d.name)
     body = "\n".join(_dead_code(c.lines, out))
@@ -156,14 +157,14 @@ def _output(c: Compiler, x, ty: Type) -> str:
         if x is ZERO:
             x = (ZERO,) * len(ty.items)
         return "(" + "".join(_output(c, v, t) + ", " for v, t in zip(x, ty.items)) + ")"
-    if x is ZERO or isinstance(x, Stacked) and x.body is ZERO:
+    if is_zero(x):
         return "ZERO"
     if isinstance(x, RT):
         return x.code
     if isinstance(ty, Vec):
         a = c.dense(x)
         dtype = {Int: "np.int64", Bool: "np.bool_"}.get(scalar_of(ty), "np.float64")
-        return f"out_array({a.code}, {dtype})"
+        return f"out_array({a.code}, {dtype}, ({''.join(p + ', ' for p in c.params)}))"
     if not isinstance(x, Arr):
         x = c.scalar(x)
     conv = {Float: "float", Int: "int", Bool: "bool"}[ty]

@@ -59,6 +59,15 @@ def safe_index(i, n):
     return np.where((i >= -n) & (i < n), i, 0)[()]
 
 
+def nonempty(x, axis: int):
+    """x, or x with one zero along an empty axis (for lanes a mask discards)."""
+    if x.shape[axis]:
+        return x
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, 1)
+    return np.pad(x, pad)
+
+
 def take_iota(x, a: int, k: int, n: int):
     """x[..., i_a, ...] where i_a = arange(n) along batch axis a (of size 1 in x) and
     axis k of x is the indexed one: a view with axis k moved to position a."""
@@ -90,14 +99,18 @@ def full(x, shape):
     return np.broadcast_to(x, shape)
 
 
-def vreduce(kind: str, x, axis: int, mask=None):
-    """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding)."""
+def vreduce(kind: str, x, axis: int, mask=None, guard: bool = False):
+    """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding);
+    guard: in a branch, where lanes that reduce nothing are discarded (NaN, or index 0)."""
     if mask is not None:
         fill = (-np.inf if kind in ("max", "argmax") else np.inf) if x.dtype.kind == "f" else \
             (np.iinfo(x.dtype).min if kind in ("max", "argmax") else np.iinfo(x.dtype).max)
         x = np.where(mask, x, fill)
     if x.shape[axis] == 0:
-        raise ValueError(f"{kind} of an empty vector")
+        if not guard:
+            raise ValueError(f"{kind} of an empty vector")
+        shape = x.shape[:axis] + x.shape[axis + 1:]
+        return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
     fn = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind]
     return fn(x, axis=axis)[()]
 
@@ -165,8 +178,12 @@ def out_float(x):
     return float(x)
 
 
-def out_array(x, dtype):
-    return np.array(x, dtype=dtype)
+def out_array(x, dtype, params=()):
+    """x as the caller's own array: copied when it is a view, read-only or an argument."""
+    x = np.asarray(x, dtype=dtype)
+    if not x.flags.owndata or not x.flags.writeable or any(x is p for p in params):
+        return x.copy()
+    return x
 
 
 def pad_to(x, axis: int, n: int):

@@ -30,7 +30,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update", "contract"}
+                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty"}
 
 
 @dataclass(frozen=True)
@@ -508,6 +508,8 @@ class Compiler:
         d = max(x.depth, i.depth)
         xl = self.lift(x, d)
         guarded = self.mask is not None
+        if guarded and i.iota is None:  # a discarded lane may index an empty vector
+            xl = Arr(self.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
         if i.depth == 0:
             ic = i.code if not guarded else self.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
             code = f"{xl.code}[{_axes(d, [ic])}]"
@@ -610,7 +612,16 @@ class Compiler:
         """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
         matrix-vector product, ...) as one einsum, without forming the product."""
         fs = self.factors(x)
-        if sum(f.depth > 0 for f in fs) < 2 or x.rank:
+        scalars = [f for f in fs if is_scalar0(f)]
+        fs = [f for f in fs if not is_scalar0(f)]
+        if x.rank:
+            return None
+        if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
+            out = f"{fs[0].code}.sum(axis={ax})"  # k * a summed is k times a's sum: no temporary
+            for f in scalars:
+                out = f"({f.code} * {out})"
+            return self.assign(out)
+        if len(fs) < 2:
             return None
         letters = "abcdefghijklmnopqrstuvwxyz"
         ops, specs = [], []
@@ -628,6 +639,8 @@ class Compiler:
         missing = tuple(k for k in range(x.depth - 1) if (k if k < ax else k + 1) not in keep)
         if missing:
             out = f"np.expand_dims({out}, {missing})"
+        for f in scalars:
+            out = f"({f.code} * {out})"
         return self.assign(out)
 
     def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
@@ -772,11 +785,12 @@ class Compiler:
         body = self.dense(v.body, self.sizes[:v.depth] + [v.N])
         d = v.depth
         b = self.lift(body, d + 1)
-        if is_scalar0(b) or d not in b.deps:
-            b = self.dense(Stacked(body, d, v.n, v.N, None))
+        if is_scalar0(b) or d not in b.deps:  # constant along the axis: broadcast it (the mask still applies)
+            b = self.dense(Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
             b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
         mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
-        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask})")
+        guard = self.mask is not None  # lanes a branch discards may reduce nothing
+        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}{', True' if guard else ''})")
         deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
         return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
 
