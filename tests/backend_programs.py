@@ -454,6 +454,46 @@ def guarded_sqrt_scalar(x):
     return math.sqrt(x) if x > 0 else 0.0
 
 
+def guarded_next_row(m):
+    n, k = m.shape
+    return sum(sum(m[i + 1][j] * m[i][j] if i + 1 < n else 0.0 for j in range(k)) for i in range(n))
+
+
+def guarded_next_column(m):
+    n, k = m.shape
+    return sum(sum(m[i][j + 1] - m[i][j] if j + 1 < k else m[i][j] for j in range(k)) for i in range(n))
+
+
+def guarded_ragged(v):
+    n = len(v)
+    return sum(sum(v[i + j + 1] if i + j + 1 < n else 0.0 for j in range(i)) for i in range(n))
+
+
+def guarded_gather(v, idx):
+    """Out-of-range entries of idx (past either end) only in the untaken branch."""
+    return sum(v[idx[k]] * 3.0 if idx[k] >= 0 and idx[k] < len(v) else 1.0 for k in range(len(idx)))
+
+
+def guarded_rows(m, idx):
+    return sum(np.sum(m[idx[k]] * m[idx[k]]) if idx[k] < len(m) else 0.0 for k in range(len(idx)))
+
+
+def guarded_sqrt_matrix(m):
+    n, k = m.shape
+    return sum(sum(math.sqrt(m[i][j]) if m[i][j] > 0 else 0.0 for j in range(k)) for i in range(n))
+
+
+GUARDED = [
+    (guarded_next, lambda: (np.array([4.0, 0.0, -1.0, 2.25]),)),
+    (guarded_next_row, lambda: (np.array([[4.0, 0.0, -1.0], [2.25, 9.0, 0.0]]),)),
+    (guarded_next_column, lambda: (np.array([[4.0, 0.0, -1.0], [2.25, 9.0, 0.0]]),)),
+    (guarded_ragged, lambda: (np.array([4.0, 0.0, -1.0, 2.25, 1.0]),)),
+    (guarded_gather, lambda: (np.array([4.0, 0.0, -1.0, 2.25, 1.0]), np.array([0, -10, 2, 12, -1, 5]))),
+    (guarded_rows, lambda: (np.array([[4.0, 0.0, -1.0], [2.25, 9.0, 0.0]]), np.array([1, 5, 0, 2]))),
+    (guarded_sqrt_matrix, lambda: (np.array([[4.0, 0.0, -1.0], [2.25, 9.0, 0.0]]),)),
+]
+
+
 # ---------------------------------------------------------------- reverse indexing
 
 def gather_sum(v, idx):
@@ -574,7 +614,8 @@ def dead_reassignment(x, v):
 
 def comprehension_programs():
     """A Hypothesis strategy of source texts ``def f(x, v, m):`` (x a float, v a vector of
-    length n, m an n x k matrix) whose bodies are nested comprehensions: sums, max/min and
+    length n, m an n x k matrix) whose bodies are nested comprehensions (and lists and
+    matrices built by comprehensions first, then indexed): sums, max/min and
     lists over range(n), range(k) and the ragged range(i), range(i + 1), range(i, n);
     indices computed from the loop variables (wrapped by % so they are in range);
     conditionals on values and on indices; smooth math. The programs the backend must
@@ -584,6 +625,16 @@ def comprehension_programs():
     @st.composite
     def program(draw):
         g = _ComprehensionGen(draw)
+        lines = ["import math", "", "", "def f(x, v, m):", "    n, k = m.shape"]
+        for _ in range(draw(st.integers(0, 2))):  # intermediate lists, indexed later
+            if draw(st.booleans()):
+                name = f"w{len(g.vectors) + len(g.matrices)}"
+                lines.append(f"    {name} = [{g.expr(['a'], 2)} for a in range(n)]")
+                g.vectors.append(name)
+            else:
+                name = f"w{len(g.vectors) + len(g.matrices)}"
+                lines.append(f"    {name} = [[{g.expr(['a', 'b'], 1)} for b in range(k)] for a in range(n)]")
+                g.matrices.append(name)
         kind = draw(st.sampled_from(["float", "float", "vector", "matrix"]))
         if kind == "float":
             body = g.expr([], 3)
@@ -591,8 +642,7 @@ def comprehension_programs():
             body = f"[{g.expr(['i0'], 3)} for i0 in range(n)]"
         else:
             body = f"[[{g.expr(['i0', 'j0'], 2)} for j0 in range(k)] for i0 in range(n)]"
-        return ("import math\n\n\ndef f(x, v, m):\n    n, k = m.shape\n"
-                f"    return {body}\n")
+        return "\n".join(lines + [f"    return {body}", ""])
     return program()
 
 
@@ -602,6 +652,8 @@ class _ComprehensionGen:
         self.st = st
         self.draw = draw
         self.count = 0
+        self.vectors = ["v"]     # Float vectors of length n
+        self.matrices = ["m"]    # Float n x k matrices
 
     def pick(self, options):
         return self.draw(self.st.sampled_from(options))
@@ -617,9 +669,9 @@ class _ComprehensionGen:
     def leaf(self, scope):
         form = self.pick(["v", "v", "m", "x", "const", "float"])
         if form == "v":
-            return f"v[{self.index(scope)} % n]"
+            return f"{self.pick(self.vectors)}[{self.index(scope)} % n]"
         if form == "m":
-            return f"m[{self.index(scope)} % n][{self.index(scope)} % k]"
+            return f"{self.pick(self.matrices)}[{self.index(scope)} % n][{self.index(scope)} % k]"
         if form == "x":
             return "x"
         if form == "float":
@@ -663,3 +715,37 @@ class _ComprehensionGen:
 def constant_matrix(v):
     """A matrix output whose tangent is zero: a vector of vectors of zero tangents."""
     return [[1.0 for j in range(len(v))] for i in range(len(v))]
+
+
+def constant_along_a_ragged_range(v):
+    """max over range(i + 1) of a body that does not depend on j: v[i] itself."""
+    return sum(max(v[i] for j in range(i + 1)) for i in range(len(v)))
+
+
+def constant_along_two_ranges(v):
+    """sum over range(i) of a sum over range(n), neither depending on its index: i * n * v[i]."""
+    n = len(v)
+    return sum(sum(sum(v[i] for j2 in range(n)) for j1 in range(i)) for i in range(n))
+
+
+def ragged_max_in_a_branch(x, v):
+    """A max over range(i + 1) in a branch that no lane takes when x <= 0.5."""
+    return [max(v[j] for j in range(i + 1)) if x > 0.5 else x for i in range(len(v))]
+
+
+def float_margins(source: str, name: str = "f"):
+    """(fn, margins) like tests/gen_programs.py's instrument, recording |a - b| only for
+    comparisons of floats (comparisons of indices are exact in every evaluator)."""
+    import ast
+    from gen_programs import _Instrument
+    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(source)))
+    margins = []
+
+    def _margin(a, b, op):
+        if not all(isinstance(x, (int, np.integer)) for x in (a, b)):
+            margins.append(abs(float(a) - float(b)))
+        return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
+
+    namespace = {"_margin": _margin, "math": math, "np": np}
+    exec(compile(tree, "<instrumented>", "exec"), namespace)
+    return namespace[name], margins
