@@ -595,3 +595,20 @@ def test_scatter_of_a_vector_of_updates_built_in_an_outer_build():
     p.check(np.random.default_rng(0))
     gm, gidx = catad.vjp(f, np.ones((4, 3)), np.array([1, 0]))[1](np.ones((2, 4)))
     np.testing.assert_array_equal(gm, [[4.0, 0.0, 0.0]] * 4)
+
+
+def test_indexing_a_matrix_of_zero_tangents():
+    """Regression (found by the random comprehensions): w3 is constant, so its tangent is a
+    vector of vectors of zero tangents, indexed twice inside a conditional."""
+    def f(x, v, m):
+        n, k = m.shape
+        w3 = [[min(-2.0 for j1 in range(k)) for b in range(k)] for a in range(n)]
+        return sum(sum((v[(2 * j3) % n] if float(j3) > x else w3[j3 % n][(n - 1 - j2) % k])
+                       for j3 in range(n)) for j2 in range(k))
+    args = (0.7, np.arange(4.0), np.ones((4, 2)))
+    for vectorise in (True, False):
+        Programs(f, args, vectorise=vectorise).check(np.random.default_rng(0))
+    gx, gv, gm = catad.grad(f, argnums=(0, 1, 2))(*args)
+    assert gx == 0.0
+    np.testing.assert_array_equal(gv, [2.0, 0.0, 4.0, 0.0])
+    np.testing.assert_array_equal(gm, np.zeros((4, 2)))

@@ -480,7 +480,7 @@ class Compiler:
     def index(self, v, i: Arr):
         if isinstance(v, tuple):  # a vector of tuples, kept as a tuple of vectors
             return tuple(self.index(x, i) for x in v)
-        if v is ZERO:
+        if is_zero(v):
             return ZERO
         if isinstance(v, RT):
             if self.depth > 0 or i.depth > 0:
@@ -498,8 +498,6 @@ class Compiler:
             if i.iota is not None and i.iota == v.depth and self.lengths[i.iota] == v.n.code and \
                     self.sizes[i.iota] == v.N:
                 return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
-            if v.body is ZERO:
-                return ZERO
             v = self.dense(v)
         return self.gather(v, i)
 
