@@ -29,6 +29,8 @@ class _Inliner:
 
     def term(self, t: Term, env: dict[Var, Term]) -> Term:
         lets, body = let_chain(t)
+        if not lets:  # most terms (a call's arguments): no scope to open, no copy of env
+            return self.nonlet(body, env)
         env = dict(env)
         out = []
         for lt in lets:
@@ -80,6 +82,8 @@ class _Renaming(_Inliner):
 
     def term(self, t: Term, env: dict[Var, Term]) -> Term:
         lets, body = let_chain(t)
+        if not lets:  # most terms (a call's arguments): no scope to open, no copy of env
+            return self.nonlet(body, env)
         env = dict(env)
         out = []
         for lt in lets:
