@@ -338,19 +338,23 @@ class Compiler:
     def build(self, t: K.Build):
         n = self.comp(t.size)
         if not self.vectorise or self.depth == 0:
-            start, nfb, memo = len(self.lines), len(self.fallbacks), dict(self.memo[-1])
-            taken = set(self.taken)
+            # an attempt: its lines, fallbacks and memo entries are dropped if it fails
+            # (the names it took stay taken, which is harmless)
+            start, nfb = len(self.lines), len(self.fallbacks)
+            self.memo.append({})
             try:
                 if not self.vectorise:
                     raise Unvectorisable("vectorisation is off")
-                return self.build_vector(t, n)
+                result = self.build_vector(t, n)
+                attempt = self.memo.pop()
+                self.memo[-1].update(attempt)
+                return result
             except Unvectorisable as e:
+                self.memo.pop()
                 if self.depth > 0:
                     raise
                 del self.lines[start:]
                 del self.fallbacks[nfb:]
-                self.memo[-1] = memo
-                self.taken = taken
                 if self.vectorise:
                     self.fallbacks.append(Fallback(str(e), t.loc))
                 return self.build_loop(t, n)

@@ -35,11 +35,16 @@ class _Inliner:
         out = []
         for lt in lets:
             rhs = self.term(lt.rhs, env)
-            v = self.names.rename(lt.var) if lt.var.name in self.names.taken and lt.var in env else lt.var
-            self.names.taken.add(v.name)
+            v = self.binder(lt.var, env)
             env[lt.var] = v
             out.append((v, rhs, lt.loc))
         return make_lets(out, self.nonlet(body, env))
+
+    def binder(self, var: Var, env: dict[Var, Term]) -> Var:
+        """The name a let binds: renamed only if it would shadow a name in scope."""
+        v = self.names.rename(var) if var.name in self.names.taken and var in env else var
+        self.names.taken.add(v.name)
+        return v
 
     def nonlet(self, t: Term, env: dict[Var, Term]) -> Term:
         if isinstance(t, Var):
@@ -80,15 +85,5 @@ class _Renaming(_Inliner):
     def __init__(self, names: FreshNames):
         super().__init__({}, names)
 
-    def term(self, t: Term, env: dict[Var, Term]) -> Term:
-        lets, body = let_chain(t)
-        if not lets:  # most terms (a call's arguments): no scope to open, no copy of env
-            return self.nonlet(body, env)
-        env = dict(env)
-        out = []
-        for lt in lets:
-            rhs = self.term(lt.rhs, env)
-            v = self.names.rename(lt.var)
-            env[lt.var] = v
-            out.append((v, rhs, lt.loc))
-        return make_lets(out, self.nonlet(body, env))
+    def binder(self, var: Var, env: dict[Var, Term]) -> Var:
+        return self.names.rename(var)
