@@ -65,6 +65,9 @@ def _axes(pre: int, post: list[str]) -> str:
     return ", ".join([":"] * pre + post)
 
 
+_MUL = "({0} * {1})"
+
+
 class Compiler:
     def __init__(self, vectorise: bool = True):
         self.vectorise = vectorise
@@ -173,14 +176,41 @@ class Compiler:
             return c.code
         return f"{c.code}[..., {', '.join(['None'] * r)}]"
 
-    def op(self, template: str, args: list[Arr], kind: str, rnk: int = 0, hint: str = "t") -> Arr:
+    def op(self, template: str, args: list[Arr], kind: str, rnk: int = 0, hint: str = "t",
+           reassociate: bool = True) -> Arr:
+        if reassociate and template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            split = self.reassociate(*args)
+            if split is not None:
+                small, large = split
+                sp = self.op(_MUL, small, "f", reassociate=False)
+                out = self.op(_MUL, [sp, large], "f", hint=hint, reassociate=False)
+                if not (out.deps > sp.deps and out.deps > large.deps):
+                    # a scaled array, not an outer product: einsums take it whole (it is
+                    # often shared by several), not as more operands
+                    self.defs.pop(out.code, None)
+                return out
         d = max((a.depth for a in args), default=0)
         codes = [self.lift(a, d).code for a in args]
         deps = frozenset().union(*(a.deps for a in args))
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
-        if template == "({0} * {1})" and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+        if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             self.defs[out.code] = ("mul", args[0], args[1])
         return out
+
+    def reassociate(self, a: Arr, b: Arr):
+        """For s * (p * q) with s * p varying along fewer batch axes than p * q:
+        ([s, p], q), so that s multiplies the small array, not the large product
+        (which is then often dead: 2 * (x * c) over (N, K, D) becomes (2 * c) * x)."""
+        best = None
+        for s, prod in ((a, b), (b, a)):
+            how = self.defs.get(prod.code)
+            if how is None or how[0] != "mul":
+                continue
+            for p, q in ((how[1], how[2]), (how[2], how[1])):
+                axes = len(s.deps | p.deps)
+                if axes < len(prod.deps) and (best is None or axes < best[0]):
+                    best = (axes, [s, p], q)
+        return None if best is None else best[1:]
 
     def andmask(self, c: Arr) -> Arr:
         m = self.mask
@@ -245,6 +275,8 @@ class Compiler:
         self.lines[-1] = "    " * self.indent + f"{new} = {expr}"
         self.memo[-1][expr] = new
         self.taken.add(new)
+        if value.code in self.defs:
+            self.defs[new] = self.defs[value.code]
         return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
 
     def get(self, tup, index: int):
@@ -495,7 +527,13 @@ class Compiler:
         if isinstance(v, Upd):
             v = self.scatter(v, set(), self.sizes)
         if isinstance(v, TSum):
-            return self.sum_all([self.index(x, i) for x in tsum_terms(v)])
+            terms = tsum_terms(v)
+            vecs = [x for x in terms if isinstance(x, Stacked) and x.mask is None and isinstance(x.body, Arr)
+                    and x.n.code == terms[0].n.code] if isinstance(terms[0], Stacked) else []
+            if len(vecs) > 1 and any(x.n.code != x.N for x in vecs):
+                rest = [x for x in terms if not any(x is y for y in vecs)]
+                return self.sum_all([self.gather(self.dense_sum(vecs), i)] + [self.index(x, i) for x in rest])
+            return self.sum_all([self.index(x, i) for x in terms])
         if isinstance(v, Stacked):
             if isinstance(v.body, tuple):
                 return tuple(self.index(Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
@@ -700,8 +738,9 @@ class Compiler:
         shape = f"({', '.join(['1'] * b + ['-1'])})"
         return Arr(self.assign(f"np.arange({sizes[b]}).reshape({shape})", "i"), b + 1, frozenset({b}), 0, "i", b)
 
-    def dense(self, x, sizes: list[str] | None = None) -> Arr:
-        """x as an array (a materialised vector, a scattered update)."""
+    def dense(self, x, sizes: list[str] | None = None, pad: bool = True) -> Arr:
+        """x as an array (a materialised vector, a scattered update); a vector with fewer
+        lanes than elements is padded with zeros unless `pad` is False."""
         sizes = self.sizes if sizes is None else sizes
         if isinstance(x, Arr):
             return x
@@ -722,7 +761,7 @@ class Compiler:
                 out = Arr(self.assign(code), d, b.deps, b.rank + 1, b.kind)
             else:
                 out = Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
-            if x.mask is None and x.n.code != x.N:  # an update's vector: zeros after the last lane
+            if pad and x.mask is None and x.n.code != x.N:  # an update's vector: zeros after the last lane
                 out = Arr(self.assign(f"pad_to({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
             return out
         if isinstance(x, Upd):
@@ -736,6 +775,21 @@ class Compiler:
         if isinstance(x, RT):
             return Arr(self.assign(f"dense_tangent({x.code})"))
         raise Unvectorisable("the zero tangent of an unknown shape as an array")
+
+    def dense_sum(self, vecs: list[Stacked]) -> Arr:
+        """Vectors of one length n as one array: those known to have n lanes added, then
+        the others (an update's first lanes, zeros after) added into the leading part of
+        the sum by sum_front, instead of each padded to n and added as a padded copy."""
+        full = [self.dense(x) for x in vecs if x.n.code == x.N]
+        parts = [self.dense(x, pad=False) for x in vecs if x.n.code != x.N]
+        if full:
+            out = full[0]
+            for x in full[1:]:
+                out = self.op("({0} + {1})", [out, x], "f", out.rank)
+            parts.insert(0, out)
+        d = max(x.depth for x in parts)
+        code = f"sum_front({d}, {vecs[0].n.code}, {', '.join(self.lift(x, d).code for x in parts)})"
+        return Arr(self.assign(code), d, frozenset().union(*(x.deps for x in parts)), parts[0].rank, "f")
 
     def at(self, s: Stacked, k: int) -> Stacked:
         """A Stacked made at depth d, used at depth k >= d: batch axes inserted at d."""
@@ -817,6 +871,10 @@ class Compiler:
             return b
         if is_zero(b):
             return a
+        if a is b or (isinstance(a, Arr) and a == b and a.kind == "f"):
+            # x + x (both sides of a product rule, as in x * x) is 2x, and scaling
+            # lands on x's smallest factor (tscale): no pass over a large array
+            return self.tscale(self.const(2.0, Float), a)
         if isinstance(a, tuple):
             return tuple(self.tadd(x, y) for x, y in zip(a, b))
         if isinstance(a, RT) or isinstance(b, RT):
