@@ -82,8 +82,10 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
-def compiled(fn: Callable, args: tuple, which: str):
-    """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend)."""
+def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None):
+    """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
+    A reverse program with `wrt` computes only the cotangents of those arguments (the
+    others are the zero tangent)."""
     from .backend import compile_def, compile_program
 
     def make():
@@ -92,8 +94,11 @@ def compiled(fn: Callable, args: tuple, which: str):
         from .explain import pipeline
         pl = pipeline(fn, *args)
         d = pl.forward if which == "forward" else pl.reverse
-        return compile_def(d, n_primal=len(pl.core.main.params))
-    return api._cached(fn, args, "code-" + which, make)
+        n = len(pl.core.main.params)
+        keep = True if wrt is None or n == 1 else (True, tuple(k in wrt for k in range(n)))
+        return compile_def(d, n_primal=n, keep=keep)
+    key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
+    return api._cached(fn, args, key, make)
 
 
 def _canonical(fn: Callable, args: tuple) -> tuple:
@@ -101,9 +106,11 @@ def _canonical(fn: Callable, args: tuple) -> tuple:
     return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, params)), params
 
 
-def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any) -> tuple[Any, tuple]:
-    """(output, one cotangent per parameter) by the reverse-derivative program rev$f."""
-    out, c = compiled(fn, args, "reverse")(*vals, ct)
+def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any,
+             wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
+    """(output, one cotangent per parameter) by the reverse-derivative program rev$f;
+    with `wrt`, the cotangents of the other parameters are the zero tangent."""
+    out, c = compiled(fn, args, "reverse", wrt)(*vals, ct)
     n = len(vals)
     if n == 1:
         return out, (c,)
@@ -129,7 +136,7 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
                          construct="grad")
     vals, params = _canonical(fn, args)
     nums = _argnums(argnums, params)
-    out, cts = _reverse(fn, args, vals, 1.0)
+    out, cts = _reverse(fn, args, vals, 1.0, nums)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
     g = grads[0] if isinstance(argnums, int) else grads
     return (out, g) if with_value else g
@@ -225,7 +232,7 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
         if isinstance(out, tuple):
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
-        full = _jacobian_matrix(fn, args, vals, out)
+        full = _jacobian_matrix(fn, args, vals, out, nums)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
@@ -234,12 +241,14 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     return jac
 
 
-def _jacobian_matrix(fn: Callable, args: tuple, vals: tuple, out: Any) -> np.ndarray:
-    """Rows: the flattened output; columns: the flattened inputs in order. One reverse
-    pass per output or one forward pass per input, whichever are fewer."""
+def _jacobian_matrix(fn: Callable, args: tuple, vals: tuple, out: Any,
+                     wrt: tuple[int, ...] | None = None) -> np.ndarray:
+    """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`,
+    only those arguments' columns are filled). One reverse pass per output or one
+    forward pass per input, whichever are fewer."""
     m, n = S.tangent_size(out), S.tangent_size(vals)
     if m <= n:
-        rev = compiled(fn, args, "reverse")
+        rev = compiled(fn, args, "reverse", wrt)
         rows = [np.zeros(n)]
         for k in range(m):
             _, c = rev(*vals, S.unflatten(np.eye(1, m, k)[0], out))

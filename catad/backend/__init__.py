@@ -10,10 +10,8 @@ callers cache the result per type signature.
 """
 from __future__ import annotations
 
-import re
 import sys
 import threading
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,7 +21,7 @@ from .. import tangents as T
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
-from . import runtime
+from . import memory, runtime, tidy
 from .values import ZERO, RT, Arr, Stacked
 from .vectorise import Compiler, Fallback, is_zero
 
@@ -48,15 +46,22 @@ class Compiled:
         return "\n".join(lines)
 
 
-def compile_program(program: Program, vectorise: bool = True) -> Compiled:
+def compile_program(program: Program, vectorise: bool = True, inline: bool = True) -> Compiled:
     """The program's entry function, with every user function it calls inlined."""
-    return compile_def(inline_program(program).main, vectorise=vectorise)
+    return compile_def(inline_program(program).main, vectorise=vectorise, inline=inline)
 
 
-def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True) -> Compiled:
+def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
+                inline: bool = True) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
-    a tangent are the zero tangent, whatever value is passed)."""
-    return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise))
+    a tangent are the zero tangent, whatever value is passed). `keep` says which parts
+    of the result are wanted: True, or per component of a tuple result a nested keep;
+    a part not wanted is returned as the zero tangent and nothing computes it (grad
+    with argnums needs no cotangent for the other arguments). With `inline`, arrays used
+    once are written into the expression that uses them (tidy.inline_single_use)."""
+    memory.keep_freed_memory()
+    return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
+                                  inline))
 
 
 def _deep(fn: Callable) -> Any:
@@ -87,7 +92,7 @@ def _deep(fn: Callable) -> Any:
     return result[0]
 
 
-def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
+def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool) -> Compiled:
     c = Compiler(vectorise)
     params = []
     for k, p in enumerate(d.params):
@@ -96,9 +101,12 @@ def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
         c.env[p.name] = _param(c, name, p.type, tangent=k >= n_primal)
     value = c.comp(d.body)
     c.params = params
-    out = _output(c, value, d.result_type)
+    out = _output(c, _wanted(value, keep), d.result_type)
     fname = c.name(d.name)
-    body = "\n".join(_dead_code(c.lines, out))
+    lines = tidy.dead_code(c.lines, out)
+    if inline:
+        lines, out = tidy.inline_single_use(lines, out, params)
+    body = "\n".join(lines)
     source = (f"def {fname}({', '.join(params)}):\n"
               f"    with np.errstate(all='ignore'):\n"
               f"{body + chr(10) if body else ''}"
@@ -111,27 +119,15 @@ def _compile(d: Def, n_primal: int, vectorise: bool) -> Compiled:
     return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops))
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-
-
-def _dead_code(lines: list[str], result: str) -> list[str]:
-    """Drop assignments whose value is never used (a product an einsum made redundant)."""
-    uses = Counter(_IDENT.findall(result))
-    parsed = []
-    for line in lines:
-        target, sep, expr = line.strip().partition(" = ")
-        simple = bool(sep) and target.isidentifier()
-        parsed.append((target if simple else None, _IDENT.findall(expr if simple else line)))
-        for name in parsed[-1][1]:
-            uses[name] += 1
-    keep = [True] * len(lines)
-    for k in range(len(lines) - 1, -1, -1):  # later lines first: their uses are final
-        target, names = parsed[k]
-        if target is not None and uses[target] == 0:
-            keep[k] = False
-            for name in names:
-                uses[name] -= 1
-    return [line for line, k in zip(lines, keep) if k]
+def _wanted(value, keep):
+    """value with the parts `keep` marks False made the zero tangent."""
+    if keep is True or value is ZERO:
+        return value
+    if keep is False:
+        return ZERO
+    if not isinstance(value, tuple) or len(value) != len(keep):
+        raise ValueError(f"keep {keep!r} does not match the result's structure")
+    return tuple(_wanted(v, k) for v, k in zip(value, keep))
 
 
 def _param(c: Compiler, name: str, ty: Type, tangent: bool):

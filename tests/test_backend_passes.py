@@ -1,0 +1,239 @@
+"""What makes compiled code fast without changing its values: the source passes of
+catad/backend/tidy.py (dead code, inlining arrays used once), the reverse program
+specialised to the arguments grad asks for, x + x as one scaling of x's smallest
+factor, the runtime's einsum order and sum_front, and malloc keeping freed memory
+(catad/backend/memory.py). Speed itself is measured by benchmarks/, not here; these
+tests count what speed depends on: lines, operations, bytes, page faults.
+"""
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import textwrap
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import catad
+from catad.backend import compile_program, memory, runtime, tidy
+from catad.differentiate import _canonical, compiled
+
+import backend_programs as bp
+from corpus import CASES
+
+B = "        "  # the body's indentation in generated code
+
+
+def run(lines, result, **env):
+    ns = {"np": np, **env}
+    exec(textwrap.dedent("\n".join(lines)) + f"\n_out = {result}", ns)
+    return ns["_out"]
+
+
+# ---------------------------------------------------------------- inlining
+
+def test_an_array_used_once_is_written_into_its_use():
+    lines = [B + "a = (x + y)", B + "b = (a * z)", B + "c = np.exp(b)"]
+    out, result = tidy.inline_single_use(lines, "c", ["x", "y", "z"])
+    assert out == [B + "b = ((x + y) * z)", B + "c = np.exp(b)"]  # a call's argument: not an operand
+    assert result == "c"
+
+
+def test_inlining_leaves_strings_attributes_and_keywords_alone():
+    # names that are also an einsum spec, an attribute and a keyword argument
+    lines = [B + "ab = (x * y)", B + "shape = (x + 1.0)", B + "axis = (y - 1.0)",
+             B + "t = ((ab + contract('ab,ab->a', u, v)) + (shape + x.shape[0]))",
+             B + "s = (axis + x.sum(axis=0))"]
+    out, result = tidy.inline_single_use(lines, "(t, s)", ["x", "y", "u", "v"])
+    assert out == [B + "t = (((x * y) + contract('ab,ab->a', u, v)) + ((x + 1.0) + x.shape[0]))",
+                   B + "s = ((y - 1.0) + x.sum(axis=0))"]
+    rng = np.random.default_rng(0)
+    env = dict(x=rng.normal(size=3), y=rng.normal(size=3), u=rng.normal(size=(3, 2)), v=rng.normal(size=(3, 2)),
+               contract=runtime.contract)
+    for a, b in zip(run(lines, "(t, s)", **env), run(out, result, **env)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_only_arithmetic_results_used_as_operands_are_inlined():
+    lines = [B + "a = take_iota(x[None], 0, 1, n)",   # a view: nothing to reuse
+             B + "b = (a * 2.0)",
+             B + "c = np.exp(b)",                      # b is a call's argument, not an operand
+             B + "d = (x + x)",
+             B + "e = d[0]"]                           # d is indexed, not an operand
+    out, _ = tidy.inline_single_use(lines, "(c, e)", ["x", "n"])
+    assert out == lines
+
+
+def test_nothing_is_carried_into_or_past_a_loop():
+    lines = [B + "a = (x * 2.0)",
+             B + "acc = []",
+             B + "for i in range(3):",
+             B + "    acc.append((a + i))",
+             B + "b = (x * 3.0)",
+             B + "c = (b + 1.0)",
+             B + "d = (x - 1.0)",
+             B + "for j in range(2):",
+             B + "    acc.append(j)",
+             B + "e = (d + 1.0)"]
+    out, result = tidy.inline_single_use(lines, "(acc, c, e)", ["x"])
+    assert B + "a = (x * 2.0)" in out          # used in a loop body: once per pass
+    assert B + "c = ((x * 3.0) + 1.0)" in out  # no loop between: inlined
+    assert B + "d = (x - 1.0)" in out          # a loop between its definition and its use
+    assert run(lines, "(acc, c, e)", x=np.float64(2.0)) == run(out, result, x=np.float64(2.0))
+
+
+def test_parameters_and_names_assigned_twice_stay():
+    lines = [B + "x = np.asarray(x)", B + "a = (x * 2.0)", B + "a = (a + 1.0)", B + "b = (a * x)"]
+    out, _ = tidy.inline_single_use(lines, "b", ["x"])
+    assert out[:3] == lines[:3]
+
+
+def test_inlining_nests_at_most_max_nesting_deep():
+    lines = [B + "t0 = (x + 1.0)"] + [B + f"t{k} = (t{k - 1} * 1.5)" for k in range(1, 40)]
+    out, result = tidy.inline_single_use(lines, "t39", ["x"])
+    assert all(line.count("(") <= tidy.MAX_NESTING + 1 for line in out)
+    assert 1 < len(out) < len(lines)
+    assert run(out, result, x=np.float64(0.25)) == run(lines, "t39", x=np.float64(0.25))
+
+
+def test_dead_code_drops_what_nothing_uses():
+    lines = [B + "a = (x + 1.0)", B + "b = (a * 2.0)", B + "c = (x * 3.0)"]
+    assert tidy.dead_code(lines, "c") == [B + "c = (x * 3.0)"]
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=lambda c: c.name)
+def test_inlined_code_computes_the_same_bits(case):
+    rng = np.random.default_rng(1)
+    args = case.make_args(rng)
+    program = catad.to_core(case.fn, *args)
+    vals, _ = _canonical(case.fn, args)
+    plain = compile_program(program, inline=False)(*vals)
+    inlined = compile_program(program, inline=True)(*vals)
+    bp.assert_values_close(inlined, plain, program.main.result_type, case.name, 0.0, 0.0)
+
+
+def test_inlining_lets_numpy_reuse_temporaries(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        def f(v):
+            return [((v[i] * 2.0 + 1.0) * v[i] - 3.0) * v[i] for i in range(len(v))]
+    """), tmp_path)
+    v = np.linspace(0.0, 1.0, 200_000)  # 1.6 MB: NumPy reuses temporaries of 256 KiB and more
+    program = catad.to_core(f, v)
+    peaks = {}
+    for inline in (False, True):
+        c = compile_program(program, inline=inline)
+        c(v)
+        tracemalloc.start()
+        out = c(v)
+        peaks[inline] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        np.testing.assert_allclose(out, ((v * 2.0 + 1.0) * v - 3.0) * v)
+    assert peaks[False] >= 4 * v.nbytes     # every step's array lives until the return
+    assert peaks[True] <= 2.2 * v.nbytes    # the result overwrites the temporaries
+
+
+# ---------------------------------------------------------------- what grad computes
+
+def test_grad_with_argnums_computes_only_those_cotangents(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        import math
+        def f(x, y):
+            return sum(x[i] * y[i] + math.sin(y[i]) for i in range(len(x)))
+    """), tmp_path)
+    x, y = np.linspace(0.1, 1.0, 5), np.linspace(-1.0, 2.0, 5)
+    full = compiled(f, (x, y), "reverse").source
+    only_x = compiled(f, (x, y), "reverse", (0,)).source
+    assert "np.cos" in full and "np.cos" not in only_x  # cos(y) is in y's cotangent only
+    gx = catad.grad(f, argnums=0)(x, y)
+    gxy = catad.grad(f, argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(gx, y)
+    np.testing.assert_array_equal(gxy[0], y)
+    np.testing.assert_allclose(gxy[1], x + np.cos(y), rtol=1e-15)
+    jac = catad.jacobian(f, argnums=1)(x, y)
+    np.testing.assert_allclose(jac, x + np.cos(y), rtol=1e-15)
+
+
+def test_x_plus_x_is_one_scaling_of_the_smallest_factor(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        def f(m, c):
+            return sum(sum((m[i][j] * c[i]) * (m[i][j] * c[i]) for j in range(len(m[i])))
+                       for i in range(len(m)))
+    """), tmp_path)
+    m, c = np.arange(12.0).reshape(3, 4) / 7, np.array([0.5, -1.5, 2.0])
+    source = compiled(f, (m, c), "reverse").source
+    assert not re.search(r"\((\w+) \+ \1\)", source), source  # no array added to itself
+    gm, gc = catad.grad(f, argnums=(0, 1))(m, c)
+    np.testing.assert_allclose(gm, 2 * m * c[:, None] ** 2, rtol=1e-14)
+    np.testing.assert_allclose(gc, 2 * c * (m ** 2).sum(axis=1), rtol=1e-14)
+
+
+# ---------------------------------------------------------------- runtime
+
+def test_einsum_with_an_operand_holding_every_index_is_one_pass():
+    assert runtime._path("bc,abc,abc->bc", ((2, 3), (4, 2, 3), (4, 2, 3))) is False
+    assert runtime._path("abc,abc->ab", ((4, 2, 3), (4, 2, 3))) is False
+    assert isinstance(runtime._path("cd,bcd,abd->abc", ((3, 2), (5, 3, 2), (4, 5, 2))), list)
+    rng = np.random.default_rng(2)
+    c, a, b = rng.normal(size=(2, 3)), rng.normal(size=(4, 2, 3)), rng.normal(size=(4, 2, 3))
+    np.testing.assert_allclose(runtime.contract("bc,abc,abc->bc", c, a, b), c * (a * b).sum(axis=0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("shapes", [
+    [(4, 5, 6), (4, 5, 3)],             # a full vector and a shorter one
+    [(4, 5, 2), (4, 5, 3)],             # none full: zeros past the longest
+    [(1, 5, 6), (4, 1, 3), (4, 5, 1)],  # broadcasting batch axes
+])
+def test_sum_front_is_the_sum_of_zero_padded_vectors(shapes):
+    rng = np.random.default_rng(3)
+    parts = [rng.normal(size=s) for s in shapes]
+    expected = sum(runtime.pad_to(p, 2, 6) for p in parts)
+    np.testing.assert_array_equal(runtime.sum_front(2, 6, *parts), expected)
+
+
+def test_sum_front_lanes_past_the_end_must_be_zero():
+    full, long = np.ones((2, 3)), np.zeros((2, 5))
+    np.testing.assert_array_equal(runtime.sum_front(1, 3, full, long), full)
+    long[:, 4] = 1.0
+    with pytest.raises(IndexError):
+        runtime.sum_front(1, 3, full, long)
+
+
+# ---------------------------------------------------------------- malloc
+
+glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+
+
+@pytest.mark.skipif(not glibc, reason="malloc tuning is for glibc")
+def test_compiled_code_does_not_fault_in_fresh_pages_on_every_call(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        import math
+        def f(v):
+            return sum(math.exp(v[i]) * v[i] + v[i] * v[i] for i in range(len(v)))
+    """), tmp_path)
+    v = np.linspace(0.0, 1.0, 1_000_000)  # 8 MB temporaries: 2,000 pages each
+    g = catad.grad(f)
+    g(v)
+    assert memory.status().startswith("glibc")
+    g(v)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(5):
+        g(v)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5
+    assert faults < 200, f"{faults} page faults per call"
+
+
+def test_malloc_tuning_can_be_turned_off():
+    code = ("import numpy as np, catad\n"
+            "from catad.backend import memory\n"
+            "assert memory.status() == 'not yet'\n"
+            "def f(x):\n    return x * x\n")
+    path = os.path.join(os.path.dirname(__file__), "..")
+    script = code + "print(memory.keep_freed_memory())\n"
+    for value, expected in (("0", "off (CATAD_KEEP_MEMORY=0)"), ("1", "glibc" if glibc else "unchanged")):
+        env = {**os.environ, "CATAD_KEEP_MEMORY": value, "PYTHONPATH": os.path.abspath(path)}
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().startswith(expected)
