@@ -66,10 +66,16 @@ def catad_objective(fn: Callable, *args) -> Callable[[], object]:
 
 
 def catad_engine() -> str:
-    """What runs catad's derivative programs: its NumPy backend, or its reference interpreter."""
+    """What runs catad's derivative programs: its NumPy backend (and what it did to malloc:
+    catad/backend/memory.py), or its reference interpreter."""
     import catad
-    return ("catad.backend (compiled NumPy)" if (Path(catad.__file__).parent / "backend").is_dir()
-            else "catad's reference interpreter")
+    if not (Path(catad.__file__).parent / "backend").is_dir():
+        return "catad's reference interpreter"
+    try:
+        from catad.backend import memory
+        return f"catad.backend (compiled NumPy; malloc: {memory.status()})"
+    except ImportError:
+        return "catad.backend (compiled NumPy)"
 
 
 def first_call_time(fn: Callable[[], object]) -> tuple[float, object]:
