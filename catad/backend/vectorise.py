@@ -871,7 +871,7 @@ class Compiler:
             return b
         if is_zero(b):
             return a
-        if a is b or (isinstance(a, Arr) and a == b and a.kind == "f"):
+        if (a is b or a == b) and not (isinstance(a, Arr) and a.kind != "f"):
             # x + x (both sides of a product rule, as in x * x) is 2x, and scaling
             # lands on x's smallest factor (tscale): no pass over a large array
             return self.tscale(self.const(2.0, Float), a)
