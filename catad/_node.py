@@ -2,14 +2,17 @@
 
 Each language (core terms, CL, linear maps) declares its terms as small frozen
 dataclasses deriving from :class:`Node`. Equality is structural and hashing is
-consistent with it, but neither recurses: a node's hash is computed once, at
-construction, from its children's cached hashes, and equality walks an explicit
-stack. A 10,000-deep let chain therefore hashes and compares without touching
-Python's recursion limit (DESIGN.md invariant 5).
+consistent with it, but neither recurses: a node's hash is computed once, when first
+asked for (most nodes never are), from its children's, on an explicit stack, and
+equality walks an explicit stack. A 10,000-deep let chain therefore hashes and
+compares without touching Python's recursion limit (DESIGN.md invariant 5).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
+import operator
 from typing import Any, Iterator
 
 _IGNORED = ("loc",)  # source locations never take part in equality
@@ -19,19 +22,34 @@ def node(cls):
     """Class decorator: a frozen dataclass with our equality and hashing."""
     cls = dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls)
     cls._fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _IGNORED)
+    cls._values = staticmethod(_getter(cls._fields))
+    cls._init_fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
     return cls
+
+
+def _getter(fields: tuple[str, ...]):
+    """A function from a node to the tuple of its `fields` (attrgetter: fast)."""
+    if len(fields) > 1:
+        return operator.attrgetter(*fields)
+    if fields:
+        one = operator.attrgetter(fields[0])
+        return lambda n: (one(n),)
+    return lambda n: ()
 
 
 class Node:
     _fields: tuple[str, ...] = ()
+    _values = staticmethod(_getter(()))
     __slots__ = ()
 
+    _hash: int | None = None  # computed when first asked for: most nodes never are
+
     def __post_init__(self) -> None:
-        h = hash((type(self).__name__,) + tuple(_hashable(getattr(self, f)) for f in self._fields))
-        object.__setattr__(self, "_hash", h)
+        pass  # subclasses compute their types here; the hash waits until it is needed
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        return _hash_tree(self) if h is None else h
 
     def __eq__(self, other: Any) -> bool:
         if self is other:
@@ -44,7 +62,7 @@ class Node:
             if a is b:
                 continue
             if isinstance(a, Node):
-                if type(a) is not type(b) or a._hash != b._hash:
+                if type(a) is not type(b) or hash(a) != hash(b):
                     return False
                 stack.extend((getattr(a, f), getattr(b, f)) for f in a._fields)
             elif isinstance(a, tuple):
@@ -61,8 +79,7 @@ class Node:
 
     def children(self) -> Iterator["Node"]:
         """The direct sub-nodes, in field order (tuples of nodes flattened)."""
-        for f in self._fields:
-            v = getattr(self, f)
+        for v in type(self)._values(self):
             if isinstance(v, Node):
                 yield v
             elif isinstance(v, tuple):
@@ -71,16 +88,46 @@ class Node:
                         yield x
 
     def replace(self, **changes: Any) -> "Node":
-        return dataclasses.replace(self, **changes)
+        """dataclasses.replace, without its per-call look-up of the fields."""
+        kwargs = {f: getattr(self, f) for f in self._init_fields}
+        if not changes.keys() <= kwargs.keys():
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(changes.keys() - kwargs.keys())}")
+        kwargs.update(changes)
+        return type(self)(**kwargs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self}>"
 
 
-def _hashable(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_hashable(x) for x in v)
-    return v
+def _hash_tree(root: Node) -> int:
+    """root's hash, and that of every node under it not hashed yet, children first (on an
+    explicit stack: no recursion), each the hash of its class name and fields (a tuple
+    hashes by its items' hashes, so a node's children are hashed once)."""
+    stack = [root]
+    while stack:
+        n = stack[-1]
+        if n._hash is not None:
+            stack.pop()
+            continue
+        unhashed = [c for c in _field_nodes(n) if c._hash is None]
+        if unhashed:
+            stack.extend(unhashed)
+            continue
+        stack.pop()
+        object.__setattr__(n, "_hash", hash((type(n).__name__, *type(n)._values(n))))
+    return root._hash
+
+
+def _field_nodes(n: Node) -> list[Node]:
+    """The nodes in n's fields, in tuples (of tuples) too."""
+    out, todo = [], list(type(n)._values(n))
+    while todo:
+        v = todo.pop()
+        if isinstance(v, Node):
+            out.append(v)
+        elif isinstance(v, tuple):
+            todo.extend(v)
+    return out
 
 
 def walk(root: Node) -> Iterator[Node]:
@@ -94,3 +141,17 @@ def walk(root: Node) -> Iterator[Node]:
         seen.add(id(n))
         yield n
         stack.extend(n.children())
+
+
+@contextlib.contextmanager
+def paused_gc():
+    """Terms are immutable trees without cycles, so the cyclic collector only rescans
+    them, over and over as a large program grows (a quadratic cost); pause it while
+    a stage compiles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -5,12 +5,11 @@ arguments, as JAX traces per shape) and the result cached.
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import weakref
 from typing import Any, Callable
 
 from . import combinators as C
+from ._node import paused_gc
 from .errors import ArgumentError, CatadError
 from .lang.anf import anf_program
 from .lang.terms import Program
@@ -38,26 +37,13 @@ def _cached(fn: Callable, args: tuple, stage: str, make: Callable[[], Any]) -> A
     try:
         table = _CACHE.setdefault(fn, {})
     except TypeError:  # not weak-referenceable: do not cache
-        with _gc_paused():
+        with paused_gc():
             return make()
     if key not in table:
-        with _gc_paused():
+        with paused_gc():  # see catad._node.paused_gc
             table[key] = make()
     return table[key]
 
-
-@contextlib.contextmanager
-def _gc_paused():
-    """Terms are immutable trees without cycles, so the cyclic collector only rescans
-    them, over and over as a large program grows (a quadratic cost); pause it while
-    a stage compiles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def to_core(fn: Callable, *example_args: Any) -> Program:
