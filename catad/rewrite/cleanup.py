@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections import ChainMap
 
 from ..lang.anf import anf_def
-from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, free_vars, let_chain, make_lets
+from ..lang.terms import (Build, Call, ChainFreeVars, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
+                          make_lets)
+from .engine import term_children, with_children
 from .sweeps import substitute
 
 
@@ -59,31 +61,34 @@ def dead_code(t: Term) -> Term:
     """t without the let bindings nothing uses (terms are pure)."""
     lets, body = let_chain(t)
     body = _dead_inner(body)
-    cache: dict = {}
-    live = set(free_vars(body, cache))
-    keep = []
+    fv = ChainFreeVars()  # linear also in the let chains nested in right sides
+    live = set(fv(body))
+    out = body
     for lt in reversed(lets):
         if lt.var in live:
             rhs = _dead_inner(lt.rhs)
             live.discard(lt.var)
-            live |= free_vars(rhs, cache)
-            keep.append((lt.var, rhs, lt.loc))
-    return make_lets(reversed(keep), body)
+            live |= fv(rhs)
+            # where nothing below changed, the let is kept as it is (usually all of them)
+            out = lt if rhs is lt.rhs and out is lt.body else Let(lt.var, rhs, out, lt.loc)
+    return out
 
 
 def _dead_inner(t: Term) -> Term:
+    """t with dead code removed in its nested scopes; t itself where there was none
+    (with_children keeps a node whose children are unchanged)."""
     if isinstance(t, Let):
         return dead_code(t)
     if isinstance(t, If):
-        return If(t.cond, dead_code(t.then), dead_code(t.orelse), t.loc)
+        return with_children(t, [t.cond, dead_code(t.then), dead_code(t.orelse)])
     if isinstance(t, Build):
-        return Build(t.size, t.var, dead_code(t.body), t.loc)
+        return with_children(t, [t.size, t.var, dead_code(t.body)])
     if isinstance(t, Tuple):
-        return Tuple(tuple(_dead_inner(x) for x in t.items), t.loc)
+        return with_children(t, [_dead_inner(x) for x in t.items])
     if isinstance(t, Call) and any(isinstance(a, (Let, If, Build)) for a in t.args):
-        return Call(t.fn, tuple(_dead_inner(a) for a in t.args), t.ty, t.loc)
+        return with_children(t, [_dead_inner(a) for a in t.args])
     if isinstance(t, Get):
-        return Get(t.index, _dead_inner(t.tup), t.loc)
+        return with_children(t, [_dead_inner(t.tup)])
     return t
 
 
@@ -105,7 +110,6 @@ MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expres
 
 def _depth(t: Term, memo: dict) -> int:
     """Nesting depth of an expression (let chains count as one level), memoised by id."""
-    from .engine import term_children
     stack = [(t, False)]
     while stack:
         n, done = stack.pop()
@@ -140,7 +144,6 @@ def _count_uses(t: Term) -> tuple[dict, dict]:
             stack.append((n.size, depth))
             stack.append((n.body, depth + 1))
         else:
-            from .engine import term_children
             stack.extend((k, depth) for k in term_children(n))
     return uses, binders
 

@@ -1,10 +1,13 @@
 """The rewrite engine: rules applied innermost-first to a fixpoint, with a trace.
 
 Strategy. A term is normalised bottom-up: first its children, then rules are tried
-at its root in catalogue order; when one fires, its result is normalised in turn
-(its new parts may admit rules). Terms already normal are remembered by identity
-and not visited again. The traversal runs on an explicit stack of generators, so
-a 10,000-binding let chain needs no deep Python recursion.
+at its root in catalogue order (only those whose pattern the node's class and fields
+allow); when one fires, its result is normalised in turn (its new parts may admit
+rules). Terms already normal are remembered by identity and not visited again. The
+traversal runs on an explicit stack of frames, so a 10,000-binding let chain needs no
+deep Python recursion. The dead-let rule asks for the free variables of each let's
+body, innermost first; they are kept per normalisation (:class:`ChainFreeVars`) so
+that a whole chain costs linear time.
 
 Termination. Every rule either removes a constructor (zeros, ones, identities,
 projections of tuples, dead lets, constant folding), or moves an application
@@ -19,12 +22,11 @@ applies the recorded steps to the original term and must reproduce the result.
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from .._node import Node, walk
 from ..errors import CatadError
-from ..lang.terms import Term
+from ..lang.terms import ChainFreeVars, Term
 from .rule import P, Rule
 
 
@@ -51,8 +53,7 @@ class RewriteStep:
 
 def term_children(t: Node) -> list[Term]:
     out = []
-    for f in t._fields:
-        v = getattr(t, f)
+    for v in type(t)._values(t):
         if isinstance(v, Term):
             out.append(v)
         elif isinstance(v, tuple):
@@ -79,7 +80,7 @@ def with_children(t: Node, kids: list[Term]) -> Node:
                     new.append(x)
             if any(a is not b for a, b in zip(new, v)):
                 changes[f] = tuple(new)
-    return dataclasses.replace(t, **changes) if changes else t
+    return t.replace(**changes) if changes else t
 
 
 class Rewriter:
@@ -87,61 +88,119 @@ class Rewriter:
         self.rules = list(rules)
         self.stage = stage
         self.trace = trace if trace is not None else []
-        self.by_class: dict[type, list[Rule]] = {}
+        self.indexed: dict[type, tuple[str, ...]] = {}  # class -> the fields its rules ask about
+        self.by_key: dict[tuple, list[Rule]] = {}         # see _rules_for
         self.normal: dict[int, Node] = {}  # id -> term known to be normal (kept alive here)
 
-    def _rules_for(self, cls: type) -> list[Rule]:
-        if cls not in self.by_class:
-            self.by_class[cls] = [r for r in self.rules if not isinstance(r.pattern, P) or issubclass(cls, r.pattern.cls)]
-        return self.by_class[cls]
+    def _rules_for(self, t: Node) -> list[Rule]:
+        """The rules that can match at t, in catalogue order. Most patterns ask a field of
+        the node for a class of node (the map of an lmApplyR) or a name (the function of a
+        call); the rules whose demands t's fields do not meet would fail to match, so they
+        are left out, by a table keyed by t's class and what is in those fields."""
+        cls = type(t)
+        fields = self.indexed.get(cls)
+        if fields is None:
+            fields = self.indexed[cls] = _indexed_fields(self.rules, cls)
+        key = (cls, *[_key_part(getattr(t, f)) for f in fields])
+        rules = self.by_key.get(key)
+        if rules is None:
+            parts = dict(zip(fields, key[1:]))
+            rules = self.by_key[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
+        return rules
 
     def normalize(self, t: Term) -> Term:
         from .catalogue import FV_CACHE
-        FV_CACHE.append(({}, []))
+        FV_CACHE.append(ChainFreeVars())
         try:
             return self._normalize(t)
         finally:
             FV_CACHE.pop()
 
     def _normalize(self, t: Term) -> Term:
-        budget = 50 * sum(1 for _ in walk(t)) + 10_000
-        stack: list[Iterator] = [self._step(t, None)]
-        value: Any = None
-        steps_before = len(self.trace)
-        while stack:
-            try:
-                request = stack[-1].send(value)
-            except StopIteration as stop:
+        """Innermost first, on an explicit stack of frames (term, path, its children, the
+        normal forms of those done so far). A frame whose children are all done tries the
+        rules at its term; a rewrite's result takes the frame's place, as its normal form
+        is the frame's."""
+        normal, trace = self.normal, self.trace
+        budget = None  # 50 steps per node of t: counted only once 10,000 steps are taken
+        steps_before = len(trace)
+        stack = [(t, None, term_children(t), [])]
+        while True:
+            node, path, kids, new = stack[-1]
+            k = len(new)
+            while k < len(kids) and id(kids[k]) in normal:
+                new.append(kids[k])
+                k += 1
+            if k < len(kids):
+                sub, sub_path = kids[k], (k, path)
+            else:
                 stack.pop()
-                value = stop.value
-                continue
-            sub, path = request
-            if id(sub) in self.normal:
-                value = sub
-                continue
-            stack.append(self._step(sub, path))
-            value = None
-            if len(self.trace) - steps_before > budget:
+                sub, sub_path = self._rewrite_at(with_children(node, new), path)
+                if id(sub) in normal:
+                    if not stack:
+                        return sub
+                    stack[-1][3].append(sub)
+                    continue
+            stack.append((sub, sub_path, term_children(sub), []))
+            taken = len(trace) - steps_before
+            if taken > 10_000 and budget is None:
+                budget = 50 * sum(1 for _ in walk(t)) + 10_000
+            if budget is not None and taken > budget:
                 raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
                                  construct="rewrite")
-        return value
 
-    def _step(self, t: Term, path):
-        kids = term_children(t)
-        new = []
-        for k, c in enumerate(kids):
-            new.append((yield (c, (k, path))))
-        t = with_children(t, new)
-        for r in self._rules_for(type(t)):
+    def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
+        """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
+        recorded as normal when no rule applies (its children are normal already)."""
+        for r in self._rules_for(t):
             out = r.apply(t)
             if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
-                return (yield (out, path))
+                return out, path
         self.normal[id(t)] = t
-        return t
+        return t, path
 
     def steps(self) -> list[RewriteStep]:
         return [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in self.trace]
+
+
+def _demand(sub: Any) -> type | str | None:
+    """What a field pattern demands of the field: a class of node (a P), a name, or
+    nothing the rule index looks at (None)."""
+    if isinstance(sub, P):
+        return sub.cls
+    return sub if isinstance(sub, str) else None
+
+
+def _indexed_fields(rules: list[Rule], cls: type) -> tuple[str, ...]:
+    """The fields of a cls node that some rule for cls makes a demand of."""
+    out: dict[str, None] = {}
+    for r in rules:
+        p = r.pattern
+        if isinstance(p, P) and issubclass(cls, p.cls):
+            out.update((f, None) for f, sub in p.fields.items() if _demand(sub) is not None)
+    return tuple(out)
+
+
+def _key_part(v: Any) -> Any:
+    """A field's part of the rule-table key: a name itself, else the class of the value."""
+    return v if isinstance(v, str) else type(v)
+
+
+def _may_match(p: Any, cls: type, parts: dict) -> bool:
+    """Whether pattern p may match a node of class cls whose fields have the key parts
+    `parts` (P.match, and so its subclasses, checks these demands first)."""
+    if not isinstance(p, P):
+        return True
+    if not issubclass(cls, p.cls):
+        return False
+    for f, sub in p.fields.items():
+        want, have = _demand(sub), parts.get(f)
+        if isinstance(want, type) and not (isinstance(have, type) and issubclass(have, want)):
+            return False
+        if isinstance(want, str) and have != want:
+            return False
+    return True
 
 
 def _materialize(path) -> tuple[int, ...]:

@@ -37,7 +37,9 @@ class V(Pat):
 
 @dataclass(frozen=True)
 class P(Pat):
-    """Matches a node of class `cls` whose fields match the given sub-patterns."""
+    """Matches a node of class `cls` whose fields match the given sub-patterns. (The
+    engine skips a rule at a node whose class, or a field's class or name, the pattern
+    rules out: a subclass may demand more than P.match, never less.)"""
 
     cls: type
     fields: dict = field(default_factory=dict)

@@ -31,7 +31,8 @@ from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
 from .catalogue import RULES, tsum as sum_tangents
-from .engine import Rewriter
+from ..primitives.registry import PRIMITIVES
+from .engine import Rewriter, term_children, with_children
 from .rule import P, Rule, V
 
 
@@ -65,7 +66,6 @@ def substitute(t: Term, env: dict, special=None) -> Term:
     `special(n)` returns a term, n is replaced by it instead of being descended into."""
     if not env:
         return t
-    from .engine import term_children
     memo: dict[int, Term] = {}
     stack = [(t, False)]
     while stack:
@@ -91,12 +91,9 @@ def substitute(t: Term, env: dict, special=None) -> Term:
 def _rebuild(n: Term, kids: list[Term]) -> Term:
     """n with new children; a primitive call's result type is recomputed (an argument
     may have changed type, e.g. a Vec of (value, map) pairs become value-tangent pairs)."""
-    from .engine import with_children
-    from ..primitives.registry import PRIMITIVES
-    out = with_children(n, kids)
-    if out is not n and isinstance(out, Call) and out.fn in PRIMITIVES:
-        return prim(out.fn, *out.args, loc=out.loc)
-    return out
+    if isinstance(n, Call) and n.fn in PRIMITIVES and any(a is not b for a, b in zip(kids, n.args)):
+        return prim(n.fn, *kids, loc=n.loc)  # at once: with_children would build the call twice
+    return with_children(n, kids)
 
 
 # ================================================================ forward
