@@ -1,0 +1,118 @@
+"""Compiling long straight-line programs stays linear: the work is counted, never timed.
+
+Free variables of let chains (the dead-let rule asks at every let, innermost first),
+the rule table of the rewrite engine (it tries only the rules a node's fields allow)
+and the pipeline's lazy stages (grad builds no forward program).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import catad
+from catad._node import walk
+from catad.explain import explain, pipeline
+from catad.lang.terms import ChainFreeVars, Term, Tuple, Var, free_vars, let_chain, make_lets
+from catad.lang.types import Float
+from catad.primitives import prim
+from catad.rewrite import RULES, Rewriter, rewrite
+
+from gen_terms import DrawChooser, Gen, mixed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from _util import chain_source, load_source  # noqa: E402
+
+N = 10_000
+
+
+def _reverse_like_chain(n: int) -> Term:
+    """x_i = x_{i-1} * x_{i-1} for i <= n, then c_i = x_{i-1} * c_{i+1} down to c_1: the
+    shape of a reverse program, where every primal value stays live to the end."""
+    xs = [Var(f"x{i}", Float) for i in range(n + 1)]
+    cs = [Var(f"c{i}", Float) for i in range(n + 2)]
+    lets = [(xs[i], prim("mul", xs[i - 1], xs[i - 1])) for i in range(1, n + 1)]
+    lets.append((cs[n + 1], xs[n]))
+    lets += [(cs[i], prim("mul", xs[i - 1], cs[i + 1])) for i in range(n, 0, -1)]
+    return make_lets(lets, Tuple((xs[n], cs[1])))
+
+
+def test_free_vars_of_a_live_chain_are_linear_in_its_length():
+    t = _reverse_like_chain(N)
+    lets, _ = let_chain(t)
+    fv = ChainFreeVars()
+    for lt in reversed(lets):  # as the engine asks: each let's body, innermost first
+        assert lt.var in fv(lt.body)
+    assert fv(t) == {Var("x0", Float)}
+    # a set per let would hold about N^2 / 2 = 5e7 variables in all; here there is one
+    # set for the chain, handed up from let to let, besides those of the right sides
+    assert sum(len(s) for s in fv._memo.values()) <= 4 * N
+
+
+def test_free_vars_asked_in_any_order_agree_with_free_vars():
+    t = _reverse_like_chain(50)
+    nodes = [n for n in walk(t) if isinstance(n, Term)]
+    fv = ChainFreeVars()
+    rng = np.random.default_rng(0)
+    for k in list(range(len(nodes) - 1, -1, -1)) + list(rng.permutation(len(nodes))):
+        assert fv(nodes[k]) == free_vars(nodes[k])  # a set handed over is recomputed
+
+
+@st.composite
+def mixed_terms(draw):
+    """Random terms of every kind the generator knows (as tests/test_rules.py's FULL)."""
+    g = Gen(DrawChooser(draw), applies=True, var_maps=True, sparse=True, zero_ops=True)
+    return g, mixed(g, 2)
+
+
+SMALL = settings(max_examples=60, deadline=None, derandomize=True,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                        HealthCheck.filter_too_much])
+
+
+@SMALL
+@given(mixed_terms())
+def test_free_vars_of_random_terms_agree_with_free_vars(case):
+    _, t = case
+    fv = ChainFreeVars()
+    nodes = [n for n in walk(t) if isinstance(n, Term)]
+    for n in reversed(nodes):
+        assert fv(n) == free_vars(n)
+    assert fv(t) == free_vars(t)
+
+
+@SMALL
+@given(mixed_terms())
+def test_the_rule_table_leaves_out_only_rules_that_do_not_match(case):
+    _, t = case
+    rw = Rewriter(RULES)
+    for n in walk(t):
+        if isinstance(n, Term):
+            tried = rw._rules_for(n)
+            assert [r for r in RULES if r in tried] == tried  # catalogue order
+            assert all(r.apply(n) is None for r in RULES if r not in tried)
+
+
+def test_dead_lets_go_from_a_long_chain():
+    x = Var("x", Float)
+    ys = [Var(f"y{i}", Float) for i in range(N)]
+    # y_i = y_{i-2} * x: the odd ys feed the result, the even ones are dead
+    lets = [(y, prim("mul", ys[i - 2] if i >= 2 else x, x)) for i, y in enumerate(ys)]
+    out, steps = rewrite(make_lets(lets, ys[-1]), RULES)
+    kept, _ = let_chain(out)
+    assert [lt.var for lt in kept] == ys[1::2]
+    assert sum(s.rule == "let-dead" for s in steps) == N // 2
+
+
+def test_grad_builds_only_the_reverse_program():
+    f = load_source(chain_source(200, "{p} * {p}"))
+    catad.grad(f)(1.0)
+    computed = vars(pipeline(f, 1.0))
+    assert "reverse" in computed and "forward" not in computed and "jacobian_transposed" not in computed
+    d = explain(f, 1.0)  # the other stages are built when asked for
+    assert "fun fwd$f" in d.stage("forward").text
+    order = ["jacobian-optimised", "jacobian-transposed", "forward", "reverse"]
+    ranks = [order.index(s.stage) for s in d.steps]
+    assert ranks == sorted(ranks) and {0, 2, 3} <= set(ranks)  # the trace in stage order
