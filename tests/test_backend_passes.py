@@ -170,6 +170,86 @@ def test_x_plus_x_is_one_scaling_of_the_smallest_factor(tmp_path):
     np.testing.assert_allclose(gc, 2 * c * (m ** 2).sum(axis=1), rtol=1e-14)
 
 
+# ---------------------------------------------------------------- moved axes, masked lanes
+
+def test_the_reverse_of_a_transposition_is_an_einsum_not_a_scatter(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        import numpy as np
+        def f(x, L):
+            return np.sum((x @ L.T) ** 2)
+    """), tmp_path)
+    rng = np.random.default_rng(0)
+    x, L = rng.normal(size=(7, 3)), rng.normal(size=(3, 3))
+    source = compiled(f, (x, L), "reverse", (1,)).source
+    # L's cotangent sums the points' outer products: one einsum, no (points, D, D) scatter
+    assert "scatter(" not in source and "contract(" in source, source
+    gx, gL = catad.grad(f, argnums=(0, 1))(x, L)
+    np.testing.assert_allclose(gL, 2 * (x @ L.T).T @ x, rtol=1e-13)
+    np.testing.assert_allclose(gx, 2 * (x @ L.T) @ L, rtol=1e-13)
+
+
+def test_moved_axes_pad_a_short_build_and_respect_a_ragged_range(tmp_path):
+    f = bp.load_source(textwrap.dedent("""
+        def f(m, w):
+            return sum(sum(m[j][i] * m[j][i] * w[i] for j in range(len(m) - 1)) for i in range(len(w)))
+
+        def tri(m):
+            return sum(sum(m[j][i] * m[j][i] for j in range(i)) for i in range(len(m)))
+    """), tmp_path)
+    tri = sys.modules[f.__module__].tri
+    rng = np.random.default_rng(1)
+    m, w, sq = rng.normal(size=(5, 4)), rng.normal(size=4), rng.normal(size=(5, 5))
+    for fn, args in ((f, (m, w)), (tri, (sq,))):
+        assert "scatter(" not in compiled(fn, args, "reverse").source
+    expected = 2 * m * w
+    expected[-1] = 0.0  # the last row is never read: the transposed rows are padded with zeros
+    np.testing.assert_allclose(catad.grad(f)(m, w), expected, rtol=1e-14)
+    np.testing.assert_allclose(catad.grad(tri)(sq), 2 * np.triu(sq, 1), rtol=1e-14)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_value_in_a_masked_lane_never_reaches_a_result(tmp_path, bad):
+    """tri reads m[j][i] for j < i only; the vectorised code computes every lane of the
+    padded range and masks the others, so an inf or NaN at m[2][1] (read by no lane
+    inside the range) must vanish from the value and the gradient alike."""
+    tri = bp.load_source(textwrap.dedent("""
+        import math
+        def tri(m):
+            return sum(sum(math.exp(m[j][i]) * m[j][i] for j in range(i)) for i in range(len(m)))
+    """), tmp_path, "tri")
+    sq = np.arange(16.0).reshape(4, 4) / 8
+    sq[2, 1] = bad
+    upper = np.triu(np.ones((4, 4), dtype=bool), 1)
+    value, grad = catad.value_and_grad(tri)(sq)
+    assert value == pytest.approx(tri(sq), rel=1e-14)
+    expected = np.where(upper, np.exp(np.where(upper, sq, 0.0)) * (1 + np.where(upper, sq, 0.0)), 0.0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-14)
+    out, tangent = catad.jvp(tri, (sq,), (np.ones_like(sq),))  # the forward program too
+    assert out == pytest.approx(value, rel=1e-14)
+    assert tangent == pytest.approx(expected.sum(), rel=1e-14)
+
+
+def _loop_contract(mask, a, b):
+    out = np.zeros((mask.shape[0], a.shape[1]))
+    for i in range(mask.shape[0]):
+        for j in range(mask.shape[1]):
+            if mask[i, j]:
+                out[i] += a[j] * b[i]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_contract_selects_masked_lanes_instead_of_multiplying_them(seed):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((4, 5)) > 0.4
+    a, b = rng.normal(size=(5, 3)), rng.normal(size=4)
+    a[rng.integers(5), rng.integers(3)] = [np.inf, np.nan, -np.inf][seed % 3]
+    with np.errstate(all="ignore"):
+        expected = _loop_contract(mask, a, b)
+        got = runtime.contract("ab,bc,a->ac", mask, a, b, where=(0,))
+    np.testing.assert_array_equal(got, expected)  # the same sums, the same non-finite entries
+
+
 # ---------------------------------------------------------------- runtime
 
 def test_einsum_with_an_operand_holding_every_index_is_one_pass():

@@ -230,6 +230,31 @@ def _path(spec: str, shapes: tuple) -> list | bool:
     return np.einsum_path(spec, *(np.empty(s) for s in shapes), optimize="optimal")[0]
 
 
-def contract(spec: str, *ops):
-    """np.einsum with its contraction order found once per spec and shapes."""
-    return np.einsum(spec, *ops, optimize=_path(spec, tuple(o.shape for o in ops)))
+def _outer(specs: list, ops: list, every: str):
+    """The elementwise product of ops (with einsum specs), broadcastable to the axes `every`
+    (sorted letters): size 1 along the letters no operand has."""
+    own = "".join(sorted(set("".join(specs))))
+    out = np.einsum(",".join(specs) + "->" + own, *ops) if ops else np.float64(1.0)
+    return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
+
+
+def contract(spec: str, *ops, where: tuple = ()):
+    """np.einsum with its contraction order found once per spec and shapes.
+
+    The operands at positions `where` are masks of a ragged build (Bools): the lanes where
+    a mask is False are outside the range, and their values must vanish whatever they are.
+    Multiplying by the mask is exact when those values are finite, and a masked inf or
+    NaN makes the result non-finite (0 * inf is NaN, and sums keep it); only then is the
+    product formed, selected by the masks, and summed (the NaN of an untaken lane never
+    reaches a result: JAX's `where` trap)."""
+    fast = [o.astype(np.float64) if k in where else o for k, o in enumerate(ops)]
+    out = np.einsum(spec, *fast, optimize=_path(spec, tuple(o.shape for o in ops)))
+    if not where or np.isfinite(out).all():
+        return out
+    inputs, result = spec.split("->")
+    specs = inputs.split(",")
+    every = "".join(sorted(set(inputs.replace(",", ""))))
+    values = [k for k in range(len(ops)) if k not in where]
+    product = _outer([specs[k] for k in values], [ops[k] for k in values], every)
+    inside = _outer([specs[k] for k in where], [fast[k] for k in where], every)
+    return np.einsum(every + "->" + result, np.where(inside != 0, product, 0.0))

@@ -642,7 +642,7 @@ class Compiler:
 
     def factors(self, x: Arr) -> list[Arr]:
         how = self.defs.get(x.code)
-        if how is None or x.depth != max([x.depth] + [a.depth for a in how[1:]]):
+        if how is None or how[0] not in ("mul", "where0") or x.depth != max([x.depth] + [a.depth for a in how[1:]]):
             return [x]
         if how[0] == "mul":
             return self.factors(how[1]) + self.factors(how[2])
@@ -651,6 +651,12 @@ class Compiler:
     def contract(self, x: Arr, ax: int) -> str | None:
         """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
         matrix-vector product, ...) as one einsum, without forming the product."""
+        how = self.defs.get(x.code)
+        if how is not None and how[0] == "einsum":  # an einsum summed over one more axis
+            _, ops, specs, out, pads, scalars, masks = how
+            pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
+            return self.einsum(("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
+                               0, frozenset(), 0).code
         fs = self.factors(x)
         scalars = [f for f in fs if is_scalar0(f)]
         fs = [f for f in fs if not is_scalar0(f)]
@@ -666,16 +672,11 @@ class Compiler:
         letters = "abcdefghijklmnopqrstuvwxyz"
         ops, specs = [], []
         for f in fs:
-            axes = sorted(f.deps)
-            view = f.code if f.depth == 0 else \
-                f"{f.code}[{', '.join(':' if b in f.deps else '0' for b in range(f.depth))}]"
-            if f.kind == "b":
-                view = f"{view}.astype(np.float64)"
-            ops.append(view)
-            specs.append("".join(letters[b] for b in axes))
+            ops.append(self.operand(f))
+            specs.append("".join(letters[b] for b in sorted(f.deps)))
         keep = sorted(set().union(*(f.deps for f in fs)) - {ax})
         spec = ",".join(specs) + "->" + "".join(letters[b] for b in keep)
-        out = f"contract({spec!r}, {', '.join(ops)})"
+        out = f"contract({spec!r}, {', '.join(ops)}{self.masks_of(fs)})"
         missing = tuple(k for k in range(x.depth - 1) if (k if k < ax else k + 1) not in keep)
         if missing:
             out = f"np.expand_dims({out}, {missing})"
@@ -724,6 +725,9 @@ class Compiler:
             nn = c.n.code if not c.n.deps else self.assign(f"maxlen({c.n.code})", "N")
             shape.append(nn)
             index.append(self.lift(c.idx, d).code)
+        moved = self.moved_axes(chain, v, d, summed, kept, cover, sizes)
+        if moved is not None:
+            return moved
         vl = self.lift(v, d)
         shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
         if v.rank:
@@ -731,6 +735,62 @@ class Compiler:
         code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return Arr(self.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
+
+    def operand(self, f: Arr) -> str:
+        """An einsum operand: f's view without its size-1 batch axes (a Bool that is not a
+        ragged build's mask counts as 0 or 1)."""
+        view = f.code if f.depth == 0 else \
+            f"{f.code}[{', '.join(':' if b in f.deps else '0' for b in range(f.depth))}]"
+        return f"{view}.astype(np.float64)" if f.kind == "b" and f.code not in self.ragged_masks else view
+
+    def masks_of(self, fs: list[Arr]) -> str:
+        """The keyword naming the operands that are ragged masks (see runtime.contract)."""
+        where = tuple(k for k, f in enumerate(fs) if f.code in self.ragged_masks)
+        return f", where={where}" if where else ""
+
+    def moved_axes(self, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,
+                   sizes: list[str]) -> Arr | None:
+        """The scatter when each update's index is the index of its own summed batch axis
+        (the reverse of a transposition, as in x @ L.T): it only moves those axes to the
+        element axes and sums the others, so it is an einsum of v's factors, with nothing
+        scattered and no product formed. Or None. The einsum is kept in `defs` so that a
+        later sum over a kept axis (the points of x) joins it (see `contract`)."""
+        moved = [c.idx.iota for c in chain]
+        if (any(a is None or a not in summed or c.idx.deps != {a} or c.n.deps for a, c in zip(moved, chain))
+                or len(set(moved)) < len(moved) or not (summed - set(moved)) <= v.deps
+                or not set(moved) <= v.deps or v.kind != "f"):
+            return None
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        if d + v.rank > len(letters):
+            return None
+        fs = self.factors(v) if v.rank == 0 else [v]
+        scalars = [f.code for f in fs if is_scalar0(f)]
+        fs = [f for f in fs if not is_scalar0(f)]
+        ops = [self.operand(f) for f in fs]
+        specs = ["".join(letters[b] for b in sorted(f.deps)) + letters[d:d + f.rank] for f in fs]
+        out = [letters[b] if b in cover else None for b in kept] + [letters[a] for a in moved] \
+            + list(letters[d:d + v.rank])
+        pads = {len(kept) + k: c.n.code for k, c in enumerate(chain) if c.n.code != sizes[c.idx.iota]}
+        how = ("einsum", tuple(ops), tuple(specs), tuple(out), pads, tuple(scalars), self.masks_of(fs))
+        deps = frozenset(k for k, b in enumerate(kept) if b in cover)
+        return self.einsum(how, len(kept), deps, len(chain) + v.rank)
+
+    def einsum(self, how: tuple, depth: int, deps: frozenset, rank: int) -> Arr:
+        """The array `how` describes (see moved_axes): an einsum whose output axes are
+        letters, or None for a size-1 batch axis; pads: output axis -> the length its
+        lanes are padded to with zeros (an update's vector longer than the build)."""
+        _, ops, specs, out, pads, scalars, masks = how
+        code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
+        ones = tuple(k for k, x in enumerate(out) if x is None)
+        if ones:
+            code = f"np.expand_dims({code}, {ones})"
+        for k, n in sorted(pads.items()):
+            code = f"pad_to({code}, {k}, {n})"
+        for s in scalars:
+            code = f"({s} * {code})"
+        name = self.assign(code, "ct")
+        self.defs[name] = how
+        return Arr(name, depth, deps, rank, "f")
 
     def iotas_for(self, b: int, sizes: list[str]) -> Arr:
         if b < len(self.iotas) and sizes[b] == self.sizes[b]:
