@@ -234,7 +234,7 @@ def _outer(specs: list, ops: list, every: str):
     """The elementwise product of ops (with einsum specs), broadcastable to the axes `every`
     (sorted letters): size 1 along the letters no operand has."""
     own = "".join(sorted(set("".join(specs))))
-    out = np.einsum(",".join(specs) + "->" + own, *ops) if ops else np.float64(1.0)
+    out = np.einsum(",".join(specs) + "->" + own, *ops)
     return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
 
 
@@ -247,10 +247,14 @@ def contract(spec: str, *ops, where: tuple = ()):
     NaN makes the result non-finite (0 * inf is NaN, and sums keep it); only then is the
     product formed, selected by the masks, and summed (the NaN of an untaken lane never
     reaches a result: JAX's `where` trap)."""
+    path = _path(spec, tuple(o.shape for o in ops))
+    if not where:
+        return np.einsum(spec, *ops, optimize=path)
     fast = [o.astype(np.float64) if k in where else o for k, o in enumerate(ops)]
-    out = np.einsum(spec, *fast, optimize=_path(spec, tuple(o.shape for o in ops)))
-    if not where or np.isfinite(out).all():
+    out = np.einsum(spec, *fast, optimize=path)
+    if np.isfinite(out).all():  # a mask's 0 * a finite value is exact
         return out
+    # masks alone always give a finite result, so some operand here is not a mask
     inputs, result = spec.split("->")
     specs = inputs.split(",")
     every = "".join(sorted(set(inputs.replace(",", ""))))

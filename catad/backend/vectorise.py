@@ -66,6 +66,7 @@ def _axes(pre: int, post: list[str]) -> str:
 
 
 _MUL = "({0} * {1})"
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is _LETTERS[b]
 
 
 class Compiler:
@@ -657,9 +658,9 @@ class Compiler:
             pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
             return self.einsum(("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
                                0, frozenset(), 0).code
-        fs = self.factors(x)
-        scalars = [f for f in fs if is_scalar0(f)]
-        fs = [f for f in fs if not is_scalar0(f)]
+        factors = self.factors(x)
+        scalars = [f for f in factors if is_scalar0(f)]
+        fs = [f for f in factors if not is_scalar0(f)]
         if x.rank:
             return None
         if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
@@ -669,20 +670,9 @@ class Compiler:
             return self.assign(out)
         if len(fs) < 2:
             return None
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        ops, specs = [], []
-        for f in fs:
-            ops.append(self.operand(f))
-            specs.append("".join(letters[b] for b in sorted(f.deps)))
-        keep = sorted(set().union(*(f.deps for f in fs)) - {ax})
-        spec = ",".join(specs) + "->" + "".join(letters[b] for b in keep)
-        out = f"contract({spec!r}, {', '.join(ops)}{self.masks_of(fs)})"
-        missing = tuple(k for k in range(x.depth - 1) if (k if k < ax else k + 1) not in keep)
-        if missing:
-            out = f"np.expand_dims({out}, {missing})"
-        for f in scalars:
-            out = f"({f.code} * {out})"
-        return self.assign(out)
+        axes = set().union(*(f.deps for f in fs))
+        out = [_LETTERS[b] if b in axes else None for b in range(x.depth) if b != ax]
+        return self.einsum(self.einsum_of(factors, 0, out), 0, frozenset(), 0, hint="t", record=False).code
 
     def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
         if u.val is ZERO:
@@ -756,29 +746,33 @@ class Compiler:
         scattered and no product formed. Or None. The einsum is kept in `defs` so that a
         later sum over a kept axis (the points of x) joins it (see `contract`)."""
         moved = [c.idx.iota for c in chain]
-        if (any(a is None or a not in summed or c.idx.deps != {a} or c.n.deps for a, c in zip(moved, chain))
-                or len(set(moved)) < len(moved) or not (summed - set(moved)) <= v.deps
-                or not set(moved) <= v.deps or v.kind != "f"):
+        own_axis = all(a is not None and c.idx.deps == {a} and not c.n.deps for a, c in zip(moved, chain))
+        if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
             return None
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        if d + v.rank > len(letters):
-            return None
-        fs = self.factors(v) if v.rank == 0 else [v]
-        scalars = [f.code for f in fs if is_scalar0(f)]
-        fs = [f for f in fs if not is_scalar0(f)]
-        ops = [self.operand(f) for f in fs]
-        specs = ["".join(letters[b] for b in sorted(f.deps)) + letters[d:d + f.rank] for f in fs]
-        out = [letters[b] if b in cover else None for b in kept] + [letters[a] for a in moved] \
-            + list(letters[d:d + v.rank])
+        if v.kind != "f" or not summed <= v.deps or d + v.rank > len(_LETTERS):
+            return None  # v must vary along every axis that is summed or moved
+        out = [_LETTERS[b] if b in cover else None for b in kept] + [_LETTERS[a] for a in moved] \
+            + list(_LETTERS[d:d + v.rank])
         pads = {len(kept) + k: c.n.code for k, c in enumerate(chain) if c.n.code != sizes[c.idx.iota]}
-        how = ("einsum", tuple(ops), tuple(specs), tuple(out), pads, tuple(scalars), self.masks_of(fs))
+        how = self.einsum_of(self.factors(v) if v.rank == 0 else [v], d, out, pads)
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return self.einsum(how, len(kept), deps, len(chain) + v.rank)
 
-    def einsum(self, how: tuple, depth: int, deps: frozenset, rank: int) -> Arr:
-        """The array `how` describes (see moved_axes): an einsum whose output axes are
+    def einsum_of(self, factors: list[Arr], d: int, out: list, pads: dict | None = None) -> tuple:
+        """The `how` (see einsum) of the product of factors with output axes `out`: batch
+        axis b is letter b, a factor's element axes are the letters from d on."""
+        scalars = tuple(f.code for f in factors if is_scalar0(f))
+        fs = [f for f in factors if not is_scalar0(f)]
+        ops = tuple(self.operand(f) for f in fs)
+        specs = tuple("".join(_LETTERS[b] for b in sorted(f.deps)) + _LETTERS[d:d + f.rank] for f in fs)
+        return ("einsum", ops, specs, tuple(out), pads or {}, scalars, self.masks_of(fs))
+
+    def einsum(self, how: tuple, depth: int, deps: frozenset, rank: int, hint: str = "ct",
+               record: bool = True) -> Arr:
+        """The array `how` describes (see einsum_of): an einsum whose output axes are
         letters, or None for a size-1 batch axis; pads: output axis -> the length its
-        lanes are padded to with zeros (an update's vector longer than the build)."""
+        lanes are padded to with zeros (an update's vector longer than the build). With
+        `record`, kept in defs, so that a later sum joins the einsum (contract)."""
         _, ops, specs, out, pads, scalars, masks = how
         code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
         ones = tuple(k for k, x in enumerate(out) if x is None)
@@ -788,8 +782,9 @@ class Compiler:
             code = f"pad_to({code}, {k}, {n})"
         for s in scalars:
             code = f"({s} * {code})"
-        name = self.assign(code, "ct")
-        self.defs[name] = how
+        name = self.assign(code, hint)
+        if record:
+            self.defs[name] = how
         return Arr(name, depth, deps, rank, "f")
 
     def iotas_for(self, b: int, sizes: list[str]) -> Arr:
