@@ -48,3 +48,13 @@ class CatadTypeError(CatadError):
 
 class ArgumentError(CatadError):
     """Arguments passed at call time do not fit the function."""
+
+
+class ShapeError(CatadError, ValueError):
+    """Operand shapes NumPy would reject (broadcasting, matmul and dot dimensions).
+
+    Also a ValueError, as NumPy raises, so ``except ValueError`` in user code still works."""
+
+
+class BoundsError(CatadError, IndexError):
+    """An index out of range for its axis, as Python and NumPy check it (also an IndexError)."""
