@@ -14,15 +14,18 @@ from .errors import ArgumentError, CatadError
 from .lang.anf import anf_program
 from .lang.terms import Program
 from .lang.typecheck import check_program
-from .lang.types import Type, type_of_value
+from .lang.types import Type, type_of_value, units_of_value
 
 _CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
 
 
-def signature(fn: Callable, args: tuple) -> tuple[Type, ...]:
+def signature(fn: Callable, args: tuple) -> tuple:
+    """The compile cache's key for these arguments: their types, and which axes of their arrays
+    have length 1 (NumPy's broadcasting depends on it; lengths otherwise do not matter)."""
     names = _param_names(fn)
-    return tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
-                 for i, a in enumerate(args))
+    types = tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
+                  for i, a in enumerate(args))
+    return types, tuple(units_of_value(a) for a in args)
 
 
 def _param_names(fn: Callable) -> list[str]:

@@ -58,3 +58,29 @@ class ShapeError(CatadError, ValueError):
 
 class BoundsError(CatadError, IndexError):
     """An index out of range for its axis, as Python and NumPy check it (also an IndexError)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a run-time check of a compiled program stands (see the ``check`` primitive),
+    and what it says when it fails: ``message`` is a ``str.format`` template over the
+    check's data values (shapes print as NumPy prints them: ``(3,)``, ``(2, 3)``)."""
+
+    loc: Loc | None
+    construct: str
+    message: str
+    kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError
+    hint: str | None = None
+
+    def error(self, values: tuple) -> CatadError:
+        cls = BoundsError if self.kind == "bounds" else ShapeError
+        return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
+
+    def __str__(self) -> str:
+        where = f" line {self.loc.line}" if self.loc is not None else ""
+        return f"<{self.construct}{where}>"
+
+
+def _plain(v):
+    """Python ints and tuples of them (NumPy integers print as np.int64(3))."""
+    return tuple(_plain(x) for x in v) if isinstance(v, tuple) else int(v)

@@ -94,10 +94,21 @@ def elementwise_product(v, w):
 
 
 def test_elementwise_is_a_build_over_the_size():
+    """v * w checks once that the lengths agree (NumPy's broadcasting: neither is 1 here,
+    for these arguments), then is a build over v's length."""
     body = compile_function(elementwise_product, (np.ones(3), np.ones(3))).main.body
+    assert isinstance(body, Let) and str(body.rhs).startswith("check(size(v) == size(w), ((size(v),), (size(w),)),")
+    body = body.body
     assert isinstance(body, Build) and body.size == Call("size", (Var("v", body.size.args[0].type),), Int)
     i = body.var
     assert str(body.body) == f"v[{i.name}] * w[{i.name}]"
+
+
+def test_an_operand_of_length_one_is_read_at_zero_without_a_check():
+    """A length-1 argument (compiled for that pattern) is stretched: no check, read at 0."""
+    body = compile_function(elementwise_product, (np.ones(3), np.ones(1))).main.body
+    assert isinstance(body, Build)
+    assert str(body.body) == f"v[{body.var.name}] * w[0]"
 
 
 def compound_operands(v, w):
@@ -107,8 +118,11 @@ def compound_operands(v, w):
 def test_compound_operands_are_let_bound_first():
     body = compile_function(compound_operands, (np.ones(3), np.ones(3))).main.body
     lets, inner = let_chain(body)
+    check, lets = lets[0], lets[1:]  # v + w checks the lengths; (v + w) * exp(v) needs no check
+    assert isinstance(check.rhs, Call) and check.rhs.fn == "check"
     assert len(lets) == 2 and all(isinstance(lt.rhs, Build) for lt in lets)
-    assert isinstance(inner, Build) and inner.size.args[0] == lets[0].var
+    # the size is what is known of the operands' shapes (v's length), not a re-read of _t1's
+    assert isinstance(inner, Build) and inner.size.args[0] == Var("v", lets[0].var.type)
 
 
 def guard(v, i):

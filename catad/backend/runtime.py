@@ -152,6 +152,33 @@ def scatter(shape: tuple, index: tuple, val):
     return out.reshape(shape)
 
 
+def check_ok(cond, mask, lanes: tuple, site, data):
+    """Raise site's error (a ShapeError or BoundsError naming the user's file and line) where
+    cond is False in a lane that exists and is not masked out; data holds the values to show,
+    per lane (all arrays here have the same leading batch axes, of full size or 1)."""
+    if mask is None and np.ndim(cond) == 0 and cond:
+        return
+    if not all(lanes):  # a comprehension with no elements evaluates nothing
+        return
+    bad = np.logical_not(cond) if mask is None else np.logical_not(cond) & mask
+    if not np.any(bad):
+        return
+    leaves = _leaves(data)
+    shape = np.broadcast_shapes(np.shape(bad), *(np.shape(x) for x in leaves))
+    at = np.unravel_index(int(np.argmax(np.broadcast_to(bad, shape))), shape)
+    raise site.error(_pick(data, at, shape))
+
+
+def _leaves(x) -> list:
+    return [y for v in x for y in _leaves(v)] if isinstance(x, tuple) else [x]
+
+
+def _pick(x, at: tuple, shape: tuple):
+    if isinstance(x, tuple):
+        return tuple(_pick(v, at, shape) for v in x)
+    return int(np.broadcast_to(x, shape)[at])
+
+
 def dense_tangent(x):
     """A runtime tangent (ZERO, OneHot, list, ndarray) as an ndarray or float."""
     x = T.densify(x)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import CatadError, Loc
 from ..lang import terms as K
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank, scalar_of
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
 from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0,
@@ -30,7 +30,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty"}
+                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok"}
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,10 @@ class Compiler:
         return name
 
     def const(self, value, ty: Type) -> Arr:
+        if ty == Site:  # a check's place and message: an object in the namespace
+            name = self.name("site")
+            self.consts[name] = value
+            return Arr(name, kind="o")
         if isinstance(value, bool) or ty == Bool:
             return Arr(repr(bool(value)), kind="b")
         if ty == Int:
@@ -511,6 +515,22 @@ class Compiler:
             return Arr(self.assign(f"dense_tangent({a.code})"))
         return self.dense(a)
 
+    def p_check(self, t, cond: Arr, data, site: Arr):
+        """A shape or bounds check, for every lane at once: it fails where cond is False in a
+        lane that exists (every enclosing build has elements) and that a branch or a ragged
+        range does not discard; the error shows the data of the first such lane. A statement
+        of its own, so dead-code elimination keeps it."""
+        d = self.depth
+        mask = "None" if self.mask is None else self.lift(self.mask, d).code
+        lanes = "".join(n + ", " for n in self.sizes)
+
+        def code(x):
+            if isinstance(x, tuple):
+                return "(" + "".join(code(y) + ", " for y in x) + ")"
+            return self.lift(x, d).code
+        self.emit(f"check_ok({self.lift(cond, d).code}, {mask}, ({lanes}), {site.code}, {code(data)})")
+        return ()
+
     def p_index(self, t, i: Arr, v):
         return self.index(v, i)
 
@@ -579,6 +599,20 @@ class Compiler:
         if isinstance(v, TSum):
             return self.p_size(t, tsum_terms(v)[0])
         raise Unvectorisable("the size of a zero tangent")
+
+    def p_dim(self, t, v, k: Arr):
+        axis = int(t.args[1].value)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
+        if isinstance(v, tuple):
+            v = v[0]
+        if axis == 0:
+            return self.p_size(t, v)
+        if isinstance(v, Stacked):
+            v = self.dense(v)
+        if isinstance(v, Arr):
+            return Arr(self.assign(f"{v.code}.shape[{v.depth + axis}]", "n"), 0, frozenset(), 0, "i")
+        if isinstance(v, RT) and self.depth == 0:
+            return Arr(self.assign(f"np.shape(dense_tangent({v.code}))[{axis}]", "n"), 0, frozenset(), 0, "i")
+        raise Unvectorisable("the shape of a tangent that is not an array")
 
     def p_sum(self, t, v):
         return self.vsum(v)

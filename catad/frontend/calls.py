@@ -246,7 +246,7 @@ def h_len(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
-        return prim("size", t, loc=loc)
+        return lw.b.share(t, lambda a: lw.b.size(a, 0, loc), loc)  # len(m[0]) is m's columns
     if isinstance(t.type, TupleT):
         return Const(len(t.type.items), Int, loc)
     lw.fail(node, "len", f"len() takes an array or a tuple, got a {t.type}", CatadTypeError)
@@ -403,9 +403,9 @@ def h_arange(lw, obj, node, args, kwargs):
     start, stop = (Const(0, Int), ts[0]) if len(ts) == 1 else ts
     k = lw.b.var(Int, loc, "_i")
     if isinstance(start, Const) and start.value == 0:
-        return Build(stop, k, k, loc)
-    return lw.b.share(start, lambda a: Build(prim("sub", stop, a, loc=loc), k, prim("add", a, k, loc=loc), loc),
-                      loc)
+        return lw.b.share(stop, lambda n: Build(prim("max", n, Const(0, Int), loc=loc), k, k, loc), loc)
+    return lw.b.share_all([start, stop], lambda a, b: Build(prim("max", prim("sub", b, a, loc=loc), Const(0, Int),
+                                                                     loc=loc), k, prim("add", a, k, loc=loc), loc), loc)
 
 
 def h_to_int(lw, obj, node, args, kwargs):

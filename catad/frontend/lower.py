@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 from typing import Any
 
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import (FALSE, TRUE, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, const,
-                          is_atom)
+                          is_atom, let_chain, make_lets)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls
-from .build import Builder, Names, is_array, join_types
+from .build import Builder, Frame, Names, Statement, is_array, join_types
 from .source import Source
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+            ast.Pow: "**", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
@@ -81,6 +84,17 @@ NOT_STATIC = object()
 _MISSING = object()
 
 
+class _Branch:
+    def __init__(self, b):
+        self.b = b
+
+    def __enter__(self):
+        self.b.branch_depth += 1
+
+    def __exit__(self, *exc):
+        self.b.branch_depth -= 1
+
+
 class Unbound:
     """The env entry of a variable that is not defined on every path to here."""
 
@@ -103,11 +117,12 @@ def _always_returns(stmts: list[ast.stmt]) -> bool:
 
 
 class FunctionLowerer:
-    def __init__(self, program: Any, src: Source, arg_types: tuple):
+    def __init__(self, program: Any, src: Source, arg_types: tuple, units: tuple | None = None):
         self.program = program  # compiles the user functions this one calls
         self.src = src
         self.fn = src.fn
         self.arg_types = arg_types
+        self.units = units if units is not None else (None,) * len(arg_types)  # see catad.api.units
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
         self.env: dict[str, Any] = {}
@@ -128,8 +143,9 @@ class FunctionLowerer:
     def lower(self, name: str) -> Def:
         loc = self.loc(self.src.node)
         params = []
-        for p, ty in zip(self.src.params, self.arg_types):
+        for p, ty, units in zip(self.src.params, self.arg_types, self.units):
             v = Var(self.names.user(p), ty, loc)
+            self.b.shapes.param(v, units)
             self.env[p] = v
             params.append(v)
         if not any(_has_return(s) for s in self.src.body):
@@ -158,10 +174,12 @@ class FunctionLowerer:
     def returning_block(self, stmts: list[ast.stmt], owner: ast.AST) -> tuple[Term, Loc]:
         """A statement list that must end in a return, lowered in a copy of env."""
         saved, self.env = self.env, dict(self.env)
+        facts = self.b.shapes.saved()  # sizes a check in this block makes equal hold only in it
         try:
             pieces, result, ret_loc = self.run(stmts)
         finally:
             self.env = saved
+            self.b.shapes.restore(facts)
         if result is None:
             self.fail(owner, "return", f"{self.src.name} can reach the end of this block without a return; "
                                        "every path must end in a return statement")
@@ -174,11 +192,14 @@ class FunctionLowerer:
         todo = list(reversed(stmts))
         while todo:
             s = todo.pop()
+            outer, self.b.statement = self.b.statement, Statement(len(self.names.serial), self.b.branch_depth)
+            start = len(pieces)
             try:
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
-                    return pieces, self.expr(s.value), self.loc(s)
+                    value = self.expr(s.value)
+                    return self.checked(pieces, start), value, self.loc(s)
                 if isinstance(s, ast.If) and _has_return(s):
                     cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
@@ -187,17 +208,27 @@ class FunctionLowerer:
                         rest = [] if then_returns else list(reversed(todo))
                         t, _ = self.returning_block(s.body + rest, s)
                         e, ret_loc = self.returning_block(s.orelse + rest, s)
-                        return pieces, self.join_returns(cond, t, e, self.loc(s), ret_loc), ret_loc
+                        return self.checked(pieces, start), self.join_returns(cond, t, e, self.loc(s), ret_loc), ret_loc
                     done, _ = self.returning_block(s.body if then_returns else s.orelse, s)
+                    self.checked(pieces, start)
                     pieces.append(("if", cond, done, then_returns, self.loc(s)))
                     todo.extend(reversed(s.orelse if then_returns else s.body))
                     continue
                 self.statement(s, pieces)
+                self.checked(pieces, start)
             except CatadError as e:
                 if e.loc is None:
                     relocate(e, self.loc(s))
                 raise
+            finally:
+                self.b.statement = outer
         return pieces, None, None
+
+    def checked(self, pieces: list, start: int) -> list:
+        """pieces with the current statement's checks put before its own pieces (from start)."""
+        pieces[start:start] = [("let", v, rhs, loc) for v, rhs, loc in self.b.statement.checks]
+        self.b.statement.checks = []
+        return pieces
 
     def assemble(self, pieces: list, result: Term, ret_loc: Loc | None) -> Term:
         for piece in reversed(pieces):
@@ -251,19 +282,30 @@ class FunctionLowerer:
                                            "statements: assignment, if/elif/else, return, pass")
 
     def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
+        is_list = self.is_list(value)
+        value = self.flatten(value, pieces, loc)
         if is_atom(value):
-            self.env[name] = value
+            self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             return
-        v = Var(self.names.user(name), value.type, loc)
+        v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
         pieces.append(("let", v, value, loc))
-        self.env[name] = self.as_list(v) if self.is_list(value) else v
+        self.env[name] = self.as_list(v) if is_list else v
 
     def bind_temp(self, value: Term, pieces: list, loc: Loc) -> Term:
+        value = self.flatten(value, pieces, loc)
         if is_atom(value):
             return value
-        v = self.b.var(value.type, loc)
+        v = self.b.bound(self.b.var(value.type, loc), value)
         pieces.append(("let", v, value, loc))
         return v
+
+    def flatten(self, value: Term, pieces: list, loc: Loc) -> Term:
+        """The lets of a value's own let chain (temporaries, checks) as statements of their own,
+        so a check runs where the statement is, whether or not the value is used later."""
+        lets, body = let_chain(value)
+        for lt in lets:
+            pieces.append(("let", lt.var, lt.rhs, lt.loc or loc))
+        return body
 
     def assign(self, target: ast.expr, value: Term | None, pieces: list, loc: Loc) -> None:
         if isinstance(target, ast.Name):
@@ -301,10 +343,12 @@ class FunctionLowerer:
         loc = self.loc(s)
         before = self.env
         arms = []
+        facts = self.b.shapes.saved()
         for stmts in (s.body, s.orelse):
             self.env = dict(before)
             arm_pieces, _, _ = self.run(stmts)
             arms.append((arm_pieces, self.env))
+            self.b.shapes.restore(dict(facts))
         self.env = before
         (p1, e1), (p2, e2) = arms
         joined = []
@@ -487,13 +531,13 @@ class FunctionLowerer:
             if not is_array(a) or not is_array(b):
                 self.fail(node, "@", f"@ multiplies arrays, got {a.type} and {b.type}", CatadTypeError,
                           "use * to scale by a scalar")
-            return self.b.dot(a, b, loc)
+            return self.b.dot(a, b, loc, "matmul")
         name = _BINOPS.get(type(op))
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
                                         "+ - * / // % ** @")
         f = lambda x, y: self.b.arith(name, x, y, loc)
-        return self.b.elementwise(f, [a, b], loc) if is_array(a) or is_array(b) else f(a, b)
+        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
 
     def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
         loc = self.loc(node)
@@ -514,7 +558,9 @@ class FunctionLowerer:
     def x_BoolOp(self, node: ast.BoolOp) -> Term:
         # a and b = if a then b else False: the right side is only evaluated when needed
         word = "and" if isinstance(node.op, ast.And) else "or"
-        vals = [self.condition(v, f"'{word}'") for v in node.values]
+        vals = [self.condition(node.values[0], f"'{word}'")]
+        with self.branch():
+            vals += [self.condition(v, f"'{word}'") for v in node.values[1:]]
         acc, loc = vals[-1], self.loc(node)
         for v in reversed(vals[:-1]):
             acc = If(v, acc, FALSE, loc) if word == "and" else If(v, TRUE, acc, loc)
@@ -534,7 +580,9 @@ class FunctionLowerer:
             if first.type != Bool:
                 self.fail(node, "comparison", "chained comparisons of arrays are not supported",
                           hint="combine elementwise tests with np.where")
-            return If(first, self.compare_chain(r, ops[1:], comps[1:], node), FALSE, loc)
+            with self.branch():
+                later = self.compare_chain(r, ops[1:], comps[1:], node)
+            return If(first, later, FALSE, loc)
         return self.b.share(right, rest, loc)
 
     def compare(self, op: ast.cmpop, a: Term, b: Term, node: ast.AST) -> Term:
@@ -544,11 +592,16 @@ class FunctionLowerer:
             self.fail(node, "comparison", f"comparison {type(op).__name__} is not supported; supported: "
                                           "< <= > >= == !=")
         f = lambda x, y: self.b.scalar(name, [x, y], loc)
-        return self.b.elementwise(f, [a, b], loc) if is_array(a) or is_array(b) else f(a, b)
+        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+
+    def branch(self):
+        """A context in which what is lowered runs only on some condition (see Builder.hoist)."""
+        return _Branch(self.b)
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
         c = self.condition(node.test, "conditional expression")
-        a, b = self.expr(node.body), self.expr(node.orelse)
+        with self.branch():
+            a, b = self.expr(node.body), self.expr(node.orelse)
         t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "
                                                 "and {b}; give them one type")
         return self.as_list(t) if self.is_list(a) or self.is_list(b) else t
@@ -576,7 +629,8 @@ class FunctionLowerer:
                                                             f"{fn.__name__}; pass arguments by position")
         ts = [self.arg(a) for a in args]
         loc = self.loc(node)
-        name, result = self.program.function(fn, tuple(t.type for t in ts), loc)
+        units = tuple(self.b.units(t) for t in ts)
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units)
         return Call(name, tuple(ts), result, loc)
 
     # ------------------------------------------------------------ arrays
@@ -705,21 +759,28 @@ class FunctionLowerer:
         outer, size, var, elem = self.iteration(g)
         names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
         saved = {n: self.env.get(n, _MISSING) for n in names}
+        frame = Frame(var, size, self.b.branch_depth)
+        self.b.frames.append(frame)
         try:
             pieces: list = []
             if elem is None:
                 self.env[g.target.id] = var
             else:
                 self.assign(g.target, elem, pieces, loc)
-            body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
-            for cond in reversed(g.ifs):
-                c = self.condition(cond, "comprehension filter")
+            with self.branch() if g.ifs else contextlib.nullcontext():  # filters guard the element
+                body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
+            conds = []
+            for n, cond in enumerate(g.ifs):
+                with self.branch() if n else contextlib.nullcontext():
+                    conds.append(self.condition(cond, "comprehension filter"))
+            for cond, c in reversed(list(zip(g.ifs, conds))):
                 if body.type not in (Int, Float):
                     self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
                                                             f"got {body.type}")
                 body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
             body = self.assemble(pieces, body, None)
         finally:
+            self.b.frames.pop()
             for n, v in saved.items():
                 if v is _MISSING:
                     self.env.pop(n, None)
@@ -728,6 +789,7 @@ class FunctionLowerer:
         out = Build(size, var, body, loc)
         if reduce is not None:
             out = prim(reduce, out, loc=loc)
+        out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
         return out
@@ -751,7 +813,7 @@ class FunctionLowerer:
         outer, atoms = [], []
         for s in seqs:
             if not is_atom(s):
-                v = self.b.var(s.type, loc)
+                v = self.b.bound(self.b.var(s.type, loc), s)
                 outer.append((v, s))
                 s = v
             atoms.append(s)
@@ -774,15 +836,18 @@ class FunctionLowerer:
                       CatadTypeError)
         if not isinstance(target, ast.Name):
             self.fail(target, "comprehension", "range yields Ints: use a single name as the loop variable")
+        outer: list = []
+        for k, a in enumerate(args):  # checks in the bounds (len(m[0])) run before the comprehension
+            lets, args[k] = let_chain(a)
+            outer += [(lt.var, lt.rhs) for lt in lets]
         start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else Const(1, Int)
         if not (isinstance(step, Const) and step.value > 0):
             self.fail(it, "range", "the step of range must be a positive integer constant")
         if isinstance(start, Const) and start.value == 0 and step.value == 1:
-            return [], stop, Var(self.names.user(target.id), Int, self.loc(target)), None
-        outer = []
+            return outer, stop, Var(self.names.user(target.id), Int, self.loc(target)), None
         if not is_atom(start):
-            v = self.b.var(Int, loc)
+            v = self.b.bound(self.b.var(Int, loc), start)
             outer.append((v, start))
             start = v
         from_zero = isinstance(start, Const) and start.value == 0

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import ArgumentError, CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import Def, Program
-from ..lang.types import Type, type_of_value
+from ..lang.types import Type, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
 from .source import Source, parse_function
@@ -26,9 +26,13 @@ class ProgramCompiler:
             self.sources[fn] = parse_function(fn)
         return self.sources[fn]
 
-    def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None) -> tuple[str, Type]:
-        """The Def of fn specialised to arg_types (compiled on first use): its name and result type."""
-        key = (fn, arg_types)
+    def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None,
+                 units: tuple | None = None) -> tuple[str, Type]:
+        """The Def of fn specialised to arg_types and to which axes of its array arguments have
+        length 1 (units, see catad.api.units; None: not known), compiled on first use: its name
+        and result type."""
+        units = units if units is not None else (None,) * len(arg_types)
+        key = (fn, arg_types, units)
         if key in self.done:
             return self.done[key]
         if fn in self.active:
@@ -44,7 +48,7 @@ class ProgramCompiler:
         name = self._def_name(src.name)
         self.active.append(fn)
         try:
-            d = FunctionLowerer(self, src, arg_types).lower(name)
+            d = FunctionLowerer(self, src, arg_types, units).lower(name)
         finally:
             self.active.pop()
         self.defs.append(d)
@@ -85,7 +89,7 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
             raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
                                 f"it was called with {len(example_args)}", where, "arguments")
         arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, params))
-        entry, _ = pc.function(fn, arg_types)
+        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args))
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",

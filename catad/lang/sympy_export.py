@@ -69,6 +69,8 @@ class SympyEvaluator(Evaluator):
             return args[1][int(args[0])]
         if t.fn == "size":
             return len(args[0])
+        if t.fn == "dim":
+            return np.shape(args[0])[int(args[1])]
         if t.fn == "sum":
             v = args[0]
             return sum(v[1:], v[0]) if len(v) else sympy.Integer(0)

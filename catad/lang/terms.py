@@ -369,3 +369,16 @@ def _fv_children(n: Term) -> list[Term]:
     if not isinstance(n, Term):
         return []
     return [k for k in n.children() if isinstance(k, Term)]
+
+
+def may_fail(t: Term) -> bool:
+    """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
+    Such a let is kept even when nothing uses its value: Python would have raised there."""
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Call) and n.fn == "check":
+            return True
+        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
+            stack.extend(k for k in n.children() if isinstance(k, Term))
+    return False

@@ -60,6 +60,7 @@ Float = Scalar("Float")
 Int = Scalar("Int")
 Bool = Scalar("Bool")
 Unit = Tuple(())
+Site = Scalar("Site")  # the place and message of a run-time check (catad.errors.Site); no tangent
 
 _DTYPES = {Float: np.float64, Int: np.int64, Bool: np.bool_}
 
@@ -130,6 +131,17 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
                             hint="pass np.asarray(x, dtype=float)")
     raise ArgumentError(f"{what} has type {type(v).__name__}, which catad does not take",
                         hint="pass floats, ints, bools, NumPy arrays of rank 1 or 2, or tuples of these")
+
+
+def units_of_value(v: Any):
+    """Which axes of a run-time value have length 1: a tuple of bools per array, a tuple of
+    these per tuple, None for a scalar. NumPy's broadcasting depends on it, so a function is
+    compiled once per pattern (never per length)."""
+    if isinstance(v, tuple):
+        return tuple(units_of_value(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return tuple(n == 1 for n in v.shape)
+    return None
 
 
 def coerce_value(v: Any, t: Type, what: str = "argument") -> Any:

@@ -17,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from ..lang.types import Bool, Float, Int, Scalar, Type, Vec, is_array_type, rank, scalar_of
+from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
+                          scalar_of)
 
 
 class PrimitiveTypeError(Exception):
@@ -336,6 +337,25 @@ register(Primitive("not", t_not, lambda a: not a, infix="not ", vector='np.logic
 register(Primitive("index", t_index, _index, arity=2,
                    doc="index(i, v) = v[i] (the notes' ixR; a row when v is a matrix)"))
 register(Primitive("size", t_size, len, (len,), doc="the number of elements (rows) of a Vec"))
+
+
+def t_dim(ts):
+    v, k = ts
+    if not isinstance(v, Vec) or k != Int:
+        raise PrimitiveTypeError(f"dim(v, k) takes a Vec and an Int, got ({_fmt(ts)})")
+    return Int
+
+
+def _dim(v, k):
+    shape = np.shape(v)
+    if not 0 <= k < len(shape):
+        raise ValueError(f"dim: axis {k} of an array of rank {len(shape)}")
+    return int(shape[k])
+
+
+register(Primitive("dim", t_dim, _dim, arity=2,
+                   doc="dim(v, k): the length of axis k (a constant) of a rectangular array, "
+                       "read from its shape: the columns of a matrix with no rows are still known"))
 register(Primitive("sum", t_sum, _sum, (builtins.sum, np.sum),
                    doc="the sum of a Vec's elements (of its rows, for a Vec of Vecs)"))
 register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
@@ -344,6 +364,28 @@ register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
 register(Primitive("vmin", t_reduce_max, _vmin, (np.min, np.amin),
                    doc="the smallest element of a Vec",
                    nondiff_note="at a tie the first minimal element gets the derivative"))
+def _ints(t: Type) -> bool:
+    return t == Int or isinstance(t, TupleT) and all(_ints(x) for x in t.items)
+
+
+def t_check(ts):
+    cond, data, site = ts
+    if cond != Bool or not _ints(data) or site != Site:
+        raise PrimitiveTypeError(f"check(cond, data, site) takes a Bool, Ints (in tuples) and a Site, got ({_fmt(ts)})")
+    return Unit
+
+
+def _check(cond, data, site):
+    if not cond:
+        raise site.error(data if isinstance(data, tuple) else (data,))
+    return ()
+
+
+register(Primitive("check", t_check, _check, arity=3,
+                   doc="check(cond, data, site): nothing when cond holds, else the error of site (a ShapeError "
+                       "or BoundsError naming the file, line and construct, its message filled with data). "
+                       "The front end puts one wherever NumPy or Python would check a shape or an index "
+                       "and the equality is not proven while compiling; a check is never dead code"))
 register(Primitive("vector", t_vector, _vector, (np.array,), arity=None,
                    doc="vector(a, b, ...) = [a, b, ...], a vector literal"))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst, free_vars
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst, free_vars, may_fail
 from ..lang.types import Float, Int, Scalar
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR, zero_tangent
@@ -594,7 +594,8 @@ def _nonneg_const(t) -> bool:
 
 
 def _nonneg_size(t) -> bool:
-    return _nonneg_const(t) or isinstance(t, Call) and t.fn == "size"
+    return _nonneg_const(t) or isinstance(t, Call) and (t.fn in ("size", "dim") or t.fn == "max" and any(
+        _nonneg_const(a) for a in t.args))
 
 
 @rule("index-build", GA, "notes Section 4: build(n, \\j. e)[i] = e[j := i]", "build(n, \\j. e)[i]",
@@ -629,9 +630,9 @@ def _fv(t):
 
 
 rule("let-dead", GL, "let x = e in b = b where x is not free in b", "let x = e in b", "b",
-     r"\mathbf{let}\ x = e\ \mathbf{in}\ b = b", "dead-let elimination (terms are pure)",
-     P(Let, var=V("x"), body=V("b")), "x is not free in b")(
-    lambda b: b["b"] if b["x"] not in _fv(b["b"]) else None)
+     r"\mathbf{let}\ x = e\ \mathbf{in}\ b = b", "dead-let elimination (terms are pure; a check is not dead)",
+     P(Let, var=V("x"), rhs=V("e"), body=V("b")), "x is not free in b and e runs no shape or bounds check")(
+    lambda b: b["b"] if b["x"] not in _fv(b["b"]) and not may_fail(b["e"]) else None)
 rule("if-same", GL, "if c then e else e = e", "if c then e else e", "e", r"\mathbf{if}\ c\ e\ e = e",
      "both branches alike", P(If, then=V("e"), orelse=V("e")))(lambda b: b["e"])
 rule("if-true", GL, "if True then a else b = a", "if True then a else b", "a", r"\mathbf{if}\ \top\ a\ b = a",

@@ -13,7 +13,7 @@ from collections import ChainMap
 
 from ..lang.anf import anf_def
 from ..lang.terms import (Build, Call, ChainFreeVars, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
-                          make_lets)
+                          make_lets, may_fail)
 from .engine import term_children, with_children
 from .sweeps import substitute
 
@@ -58,14 +58,15 @@ def dead_code_def(d: Def) -> Def:
 
 
 def dead_code(t: Term) -> Term:
-    """t without the let bindings nothing uses (terms are pure)."""
+    """t without the let bindings nothing uses (terms are pure, but for checks: a binding
+    that may fail a shape or bounds check is kept, as Python would have raised there)."""
     lets, body = let_chain(t)
     body = _dead_inner(body)
     fv = ChainFreeVars()  # linear also in the let chains nested in right sides
     live = set(fv(body))
     out = body
     for lt in reversed(lets):
-        if lt.var in live:
+        if lt.var in live or may_fail(lt.rhs):
             rhs = _dead_inner(lt.rhs)
             live.discard(lt.var)
             live |= fv(rhs)
@@ -154,7 +155,9 @@ def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
     out = []
     for lt in lets:
         rhs = _inline_nested(substitute(lt.rhs, env), single, env, memo)
-        if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH:
+        # a value that may fail a check stays where it is: moved into a branch, it would
+        # not raise when the branch is not taken, where Python raises
+        if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
             env[lt.var] = rhs
         else:
             out.append((lt.var, rhs, lt.loc))

@@ -1,0 +1,289 @@
+"""What the front end knows of array shapes: each axis's size as an Int term, whether it is 1,
+and which sizes are equal.
+
+NumPy's broadcasting depends on which axes have length 1, so a function is compiled once per
+pattern of length-1 axes of its array arguments (catad.api.signature): in the compiled program
+each axis of an argument is known to be 1 or known not to be 1, while its length stays a run-time
+value (a new length that is not 1 reuses the program). Every array the front end makes gets a
+shape: one :class:`Dim` per axis, holding a term for the axis's size over values in scope (a
+build's size is that same term) and what is known of it being 1.
+
+Two sizes are equal when their linear forms agree (``n`` bound to ``len(v)``, ``len(v) - 1 + 1``
+and ``size(v)`` are one size); every other equality NumPy or Python needs is checked once per call
+by a ``check`` in the program (catad.primitives), never assumed. Nothing here decides a value:
+an unknown fact only costs a check or a gather.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, let_chain
+from ..lang.types import Int, Tuple as TupleT, Vec, rank
+from ..primitives import prim
+
+# A linear form: ({key: coefficient}, constant) frozen as (frozenset of items, constant); a key is
+# an Int term that is not a sum (a size(...), an argument, a value read from an array).
+Lin = tuple
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One axis of an array: its size (an Int term) and whether it is 1 (None: not known).
+    While a shape is inferred, size may be None: the bound variable's own size is used."""
+
+    size: Term | None
+    one: bool | None = None
+
+
+def fresh(t: Term, loc=None) -> Term:
+    """A copy of a small term (a size, a check) whose compound nodes are its own, located at
+    loc where they were not: a compound term object occurs once in a program, however often
+    a size is read (sizes are cheap to read again)."""
+    if isinstance(t, (Var, Const)):
+        return t
+    assert not isinstance(t, (Let, Build)), "a size with binders cannot be copied"
+    changes = {"loc": t.loc or loc}
+    for f in t._init_fields:
+        v = getattr(t, f)
+        if isinstance(v, Term) and not isinstance(v, Var):
+            changes[f] = fresh(v, loc)
+        elif isinstance(v, tuple):
+            changes[f] = tuple(fresh(x, loc) if isinstance(x, Term) else x for x in v)
+    return t.replace(**changes)
+
+
+def canonical(a: Term, axis: int) -> Term:
+    """The length of axis `axis` of atom a as the program reads it: size(a), dim(a, 1), ...
+    (not size(a[0]), which an array with no rows does not have)."""
+    return prim("size", a) if axis == 0 else prim("dim", a, Const(axis, Int))
+
+
+def _lin(items: dict, c: int) -> Lin:
+    return (frozenset((k, v) for k, v in items.items() if v), c)
+
+
+def lin_add(a: Lin, b: Lin, scale: int = 1) -> Lin:
+    items = dict(a[0])
+    for k, v in b[0]:
+        items[k] = items.get(k, 0) + scale * v
+    return _lin(items, a[1] + scale * b[1])
+
+
+def lin_const(a: Lin) -> int | None:
+    """The value of a constant form, or None."""
+    return a[1] if not a[0] else None
+
+
+class Shapes:
+    """The shapes of the array variables of one function and the linear forms of its Int
+    variables (both by binder name: the front end's names are unique in a definition)."""
+
+    def __init__(self) -> None:
+        self.dims: dict[str, tuple[Dim, ...]] = {}
+        self.forms: dict[str, Lin] = {}
+        self.ones: dict[Lin, bool] = {}   # sizes known to be 1 or not, by linear form
+        self.units: dict[str, tuple] = {}  # tuple-typed variables: their components' length-1 axes
+        self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
+
+    # ------------------------------------------------------------ linear forms of Int terms
+
+    def lin(self, t: Term) -> Lin:
+        if isinstance(t, Const) and t.type == Int:
+            return _lin({}, int(t.value))
+        if isinstance(t, Var) and t.name in self.forms:
+            return self.forms[t.name]
+        if isinstance(t, Call) and t.type == Int:
+            a = t.args
+            if t.fn == "add":
+                return lin_add(self.lin(a[0]), self.lin(a[1]))
+            if t.fn == "sub":
+                return lin_add(self.lin(a[0]), self.lin(a[1]), -1)
+            if t.fn == "neg":
+                return lin_add(_lin({}, 0), self.lin(a[0]), -1)
+            if t.fn == "mul":
+                x, y = self.lin(a[0]), self.lin(a[1])
+                for s, o in ((x, y), (y, x)):
+                    k = lin_const(s)
+                    if k is not None:
+                        return lin_add(_lin({}, 0), o, k)
+        return _lin({t: 1}, 0)
+
+    def note_int(self, v: Var, value: Term) -> None:
+        """v is bound to the Int value: it has value's linear form (an alias of a size)."""
+        self.forms[v.name] = self.lin(value)
+
+    def equal(self, a: Term, b: Term) -> bool:
+        return self.rep(self.lin(a)) == self.rep(self.lin(b))
+
+    def rep(self, form: Lin) -> Lin:
+        while form in self.same_as:
+            form = self.same_as[form]
+        return form
+
+    def learn(self, a: Term, b: Term) -> None:
+        """a check that has passed made a and b equal (for the code after it)."""
+        x, y = self.rep(self.lin(a)), self.rep(self.lin(b))
+        if x != y:
+            self.same_as[x] = y
+            if self.ones.get(x) is not None:
+                self.ones.setdefault(y, self.ones[x])
+
+    def saved(self):
+        """What is known now, to restore after a branch (which may learn what holds only there)."""
+        return dict(self.same_as)
+
+    def restore(self, saved) -> None:
+        self.same_as = saved
+
+    def at_most(self, a: Term, b: Term, k: int = 0) -> bool:
+        """Is a <= b + k provable (their difference a constant)?"""
+        d = lin_const(lin_add(self.lin(a), self.lin(b), -1))
+        return d is not None and d <= k
+
+    def one_of(self, size: Term) -> bool | None:
+        form = self.lin(size)
+        c = lin_const(form)
+        return (c == 1) if c is not None else self.ones.get(form)
+
+    def dim(self, size: Term) -> Dim:
+        return Dim(size, self.one_of(size))
+
+    def same(self, a: Dim, b: Dim) -> bool:
+        """Are two axes provably of one length?"""
+        if a.one is True and b.one is True:
+            return True
+        return a.size is not None and b.size is not None and self.equal(a.size, b.size)
+
+    # ------------------------------------------------------------ shapes of terms
+
+    def param(self, v: Var, units) -> None:
+        """An argument's shape: canonical sizes, each known to be 1 or not (units: per axis
+        True, False or None; for a tuple, a tuple of those per component)."""
+        if isinstance(v.type, TupleT):
+            if units is not None:
+                self.units[v.name] = units
+            return
+        if isinstance(v.type, Vec):
+            self.dims[v.name] = tuple(self._known(Dim(canonical(v, k), None if units is None else units[k]))
+                                      for k in range(rank(v.type)))
+
+    def _known(self, d: Dim) -> Dim:
+        if d.one is not None and d.size is not None:
+            self.ones.setdefault(self.lin(d.size), d.one)
+        return d
+
+    def note(self, v: Var, value: Term) -> None:
+        """v is bound to value: it gets value's shape where that is known in v's scope."""
+        if v.type == Int:
+            self.note_int(v, value)
+        if isinstance(v.type, TupleT) and isinstance(value, (Var, Get)):
+            units = self.tuple_units(value)
+            if units is not None:
+                self.units[v.name] = units
+        if not isinstance(v.type, Vec):
+            return
+        known = self.infer(value) or (None,) * rank(v.type)
+        self.dims[v.name] = tuple(self._fill(d, v, k) for k, d in enumerate(known))
+
+    def _fill(self, d: Dim | None, v: Term, k: int) -> Dim:
+        if d is not None and d.size is not None:
+            return d
+        return self._known(Dim(canonical(v, k), None if d is None else d.one))
+
+    def of(self, atom: Term) -> tuple[Dim, ...]:
+        """The shape of an atom (a Var or a constant); () for a scalar."""
+        if not isinstance(atom.type, Vec):
+            return ()
+        if isinstance(atom, Var):
+            if atom.name not in self.dims:
+                self.dims[atom.name] = tuple(self.dim(canonical(atom, k)) for k in range(rank(atom.type)))
+            return self.dims[atom.name]
+        known = self.infer(atom)
+        return tuple(self._fill(d, atom, k) for k, d in enumerate(known))
+
+    def tuple_units(self, t: Term):
+        if isinstance(t, Var):
+            return self.units.get(t.name)
+        if isinstance(t, Get):
+            inner = self.tuple_units(t.tup)
+            return None if inner is None else inner[t.index]
+        return None
+
+    def infer(self, t: Term) -> tuple[Dim | None, ...] | None:
+        """The shape of t as far as it is known in t's own scope (None for an axis that is not),
+        or None when t is not an array."""
+        if not isinstance(t.type, Vec):
+            return None
+        r = rank(t.type)
+        unknown = (None,) * r
+        if isinstance(t, Var):
+            return self.of(t)
+        if isinstance(t, Get):
+            units = self.tuple_units(t)
+            return unknown if units is None else tuple(Dim(None, one) for one in units)
+        if isinstance(t, Const):
+            return tuple(Dim(Const(n, Int), n == 1) for n in t.py_value.shape)
+        if isinstance(t, Build):
+            inner = self.infer(t.body) if isinstance(t.body.type, Vec) else ()
+            first = self.dim(t.size) if _simple(t.size) else None
+            return (first,) + _outside(inner or (None,) * (r - 1), _binders(t.body) | {t.var.name})
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            return _outside(self.infer(body) or unknown, {lt.var.name for lt in lets} | _binders(body))
+        if isinstance(t, If):
+            a, b = self.infer(t.then) or unknown, self.infer(t.orelse) or unknown
+            return tuple(x if x is not None and y is not None and self.same(x, y) else None for x, y in zip(a, b))
+        if isinstance(t, Call) and t.fn in ("index", "sum") and isinstance(t.args[-1].type, Vec):
+            inner = self.infer(t.args[-1])
+            return inner[1:] if inner is not None else unknown
+        if isinstance(t, Call) and t.fn == "vector":
+            first = self.infer(t.args[0]) if isinstance(t.args[0].type, Vec) else ()
+            return (Dim(Const(len(t.args), Int), len(t.args) == 1),) + tuple(first or (None,) * (r - 1))
+        return unknown
+
+
+def _simple(t: Term) -> bool:
+    """A size that binds nothing (it can be copied where it is read: see fresh)."""
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (Let, Build)):
+            return False
+        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
+            stack.extend(k for k in n.children() if isinstance(k, Term))
+    return True
+
+
+def _binders(t: Term) -> set[str]:
+    """Names bound anywhere inside t (lets and builds)."""
+    out: set[str] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (Let, Build)):
+            out.add(n.var.name)
+        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
+            stack.extend(k for k in n.children() if isinstance(k, Term) and not isinstance(k, Var))
+    return out
+
+
+def _mentions(t: Term, names: set[str]) -> bool:
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Var):
+            if n.name in names:
+                return True
+        elif isinstance(n, Term):
+            stack.extend(k for k in n.children() if isinstance(k, Term))
+    return False
+
+
+def _outside(dims: tuple, names: set[str]) -> tuple:
+    """dims with the sizes that mention a variable in `names` (out of scope) made unknown."""
+    if not names:
+        return dims
+    return tuple(d if d is None or d.size is None or not _mentions(d.size, names) else None for d in dims)
+
+
+__all__ = ["Dim", "Shapes", "canonical", "fresh", "lin_add", "lin_const"]
