@@ -6,7 +6,7 @@ program (:func:`to_core`), then a term of the combinator language CL
 computing the value and the full Jacobian as a linear map, which the JAX-style
 functions below apply forward or in reverse.
 """
-from .api import eval_cl, to_anf, to_cl, to_core, to_sympy
+from .api import eval_cl, hidden_args, to_anf, to_cl, to_core, to_sympy
 from .differentiate import (LinearMap, grad, jacobian, jacobian_core, jvp, linearize, value_and_grad,
                             vjp)
 from .errors import ArgumentError, BoundsError, CatadError, CatadTypeError, ShapeError, UnsupportedSyntax
@@ -15,5 +15,6 @@ from .rewrite.catalogue import ALL_RULES as rules
 
 __version__ = "0.1.0"
 __all__ = ["Derivation", "explain", "rules", "ArgumentError", "BoundsError", "CatadError", "CatadTypeError", "ShapeError", "UnsupportedSyntax", "LinearMap", "eval_cl",
+           "hidden_args",
            "grad", "jacobian", "jacobian_core", "jvp", "linearize", "to_anf", "to_cl", "to_core", "to_sympy",
            "value_and_grad", "vjp", "__version__"]

@@ -5,6 +5,11 @@ types (cached): its linear-map-free forward (fwd$f) and reverse (rev$f) derivati
 programs, and f itself, become vectorised NumPy functions (catad.backend), which
 every function here runs. Only the printed form of a :class:`LinearMap` evaluates
 the Jacobian as a linear-map value, by the reference semantics.
+
+The values f reads from globals and closures are hidden parameters after the user's
+(catad.api.bind reads them at each call). They are never differentiated: their tangents
+are the zero tangent, their cotangents are not computed, and argnums, tangents and
+cotangents count the user's parameters only.
 """
 from __future__ import annotations
 
@@ -25,28 +30,31 @@ from .linearmaps import terms as L
 
 def jacobian_core(fn: Callable, *example_args: Any):
     """The core program of D$f (and of every D$g it calls): f's value and full Jacobian."""
+    return _jacobian_core(api.bind(fn, example_args))
+
+
+def _jacobian_core(b: api.Bound):
     def make():
-        program = jacobian_program(api.to_cl(fn, *example_args))
+        program = jacobian_program(api.to_cl(b.fn, *b.args))
         check_program(program)
         return program
-    return api._cached(fn, example_args, "jacobian", make)
+    return b.stage("jacobian", make)
 
 
-def _params(fn: Callable, args: tuple) -> tuple:
-    program = api.to_core(fn, *args)
-    params = program.main.params
-    if len(args) != len(params):  # the front end checks too; keep the message uniform
-        raise ArgumentError(f"{program.entry} takes {len(params)} argument(s), got {len(args)}")
+def _params(b: api.Bound) -> tuple:
+    """The user's parameters (the hidden ones follow them)."""
+    program = b.core
+    params = program.main.params[:len(program.main.params) - len(b.hidden)]
+    if len(b.args) != len(params):  # the front end checks too; keep the message uniform
+        raise ArgumentError(f"{program.entry} takes {len(params)} argument(s), got {len(b.args)}")
     return params
 
 
-def _linearize_values(fn: Callable, args: tuple) -> tuple[Any, L.LM, tuple, tuple]:
-    """(output, linear-map value, canonical args, parameter Vars) at the point args."""
-    params = _params(fn, args)
-    vals = tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, params))
-    program = jacobian_core(fn, *args)
-    out, lm = Evaluator(program).call(program.entry, vals)
-    return out, lm, vals, params
+def _linearize_values(b: api.Bound) -> tuple[Any, L.LM]:
+    """(output, linear-map value) at the point b: the map's source includes the hidden parameters."""
+    vals, _ = _canonical(b)
+    program = _jacobian_core(b)
+    return Evaluator(program).call(program.entry, vals + b.hidden)
 
 
 def _materialize(x: Any, like: Any) -> Any:
@@ -85,36 +93,50 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
 def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None):
     """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
     A reverse program with `wrt` computes only the cotangents of those arguments (the
-    others are the zero tangent)."""
+    others are the zero tangent). Its parameters: the user's, the hidden ones (globals
+    read), and for forward their tangents and for reverse the output's cotangent."""
+    return _compiled(api.bind(fn, args), which, wrt)
+
+
+def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None):
     from .backend import compile_def, compile_program
 
     def make():
         if which == "primal":
-            return compile_program(api.to_core(fn, *args))
+            return compile_program(b.core)
         from .explain import pipeline
-        pl = pipeline(fn, *args)
-        d = pl.forward if which == "forward" else pl.reverse
-        n = len(pl.core.main.params)
-        keep = True if wrt is None or n == 1 else (True, tuple(k in wrt for k in range(n)))
-        return compile_def(d, n_primal=n, keep=keep)
+        pl = pipeline(b.fn, *b.args)
+        n, users = len(pl.core.main.params), len(b.args)
+        if which == "forward":  # the hidden parameters' tangents are zero
+            return compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n))
+        wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
+        keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
+        return compile_def(pl.reverse, n_primal=n, keep=keep)
     key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
-    return api._cached(fn, args, key, make)
+    return b.stage(key, make)
 
 
-def _canonical(fn: Callable, args: tuple) -> tuple:
-    params = _params(fn, args)
-    return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(args, params)), params
+def _canonical(b: api.Bound) -> tuple:
+    params = _params(b)
+    return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(b.args, params)), params
 
 
-def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any,
-             wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
-    """(output, one cotangent per parameter) by the reverse-derivative program rev$f;
+def _run_primal(b: api.Bound, vals: tuple) -> Any:
+    return _compiled(b, "primal")(*vals, *b.hidden)
+
+
+def _forward(b: api.Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
+    """(output, its tangent) by fwd$f; the hidden parameters' tangents are zero."""
+    return _compiled(b, "forward")(*vals, *b.hidden, *dx, *(S.ZERO,) * len(b.hidden))
+
+
+def _reverse(b: api.Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
+    """(output, one cotangent per user parameter) by the reverse-derivative program rev$f;
     with `wrt`, the cotangents of the other parameters are the zero tangent."""
-    out, c = compiled(fn, args, "reverse", wrt)(*vals, ct)
-    n = len(vals)
-    if n == 1:
-        return out, (c,)
-    return out, (S.ZERO,) * n if c is S.ZERO else tuple(c)
+    out, c = _compiled(b, "reverse", wrt)(*vals, *b.hidden, ct)
+    n = len(vals) + len(b.hidden)
+    cts = (c,) if n == 1 else (S.ZERO,) * n if c is S.ZERO else tuple(c)
+    return out, cts[:len(vals)]
 
 
 def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
@@ -126,17 +148,18 @@ def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
 
 
 def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
-    result_type = api.to_core(fn, *args).main.result_type
+    b = api.bind(fn, args)
+    result_type = b.core.main.result_type
     if result_type != Float:
         name = getattr(fn, "__name__", "f")
-        ints = [p.name for p in api.to_core(fn, *args).main.params if p.type == Int]
+        ints = [p.name for p in _params(b) if p.type == Int]
         hint = (f"; it does with the Int argument(s) {', '.join(map(repr, ints))}: pass floats (e.g. 3.0, not 3)"
                 if result_type == Int and ints else " (use jacobian or vjp instead)")
         raise CatadError(f"grad needs a function returning a float; {name} returns {result_type}{hint}",
                          construct="grad")
-    vals, params = _canonical(fn, args)
+    vals, params = _canonical(b)
     nums = _argnums(argnums, params)
-    out, cts = _reverse(fn, args, vals, 1.0, nums)
+    out, cts = _reverse(b, vals, 1.0, nums)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
     g = grads[0] if isinstance(argnums, int) else grads
     return (out, g) if with_value else g
@@ -160,9 +183,10 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """``(fn(*primals), J tangents)``: the forward derivative at primals."""
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
-    vals, params = _canonical(fn, primals)
+    b = api.bind(fn, primals)
+    vals, params = _canonical(b)
     dx = _check_tangents(tangents, vals, params)
-    out, dt = compiled(fn, primals, "forward")(*vals, *dx)
+    out, dt = _forward(b, vals, dx)
     return out, _materialize(dt, out)
 
 
@@ -208,31 +232,30 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
 
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
-    primal (zeros for Int and Bool primals, which have no tangent)."""
-    vals, params = _canonical(fn, primals)
-    out = _run_primal(fn, primals, vals)
+    primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
+    are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point."""
+    b = api.bind(fn, primals)
+    vals, params = _canonical(b)
+    out = _run_primal(b, vals)
 
     def vjp_fn(ct):
-        c = _tangent_value(ct, out, api.to_core(fn, *primals).main.result_type, "cotangent")
-        _, cts = _reverse(fn, primals, vals, c)
+        c = _tangent_value(ct, out, b.core.main.result_type, "cotangent")
+        _, cts = _reverse(b, vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, vals))
     return out, vjp_fn
-
-
-def _run_primal(fn: Callable, args: tuple, vals: tuple) -> Any:
-    return compiled(fn, args, "primal")(*vals)
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
     def jac(*args):
-        vals, params = _canonical(fn, args)
+        b = api.bind(fn, args)
+        vals, params = _canonical(b)
         nums = _argnums(argnums, params)
-        out = _run_primal(fn, args, vals)
+        out = _run_primal(b, vals)
         if isinstance(out, tuple):
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
-        full = _jacobian_matrix(fn, args, vals, out, nums)
+        full = _jacobian_matrix(b, vals, out, nums)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
@@ -241,24 +264,20 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     return jac
 
 
-def _jacobian_matrix(fn: Callable, args: tuple, vals: tuple, out: Any,
-                     wrt: tuple[int, ...] | None = None) -> np.ndarray:
+def _jacobian_matrix(b: api.Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None) -> np.ndarray:
     """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`,
     only those arguments' columns are filled). One reverse pass per output or one
     forward pass per input, whichever are fewer."""
     m, n = S.tangent_size(out), S.tangent_size(vals)
     if m <= n:
-        rev = compiled(fn, args, "reverse", wrt)
         rows = [np.zeros(n)]
         for k in range(m):
-            _, c = rev(*vals, S.unflatten(np.eye(1, m, k)[0], out))
-            cts = (c,) if len(vals) == 1 else (S.ZERO,) * len(vals) if c is S.ZERO else c
+            _, cts = _reverse(b, vals, S.unflatten(np.eye(1, m, k)[0], out), wrt)
             rows.append(S.flatten(cts, vals))
         return np.array(rows[1:]).reshape(m, n)
-    fwd = compiled(fn, args, "forward")
     cols = [np.zeros(m)]
     for k in range(n):
-        _, dt = fwd(*vals, *S.unflatten(np.eye(1, n, k)[0], vals))
+        _, dt = _forward(b, vals, S.unflatten(np.eye(1, n, k)[0], vals))
         cols.append(S.flatten(dt, out))
     return np.array(cols[1:]).reshape(n, m).T.copy()
 
@@ -279,10 +298,11 @@ class LinearMap:
     transpose (a tuple with one cotangent per primal), ``lm.to_matrix()`` is the
     dense Jacobian (rows: the flattened output, columns: the flattened inputs in
     order), and ``str(lm)`` prints the linear-map value in the notes' notation.
-    Applying it runs fn's compiled forward or reverse program at the point."""
+    Applying it runs fn's compiled forward or reverse program at the point (with the
+    globals and closures as ``linearize`` read them)."""
 
-    def __init__(self, fn: Callable, args: tuple, vals: tuple, params, out: Any, transposed: bool = False):
-        self.fn, self.args, self.vals, self.params, self.out = fn, args, vals, params, out
+    def __init__(self, bound: api.Bound, vals: tuple, params, out: Any, transposed: bool = False):
+        self.bound, self.vals, self.params, self.out = bound, vals, params, out
         self.transposed = transposed
 
     def __call__(self, *args: Any) -> Any:
@@ -291,26 +311,27 @@ class LinearMap:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
         dx = _check_tangents(tuple(args), self.vals, self.params)
-        _, dt = compiled(self.fn, self.args, "forward")(*self.vals, *dx)
+        _, dt = _forward(self.bound, self.vals, dx)
         return _materialize(dt, self.out)
 
     def _reverse(self, ct: Any) -> tuple:
         c = _tangent_value(ct, self.out, _type_of(self.out), "cotangent")
-        _, cts = _reverse(self.fn, self.args, self.vals, c)
+        _, cts = _reverse(self.bound, self.vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, self.vals))
 
     @property
     def T(self) -> "LinearMap":
-        return LinearMap(self.fn, self.args, self.vals, self.params, self.out, not self.transposed)
+        return LinearMap(self.bound, self.vals, self.params, self.out, not self.transposed)
 
     def to_matrix(self) -> np.ndarray:
-        m = _jacobian_matrix(self.fn, self.args, self.vals, self.out)
+        m = _jacobian_matrix(self.bound, self.vals, self.out)
         return m.T.copy() if self.transposed else m
 
     @property
     def lm(self) -> L.LM:
-        """The Jacobian at the point as a linear-map value (by the reference semantics)."""
-        return _linearize_values(self.fn, self.args)[1]
+        """The Jacobian at the point as a linear-map value (by the reference semantics); its
+        source includes the hidden parameters that carry globals, after the user's."""
+        return _linearize_values(self.bound)[1]
 
     def __str__(self) -> str:
         text = str(self.lm)
@@ -327,6 +348,7 @@ def _type_of(v: Any) -> Type:
 
 def linearize(fn: Callable, *primals: Any) -> tuple[Any, LinearMap]:
     """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap`."""
-    vals, params = _canonical(fn, primals)
-    out = _run_primal(fn, primals, vals)
-    return out, LinearMap(fn, primals, vals, params, out)
+    b = api.bind(fn, primals)
+    vals, params = _canonical(b)
+    out = _run_primal(b, vals)
+    return out, LinearMap(b, vals, params, out)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+import catad
 from catad import tangents as T
 from catad.backend import compile_def, compile_program
 from catad.explain import pipeline
@@ -40,9 +41,12 @@ def reference_primal(program, vals: tuple):
 
 
 def canonical(fn, args: tuple) -> tuple:
-    """The arguments in the canonical form the compiled programs take (as the API does)."""
+    """The arguments in the canonical form the compiled programs take (as the API does),
+    then the values of the globals fn reads (the programs' hidden parameters, which these
+    tests differentiate like the others)."""
     params = pipeline(fn, *args).core.main.params
-    return tuple(coerce_value(a, p.type, p.name) for a, p in zip(args, params))
+    values = tuple(args) + catad.hidden_args(fn, *args)
+    return tuple(coerce_value(a, p.type, p.name) for a, p in zip(values, params))
 
 
 def random_tangent(template, rng):
@@ -70,7 +74,8 @@ class Programs:
         """Every compiled program equals the reference on random (co)tangents, at the
         arguments the programs were made for or at other arguments of the same types."""
         vals = self.vals if args is None else tuple(
-            coerce_value(a, p.type, p.name) for a, p in zip(args, self.pl.core.main.params))
+            coerce_value(a, p.type, p.name) for a, p in zip(tuple(args) + self.vals[len(args):],
+                                                            self.pl.core.main.params))
         expected = reference_primal(self.pl.core, vals)
         kept = copy.deepcopy(vals)
         assert_values_close(self.primal(*vals), expected, self.pl.core.main.result_type, "primal", rtol, atol)

@@ -92,7 +92,7 @@ def test_frontend_matches_python(name, seed):
     args = _args(case, seed)
     expected = _expected(case, args)
     program = catad.frontend.compile_function(case.fn, copy.deepcopy(args))
-    actual = evaluate(program, *copy.deepcopy(args))
+    actual = evaluate(program, *copy.deepcopy(args), *catad.hidden_args(case.fn, *args))  # globals read
     assert_same(actual, expected)
 
 
@@ -103,7 +103,7 @@ def test_cl_matches_python(name, seed):
     args = _args(case, seed)
     expected = _expected(case, args)
     term = catad.to_cl(case.fn, *copy.deepcopy(args))
-    actual = catad.eval_cl(term, *copy.deepcopy(args))
+    actual = catad.eval_cl(term, *copy.deepcopy(args), *catad.hidden_args(case.fn, *args))  # globals read
     assert_same(actual, expected)
 
 

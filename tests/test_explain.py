@@ -44,16 +44,20 @@ def test_every_stage_and_the_derivative_programs(case):
     # the programs without linear maps against the reference semantics of linear maps
     out, lm = catad.linearize(case.fn, *args)
     vals = lm.vals
+    hidden = lm.bound.hidden  # the globals read: parameters after the user's, with zero tangents
+    zeros = tuple(unflatten(np.zeros(tangent_size(h)), h) for h in hidden)
     tangents = tuple(unflatten(rng.normal(size=tangent_size(v)), v) for v in vals)
-    _, dt = run(fwd, *vals, *tangents)
+    _, dt = run(fwd, *vals, *hidden, *tangents, *zeros)
     np.testing.assert_allclose(flatten(dt, out), flatten(lm(*tangents), out), rtol=1e-9, atol=1e-12)
     ct = unflatten(rng.normal(size=tangent_size(out)), out)
-    _, back = run(rev, *vals, ct)
-    back = back if len(vals) > 1 else (back,)
+    _, back = run(rev, *vals, *hidden, ct)
+    n = len(vals) + len(hidden)
+    back = back if n > 1 else (back,)
     expected = lm.T(ct)
     from catad.tangents import ZERO
-    back = (ZERO,) * len(vals) if back is ZERO else back
-    np.testing.assert_allclose(flatten(tuple(back), vals), flatten(expected, vals), rtol=1e-9, atol=1e-12)
+    back = (ZERO,) * n if back is ZERO else back
+    np.testing.assert_allclose(flatten(tuple(back)[:len(vals)], vals), flatten(expected, vals), rtol=1e-9,
+                               atol=1e-12)
 
 
 def test_json_latex_and_text_forms():

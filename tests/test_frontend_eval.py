@@ -7,7 +7,7 @@ import numpy as np
 import numpy as xp
 import pytest
 
-from catad.frontend import compile_function
+from catad.frontend import compile_function, compile_with_reads
 from catad.lang.evaluate import evaluate
 
 SCALE = 2.5
@@ -372,8 +372,8 @@ def assert_same(got, want, path="result"):
 def test_evaluates_like_python(fn, make):
     for _ in range(3):
         args = make()
-        program = compile_function(fn, args)
-        assert_same(evaluate(program, *args), fn(*args))
+        program, reads = compile_with_reads(fn, args)  # globals read are parameters after fn's
+        assert_same(evaluate(program, *args, *reads.current()), fn(*args))
 
 
 def test_int_results_stay_int():

@@ -6,7 +6,7 @@ import pytest
 
 import catad
 from catad import CatadTypeError, UnsupportedSyntax
-from catad.frontend import compile_function
+from catad.frontend import compile_function, compile_with_reads
 from catad.lang.evaluate import evaluate
 
 ORDER = np.array([2, 0, 1, 2])
@@ -97,7 +97,8 @@ def _flat(x):
 @pytest.mark.parametrize("fn, make", CASES, ids=[c[0].__name__ for c in CASES])
 def test_evaluates_like_numpy(fn, make):
     args = make(np.random.default_rng(0))
-    got, want = evaluate(compile_function(fn, args), *args), fn(*args)
+    program, reads = compile_with_reads(fn, args)  # globals read are parameters after fn's
+    got, want = evaluate(program, *args, *reads.current()), fn(*args)
     if not isinstance(want, tuple):
         got, want = (got,), (want,)
     assert len(got) == len(want)

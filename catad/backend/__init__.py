@@ -52,16 +52,18 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
-                inline: bool = True) -> Compiled:
+                inline: bool = True, zero_params: Any = ()) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
-    a tangent are the zero tangent, whatever value is passed). `keep` says which parts
+    a tangent are the zero tangent, whatever value is passed), and so are the parameters
+    at the indices in `zero_params` (the tangents of the hidden parameters that carry
+    globals, which are never differentiated: catad.api). `keep` says which parts
     of the result are wanted: True, or per component of a tuple result a nested keep;
     a part not wanted is returned as the zero tangent and nothing computes it (grad
     with argnums needs no cotangent for the other arguments). With `inline`, arrays used
     once are written into the expression that uses them (tidy.inline_single_use)."""
     memory.keep_freed_memory()
     return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                  inline))
+                                  inline, frozenset(zero_params)))
 
 
 def _deep(fn: Callable) -> Any:
@@ -92,13 +94,13 @@ def _deep(fn: Callable) -> Any:
     return result[0]
 
 
-def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool) -> Compiled:
+def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset) -> Compiled:
     c = Compiler(vectorise)
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)
         params.append(name)
-        c.env[p.name] = _param(c, name, p.type, tangent=k >= n_primal)
+        c.env[p.name] = _zero(p.type) if k in zero_params else _param(c, name, p.type, tangent=k >= n_primal)
     value = c.comp(d.body)
     c.params = params
     out = _output(c, _wanted(value, keep), d.result_type)
@@ -128,6 +130,10 @@ def _wanted(value, keep):
     if not isinstance(value, tuple) or len(value) != len(keep):
         raise ValueError(f"keep {keep!r} does not match the result's structure")
     return tuple(_wanted(v, k) for v, k in zip(value, keep))
+
+
+def _zero(ty: Type):
+    return tuple(_zero(t) for t in ty.items) if isinstance(ty, TupleT) else ZERO
 
 
 def _param(c: Compiler, name: str, ty: Type, tangent: bool):

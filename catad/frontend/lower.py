@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import (FALSE, TRUE, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, const,
-                          is_atom, let_chain, make_lets)
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
+from ..lang.terms import (FALSE, TRUE, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, is_atom,
+                          let_chain, make_lets)
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, rank, scalar_of, type_of_value, units_of_value
 from ..primitives import prim
 from . import calls
 from .build import Builder, Frame, Names, Statement, is_array, join_types
+from .reads import Path
 from .source import Source
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -82,6 +83,7 @@ _UNSUPPORTED_EXPRS = {
 
 NOT_STATIC = object()
 _MISSING = object()
+_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple)  # what constant() compiles
 
 
 class _Branch:
@@ -129,6 +131,8 @@ class FunctionLowerer:
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
         self.lists: dict[int, Term] = {}
+        # globals and closure values read, as parameters after the user's (see reads.py)
+        self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
 
     # ------------------------------------------------------------ helpers
 
@@ -152,7 +156,7 @@ class FunctionLowerer:
             self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
                                                "function must return its result")
         body, _ = self.returning_block(self.src.body, self.src.node)
-        return Def(name, tuple(params), body, loc)
+        return Def(name, tuple(params) + tuple(v for _, v, _ in self.hidden.values()), body, loc)
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t
@@ -431,56 +435,72 @@ class FunctionLowerer:
             self.fail(node, "variable", v.message)
         if name in self.src.local_names:
             self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
-        return self.constant(self.resolve(name, node), node, name)
+        return self.constant(*self.resolve(name, node), node, name)
 
-    def resolve(self, name: str, node: ast.AST) -> Any:
-        """What a free name means: the function's closure, then its globals, then builtins."""
+    def resolve(self, name: str, node: ast.AST) -> tuple[Any, Path]:
+        """What a free name means, and where it was found: the function's closure, then its
+        globals, then builtins."""
         code = self.fn.__code__
         if name in code.co_freevars:
+            cell = self.fn.__closure__[code.co_freevars.index(name)]
             try:
-                return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
+                return cell.cell_contents, Path(cell, name)
             except ValueError:
                 self.fail(node, "name", f"the enclosing variable {name!r} is not assigned yet")
         if name in self.fn.__globals__:
-            return self.fn.__globals__[name]
+            return self.fn.__globals__[name], Path.of_global(self.fn, name)
         if hasattr(builtins, name):
-            return getattr(builtins, name)
+            return getattr(builtins, name), Path.of_builtin(self.fn, name)
         self.fail(node, "name", f"name {name!r} is not defined")
 
     def static(self, node: ast.expr) -> Any:
         """The Python object a free name or an attribute of one denotes (np, np.exp, math.pi, a
-        global array, a user function), or NOT_STATIC for anything involving local values."""
+        global array, a user function), or NOT_STATIC for anything involving local values.
+        What is not a value is compiled in, so each call checks it is still the same object."""
+        obj, path = self.static_path(node)
+        if obj is not NOT_STATIC and not isinstance(obj, _VALUES):
+            self.program.reads.same(path, obj)
+        return obj
+
+    def static_path(self, node: ast.expr) -> tuple[Any, Path | None]:
         if isinstance(node, ast.Name):
             if node.id in self.env or node.id in self.src.local_names:
-                return NOT_STATIC
+                return NOT_STATIC, None
             return self.resolve(node.id, node)
         if isinstance(node, ast.Attribute):
-            base = self.static(node.value)
+            base, path = self.static_path(node.value)
             if base is NOT_STATIC:
-                return NOT_STATIC
+                return NOT_STATIC, None
             try:
-                return getattr(base, node.attr)
+                return getattr(base, node.attr), path.attr(node.attr)
             except Exception:
                 self.fail(node, "attribute", f"{ast.unparse(node.value)} has no attribute {node.attr!r}")
-        return NOT_STATIC
+        return NOT_STATIC, None
 
-    def constant(self, obj: Any, node: ast.AST, what: str) -> Term:
-        """A module-level value used in the function: a number, an array or a tuple of them."""
+    def constant(self, obj: Any, path: Path, node: ast.AST, what: str) -> Term:
+        """A module-level or enclosing value used in the function: a number, an array or a tuple of
+        them. Ints and bools (sizes, axes, flags) and floats reached through an attribute (np.pi)
+        are constants that each call compares; other floats and arrays are hidden parameters."""
         loc = self.loc(node)
         if isinstance(obj, (bool, np.bool_)):
+            self.program.reads.equal(path, obj)
             return Const(bool(obj), Bool, loc)
         if isinstance(obj, (int, np.integer)):
+            self.program.reads.equal(path, obj)
             return Const(int(obj), Int, loc)
-        if isinstance(obj, (float, np.floating)):
+        if isinstance(obj, (float, np.floating)) and path.through_attribute:
+            self.program.reads.equal(path, obj)
             return Const(float(obj), Float, loc)
-        if isinstance(obj, np.ndarray):
-            kind = {"f": np.float64, "i": np.int64, "u": np.int64, "b": np.bool_}.get(obj.dtype.kind)
+        if isinstance(obj, (float, np.floating, np.ndarray)):
             try:
-                return const(np.asarray(obj, dtype=kind) if kind else obj, loc)
+                ty = type_of_value(obj, "constant")
             except ArgumentError as e:
                 self.fail(node, "constant", f"{what} is not usable: {e.message}")
+            return self.hidden_param(path, ty, loc, units_of_value(obj))
         if isinstance(obj, tuple):
-            return Tuple(tuple(self.constant(x, node, f"{what}[{i}]") for i, x in enumerate(obj)), loc)
+            self.program.reads.length(path, len(obj))
+            return Tuple(tuple(self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)),
+                         loc)
         if callable(obj):
             self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
                                               "as values (higher-order functions are not supported)")
@@ -490,9 +510,9 @@ class FunctionLowerer:
                                 "used as values", hint=hint)
 
     def x_Attribute(self, node: ast.Attribute) -> Term:
-        obj = self.static(node)
+        obj, path = self.static_path(node)
         if obj is not NOT_STATIC:
-            return self.constant(obj, node, ast.unparse(node))
+            return self.constant(obj, path, node, ast.unparse(node))
         base, loc, attr = self.expr(node.value), self.loc(node), node.attr
         if is_array(base) and not self.is_list(base):
             if attr == "shape":
@@ -615,7 +635,7 @@ class FunctionLowerer:
                 self.fail(kw, "**kwargs", "**kwargs in a call is not supported")
         func = node.func
         if isinstance(func, ast.Attribute):
-            receiver = self.static(func.value)
+            receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
                 return calls.method(self, self.expr(func.value), func.attr, node)
         obj = self.static(func)
@@ -631,7 +651,17 @@ class FunctionLowerer:
         loc = self.loc(node)
         units = tuple(self.b.units(t) for t in ts)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units)
+        ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         return Call(name, tuple(ts), result, loc)
+
+    def hidden_param(self, path: Path, ty: Type, loc: Loc, units=None) -> Var:
+        """The parameter carrying the value at path, which each call reads (named after it);
+        units: which axes of the array have length 1 (each call checks they still do)."""
+        if path.key not in self.hidden:
+            v = Var(self.names.user(path.ident), ty, loc)
+            self.b.shapes.param(v, units)
+            self.hidden[path.key] = (path, v, units)
+        return self.hidden[path.key][1]
 
     # ------------------------------------------------------------ arrays
 

@@ -10,6 +10,7 @@ from ..lang.terms import Def, Program
 from ..lang.types import Type, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
+from .reads import Path, ReadLog, Reads
 from .source import Source, parse_function
 
 
@@ -20,6 +21,8 @@ class ProgramCompiler:
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
+        self.reads = ReadLog()                          # what the functions read from Python
+        self.hidden: dict[str, list[tuple[Path, Type, Any]]] = {}  # def name -> its hidden parameters
 
     def source(self, fn: Any) -> Source:
         if fn not in self.sources:
@@ -48,9 +51,11 @@ class ProgramCompiler:
         name = self._def_name(src.name)
         self.active.append(fn)
         try:
-            d = FunctionLowerer(self, src, arg_types, units).lower(name)
+            lowerer = FunctionLowerer(self, src, arg_types, units)
+            d = lowerer.lower(name)
         finally:
             self.active.pop()
+        self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
         self.defs.append(d)
         self.done[key] = (name, d.result_type)
         return self.done[key]
@@ -67,6 +72,12 @@ class ProgramCompiler:
 
 def compile_function(fn: Any, example_args: tuple) -> Program:
     """The typed core Program of fn, specialised to the types of example_args; its entry is fn's Def."""
+    return compile_with_reads(fn, example_args)[0]
+
+
+def compile_with_reads(fn: Any, example_args: tuple) -> tuple[Program, Reads]:
+    """compile_function's Program, and what it read from globals and closures: the entry's
+    parameters after the user's are the hidden ones, whose values ``reads.current()`` gives."""
     try:
         fn = inspect.unwrap(fn)  # a decorated function compiles as the function it wraps
     except ValueError:
@@ -94,4 +105,4 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
                                 hint="split it into several assignments") from None
-    return Program(tuple(pc.defs), entry)
+    return Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))

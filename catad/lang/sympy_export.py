@@ -113,9 +113,18 @@ def _symbols_for(name: str, ty: Type, example: Any) -> Any:
     return example
 
 
-def program_to_sympy(program: Program, *example_args: Any) -> tuple[Any, tuple]:
-    """(expression, parameter symbols) of the program's entry function."""
+def program_to_sympy(program: Program, *example_args: Any, hidden: tuple = ()) -> tuple[Any, tuple]:
+    """(expression, parameter symbols) of the program's entry function. The parameters after
+    the example arguments' take the `hidden` values (globals read, catad.api) as numbers."""
     d = program.main
     vals = [coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(example_args, d.params)]
     syms = tuple(_symbols_for(p.name, p.type, v) for p, v in zip(d.params, vals))
-    return SympyEvaluator(program).call(d.name, syms), syms
+    fixed = tuple(_number(v) for v in hidden)
+    return SympyEvaluator(program).call(d.name, syms + fixed), syms
+
+
+def _number(v: Any) -> Any:
+    """A hidden value as the evaluator takes a constant of its type."""
+    if isinstance(v, float):
+        return sympy.Integer(int(v)) if v.is_integer() else sympy.Float(v)
+    return v
