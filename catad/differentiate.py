@@ -5,6 +5,11 @@ types (cached): its linear-map-free forward (fwd$f) and reverse (rev$f) derivati
 programs, and f itself, become vectorised NumPy functions (catad.backend), which
 every function here runs. Only the printed form of a :class:`LinearMap` evaluates
 the Jacobian as a linear-map value, by the reference semantics.
+
+A derivative program runs in two variants (see :func:`derivative`): the usual one, with
+IEEE products, and only when its tangent result is not all finite a zero-safe one, in
+which a tangent that is 0 stays 0 when multiplied by an inf or NaN coefficient (the
+partial derivative of a branch that np.where or an `if` did not take).
 """
 from __future__ import annotations
 
@@ -82,10 +87,12 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
-def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None):
+def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None,
+             zero_safe: bool = False):
     """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
     A reverse program with `wrt` computes only the cotangents of those arguments (the
-    others are the zero tangent)."""
+    others are the zero tangent). With `zero_safe`, the variant whose tangent products
+    are 0 wherever the tangent is 0 (catad.tangents.times)."""
     from .backend import compile_def, compile_program
 
     def make():
@@ -96,9 +103,48 @@ def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None 
         d = pl.forward if which == "forward" else pl.reverse
         n = len(pl.core.main.params)
         keep = True if wrt is None or n == 1 else (True, tuple(k in wrt for k in range(n)))
-        return compile_def(d, n_primal=n, keep=keep)
+        return compile_def(d, n_primal=n, keep=keep, zero_safe=zero_safe)
     key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
-    return api._cached(fn, args, key, make)
+    return api._cached(fn, args, key + ("-zero-safe" if zero_safe else ""), make)
+
+
+def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
+    """fn's "forward" or "reverse" program as a function returning (output, tangent).
+
+    It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
+    and only when the tangent it returns is not all finite, the zero-safe variant
+    (compiled then, and cached), whose result it returns. That costs one finiteness test
+    of the result, and gives the zero-safe result exactly:
+
+    The variants differ only in products k * x of a coefficient k (a primal value) and a
+    tangent x: where x is 0 and k is inf or NaN the usual one gives NaN and the zero-safe
+    one 0. A derivative program is linear in its tangents: they are only added, scaled by
+    primal values, indexed, selected by primal conditions, summed and scattered (never
+    compared, never an argument of max). Through each of these such a NaN either stays
+    NaN and reaches the result, or is dropped (a selection, an index that does not read
+    it), and then the zero-safe variant's 0 in its place is dropped too. So when the
+    usual result is all finite, every such NaN was dropped, and the zero-safe variant
+    computes the same values."""
+    usual = compiled(fn, args, which, wrt)
+
+    def run(*inputs):
+        result = usual(*inputs)
+        if _finite(result[1]):
+            return result
+        return compiled(fn, args, which, wrt, zero_safe=True)(*inputs)
+    return run
+
+
+def _finite(x: Any) -> bool:
+    """Whether a tangent value (ZERO, a float, an array, a OneHot, tuples and lists of them)
+    is finite everywhere."""
+    if x is S.ZERO:
+        return True
+    if isinstance(x, (tuple, list)):
+        return all(_finite(v) for v in x)
+    if isinstance(x, S.OneHot):
+        return _finite(x.value)
+    return bool(np.isfinite(x).all())
 
 
 def _canonical(fn: Callable, args: tuple) -> tuple:
@@ -110,7 +156,7 @@ def _reverse(fn: Callable, args: tuple, vals: tuple, ct: Any,
              wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
     """(output, one cotangent per parameter) by the reverse-derivative program rev$f;
     with `wrt`, the cotangents of the other parameters are the zero tangent."""
-    out, c = compiled(fn, args, "reverse", wrt)(*vals, ct)
+    out, c = derivative(fn, args, "reverse", wrt)(*vals, ct)
     n = len(vals)
     if n == 1:
         return out, (c,)
@@ -162,7 +208,7 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
     vals, params = _canonical(fn, primals)
     dx = _check_tangents(tangents, vals, params)
-    out, dt = compiled(fn, primals, "forward")(*vals, *dx)
+    out, dt = derivative(fn, primals, "forward")(*vals, *dx)
     return out, _materialize(dt, out)
 
 
@@ -248,14 +294,14 @@ def _jacobian_matrix(fn: Callable, args: tuple, vals: tuple, out: Any,
     forward pass per input, whichever are fewer."""
     m, n = S.tangent_size(out), S.tangent_size(vals)
     if m <= n:
-        rev = compiled(fn, args, "reverse", wrt)
+        rev = derivative(fn, args, "reverse", wrt)
         rows = [np.zeros(n)]
         for k in range(m):
             _, c = rev(*vals, S.unflatten(np.eye(1, m, k)[0], out))
             cts = (c,) if len(vals) == 1 else (S.ZERO,) * len(vals) if c is S.ZERO else c
             rows.append(S.flatten(cts, vals))
         return np.array(rows[1:]).reshape(m, n)
-    fwd = compiled(fn, args, "forward")
+    fwd = derivative(fn, args, "forward")
     cols = [np.zeros(m)]
     for k in range(n):
         _, dt = fwd(*vals, *S.unflatten(np.eye(1, n, k)[0], vals))
@@ -291,7 +337,7 @@ class LinearMap:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
         dx = _check_tangents(tuple(args), self.vals, self.params)
-        _, dt = compiled(self.fn, self.args, "forward")(*self.vals, *dx)
+        _, dt = derivative(self.fn, self.args, "forward")(*self.vals, *dx)
         return _materialize(dt, self.out)
 
     def _reverse(self, ct: Any) -> tuple:
