@@ -10,6 +10,11 @@ The values f reads from globals and closures are hidden parameters after the use
 (catad.api.bind reads them at each call). They are never differentiated: their tangents
 are the zero tangent, their cotangents are not computed, and argnums, tangents and
 cotangents count the user's parameters only.
+
+A derivative program runs in two variants (see :func:`derivative`): the usual one, with
+IEEE products, and only when its tangent result is not all finite a zero-safe one, in
+which a tangent that is 0 stays 0 when multiplied by an inf or NaN coefficient (the
+partial derivative of a branch that np.where or an `if` did not take).
 """
 from __future__ import annotations
 
@@ -90,15 +95,18 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
-def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None):
+def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None,
+             zero_safe: bool = False):
     """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
     A reverse program with `wrt` computes only the cotangents of those arguments (the
     others are the zero tangent). Its parameters: the user's, the hidden ones (globals
-    read), and for forward their tangents and for reverse the output's cotangent."""
-    return _compiled(api.bind(fn, args), which, wrt)
+    read), and for forward their tangents and for reverse the output's cotangent. With
+    `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
+    (catad.tangents.times)."""
+    return _compiled(api.bind(fn, args), which, wrt, zero_safe)
 
 
-def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None):
+def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False):
     from .backend import compile_def, compile_program
 
     def make():
@@ -108,12 +116,57 @@ def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None):
         pl = pipeline(b.fn, *b.args)
         n, users = len(pl.core.main.params), len(b.args)
         if which == "forward":  # the hidden parameters' tangents are zero
-            return compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n))
+            return compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
         wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
         keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
-        return compile_def(pl.reverse, n_primal=n, keep=keep)
+        return compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
     key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
-    return b.stage(key, make)
+    return b.stage(key + ("-zero-safe" if zero_safe else ""), make)
+
+
+def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
+    """fn's "forward" or "reverse" program for args as a function returning (output,
+    tangent); it takes the hidden parameters after the user's (see _derivative)."""
+    return _derivative(api.bind(fn, args), which, wrt)
+
+
+def _derivative(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
+    """The "forward" or "reverse" program as a function returning (output, tangent).
+
+    It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
+    and only when the tangent it returns is not all finite, the zero-safe variant
+    (compiled then, and cached), whose result it returns. That costs one finiteness test
+    of the result, and gives the zero-safe result exactly:
+
+    The variants differ only in products k * x of a coefficient k (a primal value) and a
+    tangent x: where x is 0 and k is inf or NaN the usual one gives NaN and the zero-safe
+    one 0. A derivative program is linear in its tangents: they are only added, scaled by
+    primal values, indexed, selected by primal conditions, summed and scattered (never
+    compared, never an argument of max). Through each of these such a NaN either stays
+    NaN and reaches the result, or is dropped (a selection, an index that does not read
+    it), and then the zero-safe variant's 0 in its place is dropped too. So when the
+    usual result is all finite, every such NaN was dropped, and the zero-safe variant
+    computes the same values."""
+    usual = _compiled(b, which, wrt)
+
+    def run(*inputs):
+        result = usual(*inputs)
+        if _finite(result[1]):
+            return result
+        return _compiled(b, which, wrt, zero_safe=True)(*inputs)
+    return run
+
+
+def _finite(x: Any) -> bool:
+    """Whether a tangent value (ZERO, a float, an array, a OneHot, tuples and lists of them)
+    is finite everywhere."""
+    if x is S.ZERO:
+        return True
+    if isinstance(x, (tuple, list)):
+        return all(_finite(v) for v in x)
+    if isinstance(x, S.OneHot):
+        return _finite(x.value)
+    return bool(np.isfinite(x).all())
 
 
 def _canonical(b: api.Bound) -> tuple:
@@ -127,13 +180,13 @@ def _run_primal(b: api.Bound, vals: tuple) -> Any:
 
 def _forward(b: api.Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
     """(output, its tangent) by fwd$f; the hidden parameters' tangents are zero."""
-    return _compiled(b, "forward")(*vals, *b.hidden, *dx, *(S.ZERO,) * len(b.hidden))
+    return _derivative(b, "forward")(*vals, *b.hidden, *dx, *(S.ZERO,) * len(b.hidden))
 
 
 def _reverse(b: api.Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
     """(output, one cotangent per user parameter) by the reverse-derivative program rev$f;
     with `wrt`, the cotangents of the other parameters are the zero tangent."""
-    out, c = _compiled(b, "reverse", wrt)(*vals, *b.hidden, ct)
+    out, c = _derivative(b, "reverse", wrt)(*vals, *b.hidden, ct)
     n = len(vals) + len(b.hidden)
     cts = (c,) if n == 1 else (S.ZERO,) * n if c is S.ZERO else tuple(c)
     return out, cts[:len(vals)]

@@ -153,13 +153,36 @@ def tadd(a: Any, b: Any) -> Any:
 
 
 def tscale(k: float, x: Any) -> Any:
+    """k * x, a tangent scaled by a Float: 0 wherever x is 0, even where k is inf or NaN
+    (see :func:`times`)."""
     if x is ZERO:
         return ZERO
     if isinstance(x, tuple):
         return tuple(tscale(k, v) for v in x)
     if isinstance(x, OneHot):
         return OneHot(x.i, tscale(k, x.value), x.n)
-    return k * x
+    return times(k, x)
+
+
+def times(k: Any, x: Any) -> Any:
+    """k * x for a coefficient k (a primal value: a float or array) and a dense tangent x
+    (broadcasting), and exactly 0 wherever x is 0, even where k is inf or NaN.
+
+    This is the product of every linear map that scales (lmScale, lmScaleVec: tscale and
+    tmul): a linear map applied to zero gives zero. So the zero cotangent that a
+    conditional sends to its untaken branch stays zero through that branch's derivative,
+    where the partial derivative may be inf or NaN (sqrt or log at 0, 1/x at 0, exp
+    overflowing), as it stays zero when the branch is never evaluated (JAX's `where`
+    trap; the generated code's zero-safe variant, catad/backend, computes the same).
+    Products of primal values (mul) keep IEEE semantics: 0 * inf is NaN there.
+
+    Where k * x is all finite (the usual case) it is returned as it is; only otherwise
+    are the entries where x is 0 set to 0."""
+    with np.errstate(all="ignore"):  # IEEE results, as NumPy's (inf * 0 is NaN before it is fixed)
+        p = k * x
+    if np.isfinite(p).all():
+        return p
+    return np.where(np.equal(x, 0), 0.0, p)[()]
 
 
 def tget(x: Any, i: int) -> Any:

@@ -35,6 +35,7 @@ class Compiled:
     fn: Callable
     fallbacks: list[Fallback] = field(default_factory=list)
     element_loops: list[str] = field(default_factory=list)
+    zero_safe: bool = False      # tangent products are 0 wherever the tangent is 0
 
     def __call__(self, *args: Any) -> Any:
         return self.fn(*args)
@@ -52,7 +53,7 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
-                inline: bool = True, zero_params: Any = ()) -> Compiled:
+                inline: bool = True, zero_params: Any = (), zero_safe: bool = False) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -60,10 +61,12 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     of the result are wanted: True, or per component of a tuple result a nested keep;
     a part not wanted is returned as the zero tangent and nothing computes it (grad
     with argnums needs no cotangent for the other arguments). With `inline`, arrays used
-    once are written into the expression that uses them (tidy.inline_single_use)."""
+    once are written into the expression that uses them (tidy.inline_single_use). With
+    `zero_safe`, a tangent times a coefficient is 0 wherever the tangent is 0, even where
+    the coefficient is inf or NaN (catad.tangents.times; the reference semantics)."""
     memory.keep_freed_memory()
     return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                  inline, frozenset(zero_params)))
+                                  inline, frozenset(zero_params), zero_safe))
 
 
 def _deep(fn: Callable) -> Any:
@@ -94,8 +97,9 @@ def _deep(fn: Callable) -> Any:
     return result[0]
 
 
-def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset) -> Compiled:
-    c = Compiler(vectorise)
+def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
+             zero_safe: bool) -> Compiled:
+    c = Compiler(vectorise, zero_safe)
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)
@@ -118,7 +122,7 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     namespace.update(c.consts)
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
-    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops))
+    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops), zero_safe)
 
 
 def _wanted(value, keep):

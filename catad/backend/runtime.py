@@ -265,7 +265,7 @@ def _outer(specs: list, ops: list, every: str):
     return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
 
 
-def contract(spec: str, *ops, where: tuple = ()):
+def contract(spec: str, *ops, where: tuple = (), zero: tuple = ()):
     """np.einsum with its contraction order found once per spec and shapes.
 
     The operands at positions `where` are masks of a ragged build (Bools): the lanes where
@@ -273,13 +273,19 @@ def contract(spec: str, *ops, where: tuple = ()):
     Multiplying by the mask is exact when those values are finite, and a masked inf or
     NaN makes the result non-finite (0 * inf is NaN, and sums keep it); only then is the
     product formed, selected by the masks, and summed (the NaN of an untaken lane never
-    reaches a result: JAX's `where` trap)."""
-    path = _path(spec, tuple(o.shape for o in ops))
-    if not where:
+    reaches a result: JAX's `where` trap).
+
+    The operands at positions `zero` are tangents (only in the zero-safe variant of a
+    derivative program): a term is 0 wherever its tangent is 0, even where the other
+    factors are inf or NaN (catad.tangents.times). They are treated like masks: the
+    einsum is exact when it is finite, and otherwise the terms where a tangent is 0 are
+    dropped by selection before summing."""
+    path = _path(spec, tuple(np.shape(o) for o in ops))
+    if not where and not zero:
         return np.einsum(spec, *ops, optimize=path)
     fast = [o.astype(np.float64) if k in where else o for k, o in enumerate(ops)]
     out = np.einsum(spec, *fast, optimize=path)
-    if np.isfinite(out).all():  # a mask's 0 * a finite value is exact
+    if np.isfinite(out).all():  # a mask's 0 * a finite value is exact, and so is a tangent's
         return out
     # masks alone always give a finite result, so some operand here is not a mask
     inputs, result = spec.split("->")
@@ -287,5 +293,12 @@ def contract(spec: str, *ops, where: tuple = ()):
     every = "".join(sorted(set(inputs.replace(",", ""))))
     values = [k for k in range(len(ops)) if k not in where]
     product = _outer([specs[k] for k in values], [ops[k] for k in values], every)
-    inside = _outer([specs[k] for k in where], [fast[k] for k in where], every)
+    selectors = [fast[k] for k in where] + [np.not_equal(ops[k], 0).astype(np.float64) for k in zero]
+    inside = _outer([specs[k] for k in where + zero], selectors, every)
     return np.einsum(every + "->" + result, np.where(inside != 0, product, 0.0))
+
+
+def tmul0(k, x):
+    """k * x for a tangent x in the zero-safe variant of a derivative program: 0 wherever
+    x is 0, even where k is inf or NaN (catad.tangents.times)."""
+    return T.times(k, x)

@@ -8,6 +8,9 @@ arrays and a reduction, a conditional becomes ``np.where`` (the untaken branch's
 values, NaN or inf included, are discarded by selection, never multiplied by zero),
 an index update summed over a build becomes one scatter-add (``np.bincount``), and a
 ragged inner range such as ``range(i)`` is padded to its longest lane and masked.
+The zero-safe variant of a derivative program (``Compiler(zero_safe=True)``, run only
+when the usual one gives a tangent that is not finite: catad.differentiate) multiplies
+tangents so that a tangent's 0 gives 0 even where its coefficient is inf or NaN.
 Where no whole-array form exists the build becomes a Python loop, and the compiler
 records why (``Compiled.fallbacks``).
 """
@@ -28,7 +31,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
                      tsum_terms)
 
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
-                 "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter",
+                 "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
                  "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok"}
 
@@ -42,6 +45,16 @@ class Fallback:
     def __str__(self) -> str:
         where = f"{self.loc}: " if self.loc is not None else ""
         return f"{where}Python loop: {self.reason}"
+
+
+@dataclass(frozen=True, eq=False)
+class TangentFactor(Arr):
+    """The tangent factor of a product in the zero-safe variant: an einsum's `zero`
+    operand, whose 0 makes its term 0 whatever the other factors are (runtime.contract)."""
+
+
+def _has_tangent(factors: list[Arr]) -> bool:
+    return any(isinstance(f, TangentFactor) for f in factors)
 
 
 def is_zero(x) -> bool:
@@ -70,8 +83,10 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is _LETT
 
 
 class Compiler:
-    def __init__(self, vectorise: bool = True):
+    def __init__(self, vectorise: bool = True, zero_safe: bool = False):
         self.vectorise = vectorise
+        # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
+        self.zero_safe = zero_safe
         self.lines: list[str] = []
         self.indent = 2
         self.memo: list[dict[str, str]] = [{}]
@@ -677,10 +692,16 @@ class Compiler:
 
     def factors(self, x: Arr) -> list[Arr]:
         how = self.defs.get(x.code)
-        if how is None or how[0] not in ("mul", "where0") or x.depth != max([x.depth] + [a.depth for a in how[1:]]):
+        if how is None or how[0] not in ("mul", "where0", "tmul") or \
+                x.depth != max([x.depth] + [a.depth for a in how[1:]]):
             return [x]
         if how[0] == "mul":
             return self.factors(how[1]) + self.factors(how[2])
+        if how[0] == "tmul":
+            # zero-safe k * x: the tangent x stays whole (k2 * (k1 * x) is 0 where k1 * x
+            # is, not only where x is), and marked, so the einsum drops its zeros' terms
+            t = how[2]
+            return self.factors(how[1]) + [TangentFactor(t.code, t.depth, t.deps, t.rank, t.kind, t.iota)]
         return [how[1]] + self.factors(how[2])  # where(mask, y, 0) = mask * y: a ragged mask's lanes are finite
 
     def contract(self, x: Arr, ax: int) -> str | None:
@@ -693,8 +714,9 @@ class Compiler:
             return self.einsum(("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
                                0, frozenset(), 0).code
         factors = self.factors(x)
-        scalars = [f for f in factors if is_scalar0(f)]
-        fs = [f for f in factors if not is_scalar0(f)]
+        whole = _has_tangent(factors)  # zero-safe: no scalar is taken out (see einsum_of)
+        scalars = [] if whole else [f for f in factors if is_scalar0(f)]
+        fs = factors if whole else [f for f in factors if not is_scalar0(f)]
         if x.rank:
             return None
         if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
@@ -768,9 +790,11 @@ class Compiler:
         return f"{view}.astype(np.float64)" if f.kind == "b" and f.code not in self.ragged_masks else view
 
     def masks_of(self, fs: list[Arr]) -> str:
-        """The keyword naming the operands that are ragged masks (see runtime.contract)."""
+        """The keywords naming the operands that are ragged masks and, in the zero-safe
+        variant, tangents (see runtime.contract)."""
         where = tuple(k for k, f in enumerate(fs) if f.code in self.ragged_masks)
-        return f", where={where}" if where else ""
+        zero = tuple(k for k, f in enumerate(fs) if isinstance(f, TangentFactor))
+        return (f", where={where}" if where else "") + (f", zero={zero}" if zero else "")
 
     def moved_axes(self, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,
                    sizes: list[str]) -> Arr | None:
@@ -795,8 +819,11 @@ class Compiler:
     def einsum_of(self, factors: list[Arr], d: int, out: list, pads: dict | None = None) -> tuple:
         """The `how` (see einsum) of the product of factors with output axes `out`: batch
         axis b is letter b, a factor's element axes are the letters from d on."""
-        scalars = tuple(f.code for f in factors if is_scalar0(f))
-        fs = [f for f in factors if not is_scalar0(f)]
+        # a scalar factor multiplies the einsum, except with a tangent factor (zero-safe):
+        # then inf * (a sum of terms whose tangent is 0) would be NaN, not 0
+        whole = _has_tangent(factors)
+        scalars = () if whole else tuple(f.code for f in factors if is_scalar0(f))
+        fs = factors if whole else [f for f in factors if not is_scalar0(f)]
         ops = tuple(self.operand(f) for f in fs)
         specs = tuple("".join(_LETTERS[b] for b in sorted(f.deps)) + _LETTERS[d:d + f.rank] for f in fs)
         return ("einsum", ops, specs, tuple(out), pads or {}, scalars, self.masks_of(fs))
@@ -992,6 +1019,8 @@ class Compiler:
         if isinstance(x, tuple):
             return tuple(self.tscale(s, v) for v in x)
         if isinstance(x, Arr):
+            if self.zero_safe:
+                return self.times(s, x)
             if x.rank == 0:
                 return self.op("({0} * {1})", [s, x], "f")
             d = max(s.depth, x.depth)
@@ -1015,7 +1044,20 @@ class Compiler:
         if x is ZERO:
             return ZERO
         x = self.dense(x)
+        if self.zero_safe:
+            return self.times(v, x)
         return self.op("({0} * {1})", [v, x], "f", x.rank)
+
+    def times(self, k: Arr, x: Arr) -> Arr:
+        """k * x for a tangent x in the zero-safe variant: 0 wherever x is 0 (runtime.tmul0).
+        A product of scalars per lane is kept in `defs`, so that a sum of it is still one
+        einsum, with x whole as a `zero` operand (see factors)."""
+        d = max(k.depth, x.depth)
+        code = f"tmul0({self.expand(k, d, x.rank - k.rank)}, {self.lift(x, d).code})"
+        out = Arr(self.assign(code), d, k.deps | x.deps, x.rank, "f")
+        if k.rank == 0 and x.rank == 0:
+            self.defs[out.code] = ("tmul", k, x)
+        return out
 
     def p_update(self, t, i: Arr, r, n: Arr):
         return self.update(i, r, n)

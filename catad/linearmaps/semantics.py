@@ -5,6 +5,11 @@ Tangent and cotangent values: a float for Float, an ndarray for arrays, a tuple 
 tuples, :data:`ZERO` for a symbolic zero of any type (Int and Bool components are
 always ZERO), and :class:`OneHot` for the sparse cotangent of an indexing.
 
+Scaling maps (``lmScale``, ``lmScaleVec``) multiply by :func:`catad.tangents.times`:
+a linear map applied to zero gives zero, so ``S(k) . 0`` is 0 even where k is inf or
+NaN (the partial derivative of a branch that a conditional did not take), and so is
+every entry of ``to_matrix`` that a basis vector's zeros give.
+
 Linear-map values are DAGs: a let-bound ``Dx`` used twice is one object referenced
 twice. Both directions respect that sharing (DESIGN.md invariants 1-2):
 ``apply`` memoises each (node, input) pair; ``apply_reverse`` first sums all the
@@ -20,7 +25,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..lang.terms import Const
-from ..tangents import ZERO, Acc, OneHot, densify, is_zero, tadd, tget, tscale  # noqa: F401
+from ..tangents import ZERO, Acc, OneHot, densify, is_zero, tadd, tget, times, tscale  # noqa: F401
 from . import terms as L
 
 
@@ -57,7 +62,7 @@ def _fwd(m: L.LM, x: Any):
     if isinstance(m, L.Scale):
         return tscale(_coef(m.k), x)
     if isinstance(m, L.ScaleVec):
-        return _coef(m.v) * densify(x)
+        return times(_coef(m.v), densify(x))
     if isinstance(m, L.Compose):
         y = yield ("fwd", m.m2, x)
         return (yield ("fwd", m.m1, y))
@@ -107,7 +112,7 @@ def _rev(m: L.LM, ct: Any):
     if isinstance(m, L.Scale):
         return tscale(_coef(m.k), ct)
     if isinstance(m, L.ScaleVec):
-        return _coef(m.v) * densify(ct)
+        return times(_coef(m.v), densify(ct))
     if isinstance(m, L.Compose):
         c = yield ("rev", m.m1, ct)
         return (yield ("rev", m.m2, c))

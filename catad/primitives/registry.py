@@ -588,7 +588,7 @@ def _tsum(v):
 register(Primitive("tadd", _tangent_pair, lambda a, b: _tangents().tadd(a, b), infix="+", arity=2,
                    doc="a + b in a tangent space (tuples componentwise; 0 and sparse updates allowed)"))
 register(Primitive("tscale", t_tscale, lambda k, a: _tangents().tscale(k, a), infix="*", arity=2,
-                   doc="k * a, a tangent scaled by a Float"))
+                   doc="k * a, a tangent scaled by a Float (0 wherever a is 0, even for k inf or nan)"))
 def _update(i, r, n):
     T = _tangents()
     return T.ZERO if r is T.ZERO else T.OneHot(i, r, n)
@@ -607,10 +607,11 @@ def t_tmul(ts):
 
 def _tmul(v, x):
     T = _tangents()
-    return T.ZERO if x is T.ZERO else v * T.densify(x)
+    return T.ZERO if x is T.ZERO else T.times(v, T.densify(x))
 
 
 register(Primitive("tmul", t_tmul, _tmul, arity=2,
-                   doc="v * x elementwise: a fixed array times a tangent of its shape (the diagonal map)"))
+                   doc="v * x elementwise: a fixed array times a tangent of its shape (the diagonal map; "
+                       "0 wherever x is 0, even where v is inf or nan)"))
 register(Primitive("tsum", t_tsum, _tsum,
                    doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))

@@ -8,6 +8,13 @@ floating of lets and ifs needed to reach programs without linear maps.
 No rule duplicates a non-atomic term (DESIGN.md invariant 1): where a right side
 uses a pattern variable twice, the side condition requires it to be *cheap* (a
 variable, a constant, or a leaf map over such).
+
+A scaling map applied to a tangent becomes ``tscale`` (``k * x``) or ``tmul`` (elementwise),
+never ``mul``: these products are 0 wherever the tangent is 0, even where the coefficient
+is inf or NaN (a linear map applied to zero gives zero: catad.tangents.times), while
+``mul``, a product of primal values, keeps IEEE semantics. No rule turns one into the
+other: lm-scale-scale multiplies two coefficients (primal values), and const-fold,
+mul-one and mul-zero apply to ``mul`` only.
 """
 from __future__ import annotations
 
@@ -193,7 +200,8 @@ def _(b):
 
 @rule("lm-scale-scale", G4, "notes Fig. 4: S(k1) o S(k2) = S(k1 * k2)", "lmCompose(lmScale(k1), lmScale(k2))",
       "lmScale(k1 * k2)", r"\mathcal{S}(k_1) \circ \mathcal{S}(k_2) = \mathcal{S}(k_1 k_2)",
-      "scalings compose by multiplying",
+      "scalings compose by multiplying their coefficients (primal values, a plain mul); applied to 0 both "
+      "sides give 0, whatever k1 and k2 are",
       P(L.Compose, m1=P(L.Scale, k=V("k1"), s=V("s")), m2=P(L.Scale, k=V("k2"))))
 def _(b):
     return L.Scale(prim("mul", b["k1"], b["k2"]), b["s"])
@@ -334,8 +342,8 @@ rule("fwd-zero", GF, "notes Fig. 4: 0 . x = 0", "lmApply(lmZero(), x)", "0", r"\
 rule("fwd-one", GF, "notes Fig. 4: 1 . x = x", "lmApply(lmOne(), x)", "x", r"\mathbf{1} \odot x = x",
      "the identity gives its argument", P(A, m=P(L.One), x=X))(lambda b: b["x"])
 rule("fwd-scale", GF, "notes Fig. 4: S(k) . x = k * x", "lmApply(lmScale(k), x)", "k * x",
-     r"\mathcal{S}(k) \odot x = k x", "scaling multiplies", P(A, m=P(L.Scale, k=V("k")), x=X))(
-    lambda b: prim("tscale", b["k"], b["x"]))
+     r"\mathcal{S}(k) \odot x = k x", "scaling multiplies (tscale: 0 wherever x is 0, even for k inf or NaN)",
+     P(A, m=P(L.Scale, k=V("k")), x=X))(lambda b: prim("tscale", b["k"], b["x"]))
 rule("fwd-transpose", GF, "notes Fig. 5: m^T . x = x ._R m", "lmApply(lmTranspose(m), x)", "lmApplyR(x, m)",
      r"m^\top \odot x = x \odot_R m", "applying a transpose is reverse application",
      P(A, m=P(T, m=V("m")), x=X))(lambda b: ApplyR(b["x"], b["m"]))
@@ -373,7 +381,8 @@ def _(b):
 
 
 rule("fwd-scalevec", GF, "diag(v) . x = v * x elementwise", "lmApply(lmScaleVec(v), x)", "tmul(v, x)",
-     r"\mathrm{diag}(v) \odot x = v \odot x", "a diagonal map multiplies elementwise",
+     r"\mathrm{diag}(v) \odot x = v \odot x",
+     "a diagonal map multiplies elementwise (tmul: 0 wherever x is 0, even where v is inf or NaN)",
      P(A, m=P(L.ScaleVec, v=V("v")), x=X))(lambda b: prim("tmul", b["v"], b["x"]))
 
 _COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If)
@@ -429,8 +438,8 @@ rule("rev-zero", GR, "notes Fig. 5: r ._R 0 = 0", "lmApplyR(r, lmZero())", "0", 
 rule("rev-one", GR, "notes Fig. 5: r ._R 1 = r", "lmApplyR(r, lmOne())", "r", r"r \odot_R \mathbf{1} = r",
      "the identity passes the cotangent", P(ApplyR, r=R, m=P(L.One)))(lambda b: b["r"])
 rule("rev-scale", GR, "notes Fig. 5: r ._R S(k) = k * r", "lmApplyR(r, lmScale(k))", "k * r",
-     r"r \odot_R \mathcal{S}(k) = k r", "scaling is symmetric", P(ApplyR, r=R, m=P(L.Scale, k=V("k"))))(
-    lambda b: prim("tscale", b["k"], b["r"]))
+     r"r \odot_R \mathcal{S}(k) = k r", "scaling is symmetric (tscale: 0 wherever r is 0, even for k inf or NaN)",
+     P(ApplyR, r=R, m=P(L.Scale, k=V("k"))))(lambda b: prim("tscale", b["k"], b["r"]))
 rule("rev-transpose", GR, "notes Fig. 5: r ._R m^T = m . r", "lmApplyR(r, lmTranspose(m))", "lmApply(m, r)",
      r"r \odot_R m^\top = m \odot r", "reverse through a transpose is forward", P(ApplyR, r=R, m=P(T, m=V("m"))))(
     lambda b: A(b["m"], b["r"]))
@@ -461,7 +470,8 @@ def _(b):
 
 
 rule("rev-scalevec", GR, "r ._R diag(v) = v * r elementwise", "lmApplyR(r, lmScaleVec(v))", "tmul(v, r)",
-     r"r \odot_R \mathrm{diag}(v) = v \odot r", "a diagonal map is symmetric",
+     r"r \odot_R \mathrm{diag}(v) = v \odot r",
+     "a diagonal map is symmetric (tmul: 0 wherever r is 0, even where v is inf or NaN)",
      P(ApplyR, r=R, m=P(L.ScaleVec, v=V("v"))))(lambda b: prim("tmul", b["v"], b["r"]))
 
 
@@ -493,7 +503,8 @@ rule("tadd-zero-left", GV, "vector space: 0 + v = v", "0 + v", "v", r"0 + v = v"
 rule("tadd-zero-right", GV, "vector space: v + 0 = v", "v + 0", "v", r"v + 0 = v", "adding zero",
      P(Call, fn="tadd", args=V("args", lambda a: is_zero_tangent(a[1]))))(lambda b: b["args"][0])
 rule("tscale-zero", GV, "vector space: k * 0 = 0 (a symbolic zero stays zero)", "k * 0", "0", r"k \cdot 0 = 0",
-     "scaling the symbolic zero", _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
+     "scaling the symbolic zero: 0 whatever k is (inf and NaN included), as for any linear map",
+     _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tscale-one", GV, "vector space: 1 * v = v", "1.0 * v", "v", r"1 \cdot v = v", "scaling by one",
      P(Call, fn="tscale", args=V("args", lambda a: is_const(a[0], 1.0))))(lambda b: b["args"][1])
 @rule("tadd-tuple", GV, "product space: (a1, a2) + (b1, b2) = (a1 + b1, a2 + b2)", "(a1, ..., an) + (b1, ..., bn)",
