@@ -23,6 +23,9 @@ The line expected in an error message is the line marked with a ``# <-`` comment
 source if there is one, else any line of fn's body (write the offending expression on a
 line of its own, or mark it), unless given with ``line=``.
 
+Any ValueError from fn counts as a shape error and any IndexError as a bounds error: do
+not use functions that raise others (math.log(-1.0), max() of an empty sequence).
+
 fn must be a module-level def (catad reads its source). Use smooth operations and inputs
 away from kinks (positive bases for ``**``, denominators away from 0, operands of
 comparisons that are not within the step of each other).
