@@ -151,9 +151,11 @@ def test_comparison_values_and_zero_gradients(fn, pair):
     itself, where central differences would straddle the tie)."""
     x, y = AG_ARGS[pair[0]], AG_ARGS[pair[1]]
     value, (gx, gy) = catad.value_and_grad(fn, argnums=(0, 1))(x, y)
-    assert value == fn(x, y), (value, fn(x, y))
-    assert np.shape(gx) == np.shape(x) and np.shape(gy) == np.shape(y), (np.shape(gx), np.shape(gy))
-    assert np.all(np.asarray(gx) == 0.0) and np.all(np.asarray(gy) == 0.0), (gx, gy)
+    what = f"{fn.__name__}{np.shape(x)}, {np.shape(y)}"
+    assert value == fn(x, y), f"{what}: catad's value {value!r}, NumPy's {fn(x, y)!r}"
+    assert np.shape(gx) == np.shape(x) and np.shape(gy) == np.shape(y), (
+        f"{what}: gradients of shapes {np.shape(gx)} and {np.shape(gy)}")
+    assert np.all(np.asarray(gx) == 0.0) and np.all(np.asarray(gy) == 0.0), f"{what}: nonzero gradients {gx}, {gy}"
 
 
 # ---------------------------------------------------------------- tests/test_systematic.py

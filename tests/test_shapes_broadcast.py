@@ -220,10 +220,32 @@ def test_where_condition_shape_table(cond_shape, pair):
         check_like_numpy(where_cond_array, c, a, b)
 
 
+# pairs NumPy cannot broadcast, beyond the two of the table ((2, 3) with (3, 1))
+MISMATCHED = [((3,), (4,)), ((4,), (3,)), ((2,), (3,)), ((2, 3), (2,)), ((2,), (2, 3)), ((2, 3), (3, 2)),
+              ((2, 3), (4, 3)), ((1, 3), (1, 4)), ((3, 4), (3,)), ((3, 1), (2, 1)), ((2, 1), (3, 4)),
+              ((0,), (2,)), ((2, 0), (2, 3))]
+
+
+@pytest.mark.parametrize("pair", MISMATCHED, ids=pair_id)
+@pytest.mark.parametrize("op", list(ARRAY))
+def test_mismatch_table(op, pair):
+    a, b, w = operands(*pair)
+    check_like_numpy(ARRAY[op], a, b)
+    check_like_numpy(LOSS[op], a, b, w)
+
+
+@pytest.mark.parametrize("pair", MISMATCHED, ids=pair_id)
+@pytest.mark.parametrize("cmp", list(COMPARE))
+def test_mismatch_in_comparison(cmp, pair):
+    a, b, _ = operands(*pair)
+    check_like_numpy(COMPARE[cmp], a, b)
+
+
 def test_table_has_both_outcomes():
     """The table is not vacuous: NumPy broadcasts some pairs and rejects others."""
     outcomes = {numpy_raises(add_array, *operands(*p)[:2]) for p in PAIRS}
     assert outcomes == {None, ValueError}
+    assert {numpy_raises(add_array, *operands(*p)[:2]) for p in MISMATCHED} == {ValueError}
 
 
 # ---------------------------------------------------------------- the examples of issue 13
