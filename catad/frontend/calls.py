@@ -118,9 +118,26 @@ def _axis(lw, kwargs, r: int, obj, node) -> int | None:
     if a is None or isinstance(a, ast.Constant) and a.value is None:
         return None
     t = lw.expr(a)
-    if not (isinstance(t, Const) and t.type == Int and -r <= t.value < r):
-        lw.fail(a, "axis", f"axis of {display(obj)} must be an integer constant below the rank {r}")
+    if not (isinstance(t, Const) and t.type == Int):
+        lw.fail(a, "axis", f"axis of {display(obj)} must be an integer constant")
+    if not -r <= t.value < r:
+        # NumPy's AxisError, when the call is reached (it may sit in a branch not taken)
+        return _AxisError(t.value, r, lw.loc(a), display(obj))
     return t.value % r
+
+
+class _AxisError:
+    """An axis out of range: the reduction becomes a check that fails, as NumPy raises."""
+
+    def __init__(self, axis: int, r: int, loc, name: str):
+        self.axis, self.r, self.loc, self.name = axis, r, loc, name
+
+    def fail(self, lw, t: Term) -> Term:
+        from ..lang.terms import FALSE, make_lets
+        binds = lw.b.check(FALSE, (), self.loc, self.name, f"axis {self.axis} is out of bounds for array of "
+                                                           f"dimension {self.r}")
+        # what follows a failing check never runs; the reduction of axis 0 keeps the types
+        return make_lets(binds, prim("sum", t, loc=self.loc))
 
 
 def _dtype(lw, kwargs, obj):
@@ -156,6 +173,8 @@ def h_np_sum(lw, obj, node, args, kwargs):
     if not is_array(t):
         return _scalar_or_fail(lw, t, obj, node)
     axis = _axis(lw, kwargs, rank(t.type), obj, node)
+    if isinstance(axis, _AxisError):
+        return axis.fail(lw, t)
     if axis is None:
         return lw.b.sum_all(t, loc)
     if axis == 0:
@@ -170,6 +189,8 @@ def h_mean(lw, obj, node, args, kwargs):
     if not is_array(t):
         return lw.b.to_float(_scalar_or_fail(lw, t, obj, node), loc)
     axis = _axis(lw, kwargs, rank(t.type), obj, node)
+    if isinstance(axis, _AxisError):
+        return lw.b.to_float(axis.fail(lw, t), loc)
     if axis is None or rank(t.type) == 1:
         return lw.b.mean(t, loc)
     div = lambda x, y: lw.b.arith("div", x, y, loc)
@@ -216,6 +237,8 @@ def h_np_max(lw, obj, node, args, kwargs):
     if not is_array(t):
         return _scalar_or_fail(lw, t, obj, node)
     axis = _axis(lw, kwargs, rank(t.type), obj, node)
+    if isinstance(axis, _AxisError):
+        return axis.fail(lw, t)
     if axis is None:
         return lw.b.share(t, lambda m: lw.b.reduce_all(m, reduce, loc), loc)
     return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, reduce, loc), loc)
