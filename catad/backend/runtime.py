@@ -68,13 +68,20 @@ def nonempty(x, axis: int):
     return np.pad(x, pad)
 
 
-def take_iota(x, a: int, k: int, n: int):
+def take_iota(x, a: int, k: int, n: int, masked: bool = False):
     """x[..., i_a, ...] where i_a = arange(n) along batch axis a (of size 1 in x) and
-    axis k of x is the indexed one: a view with axis k moved to position a."""
+    axis k of x is the indexed one: a view with axis k moved to position a.
+
+    Sizes are never reconciled here: the front end proved or checked that every index a
+    lane reads is in range, so x has at least n elements along k (a build over range(n)
+    reads the first n of them), except where lanes past the end are `masked` out (a ragged
+    range padded to its longest lane, a branch not taken), which read zeros."""
     m = x.shape[k]
     if m > n:
         x = x[(slice(None),) * k + (slice(0, n),)]
-    elif m < n:  # lanes past the end are masked out; pad them
+    elif m < n:
+        if not masked:
+            raise AssertionError(f"catad: a build of {n} reads {m} elements (an unchecked index)")
         pad = [(0, 0)] * x.ndim
         pad[k] = (0, n - m)
         x = np.pad(x, pad)
@@ -140,8 +147,8 @@ def scatter(shape: tuple, index: tuple, val):
         raise ValueError(f"scatter: values of shape {val.shape} do not fit indices of shape {bshape}")
     if bad is not False:  # lanes a mask discarded hold zeros; any other index out of range is an error
         bad = np.broadcast_to(bad, bshape).reshape(bshape + (1,) * len(rest))
-        if np.any(np.broadcast_to(bad, full_shape) & (v != 0)):
-            raise IndexError("index out of range in an index update")
+        if np.any(np.broadcast_to(bad, full_shape) & (v != 0)):  # the front end checks every index
+            raise AssertionError("catad: an index update out of range (an unchecked index)")
         v = np.where(bad, 0.0, v)
     if inner == 1:
         f = np.broadcast_to(flat, bshape).ravel()
@@ -214,14 +221,17 @@ def out_array(x, dtype, params=()):
 
 
 def pad_to(x, axis: int, n: int):
-    """x with zeros appended along axis up to length n (the rest of an index update)."""
+    """The vector of length n along axis that an index update writes: x's lanes, the
+    values written at 0, 1, ..., then zeros where nothing was written (the cotangent of
+    the first k elements of a vector of n). Not a reconciliation of sizes: lanes past n
+    can only be ones a mask discarded (a ragged range's padding), and hold zeros."""
     m = x.shape[axis]
     if m == n:
         return x
-    if m > n:  # lanes past the end must be ones a mask discarded
+    if m > n:
         tail = x[(slice(None),) * axis + (slice(n, None),)]
-        if np.any(tail != 0):
-            raise IndexError(f"index {n} is out of bounds for a vector of size {n}")
+        if np.any(tail != 0):  # the front end checks every index against its axis
+            raise AssertionError(f"catad: an update writes element {n} of a vector of {n} (an unchecked index)")
         return x[(slice(None),) * axis + (slice(0, n),)]
     pad = [(0, 0)] * x.ndim
     pad[axis] = (0, n - m)

@@ -141,10 +141,12 @@ class Compiler:
         return name
 
     def const(self, value, ty: Type) -> Arr:
-        if ty == Site:  # a check's place and message: an object in the namespace
-            name = self.name("site")
-            self.consts[name] = value
-            return Arr(name, kind="o")
+        if ty == Site:  # a check's place and message: an object in the namespace, once
+            key = ("site", value)
+            if key not in self.const_names:
+                self.const_names[key] = self.name("site")
+                self.consts[self.const_names[key]] = value
+            return Arr(self.const_names[key], kind="o")
         if isinstance(value, bool) or ty == Bool:
             return Arr(repr(bool(value)), kind="b")
         if ty == Int:
@@ -543,7 +545,10 @@ class Compiler:
             if isinstance(x, tuple):
                 return "(" + "".join(code(y) + ", " for y in x) + ")"
             return self.lift(x, d).code
-        self.emit(f"check_ok({self.lift(cond, d).code}, {mask}, ({lanes}), {site.code}, {code(data)})")
+        line = f"check_ok({self.lift(cond, d).code}, {mask}, ({lanes}), {site.code}, {code(data)})"
+        if not any(line in scope for scope in self.memo):  # a reverse program reads the primal's twice
+            self.emit(line)
+            self.memo[-1][line] = None
         return ()
 
     def p_index(self, t, i: Arr, v):
@@ -591,7 +596,7 @@ class Compiler:
             code = f"{xl.code}[{_axes(d, [ic])}]"
             return Arr(self.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
         if i.iota is not None and i.iota not in xl.deps:
-            code = f"take_iota({xl.code}, {i.iota}, {d}, {self.sizes[i.iota]})"
+            code = f"take_iota({xl.code}, {i.iota}, {d}, {self.sizes[i.iota]}{', True' if guarded else ''})"
             return Arr(self.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
         parts = [self.lift(self.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
         ic = self.lift(i, d).code

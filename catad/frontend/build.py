@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..errors import CatadTypeError, Loc, Site as Site_
-from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
+from ..lang.terms import (TRUE, Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets,
+                          may_fail)
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Unit, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
-from .shapes import Dim, Shapes, fresh, lin_add, lin_const
+from .shapes import Dim, Shapes, fresh, lin_add, lin_const, simple
 
 ZERO = Const(0, Int)
 ONE = Const(1, Int)
@@ -273,6 +274,14 @@ class Builder:
     def size(self, a: Term, axis: int, loc: Loc | None) -> Term:
         """The length of axis `axis` of atom a (the term its shape holds)."""
         return fresh(self.shape(a)[axis].size, loc)
+
+    def length(self, t: Term, loc: Loc | None) -> Term:
+        """len(t): the length its shape holds (len(m[i]) is m's columns), without computing t
+        unless computing it runs a check (len(m[5]) raises where m has fewer rows)."""
+        known = self.shapes.infer(t)
+        if known and known[0] is not None and known[0].size is not None and not may_fail(t):
+            return fresh(known[0].size, loc)
+        return self.share(t, lambda a: self.size(a, 0, loc), loc)
 
     def elementwise(self, f: Callable[..., Term], operands: list[Term], loc: Loc | None,
                     construct: str = "elementwise operation") -> Term:
@@ -536,7 +545,7 @@ class Builder:
         (an index in a branch not taken must not raise), when every one has elements."""
         sh = self.shapes
         form = sh.lin(i)
-        if not any(dict(form[0]).get(f.var) for f in self.frames):
+        if not any(dict(form[0]).get(f.var) for f in self.frames) or not all(simple(k) for k, _ in form[0]):
             return None
         lo, hi = self.extremes(form, self.frames)
         nonneg = lin_const(lo) is not None and lin_const(lo) >= 0

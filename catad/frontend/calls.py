@@ -269,7 +269,7 @@ def h_len(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
-        return lw.b.share(t, lambda a: lw.b.size(a, 0, loc), loc)  # len(m[0]) is m's columns
+        return lw.b.length(t, loc)
     if isinstance(t.type, TupleT):
         return Const(len(t.type.items), Int, loc)
     lw.fail(node, "len", f"len() takes an array or a tuple, got a {t.type}", CatadTypeError)

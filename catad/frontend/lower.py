@@ -24,6 +24,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, rank, scalar_o
 from ..primitives import prim
 from . import calls
 from .build import Builder, Frame, Names, Statement, is_array, join_types
+from .shapes import simple
 from .reads import Path
 from .source import Source
 
@@ -870,6 +871,10 @@ class FunctionLowerer:
         for k, a in enumerate(args):  # checks in the bounds (len(m[0])) run before the comprehension
             lets, args[k] = let_chain(a)
             outer += [(lt.var, lt.rhs) for lt in lets]
+            if not simple(args[k]):  # a bound that binds something is computed once, before
+                v = self.b.bound(self.b.var(Int, loc), args[k])
+                outer.append((v, args[k]))
+                args[k] = v
         start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else Const(1, Int)
         if not (isinstance(step, Const) and step.value > 0):

@@ -225,7 +225,7 @@ class Shapes:
             return tuple(Dim(Const(n, Int), n == 1) for n in t.py_value.shape)
         if isinstance(t, Build):
             inner = self.infer(t.body) if isinstance(t.body.type, Vec) else ()
-            first = self.dim(t.size) if _simple(t.size) else None
+            first = self.dim(t.size) if simple(t.size) else None
             return (first,) + _outside(inner or (None,) * (r - 1), _binders(t.body) | {t.var.name})
         if isinstance(t, Let):
             lets, body = let_chain(t)
@@ -242,7 +242,7 @@ class Shapes:
         return unknown
 
 
-def _simple(t: Term) -> bool:
+def simple(t: Term) -> bool:
     """A size that binds nothing (it can be copied where it is read: see fresh)."""
     stack = [t]
     while stack:
@@ -286,4 +286,4 @@ def _outside(dims: tuple, names: set[str]) -> tuple:
     return tuple(d if d is None or d.size is None or not _mentions(d.size, names) else None for d in dims)
 
 
-__all__ = ["Dim", "Shapes", "canonical", "fresh", "lin_add", "lin_const"]
+__all__ = ["Dim", "Shapes", "canonical", "fresh", "lin_add", "lin_const", "simple"]
