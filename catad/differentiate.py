@@ -116,10 +116,13 @@ def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None, zero
         pl = pipeline(b.fn, *b.args)
         n, users = len(pl.core.main.params), len(b.args)
         if which == "forward":  # the hidden parameters' tangents are zero
-            return compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
-        wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
-        keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
-        return compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+            c = compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
+        else:
+            wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
+            keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
+            c = compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+        c.locate = lambda *a: _compiled(b, "primal")(*a[:n])  # the primal program knows the source lines
+        return c
     key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
     return b.stage(key + ("-zero-safe" if zero_safe else ""), make)
 

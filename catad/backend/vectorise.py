@@ -33,7 +33,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok"}
+                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
 
 
 @dataclass(frozen=True)
@@ -497,7 +497,8 @@ class Compiler:
         acc, _ = next(leaves)
         if isinstance(body, (Arr, Stacked)):
             dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[_kind(ty)]
-            return Arr(self.assign(f"np.array({acc}, dtype={dtype})"), 0, frozenset(), rank(ty) + 1, _kind(ty))
+            code = f"loop_array({acc}, {dtype}, {rank(ty) + 1})"
+            return Arr(self.assign(code), 0, frozenset(), rank(ty) + 1, _kind(ty))
         return RT(acc, is_list=True)
 
     # ------------------------------------------------------------ calls
@@ -962,7 +963,8 @@ class Compiler:
             b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
         mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
         guard = self.mask is not None  # lanes a branch discards may reduce nothing
-        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}{', True' if guard else ''})")
+        loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
+        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {guard}{f', {loc!r}' if loc else ''})")
         deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
         return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
 

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from ..errors import ShapeError
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
 
@@ -232,14 +233,16 @@ def _sum(v):
 
 def _vmax(v):
     if len(v) == 0:
-        raise ValueError("max of an empty vector")
+        raise ShapeError("max of an empty array (NumPy raises ValueError: a zero-size array has no max)",
+                         construct="max")
     x = np.max(v)
     return int(x) if v.dtype.kind in "iu" else float(x)
 
 
 def _vmin(v):
     if len(v) == 0:
-        raise ValueError("min of an empty vector")
+        raise ShapeError("min of an empty array (NumPy raises ValueError: a zero-size array has no min)",
+                         construct="min")
     x = np.min(v)
     return int(x) if v.dtype.kind in "iu" else float(x)
 
