@@ -24,6 +24,7 @@ import numpy as np
 
 from . import api
 from .ad import jacobian_program
+from .binding import call_args
 from .combinators.terms import make_context, split_context
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
@@ -223,16 +224,16 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
 
 def grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The gradient of fn (which must return a float) with respect to argument(s) argnums."""
-    def gradient(*args):
-        return _grad_impl(fn, argnums, args, with_value=False)
+    def gradient(*args, **kwargs):
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False)
     gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
     return gradient
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """Like :func:`grad`, returning ``(fn(*args), gradient)``."""
-    def value_and_gradient(*args):
-        return _grad_impl(fn, argnums, args, with_value=True)
+    def value_and_gradient(*args, **kwargs):
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True)
     return value_and_gradient
 
 
@@ -286,11 +287,12 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
     return float(a)
 
 
-def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
+def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
     primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
-    are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point."""
-    b = api.bind(fn, primals)
+    are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point. Primals given
+    by keyword take their parameter's place, and so does their cotangent."""
+    b = api.bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
 
@@ -303,8 +305,8 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
-    def jac(*args):
-        b = api.bind(fn, args)
+    def jac(*args, **kwargs):
+        b = api.bind(fn, call_args(fn, args, kwargs))
         vals, params = _canonical(b)
         nums = _argnums(argnums, params)
         out = _run_primal(b, vals)
@@ -361,11 +363,12 @@ class LinearMap:
         self.bound, self.vals, self.params, self.out = bound, vals, params, out
         self.transposed = transposed
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.transposed:
-            if len(args) != 1:
+            if len(args) != 1 or kwargs:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
+        args = call_args(self.bound.fn, args, kwargs)  # tangents by keyword take their primal's place
         dx = _check_tangents(tuple(args), self.vals, self.params)
         _, dt = _forward(self.bound, self.vals, dx)
         return _materialize(dt, self.out)
@@ -402,9 +405,10 @@ def _type_of(v: Any) -> Type:
     return type_of_value(v, "output")
 
 
-def linearize(fn: Callable, *primals: Any) -> tuple[Any, LinearMap]:
-    """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap`."""
-    b = api.bind(fn, primals)
+def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, LinearMap]:
+    """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap` (primals
+    given by keyword take their parameter's place)."""
+    b = api.bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
     return out, LinearMap(b, vals, params, out)
