@@ -218,7 +218,7 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
     nums = _argnums(argnums, params)
     out, cts = _reverse(b, vals, 1.0, nums)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
-    g = grads[0] if isinstance(argnums, int) else grads
+    g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (out, g) if with_value else g
 
 
@@ -272,6 +272,11 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
         return tuple(_tangent_value(a, b, s, f"{what}[{i}]", like) for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
     if scalar_of(ty) != Float:
         return S.ZERO  # Int and Bool carry no tangent
+    if isinstance(t, (complex, np.complexfloating)) or np.asarray(t).dtype.kind == "c":
+        raise ArgumentError(f"{what} is complex; {like} is real, so its tangents are real too")  # not cast away
+    if isinstance(t, np.ma.MaskedArray):
+        raise ArgumentError(f"{what} is a masked array; catad would ignore its mask",
+                            hint="pass np.ma.filled(x, 0.0)")
     try:
         a = np.asarray(t, dtype=np.float64)
     except (TypeError, ValueError):
@@ -296,8 +301,10 @@ def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
 
-    def vjp_fn(ct):
-        c = _tangent_value(ct, out, b.core.main.result_type, "cotangent")
+    def vjp_fn(*cts):
+        if len(cts) != 1:
+            raise ArgumentError(f"vjp_fn takes one cotangent, shaped like the output, got {len(cts)}")
+        c = _tangent_value(cts[0], out, b.core.main.result_type, "cotangent")
         _, cts = _reverse(b, vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, vals))
     return out, vjp_fn
@@ -313,12 +320,16 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
         if isinstance(out, tuple):
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
+        result = b.core.main.result_type
+        if scalar_of(result) != Float:  # no tangent space: no rows to shape
+            raise CatadError(f"jacobian needs a function returning a float or a float array; "
+                             f"{getattr(fn, '__name__', 'f')} returns {result}", construct="jacobian")
         full = _jacobian_matrix(b, vals, out, nums)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
             results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
-        return results[0] if isinstance(argnums, int) else tuple(results)
+        return results[0] if isinstance(argnums, (int, np.integer)) else tuple(results)
     return jac
 
 
@@ -346,6 +357,8 @@ def _blocks(columns: np.ndarray, out_shape: tuple, like: Any) -> Any:
     if isinstance(like, tuple):
         sizes = np.cumsum([0] + [S.tangent_size(x) for x in like])
         return tuple(_blocks(columns[:, a:b], out_shape, x) for a, b, x in zip(sizes, sizes[1:], like))
+    if columns.shape[1] != int(np.prod(np.shape(like))):  # an Int or Bool part: zeros, as vjp gives
+        return np.zeros(out_shape + np.shape(like))
     return columns.reshape(out_shape + np.shape(like))
 
 
@@ -358,6 +371,16 @@ class LinearMap:
     order), and ``str(lm)`` prints the linear-map value in the notes' notation.
     Applying it runs fn's compiled forward or reverse program at the point (with the
     globals and closures as ``linearize`` read them)."""
+
+    # NumPy must not take a LinearMap for a 0-d object array (x @ lm came out as a matmul
+    # dimension error from inside NumPy): it defers to __rmatmul__
+    __array_ufunc__ = None
+
+    def __matmul__(self, other: Any):
+        raise ArgumentError("a LinearMap is applied by calling it, lm(dx), not with @",
+                            construct="LinearMap", hint="or use lm.to_matrix() @ x for the dense Jacobian")
+
+    __rmatmul__ = __matmul__
 
     def __init__(self, bound: api.Bound, vals: tuple, params, out: Any, transposed: bool = False):
         self.bound, self.vals, self.params, self.out = bound, vals, params, out
