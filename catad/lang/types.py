@@ -105,6 +105,9 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
     if isinstance(v, (bool, np.bool_)):
         return Bool
     if isinstance(v, (int, np.integer)):
+        if not _INT64.min <= v <= _INT64.max:  # compiled code computes Ints as int64: it would overflow
+            raise ArgumentError(f"{what} is {v}, outside the 64-bit range of catad's Ints",
+                                hint="a float may do instead")
         return Int
     if isinstance(v, (float, np.floating)):
         return Float
@@ -157,9 +160,12 @@ def _check_plain_array(v: np.ndarray, what: str) -> None:
                             hint="pass np.ma.filled(x, value) or x.compressed()")
 
 
+_INT64 = np.iinfo(np.int64)
+
+
 def _check_int64(v: np.ndarray, what: str) -> None:
     """Unsigned values past int64's range would wrap around (Int arrays are int64)."""
-    if v.dtype.kind == "u" and v.size and v.max() > np.iinfo(np.int64).max:
+    if v.dtype.kind == "u" and v.size and v.max() > _INT64.max:
         raise ArgumentError(f"{what} holds {v.max()}, too large for catad's 64-bit signed Int arrays",
                             hint="pass it as a float array")
 
