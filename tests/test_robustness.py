@@ -356,3 +356,76 @@ def test_eval_cl_of_a_bare_term_checks_its_arguments():
     with pytest.raises(catad.ArgumentError) as e:
         catad.eval_cl(square)
     assert_clean(e.value)
+
+
+# ---------------------------------------------------------------- ranges and slices as Python has them
+
+def repeat(x, n):
+    return sum(x for i in range(n))
+
+
+def between(x, a, b):
+    return sum(x * x for i in range(a, b))
+
+
+def first_row(v, n):
+    return sum(v[0] for i in range(n))
+
+
+@pytest.mark.parametrize("fn, args", [(repeat, (2.0, -3)), (between, (2.0, 5, 2)), (first_row, (np.ones(2), -1))],
+                         ids=["range(-3)", "range(5, 2)", "v[0] over range(-1)"])
+def test_a_sum_over_an_empty_range_is_zero(fn, args):
+    """A negative build size is an empty range; a sum of a constant over it was n times it."""
+    value, g = catad.value_and_grad(fn)(*args)
+    assert value == fn(*args) == 0
+    np.testing.assert_array_equal(g, np.zeros(np.shape(args[0])))
+
+
+def head(v):
+    return v[:5] * 2.0
+
+
+def tail(v):
+    return v[-5:] * 2.0
+
+
+def from_k(v, k):
+    return v[k:] * 2.0
+
+
+def to_k(v, k):
+    return v[:k] * 2.0
+
+
+def columns(m):
+    return m[:, :5] * 2.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (head, (np.arange(3.0),)), (tail, (np.arange(3.0),)), (columns, (np.ones((2, 3)),)),
+    (from_k, (np.arange(3.0), -1)), (from_k, (np.arange(3.0), -5)), (from_k, (np.arange(3.0), 5)),
+    (to_k, (np.arange(3.0), 5)), (to_k, (np.arange(3.0), -1)), (to_k, (np.arange(3.0), -5)),
+], ids=["v[:5]", "v[-5:]", "m[:, :5]", "v[k:] k=-1", "v[k:] k=-5", "v[k:] k=5", "v[:k] k=5", "v[:k] k=-1",
+        "v[:k] k=-5"])
+def test_slice_bounds_are_clamped_as_python_does(fn, args):
+    """v[:5] of a vector of 3 is the vector (it was padded with zeros), v[-1:] its last element."""
+    out, back = catad.vjp(fn, *args)
+    want = fn(*args)
+    assert out.shape == want.shape
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_allclose(back(np.ones(want.shape))[0], central(lambda *a: np.sum(fn(*a)), args, 0),
+                               atol=1e-6)
+
+
+def scale_by(x, n):
+    return x * n
+
+
+def test_ints_past_int64_are_refused():
+    """Compiled code computes Ints as int64; v[:k] with k = 10**30 was an OverflowError."""
+    for n in (2 ** 63, -2 ** 63 - 1, 10 ** 30):
+        with pytest.raises(catad.ArgumentError, match="argument 'n'.*64-bit"):
+            catad.value_and_grad(scale_by)(1.5, n)
+    with pytest.raises(catad.ArgumentError, match="argument 'k'"):
+        catad.vjp(to_k, np.ones(3), 10 ** 30)
+    assert catad.value_and_grad(scale_by)(1.5, 2 ** 63 - 1) == (1.5 * (2 ** 63 - 1), float(2 ** 63 - 1))
