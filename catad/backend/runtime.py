@@ -44,11 +44,12 @@ def power(a, b):
 
 
 def first_max(a, b):
-    return np.where((a >= b) | (b != b), a, b)[()]
+    """Python's max(a, b): a unless b > a (so a tie, or a NaN on either side, gives a)."""
+    return np.where(b > a, b, a)[()]
 
 
 def first_min(a, b):
-    return np.where((a <= b) | (b != b), a, b)[()]
+    return np.where(b < a, b, a)[()]
 
 
 def sel(c, a, b):

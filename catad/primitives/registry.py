@@ -207,12 +207,12 @@ def _pow(a, b):
         return float(np.power(np.float64(a), np.float64(b)))
 
 
-def _first_max(a, b):  # documented choice: the first maximal argument
-    return a if a >= b or b != b else b
+def _first_max(a, b):  # Python's max(a, b): a unless b > a (ties and NaNs give a)
+    return b if b > a else a
 
 
 def _first_min(a, b):
-    return a if a <= b or b != b else b
+    return b if b < a else a
 
 
 def _vector(*xs):
@@ -317,11 +317,11 @@ register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.a
 register(Primitive("max", t_num_binary, _first_max, (np.maximum,), sympy=sympy.Max, arity=2,
                    vector='first_max({0}, {1})', doc="the larger of two scalars",
                    nondiff_note="at a tie the first argument is the maximum: the partials are 1 for a and 0 for b "
-                                "when a >= b (or b is NaN, when a is the result), else 0 and 1"))
+                                "when a >= b (or either is NaN: Python's max returns a unless b > a), else 0 and 1"))
 register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.Min, arity=2,
                    vector='first_min({0}, {1})', doc="the smaller of two scalars",
                    nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
-                                "when a <= b (or b is NaN, when a is the result), else 0 and 1"))
+                                "when a <= b (or either is NaN: Python's min returns a unless b < a), else 0 and 1"))
 
 # ---------------------------------------------------------------- comparisons and logic
 
