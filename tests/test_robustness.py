@@ -429,3 +429,42 @@ def test_ints_past_int64_are_refused():
     with pytest.raises(catad.ArgumentError, match="argument 'k'"):
         catad.vjp(to_k, np.ones(3), 10 ** 30)
     assert catad.value_and_grad(scale_by)(1.5, 2 ** 63 - 1) == (1.5 * (2 ** 63 - 1), float(2 ** 63 - 1))
+
+
+# ---------------------------------------------------------------- NaN in max and min
+
+def py_max(a, b):
+    return max(a, b)
+
+
+def py_min(a, b):
+    return min(a, b)
+
+
+def np_max(a, b):
+    return np.maximum(a, b)
+
+
+def np_min(a, b):
+    return np.minimum(a, b)
+
+
+@pytest.mark.parametrize("fn", [py_max, py_min, np_max, np_min])
+@pytest.mark.parametrize("a, b", [(np.nan, 1.0), (1.0, np.nan), (np.nan, np.nan), (2.0, 1.0), (1.0, 2.0)])
+def test_max_and_min_of_nan_as_python_and_numpy(fn, a, b):
+    """Python's max(a, b) is a unless b > a; NumPy's maximum propagates a NaN. catad gave 1.0
+    for max(nan, 1.0) and for np.maximum(1.0, nan)."""
+    value, (da, db) = catad.value_and_grad(fn, argnums=(0, 1))(a, b)
+    np.testing.assert_equal(value, fn(a, b))
+    assert (da, db) in ((1.0, 0.0), (0.0, 1.0))  # the derivative goes to the argument returned
+
+
+def relu_sum(v, w):
+    return np.sum(np.maximum(v, w))
+
+
+def test_np_maximum_of_arrays_propagates_nan():
+    v, w = np.array([1.0, np.nan, 3.0]), np.array([np.nan, 2.0, 1.0])
+    value, (gv, gw) = catad.value_and_grad(relu_sum, argnums=(0, 1))(v, w)
+    assert np.isnan(value) and np.isnan(relu_sum(v, w))
+    np.testing.assert_array_equal(gv + gw, np.ones(3))
