@@ -141,9 +141,25 @@ def eval_cl(term: C.CLProgram | C.CLDef | C.CL, *args: Any) -> Any:
     if isinstance(term, C.CLDef):
         return C.eval_cl_program(C.CLProgram((term,), term.name), *args)
     if isinstance(term, C.CL):
-        from .combinators.terms import make_context
-        return C.CLEvaluator().eval(term, make_context(list(args)))
+        return _eval_bare(term, args)
     raise CatadError(f"eval_cl takes a CL program from catad.to_cl, got {type(term).__name__}")
+
+
+def _eval_bare(term: C.CL, args: tuple) -> Any:
+    """A bare term has no parameter types: check what can be checked (how many context
+    positions it reads), and report a failure on these arguments as theirs."""
+    from .combinators.convert import input_arity
+    from .combinators.terms import make_context
+    arity = input_arity(term)
+    if arity is not None and arity != len(args):
+        raise ArgumentError(f"this CL term reads a context of {arity} value(s), got {len(args)} argument(s)",
+                            construct="eval_cl")
+    try:
+        return C.CLEvaluator().eval(term, make_context(list(args)))
+    except (TypeError, ValueError, IndexError, KeyError) as e:
+        raise ArgumentError(f"evaluating the CL term on these arguments failed: {type(e).__name__}: {e}",
+                            construct="eval_cl", hint="a bare term's input is not type-checked; pass the "
+                            "program from catad.to_cl to have the arguments checked") from None
 
 
 __all__ = ["to_core", "to_anf", "to_cl", "eval_cl", "to_sympy", "signature", "bind", "hidden_args"]

@@ -29,6 +29,10 @@ MAT_SHAPE = (3, 4)
 INT_VALUE = 3
 BOOL_VALUE = True
 WORDS = ("float", "int", "bool", "vec", "mat")
+# Example values only fix the types: a derivation is the same at every size, so a size
+# that could exhaust memory is refused rather than allocated.
+MAX_ELEMENTS = 10 ** 7
+MAX_NESTING = 100
 
 
 class ArgsError(Exception):
@@ -95,6 +99,7 @@ class _Parser:
         self.text = text
         self.toks = _tokens(text)
         self.k = 0
+        self.depth = 0  # of tuple parentheses
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.toks[self.k] if self.k < len(self.toks) else None
@@ -139,8 +144,13 @@ class _Parser:
             raise ArgsError(f"expected a type at the end of {self.text!r}")
         kind, value, col = t
         if value == "(":
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise ArgsError(f"tuples nested more than {MAX_NESTING} deep at column {col + 1} in "
+                                f"{_clip(self.text)}")
             self.k += 1
             items = self.type_list(")")
+            self.depth -= 1
             trailing_comma = self.toks[self.k - 1][1] == ","
             self.expect(")")
             if not items:
@@ -355,8 +365,33 @@ def check_count(fn: Callable, types: list[ArgType]) -> None:
 
 # ------------------------------------------------------------------ values
 
+def _clip(text: str, width: int = 60) -> str:
+    """repr(text), shortened in the middle when long (messages are one line)."""
+    return repr(text) if len(text) <= width else repr(text[:width // 2] + " ... " + text[-width // 2:])
+
+
+def _elements(t: ArgType) -> int:
+    if t.kind == "tuple":
+        return sum(_elements(x) for x in t.items)
+    return int(np.prod(t.shape, dtype=object)) if t.shape else 1
+
+
 def make_values(types: list[ArgType], seed: int = 0) -> tuple:
     """Example values of the given types (deterministic: the same types give the same values)."""
+    total = sum(_elements(t) for t in types)
+    if total > MAX_ELEMENTS:
+        big = max(types, key=_elements)
+        raise ArgsError(f"the example arguments would hold {total:,} numbers ({big} alone {_elements(big):,}); "
+                        f"the limit is {MAX_ELEMENTS:,}: the derivation is the same at every size, so use "
+                        f"small ones")
+    try:
+        return _make_values(types, seed)
+    except MemoryError:
+        raise ArgsError(f"not enough memory for example arguments of types "
+                        f"{_clip(', '.join(map(str, types)))}; use smaller sizes") from None
+
+
+def _make_values(types: list[ArgType], seed: int) -> tuple:
     rng = np.random.default_rng(seed)
 
     def floats(shape):

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import api
 from .ad import jacobian_program
+from .binding import call_args
 from .combinators.terms import make_context, split_context
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
@@ -116,10 +117,13 @@ def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None, zero
         pl = pipeline(b.fn, *b.args)
         n, users = len(pl.core.main.params), len(b.args)
         if which == "forward":  # the hidden parameters' tangents are zero
-            return compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
-        wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
-        keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
-        return compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+            c = compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
+        else:
+            wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
+            keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
+            c = compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+        c.locate = lambda *a: _compiled(b, "primal")(*a[:n])  # the primal program knows the source lines
+        return c
     key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
     return b.stage(key + ("-zero-safe" if zero_safe else ""), make)
 
@@ -214,22 +218,22 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
     nums = _argnums(argnums, params)
     out, cts = _reverse(b, vals, 1.0, nums)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
-    g = grads[0] if isinstance(argnums, int) else grads
+    g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (out, g) if with_value else g
 
 
 def grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The gradient of fn (which must return a float) with respect to argument(s) argnums."""
-    def gradient(*args):
-        return _grad_impl(fn, argnums, args, with_value=False)
+    def gradient(*args, **kwargs):
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False)
     gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
     return gradient
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """Like :func:`grad`, returning ``(fn(*args), gradient)``."""
-    def value_and_gradient(*args):
-        return _grad_impl(fn, argnums, args, with_value=True)
+    def value_and_gradient(*args, **kwargs):
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True)
     return value_and_gradient
 
 
@@ -268,6 +272,11 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
         return tuple(_tangent_value(a, b, s, f"{what}[{i}]", like) for i, (a, b, s) in enumerate(zip(t, v, ty.items)))
     if scalar_of(ty) != Float:
         return S.ZERO  # Int and Bool carry no tangent
+    if isinstance(t, (complex, np.complexfloating)) or np.asarray(t).dtype.kind == "c":
+        raise ArgumentError(f"{what} is complex; {like} is real, so its tangents are real too")  # not cast away
+    if isinstance(t, np.ma.MaskedArray):
+        raise ArgumentError(f"{what} is a masked array; catad would ignore its mask",
+                            hint="pass np.ma.filled(x, 0.0)")
     try:
         a = np.asarray(t, dtype=np.float64)
     except (TypeError, ValueError):
@@ -283,16 +292,19 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
     return float(a)
 
 
-def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
+def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
     primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
-    are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point."""
-    b = api.bind(fn, primals)
+    are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point. Primals given
+    by keyword take their parameter's place, and so does their cotangent."""
+    b = api.bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
 
-    def vjp_fn(ct):
-        c = _tangent_value(ct, out, b.core.main.result_type, "cotangent")
+    def vjp_fn(*cts):
+        if len(cts) != 1:
+            raise ArgumentError(f"vjp_fn takes one cotangent, shaped like the output, got {len(cts)}")
+        c = _tangent_value(cts[0], out, b.core.main.result_type, "cotangent")
         _, cts = _reverse(b, vals, c)
         return tuple(_materialize(x, v) for x, v in zip(cts, vals))
     return out, vjp_fn
@@ -300,20 +312,24 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
-    def jac(*args):
-        b = api.bind(fn, args)
+    def jac(*args, **kwargs):
+        b = api.bind(fn, call_args(fn, args, kwargs))
         vals, params = _canonical(b)
         nums = _argnums(argnums, params)
         out = _run_primal(b, vals)
         if isinstance(out, tuple):
             raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
                              "tuple (differentiate each component, or use vjp)", construct="jacobian")
+        result = b.core.main.result_type
+        if scalar_of(result) != Float:  # no tangent space: no rows to shape
+            raise CatadError(f"jacobian needs a function returning a float or a float array; "
+                             f"{getattr(fn, '__name__', 'f')} returns {result}", construct="jacobian")
         full = _jacobian_matrix(b, vals, out, nums)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
             results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
-        return results[0] if isinstance(argnums, int) else tuple(results)
+        return results[0] if isinstance(argnums, (int, np.integer)) else tuple(results)
     return jac
 
 
@@ -341,6 +357,8 @@ def _blocks(columns: np.ndarray, out_shape: tuple, like: Any) -> Any:
     if isinstance(like, tuple):
         sizes = np.cumsum([0] + [S.tangent_size(x) for x in like])
         return tuple(_blocks(columns[:, a:b], out_shape, x) for a, b, x in zip(sizes, sizes[1:], like))
+    if columns.shape[1] != int(np.prod(np.shape(like))):  # an Int or Bool part: zeros, as vjp gives
+        return np.zeros(out_shape + np.shape(like))
     return columns.reshape(out_shape + np.shape(like))
 
 
@@ -354,15 +372,26 @@ class LinearMap:
     Applying it runs fn's compiled forward or reverse program at the point (with the
     globals and closures as ``linearize`` read them)."""
 
+    # NumPy must not take a LinearMap for a 0-d object array (x @ lm came out as a matmul
+    # dimension error from inside NumPy): it defers to __rmatmul__
+    __array_ufunc__ = None
+
+    def __matmul__(self, other: Any):
+        raise ArgumentError("a LinearMap is applied by calling it, lm(dx), not with @",
+                            construct="LinearMap", hint="or use lm.to_matrix() @ x for the dense Jacobian")
+
+    __rmatmul__ = __matmul__
+
     def __init__(self, bound: api.Bound, vals: tuple, params, out: Any, transposed: bool = False):
         self.bound, self.vals, self.params, self.out = bound, vals, params, out
         self.transposed = transposed
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.transposed:
-            if len(args) != 1:
+            if len(args) != 1 or kwargs:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
+        args = call_args(self.bound.fn, args, kwargs)  # tangents by keyword take their primal's place
         dx = _check_tangents(tuple(args), self.vals, self.params)
         _, dt = _forward(self.bound, self.vals, dx)
         return _materialize(dt, self.out)
@@ -399,9 +428,10 @@ def _type_of(v: Any) -> Type:
     return type_of_value(v, "output")
 
 
-def linearize(fn: Callable, *primals: Any) -> tuple[Any, LinearMap]:
-    """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap`."""
-    b = api.bind(fn, primals)
+def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, LinearMap]:
+    """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap` (primals
+    given by keyword take their parameter's place)."""
+    b = api.bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
     return out, LinearMap(b, vals, params, out)

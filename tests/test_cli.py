@@ -334,6 +334,34 @@ def test_explain_bad_args(user, args, words):
     error(run("explain", "model.py:poly", "--args", args, cwd=user), "--args", *words)
 
 
+@pytest.mark.parametrize("args", ["vec[100000000000], vec", "mat[100000, 100000], vec",
+                                  "vec[99999999999999999999], vec", "vec[6000000], vec[6000000]"])
+def test_explain_sizes_past_memory_are_one_line(user, args):
+    """Example values only fix the types; sizes that would exhaust memory (or that NumPy
+    cannot allocate at all) are refused before anything is allocated."""
+    error(run("explain", "model.py:dot", "--args", args, cwd=user), "--args", "limit", "10,000,000")
+
+
+def test_explain_sizes_past_memory_from_annotations(tmp_path):
+    (tmp_path / "big.py").write_text('def f(v: "vec[100000000000]") -> float:\n    return v[0]\n')
+    error(run("explain", "big.py:f", cwd=tmp_path), "limit")
+
+
+def test_explain_deeply_nested_tuples_are_one_line(user):
+    args = "(" * 5000 + "float" + ",)" * 5000
+    error(run("explain", "model.py:poly", "--args", args, cwd=user), "--args", "nested more than 100 deep")
+
+
+def test_values_out_of_memory_is_an_args_error(monkeypatch):
+    import catad.cli_args as cli_args
+
+    def no_memory(*_):
+        raise MemoryError()
+    monkeypatch.setattr(cli_args, "_make_values", no_memory)
+    with pytest.raises(ArgsError, match="not enough memory.*vec"):
+        make_values(parse_types("float, vec[3]"))
+
+
 def test_explain_wrong_number_of_args(user):
     error(run("explain", "model.py:poly", "--args", "float, float", cwd=user),
           "poly takes 1 parameter (x)", "gives 2 types")

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import tangents as T
+from ..errors import CatadError
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
@@ -37,8 +38,22 @@ class Compiled:
     element_loops: list[str] = field(default_factory=list)
     zero_safe: bool = False      # tangent products are 0 wherever the tangent is 0
 
+    # Derivative programs lose the user's source locations on the way through CL; the
+    # caller may give the primal program (which has them) to name where an error is.
+    locate: Callable | None = None
+
     def __call__(self, *args: Any) -> Any:
-        return self.fn(*args)
+        try:
+            return self.fn(*args)
+        except CatadError as e:
+            if e.loc is not None or self.locate is None:
+                raise
+            unlocated = e
+        try:
+            self.locate(*args)  # the same error, raised where the source says
+        except CatadError as e:
+            raise e from None
+        raise unlocated
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""

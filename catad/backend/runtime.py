@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from .. import tangents as T
+from ..errors import Loc as _Loc, ShapeError as _ShapeError
 from ..primitives import registry as R
 
 ZERO = T.ZERO
@@ -43,11 +44,12 @@ def power(a, b):
 
 
 def first_max(a, b):
-    return np.where((a >= b) | (b != b), a, b)[()]
+    """Python's max(a, b): a unless b > a (so a tie, or a NaN on either side, gives a)."""
+    return np.where(b > a, b, a)[()]
 
 
 def first_min(a, b):
-    return np.where((a <= b) | (b != b), a, b)[()]
+    return np.where(b < a, b, a)[()]
 
 
 def sel(c, a, b):
@@ -106,20 +108,28 @@ def full(x, shape):
     return np.broadcast_to(x, shape)
 
 
-def vreduce(kind: str, x, axis: int, mask=None, guard: bool = False):
+def vreduce(kind: str, x, axis: int, mask=None, guard: bool = False, where: tuple | None = None):
     """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding);
-    guard: in a branch, where lanes that reduce nothing are discarded (NaN, or index 0)."""
+    guard: in a branch, where lanes that reduce nothing are discarded (NaN, or index 0);
+    where: (file, line, col) of the reduction in the user's source, for the error."""
     if mask is not None:
         fill = (-np.inf if kind in ("max", "argmax") else np.inf) if x.dtype.kind == "f" else \
             (np.iinfo(x.dtype).min if kind in ("max", "argmax") else np.iinfo(x.dtype).max)
         x = np.where(mask, x, fill)
     if x.shape[axis] == 0:
         if not guard:
-            raise ValueError(f"{kind} of an empty vector")
+            raise _empty_reduction(kind, where)
         shape = x.shape[:axis] + x.shape[axis + 1:]
         return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
     fn = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind]
     return fn(x, axis=axis)[()]
+
+
+def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:
+    """NumPy's ValueError for a max (min, argmax, argmin) of nothing, as a catad error."""
+    return _ShapeError(f"{kind} of an empty array (NumPy raises ValueError: a zero-size array has no {kind})",
+                       _Loc(*where) if where else None, kind,
+                       hint="make sure the array is not empty, e.g. test its length first")
 
 
 def scatter(shape: tuple, index: tuple, val):
@@ -156,7 +166,14 @@ def scatter(shape: tuple, index: tuple, val):
     else:
         f = (np.broadcast_to(flat, bshape).reshape(-1, 1) * inner + np.arange(inner)).ravel()
         out = np.bincount(f, weights=v.reshape(-1), minlength=size * inner)
-    return out.reshape(shape)
+    # an index a mask discarded was made 0 above, which is past the end of an empty vector
+    return out[:size * inner].reshape(shape)
+
+
+def loop_array(elems: list, dtype, ndim: int):
+    """The array of a Python loop's results; with no results, empty along every axis (as
+    the reference semantics makes an empty build): np.array([]) would have only one."""
+    return np.array(elems, dtype=dtype) if elems else np.zeros((0,) * ndim, dtype=dtype)
 
 
 def check_ok(cond, mask, lanes: tuple, site, data):

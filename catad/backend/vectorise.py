@@ -33,7 +33,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok"}
+                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ class Compiler:
         # how some arrays were made, so that a sum of a product becomes one einsum
         self.defs: dict[str, tuple] = {}
         self.ragged_masks: set[str] = set()
+        self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
         self._n = 0
 
     # ------------------------------------------------------------ emission
@@ -299,6 +300,8 @@ class Compiler:
         self.taken.add(new)
         if value.code in self.defs:
             self.defs[new] = self.defs[value.code]
+        if value.code in self.nonneg:
+            self.nonneg.add(new)
         return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
 
     def get(self, tup, index: int):
@@ -421,6 +424,7 @@ class Compiler:
             N = self.assign(f"maxlen({self.lift(n, max(n.depth, m.depth if m else 0)).code}"
                             f"{', ' + self.lift(m, n.depth).code if m is not None else ''})", "N")
         else:
+            n = self.at_least_zero(n)
             N = n.code if n.depth == 0 else self.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
         shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
         i = self.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
@@ -451,6 +455,16 @@ class Compiler:
         if depth_of(body) > k + 1:
             raise AssertionError("a build body escaped its depth")
         return self.stacked(body, k, n, N, mask)
+
+    def at_least_zero(self, n: Arr) -> Arr:
+        """A build's size as range(n) has it: a negative n is no elements (summing a constant
+        over such a build would otherwise multiply it by n)."""
+        if n.code in self.nonneg or n.code.isdigit():
+            return n
+        code = f"max({n.code}, 0)" if n.depth == 0 else f"np.maximum({n.code}, 0)"
+        out = Arr(self.assign(code, "n"), n.depth, n.deps, n.rank, n.kind)
+        self.nonneg.add(out.code)
+        return out
 
     def stacked(self, body, k: int, n: Arr, N: str, mask):
         """A vector of tuples is a tuple of vectors; a vector of zero tangents is zero."""
@@ -499,7 +513,8 @@ class Compiler:
         acc, _ = next(leaves)
         if isinstance(body, (Arr, Stacked)):
             dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[_kind(ty)]
-            return Arr(self.assign(f"np.array({acc}, dtype={dtype})"), 0, frozenset(), rank(ty) + 1, _kind(ty))
+            code = f"loop_array({acc}, {dtype}, {rank(ty) + 1})"
+            return Arr(self.assign(code), 0, frozenset(), rank(ty) + 1, _kind(ty))
         return RT(acc, is_list=True)
 
     # ------------------------------------------------------------ calls
@@ -613,9 +628,9 @@ class Compiler:
         if isinstance(v, Upd):
             return v.n
         if isinstance(v, Arr):
-            return Arr(self.assign(f"{v.code}.shape[{v.depth}]", "n"), 0, frozenset(), 0, "i")
+            return self.length(f"{v.code}.shape[{v.depth}]")
         if isinstance(v, RT) and self.depth == 0:
-            return Arr(self.assign(f"len({v.code})", "n"), 0, frozenset(), 0, "i")
+            return self.length(f"len({v.code})")
         if isinstance(v, TSum):
             return self.p_size(t, tsum_terms(v)[0])
         raise Unvectorisable("the size of a zero tangent")
@@ -629,10 +644,15 @@ class Compiler:
         if isinstance(v, Stacked):
             v = self.dense(v)
         if isinstance(v, Arr):
-            return Arr(self.assign(f"{v.code}.shape[{v.depth + axis}]", "n"), 0, frozenset(), 0, "i")
+            return self.length(f"{v.code}.shape[{v.depth + axis}]")
         if isinstance(v, RT) and self.depth == 0:
-            return Arr(self.assign(f"np.shape(dense_tangent({v.code}))[{axis}]", "n"), 0, frozenset(), 0, "i")
+            return self.length(f"np.shape(dense_tangent({v.code}))[{axis}]")
         raise Unvectorisable("the shape of a tangent that is not an array")
+
+    def length(self, code: str) -> Arr:
+        name = self.assign(code, "n")
+        self.nonneg.add(name)
+        return Arr(name, 0, frozenset(), 0, "i")
 
     def p_sum(self, t, v):
         return self.vsum(v)
@@ -664,7 +684,7 @@ class Compiler:
     def as_stacked(self, a: Arr) -> Stacked:
         """A dense Vec viewed as a build: its first element axis becomes a batch axis."""
         d = a.depth
-        n = Arr(self.assign(f"{a.code}.shape[{d}]", "n"), 0, frozenset(), 0, "i")
+        n = self.length(f"{a.code}.shape[{d}]")
         body = Arr(a.code, d + 1, a.deps | {d}, a.rank - 1, a.kind)
         return Stacked(body, d, n, n.code, None)
 
@@ -967,7 +987,8 @@ class Compiler:
             b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
         mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
         guard = self.mask is not None  # lanes a branch discards may reduce nothing
-        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}{', True' if guard else ''})")
+        loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
+        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {guard}{f', {loc!r}' if loc else ''})")
         deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
         return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
 

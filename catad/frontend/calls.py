@@ -357,7 +357,13 @@ def h_maximum(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 2)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     name = "max" if obj is np.maximum else "min"
-    f = lambda a, b: lw.b.scalar(name, [a, b], loc)
+
+    def f(a, b):
+        if b.type != Float or isinstance(b, Const):  # only a Float b can be NaN
+            return lw.b.scalar(name, [a, b], loc)
+        # the primitive is Python's max (a NaN b gives a); NumPy's propagates a NaN from either side
+        return lw.b.share(b, lambda y: lw.b.if_(prim("ne", y, y, loc=loc), y, lw.b.scalar(name, [a, y], loc),
+                                                 loc, "{a} {b}"), loc)
     return lw.b.elementwise(f, ts, loc) if any(is_array(t) for t in ts) else f(*ts)
 
 

@@ -83,8 +83,8 @@ def compile_with_reads(fn: Any, example_args: tuple) -> tuple[Program, Reads]:
     except ValueError:
         pass
     if not isinstance(fn, types.FunctionType):
-        raise ArgumentError(f"compile_function takes a Python function, got {type(fn).__name__}",
-                            construct="function", hint="pass a function defined with def or lambda")
+        raise ArgumentError(f"catad compiles Python functions defined with def or lambda; {_describe(fn)} is "
+                            f"not one", construct="function", hint=_wrap_hint(fn))
     if not isinstance(example_args, tuple):
         raise ArgumentError(f"example_args must be a tuple, got {type(example_args).__name__}",
                             construct="arguments", hint="e.g. (x,) for a function of one argument")
@@ -106,3 +106,31 @@ def compile_with_reads(fn: Any, example_args: tuple) -> tuple[Program, Reads]:
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
                                 hint="split it into several assignments") from None
     return Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))
+
+
+def _describe(fn: Any) -> str:
+    """What a callable that is not a plain function is, in a user's words."""
+    import functools
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if isinstance(fn, functools.partial):
+        return f"functools.partial({getattr(fn.func, '__name__', 'f')}, ...)"
+    if isinstance(fn, types.MethodType):
+        return f"the bound method {name}"
+    if isinstance(fn, type):
+        return f"the class {name}"
+    kind = type(fn).__name__
+    return f"{name} (a {kind})" if name else f"a {kind}"
+
+
+def _wrap_hint(fn: Any) -> str:
+    import functools
+    if isinstance(fn, functools.partial):
+        return "write a def that calls the function with the fixed arguments, e.g. def g(x): return f(2.0, x)"
+    if isinstance(fn, types.MethodType):
+        return "write the computation as a plain function of the numbers it uses"
+    if isinstance(fn, type):
+        return "pass a function"
+    name = getattr(fn, "__name__", "g")
+    module = "np" if type(fn).__name__ == "ufunc" else getattr(fn, "__module__", None)
+    called = f"{module}.{name}" if module and module != "builtins" else name
+    return f"wrap it in a def, e.g. def f(x): return {called}(x)"

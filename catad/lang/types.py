@@ -105,12 +105,16 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
     if isinstance(v, (bool, np.bool_)):
         return Bool
     if isinstance(v, (int, np.integer)):
+        if not _INT64.min <= v <= _INT64.max:  # compiled code computes Ints as int64: it would overflow
+            raise ArgumentError(f"{what} is {v}, outside the 64-bit range of catad's Ints",
+                                hint="a float may do instead")
         return Int
     if isinstance(v, (float, np.floating)):
         return Float
     if isinstance(v, tuple):
         return Tuple(tuple(type_of_value(x, f"{what}[{i}]") for i, x in enumerate(v)))
     if isinstance(v, np.ndarray):
+        _check_plain_array(v, what)
         if v.ndim not in (1, 2):
             raise ArgumentError(
                 f"{what} is a NumPy array of rank {v.ndim}; catad takes arrays of rank 1 or 2",
@@ -119,6 +123,7 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         if kind == "f":
             s = Float
         elif kind in "iu":
+            _check_int64(v, what)
             s = Int
         elif kind == "b":
             s = Bool
@@ -142,6 +147,27 @@ def units_of_value(v: Any):
     if isinstance(v, np.ndarray):
         return tuple(n == 1 for n in v.shape)
     return None
+
+
+def _check_plain_array(v: np.ndarray, what: str) -> None:
+    """ArgumentError for the ndarray subclasses whose arithmetic is not NumPy's: catad
+    would compute the plain array's answer, which is not the one Python gives."""
+    if isinstance(v, np.matrix):
+        raise ArgumentError(f"{what} is a numpy.matrix, whose * is a matrix product; catad computes with plain "
+                            f"arrays", hint="pass np.asarray(m), and write @ for a matrix product")
+    if isinstance(v, np.ma.MaskedArray):
+        raise ArgumentError(f"{what} is a masked array; catad would ignore its mask",
+                            hint="pass np.ma.filled(x, value) or x.compressed()")
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _check_int64(v: np.ndarray, what: str) -> None:
+    """Unsigned values past int64's range would wrap around (Int arrays are int64)."""
+    if v.dtype.kind == "u" and v.size and v.max() > _INT64.max:
+        raise ArgumentError(f"{what} holds {v.max()}, too large for catad's 64-bit signed Int arrays",
+                            hint="pass it as a float array")
 
 
 def coerce_value(v: Any, t: Type, what: str = "argument") -> Any:

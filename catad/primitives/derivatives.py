@@ -70,8 +70,9 @@ names free in the arguments, so they never capture an argument variable.
 Explicit rules (non-smooth points, documented in the registry's ``nondiff_note``):
 
 * ``max(a, b)``: partials ``if first then 1 else 0`` and ``if first then 0 else 1``
-  with ``first = (a >= b) or (b != b)`` (written ``if a >= b then true else b != b``):
-  a tie goes to the first argument, exactly as the implementation picks its result;
+  with ``first = (a >= b) or (a != a) or (b != b)`` (written ``if a >= b then true else
+  if a != a then true else b != b``): a tie, or a NaN, goes to the first argument,
+  exactly as the implementation (Python's max: a unless b > a) picks its result;
   ``min`` likewise with ``a <= b``;
 * ``abs``: sign(x), so 0 at 0 (derived, not explicit);
 * ``pow`` on Floats: ``y * x**(y-1)`` and ``x**y * log(x)`` (checked against the
@@ -566,10 +567,11 @@ def _bind_args(args: tuple[Term, ...], uses: int) -> tuple[list[tuple[Var, Term]
 
 def _first_rule(cmp: str):
     """max (cmp = ge) / min (cmp = le): the derivative goes to the first argument when
-    `a cmp b` or b is NaN (exactly when the implementation returns a), else to b."""
+    `a cmp b` or either is NaN (exactly when the implementation, Python's, returns a),
+    else to b."""
     def rule(args):
         bindings, (a, b) = _bind_args(args, 2)
-        first = If(prim(cmp, a, b), TRUE, prim("ne", b, b))
+        first = If(prim(cmp, a, b), TRUE, If(prim("ne", a, a), TRUE, prim("ne", b, b)))
         one, zero = fconst(1.0), fconst(0.0)
         return (make_lets(bindings, If(first, one, zero)), make_lets(bindings, If(first, zero, one)))
     return rule

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from ..errors import ShapeError
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
 
@@ -206,12 +207,12 @@ def _pow(a, b):
         return float(np.power(np.float64(a), np.float64(b)))
 
 
-def _first_max(a, b):  # documented choice: the first maximal argument
-    return a if a >= b or b != b else b
+def _first_max(a, b):  # Python's max(a, b): a unless b > a (ties and NaNs give a)
+    return b if b > a else a
 
 
 def _first_min(a, b):
-    return a if a <= b or b != b else b
+    return b if b < a else a
 
 
 def _vector(*xs):
@@ -232,14 +233,16 @@ def _sum(v):
 
 def _vmax(v):
     if len(v) == 0:
-        raise ValueError("max of an empty vector")
+        raise ShapeError("max of an empty array (NumPy raises ValueError: a zero-size array has no max)",
+                         construct="max")
     x = np.max(v)
     return int(x) if v.dtype.kind in "iu" else float(x)
 
 
 def _vmin(v):
     if len(v) == 0:
-        raise ValueError("min of an empty vector")
+        raise ShapeError("min of an empty array (NumPy raises ValueError: a zero-size array has no min)",
+                         construct="min")
     x = np.min(v)
     return int(x) if v.dtype.kind in "iu" else float(x)
 
@@ -314,11 +317,11 @@ register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.a
 register(Primitive("max", t_num_binary, _first_max, (np.maximum,), sympy=sympy.Max, arity=2,
                    vector='first_max({0}, {1})', doc="the larger of two scalars",
                    nondiff_note="at a tie the first argument is the maximum: the partials are 1 for a and 0 for b "
-                                "when a >= b (or b is NaN, when a is the result), else 0 and 1"))
+                                "when a >= b (or either is NaN: Python's max returns a unless b > a), else 0 and 1"))
 register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.Min, arity=2,
                    vector='first_min({0}, {1})', doc="the smaller of two scalars",
                    nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
-                                "when a <= b (or b is NaN, when a is the result), else 0 and 1"))
+                                "when a <= b (or either is NaN: Python's min returns a unless b < a), else 0 and 1"))
 
 # ---------------------------------------------------------------- comparisons and logic
 
