@@ -244,7 +244,7 @@ def test_run_time_helpers_refuse_to_reconcile_sizes():
         runtime.take_iota(x, 1, 2, 5)
     assert runtime.take_iota(x, 1, 2, 5, True).tolist() == [[0.0, 1.0, 2.0, 0.0, 0.0]]
     with pytest.raises(AssertionError):
-        runtime.pad_to(np.array([1.0, 2.0, 3.0]), 0, 2)
-    assert runtime.pad_to(np.array([1.0, 2.0, 0.0]), 0, 2).tolist() == [1.0, 2.0]
+        runtime.update_vector(np.array([1.0, 2.0, 3.0]), 0, 2)
+    assert runtime.update_vector(np.array([1.0, 2.0, 0.0]), 0, 2).tolist() == [1.0, 2.0]
     with pytest.raises(AssertionError):
         runtime.scatter((2,), (np.array([0, 5]),), np.array([1.0, 1.0]))

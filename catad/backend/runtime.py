@@ -237,7 +237,7 @@ def out_array(x, dtype, params=()):
     return x
 
 
-def pad_to(x, axis: int, n: int):
+def update_vector(x, axis: int, n: int):
     """The vector of length n along axis that an index update writes: x's lanes, the
     values written at 0, 1, ..., then zeros where nothing was written (the cotangent of
     the first k elements of a vector of n). Not a reconciliation of sizes: lanes past n
@@ -261,7 +261,7 @@ def sum_front(axis: int, n: int, *parts):
     padded copies."""
     parts = sorted(parts, key=lambda p: -p.shape[axis])
     if parts[0].shape[axis] > n:  # lanes past the end must be ones a mask discarded
-        parts = [pad_to(p, axis, n) if p.shape[axis] > n else p for p in parts]
+        parts = [update_vector(p, axis, n) if p.shape[axis] > n else p for p in parts]
     shape = np.broadcast_shapes(*(p.shape[:axis] + (n,) + p.shape[axis + 1:] for p in parts))
     out = np.empty(shape, dtype=np.result_type(*parts))
     first = parts[0].shape[axis]

@@ -33,7 +33,7 @@ from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
-                 "scatter_add_rt", "pad_to", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
 
 
 @dataclass(frozen=True)
@@ -374,7 +374,7 @@ class Compiler:
                 self.defs[out.code] = ("where0", c, x)
             return out
         if isinstance(x, Upd):
-            # an iota stays an iota (scatter and pad_to skip zero values out of range)
+            # an iota stays an iota (scatter and update_vector skip zero values out of range)
             in_range = x.idx.iota is not None
             x = self.settle(x, c.depth)
             if not isinstance(x, Upd):
@@ -865,7 +865,7 @@ class Compiler:
         if ones:
             code = f"np.expand_dims({code}, {ones})"
         for k, n in sorted(pads.items()):
-            code = f"pad_to({code}, {k}, {n})"
+            code = f"update_vector({code}, {k}, {n})"
         for s in scalars:
             code = f"({s} * {code})"
         name = self.assign(code, hint)
@@ -903,7 +903,7 @@ class Compiler:
             else:
                 out = Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
             if pad and x.mask is None and x.n.code != x.N:  # an update's vector: zeros after the last lane
-                out = Arr(self.assign(f"pad_to({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
+                out = Arr(self.assign(f"update_vector({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
             return out
         if isinstance(x, Upd):
             return self.scatter(x, set(), sizes)

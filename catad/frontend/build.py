@@ -457,13 +457,15 @@ class Builder:
         return self.share(t, lambda a: prim("div", self.to_float(self.sum_all(a, loc), loc),
                                             self.to_float(self.count(a, loc), loc), loc=loc), loc)
 
-    def filled(self, dims: list[Term], value: Const, loc: Loc | None) -> Term:
-        """np.zeros / np.ones: nested builds of a constant."""
+    def filled(self, dims: list[Term], value: Const, loc: Loc | None, construct: str = "np.zeros") -> Term:
+        """np.zeros / np.ones: nested builds of a constant (a negative length is NumPy's error)."""
         def body(*ns):
+            nonneg = [prim("le", ZERO, n, loc=loc) for n in ns if not self.shapes.at_most(ZERO, n)]
+            chk = self.check(_all(nonneg), tuple(ns), loc, construct, "negative dimensions are not allowed")
             out: Term = value
             for n, i in reversed([(n, self.var(Int, loc, "_i")) for n in ns]):
                 out = Build(n, i, out, loc)
-            return out
+            return make_lets(chk, out)
         return self.share_all(dims, body, loc)
 
     def subscript(self, x: Term, items: list[tuple], loc: Loc | None, axis: int = 0) -> Term:

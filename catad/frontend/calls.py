@@ -332,7 +332,7 @@ def _filled(lw, obj, node, dims, kwargs):
     value = Const(1, Int) if one else Const(0, Int)
     if _dtype(lw, kwargs, obj) != Int:
         value = Const(float(value.value), Float)
-    return lw.b.filled(dims, value, lw.loc(node))
+    return lw.b.filled(dims, value, lw.loc(node), display(obj))
 
 
 def h_like(lw, obj, node, args, kwargs):

@@ -136,9 +136,10 @@ class Shapes:
         self.same_as = saved
 
     def at_most(self, a: Term, b: Term, k: int = 0) -> bool:
-        """Is a <= b + k provable (their difference a constant)?"""
-        d = lin_const(lin_add(self.lin(a), self.lin(b), -1))
-        return d is not None and d <= k
+        """Is a <= b + k provable: a - b is a constant plus lengths (never negative) taken
+        away?"""
+        items, c = lin_add(self.lin(a), self.lin(b), -1)
+        return c <= k and all(n < 0 and _length(key) for key, n in items)
 
     def one_of(self, size: Term) -> bool | None:
         form = self.lin(size)
@@ -240,6 +241,12 @@ class Shapes:
             first = self.infer(t.args[0]) if isinstance(t.args[0].type, Vec) else ()
             return (Dim(Const(len(t.args), Int), len(t.args) == 1),) + tuple(first or (None,) * (r - 1))
         return unknown
+
+
+def _length(t: Term) -> bool:
+    """Is t never negative: the length of an axis, or max(..., 0)?"""
+    return isinstance(t, Call) and (t.fn in ("size", "dim") or t.fn == "max" and any(
+        isinstance(a, Const) and a.type == Int and a.value >= 0 for a in t.args))
 
 
 def simple(t: Term) -> bool:
