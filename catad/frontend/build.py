@@ -121,7 +121,7 @@ class Frame:
 
     def __init__(self, var: Var, size: Term, depth: int):
         self.var, self.size, self.depth = var, size, depth
-        self.checks: list[tuple[Var, Term]] = []
+        self.checks: list[tuple] = []  # (variable, check, location)
 
 
 class Statement:
@@ -172,7 +172,7 @@ class Builder:
     def units(self, t: Term):
         """Which axes of t's value are known to have length 1 (True), known not to (False) or
         neither (None): per axis for an array, per component for a tuple, None for a scalar.
-        A user function is compiled for the pattern of its arguments (see catad.api.units)."""
+        A user function is compiled for the pattern of its arguments (see catad.api.signature)."""
         if isinstance(t.type, Vec):
             known = self.shapes.infer(t) or (None,) * rank(t.type)
             return tuple(None if d is None else d.one for d in known)
@@ -187,7 +187,7 @@ class Builder:
         return self.shapes.of(a)
 
     def check(self, cond: Term, data: tuple, loc: Loc | None, construct: str, message: str,
-              kind: str = "shape", equal: tuple = ()) -> list[tuple[Var, Term]]:
+              kind: str = "shape", equal: tuple = ()) -> list[tuple]:
         """The binding of a run-time check to put before the operation (none when cond is True).
         `equal`: pairs of sizes the check makes equal, known from then on where it runs
         unconditionally."""
@@ -201,7 +201,7 @@ class Builder:
                 self.shapes.learn(a, b)
         return local
 
-    def place(self, bindings: list[tuple[Var, Term]]) -> list[tuple[Var, Term]]:
+    def place(self, bindings: list[tuple]) -> list[tuple]:
         """The checks of bindings that must stay where they are; the others go before the
         whole statement, where the program reads more plainly: those outside comprehensions
         and conditionals that read only what is known before the statement."""
@@ -298,7 +298,7 @@ class Builder:
                 binds += b
                 conds += c
                 plan.append((out, reads))
-            message = "operands could not be broadcast together with shapes " + \
+            message = f"{construct}: operands could not be broadcast together with shapes " + \
                 " ".join("{%d}" % j for j in range(len(atoms)))
             binds += self.check(_all(conds), tuple(tuple(d.size for d in s) for s in shapes), loc, construct,
                                 message, equal=tuple(self.equal))

@@ -86,7 +86,7 @@ def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
     if not any(is_array(t) for t in ts):
         return f(*ts)
     if isinstance(obj, np.ufunc):
-        return lw.b.elementwise(f, ts, loc)  # NumPy ufuncs act elementwise
+        return lw.b.elementwise(f, ts, loc, name)  # NumPy ufuncs act elementwise
     try:
         return f(*ts)  # a primitive on vectors, such as argmax
     except CatadTypeError:
@@ -364,14 +364,14 @@ def h_maximum(lw, obj, node, args, kwargs):
         # the primitive is Python's max (a NaN b gives a); NumPy's propagates a NaN from either side
         return lw.b.share(b, lambda y: lw.b.if_(prim("ne", y, y, loc=loc), y, lw.b.scalar(name, [a, y], loc),
                                                  loc, "{a} {b}"), loc)
-    return lw.b.elementwise(f, ts, loc) if any(is_array(t) for t in ts) else f(*ts)
+    return lw.b.elementwise(f, ts, loc, display(obj)) if any(is_array(t) for t in ts) else f(*ts)
 
 
 def h_where(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
-    return lw.b.elementwise(f, ts, loc) if any(is_array(t) for t in ts) else f(*ts)
+    return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else f(*ts)
 
 
 def h_transpose(lw, obj, node, args, kwargs):
@@ -420,7 +420,7 @@ def h_clip(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     f = lambda x, lo, hi: lw.b.scalar("min", [lw.b.scalar("max", [x, lo], loc), hi], loc)  # NumPy's order
-    return lw.b.elementwise(f, ts, loc) if any(is_array(t) for t in ts) else f(*ts)
+    return lw.b.elementwise(f, ts, loc, "np.clip") if any(is_array(t) for t in ts) else f(*ts)
 
 
 def h_arange(lw, obj, node, args, kwargs):

@@ -31,8 +31,9 @@ from .source import Source
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-            ast.Pow: "**", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the operation
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}.items()}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
@@ -125,7 +126,7 @@ class FunctionLowerer:
         self.src = src
         self.fn = src.fn
         self.arg_types = arg_types
-        self.units = units if units is not None else (None,) * len(arg_types)  # see catad.api.units
+        self.units = units if units is not None else (None,) * len(arg_types)  # see catad.api.signature
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
         self.env: dict[str, Any] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._node import walk
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, let_chain
 from ..lang.types import Int, Tuple as TupleT, Vec, rank
 from ..primitives import prim
@@ -251,39 +252,16 @@ def _length(t: Term) -> bool:
 
 def simple(t: Term) -> bool:
     """A size that binds nothing (it can be copied where it is read: see fresh)."""
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (Let, Build)):
-            return False
-        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
-            stack.extend(k for k in n.children() if isinstance(k, Term))
-    return True
+    return not any(isinstance(n, (Let, Build)) for n in walk(t))
 
 
 def _binders(t: Term) -> set[str]:
     """Names bound anywhere inside t (lets and builds)."""
-    out: set[str] = set()
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (Let, Build)):
-            out.add(n.var.name)
-        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
-            stack.extend(k for k in n.children() if isinstance(k, Term) and not isinstance(k, Var))
-    return out
+    return {n.var.name for n in walk(t) if isinstance(n, (Let, Build))}
 
 
 def _mentions(t: Term, names: set[str]) -> bool:
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Var):
-            if n.name in names:
-                return True
-        elif isinstance(n, Term):
-            stack.extend(k for k in n.children() if isinstance(k, Term))
-    return False
+    return any(isinstance(n, Var) and n.name in names for n in walk(t))
 
 
 def _outside(dims: tuple, names: set[str]) -> tuple:

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .._node import Node, node
+from .._node import Node, node, walk
 from ..errors import CatadTypeError, Loc
 from .types import Bool, Float, Int, Tuple as TupleT, Type, Vec, type_of_value
 
@@ -374,11 +374,4 @@ def _fv_children(n: Term) -> list[Term]:
 def may_fail(t: Term) -> bool:
     """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
     Such a let is kept even when nothing uses its value: Python would have raised there."""
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Call) and n.fn == "check":
-            return True
-        if isinstance(n, Term) and not isinstance(n, (Var, Const)):
-            stack.extend(k for k in n.children() if isinstance(k, Term))
-    return False
+    return any(isinstance(n, Call) and n.fn == "check" for n in walk(t))
