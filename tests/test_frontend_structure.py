@@ -115,14 +115,29 @@ def compound_operands(v, w):
     return (v + w) * np.exp(v)
 
 
-def test_compound_operands_are_let_bound_first():
+def test_compound_operands_read_at_every_index_are_fused():
+    """(v + w) * exp(v): one build whose element is (v[i] + w[i]) * exp(v[i]), not three
+    vectors made and read back; the size is what is known of the operands' shapes."""
     body = compile_function(compound_operands, (np.ones(3), np.ones(3))).main.body
     lets, inner = let_chain(body)
-    check, lets = lets[0], lets[1:]  # v + w checks the lengths; (v + w) * exp(v) needs no check
-    assert isinstance(check.rhs, Call) and check.rhs.fn == "check"
-    assert len(lets) == 2 and all(isinstance(lt.rhs, Build) for lt in lets)
-    # the size is what is known of the operands' shapes (v's length), not a re-read of _t1's
-    assert isinstance(inner, Build) and inner.size.args[0] == Var("v", lets[0].var.type)
+    assert [lt.rhs.fn for lt in lets] == ["check"]  # v + w checks the lengths, nothing else needs one
+    assert isinstance(inner, Build) and inner.size.args[0] == Var("v", inner.size.args[0].type)
+    i = inner.var.name
+    assert str(inner.body) == f"(v[{i}] + w[{i}]) * exp(v[{i}])"
+
+
+def stretched_operand(m, row):
+    return np.exp(row) * m
+
+
+def test_a_compound_operand_stretched_is_let_bound_first():
+    """exp(row) of a (1, 3) row times a (2, 3) matrix: the row's exponentials are computed
+    once and stored, not once per row of m."""
+    body = compile_function(stretched_operand, (np.ones((2, 3)), np.ones((1, 3)))).main.body
+    lets, inner = let_chain(body)
+    lets = [lt for lt in lets if not (isinstance(lt.rhs, Call) and lt.rhs.fn == "check")]  # the columns'
+    assert len(lets) == 1 and isinstance(lets[0].rhs, Build) and "exp" in str(lets[0].rhs)
+    assert "exp" not in str(inner) and f"{lets[0].var.name}[0]" in str(inner)
 
 
 def guard(v, i):

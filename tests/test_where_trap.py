@@ -44,6 +44,19 @@ def sqrt_where(v):
     return np.sum(np.where(v > 0, np.sqrt(v), 0.0))
 
 
+def sqrt_named_where(v):
+    """The square roots computed for every element first, as a vector of their own (an
+    operand written inline, as in sqrt_where, is fused into the where's element and is then
+    computed only where it is taken)."""
+    s = np.sqrt(v)
+    return np.sum(np.where(v > 0, s, 0.0))
+
+
+def log_named_where(v):
+    s = np.log(v)
+    return np.sum(np.where(v > 0, s, 0.0))
+
+
 def sqrt_where_untaken_first(v):
     return np.sum(np.where(v <= 0, 0.0, np.sqrt(v)))
 
@@ -133,8 +146,10 @@ def sqrt_where_vector(v):
 
 
 def summed_product_einsum(m, x):
-    """The cotangent of x sums sqrt(m) (NaN below 0) times a cotangent that is 0 there: an einsum."""
-    return np.sum(np.where(m > 0, np.sqrt(m) * x, 0.0))
+    """The cotangent of x sums sqrt(m) (NaN below 0, a vector of its own: see sqrt_named_where)
+    times a cotangent that is 0 there: an einsum."""
+    p = np.sqrt(m) * x
+    return np.sum(np.where(m > 0, p, 0.0))
 
 
 def ragged_where(v, w):
@@ -168,6 +183,8 @@ V = np.array([-1.0, 4.0, 0.0, 2.5])           # below, inside, at the edge of sq
 EINSUM_ARGS = (np.array([[1.0, -1.0, 4.0], [0.0, 9.0, -2.0]]), np.array([1.0, 2.0, 3.0]))
 CASES = [
     Case(sqrt_where, (V,), ((0, 2),)),
+    Case(sqrt_named_where, (V,), ((0, 2),)),
+    Case(log_named_where, (V,), ((0, 2),)),
     Case(sqrt_where_untaken_first, (V,), ((0, 2),)),
     Case(log_where, (V,), ((0, 2),)),
     Case(log2_where, (V,), ((0, 2),)),
@@ -365,7 +382,7 @@ def test_the_usual_program_alone_runs_when_its_result_is_finite(ran):
 
 
 def test_the_zero_safe_program_runs_after_the_usual_one_only_when_that_is_not_finite(ran):
-    g = catad.grad(sqrt_where)(np.array([-1.0, 4.0]))
+    g = catad.grad(sqrt_named_where)(np.array([-1.0, 4.0]))
     close(g, [0.0, 0.25])
     assert ran == [("rev", False), ("rev", True)]
     ran.clear()

@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 
 from ..errors import CatadTypeError, Loc, Site as Site_
 from ..lang.terms import (TRUE, Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets,
-                          may_fail)
+                          may_fail, rename)
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Unit, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 from .shapes import Dim, Shapes, fresh, lin_add, lin_const, simple
@@ -54,6 +54,23 @@ def _at_end(form, var: Var, last, low: bool):
     items = {k: c for k, c in form[0] if k != var}
     without = _lin_of(items, form[1])
     return without if (s > 0) == low else lin_add(without, last, s)
+
+
+def _AT_I(i: Term) -> Term:  # how an operand reads a broadcast axis (see Builder.broadcast_axis)
+    return i
+
+
+def _AT_ZERO(i: Term) -> Term:
+    return ZERO
+
+
+def _spine(t: Term):
+    """(the index variables, the element) of a nest of builds as deep as t's rank, or None."""
+    js = []
+    while isinstance(t, Build):
+        js.append(t.var)
+        t = t.body
+    return (js, t) if js and not isinstance(t.type, Vec) else None
 
 
 def _ints(data) -> Term:
@@ -287,9 +304,20 @@ class Builder:
                     construct: str = "elementwise operation") -> Term:
         """f on scalars, looped over arrays with NumPy's broadcasting: shapes are aligned at their
         last axes; along an axis, operands of length 1 are stretched (read at 0) and the others
-        must have one length, proven while compiling or checked once per call."""
+        must have one length, proven while compiling or checked once per call.
+
+        An operand that is a build of its own (np.sin(x) in np.sin(x) * 0.5) and is read at
+        every index of the result, each once, is fused: its element stands where it is read,
+        instead of a vector made and read back (the program is smaller at every later stage,
+        and nothing is computed twice)."""
+        fusable = [not is_atom(t) and _spine(t) is not None and None not in (self.shapes.infer(t) or (None,))
+                   for t in operands]
+        kept = [t for t, fuse in zip(operands, fusable) if not fuse]
+
         def body(*atoms):
-            shapes = [self.shape(a) for a in atoms]
+            it = iter(atoms)
+            terms = [t if fuse else next(it) for t, fuse in zip(operands, fusable)]
+            shapes = [self.shapes.infer(t) if fuse else self.shape(t) for t, fuse in zip(terms, fusable)]
             r = max(len(s) for s in shapes)
             binds, conds, plan = [], [], []
             for k in range(r):
@@ -299,20 +327,32 @@ class Builder:
                 conds += c
                 plan.append((out, reads))
             message = f"{construct}: operands could not be broadcast together with shapes " + \
-                " ".join("{%d}" % j for j in range(len(atoms)))
+                " ".join("{%d}" % j for j in range(len(terms)))
             binds += self.check(_all(conds), tuple(tuple(d.size for d in s) for s in shapes), loc, construct,
                                 message, equal=tuple(self.equal))
             self.equal.clear()
+            for j, t in enumerate(terms):  # a build stretched or clamped somewhere is stored after all
+                if fusable[j] and any(reads.get(j, _AT_I) is not _AT_I for _, reads in plan):
+                    fusable[j] = False
+                    v = self.bound(self.var(t.type, loc), t)
+                    binds.insert(0, (v, t, loc))
+                    terms[j] = v
+
+            def read(j, ix):
+                if not fusable[j]:
+                    return index_chain(terms[j], ix, loc)
+                js, elem = _spine(terms[j])
+                return rename(elem, dict(zip(js, ix)))
 
             def go(k, idx):
                 if k == r:
-                    return f(*(index_chain(a, ix, loc) for a, ix in zip(atoms, idx)))
+                    return f(*(read(j, ix) for j, ix in enumerate(idx)))
                 out, reads = plan[k]
                 i = self.var(Int, loc, "_i")
                 idx = [ix + [reads[j](i)] if j in reads else ix for j, ix in enumerate(idx)]
                 return Build(fresh(out.size, loc), i, go(k + 1, idx), loc)
-            return make_lets(binds, go(0, [[] for _ in atoms]))
-        return self.share_all(operands, body, loc)
+            return make_lets(binds, go(0, [[] for _ in terms]))
+        return self.share_all(kept, body, loc)
 
     def broadcast_axis(self, members: list[tuple[int, Dim]], loc: Loc | None):
         """One axis of a broadcast: (its Dim, how each operand j reads it at index i, bindings,
@@ -320,7 +360,7 @@ class Builder:
         those of one proven length read i, and a length not known to differ from 1 reads
         min(i, length - 1): i where it is the broadcast length, 0 where it is 1."""
         sh = self.shapes
-        at_i, at_zero = (lambda i: i), (lambda i: ZERO)
+        at_i, at_zero = _AT_I, _AT_ZERO
         rest = [(j, d) for j, d in members if d.one is not True]
         if not rest:
             return members[0][1], {j: at_i for j, _ in members}, [], []

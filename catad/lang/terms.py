@@ -375,3 +375,32 @@ def may_fail(t: Term) -> bool:
     """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
     Such a let is kept even when nothing uses its value: Python would have raised there."""
     return any(isinstance(n, Call) and n.fn == "check" for n in walk(t))
+
+
+def rename(t: Term, env: dict) -> Term:
+    """t with the variables of env (Var -> Var) renamed, where the names of t's own binders
+    are not among env's targets (the front end's names are unique). Post-order on an
+    explicit stack; a subterm without such a variable is kept as it is."""
+    memo: dict[int, Term] = {}
+    stack = [(t, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        if isinstance(n, (Var, Const)):
+            memo[id(n)] = env.get(n, n) if isinstance(n, Var) else n
+            continue
+        kids = [k for k in n.children() if isinstance(k, Term)]
+        if not done:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        changes = {}
+        for f in n._init_fields:
+            v = getattr(n, f)
+            if isinstance(v, Term) and memo[id(v)] is not v:
+                changes[f] = memo[id(v)]
+            elif isinstance(v, tuple) and any(isinstance(x, Term) and memo[id(x)] is not x for x in v):
+                changes[f] = tuple(memo[id(x)] if isinstance(x, Term) else x for x in v)
+        memo[id(n)] = n.replace(**changes) if changes else n
+    return memo[id(t)]
