@@ -15,7 +15,8 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
 from ..lang.types import Float, Int
 from ..primitives import prim
-from .build import Frame, is_array
+from .checks import Frame
+from .common import is_array
 from .freenames import NOT_STATIC
 from .shapes import simple
 

@@ -19,7 +19,7 @@ from ..lang.terms import FALSE, TRUE, Call, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from . import calls
-from .build import is_array
+from .common import is_array
 from .freenames import NOT_STATIC
 from .source import relocate
 

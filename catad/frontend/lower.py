@@ -23,7 +23,8 @@ from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
 from ..lang.terms import Def, Term, Var
-from .build import Builder, Names, is_array
+from .build import Builder, Names
+from .common import is_array
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames

@@ -18,7 +18,8 @@ import ast
 from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Tuple as TupleT
-from .build import Statement, join_types
+from .checks import Statement
+from .common import join_types
 from .source import relocate
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"

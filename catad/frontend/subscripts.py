@@ -12,7 +12,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from .build import is_array
+from .common import is_array
 
 
 class Subscripts:
