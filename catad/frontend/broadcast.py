@@ -20,7 +20,8 @@ from .shapes import Dim, fresh
 
 
 class Broadcasting:
-    """Uses the Builder's shapes, var, bound, share, share_all, check, size and arith."""
+    """Uses the Builder's shapes, equal, var, bound, share, share_all, shape, size, check and
+    arith."""
 
     def elementwise(self, f: Callable[..., Term], operands: list[Term], loc: Loc | None,
                     construct: str = "elementwise operation") -> Term:

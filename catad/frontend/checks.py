@@ -42,7 +42,7 @@ class Statement:
 
 
 class Checks:
-    """Uses the Builder's names, shapes, frames, branch_depth and statement."""
+    """Uses the Builder's names, shapes, frames, branch_depth, statement and var."""
 
     def check(self, cond: Term, data: tuple, loc: Loc | None, construct: str, message: str,
               kind: str = "shape", equal: tuple = ()) -> list[tuple]:

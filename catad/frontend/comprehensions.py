@@ -1,7 +1,7 @@
 """Lowering comprehensions: ``[e for i in range(n)]`` is a build, ``sum``/``max``/``min`` of a
 comprehension reduce one, several for clauses nest (each reduced), filters guard the element.
 A comprehension iterates over ``range(...)``, an array, ``zip(arrays...)`` or
-``enumerate(array)``. While its element is lowered, a :class:`catad.frontend.build.Frame` on the
+``enumerate(array)``. While its element is lowered, a :class:`catad.frontend.checks.Frame` on the
 Builder collects the bounds checks it hoists, which run once, before the build.
 
 ``Comprehensions`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
@@ -24,9 +24,9 @@ _MISSING = object()
 
 
 class Comprehensions:
-    """Comprehensions to builds. Uses the lowerer's env, b (the Builder), names, expr, condition,
-    assign and assemble (statements.py, for unpacking targets), static (freenames.py) and
-    branch."""
+    """Comprehensions to builds. Uses the lowerer's env, b (the Builder), names, branch, as_list,
+    expr and condition (expressions.py), assign and assemble (statements.py, for unpacking
+    targets) and static (freenames.py)."""
 
     def x_ListComp(self, node: ast.ListComp) -> Term:
         return self.as_list(self.comprehension(node, None))

@@ -1,7 +1,8 @@
-"""Lowering expressions: constants, local names, attributes, operators and comparisons,
+"""Lowering expressions: constants, names, attributes, tuples, operators and comparisons,
 conditional expressions, boolean operators, and calls (dispatched to calls.py, or to a user
-function compiled by the program). What a free name denotes is in freenames.py; subscripts and
-list displays in subscripts.py; comprehensions in comprehensions.py.
+function compiled by the program). What a name denotes (a local, or a global, closure or
+builtin value) is in freenames.py; subscripts and list displays in subscripts.py;
+comprehensions in comprehensions.py.
 
 Each ``x_<Node>`` method lowers one kind of ``ast`` node; ``expr`` dispatches on the node's class.
 Recursion follows the nesting of expressions. ``Expressions`` is a part of
@@ -50,8 +51,9 @@ _UNSUPPORTED_EXPRS = {
 
 
 class Expressions:
-    """Expressions to terms. Uses the lowerer's b (the Builder), program (for callees), and
-    the lookup and resolution of names (freenames.py)."""
+    """Expressions to terms. Uses the lowerer's b (the Builder), program (for callees), branch,
+    the marking of Python lists (as_list, is_list, refuse_lists), and lookup, static_path,
+    static, constant and hidden_param (freenames.py)."""
 
     def expr(self, node: ast.expr) -> Term:
         try:

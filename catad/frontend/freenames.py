@@ -28,7 +28,8 @@ _VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple)  # what con
 
 class FreeNames:
     """Names to terms. Uses the lowerer's env, src, fn (the Python function, for its closure
-    and globals), program (its read log) and hidden (the hidden parameters made so far)."""
+    and globals), program (its read log), names, b (the shapes of hidden parameters) and hidden
+    (the hidden parameters made so far)."""
 
     def lookup(self, name: str, node: ast.AST) -> Term:
         v = self.env.get(name, _MISSING)

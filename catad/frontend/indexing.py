@@ -1,9 +1,10 @@
 """Subscripts of arrays: indices, integer-array indexing and slices, and the bounds of indices.
 
-An index is in range when it is read: a constant or an index linear in the comprehensions'
-indices is proven from their ranges or checked once before the outermost comprehension it can
-be (``hoist``); any other index is checked where it is read. A negative index is wrapped
-(``i + len``) unless proven non-negative, and slice bounds are clipped as Python clips them.
+An index is in range when it is read: a constant one is proven from its axis's known length or
+checked; one linear in the comprehensions' indices is proven from their ranges or checked once,
+before the outermost comprehension it can be (``hoist``); any other is checked with the read
+(checks.py says where checks go). A negative index is wrapped (``i + len``) unless proven
+non-negative, and slice bounds are clipped as Python clips them.
 
 ``Indexing`` is a part of :class:`catad.frontend.build.Builder`.
 """

@@ -70,7 +70,8 @@ def _always_returns(stmts: list[ast.stmt]) -> bool:
 
 class Statements:
     """Statement lists to pieces and pieces to terms. Uses the lowerer's env, b (the Builder),
-    names, src, and expr/condition (expressions.py) for what the statements compute."""
+    names, src, the marking of Python lists (as_list, is_list), expr, condition and binop
+    (expressions.py) and lookup (freenames.py)."""
 
     def returning_block(self, stmts: list[ast.stmt], owner: ast.AST) -> tuple[Term, Loc]:
         """A statement list that must end in a return, lowered in a copy of env."""
