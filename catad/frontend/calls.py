@@ -22,7 +22,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
-from .build import index_chain, is_array
+from .common import index_chain, is_array
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
 _COMPS = (ast.ListComp, ast.GeneratorExp)

@@ -7,7 +7,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Loc, UnsupportedSyntax
+from ..errors import CatadError, Loc, UnsupportedSyntax
 
 
 @dataclass
@@ -27,6 +27,12 @@ class Source:
         if getattr(node, "lineno", None) is None:
             node = self.node
         return Loc(self.file, node.lineno + self.line_offset, node.col_offset + self.col_offset + 1)
+
+
+def relocate(e: CatadError, loc: Loc) -> None:
+    """Give error e the location loc (one raised without a location, e.g. by a primitive's typing)."""
+    e.loc = loc
+    e.args = (e._format(),)
 
 
 def parse_function(fn: Any) -> Source:

@@ -1,0 +1,75 @@
+"""Where the run-time checks of the front end go.
+
+A ``check`` (the primitive ``check(cond, data, site)``) runs where Python would raise: before
+the statement that needs it when it reads only what is known there (the lowerer puts a
+:class:`Statement`'s checks before its own bindings); once before a comprehension for an index
+linear in the comprehensions' indices that is not proven in range (a :class:`Frame` collects
+those, see indexing.py's ``hoist``); otherwise where the operation is. A check that runs
+unconditionally makes the sizes it compares equal for the code after it.
+
+``Checks`` is a part of :class:`catad.frontend.build.Builder`.
+"""
+from __future__ import annotations
+
+from ..errors import Loc, Site as Site_
+from ..lang.terms import Const, Term, Tuple, Var, free_vars
+from ..lang.types import Site, Unit
+from ..primitives import prim
+from .shapes import fresh
+
+
+def _ints(data) -> Term:
+    """A check's data (Int terms in nested Python tuples) as a term."""
+    return Tuple(tuple(_ints(x) for x in data)) if isinstance(data, tuple) else data
+
+
+class Frame:
+    """A comprehension being lowered: its index variable, its size, how many conditionals are
+    around it, and the bounds checks its body hoists out to run once, before it (see
+    Builder.hoist)."""
+
+    def __init__(self, var: Var, size: Term, depth: int):
+        self.var, self.size, self.depth = var, size, depth
+        self.checks: list[tuple] = []  # (variable, check, location)
+
+
+class Statement:
+    """A statement being lowered: the checks that go before it (see Builder.check)."""
+
+    def __init__(self, serial: int, depth: int):
+        self.serial, self.depth = serial, depth
+        self.checks: list[tuple] = []  # (variable, check, location)
+
+
+class Checks:
+    """Uses the Builder's names, shapes, frames, branch_depth, statement and var."""
+
+    def check(self, cond: Term, data: tuple, loc: Loc | None, construct: str, message: str,
+              kind: str = "shape", equal: tuple = ()) -> list[tuple]:
+        """The binding of a run-time check to put before the operation (none when cond is True).
+        `equal`: pairs of sizes the check makes equal, known from then on where it runs
+        unconditionally."""
+        if isinstance(cond, Const) and cond.value is True:
+            return []
+        site = Const(Site_(loc, construct, message, kind), Site)
+        binding = (self.var(Unit, loc, "_chk"), fresh(prim("check", cond, _ints(data), site, loc=loc), loc), loc)
+        local = self.place([binding])
+        if not local and not self.frames:
+            for a, b in equal:
+                self.shapes.learn(a, b)
+        return local
+
+    def place(self, bindings: list[tuple]) -> list[tuple]:
+        """The checks of bindings that must stay where they are; the others go before the
+        whole statement, where the program reads more plainly: those outside comprehensions
+        and conditionals that read only what is known before the statement."""
+        st = self.statement
+        if st is None or self.frames or self.branch_depth != st.depth:
+            return bindings
+        local = []
+        for b in bindings:
+            if all(self.names.serial.get(v.name, 0) <= st.serial for v in free_vars(b[1])):
+                st.checks.append(b)
+            else:
+                local.append(b)
+        return local

@@ -1,0 +1,55 @@
+"""Small term helpers shared by the front end's parts, with no state of their own: the Int
+constants 0 and 1, conditions joined with if (and_, or_, all_, any_: the right side is
+evaluated only when needed), chains of index, the array test and the join of two types.
+"""
+from __future__ import annotations
+
+from ..errors import Loc
+from ..lang.terms import TRUE, Const, If, Term
+from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
+from ..primitives import prim
+
+ZERO = Const(0, Int)
+ONE = Const(1, Int)
+FALSE_ = Const(False, Bool)
+
+
+def or_(a: Term, b: Term) -> Term:
+    return If(a, TRUE, b)
+
+
+def and_(a: Term, b: Term) -> Term:
+    return If(a, b, FALSE_)
+
+
+def all_(conds: list[Term]) -> Term:
+    out: Term = TRUE
+    for c in reversed(conds):
+        out = c if out is TRUE else and_(c, out)
+    return out
+
+
+def any_(conds: list[Term]) -> Term:
+    out: Term = FALSE_
+    for c in reversed(conds):
+        out = c if out is FALSE_ else or_(c, out)
+    return out
+
+
+def join_types(a: Type, b: Type) -> Type | None:
+    """The type both of a and b convert to (Int meets Float as Float), or None."""
+    if a == b:
+        return a
+    if rank(a) == rank(b) and {scalar_of(a), scalar_of(b)} == {Int, Float}:
+        return vec_of(Float, rank(a))
+    return None
+
+
+def is_array(t: Term) -> bool:
+    return isinstance(t.type, Vec)
+
+
+def index_chain(a: Term, idx: list[Term], loc: Loc | None) -> Term:
+    for i in idx:
+        a = prim("index", i, a, loc=loc)
+    return a

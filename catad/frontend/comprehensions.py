@@ -1,0 +1,165 @@
+"""Lowering comprehensions: ``[e for i in range(n)]`` is a build, ``sum``/``max``/``min`` of a
+comprehension reduce one, several for clauses nest (each reduced), filters guard the element.
+A comprehension iterates over ``range(...)``, an array, ``zip(arrays...)`` or
+``enumerate(array)``. While its element is lowered, a :class:`catad.frontend.checks.Frame` on the
+Builder collects the bounds checks it hoists, which run once, before the build.
+
+``Comprehensions`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+
+from ..errors import CatadTypeError
+from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
+from ..lang.types import Float, Int
+from ..primitives import prim
+from .checks import Frame
+from .common import is_array
+from .freenames import NOT_STATIC
+from .shapes import simple
+
+_MISSING = object()
+
+
+class Comprehensions:
+    """Comprehensions to builds. Uses the lowerer's env, b (the Builder), names, branch, as_list,
+    expr and condition (expressions.py), assign and assemble (statements.py, for unpacking
+    targets) and static (freenames.py)."""
+
+    def x_ListComp(self, node: ast.ListComp) -> Term:
+        return self.as_list(self.comprehension(node, None))
+
+    def x_GeneratorExp(self, node: ast.GeneratorExp) -> Term:
+        self.fail(node, "generator expression", "a generator expression is only supported as the argument "
+                                                "of sum, max or min; use [... for ...] to make a vector")
+
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp, reduce: str | None) -> Term:
+        """[e for ...] is a build; sum/max/min of a comprehension reduce the build (reduce names
+        the primitive). Several for clauses nest, each one reduced."""
+        gens = node.generators
+        if reduce is None and len(gens) > 1:
+            self.fail(node, "comprehension", "a list comprehension with several for clauses is not supported "
+                      "(it flattens)", hint="nest comprehensions: [[e for j in ...] for i in ...]")
+        if reduce is None and gens[0].ifs:
+            self.fail(gens[0].ifs[0], "comprehension filter", "a filter (if) in a list comprehension makes a "
+                      "vector of unknown length, which is not supported",
+                      hint="use np.where, or filter inside sum(...)")
+        for g in gens:
+            if g.ifs and reduce != "sum":
+                what = "max" if reduce == "vmax" else "min"
+                self.fail(g.ifs[0], "comprehension filter", f"a filter (if) inside {what}(...) is not supported",
+                          hint=f"use a conditional expression: {what}(e if c else ... for ...)")
+            if g.is_async:
+                self.fail(node, "comprehension", "async comprehensions are not supported")
+        return self._generators(gens, 0, node.elt, reduce)
+
+    def _generators(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None) -> Term:
+        g = gens[k]
+        loc = self.loc(g.target)
+        outer, size, var, elem = self.iteration(g)
+        names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+        saved = {n: self.env.get(n, _MISSING) for n in names}
+        frame = Frame(var, size, self.b.branch_depth)
+        self.b.frames.append(frame)
+        try:
+            pieces: list = []
+            if elem is None:
+                self.env[g.target.id] = var
+            else:
+                self.assign(g.target, elem, pieces, loc)
+            with self.branch() if g.ifs else contextlib.nullcontext():  # filters guard the element
+                body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
+            conds = []
+            for n, cond in enumerate(g.ifs):
+                with self.branch() if n else contextlib.nullcontext():
+                    conds.append(self.condition(cond, "comprehension filter"))
+            for cond, c in reversed(list(zip(g.ifs, conds))):
+                if body.type not in (Int, Float):
+                    self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
+                                                            f"got {body.type}")
+                body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+            body = self.assemble(pieces, body, None)
+        finally:
+            self.b.frames.pop()
+            for n, v in saved.items():
+                if v is _MISSING:
+                    self.env.pop(n, None)
+                else:
+                    self.env[n] = v
+        out = Build(size, var, body, loc)
+        if reduce is not None:
+            out = prim(reduce, out, loc=loc)
+        out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
+        for v, t in reversed(outer):
+            out = Let(v, t, out, loc)
+        return out
+
+    def iteration(self, g: ast.comprehension) -> tuple[list, Term, Var, Term | None]:
+        """What `for target in iter` ranges over: (lets to put around the build, its size, its
+        index variable, the element bound to target, or None when target is the index itself)."""
+        it, loc = g.iter, self.loc(g.iter)
+        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
+        fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
+        if fn is not None and it.keywords:
+            self.fail(it, "keyword argument", f"{fn.__name__}() takes no keyword arguments here")
+        if fn is range:
+            return self.range_iteration(it, g.target)
+        seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
+        what = fn.__name__ if fn is not None else "for"
+        if not seqs or (fn is enumerate and len(seqs) != 1) or not all(is_array(s) for s in seqs):
+            self.fail(it, "comprehension", f"{what} in a comprehension needs arrays, got "
+                      f"({', '.join(str(s.type) for s in seqs)}); a comprehension iterates over range(...), "
+                      "an array, zip(arrays...) or enumerate(array)", CatadTypeError)
+        outer, atoms = [], []
+        for s in seqs:
+            if not is_atom(s):
+                v = self.b.bound(self.b.var(s.type, loc), s)
+                outer.append((v, s))
+                s = v
+            atoms.append(s)
+        size = self.b.size(atoms[0], 0, loc)
+        for a in atoms[1:]:
+            size = prim("min", size, self.b.size(a, 0, loc), loc=loc)  # zip stops at the shortest
+        k = self.b.var(Int, loc, "_i")
+        elems = [prim("index", k, a, loc=loc) for a in atoms]
+        if fn is zip:
+            elem = Tuple(tuple(elems), loc)
+        else:
+            elem = Tuple((k, elems[0]), loc) if fn is enumerate else elems[0]
+        return outer, size, k, elem
+
+    def range_iteration(self, it: ast.Call, target: ast.expr):
+        loc = self.loc(it)
+        args = [self.expr(a) for a in it.args]
+        if not 1 <= len(args) <= 3 or any(a.type != Int for a in args):
+            self.fail(it, "range", f"range takes 1 to 3 Ints, got ({', '.join(str(a.type) for a in args)})",
+                      CatadTypeError)
+        if not isinstance(target, ast.Name):
+            self.fail(target, "comprehension", "range yields Ints: use a single name as the loop variable")
+        outer: list = []
+        for k, a in enumerate(args):  # checks in the bounds (len(m[0])) run before the comprehension
+            lets, args[k] = let_chain(a)
+            outer += [(lt.var, lt.rhs) for lt in lets]
+            if not simple(args[k]):  # a bound that binds something is computed once, before
+                v = self.b.bound(self.b.var(Int, loc), args[k])
+                outer.append((v, args[k]))
+                args[k] = v
+        start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
+        step = args[2] if len(args) == 3 else Const(1, Int)
+        if not (isinstance(step, Const) and step.value > 0):
+            self.fail(it, "range", "the step of range must be a positive integer constant")
+        if isinstance(start, Const) and start.value == 0 and step.value == 1:
+            return outer, stop, Var(self.names.user(target.id), Int, self.loc(target)), None
+        if not is_atom(start):
+            v = self.b.bound(self.b.var(Int, loc), start)
+            outer.append((v, start))
+            start = v
+        from_zero = isinstance(start, Const) and start.value == 0
+        size = stop if from_zero else prim("sub", stop, start, loc=loc)
+        if step.value != 1:  # ceil((stop - start) / step)
+            size = prim("floordiv", prim("add", size, Const(step.value - 1, Int), loc=loc), step, loc=loc)
+        k = self.b.var(Int, loc, "_i")
+        offset = k if step.value == 1 else prim("mul", step, k, loc=loc)
+        return outer, size, k, offset if from_zero else prim("add", start, offset, loc=loc)

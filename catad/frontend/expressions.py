@@ -1,0 +1,226 @@
+"""Lowering expressions: constants, names, attributes, tuples, operators and comparisons,
+conditional expressions, boolean operators, and calls (dispatched to calls.py, or to a user
+function compiled by the program). What a name denotes (a local, or a global, closure or
+builtin value) is in freenames.py; subscripts and list displays in subscripts.py;
+comprehensions in comprehensions.py.
+
+Each ``x_<Node>`` method lowers one kind of ``ast`` node; ``expr`` dispatches on the node's class.
+Recursion follows the nesting of expressions. ``Expressions`` is a part of
+:class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from ..errors import CatadError, CatadTypeError
+from ..lang.terms import FALSE, TRUE, Call, Const, If, Term, Tuple
+from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..primitives import prim
+from . import calls
+from .common import is_array
+from .freenames import NOT_STATIC
+from .source import relocate
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod", ast.Pow: "pow"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the operation
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}.items()}
+
+_STRINGS = ("string", "strings are not supported; catad functions compute with numbers, arrays and tuples")
+_UNSUPPORTED_EXPRS = {
+    ast.Lambda: ("lambda", "lambdas inside a compiled function are not supported; define a module-level "
+                           "def and call it"),
+    ast.NamedExpr: ("walrus", "assignment expressions (:=) are not supported; assign in a separate statement"),
+    ast.Starred: ("starred", "starred expressions (*x) are not supported; write the elements out"),
+    ast.Dict: ("dict", "dicts are not supported; use tuples or arrays"),
+    ast.DictComp: ("dict", "dict comprehensions are not supported; use a list comprehension"),
+    ast.Set: ("set", "sets are not supported; use tuples or arrays"),
+    ast.SetComp: ("set", "set comprehensions are not supported; use a list comprehension"),
+    ast.JoinedStr: _STRINGS,
+    ast.FormattedValue: _STRINGS,
+    ast.Await: ("await", "await is not supported; use a plain def"),
+    ast.Yield: ("yield", "generator functions are not supported; return an array built with a comprehension"),
+    ast.YieldFrom: ("yield", "generator functions are not supported; return an array built with a comprehension"),
+    ast.Slice: ("slice", "slices are only supported inside subscripts, e.g. v[a:b]"),
+}
+
+
+class Expressions:
+    """Expressions to terms. Uses the lowerer's b (the Builder), program (for callees), branch,
+    the marking of Python lists (as_list, is_list, refuse_lists), and lookup, static_path,
+    static, constant and hidden_param (freenames.py)."""
+
+    def expr(self, node: ast.expr) -> Term:
+        try:
+            method = getattr(self, "x_" + type(node).__name__, None)
+            if method is None:
+                construct, message = _UNSUPPORTED_EXPRS.get(
+                    type(node), (type(node).__name__, f"{type(node).__name__} expressions are not supported"))
+                self.fail(node, construct, message)
+            return method(node)
+        except CatadError as e:
+            if e.loc is None:
+                relocate(e, self.loc(node))
+            raise
+
+    def arg(self, a: ast.expr | Term) -> Term:
+        return a if isinstance(a, Term) else self.expr(a)
+
+    def condition(self, node: ast.expr, what: str) -> Term:
+        t = self.expr(node)
+        if t.type != Bool:
+            self.fail(node, "truthiness", f"the condition of this {what} is a {t.type}, not a Bool; catad does "
+                      "not test truthiness", hint="compare explicitly, e.g. x != 0 or len(v) > 0")
+        return t
+
+    def x_Constant(self, node: ast.Constant) -> Term:
+        v, loc = node.value, self.loc(node)
+        if isinstance(v, bool):
+            return Const(v, Bool, loc)
+        if isinstance(v, int):
+            return Const(v, Int, loc)
+        if isinstance(v, float):
+            return Const(v, Float, loc)
+        if isinstance(v, (str, bytes)):
+            self.fail(node, *_STRINGS)
+        self.fail(node, "constant", f"the constant {v!r} is not supported; constants are ints, floats, "
+                                    "True and False")
+
+    def x_Name(self, node: ast.Name) -> Term:
+        return self.lookup(node.id, node)
+
+    def x_Attribute(self, node: ast.Attribute) -> Term:
+        obj, path = self.static_path(node)
+        if obj is not NOT_STATIC:
+            return self.constant(obj, path, node, ast.unparse(node))
+        base, loc, attr = self.expr(node.value), self.loc(node), node.attr
+        if is_array(base) and not self.is_list(base):
+            if attr == "shape":
+                return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
+                                                                for k in range(rank(a.type))), loc), loc)
+            if attr == "T":
+                return self.b.transpose(base, loc)
+            if attr == "ndim":
+                return Const(rank(base.type), Int, loc)
+            if attr == "size":
+                return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+        what = "a Python list" if self.is_list(base) else f"a {base.type}"
+        self.fail(node, "attribute", f"attribute .{attr} of {what} is not supported; supported: "
+                                     ".shape, .T, .ndim and .size of arrays (make lists arrays with np.array)")
+
+    def x_Tuple(self, node: ast.Tuple) -> Term:
+        return Tuple(tuple(self.expr(e) for e in node.elts), self.loc(node))
+
+    def x_BinOp(self, node: ast.BinOp) -> Term:
+        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def binop(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term:
+        loc = self.loc(node)
+        self.refuse_lists(node, [a, b], "an arithmetic operator")
+        if isinstance(op, ast.MatMult):
+            if not is_array(a) or not is_array(b):
+                self.fail(node, "@", f"@ multiplies arrays, got {a.type} and {b.type}", CatadTypeError,
+                          "use * to scale by a scalar")
+            return self.b.dot(a, b, loc, "matmul")
+        name = _BINOPS.get(type(op))
+        if name is None:
+            self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
+                                        "+ - * / // % ** @")
+        f = lambda x, y: self.b.arith(name, x, y, loc)
+        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+
+    def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
+        loc = self.loc(node)
+        if isinstance(node.op, ast.Not):
+            return prim("not", self.condition(node.operand, "not"), loc=loc)
+        a = self.expr(node.operand)
+        self.refuse_lists(node, [a], "a unary operator")
+        if isinstance(node.op, ast.USub):
+            if isinstance(a, Const) and a.type in (Int, Float):
+                return Const(-a.value, a.type, loc)  # so that -1 is a literal, as in v[-1]
+            f = lambda x: prim("neg", x, loc=loc)
+            return self.b.elementwise(f, [a], loc) if is_array(a) else f(a)
+        if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
+            return a
+        self.fail(node, "operator", f"unary {type(node.op).__name__} is not supported on a {a.type}; "
+                                    "supported: -x, +x, not b")
+
+    def x_BoolOp(self, node: ast.BoolOp) -> Term:
+        # a and b = if a then b else False: the right side is only evaluated when needed
+        word = "and" if isinstance(node.op, ast.And) else "or"
+        vals = [self.condition(node.values[0], f"'{word}'")]
+        with self.branch():
+            vals += [self.condition(v, f"'{word}'") for v in node.values[1:]]
+        acc, loc = vals[-1], self.loc(node)
+        for v in reversed(vals[:-1]):
+            acc = If(v, acc, FALSE, loc) if word == "and" else If(v, TRUE, acc, loc)
+        return acc
+
+    def x_Compare(self, node: ast.Compare) -> Term:
+        return self.compare_chain(self.expr(node.left), node.ops, node.comparators, node)
+
+    def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
+        right = self.expr(comps[0])
+        if len(ops) == 1:
+            return self.compare(ops[0], left, right, node)
+        loc = self.loc(node)
+
+        def rest(r):  # a < b < c = a < b and b < c, b evaluated once
+            first = self.compare(ops[0], left, r, node)
+            if first.type != Bool:
+                self.fail(node, "comparison", "chained comparisons of arrays are not supported",
+                          hint="combine elementwise tests with np.where")
+            with self.branch():
+                later = self.compare_chain(r, ops[1:], comps[1:], node)
+            return If(first, later, FALSE, loc)
+        return self.b.share(right, rest, loc)
+
+    def compare(self, op: ast.cmpop, a: Term, b: Term, node: ast.AST) -> Term:
+        name, loc = _CMPOPS.get(type(op)), self.loc(node)
+        self.refuse_lists(node, [a, b], "a comparison")
+        if name is None:
+            self.fail(node, "comparison", f"comparison {type(op).__name__} is not supported; supported: "
+                                          "< <= > >= == !=")
+        f = lambda x, y: self.b.scalar(name, [x, y], loc)
+        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+
+    def x_IfExp(self, node: ast.IfExp) -> Term:
+        c = self.condition(node.test, "conditional expression")
+        with self.branch():
+            a, b = self.expr(node.body), self.expr(node.orelse)
+        t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "
+                                                "and {b}; give them one type")
+        return self.as_list(t) if self.is_list(a) or self.is_list(b) else t
+
+    def x_Call(self, node: ast.Call) -> Term:
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                self.fail(a, "starred", "*args in a call is not supported; pass the arguments one by one")
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.fail(kw, "**kwargs", "**kwargs in a call is not supported")
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
+            if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
+                return calls.method(self, self.expr(func.value), func.attr, node)
+        obj = self.static(func)
+        if obj is NOT_STATIC:
+            self.fail(node, "call", "only functions named directly can be called, e.g. f(x), np.exp(x)")
+        return calls.call(self, obj, node, list(node.args))
+
+    def call_user(self, fn: Any, node: ast.Call, args: list) -> Term:
+        if node.keywords:
+            self.fail(node.keywords[0], "keyword argument", f"keyword arguments are not supported in calls of "
+                                                            f"{fn.__name__}; pass arguments by position")
+        ts = [self.arg(a) for a in args]
+        loc = self.loc(node)
+        units = tuple(self.b.units(t) for t in ts)
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units)
+        ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
+        return Call(name, tuple(ts), result, loc)

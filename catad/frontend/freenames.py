@@ -1,0 +1,123 @@
+"""What a name in the function denotes: a local's entry in env, or for a free name the value
+found in the function's closure, globals or builtins, and with attributes (np.pi, a module's
+function) the object reached. Every resolution is recorded in the program's read log
+(reads.py), so each call can check that what was compiled in still holds: ints, bools and
+floats reached through an attribute become constants, other floats and arrays become hidden
+parameters of the Def, and modules and functions are compared by identity.
+
+``FreeNames`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..errors import ArgumentError, Loc
+from ..lang.terms import Const, Term, Tuple, Var
+from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
+from .reads import Path
+from .statements import Unbound
+
+NOT_STATIC = object()
+_MISSING = object()
+_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple)  # what constant() compiles
+
+
+class FreeNames:
+    """Names to terms. Uses the lowerer's env, src, fn (the Python function, for its closure
+    and globals), program (its read log), names, b (the shapes of hidden parameters) and hidden
+    (the hidden parameters made so far)."""
+
+    def lookup(self, name: str, node: ast.AST) -> Term:
+        v = self.env.get(name, _MISSING)
+        if isinstance(v, Term):
+            return v
+        if isinstance(v, Unbound):
+            self.fail(node, "variable", v.message)
+        if name in self.src.local_names:
+            self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
+        return self.constant(*self.resolve(name, node), node, name)
+
+    def resolve(self, name: str, node: ast.AST) -> tuple[Any, Path]:
+        """What a free name means, and where it was found: the function's closure, then its
+        globals, then builtins."""
+        code = self.fn.__code__
+        if name in code.co_freevars:
+            cell = self.fn.__closure__[code.co_freevars.index(name)]
+            try:
+                return cell.cell_contents, Path(cell, name)
+            except ValueError:
+                self.fail(node, "name", f"the enclosing variable {name!r} is not assigned yet")
+        if name in self.fn.__globals__:
+            return self.fn.__globals__[name], Path.of_global(self.fn, name)
+        if hasattr(builtins, name):
+            return getattr(builtins, name), Path.of_builtin(self.fn, name)
+        self.fail(node, "name", f"name {name!r} is not defined")
+
+    def static(self, node: ast.expr) -> Any:
+        """The Python object a free name or an attribute of one denotes (np, np.exp, math.pi, a
+        global array, a user function), or NOT_STATIC for anything involving local values.
+        What is not a value is compiled in, so each call checks it is still the same object."""
+        obj, path = self.static_path(node)
+        if obj is not NOT_STATIC and not isinstance(obj, _VALUES):
+            self.program.reads.same(path, obj)
+        return obj
+
+    def static_path(self, node: ast.expr) -> tuple[Any, Path | None]:
+        if isinstance(node, ast.Name):
+            if node.id in self.env or node.id in self.src.local_names:
+                return NOT_STATIC, None
+            return self.resolve(node.id, node)
+        if isinstance(node, ast.Attribute):
+            base, path = self.static_path(node.value)
+            if base is NOT_STATIC:
+                return NOT_STATIC, None
+            try:
+                return getattr(base, node.attr), path.attr(node.attr)
+            except Exception:
+                self.fail(node, "attribute", f"{ast.unparse(node.value)} has no attribute {node.attr!r}")
+        return NOT_STATIC, None
+
+    def constant(self, obj: Any, path: Path, node: ast.AST, what: str) -> Term:
+        """A module-level or enclosing value used in the function: a number, an array or a tuple of
+        them. Ints and bools (sizes, axes, flags) and floats reached through an attribute (np.pi)
+        are constants that each call compares; other floats and arrays are hidden parameters."""
+        loc = self.loc(node)
+        if isinstance(obj, (bool, np.bool_)):
+            self.program.reads.equal(path, obj)
+            return Const(bool(obj), Bool, loc)
+        if isinstance(obj, (int, np.integer)):
+            self.program.reads.equal(path, obj)
+            return Const(int(obj), Int, loc)
+        if isinstance(obj, (float, np.floating)) and path.through_attribute:
+            self.program.reads.equal(path, obj)
+            return Const(float(obj), Float, loc)
+        if isinstance(obj, (float, np.floating, np.ndarray)):
+            try:
+                ty = type_of_value(obj, "constant")
+            except ArgumentError as e:
+                self.fail(node, "constant", f"{what} is not usable: {e.message}")
+            return self.hidden_param(path, ty, loc, units_of_value(obj))
+        if isinstance(obj, tuple):
+            self.program.reads.length(path, len(obj))
+            return Tuple(tuple(self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)),
+                         loc)
+        if callable(obj):
+            self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
+                                              "as values (higher-order functions are not supported)")
+        kind = type(obj).__name__
+        hint = "make it a NumPy array" if isinstance(obj, list) else None
+        self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays and tuples of them can be "
+                                "used as values", hint=hint)
+
+    def hidden_param(self, path: Path, ty: Type, loc: Loc, units=None) -> Var:
+        """The parameter carrying the value at path, which each call reads (named after it);
+        units: which axes of the array have length 1 (each call checks they still do)."""
+        if path.key not in self.hidden:
+            v = Var(self.names.user(path.ident), ty, loc)
+            self.b.shapes.param(v, units)
+            self.hidden[path.key] = (path, v, units)
+        return self.hidden[path.key][1]

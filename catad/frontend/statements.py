@@ -1,0 +1,285 @@
+"""Lowering statements: the statement loop with its early returns, assignment and unpacking,
+if statements and the join of their branches, and the checks that go before each statement.
+
+Statement lists are walked with an explicit work list and their bindings collected in a flat
+list of pieces, then nested into lets in one loop (``assemble``), so a 10,000-statement function
+compiles in linear time without deep recursion; recursion follows the nesting of if statements.
+
+A Python name maps to an atom in ``env``: assigning a compound value binds it with a let under
+a fresh binder name, assigning an atom just aliases it. Branches of an ``if`` statement are
+lowered in copies of ``env`` and the variables they change are joined afterwards.
+
+``Statements`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import CatadError, CatadTypeError, Loc
+from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
+from ..lang.types import Tuple as TupleT
+from .checks import Statement
+from .common import join_types
+from .source import relocate
+
+_LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
+_UNSUPPORTED_STMTS = {
+    ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
+    ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
+    ast.While: ("while loop", f"while loops are not supported; {_LOOP_HINT}, or unroll a fixed number of steps"),
+    ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
+                               "exceptions"),
+    ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
+    ast.AsyncWith: ("with statement", "async with is not supported"),
+    ast.FunctionDef: ("nested def", "nested function definitions are not supported; define the helper at "
+                                    "module level and call it"),
+    ast.AsyncFunctionDef: ("nested def", "nested function definitions are not supported; define the helper "
+                                         "at module level and call it"),
+    ast.ClassDef: ("class definition", "classes cannot be defined inside a compiled function"),
+    ast.Global: ("global statement", "global is not supported; module-level values can be read, not assigned"),
+    ast.Nonlocal: ("nonlocal statement", "nonlocal is not supported; enclosing variables can be read, not "
+                                         "assigned"),
+    ast.Import: ("import", "imports inside the function are not supported; import at module level"),
+    ast.ImportFrom: ("import", "imports inside the function are not supported; import at module level"),
+    ast.Assert: ("assert", "assert is not supported; check the inputs before calling the function"),
+    ast.Raise: ("raise", "raise is not supported; a compiled function cannot raise exceptions"),
+    ast.Delete: ("del statement", "del is not supported; just stop using the variable"),
+    ast.Break: ("break", "break is not supported (loops are not supported)"),
+    ast.Continue: ("continue", "continue is not supported (loops are not supported)"),
+    ast.Match: ("match statement", "match is not supported; use if/elif/else"),
+}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED_STMTS[ast.TryStar] = _UNSUPPORTED_STMTS[ast.Try]
+
+
+class Unbound:
+    """The env entry of a variable that is not defined on every path to here."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+def has_return(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    return any(isinstance(s, ast.Return) or isinstance(s, ast.If) and _always_returns(s.body)
+               and _always_returns(s.orelse) for s in stmts)
+
+
+class Statements:
+    """Statement lists to pieces and pieces to terms. Uses the lowerer's env, b (the Builder),
+    names, src, the marking of Python lists (as_list, is_list), expr, condition and binop
+    (expressions.py) and lookup (freenames.py)."""
+
+    def returning_block(self, stmts: list[ast.stmt], owner: ast.AST) -> tuple[Term, Loc]:
+        """A statement list that must end in a return, lowered in a copy of env."""
+        saved, self.env = self.env, dict(self.env)
+        facts = self.b.shapes.saved()  # sizes a check in this block makes equal hold only in it
+        try:
+            pieces, result, ret_loc = self.run(stmts)
+        finally:
+            self.env = saved
+            self.b.shapes.restore(facts)
+        if result is None:
+            self.fail(owner, "return", f"{self.src.name} can reach the end of this block without a return; "
+                                       "every path must end in a return statement")
+        return self.assemble(pieces, result, ret_loc), ret_loc
+
+    def run(self, stmts: list[ast.stmt]) -> tuple[list, Term | None, Loc | None]:
+        """Lower statements until a return. Pieces are ("let", var, rhs, loc) and, for an early
+        return, ("if", cond, returned term, whether it is the then arm, loc): the other arm is the rest."""
+        pieces: list = []
+        todo = list(reversed(stmts))
+        while todo:
+            s = todo.pop()
+            outer, self.b.statement = self.b.statement, Statement(len(self.names.serial), self.b.branch_depth)
+            start = len(pieces)
+            try:
+                if isinstance(s, ast.Return):
+                    if s.value is None:
+                        self.fail(s, "return", "a bare return is not supported; return a value")
+                    value = self.expr(s.value)
+                    return self.checked(pieces, start), value, self.loc(s)
+                if isinstance(s, ast.If) and has_return(s):
+                    cond = self.condition(s.test, "if statement")
+                    then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
+                    if then_returns == else_returns:
+                        # both return (the rest is dead), or neither always does: each arm takes the rest
+                        rest = [] if then_returns else list(reversed(todo))
+                        t, _ = self.returning_block(s.body + rest, s)
+                        e, ret_loc = self.returning_block(s.orelse + rest, s)
+                        return self.checked(pieces, start), self.join_returns(cond, t, e, self.loc(s), ret_loc), ret_loc
+                    done, _ = self.returning_block(s.body if then_returns else s.orelse, s)
+                    self.checked(pieces, start)
+                    pieces.append(("if", cond, done, then_returns, self.loc(s)))
+                    todo.extend(reversed(s.orelse if then_returns else s.body))
+                    continue
+                self.statement(s, pieces)
+                self.checked(pieces, start)
+            except CatadError as e:
+                if e.loc is None:
+                    relocate(e, self.loc(s))
+                raise
+            finally:
+                self.b.statement = outer
+        return pieces, None, None
+
+    def checked(self, pieces: list, start: int) -> list:
+        """pieces with the current statement's checks put before its own pieces (from start)."""
+        pieces[start:start] = [("let", v, rhs, loc) for v, rhs, loc in self.b.statement.checks]
+        self.b.statement.checks = []
+        return pieces
+
+    def assemble(self, pieces: list, result: Term, ret_loc: Loc | None) -> Term:
+        for piece in reversed(pieces):
+            if piece[0] == "let":
+                _, var, rhs, loc = piece
+                result = Let(var, rhs, result, loc)
+            else:
+                _, cond, done, done_is_then, loc = piece
+                then, orelse = (done, result) if done_is_then else (result, done)
+                result = self.join_returns(cond, then, orelse, loc, ret_loc)
+        return result
+
+    def join_returns(self, cond, then, orelse, loc, ret_loc) -> Term:
+        mismatch = ("this return gives a {b} but another gives a {a}; every return of a function must give "
+                    "the same type")
+        return self.b.if_(cond, then, orelse, loc, mismatch, ret_loc, "return")
+
+    def statement(self, s: ast.stmt, pieces: list) -> None:
+        loc = self.loc(s)
+        if isinstance(s, ast.Assign):
+            value = self.expr(s.value)
+            if len(s.targets) > 1:
+                value = self.bind_temp(value, pieces, loc)
+            for target in s.targets:
+                self.assign(target, value, pieces, loc)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.assign(s.target, self.expr(s.value), pieces, loc)
+        elif isinstance(s, ast.AugAssign):
+            if not isinstance(s.target, ast.Name):
+                self.assign(s.target, None, pieces, loc)  # an element or attribute: always refused
+            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.expr(s.value), s)
+            self.assign(s.target, value, pieces, loc)
+        elif isinstance(s, ast.If):
+            self.if_statement(s, pieces)
+        elif isinstance(s, ast.Expr):
+            v = s.value
+            if isinstance(v, ast.Constant) and (isinstance(v.value, str) or v.value is Ellipsis):
+                return  # a docstring or `...`
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
+                self.fail(s, "print", "print is not supported in a compiled function; print outside it")
+            self.fail(s, "expression statement", "an expression statement has no effect in a compiled "
+                                                 "function; assign its value or return it")
+        elif isinstance(s, ast.Pass):
+            return
+        elif type(s) in _UNSUPPORTED_STMTS:
+            construct, message = _UNSUPPORTED_STMTS[type(s)]
+            self.fail(s, construct, message)
+        else:
+            self.fail(s, type(s).__name__, f"{type(s).__name__} statements are not supported; supported "
+                                           "statements: assignment, if/elif/else, return, pass")
+
+    def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
+        is_list = self.is_list(value)
+        value = self.flatten(value, pieces, loc)
+        if is_atom(value):
+            self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
+            return
+        v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
+        pieces.append(("let", v, value, loc))
+        self.env[name] = self.as_list(v) if is_list else v
+
+    def bind_temp(self, value: Term, pieces: list, loc: Loc) -> Term:
+        value = self.flatten(value, pieces, loc)
+        if is_atom(value):
+            return value
+        v = self.b.bound(self.b.var(value.type, loc), value)
+        pieces.append(("let", v, value, loc))
+        return v
+
+    def flatten(self, value: Term, pieces: list, loc: Loc) -> Term:
+        """The lets of a value's own let chain (temporaries, checks) as statements of their own,
+        so a check runs where the statement is, whether or not the value is used later."""
+        lets, body = let_chain(value)
+        for lt in lets:
+            pieces.append(("let", lt.var, lt.rhs, lt.loc or loc))
+        return body
+
+    def assign(self, target: ast.expr, value: Term | None, pieces: list, loc: Loc) -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, pieces, loc)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in target.elts):
+                self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
+                                             "unpack into one name per element")
+            n, ty = len(target.elts), value.type
+            if not isinstance(ty, TupleT) or len(ty.items) != n:
+                what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
+                self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; only tuples of the "
+                          "same length unpack", CatadTypeError, "index an array instead: a, b = v[0], v[1]")
+            if isinstance(value, Tuple):
+                items = value.items  # unpack a tuple display without building it
+            else:
+                atom = self.bind_temp(value, pieces, loc)
+                items = tuple(Get(k, atom, loc) for k in range(n))
+            for t, item in zip(target.elts, items):
+                self.assign(t, item, pieces, loc)
+        elif isinstance(target, ast.Subscript):
+            self.fail(target, "item assignment", "assigning to an element or slice mutates an array, which "
+                      "is not supported", hint="build a new array: a comprehension, np.where, or v + e")
+        elif isinstance(target, ast.Attribute):
+            self.fail(target, "attribute assignment", "assigning to an attribute is not supported; "
+                                                      "use a local variable")
+        else:
+            self.fail(target, "assignment", f"cannot assign to {type(target).__name__}; assign to names "
+                                            "or tuples of names")
+
+    def if_statement(self, s: ast.If, pieces: list) -> None:
+        """An if without return: lower each arm in a copy of env, then join what they change:
+        let t = if c then (.. in (a, b)) else (.. in (a, b)) in let a = get$1 t ..."""
+        cond = self.condition(s.test, "if statement")
+        loc = self.loc(s)
+        before = self.env
+        arms = []
+        facts = self.b.shapes.saved()
+        for stmts in (s.body, s.orelse):
+            self.env = dict(before)
+            arm_pieces, _, _ = self.run(stmts)
+            arms.append((arm_pieces, self.env))
+            self.b.shapes.restore(dict(facts))
+        self.env = before
+        (p1, e1), (p2, e2) = arms
+        joined = []
+        for n in dict.fromkeys([*e1, *e2]):
+            a, c = e1.get(n), e2.get(n)
+            if a is before.get(n) and c is before.get(n):
+                continue
+            ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
+            if a is c:
+                before[n] = a
+            elif not isinstance(a, Term) or not isinstance(c, Term):
+                before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
+                                    f"line {loc.line}, so it may be undefined here; assign it before the if "
+                                    "or in both branches")
+            elif ty is None:
+                before[n] = Unbound(f"variable {n!r} is a {a.type} after one branch of the if statement at "
+                                    f"line {loc.line} and a {c.type} after the other; give it one type")
+            else:
+                joined.append((n, ty))
+        if not joined:
+            return
+
+        def arm(p, e):
+            vals = [self.b.coerce(e[n], ty, loc) for n, ty in joined]
+            return self.assemble(p, vals[0] if len(vals) == 1 else Tuple(tuple(vals), loc), None)
+        rhs = If(cond, arm(p1, e1), arm(p2, e2), loc)
+        t = self.bind_temp(rhs, pieces, loc) if len(joined) > 1 else rhs
+        for k, (n, _) in enumerate(joined):
+            value = Get(k, t, loc) if len(joined) > 1 else t
+            if self.is_list(e1[n]) or self.is_list(e2[n]):
+                self.as_list(value)
+            self.bind(n, value, pieces, loc)
