@@ -85,6 +85,7 @@ class Shapes:
         self.ones: dict[Lin, bool] = {}   # sizes known to be 1 or not, by linear form
         self.units: dict[str, tuple] = {}  # tuple-typed variables: their components' length-1 axes
         self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
+        self._inferred: dict[int, tuple] = {}  # id -> (term, its inferred shape): see infer
 
     # ------------------------------------------------------------ linear forms of Int terms
 
@@ -213,7 +214,16 @@ class Shapes:
 
     def infer(self, t: Term) -> tuple[Dim | None, ...] | None:
         """The shape of t as far as it is known in t's own scope (None for an axis that is not),
-        or None when t is not an array."""
+        or None when t is not an array. Remembered per term (a term is asked about when it is
+        bound, fused and read): a term's scope, and so its shape, does not change."""
+        if isinstance(t, (Var, Const)):
+            return self._infer(t)
+        known = self._inferred.get(id(t))
+        if known is None or known[0] is not t:
+            known = self._inferred[id(t)] = (t, self._infer(t))
+        return known[1]
+
+    def _infer(self, t: Term) -> tuple[Dim | None, ...] | None:
         if not isinstance(t.type, Vec):
             return None
         r = rank(t.type)

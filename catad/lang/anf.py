@@ -31,7 +31,11 @@ def anf(t: Term, fresh: _Fresh) -> Term:
     out: list[tuple] = []
     for lt in lets:
         out.append((lt.var, _anf_value(lt.rhs, fresh, out), lt.loc))
-    return make_lets(out, _anf_value(body, fresh, out))
+    body = _anf_value(body, fresh, out)
+    if len(out) == len(lets) and body is lets[-1].body if lets else body is t:  # nothing changed
+        if all(rhs is lt.rhs for (_, rhs, _), lt in zip(out, lets)):
+            return t
+    return make_lets(out, body)
 
 
 def _atom(t: Term, fresh: _Fresh, out: list) -> Term:
@@ -51,17 +55,27 @@ def _anf_value(t: Term, fresh: _Fresh, out: list) -> Term:
     if isinstance(t, Let):
         # hoisting its bindings outwards could capture a same-named variable there
         return anf(t, fresh)
+    # a term whose operands are atoms already is kept, not rebuilt (most are, in derivative programs)
     if isinstance(t, Call):
-        return Call(t.fn, tuple(_atom(a, fresh, out) for a in t.args), t.ty, t.loc)
+        args = tuple(_atom(a, fresh, out) for a in t.args)
+        return t if _same(args, t.args) else Call(t.fn, args, t.ty, t.loc)
     if isinstance(t, Tuple):
-        return Tuple(tuple(_atom(a, fresh, out) for a in t.items), t.loc)
+        items = tuple(_atom(a, fresh, out) for a in t.items)
+        return t if _same(items, t.items) else Tuple(items, t.loc)
     if isinstance(t, Get):
-        return Get(t.index, _atom(t.tup, fresh, out), t.loc)
+        tup = _atom(t.tup, fresh, out)
+        return t if tup is t.tup else Get(t.index, tup, t.loc)
     if isinstance(t, If):
-        return If(_atom(t.cond, fresh, out), anf(t.then, fresh), anf(t.orelse, fresh), t.loc)
+        parts = (_atom(t.cond, fresh, out), anf(t.then, fresh), anf(t.orelse, fresh))
+        return t if _same(parts, (t.cond, t.then, t.orelse)) else If(*parts, t.loc)
     if isinstance(t, Build):
-        return Build(_atom(t.size, fresh, out), t.var, anf(t.body, fresh), t.loc)
+        size, body = _atom(t.size, fresh, out), anf(t.body, fresh)
+        return t if size is t.size and body is t.body else Build(size, t.var, body, t.loc)
     raise TypeError(f"not a core term: {type(t).__name__}")
+
+
+def _same(new: tuple, old: tuple) -> bool:
+    return all(a is b for a, b in zip(new, old))
 
 
 __all__ = ["anf", "anf_def", "anf_program"]

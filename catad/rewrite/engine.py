@@ -84,13 +84,21 @@ def with_children(t: Node, kids: list[Term]) -> Node:
 
 
 class Rewriter:
-    def __init__(self, rules: Iterable[Rule], stage: str = "", trace: list | None = None):
+    """Normalises terms by `rules`. `normal` (id -> term, kept alive there) holds the terms
+    known to be normal; a stage passes the memo of the stage before it, so what that one
+    left normal is not visited again (only the parts a sweep made are). That is sound when
+    a term normal under the earlier rules is normal under these: the sweeps' own rules
+    (fwd-let-bound, rev-let-bound) match only lmApply and lmApplyR, which no earlier stage
+    leaves in a program, and every stage uses the whole catalogue."""
+
+    def __init__(self, rules: Iterable[Rule], stage: str = "", trace: list | None = None,
+                 normal: dict | None = None):
         self.rules = list(rules)
         self.stage = stage
         self.trace = trace if trace is not None else []
         self.indexed: dict[type, tuple[str, ...]] = {}  # class -> the fields its rules ask about
         self.by_key: dict[tuple, list[Rule]] = {}         # see _rules_for
-        self.normal: dict[int, Node] = {}  # id -> term known to be normal (kept alive here)
+        self.normal: dict[int, Node] = {} if normal is None else normal
 
     def _rules_for(self, t: Node) -> list[Rule]:
         """The rules that can match at t, in catalogue order. Most patterns ask a field of

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from .._node import paused_gc
+from .._node import paused_gc, walk
 from ..ad import jacobian_program
 from ..combinators import to_cl_program
 from ..lang.inline import inline_program
@@ -54,6 +54,8 @@ class Pipeline:
         self.jacobian: Def = jacobian_program(to_cl_program(inline_program(core))).main
         self.jacobian_optimised: Def = self._traced("jacobian-optimised", lambda trace: optimise(
             self.jacobian, "jacobian-optimised", trace))
+        # what the optimised Jacobian holds is normal: the later stages visit only what they make
+        self._normal = _normal_memo(self.jacobian_optimised.body)
 
     def _traced(self, stage: str, compute):
         """compute(trace), its steps kept as the stage's only when it succeeds."""
@@ -68,17 +70,20 @@ class Pipeline:
 
     @_lazy_stage
     def jacobian_transposed(self) -> Def:
-        return self._traced("jacobian-transposed", lambda trace: transposed(self.jacobian_optimised, trace))
+        return self._traced("jacobian-transposed", lambda trace: transposed(self.jacobian_optimised, trace,
+                                                                            dict(self._normal)))
 
     @_lazy_stage
     def forward(self) -> Def:
+        normal = dict(self._normal)  # each stage adds to its own copy
         return self._traced("forward", lambda trace: finish(
-            forward_derivative(self.jacobian_optimised, trace), "forward", trace))
+            forward_derivative(self.jacobian_optimised, trace, normal), "forward", trace, normal))
 
     @_lazy_stage
     def reverse(self) -> Def:
+        normal = dict(self._normal)
         return self._traced("reverse", lambda trace: finish(
-            reverse_derivative(self.jacobian_optimised, trace), "reverse", trace))
+            reverse_derivative(self.jacobian_optimised, trace, normal), "reverse", trace, normal))
 
     @property
     def trace(self) -> list:
@@ -89,24 +94,31 @@ class Pipeline:
         return [step for stage in _TRACED for step in self._traces[stage]]
 
 
-def optimise(d: Def, stage: str, trace: list) -> Def:
-    return Def(d.name, d.params, Rewriter(RULES, stage, trace).normalize(d.body), d.loc)
+def optimise(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
+    return Def(d.name, d.params, Rewriter(RULES, stage, trace, normal).normalize(d.body), d.loc)
 
 
-def transposed(d: Def, trace: list) -> Def:
+def _normal_memo(t) -> dict:
+    """Every subterm of t (the output of a normalisation: all of them normal), by id."""
+    return {id(n): n for n in walk(t)}
+
+
+def transposed(d: Def, trace: list, normal: dict | None = None) -> Def:
     """R$f: the Jacobian with its result map transposed, the transposes pushed inwards
     by the laws of Fig. 5 (a transposed let-bound map stays a transposed variable)."""
     lets, final = let_chain(d.body)
     t, m = final.items
     body = make_lets([(lt.var, lt.rhs) for lt in lets], Tuple((t, L.Transpose(m))))
-    out = Rewriter(RULES, "jacobian-transposed", trace).normalize(body)
+    out = Rewriter(RULES, "jacobian-transposed", trace, normal).normalize(body)
     return Def("R$" + d.name.removeprefix("D$"), d.params, out, d.loc)
 
 
-def finish(d: Def, stage: str, trace: list) -> Def:
-    """Optimise, then CSE and dead-code elimination (the notes' last step), then put back
-    what ANF bound but is used once, so only shared values stay let-bound."""
-    return inline_single_use_def(dead_code_def(cse_def(dead_code_def(optimise(d, stage, trace)), trace, stage)))
+def finish(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
+    """Optimise (visiting only what is not known normal), then CSE and dead-code elimination
+    (the notes' last step), then put back what ANF bound but is used once, so only shared
+    values stay let-bound."""
+    return inline_single_use_def(dead_code_def(cse_def(dead_code_def(optimise(d, stage, trace, normal)),
+                                                       trace, stage)))
 
 
 def run_pipeline(core: Program, anf: Program) -> Pipeline:

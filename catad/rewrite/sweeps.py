@@ -98,22 +98,23 @@ def _rebuild(n: Term, kids: list[Term]) -> Term:
 
 # ================================================================ forward
 
-def forward_derivative(jac: Def, trace: list | None = None) -> Def:
-    """fwd$f(params, dparams) = (f(params), J dparams), without linear maps."""
+def forward_derivative(jac: Def, trace: list | None = None, normal: dict | None = None) -> Def:
+    """fwd$f(params, dparams) = (f(params), J dparams), without linear maps. `normal`: the
+    terms known to be normal (see Rewriter)."""
     names = _Names(jac)
     dparams = tuple(names.var("d" + p.name, p.type) for p in jac.params)
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
-    sweep = _Forward(dx, names, trace)
+    sweep = _Forward(dx, names, trace, normal)
     body = sweep.value(jac.body)
     return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
 
 
 class _Forward:
-    def __init__(self, dx: Term, names: _Names, trace: list | None):
+    def __init__(self, dx: Term, names: _Names, trace: list | None, normal: dict | None = None):
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
-        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward", trace)
+        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward", trace, normal)
 
     def let_bound_rule(self) -> Rule:
         def is_swept(m):
@@ -199,13 +200,14 @@ class Pending(Term):
         return f"pending({show(self.ct)} at {show(self.key)})"
 
 
-def reverse_derivative(jac: Def, trace: list | None = None) -> Def:
-    """rev$f(params, dr) = (f(params), J^T dr), without linear maps."""
+def reverse_derivative(jac: Def, trace: list | None = None, normal: dict | None = None) -> Def:
+    """rev$f(params, dr) = (f(params), J^T dr), without linear maps. `normal`: the terms
+    known to be normal (see Rewriter)."""
     names = _Names(jac)
     result_type = jac.body.type.items[0]
     dr = names.var("dr", result_type)
     src = jac.body.type.items[1].src
-    sweep = _Reverse(names, trace, src)
+    sweep = _Reverse(names, trace, src, normal)
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
     body = make_lets(primal + cts, Tuple((sweep.primal_value, grad)))
@@ -235,7 +237,7 @@ def _location_key(m: Term) -> tuple:
 
 
 class _Reverse:
-    def __init__(self, names: _Names, trace: list | None, src: Type):
+    def __init__(self, names: _Names, trace: list | None, src: Type, normal: dict | None = None):
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
@@ -247,7 +249,7 @@ class _Reverse:
                     "a let-bound map waits for all its cotangents",
                     P(ApplyR, r=V("r"), m=V("m", _is_location)),
                     lambda b: Pending(b["m"], b["r"], b["m"].type.src))
-        self.rw = Rewriter([stop] + RULES, "reverse", trace)
+        self.rw = Rewriter([stop] + RULES, "reverse", trace, normal)
 
     # ---------------------------------------------------------------- forward pass: primal only
     def strip(self, e: Term) -> Term:
