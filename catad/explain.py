@@ -14,10 +14,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import api
 from .errors import CatadError
+from .pipeline import STAGES, Pipeline, pipeline
 from .rewrite.engine import RewriteStep
-from .rewrite.stages import STAGES, Pipeline, run_pipeline
 
 TITLES = {
     "source": "Original definition (Python)",
@@ -103,20 +102,13 @@ def _tex_escape(s: str) -> str:
     return s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("$", r"\$").replace("&", r"\&")
 
 
-def pipeline(fn: Callable, *example_args: Any) -> Pipeline:
-    """All stages for fn at the argument types of example_args (cached per signature)."""
-    return api._cached(fn, example_args, "pipeline",
-                       lambda: run_pipeline(api.to_core(fn, *example_args), api.to_anf(fn, *example_args)))
-
-
-def code_text(fn: Callable, *example_args: Any) -> str:
-    """The generated NumPy source of fn and of its forward and reverse derivatives, and
-    every place where it is not whole-array code (a Python loop, with its source line)."""
-    from .differentiate import compiled
+def code_text(p: Pipeline) -> str:
+    """The generated NumPy source of the function and of its forward and reverse derivatives,
+    and every place where it is not whole-array code (a Python loop, with its source line)."""
     parts, notes = [], []
     for which, title in (("primal", "the function"), ("forward", "its forward derivative (jvp)"),
                          ("reverse", "its reverse derivative (vjp, grad)")):
-        c = compiled(fn, example_args, which)
+        c = p.code(which)
         parts.append(f"# {title}\n{c.source}")
         notes += [f"# {which}: {line}" for line in c.report().splitlines()]
     notes = notes or ["# every build, sum and index is whole-array NumPy: no Python loops"]
@@ -133,7 +125,7 @@ def explain(fn: Callable, *example_args: Any) -> Derivation:
     texts = {"source": source, "core": str(pl.core), "anf": str(pl.anf), "cl": str(pl.cl),
              "jacobian": str(pl.jacobian), "jacobian-optimised": str(pl.jacobian_optimised),
              "jacobian-transposed": str(pl.jacobian_transposed), "forward": str(pl.forward),
-             "reverse": str(pl.reverse), "code": code_text(fn, *example_args)}
+             "reverse": str(pl.reverse), "code": code_text(pl)}
     stages = [Stage(name, TITLES[name], texts[name]) for name in STAGES]
     steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in pl.trace]
     return Derivation(getattr(fn, "__name__", "f"), stages, steps, pl)
