@@ -5,7 +5,7 @@ application (the semantics of Fig. 4 read left to right), transposition and reve
 application (Fig. 5), then the algebra of tangents and scalars, arrays, and the
 floating of lets and ifs needed to reach programs without linear maps.
 
-No rule duplicates a non-atomic term (DESIGN.md invariant 1): where a right side
+No rule duplicates a non-atomic term (docs/design.md invariant 1): where a right side
 uses a pattern variable twice, the side condition requires it to be *cheap* (a
 variable, a constant, or a leaf map over such).
 
@@ -455,7 +455,7 @@ rule("rev-hcatv", GR, "notes Fig. 5: r ._R H(v) = build(sz(v), \\i. r ._R v[i])"
     lambda b: _map_family(b["ms"], lambda m: ApplyR(b["r"], m)))
 rule("rev-index", GR, "r ._R ix_i = update(i, r, n): an index update, not a one-hot vector",
      "lmApplyR(r, lmIndex(i, n))", "update(i, r, n)", r"r \odot_R \mathrm{ix}_i = \delta_i\,r",
-     "the cotangent of v[i] is written at i (DESIGN.md invariant 2)",
+     "the cotangent of v[i] is written at i (docs/design.md invariant 2)",
      P(ApplyR, r=R, m=P(L.Index, i=V("i"), n=V("n"))))(lambda b: prim("update", b["i"], b["r"], b["n"]))
 rule("rev-update", GR, "r ._R upd_i = r[i]", "lmApplyR(r, lmIndexUpdate(i, n))", "r[i]",
      r"r \odot_R \mathrm{upd}_i = r[i]", "reads the written element back",
