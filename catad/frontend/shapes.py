@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._node import walk
-from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, let_chain
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Var, let_chain
 from ..lang.types import Int, Tuple as TupleT, Vec, rank
 from ..primitives import prim
 
