@@ -40,8 +40,9 @@ import numpy as np  # noqa: E402
 from _util import catad_engine, catad_objective, first_call_time, fresh_function, median_time  # noqa: E402
 
 import catad  # noqa: E402  (after _util puts the checkout on sys.path)
-from adbench import gmm_index, gmm_numpy, gmm_xp, peers  # noqa: E402
-from adbench.io import DATA_DIR, load_gmm  # noqa: E402
+from adbench import gmm, gmm_numpy, gmm_xp, peers  # noqa: E402
+from adbench.gmm import load_gmm  # noqa: E402
+from adbench.io import DATA_DIR  # noqa: E402
 from adbench.report import Checks, Row, plot, scaled_atol, table  # noqa: E402
 
 TOOLS = ("catad", "numpy", "jax", "torch", "autograd")
@@ -53,7 +54,7 @@ RTOL_GRAD = 1e-9   # the same sums in another order: N K D terms agree far close
 def catad_function(style: str, data):
     """(catad's function of this style, the arguments after the parameters)."""
     if style == "index":
-        return gmm_index.gmm_objective, (data.x, data.wishart)
+        return gmm.gmm_objective, (data.x, data.wishart)
     return gmm_numpy.gmm_objective, (data.x, data.wishart, gmm_numpy.tril_positions(data.x.shape[1]))
 
 

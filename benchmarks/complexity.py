@@ -14,7 +14,7 @@
            intermediate and its locals live until it returns, so the primal's peak already
            holds all of its intermediates: the claim is rev peak / primal peak = small constant.
 
-`grad` and `primal` time the compiled programs (catad.differentiate.compiled) on canonical
+`grad` and `primal` time the compiled programs (catad.pipeline.compiled) on canonical
 arguments; `api grad` is catad.grad(f)(x), conversions included. Each time is the median of
 --repeats samples after a warm-up call; a sample repeats the call until it lasts 20 ms, with
 the garbage collector off (as timeit does). The first-call (compile) time is one call.
@@ -44,8 +44,7 @@ from _util import chain_source, load_source
 
 import catad  # noqa: E402  (after _util puts the checkout on sys.path)
 from catad.backend import compile_def  # noqa: E402
-from catad.differentiate import compiled  # noqa: E402
-from catad.explain import pipeline  # noqa: E402
+from catad.pipeline import compiled, pipeline  # noqa: E402
 
 # the seeds' chains, with a factor 0.5 where the plain recurrence would overflow (as in
 # gradient_scaling.py): the sharing, each value used twice, is unchanged

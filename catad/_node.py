@@ -5,7 +5,7 @@ dataclasses deriving from :class:`Node`. Equality is structural and hashing is
 consistent with it, but neither recurses: a node's hash is computed once, when first
 asked for (most nodes never are), from its children's, on an explicit stack, and
 equality walks an explicit stack. A 10,000-deep let chain therefore hashes and
-compares without touching Python's recursion limit (DESIGN.md invariant 5).
+compares without touching Python's recursion limit (docs/design.md invariant 5).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ their places as Python would, so ``argnums`` count positions in that order (as i
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 from .errors import ArgumentError, Loc
 

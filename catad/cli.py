@@ -21,9 +21,9 @@ import traceback
 from typing import Any, Callable
 
 from .errors import CatadError
+from .explain import explain, latex_escape
 
 FORMATS = ("text", "latex", "json")
-RULE_WIDTH = 60
 
 
 class CliError(Exception):
@@ -33,11 +33,11 @@ class CliError(Exception):
 def _demo(args: argparse.Namespace) -> int:
     """The notes' Section 9 demo: every stage of differentiating an example, then a check
     of the derivative by every route against the known answer."""
-    from . import explain, grad, jvp, value_and_grad
+    from .differentiate import grad, jvp, value_and_grad
     from .examples import EXAMPLES
 
     fn, example = EXAMPLES[args.example]
-    print(explain(fn, *example))
+    print(explain(fn, *example), end="\n\n")
     shown = ", ".join(map(repr, example))
     print("-" * 60)
     print(f"Checks at ({shown})")
@@ -63,26 +63,6 @@ def _param(fn, k: int) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
-
-
-def _header(title: str) -> str:
-    return f"{'-' * RULE_WIDTH}\n{title}\n{'-' * RULE_WIDTH}"
-
-
-_LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """text for LaTeX's text mode (the notes' ASCII notation included: |><|, <, >)."""
-    return "".join(_LATEX_SPECIALS.get(c, c) for c in str(text))
-
-
-def _verbatim(text: str) -> str:
-    return "\\begin{verbatim}\n" + str(text).rstrip("\n") + "\n\\end{verbatim}"
 
 
 def _close_matches(word: str, names: list[str], n: int = 3) -> list[str]:
@@ -257,127 +237,17 @@ def load_function(target: str) -> Callable:
 
 # ====================================================================== catad explain: output
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def find_stage(stages: list, wanted: str, what: str):
-    """The stage called `wanted`: exactly, ignoring case and punctuation, or by a unique prefix."""
-    for match in (lambda s: s.name == wanted,
-                  lambda s: _norm(s.name) == _norm(wanted)):
-        hits = [s for s in stages if match(s)]
-        if hits:
-            return hits[0]
-    if _norm(wanted):
-        hits = [s for s in stages if _norm(s.name).startswith(_norm(wanted))]
-        if len(hits) == 1:
-            return hits[0]
-    names = ", ".join(repr(s.name) for s in stages)
-    raise CliError(f"no stage {wanted!r} in the derivation of {what}; the stages are {names}")
-
-
-def _step_stage(step) -> str:
-    s = step.stage
-    return str(getattr(s, "name", s))
-
-
-def step_owner(step_stage: str, stage_names: list[str]) -> str | None:
-    """The stage a rewrite step belongs to: the stage of that name, else the stage whose
-    name is the longest word-prefix of the step's (a "reverse derivative" step belongs to
-    "reverse", a "jacobian-optimised" step to "jacobian-optimised", not "jacobian")."""
-    if step_stage in stage_names:
-        return step_stage
-    key = _norm(step_stage)
-    owners = [n for n in stage_names if _norm(n) and (key == _norm(n) or key.startswith(_norm(n) + "-"))]
-    return max(owners, key=lambda n: len(_norm(n))) if owners else None
-
-
-def trace_text(steps: list) -> str:
-    lines = [_header(f"Rewrite steps ({len(steps)})")]
-    if not steps:
-        lines.append("(no rewrite steps)")
-    width = len(str(len(steps)))
-    pad = " " * (width + 2)
-    for k, step in enumerate(steps, 1):
-        lines.append(f"{k:>{width}}. {step.rule}  [{_step_stage(step)}]")
-        lines.extend(pad + x for x in _before_after(step))
-    return "\n".join(lines)
-
-
-def _before_after(step) -> list[str]:
-    """   before
-    -> after      (continuation lines of either side indented to match)"""
-    before = str(step.before).splitlines() or [""]
-    after = str(step.after).splitlines() or [""]
-    return ([f"   {before[0]}"] + [f"   {x}" for x in before[1:]]
-            + [f"-> {after[0]}"] + [f"   {x}" for x in after[1:]])
-
-
-def trace_latex(steps: list) -> str:
-    from .rewrite.catalogue import ALL_BY_NAME as BY_NAME
-
-    out = [f"\\paragraph{{Rewrite steps ({len(steps)})}}"]
-    if not steps:
-        return out[0] + " None."
-    out.append("\\begin{enumerate}")
-    for step in steps:
-        rule = BY_NAME.get(step.rule) if isinstance(BY_NAME, dict) else None
-        law = f": \\( {rule.latex} \\)" if rule is not None and rule.latex else ""
-        out.append(f"\\item \\texttt{{{latex_escape(step.rule)}}} "
-                   f"({latex_escape(_step_stage(step))}){law}")
-        out.append(_verbatim("\n".join(_before_after(step))))
-    out.append("\\end{enumerate}")
-    return "\n".join(out)
-
-
-def _stage_latex(stage) -> str:
-    own = getattr(stage, "latex", None)
-    if callable(own):
-        own = own()
-    if isinstance(own, str) and own.strip():
-        return own
-    title = getattr(stage, "title", None) or stage.name
-    return f"\\paragraph{{{latex_escape(title)}}}\n{_verbatim(stage.text)}"
-
-
-def _stage_json(d, stage) -> str:
-    """d.to_json() cut down to one stage (and its steps); if its layout is not the expected
-    {"stages": [{"name": ...}, ...], ...}, the stage alone as {"name", "text"}."""
-    try:
-        data = json.loads(d.to_json())
-    except (TypeError, ValueError):
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("stages"), list) and \
-            all(isinstance(s, dict) and "name" in s for s in data["stages"]):
-        data["stages"] = [s for s in data["stages"] if s["name"] == stage.name]
-        if data["stages"]:
-            if isinstance(data.get("steps"), list):
-                names = [s.name for s in d.stages]
-                data["steps"] = [s for s in data["steps"] if not isinstance(s, dict)
-                                 or step_owner(str(s.get("stage", "")), names) == stage.name]
-            return json.dumps(data, indent=2, ensure_ascii=False)
-    return json.dumps({"name": stage.name, "text": stage.text}, indent=2, ensure_ascii=False)
-
-
-def render_derivation(d, fmt: str, stage_name: str | None, trace: bool, what: str) -> str:
-    stage = find_stage(list(d.stages), stage_name, what) if stage_name is not None else None
-    steps = list(getattr(d, "steps", []) or [])
-    if stage is not None:
-        names = [s.name for s in d.stages]
-        steps = [s for s in steps if step_owner(_step_stage(s), names) == stage.name]
+def render_derivation(d, fmt: str, stage: str | None, trace: bool) -> str:
+    """What `catad explain` prints: the derivation's own rendering (LaTeX and JSON always
+    carry the rewrite steps; --trace adds them to the text)."""
     if fmt == "json":
-        return d.to_json() if stage is None else _stage_json(d, stage)
+        return d.to_json(stage)
     if fmt == "latex":
-        out = d.latex() if stage is None else _stage_latex(stage)
-        if trace and stage is None and "Rewrite steps" in out:  # d.latex() lists them already
-            trace = False
-        return out.rstrip("\n") + ("\n\n" + trace_latex(steps) if trace else "")
-    out = str(d) if stage is None else stage.text
-    return out.rstrip("\n") + ("\n\n" + trace_text(steps) if trace else "")
+        return d.latex(stage)
+    return d.text(stage, trace)
 
 
 def _explain(args: argparse.Namespace) -> int:
-    import catad
     from .cli_args import ArgsError, example_arguments
 
     fn = load_function(args.target)
@@ -387,10 +257,7 @@ def _explain(args: argparse.Namespace) -> int:
         raise CliError(f"--args: {e}" if args.args is not None else str(e)) from None
     name = getattr(fn, "__qualname__", args.target)
     try:
-        catad.to_core(fn, *values)  # front-end errors (file:line) first; cached, so explain reuses it
-        if not hasattr(catad, "explain"):
-            raise CliError("this version of catad has no catad.explain, so it cannot explain functions yet")
-        d = catad.explain(fn, *values)
+        d = explain(fn, *values)
     except (CatadError, CliError):
         raise
     except Exception as e:
@@ -401,7 +268,7 @@ def _explain(args: argparse.Namespace) -> int:
               f"{type(e).__name__}: {_one_line(e) or '(no message)'} "
               f"(set CATAD_TRACEBACK=1 to see where)", file=sys.stderr)
         return 1
-    print(render_derivation(d, args.format, args.stage, args.trace, name))
+    print(render_derivation(d, args.format, args.stage, args.trace))
     return 0
 
 
@@ -488,7 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="print only this stage (its name, ignoring case and punctuation, or a "
                               "unique prefix; an unknown name lists the stages)")
     explain.add_argument("--trace", action="store_true",
-                         help="also print the rewrite steps: rule, stage, before -> after")
+                         help="also print the rewrite steps: rule, stage, before -> after (LaTeX and "
+                              "JSON always include them)")
     explain.add_argument("-f", "--format", choices=FORMATS, default="text",
                          help="text (default), latex or json (with --stage: only that stage)")
     explain.set_defaults(run=_explain)

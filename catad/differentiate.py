@@ -7,7 +7,7 @@ every function here runs. Only the printed form of a :class:`LinearMap` evaluate
 the Jacobian as a linear-map value, by the reference semantics.
 
 The values f reads from globals and closures are hidden parameters after the user's
-(catad.api.bind reads them at each call). They are never differentiated: their tangents
+(catad.pipeline.bind reads them at each call). They are never differentiated: their tangents
 are the zero tangent, their cotangents are not computed, and argnums, tangents and
 cotangents count the user's parameters only.
 
@@ -22,32 +22,23 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import api
-from .ad import jacobian_program
 from .binding import call_args
-from .combinators.terms import make_context, split_context
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
-from .lang.typecheck import check_program
+from .lang.terms import Program
 from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
+from .pipeline import Bound, bind
 
 
-def jacobian_core(fn: Callable, *example_args: Any):
-    """The core program of D$f (and of every D$g it calls): f's value and full Jacobian."""
-    return _jacobian_core(api.bind(fn, example_args))
+def jacobian_core(fn: Callable, *example_args: Any) -> Program:
+    """The core program of D$f: f's value and full Jacobian, f's callees inlined (the
+    pipeline's "jacobian" stage, which explain shows)."""
+    return bind(fn, example_args).pipeline.jacobian_program
 
 
-def _jacobian_core(b: api.Bound):
-    def make():
-        program = jacobian_program(api.to_cl(b.fn, *b.args))
-        check_program(program)
-        return program
-    return b.stage("jacobian", make)
-
-
-def _params(b: api.Bound) -> tuple:
+def _params(b: Bound) -> tuple:
     """The user's parameters (the hidden ones follow them)."""
     program = b.core
     params = program.main.params[:len(program.main.params) - len(b.hidden)]
@@ -56,10 +47,10 @@ def _params(b: api.Bound) -> tuple:
     return params
 
 
-def _linearize_values(b: api.Bound) -> tuple[Any, L.LM]:
+def _linearize_values(b: Bound) -> tuple[Any, L.LM]:
     """(output, linear-map value) at the point b: the map's source includes the hidden parameters."""
     vals, _ = _canonical(b)
-    program = _jacobian_core(b)
+    program = b.pipeline.jacobian_program
     return Evaluator(program).call(program.entry, vals + b.hidden)
 
 
@@ -96,45 +87,13 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
     return nums
 
 
-def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None,
-             zero_safe: bool = False):
-    """fn's "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
-    A reverse program with `wrt` computes only the cotangents of those arguments (the
-    others are the zero tangent). Its parameters: the user's, the hidden ones (globals
-    read), and for forward their tangents and for reverse the output's cotangent. With
-    `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
-    (catad.tangents.times)."""
-    return _compiled(api.bind(fn, args), which, wrt, zero_safe)
-
-
-def _compiled(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False):
-    from .backend import compile_def, compile_program
-
-    def make():
-        if which == "primal":
-            return compile_program(b.core)
-        from .explain import pipeline
-        pl = pipeline(b.fn, *b.args)
-        n, users = len(pl.core.main.params), len(b.args)
-        if which == "forward":  # the hidden parameters' tangents are zero
-            c = compile_def(pl.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
-        else:
-            wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
-            keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
-            c = compile_def(pl.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
-        c.locate = lambda *a: _compiled(b, "primal")(*a[:n])  # the primal program knows the source lines
-        return c
-    key = "code-" + which if wrt is None else f"code-{which}-{sorted(set(wrt))}"
-    return b.stage(key + ("-zero-safe" if zero_safe else ""), make)
-
-
 def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
     """fn's "forward" or "reverse" program for args as a function returning (output,
     tangent); it takes the hidden parameters after the user's (see _derivative)."""
-    return _derivative(api.bind(fn, args), which, wrt)
+    return _derivative(bind(fn, args), which, wrt)
 
 
-def _derivative(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
+def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
     """The "forward" or "reverse" program as a function returning (output, tangent).
 
     It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
@@ -151,13 +110,13 @@ def _derivative(b: api.Bound, which: str, wrt: tuple[int, ...] | None = None) ->
     it), and then the zero-safe variant's 0 in its place is dropped too. So when the
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
     computes the same values."""
-    usual = _compiled(b, which, wrt)
+    usual = b.pipeline.code(which, wrt)
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]):
             return result
-        return _compiled(b, which, wrt, zero_safe=True)(*inputs)
+        return b.pipeline.code(which, wrt, zero_safe=True)(*inputs)
     return run
 
 
@@ -173,21 +132,21 @@ def _finite(x: Any) -> bool:
     return bool(np.isfinite(x).all())
 
 
-def _canonical(b: api.Bound) -> tuple:
+def _canonical(b: Bound) -> tuple:
     params = _params(b)
     return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(b.args, params)), params
 
 
-def _run_primal(b: api.Bound, vals: tuple) -> Any:
-    return _compiled(b, "primal")(*vals, *b.hidden)
+def _run_primal(b: Bound, vals: tuple) -> Any:
+    return b.pipeline.code("primal")(*vals, *b.hidden)
 
 
-def _forward(b: api.Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
+def _forward(b: Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
     """(output, its tangent) by fwd$f; the hidden parameters' tangents are zero."""
     return _derivative(b, "forward")(*vals, *b.hidden, *dx, *(S.ZERO,) * len(b.hidden))
 
 
-def _reverse(b: api.Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
+def _reverse(b: Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
     """(output, one cotangent per user parameter) by the reverse-derivative program rev$f;
     with `wrt`, the cotangents of the other parameters are the zero tangent."""
     out, c = _derivative(b, "reverse", wrt)(*vals, *b.hidden, ct)
@@ -196,16 +155,8 @@ def _reverse(b: api.Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = N
     return out, cts[:len(vals)]
 
 
-def _input_cotangent(lm: L.LM, ct: Any, n_params: int) -> tuple:
-    """The reverse application of lm to ct, one cotangent per parameter."""
-    c = S.apply_reverse(lm, ct)
-    if n_params == 1:
-        return (c,)
-    return (S.ZERO,) * n_params if c is S.ZERO else split_context(c, n_params)
-
-
 def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
-    b = api.bind(fn, args)
+    b = bind(fn, args)
     result_type = b.core.main.result_type
     if result_type != Float:
         name = getattr(fn, "__name__", "f")
@@ -240,7 +191,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """``(fn(*primals), J tangents)``: the forward derivative at primals."""
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
-    b = api.bind(fn, primals)
+    b = bind(fn, primals)
     vals, params = _canonical(b)
     dx = _check_tangents(tangents, vals, params)
     out, dt = _forward(b, vals, dx)
@@ -297,7 +248,7 @@ def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
     primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
     are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point. Primals given
     by keyword take their parameter's place, and so does their cotangent."""
-    b = api.bind(fn, call_args(fn, primals, kw_primals))
+    b = bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
 
@@ -313,7 +264,7 @@ def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
     def jac(*args, **kwargs):
-        b = api.bind(fn, call_args(fn, args, kwargs))
+        b = bind(fn, call_args(fn, args, kwargs))
         vals, params = _canonical(b)
         nums = _argnums(argnums, params)
         out = _run_primal(b, vals)
@@ -333,7 +284,7 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     return jac
 
 
-def _jacobian_matrix(b: api.Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None) -> np.ndarray:
+def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None) -> np.ndarray:
     """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`,
     only those arguments' columns are filled). One reverse pass per output or one
     forward pass per input, whichever are fewer."""
@@ -382,7 +333,7 @@ class LinearMap:
 
     __rmatmul__ = __matmul__
 
-    def __init__(self, bound: api.Bound, vals: tuple, params, out: Any, transposed: bool = False):
+    def __init__(self, bound: Bound, vals: tuple, params, out: Any, transposed: bool = False):
         self.bound, self.vals, self.params, self.out = bound, vals, params, out
         self.transposed = transposed
 
@@ -431,7 +382,7 @@ def _type_of(v: Any) -> Type:
 def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, LinearMap]:
     """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap` (primals
     given by keyword take their parameter's place)."""
-    b = api.bind(fn, call_args(fn, primals, kw_primals))
+    b = bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
     return out, LinearMap(b, vals, params, out)

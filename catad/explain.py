@@ -4,20 +4,23 @@
     print(d)                      # each stage, as the notes' Section 9 demo prints them
     d.stage("reverse").text       # one stage
     [s.rule for s in d.steps]     # the rules that fired, in order
-    d.latex(); d.to_json()
+    d.text(trace=True); d.latex(); d.to_json()   # each also of one stage: d.latex("reverse")
+
+The Derivation renders itself; the ``catad explain`` command prints what it returns.
 """
 from __future__ import annotations
 
 import inspect
 import json
+import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import api
 from .errors import CatadError
+from .pipeline import STAGES, Pipeline, pipeline
+from .rewrite.catalogue import ALL_BY_NAME
 from .rewrite.engine import RewriteStep
-from .rewrite.stages import STAGES, Pipeline, run_pipeline
 
 TITLES = {
     "source": "Original definition (Python)",
@@ -31,18 +34,30 @@ TITLES = {
     "reverse": "Reverse-mode derivative (optimised, CSE'd)",
     "code": "Compiled NumPy code (catad.backend)",
 }
+KINDS = {"source": "python", "cl": "cl", "code": "numpy"}  # every other stage is a core program
+RULE_WIDTH = 60  # of the lines around a title
 
 
 @dataclass(frozen=True)
 class Stage:
+    """One stage: its `name` (one of :data:`catad.pipeline.STAGES`), `title` and `text`;
+    its `kind`, what the text is ("python": the user's source, "core": a core program,
+    "cl": a CL program, "numpy": generated Python code); and for a core or CL stage the
+    `program` itself (a Program or Def; a CLProgram)."""
+
     name: str
     title: str
     text: str
+    kind: str = "core"
+    program: Any = field(default=None, compare=False, repr=False)
 
 
 class Derivation:
-    """The stages (``.stages``, in pipeline order; names in :data:`STAGES`) and rewrite
-    steps (``.steps``: RewriteStep with ``.rule``, ``.stage``, ``.before``, ``.after``)."""
+    """The stages (``.stages``, in pipeline order) and rewrite steps (``.steps``:
+    RewriteStep with ``.rule``, ``.stage``, ``.before``, ``.after``) of one function at one
+    signature; ``.pipeline`` holds the programs themselves. It renders itself as text
+    (``str``, :meth:`text`, :meth:`trace_text`), LaTeX (:meth:`latex`) and JSON
+    (:meth:`to_json`), each of the whole derivation or of one stage."""
 
     def __init__(self, function: str, stages: list[Stage], steps: list[RewriteStep], pipeline: Pipeline):
         self.function = function
@@ -51,72 +66,129 @@ class Derivation:
         self.pipeline = pipeline
 
     def stage(self, name: str) -> Stage:
-        for s in self.stages:
-            if s.name == name:
-                return s
-        raise CatadError(f"no stage {name!r}; the stages are {', '.join(s.name for s in self.stages)}",
+        """The stage called `name`: exactly, ignoring case and punctuation, or by a unique prefix."""
+        for match in (lambda s: s.name == name, lambda s: _norm(s.name) == _norm(name)):
+            hits = [s for s in self.stages if match(s)]
+            if hits:
+                return hits[0]
+        hits = [s for s in self.stages if _norm(name) and _norm(s.name).startswith(_norm(name))]
+        if len(hits) == 1:
+            return hits[0]
+        names = ", ".join(repr(s.name) for s in self.stages)
+        raise CatadError(f"no stage {name!r} in the derivation of {self.function}; the stages are {names}",
                          construct="stage")
 
-    def __str__(self) -> str:
-        parts = []
-        for s in self.stages:
-            parts.append(f"{'-' * 60}\n{s.title}\n{'-' * 60}\n{s.text}\n")
-        return "\n".join(parts)
+    def steps_of(self, stage: str | None = None) -> list[RewriteStep]:
+        """The rewrite steps of one stage (every step names the stage that took it), or all."""
+        if stage is None:
+            return list(self.steps)
+        name = self.stage(stage).name
+        return [s for s in self.steps if s.stage == name]
 
-    def trace_text(self) -> str:
-        lines = []
-        for k, s in enumerate(self.steps, 1):
-            lines.append(f"{k:4}. [{s.stage}] {s.rule}: {_one_line(s.before)}  ==>  {_one_line(s.after)}")
+    def __str__(self) -> str:
+        return self.text()
+
+    def text(self, stage: str | None = None, trace: bool = False) -> str:
+        """Every stage under its title (or one stage's text alone), and with `trace` the
+        rewrite steps (of that stage)."""
+        if stage is None:
+            out = "\n\n".join(f"{_header(s.title)}\n{s.text}" for s in self.stages)
+        else:
+            out = self.stage(stage).text
+        return out.rstrip("\n") + ("\n\n" + self.trace_text(stage) if trace else "")
+
+    def trace_text(self, stage: str | None = None) -> str:
+        """The rewrite steps (of one stage), numbered: rule, stage, the term before and after."""
+        steps = self.steps_of(stage)
+        lines = [_header(f"Rewrite steps ({len(steps)})")]
+        if not steps:
+            lines.append("(no rewrite steps)")
+        width = len(str(len(steps)))
+        for k, step in enumerate(steps, 1):
+            lines.append(f"{k:>{width}}. {step.rule}  [{step.stage}]")
+            lines.extend(" " * (width + 2) + x for x in _before_after(step))
         return "\n".join(lines)
 
-    def latex(self) -> str:
-        out = [f"% catad derivation of {self.function}"]
-        for s in self.stages:
-            out.append(f"\\subsection*{{{_tex_escape(s.title)}}}")
-            out.append("\\begin{verbatim}\n" + s.text + "\n\\end{verbatim}")
-        if self.steps:
-            out.append("\\subsection*{Rewrite steps}")
-            out.append("\\begin{enumerate}")
-            for s in self.steps:
-                out.append(f"\\item \\texttt{{{_tex_escape(s.rule)}}} ({_tex_escape(s.stage)}): "
-                           f"\\verb|{_one_line(s.before)}| $\\Rightarrow$ \\verb|{_one_line(s.after)}|")
-            out.append("\\end{enumerate}")
+    def latex(self, stage: str | None = None) -> str:
+        """A LaTeX fragment: the stages (or one), each verbatim under its title, then their
+        rewrite steps, each with its rule's law (as the catalogue states it)."""
+        shown = self.stages if stage is None else [self.stage(stage)]
+        out = [f"% catad derivation of {self.function}" + ("" if stage is None else f": {shown[0].name}")]
+        for s in shown:
+            out.append(f"\\subsection*{{{latex_escape(s.title)}}}\n{_verbatim(s.text)}")
+        steps = self.steps_of(stage)
+        out.append(f"\\subsection*{{Rewrite steps ({len(steps)})}}")
+        if not steps:
+            out.append("None.")
+            return "\n".join(out)
+        out.append("\\begin{enumerate}")
+        for step in steps:
+            rule = ALL_BY_NAME.get(step.rule)
+            law = f": \\( {rule.latex} \\)" if rule is not None and rule.latex else ""
+            out.append(f"\\item \\texttt{{{latex_escape(step.rule)}}} ({latex_escape(step.stage)}){law}")
+            out.append(_verbatim("\n".join(_before_after(step))))
+        out.append("\\end{enumerate}")
         return "\n".join(out)
 
-    def to_json(self) -> str:
+    def to_json(self, stage: str | None = None) -> str:
+        """{"function", "stages": [{"name", "title", "text"}], "steps": [{"rule", "stage",
+        "before", "after"}]}, of every stage or of one and its steps."""
+        shown = self.stages if stage is None else [self.stage(stage)]
         return json.dumps({
             "function": self.function,
-            "stages": [{"name": s.name, "title": s.title, "text": s.text} for s in self.stages],
-            "steps": [{"rule": s.rule, "stage": s.stage, "before": _one_line(s.before), "after": _one_line(s.after)}
-                      for s in self.steps],
-        }, indent=1)
+            "stages": [{"name": s.name, "title": s.title, "text": s.text} for s in shown],
+            "steps": [{"rule": s.rule, "stage": s.stage, "before": one_line(s.before), "after": one_line(s.after)}
+                      for s in self.steps_of(stage)],
+        }, indent=2, ensure_ascii=False)
 
     def __repr__(self) -> str:
         return f"<Derivation of {self.function}: {len(self.stages)} stages, {len(self.steps)} steps>"
 
 
-def _one_line(t: Any) -> str:
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _header(title: str) -> str:
+    return f"{'-' * RULE_WIDTH}\n{title}\n{'-' * RULE_WIDTH}"
+
+
+def _before_after(step: RewriteStep) -> list[str]:
+    """   before
+    -> after      (continuation lines of either side indented to match)"""
+    before = str(step.before).splitlines() or [""]
+    after = str(step.after).splitlines() or [""]
+    return ([f"   {before[0]}"] + [f"   {x}" for x in before[1:]]
+            + [f"-> {after[0]}"] + [f"   {x}" for x in after[1:]])
+
+
+def one_line(t: Any) -> str:
     return " ".join(str(t).split())
 
 
-def _tex_escape(s: str) -> str:
-    return s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("$", r"\$").replace("&", r"\&")
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+}
 
 
-def pipeline(fn: Callable, *example_args: Any) -> Pipeline:
-    """All stages for fn at the argument types of example_args (cached per signature)."""
-    return api._cached(fn, example_args, "pipeline",
-                       lambda: run_pipeline(api.to_core(fn, *example_args), api.to_anf(fn, *example_args)))
+def latex_escape(text: str) -> str:
+    """text for LaTeX's text mode (the notes' ASCII notation included: |><|, <, >)."""
+    return "".join(_LATEX_SPECIALS.get(c, c) for c in str(text))
 
 
-def code_text(fn: Callable, *example_args: Any) -> str:
-    """The generated NumPy source of fn and of its forward and reverse derivatives, and
-    every place where it is not whole-array code (a Python loop, with its source line)."""
-    from .differentiate import compiled
+def _verbatim(text: str) -> str:
+    return "\\begin{verbatim}\n" + str(text).rstrip("\n") + "\n\\end{verbatim}"
+
+
+def code_text(p: Pipeline) -> str:
+    """The generated NumPy source of the function and of its forward and reverse derivatives,
+    and every place where it is not whole-array code (a Python loop, with its source line)."""
     parts, notes = [], []
     for which, title in (("primal", "the function"), ("forward", "its forward derivative (jvp)"),
                          ("reverse", "its reverse derivative (vjp, grad)")):
-        c = compiled(fn, example_args, which)
+        c = p.code(which)
         parts.append(f"# {title}\n{c.source}")
         notes += [f"# {which}: {line}" for line in c.report().splitlines()]
     notes = notes or ["# every build, sum and index is whole-array NumPy: no Python loops"]
@@ -125,15 +197,16 @@ def code_text(fn: Callable, *example_args: Any) -> str:
 
 def explain(fn: Callable, *example_args: Any) -> Derivation:
     """The derivation of fn's derivatives at the types of example_args, stage by stage."""
-    pl = pipeline(fn, *example_args)
+    p = pipeline(fn, *example_args)
     try:
         source = textwrap.dedent(inspect.getsource(fn)).rstrip()
     except (OSError, TypeError):
         source = "(source not available)"
-    texts = {"source": source, "core": str(pl.core), "anf": str(pl.anf), "cl": str(pl.cl),
-             "jacobian": str(pl.jacobian), "jacobian-optimised": str(pl.jacobian_optimised),
-             "jacobian-transposed": str(pl.jacobian_transposed), "forward": str(pl.forward),
-             "reverse": str(pl.reverse), "code": code_text(fn, *example_args)}
-    stages = [Stage(name, TITLES[name], texts[name]) for name in STAGES]
-    steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in pl.trace]
-    return Derivation(getattr(fn, "__name__", "f"), stages, steps, pl)
+    programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "jacobian": p.jacobian,
+                "jacobian-optimised": p.jacobian_optimised, "jacobian-transposed": p.jacobian_transposed,
+                "forward": p.forward, "reverse": p.reverse}
+    texts = {"source": source, "code": code_text(p), **{name: str(x) for name, x in programs.items()}}
+    stages = [Stage(name, TITLES[name], texts[name], KINDS.get(name, "core"), programs.get(name))
+              for name in STAGES]
+    steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in p.trace]
+    return Derivation(getattr(fn, "__name__", "f"), stages, steps, p)

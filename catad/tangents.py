@@ -4,7 +4,7 @@ A tangent of a Float is a float, of an array an ndarray, of a tuple a tuple;
 :data:`ZERO` is a symbolic zero of any type (Int and Bool components are always
 ZERO, so no zero array is ever materialised for an untouched variable); and
 :class:`OneHot` is the sparse cotangent of an indexing, which :class:`Acc` adds
-into a dense buffer in place (DESIGN.md invariant 2).
+into a dense buffer in place (docs/design.md invariant 2).
 """
 from __future__ import annotations
 

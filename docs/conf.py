@@ -36,13 +36,16 @@ autodoc_typehints = "signature"
 # Examples compare their output exactly (no IGNORE_EXCEPTION_DETAIL: error messages are
 # part of what the docs promise); NORMALIZE_WHITESPACE lets long messages wrap.
 doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
-# derivations.rst checks the papers' examples kept in the test suite (tests/*.py)
-TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+# derivations.rst checks the papers' examples kept in the test suite (tests/*.py) and the
+# ADBench GMM objective the benchmarks run (benchmarks/adbench/gmm.py)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS, BENCHMARKS = os.path.join(ROOT, "tests"), os.path.join(ROOT, "benchmarks")
 doctest_global_setup = f"""
 import math
 import sys
 import numpy as np
 import catad
-if {TESTS!r} not in sys.path:
-    sys.path.insert(0, {TESTS!r})
+for path in ({BENCHMARKS!r}, {TESTS!r}):
+    if path not in sys.path:
+        sys.path.insert(0, path)
 """

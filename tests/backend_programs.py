@@ -20,7 +20,7 @@ import numpy as np
 import catad
 from catad import tangents as T
 from catad.backend import compile_def, compile_program
-from catad.explain import pipeline
+from catad.pipeline import pipeline
 from catad.lang.evaluate import Evaluator
 from catad.lang.terms import Program
 from catad.lang.types import Bool, Float, Int, Tuple as TupleT, Vec, coerce_value, scalar_of

@@ -35,6 +35,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from adbench import gmm  # ADBench's GMM objective, a case here, is the benchmarks' (see conftest.py)
+from adbench.gmm import gmm_objective
+
 # ---------------------------------------------------------------- the Case record
 
 
@@ -1061,72 +1064,18 @@ def _draw_quat(r):
 case(rotate_vec_by_quat, _draw_quat, {"array", "tuple", "call", "index", "realistic"})
 
 
-# ---------------------------------------------------------------- GMM (ADBench, Knossos style)
-
-def gmm_tri(n):
-    """Number of strictly-lower entries of an n x n matrix."""
-    return n * (n - 1) // 2
-
-
-def gmm_qtimesx(q, l, x):
-    """Q @ x for Q = diag(exp(q)) + strictly-lower L, l holding L column by column."""
-    d = len(q)
-    return [math.exp(q[i]) * x[i]
-            + sum(l[gmm_tri(d) - gmm_tri(d - j) + i - j - 1] * x[j] for j in range(i))
-            for i in range(d)]
-
-
-def gmm_logsumexp(v):
-    """logsumexp of a list or a vector, index style."""
-    m = max(v)
-    return m + math.log(sum(math.exp(x - m) for x in v))
-
-
-def gmm_sqnorm(v):
-    return sum(x * x for x in v)
-
-
-def gmm_log_gamma_distrib(a, p):
-    return 0.25 * p * (p - 1) * math.log(math.pi) + sum(math.lgamma(a + 0.5 * (1 - j)) for j in range(1, p + 1))
-
-
-def gmm_log_wishart_prior(wishart, q, l):
-    gamma, m = wishart
-    p = len(q)
-    n = p + m + 1
-    frobenius = sum(math.exp(qi) ** 2 for qi in q) + sum(li * li for li in l)
-    c = n * p * (math.log(gamma) - 0.5 * math.log(2.0)) - gmm_log_gamma_distrib(0.5 * n, p)
-    return 0.5 * gamma * gamma * frobenius - m * sum(q) - c
-
-
-def gmm_objective(alphas, means, qs, ls, x, wishart):
-    """ADBench's GMM negative log-likelihood with a Wishart prior (Knossos formulation).
-
-    alphas (K,), means (K, D), qs (K, D) log-diagonals, ls (K, D(D-1)/2) strictly-lower
-    entries of each inverse Cholesky factor (column by column), x (N, D) points,
-    wishart = (gamma, m).
-    """
-    n, d = x.shape
-    k = len(alphas)
-    const = -n * d * 0.5 * math.log(2.0 * math.pi)
-    main = sum(gmm_logsumexp([alphas[j] + sum(qs[j])
-                              - 0.5 * gmm_sqnorm(gmm_qtimesx(qs[j], ls[j], x[i] - means[j]))
-                              for j in range(k)])
-               for i in range(n))
-    prior = sum(gmm_log_wishart_prior(wishart, qs[j], ls[j]) for j in range(k))
-    return const + main - n * gmm_logsumexp(alphas) + prior
-
+# ---------------------------------------------------------------- GMM (ADBench, Knossos style: adbench.gmm)
 
 def _draw_gmm(r):
     d, k, n = _n(r, 2, 3), _n(r, 2, 3), _n(r, 2, 3)
-    return (_v(r, k), _m(r, k, d, 0.0, 1.0), _m(r, k, d, -1.0, 1.0), _m(r, k, gmm_tri(d), -1.0, 1.0),
+    return (_v(r, k), _m(r, k, d, 0.0, 1.0), _m(r, k, d, -1.0, 1.0), _m(r, k, gmm.tri(d), -1.0, 1.0),
             _m(r, n, d, -1.5, 1.5), (_pos(r, 0.5, 1.5), _n(r, 0, 2)))
 
 
 def _gmm_boundaries(alphas, means, qs, ls, x, wishart):
     # the maxima inside the logsumexps: no ties among alphas nor among each point's terms
     n, k = x.shape[0], len(alphas)
-    terms = [_pairwise([alphas[j] + sum(qs[j]) - 0.5 * gmm_sqnorm(gmm_qtimesx(qs[j], ls[j], x[i] - means[j]))
+    terms = [_pairwise([alphas[j] + sum(qs[j]) - 0.5 * gmm.sqnorm(gmm.qtimesx(qs[j], ls[j], x[i] - means[j]))
                         for j in range(k)]) for i in range(n)]
     return np.concatenate([_pairwise(alphas)] + terms)
 

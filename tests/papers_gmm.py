@@ -1,37 +1,21 @@
-"""ADBench GMM for tests/test_papers.py: a loader of the ADBench text format, the
-objective in ADBench's parameterisation (icf rows = D log-diagonal entries of Q then
-the D(D-1)/2 strictly-lower entries of L, column by column) written for catad on top of
-the index-style corpus functions, and an independent dense-matrix NumPy reference.
-
-The format (/work/shared/data/adbench/README.md): ``D K N``; K lines of alpha; K lines of
-means (D each); K lines of icf (D + D(D-1)/2 each); N lines of points (D each; some files
-list fewer lines, meant to be replicated); the last line ``gamma m``.
+"""ADBench GMM for tests/test_papers.py: the arguments of an ADBench file as the objective
+in ADBench's parameterisation takes them (icf rows = D log-diagonal entries of Q then the
+D(D-1)/2 strictly-lower entries of L, column by column), that objective written for catad
+on top of adbench.gmm (benchmarks/adbench/gmm.py), and an independent dense-matrix NumPy
+reference.
 """
 import math
 
 import numpy as np
 
-from corpus import gmm_log_wishart_prior, gmm_logsumexp, gmm_qtimesx, gmm_sqnorm
+from adbench import gmm
+from adbench.gmm import log_wishart_prior, logsumexp, qtimesx, sqnorm
 
 
 def load_gmm(path, max_points=None):
-    """(alphas (K,), means (K, D), icf (K, D + D(D-1)/2), x (N, D), (gamma, m))."""
-    with open(path) as f:
-        rows = [line.split() for line in f if line.strip()]
-    d, k, n = (int(t) for t in rows[0])
-    body = rows[1:]
-    alphas = np.array([float(r[0]) for r in body[:k]])
-    means = np.array([[float(t) for t in r] for r in body[k:2 * k]])
-    icf = np.array([[float(t) for t in r] for r in body[2 * k:3 * k]])
-    point_rows = body[3 * k:-1]
-    gamma, m = body[-1]
-    assert means.shape == (k, d) and icf.shape == (k, d + d * (d - 1) // 2)
-    assert 1 <= len(point_rows) <= n and all(len(r) == d for r in point_rows)
-    points = [[float(t) for t in r] for r in point_rows]
-    x = np.array([points[i % len(points)] for i in range(n)])  # replicate a short list
-    if max_points is not None:
-        x = x[:max_points]
-    return alphas, means, icf, x, (float(gamma), int(m))
+    """(alphas (K,), means (K, D), icf (K, D + D(D-1)/2), x (N, D), (gamma, m)) of the file."""
+    g = gmm.load_gmm(path, max_points)
+    return g.alphas, g.means, g.icf, g.x, g.wishart
 
 
 def gmm_objective_icf(alphas, means, icf, x, wishart):
@@ -39,12 +23,12 @@ def gmm_objective_icf(alphas, means, icf, x, wishart):
     n, d = x.shape
     k = len(alphas)
     const = -n * d * 0.5 * math.log(2.0 * math.pi)
-    main = sum(gmm_logsumexp([alphas[j] + sum(icf[j][:d])
-                              - 0.5 * gmm_sqnorm(gmm_qtimesx(icf[j][:d], icf[j][d:], x[i] - means[j]))
-                              for j in range(k)])
+    main = sum(logsumexp([alphas[j] + sum(icf[j][:d])
+                          - 0.5 * sqnorm(qtimesx(icf[j][:d], icf[j][d:], x[i] - means[j]))
+                          for j in range(k)])
                for i in range(n))
-    prior = sum(gmm_log_wishart_prior(wishart, icf[j][:d], icf[j][d:]) for j in range(k))
-    return const + main - n * gmm_logsumexp(alphas) + prior
+    prior = sum(log_wishart_prior(wishart, icf[j][:d], icf[j][d:]) for j in range(k))
+    return const + main - n * logsumexp(alphas) + prior
 
 
 # ---------------------------------------------------------------- independent reference (NumPy, dense Q)

@@ -27,8 +27,7 @@ import catad.linearmaps.semantics as lm_semantics
 from catad.backend import compile_def
 from catad.backend.values import Unvectorisable
 from catad.backend.vectorise import Compiler
-from catad.differentiate import compiled
-from catad.explain import pipeline
+from catad.pipeline import compiled, pipeline
 
 import backend_programs as bp
 from backend_programs import (VECTORISATION_FORMS, Programs, central_difference, dense_tangent, load_source,

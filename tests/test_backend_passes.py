@@ -19,7 +19,8 @@ import pytest
 
 import catad
 from catad.backend import compile_program, memory, runtime, tidy
-from catad.differentiate import _canonical, compiled
+from catad.differentiate import _canonical
+from catad.pipeline import compiled
 
 import backend_programs as bp
 from corpus import CASES

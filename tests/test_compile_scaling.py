@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import catad
 from catad._node import walk
-from catad.explain import explain, pipeline
+from catad.explain import explain
+from catad.pipeline import pipeline
 from catad.lang.terms import ChainFreeVars, Term, Tuple, Var, free_vars, let_chain, make_lets
 from catad.lang.types import Float
 from catad.primitives import prim

@@ -13,7 +13,7 @@ from catad.lang.typecheck import check_program
 from catad.lang.types import LinMap
 from catad.linearmaps import flatten, tangent_size, unflatten
 from catad.rewrite import BY_NAME, RULES, Rewriter, replay
-from catad.rewrite.stages import STAGES
+from catad.pipeline import STAGES
 from corpus import CASES
 
 DIFF_CASES = [c for c in CASES if c.differentiable_argnums]

@@ -53,7 +53,7 @@ def lowerings(monkeypatch):
     """How many times the front end lowered each function (a compile), by function name;
     the functions these tests count start with nothing compiled."""
     for fn in (spread, weighted):
-        catad.api._CACHE.pop(fn, None)
+        catad.pipeline._CACHE.pop(fn, None)
     counts = {}
     lower = FunctionLowerer.lower
 

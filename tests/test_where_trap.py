@@ -25,8 +25,7 @@ import pytest
 import catad
 from catad import api
 from catad.backend import Compiled, runtime
-from catad.differentiate import compiled
-from catad.explain import pipeline
+from catad.pipeline import compiled, pipeline
 from catad.lang.evaluate import Evaluator, evaluate
 from catad.lang.terms import Const, Program
 from catad.lang.types import Float, Vec

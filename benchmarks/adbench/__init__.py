@@ -1,7 +1,8 @@
 """ADBench GMM and BA for catad's benchmarks (benchmarks/adbench_gmm.py, benchmarks/adbench_ba.py).
 
-io            loaders of the ADBench text files (/work/shared/data/adbench/README.md)
-gmm_index     the GMM objective index-style, as Knossos' gmm.ks (catad compiles it)
+io            where the ADBench data is, and the BA loader (/work/shared/data/adbench/README.md)
+gmm           the GMM objective index-style, as Knossos' gmm.ks (catad compiles it), and the GMM
+              loader: shared with the tests (NumPy only)
 gmm_numpy     the GMM objective numpy-style: whole-array operations (catad compiles it)
 gmm_xp        the GMM objective hand-written against the NumPy API: NumPy itself, and the
               same code run by JAX, autograd and PyTorch

@@ -3,7 +3,7 @@ dimensions, one comprehension over the components (as ADBench's PyTorch version 
 tensor per component). Each L_k is gathered from its packed vector by integer-array
 indexing with `tril` (from `tril_positions`), an argument because it depends on D.
 
-Arguments as gmm_index.gmm_objective, plus tril (D, D) Ints.
+Arguments as gmm.gmm_objective, plus tril (D, D) Ints.
 """
 import math
 

@@ -1,4 +1,5 @@
-"""Loaders of ADBench's GMM and BA text files (formats: /work/shared/data/adbench/README.md)."""
+"""Where ADBench's data is, and a loader of its BA files (format: /work/shared/data/adbench/README.md;
+the GMM loader is adbench.gmm.load_gmm)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,52 +8,6 @@ from pathlib import Path
 import numpy as np
 
 DATA_DIR = Path("/work/shared/data/adbench")
-GMM_TEST_VALUE = 8.07380408004975791  # the objective on gmm/test.txt
-
-
-@dataclass
-class Gmm:
-    alphas: np.ndarray   # (K,)
-    means: np.ndarray    # (K, D)
-    icf: np.ndarray      # (K, D + D(D-1)/2): D log-diagonal entries of Q, then L column by column
-    x: np.ndarray        # (N, D)
-    wishart: tuple       # (gamma: float, m: int)
-
-    @property
-    def qs(self) -> np.ndarray:
-        return np.ascontiguousarray(self.icf[:, :self.x.shape[1]])
-
-    @property
-    def ls(self) -> np.ndarray:
-        return np.ascontiguousarray(self.icf[:, self.x.shape[1]:])
-
-    def params(self) -> tuple:
-        """The differentiated arguments (alphas, means, qs, ls); the gradient of ADBench's icf is
-        (grad qs, grad ls) side by side."""
-        return self.alphas, self.means, self.qs, self.ls
-
-
-def load_gmm(path, max_points: int | None = None) -> Gmm:
-    """`D K N`, K alphas, K means, K icf rows, N points (a shorter list is replicated to N), `gamma m`;
-    max_points keeps the first points only."""
-    with open(path) as f:
-        rows = [line.split() for line in f if line.strip()]
-    d, k, n = (int(t) for t in rows[0])
-    body = rows[1:]
-    alphas = np.array([float(r[0]) for r in body[:k]])
-    means = np.array([[float(t) for t in r] for r in body[k:2 * k]])
-    icf = np.array([[float(t) for t in r] for r in body[2 * k:3 * k]])
-    point_rows = body[3 * k:-1]
-    gamma, m = body[-1]
-    if means.shape != (k, d) or icf.shape != (k, d + d * (d - 1) // 2):
-        raise ValueError(f"{path}: means {means.shape} or icf {icf.shape} do not match D={d}, K={k}")
-    if not 1 <= len(point_rows) <= n or any(len(r) != d for r in point_rows):
-        raise ValueError(f"{path}: {len(point_rows)} point lines for N={n}, D={d}")
-    points = np.array([[float(t) for t in r] for r in point_rows])
-    x = points[np.arange(n) % len(points)]
-    if max_points is not None:
-        x = x[:max_points]
-    return Gmm(alphas, means, icf, np.ascontiguousarray(x), (float(gamma), int(m)))
 
 
 @dataclass

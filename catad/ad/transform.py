@@ -10,7 +10,7 @@ position of its input, a primal atom and the linear map ``A -o s_i`` from the
 function's input tangent space A (notes Fig. 8: the polymorphic source a). Results
 are let-bound as they are produced (``let y = ...; let Dy = lmCompose(...)``), so
 every linear map that is used twice is one shared value: evaluation keeps the
-sharing and the reverse pass stays linear (DESIGN.md invariant 1).
+sharing and the reverse pass stays linear (docs/design.md invariant 1).
 
 Int and Bool values carry no tangent: their maps are ``lmZero``.
 """

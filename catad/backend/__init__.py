@@ -72,7 +72,7 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
-    globals, which are never differentiated: catad.api). `keep` says which parts
+    globals, which are never differentiated: catad.pipeline). `keep` says which parts
     of the result are wanted: True, or per component of a tuple result a nested keep;
     a part not wanted is returned as the zero tangent and nothing computes it (grad
     with argnums needs no cotangent for the other arguments). With `inline`, arrays used

@@ -225,10 +225,6 @@ def rt_index(v, i):
     return T.tget(v, i) if not isinstance(v, list) else v[i]
 
 
-def out_float(x):
-    return float(x)
-
-
 def out_array(x, dtype, params=()):
     """x as the caller's own array: copied when it is a view, read-only or an argument."""
     x = np.asarray(x, dtype=dtype)

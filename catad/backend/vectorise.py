@@ -1,4 +1,4 @@
-"""Core-language definitions (linear-map free) to Python source over NumPy (DESIGN.md
+"""Core-language definitions (linear-map free) to Python source over NumPy (docs/design.md
 invariant 6).
 
 A build is not a loop: its body is compiled once, for all its indices at the same

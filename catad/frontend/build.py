@@ -162,7 +162,7 @@ class Builder(Checks, Broadcasting, Indexing, Reductions):
     def units(self, t: Term):
         """Which axes of t's value are known to have length 1 (True), known not to (False) or
         neither (None): per axis for an array, per component for a tuple, None for a scalar.
-        A user function is compiled for the pattern of its arguments (see catad.api.signature)."""
+        A user function is compiled for the pattern of its arguments (see catad.pipeline.signature)."""
         if isinstance(t.type, Vec):
             known = self.shapes.infer(t) or (None,) * rank(t.type)
             return tuple(None if d is None else d.one for d in known)

@@ -56,7 +56,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.src = src
         self.fn = src.fn
         self.arg_types = arg_types
-        self.units = units if units is not None else (None,) * len(arg_types)  # see catad.api.signature
+        self.units = units if units is not None else (None,) * len(arg_types)  # see catad.pipeline.signature
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
         self.env: dict[str, Any] = {}

@@ -32,7 +32,7 @@ class ProgramCompiler:
     def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None,
                  units: tuple | None = None) -> tuple[str, Type]:
         """The Def of fn specialised to arg_types and to which axes of its array arguments have
-        length 1 (units, see catad.api.signature; None: not known), compiled on first use: its name
+        length 1 (units, see catad.pipeline.signature; None: not known), compiled on first use: its name
         and result type."""
         units = units if units is not None else (None,) * len(arg_types)
         key = (fn, arg_types, units)

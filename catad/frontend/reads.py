@@ -107,7 +107,7 @@ class Reads:
         self.hidden = hidden
         # what a value of each hidden type usually is, checked without building its Type
         # (comparing Types costs microseconds, and this runs at every call), and which axes
-        # of an array have length 1 (NumPy's broadcasting depends on it: catad.api.signature)
+        # of an array have length 1 (NumPy's broadcasting depends on it: catad.pipeline.signature)
         self._expected = tuple((path, ty, *_usual_form(ty), units) for path, ty, units in hidden)
 
     def current(self) -> tuple | None:

@@ -2,7 +2,7 @@
 and which sizes are equal.
 
 NumPy's broadcasting depends on which axes have length 1, so a function is compiled once per
-pattern of length-1 axes of its array arguments (catad.api.signature): in the compiled program
+pattern of length-1 axes of its array arguments (catad.pipeline.signature): in the compiled program
 each axis of an argument is known to be 1 or known not to be 1, while its length stays a run-time
 value (a new length that is not 1 reuses the program). Every array the front end makes gets a
 shape: one :class:`Dim` per axis, holding a term for the axis's size over values in scope (a
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._node import walk
-from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, let_chain
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Var, let_chain
 from ..lang.types import Int, Tuple as TupleT, Vec, rank
 from ..primitives import prim
 

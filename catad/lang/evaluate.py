@@ -30,7 +30,7 @@ def make_vector(elems: list, t: Type) -> np.ndarray:
 def _tangent_vector(elems: list):
     """A Vec of tangent values some of which are the symbolic zero or sparse. Sparse
     elements (index updates) stay a list, so summing them is in place and O(n); making
-    each a dense row would cost n * size (the one-hot trap of DESIGN.md invariant 2)."""
+    each a dense row would cost n * size (the one-hot trap of docs/design.md invariant 2)."""
     from ..tangents import ZERO, OneHot, densify
     if any(isinstance(e, OneHot) for e in elems):
         return list(elems)

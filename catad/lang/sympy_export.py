@@ -115,7 +115,7 @@ def _symbols_for(name: str, ty: Type, example: Any) -> Any:
 
 def program_to_sympy(program: Program, *example_args: Any, hidden: tuple = ()) -> tuple[Any, tuple]:
     """(expression, parameter symbols) of the program's entry function. The parameters after
-    the example arguments' take the `hidden` values (globals read, catad.api) as numbers."""
+    the example arguments' take the `hidden` values (globals read, catad.pipeline) as numbers."""
     d = program.main
     vals = [coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(example_args, d.params)]
     syms = tuple(_symbols_for(p.name, p.type, v) for p, v in zip(d.params, vals))

@@ -11,7 +11,7 @@ NaN (the partial derivative of a branch that a conditional did not take), and so
 every entry of ``to_matrix`` that a basis vector's zeros give.
 
 Linear-map values are DAGs: a let-bound ``Dx`` used twice is one object referenced
-twice. Both directions respect that sharing (DESIGN.md invariants 1-2):
+twice. Both directions respect that sharing (docs/design.md invariants 1-2):
 ``apply`` memoises each (node, input) pair; ``apply_reverse`` first sums all the
 cotangents arriving at a shared node and only then pushes the sum through it
 (Krawiec et al. 2022, Section 5), accumulating sparse index updates in place.

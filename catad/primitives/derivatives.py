@@ -102,7 +102,7 @@ from ..lang.types import Bool, Float, Int, Scalar
 from . import prim
 from .registry import PRIMITIVES, X, Y
 
-__all__ = ["partials", "derived_partials", "sympy_to_core", "clear_cache", "UntranslatableError"]
+__all__ = ["partials", "sympy_to_core", "clear_cache", "UntranslatableError"]
 
 
 class UntranslatableError(NotImplementedError):
@@ -142,12 +142,6 @@ def partials(name: str, args: tuple[Term, ...]) -> tuple[Term | None, ...]:
         out = tuple(None if d is None or not _has_tangent(a) else d.instantiate(args)
                     for d, a in zip(_derive(name, arg_types), args))
     return tuple(None if not _has_tangent(a) else t for t, a in zip(out, args))
-
-
-def derived_partials(name: str, arg_types: tuple) -> tuple[sympy.Expr | None, ...]:
-    """The (cleaned, simplified) SymPy partials of `name` on `arg_types`, in terms of the
-    symbols x, y (the registry's X, Y; Int arguments as integer symbols n0, n1, ...)."""
-    return tuple(None if d is None else d.expr for d in _derive(name, tuple(arg_types)))
 
 
 def sympy_to_core(expr: sympy.Expr, env: dict[sympy.Symbol, Term]) -> Term:

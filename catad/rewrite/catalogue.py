@@ -5,7 +5,7 @@ application (the semantics of Fig. 4 read left to right), transposition and reve
 application (Fig. 5), then the algebra of tangents and scalars, arrays, and the
 floating of lets and ifs needed to reach programs without linear maps.
 
-No rule duplicates a non-atomic term (DESIGN.md invariant 1): where a right side
+No rule duplicates a non-atomic term (docs/design.md invariant 1): where a right side
 uses a pattern variable twice, the side condition requires it to be *cheap* (a
 variable, a constant, or a leaf map over such).
 
@@ -455,7 +455,7 @@ rule("rev-hcatv", GR, "notes Fig. 5: r ._R H(v) = build(sz(v), \\i. r ._R v[i])"
     lambda b: _map_family(b["ms"], lambda m: ApplyR(b["r"], m)))
 rule("rev-index", GR, "r ._R ix_i = update(i, r, n): an index update, not a one-hot vector",
      "lmApplyR(r, lmIndex(i, n))", "update(i, r, n)", r"r \odot_R \mathrm{ix}_i = \delta_i\,r",
-     "the cotangent of v[i] is written at i (DESIGN.md invariant 2)",
+     "the cotangent of v[i] is written at i (docs/design.md invariant 2)",
      P(ApplyR, r=R, m=P(L.Index, i=V("i"), n=V("n"))))(lambda b: prim("update", b["i"], b["r"], b["n"]))
 rule("rev-update", GR, "r ._R upd_i = r[i]", "lmApplyR(r, lmIndexUpdate(i, n))", "r[i]",
      r"r \odot_R \mathrm{upd}_i = r[i]", "reads the written element back",
@@ -628,22 +628,10 @@ rule("size-build", GA, "sz(build(n, \\i. e)) = n", "size(build(n, \\i. e))", "n"
 
 # ================================================================ let and if
 
-FV_CACHE: list = []  # the engine pushes a ChainFreeVars while it normalises
-
-
-def _fv(t):
-    """Free variables, memoised for the duration of one normalisation (the let chains
-    of a program would otherwise make dead-let elimination quadratic). The engine asks
-    at a chain's lets innermost first, which ChainFreeVars answers in linear time."""
-    if not FV_CACHE:
-        return free_vars(t)
-    return FV_CACHE[-1](t)
-
-
 rule("let-dead", GL, "let x = e in b = b where x is not free in b", "let x = e in b", "b",
      r"\mathbf{let}\ x = e\ \mathbf{in}\ b = b", "dead-let elimination (terms are pure; a check is not dead)",
      P(Let, var=V("x"), rhs=V("e"), body=V("b")), "x is not free in b and e runs no shape or bounds check")(
-    lambda b: b["b"] if b["x"] not in _fv(b["b"]) and not may_fail(b["e"]) else None)
+    lambda b: b["b"] if b["x"] not in b.free_vars(b["b"]) and not may_fail(b["e"]) else None)
 rule("if-same", GL, "if c then e else e = e", "if c then e else e", "e", r"\mathbf{if}\ c\ e\ e = e",
      "both branches alike", P(If, then=V("e"), orelse=V("e")))(lambda b: b["e"])
 rule("if-true", GL, "if True then a else b = a", "if True then a else b", "a", r"\mathbf{if}\ \top\ a\ b = a",
@@ -673,13 +661,13 @@ rule("fwd-let", GL, "(let x = e in m) . v = let x = e in m . v", "lmApply(let x 
      "let x = e in lmApply(m, v)", r"(\mathbf{let}\ x = e\ \mathbf{in}\ m) \odot v = \mathbf{let}\ x = e\ \mathbf{in}\ m \odot v",
      "application floats into a let body", P(A, m=P(Let, var=V("x"), rhs=V("e"), body=V("m")), x=V("v")),
      "x is not free in v")(
-    lambda b: Let(b["x"], b["e"], A(b["m"], b["v"])) if b["x"] not in _fv(b["v"]) else None)
+    lambda b: Let(b["x"], b["e"], A(b["m"], b["v"])) if b["x"] not in b.free_vars(b["v"]) else None)
 rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r, let x = e in m)",
      "let x = e in lmApplyR(r, m)",
      r"r \odot_R (\mathbf{let}\ x = e\ \mathbf{in}\ m) = \mathbf{let}\ x = e\ \mathbf{in}\ r \odot_R m",
      "reverse application floats into a let body", P(ApplyR, r=V("r"), m=P(Let, var=V("x"), rhs=V("e"), body=V("m"))),
      "x is not free in r")(
-    lambda b: Let(b["x"], b["e"], ApplyR(b["r"], b["m"])) if b["x"] not in _fv(b["r"]) else None)
+    lambda b: Let(b["x"], b["e"], ApplyR(b["r"], b["m"])) if b["x"] not in b.free_vars(b["r"]) else None)
 
 BY_NAME = {r.name: r for r in RULES}
 assert len(BY_NAME) == len(RULES), "rule names must be unique"

@@ -99,6 +99,7 @@ class Rewriter:
         self.indexed: dict[type, tuple[str, ...]] = {}  # class -> the fields its rules ask about
         self.by_key: dict[tuple, list[Rule]] = {}         # see _rules_for
         self.normal: dict[int, Node] = {} if normal is None else normal
+        self.free_vars: ChainFreeVars | None = None  # the rules' free variables, during normalize
 
     def _rules_for(self, t: Node) -> list[Rule]:
         """The rules that can match at t, in catalogue order. Most patterns ask a field of
@@ -117,12 +118,15 @@ class Rewriter:
         return rules
 
     def normalize(self, t: Term) -> Term:
-        from .catalogue import FV_CACHE
-        FV_CACHE.append(ChainFreeVars())
+        """t's normal form. The rules' free-variable questions (Rule.apply's `free_vars`)
+        are answered by one ChainFreeVars for this call: asked at a chain's lets innermost
+        first, it answers in linear time where fresh sets per let would be quadratic. A rule
+        that normalises a subterm meanwhile gets a memo of its own, restored afterwards."""
+        outer, self.free_vars = self.free_vars, ChainFreeVars()
         try:
             return self._normalize(t)
         finally:
-            FV_CACHE.pop()
+            self.free_vars = outer
 
     def _normalize(self, t: Term) -> Term:
         """Innermost first, on an explicit stack of frames (term, path, its children, the
@@ -161,7 +165,7 @@ class Rewriter:
         """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
         recorded as normal when no rule applies (its children are normal already)."""
         for r in self._rules_for(t):
-            out = r.apply(t)
+            out = r.apply(t, self.free_vars)
             if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
                 return out, path

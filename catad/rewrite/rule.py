@@ -12,6 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..lang.terms import free_vars as _free_vars
+
+
+class Bindings(dict):
+    """A match's pattern variables, and the free-variable function a rule's side condition
+    asks (the engine passes the one memoised for its normalisation; see Rewriter.normalize)."""
+
+    __slots__ = ("free_vars",)
+
+    def __init__(self, free_vars: Callable[[Any], Any]):
+        super().__init__()
+        self.free_vars = free_vars
 
 
 class Pat:
@@ -78,9 +90,11 @@ class Rule:
     build: Callable[[dict], Any]   # bindings -> replacement (None: does not apply after all)
     condition: str = ""            # the side condition, in words ("" when there is none)
 
-    def apply(self, t: Any) -> Any:
-        """The rewritten term, or None when the rule does not apply to t (at its root)."""
-        b: dict = {}
+    def apply(self, t: Any, free_vars: Callable[[Any], Any] | None = None) -> Any:
+        """The rewritten term, or None when the rule does not apply to t (at its root).
+        `free_vars` answers the side conditions that ask for free variables (default:
+        computed afresh, lang.terms.free_vars)."""
+        b = Bindings(free_vars or _free_vars)
         if not self.pattern.match(t, b):
             return None
         out = self.build(b)

@@ -4,7 +4,7 @@ The Jacobian program binds linear maps to variables (``let Dy = lmCompose(...)``
 and uses them more than once. Inlining them, as the notes do, duplicates them, and
 pushing ``lmApplyR`` through a duplicated map is exponential for chains
 (``x_i = x_{i-1} + x_{i-1}``). Two sweeps over each let chain instead keep every
-map shared (DESIGN.md invariant 1), and each of their steps is a named rule:
+map shared (docs/design.md invariant 1), and each of their steps is a named rule:
 
 * forward (``fwd-let-bound``): top-down, ``let Dy = e`` becomes
   ``let dy = lmApply(e, dx)``, because every let-bound map of the Jacobian is applied

@@ -282,7 +282,7 @@ class DerivationDirective(SphinxDirective):
                 out.append(self.stage_math(d, name, max_lines))
             else:
                 text = abridged(stage.text, max_lines)
-                language = "python" if name in ("source", "code") else "none"
+                language = "python" if stage.kind in ("python", "numpy") else "none"
                 out.append(nodes.literal_block(text, text, language=language))
         if "trace" in self.options:
             only = names(self.options["trace"])
@@ -318,7 +318,7 @@ class DerivationDirective(SphinxDirective):
         return namespace[name_of(target)], namespace
 
     def stage_math(self, d, name: str, limit: int) -> nodes.Node:
-        program = getattr(d.pipeline, name.replace("-", "_"), None)
+        program = d.stage(name).program
         defs = program.defs if isinstance(program, Program) else (program,)
         if not all(isinstance(x, Def) for x in defs):
             raise self.error(f"stage {name!r} is not a core program, so it cannot be shown as math")

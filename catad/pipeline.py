@@ -1,0 +1,244 @@
+"""The pipeline: every stage from a Python function to NumPy code, each made when first
+asked for and kept per function and signature (docs/design.md).
+
+    Python ─frontend→ core ─anf→ anf               (shown by explain only)
+                      core ─to_cl→ cl               (notes Fig. 9-10)
+                      core ─inline, to_cl, ad→ jacobian ─optimise→ jacobian-optimised
+        jacobian-optimised ─transposed→ jacobian-transposed
+        jacobian-optimised ─forward sweep, finish→ forward
+        jacobian-optimised ─reverse sweep, finish→ reverse
+      core, forward, reverse ─backend→ code
+
+User functions are inlined before differentiating (notes Section 5.4), so the Jacobian is
+one definition whose let-bound linear maps are all shared. Each stage is a pure function
+of the ones it is made from, so the order they are asked for changes nothing: grad asks
+for the reverse program only, and never makes the ANF, the forward program or the
+transposed Jacobian.
+
+:func:`bind` finds the :class:`Pipeline` of a function for its arguments' signature and
+for what it reads from globals and closures now (catad.frontend.reads), compiling it
+again when none of its pipelines for that signature reads what Python would read now.
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Callable
+
+from . import backend, frontend  # their functions looked up when called, so tests can count compiles
+from ._node import paused_gc
+from .ad import jacobian_program
+from .backend import Compiled
+from .combinators import CLProgram, check_cl_program, to_cl_program
+from .errors import ArgumentError, CatadError
+from .lang.anf import anf_program
+from .lang.inline import inline_program
+from .lang.terms import Def, Program
+from .lang.typecheck import check_program
+from .lang.types import type_of_value, units_of_value
+from .rewrite.sweeps import forward_derivative, reverse_derivative
+from .rewrite.stages import finish, normal_memo, optimise, transposed
+
+# The stages of catad.explain, in order; "code" is the backend's output.
+STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
+          "forward", "reverse", "code")
+TRACED = ("jacobian-optimised", "jacobian-transposed", "forward", "reverse")  # the stages that rewrite
+
+# fn -> signature -> its pipelines, newest first
+_CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
+_ENTRIES = 8  # per signature: a global that flips between a few types does not recompile each time
+
+
+def signature(fn: Callable, args: tuple) -> tuple:
+    """The compile cache's key for these arguments: their types, and which axes of their arrays
+    have length 1 (NumPy's broadcasting depends on it; lengths otherwise do not matter)."""
+    names = _param_names(fn)
+    types = tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
+                  for i, a in enumerate(args))
+    return types, tuple(units_of_value(a) for a in args)
+
+
+def _param_names(fn: Callable) -> list[str]:
+    code = getattr(fn, "__code__", None)
+    return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _stage(make):
+    """A stage made when first read, then kept; with the cyclic garbage collector paused
+    (see catad._node.paused_gc)."""
+    @functools.wraps(make)
+    def get(self):
+        with paused_gc():
+            return make(self)
+    return functools.cached_property(get)
+
+
+class Pipeline:
+    """One function compiled for one signature and what it read from Python: its core
+    program, what must still hold for it to be current (`reads`), and every later stage
+    (the attributes below, and :meth:`code`), each made when first asked for.
+
+    The core program's parameters are the function's own, then the hidden ones that carry
+    the values it reads from globals and closures (`reads.hidden`)."""
+
+    def __init__(self, core: Program, reads: Any):
+        self.core, self.reads = core, reads
+        self._traces: dict[str, list] = {}  # stage -> its rewrite steps, once the stage is made
+        self._code: dict[tuple, Compiled] = {}
+
+    @property
+    def n_hidden(self) -> int:
+        return len(self.reads.hidden)
+
+    @_stage
+    def anf(self) -> Program:
+        return anf_program(self.core)
+
+    @_stage
+    def cl(self) -> CLProgram:
+        program = to_cl_program(self.core)
+        check_cl_program(program)
+        return program
+
+    @_stage
+    def jacobian_program(self) -> Program:
+        """D$f, f's callees inlined: f's value and full Jacobian (reference semantics:
+        catad.lang.evaluate gives the Jacobian as a linear-map value)."""
+        program = jacobian_program(to_cl_program(inline_program(self.core)))
+        check_program(program)
+        return program
+
+    @property
+    def jacobian(self) -> Def:
+        return self.jacobian_program.main
+
+    @_stage
+    def jacobian_optimised(self) -> Def:
+        return self._traced("jacobian-optimised", lambda trace: optimise(self.jacobian, "jacobian-optimised", trace))
+
+    @_stage
+    def normal(self) -> dict:
+        """The terms of the optimised Jacobian, all normal: each later stage starts from a copy,
+        so its rewriting visits only what its sweep makes (see catad.rewrite.engine.Rewriter)."""
+        return normal_memo(self.jacobian_optimised.body)
+
+    @_stage
+    def jacobian_transposed(self) -> Def:
+        return self._traced("jacobian-transposed", lambda trace: transposed(self.jacobian_optimised, trace,
+                                                                            dict(self.normal)))
+
+    @_stage
+    def forward(self) -> Def:
+        normal = dict(self.normal)
+        return self._traced("forward", lambda trace: finish(
+            forward_derivative(self.jacobian_optimised, trace, normal), "forward", trace, normal))
+
+    @_stage
+    def reverse(self) -> Def:
+        normal = dict(self.normal)
+        return self._traced("reverse", lambda trace: finish(
+            reverse_derivative(self.jacobian_optimised, trace, normal), "reverse", trace, normal))
+
+    def _traced(self, stage: str, make):
+        """make(trace), its steps kept as the stage's only when it succeeds."""
+        trace: list = []
+        out = make(trace)
+        self._traces[stage] = trace
+        return out
+
+    @property
+    def trace(self) -> list:
+        """Every rewrite step of every stage, in the order of the stages, as tuples (rule,
+        stage, path, before, after) (the stages not made yet are made first)."""
+        for stage in TRACED:
+            getattr(self, stage.replace("-", "_"))
+        return [step for stage in TRACED for step in self._traces[stage]]
+
+    def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False) -> Compiled:
+        """The "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
+        A reverse program with `wrt` computes only the cotangents of those of the user's
+        parameters (the others are the zero tangent). Its parameters: the user's, the hidden
+        ones, and for forward their tangents and for reverse the output's cotangent. With
+        `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
+        (catad.tangents.times)."""
+        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe)
+        if key not in self._code:
+            with paused_gc():
+                self._code[key] = self._compile(*key)
+        return self._code[key]
+
+    def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool) -> Compiled:
+        if which == "primal":
+            return backend.compile_program(self.core)
+        n = len(self.core.main.params)
+        users = n - self.n_hidden
+        if which == "forward":  # the hidden parameters' tangents are zero
+            c = backend.compile_def(self.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
+        else:
+            wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
+            keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
+            c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+        c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
+        return c
+
+
+class Bound:
+    """fn called on args now: its pipeline for them and the hidden values read now, which
+    follow the user's arguments in every compiled program's parameters."""
+
+    __slots__ = ("fn", "args", "pipeline", "hidden")
+
+    def __init__(self, fn: Callable, args: tuple, pipeline: Pipeline, hidden: tuple):
+        self.fn, self.args, self.pipeline, self.hidden = fn, args, pipeline, hidden
+
+    @property
+    def core(self) -> Program:
+        return self.pipeline.core
+
+
+def bind(fn: Callable, args: tuple) -> Bound:
+    """fn's pipeline for args and the globals and closures as they are now (compiled again
+    when none of its pipelines for this signature read what Python would read now)."""
+    if not callable(fn):
+        raise ArgumentError(f"expected a Python function, got {type(fn).__name__}")
+    key = signature(fn, args)
+    try:
+        table = _CACHE.setdefault(fn, {})
+    except TypeError:  # not weak-referenceable: do not cache
+        table = {}
+    pipelines = table.setdefault(key, [])
+    for p in pipelines:
+        hidden = p.reads.current()
+        if hidden is not None:
+            return Bound(fn, args, p, hidden)
+    p = _compile(fn, args)
+    hidden = p.reads.current()
+    if hidden is None:
+        raise CatadError(f"what {getattr(fn, '__name__', 'f')} reads from globals or closures changed while it "
+                         "was compiled (a property or a descriptor that gives a new object each time?)",
+                         construct="global", hint="read it into a variable and pass it as an argument")
+    pipelines.insert(0, p)
+    del pipelines[_ENTRIES:]
+    return Bound(fn, args, p, hidden)
+
+
+def _compile(fn: Callable, args: tuple) -> Pipeline:
+    with paused_gc():
+        program, reads = frontend.compile_with_reads(fn, tuple(args))
+        check_program(program)
+    return Pipeline(program, reads)
+
+
+def pipeline(fn: Callable, *example_args: Any) -> Pipeline:
+    """fn's pipeline at the argument types of example_args (and the globals read now)."""
+    return bind(fn, example_args).pipeline
+
+
+def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None,
+             zero_safe: bool = False) -> Compiled:
+    """fn's "primal", "forward" or "reverse" program for args compiled to NumPy
+    (:meth:`Pipeline.code`)."""
+    return pipeline(fn, *args).code(which, wrt, zero_safe)
+
+
+__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "bind", "compiled", "pipeline", "signature"]

@@ -1,0 +1,69 @@
+"""catad.pipeline: each stage made once per function and signature, only when asked for,
+and shared by the API, explain and the CLI."""
+from __future__ import annotations
+
+import numpy as np
+
+import catad
+from catad.pipeline import bind, pipeline
+
+
+def f(x, v):
+    return np.sum(v * v) * x
+
+
+def g(x):
+    return x * x
+
+
+def test_grad_makes_only_what_it_needs():
+    catad.grad(g)(2.0)
+    made = vars(pipeline(g, 2.0))
+    assert "reverse" in made
+    assert not {"anf", "cl", "forward", "jacobian_transposed"} & set(made)
+
+
+def test_one_pipeline_per_signature():
+    v = np.arange(3.0)
+    p = pipeline(f, 1.0, v)
+    assert pipeline(f, 2.0, v + 1.0) is p            # same types and length-1 axes
+    assert pipeline(f, 1.0, np.arange(5.0)) is p     # another length that is not 1
+    assert pipeline(f, 1.0, np.ones(1)) is not p     # a length-1 axis broadcasts: compiled apart
+    assert bind(f, (1.0, v)).pipeline is p
+
+
+def test_every_route_reads_the_same_stages():
+    """The Jacobian program is made once: jacobian_core, LinearMap.lm and explain's jacobian
+    stage read it; to_cl and explain's cl stage are one CL program; explain shows the
+    pipeline's own programs."""
+    v = np.arange(3.0)
+    p = pipeline(f, 1.0, v)
+    assert catad.jacobian_core(f, 1.0, v) is p.jacobian_program
+    assert catad.to_cl(f, 1.0, v) is p.cl
+    assert catad.to_anf(f, 1.0, v) is p.anf
+    d = catad.explain(f, 1.0, v)
+    assert d.pipeline is p
+    assert d.stage("jacobian").program is p.jacobian is p.jacobian_program.main
+    assert d.stage("cl").program is p.cl and d.stage("reverse").program is p.reverse
+
+
+def h(x, y):
+    return x * y + y
+
+
+def test_a_linear_map_prints_the_pipelines_jacobian():
+    """LinearMap.lm evaluates the pipeline's Jacobian program (made then, not before)."""
+    _, lm = catad.linearize(h, 2.0, 3.0)
+    p = pipeline(h, 2.0, 3.0)
+    assert "jacobian_program" not in vars(p)  # applying and transposing run compiled code
+    np.testing.assert_allclose(lm.to_matrix(), [[3.0, 3.0]])
+    assert "lm" in str(lm)
+    assert "jacobian_program" in vars(p)
+
+
+def test_compiled_code_is_kept_per_variant():
+    p = pipeline(g, 2.0)
+    assert p.code("reverse") is p.code("reverse")
+    assert p.code("reverse", (0,)) is p.code("reverse", [0, 0])
+    assert p.code("reverse", zero_safe=True) is not p.code("reverse")
+    assert p.code("primal")(3.0) == 9.0
