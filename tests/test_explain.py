@@ -37,6 +37,7 @@ def test_every_stage_and_the_derivative_programs(case):
     assert [s.name for s in d.stages] == list(STAGES)
     assert all(s.text.strip() for s in d.stages)
     fwd, rev = d.pipeline.forward, d.pipeline.reverse
+    check_program(d.pipeline.jacobian_program)
     for prog in (fwd, rev):
         check_program(Program((prog,), prog.name))
         assert no_linear_maps(prog), prog
