@@ -28,7 +28,7 @@ def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
     table, env = table.new_child(), env.new_child()  # O(1): a scope sees its parents' entries
     out = []
     for lt in lets:
-        rhs = _cse_inner(substitute(lt.rhs, env), table, env, trace, stage)
+        rhs = _cse_inner(_outer_subst(lt.rhs, env), table, env, trace, stage)
         if rhs in table and not isinstance(rhs, (Var, Const)):
             env[lt.var] = table[rhs]
             if trace is not None:
@@ -39,7 +39,7 @@ def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
             continue
         table[rhs] = lt.var
         out.append((lt.var, rhs, lt.loc))
-    return make_lets(out, _cse_inner(substitute(body, env), table, env, trace, stage))
+    return make_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
 
 
 def _cse_inner(t: Term, table: dict, env: dict, trace, stage) -> Term:
@@ -51,6 +51,19 @@ def _cse_inner(t: Term, table: dict, env: dict, trace, stage) -> Term:
     if isinstance(t, Build):
         return Build(t.size, t.var, _cse(t.body, table, env, trace, stage), t.loc)
     return t
+
+
+def _outer_subst(t: Term, env: dict) -> Term:
+    """t with env's variables replaced outside its nested scopes (a let chain's, an if's
+    branches, a build's body), which the passes then walk themselves with env: each node is
+    visited once, not once per enclosing scope."""
+    if not env or isinstance(t, Let):
+        return t
+    if isinstance(t, If):
+        return If(substitute(t.cond, env), t.then, t.orelse, t.loc)
+    if isinstance(t, Build):
+        return Build(substitute(t.size, env), t.var, t.body, t.loc)
+    return substitute(t, env)
 
 
 def dead_code_def(d: Def) -> Def:
@@ -154,14 +167,14 @@ def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
     env = dict(env) if lets else env
     out = []
     for lt in lets:
-        rhs = _inline_nested(substitute(lt.rhs, env), single, env, memo)
+        rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo)
         # a value that may fail a check stays where it is: moved into a branch, it would
         # not raise when the branch is not taken, where Python raises
         if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
             env[lt.var] = rhs
         else:
             out.append((lt.var, rhs, lt.loc))
-    return make_lets(out, _inline_nested(substitute(body, env), single, env, memo))
+    return make_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
 
 
 def _inline_nested(t: Term, single: set, env: dict, memo: dict) -> Term:
