@@ -318,76 +318,76 @@ class Compiler:
     # ------------------------------------------------------------ if
 
     def if_(self, t: K.If):
-        c = self.comp(t.cond)
-        notc = self.op("np.logical_not({0})", [c], "b")
-        self.masks.append(self.andmask(c))
+        cond = self.comp(t.cond)
+        notc = self.op("np.logical_not({0})", [cond], "b")
+        self.masks.append(self.andmask(cond))
         a = self.comp(t.then)
         self.masks.pop()
         self.masks.append(self.andmask(notc))
         b = self.comp(t.orelse)
         self.masks.pop()
-        return self.select(c, notc, a, b)
+        return self.select(cond, notc, a, b)
 
-    def select(self, c: Arr, notc: Arr, a, b):
+    def select(self, cond: Arr, notc: Arr, a, b):
         if a is b:
             return a
         if is_zero(a):
             return self.mask_(notc, b)
         if is_zero(b):
-            return self.mask_(c, a)
+            return self.mask_(cond, a)
         if isinstance(a, tuple):
-            return tuple(self.select(c, notc, x, y) for x, y in zip(a, b))
+            return tuple(self.select(cond, notc, x, y) for x, y in zip(a, b))
         if isinstance(a, RT) or isinstance(b, RT):
-            return RT(self.assign(f"({self.rt(a)} if {c.code} else {self.rt(b)})"))
+            return RT(self.assign(f"({self.rt(a)} if {cond.code} else {self.rt(b)})"))
         if isinstance(a, Stacked) and isinstance(b, Stacked) and self.same_axis(a, b) and \
                 isinstance(a.body, Arr) and isinstance(b.body, Arr):
-            d = max(a.depth, b.depth, c.depth)
+            d = max(a.depth, b.depth, cond.depth)
             a, b = self.at(a, d), self.at(b, d)
-            return Stacked(self.select(c, notc, a.body, b.body), d, a.n, a.N, a.mask)
+            return Stacked(self.select(cond, notc, a.body, b.body), d, a.n, a.N, a.mask)
         if isinstance(a, Stacked):
             a = self.dense(a)
         if isinstance(b, Stacked):
             b = self.dense(b)
         if isinstance(a, Arr) and isinstance(b, Arr):
-            d = max(a.depth, b.depth, c.depth)
+            d = max(a.depth, b.depth, cond.depth)
             if d == 0:
-                return Arr(self.assign(f"({a.code} if {c.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
-            cc = self.expand(c, d, a.rank)
+                return Arr(self.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
+            cc = self.expand(cond, d, a.rank)
             code = f"np.where({cc}, {self.lift(a, d).code}, {self.lift(b, d).code})"
-            return Arr(self.assign(code), d, a.deps | b.deps | c.deps, a.rank, a.kind)
-        return self.tadd(self.mask_(c, a), self.mask_(notc, b))
+            return Arr(self.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
+        return self.tadd(self.mask_(cond, a), self.mask_(notc, b))
 
-    def mask_(self, c: Arr, x):
-        """x where c holds, zero elsewhere (selection: NaN and inf where c fails vanish)."""
+    def mask_(self, cond: Arr, x):
+        """x where cond holds, zero elsewhere (selection: NaN and inf where cond fails vanish)."""
         if is_zero(x):
             return x
         if isinstance(x, tuple):
-            return tuple(self.mask_(c, v) for v in x)
+            return tuple(self.mask_(cond, v) for v in x)
         if isinstance(x, Arr):
-            d = max(c.depth, x.depth)
+            d = max(cond.depth, x.depth)
             if d == 0 and x.rank == 0:
                 zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
-                return Arr(self.assign(f"({x.code} if {c.code} else {zero})"), 0, frozenset(), 0, x.kind)
-            code = f"np.where({self.expand(c, d, x.rank)}, {self.lift(x, d).code}, 0)"
-            out = Arr(self.assign(code), d, x.deps | c.deps, x.rank, x.kind)
-            if c.code in self.ragged_masks and x.rank == 0 and x.kind == "f":
-                self.defs[out.code] = ("where0", c, x)
+                return Arr(self.assign(f"({x.code} if {cond.code} else {zero})"), 0, frozenset(), 0, x.kind)
+            code = f"np.where({self.expand(cond, d, x.rank)}, {self.lift(x, d).code}, 0)"
+            out = Arr(self.assign(code), d, x.deps | cond.deps, x.rank, x.kind)
+            if cond.code in self.ragged_masks and x.rank == 0 and x.kind == "f":
+                self.defs[out.code] = ("where0", cond, x)
             return out
         if isinstance(x, Upd):
             # an iota stays an iota (scatter and update_vector skip zero values out of range)
             in_range = x.idx.iota is not None
-            x = self.settle(x, c.depth)
+            x = self.settle(x, cond.depth)
             if not isinstance(x, Upd):
-                return self.mask_(c, x)
-            idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [c, x.idx], "i")
-            return Upd(idx, self.mask_(c, x.val), x.n, x.extra)
+                return self.mask_(cond, x)
+            idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [cond, x.idx], "i")
+            return Upd(idx, self.mask_(cond, x.val), x.n, x.extra)
         if isinstance(x, TSum):
-            return self.sum_all([self.mask_(c, v) for v in tsum_terms(x)])
+            return self.sum_all([self.mask_(cond, v) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
-            s = self.at(x, max(x.depth, c.depth))
-            return Stacked(self.mask_(c, s.body), s.depth, s.n, s.N, s.mask)
+            s = self.at(x, max(x.depth, cond.depth))
+            return Stacked(self.mask_(cond, s.body), s.depth, s.n, s.N, s.mask)
         if isinstance(x, RT):
-            return RT(self.assign(f"rt_mask({c.code}, {x.code})"), x.is_list)
+            return RT(self.assign(f"rt_mask({cond.code}, {x.code})"), x.is_list)
         raise AssertionError(x)
 
     # ------------------------------------------------------------ build
@@ -784,18 +784,18 @@ class Compiler:
             v = self.dense(v, sizes)
         if not isinstance(v, Arr):
             raise Unvectorisable("a scatter of a value that is not an array")
-        d = max([v.depth] + [c.idx.depth for c in chain])
-        cover = v.deps.union(*(c.idx.deps for c in chain))
+        d = max([v.depth] + [up.idx.depth for up in chain])
+        cover = v.deps.union(*(up.idx.deps for up in chain))
         summed = set(axes)
-        for c in chain:
-            summed |= set(range(c.idx.depth - c.extra, c.idx.depth))
+        for up in chain:
+            summed |= set(range(up.idx.depth - up.extra, up.idx.depth))
         kept = [b for b in range(d) if b not in summed]
         shape = [sizes[b] if b in cover else "1" for b in kept]
         index = [self.lift(self.iotas_for(b, sizes), d).code if b in cover else "0" for b in kept]
-        for c in chain:
-            nn = c.n.code if not c.n.deps else self.assign(f"maxlen({c.n.code})", "N")
+        for up in chain:
+            nn = up.n.code if not up.n.deps else self.assign(f"maxlen({up.n.code})", "N")
             shape.append(nn)
-            index.append(self.lift(c.idx, d).code)
+            index.append(self.lift(up.idx, d).code)
         moved = self.moved_axes(chain, v, d, summed, kept, cover, sizes)
         if moved is not None:
             return moved
@@ -828,15 +828,15 @@ class Compiler:
         element axes and sums the others, so it is an einsum of v's factors, with nothing
         scattered and no product formed. Or None. The einsum is kept in `defs` so that a
         later sum over a kept axis (the points of x) joins it (see `contract`)."""
-        moved = [c.idx.iota for c in chain]
-        own_axis = all(a is not None and c.idx.deps == {a} and not c.n.deps for a, c in zip(moved, chain))
+        moved = [up.idx.iota for up in chain]
+        own_axis = all(a is not None and up.idx.deps == {a} and not up.n.deps for a, up in zip(moved, chain))
         if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
             return None
         if v.kind != "f" or not summed <= v.deps or d + v.rank > len(_LETTERS):
             return None  # v must vary along every axis that is summed or moved
         out = [_LETTERS[b] if b in cover else None for b in kept] + [_LETTERS[a] for a in moved] \
             + list(_LETTERS[d:d + v.rank])
-        pads = {len(kept) + k: c.n.code for k, c in enumerate(chain) if c.n.code != sizes[c.idx.iota]}
+        pads = {len(kept) + k: up.n.code for k, up in enumerate(chain) if up.n.code != sizes[up.idx.iota]}
         how = self.einsum_of(self.factors(v) if v.rank == 0 else [v], d, out, pads)
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return self.einsum(how, len(kept), deps, len(chain) + v.rank)
@@ -936,9 +936,9 @@ class Compiler:
         """A Stacked made at depth d, used at depth k >= d: batch axes inserted at d."""
         if s.depth >= k:
             return s
-        c = k - s.depth
-        return Stacked(self.insert_all(s.body, s.depth, c), k, s.n, s.N,
-                       None if s.mask is None else self.insert(s.mask, s.depth, c))
+        count = k - s.depth
+        return Stacked(self.insert_all(s.body, s.depth, count), k, s.n, s.N,
+                       None if s.mask is None else self.insert(s.mask, s.depth, count))
 
     def insert_all(self, x, pos: int, count: int):
         if isinstance(x, Arr):
