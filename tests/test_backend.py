@@ -24,9 +24,8 @@ import catad
 import catad.combinators.evaluate as cl_evaluate
 import catad.lang.evaluate as lang_evaluate
 import catad.linearmaps.semantics as lm_semantics
-from catad.backend import compile_def
+from catad.backend import CODEGEN, compile_def
 from catad.backend.values import Unvectorisable
-from catad.backend.vectorise import Compiler
 from catad.differentiate import compiled
 from catad.explain import pipeline
 
@@ -186,14 +185,14 @@ def test_matrix_output_with_a_zero_tangent():
 def test_a_build_with_no_vector_form_falls_back_to_a_loop(monkeypatch, tmp_path):
     """When a build cannot be vectorised the compiler rolls back, writes a Python loop,
     records why and where, and the code still computes the right values."""
-    original = Compiler.p_vmax
+    original = CODEGEN["vmax"]
 
-    def no_vector_max(self, t, v):
-        if self.depth > 0:
+    def no_vector_max(c, t, v):
+        if c.depth > 0:
             raise Unvectorisable("no vector max (test)")
-        return original(self, t, v)
+        return original(c, t, v)
 
-    monkeypatch.setattr(Compiler, "p_vmax", no_vector_max)
+    monkeypatch.setitem(CODEGEN, "vmax", no_vector_max)
     fn = load_source(textwrap.dedent("""\
         def f(m):
             return sum(max(m[i][j] * m[i][j] for j in range(m.shape[1])) for i in range(m.shape[0]))

@@ -24,9 +24,9 @@ from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
 from . import memory, runtime, tidy
 from .values import ZERO, RT, Arr, Stacked
-from .vectorise import Compiler, Fallback, is_zero
+from .vectorise import CODEGEN, Compiler, Fallback, is_zero
 
-__all__ = ["Compiled", "compile_def", "compile_program", "Fallback"]
+__all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
 
 @dataclass

@@ -526,9 +526,9 @@ class Compiler:
             raise CatadError(f"the backend compiles one definition; {fn!r} should have been inlined", t.loc,
                              "backend")
         args = [self.comp(a) for a in t.args]
-        special = getattr(self, "p_" + fn, None)
+        special = CODEGEN.get(fn)
         if special is not None:
-            return special(t, *args)
+            return special(self, t, *args)
         if any(not isinstance(a, Arr) for a in args):
             args = [self.scalar(a) for a in args]
         if p.vector is not None:
@@ -1147,3 +1147,15 @@ class Compiler:
         if isinstance(x, Stacked):
             return self.dense(x).code
         raise AssertionError(x)
+
+
+# The primitives whose code the backend writes itself (the structural ones, and those whose
+# whole-array form depends on the values: not a `vector` template of the registry):
+# name -> function(compiler, the call term, *its compiled arguments).
+CODEGEN = {
+    "check": Compiler.p_check, "index": Compiler.p_index, "size": Compiler.p_size, "dim": Compiler.p_dim,
+    "sum": Compiler.p_sum, "tsum": Compiler.p_tsum, "vmax": Compiler.p_vmax, "vmin": Compiler.p_vmin,
+    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector,
+    "tadd": Compiler.p_tadd, "tscale": Compiler.p_tscale, "tmul": Compiler.p_tmul, "update": Compiler.p_update,
+    "scatter_add": Compiler.p_scatter_add,
+}
