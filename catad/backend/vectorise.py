@@ -24,11 +24,12 @@ import numpy as np
 
 from ..errors import CatadError, Loc
 from ..lang import terms as K
-from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0,
-                     tsum_terms)
+from . import contractions
+from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
+                     kind_of, tsum_terms)
 
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
@@ -47,21 +48,6 @@ class Fallback:
         return f"{where}Python loop: {self.reason}"
 
 
-@dataclass(frozen=True, eq=False)
-class TangentFactor(Arr):
-    """The tangent factor of a product in the zero-safe variant: an einsum's `zero`
-    operand, whose 0 makes its term 0 whatever the other factors are (runtime.contract)."""
-
-
-def _has_tangent(factors: list[Arr]) -> bool:
-    return any(isinstance(f, TangentFactor) for f in factors)
-
-
-def is_zero(x) -> bool:
-    """The zero tangent, or a vector of them."""
-    return x is ZERO or isinstance(x, Stacked) and is_zero(x.body)
-
-
 def _components(t: Type) -> list:
     """The component types of a tuple, or of a vector of tuples (a tuple of vectors)."""
     if isinstance(t, TupleT):
@@ -69,17 +55,7 @@ def _components(t: Type) -> list:
     return [Vec(c) for c in _components(t.elem)]
 
 
-def _kind(t: Type) -> str:
-    s = scalar_of(t)
-    return "i" if s == Int else "b" if s == Bool else "f"
-
-
-def _axes(pre: int, post: list[str]) -> str:
-    return ", ".join([":"] * pre + post)
-
-
 _MUL = "({0} * {1})"
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is _LETTERS[b]
 
 
 class Compiler:
@@ -162,7 +138,7 @@ class Compiler:
         arr = np.asarray(value)
         name = self.name("A")
         self.consts[name] = arr
-        return Arr(name, 0, frozenset(), arr.ndim, _kind(ty))
+        return Arr(name, 0, frozenset(), arr.ndim, kind_of(ty))
 
     # ------------------------------------------------------------ axes
 
@@ -170,14 +146,14 @@ class Compiler:
         """a as a value at depth k (size-1 batch axes appended): a view."""
         if a.depth >= k or is_scalar0(a):
             return a
-        code = f"{a.code}[{_axes(a.depth, ['None'] * (k - a.depth))}]"
+        code = f"{a.code}[{index_code(a.depth, ['None'] * (k - a.depth))}]"
         return Arr(code, k, a.deps, a.rank, a.kind, a.iota)
 
     def insert(self, a: Arr, pos: int, count: int) -> Arr:
         """a with `count` size-1 batch axes inserted at position pos."""
         if a.depth <= pos or count == 0:
             return a
-        code = f"{a.code}[{_axes(pos, ['None'] * count)}]"
+        code = f"{a.code}[{index_code(pos, ['None'] * count)}]"
         shift = (lambda b: b if b < pos else b + count)
         return Arr(code, a.depth + count, frozenset(map(shift, a.deps)), a.rank, a.kind,
                    None if a.iota is None else shift(a.iota))
@@ -187,7 +163,7 @@ class Compiler:
         if a.depth <= ax:
             return a
         assert ax not in a.deps
-        code = self.assign(f"{a.code}[{_axes(ax, ['0'])}]")
+        code = self.assign(f"{a.code}[{index_code(ax, ['0'])}]")
         shift = (lambda b: b if b < ax else b - 1)
         return Arr(code, a.depth - 1, frozenset(map(shift, a.deps)), a.rank, a.kind,
                    None if a.iota is None else shift(a.iota))
@@ -512,9 +488,9 @@ class Compiler:
             return tuple(self.loop_result(b, leaves, t) for b, t in zip(body, _components(ty)))
         acc, _ = next(leaves)
         if isinstance(body, (Arr, Stacked)):
-            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[_kind(ty)]
+            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind_of(ty)]
             code = f"loop_array({acc}, {dtype}, {rank(ty) + 1})"
-            return Arr(self.assign(code), 0, frozenset(), rank(ty) + 1, _kind(ty))
+            return Arr(self.assign(code), 0, frozenset(), rank(ty) + 1, kind_of(ty))
         return RT(acc, is_list=True)
 
     # ------------------------------------------------------------ calls
@@ -532,10 +508,10 @@ class Compiler:
         if any(not isinstance(a, Arr) for a in args):
             args = [self.scalar(a) for a in args]
         if p.vector is not None:
-            return self.op(p.vector, args, _kind(t.type))
+            return self.op(p.vector, args, kind_of(t.type))
         self.element_loops.add(fn)
         return self.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
-                       args, _kind(t.type))
+                       args, kind_of(t.type))
 
     def scalar(self, a) -> Arr:
         """A scalar tangent as an array: the zero tangent of a Float is 0.0."""
@@ -608,7 +584,7 @@ class Compiler:
             xl = Arr(self.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
         if i.depth == 0:
             ic = i.code if not guarded else self.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
-            code = f"{xl.code}[{_axes(d, [ic])}]"
+            code = f"{xl.code}[{index_code(d, [ic])}]"
             return Arr(self.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
         if i.iota is not None and i.iota not in xl.deps:
             code = f"take_iota({xl.code}, {i.iota}, {d}, {self.sizes[i.iota]}{', True' if guarded else ''})"
@@ -700,7 +676,7 @@ class Compiler:
                 return self.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
             shift = (lambda b: b if b < ax else b - 1)
             deps = frozenset(shift(b) for b in x.deps if b != ax)
-            code = self.contract(x, ax) or self.assign(f"{x.code}.sum(axis={ax})")
+            code = contractions.contract(self, x, ax) or self.assign(f"{x.code}.sum(axis={ax})")
             return Arr(code, x.depth - 1, deps, x.rank, x.kind)
         if isinstance(x, TSum):
             return self.sum_all([self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
@@ -714,46 +690,6 @@ class Compiler:
                 return Stacked(body, x.depth - 1, self.drop(x.n, ax), x.N)
             return self.reduce(self.dense(x, sizes), ax, n, sizes)
         raise Unvectorisable("a loop's tangents used inside a vectorised build")
-
-    def factors(self, x: Arr) -> list[Arr]:
-        how = self.defs.get(x.code)
-        if how is None or how[0] not in ("mul", "where0", "tmul") or \
-                x.depth != max([x.depth] + [a.depth for a in how[1:]]):
-            return [x]
-        if how[0] == "mul":
-            return self.factors(how[1]) + self.factors(how[2])
-        if how[0] == "tmul":
-            # zero-safe k * x: the tangent x stays whole (k2 * (k1 * x) is 0 where k1 * x
-            # is, not only where x is), and marked, so the einsum drops its zeros' terms
-            t = how[2]
-            return self.factors(how[1]) + [TangentFactor(t.code, t.depth, t.deps, t.rank, t.kind, t.iota)]
-        return [how[1]] + self.factors(how[2])  # where(mask, y, 0) = mask * y: a ragged mask's lanes are finite
-
-    def contract(self, x: Arr, ax: int) -> str | None:
-        """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
-        matrix-vector product, ...) as one einsum, without forming the product."""
-        how = self.defs.get(x.code)
-        if how is not None and how[0] == "einsum":  # an einsum summed over one more axis
-            _, ops, specs, out, pads, scalars, masks = how
-            pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
-            return self.einsum(("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
-                               0, frozenset(), 0).code
-        factors = self.factors(x)
-        whole = _has_tangent(factors)  # zero-safe: no scalar is taken out (see einsum_of)
-        scalars = [] if whole else [f for f in factors if is_scalar0(f)]
-        fs = factors if whole else [f for f in factors if not is_scalar0(f)]
-        if x.rank:
-            return None
-        if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
-            out = f"{fs[0].code}.sum(axis={ax})"  # k * a summed is k times a's sum: no temporary
-            for f in scalars:
-                out = f"({f.code} * {out})"
-            return self.assign(out)
-        if len(fs) < 2:
-            return None
-        axes = set().union(*(f.deps for f in fs))
-        out = [_LETTERS[b] if b in axes else None for b in range(x.depth) if b != ax]
-        return self.einsum(self.einsum_of(factors, 0, out), 0, frozenset(), 0, hint="t", record=False).code
 
     def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
         if u.val is ZERO:
@@ -807,20 +743,6 @@ class Compiler:
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return Arr(self.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
 
-    def operand(self, f: Arr) -> str:
-        """An einsum operand: f's view without its size-1 batch axes (a Bool that is not a
-        ragged build's mask counts as 0 or 1)."""
-        view = f.code if f.depth == 0 else \
-            f"{f.code}[{', '.join(':' if b in f.deps else '0' for b in range(f.depth))}]"
-        return f"{view}.astype(np.float64)" if f.kind == "b" and f.code not in self.ragged_masks else view
-
-    def masks_of(self, fs: list[Arr]) -> str:
-        """The keywords naming the operands that are ragged masks and, in the zero-safe
-        variant, tangents (see runtime.contract)."""
-        where = tuple(k for k, f in enumerate(fs) if f.code in self.ragged_masks)
-        zero = tuple(k for k, f in enumerate(fs) if isinstance(f, TangentFactor))
-        return (f", where={where}" if where else "") + (f", zero={zero}" if zero else "")
-
     def moved_axes(self, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,
                    sizes: list[str]) -> Arr | None:
         """The scatter when each update's index is the index of its own summed batch axis
@@ -832,46 +754,14 @@ class Compiler:
         own_axis = all(a is not None and up.idx.deps == {a} and not up.n.deps for a, up in zip(moved, chain))
         if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
             return None
-        if v.kind != "f" or not summed <= v.deps or d + v.rank > len(_LETTERS):
+        if v.kind != "f" or not summed <= v.deps or d + v.rank > len(contractions.LETTERS):
             return None  # v must vary along every axis that is summed or moved
-        out = [_LETTERS[b] if b in cover else None for b in kept] + [_LETTERS[a] for a in moved] \
-            + list(_LETTERS[d:d + v.rank])
+        out = [contractions.LETTERS[b] if b in cover else None for b in kept] + [contractions.LETTERS[a] for a in moved] \
+            + list(contractions.LETTERS[d:d + v.rank])
         pads = {len(kept) + k: up.n.code for k, up in enumerate(chain) if up.n.code != sizes[up.idx.iota]}
-        how = self.einsum_of(self.factors(v) if v.rank == 0 else [v], d, out, pads)
+        how = contractions.einsum_of(self, contractions.factors(self, v) if v.rank == 0 else [v], d, out, pads)
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
-        return self.einsum(how, len(kept), deps, len(chain) + v.rank)
-
-    def einsum_of(self, factors: list[Arr], d: int, out: list, pads: dict | None = None) -> tuple:
-        """The `how` (see einsum) of the product of factors with output axes `out`: batch
-        axis b is letter b, a factor's element axes are the letters from d on."""
-        # a scalar factor multiplies the einsum, except with a tangent factor (zero-safe):
-        # then inf * (a sum of terms whose tangent is 0) would be NaN, not 0
-        whole = _has_tangent(factors)
-        scalars = () if whole else tuple(f.code for f in factors if is_scalar0(f))
-        fs = factors if whole else [f for f in factors if not is_scalar0(f)]
-        ops = tuple(self.operand(f) for f in fs)
-        specs = tuple("".join(_LETTERS[b] for b in sorted(f.deps)) + _LETTERS[d:d + f.rank] for f in fs)
-        return ("einsum", ops, specs, tuple(out), pads or {}, scalars, self.masks_of(fs))
-
-    def einsum(self, how: tuple, depth: int, deps: frozenset, rank: int, hint: str = "ct",
-               record: bool = True) -> Arr:
-        """The array `how` describes (see einsum_of): an einsum whose output axes are
-        letters, or None for a size-1 batch axis; pads: output axis -> the length its
-        lanes are padded to with zeros (an update's vector longer than the build). With
-        `record`, kept in defs, so that a later sum joins the einsum (contract)."""
-        _, ops, specs, out, pads, scalars, masks = how
-        code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
-        ones = tuple(k for k, x in enumerate(out) if x is None)
-        if ones:
-            code = f"np.expand_dims({code}, {ones})"
-        for k, n in sorted(pads.items()):
-            code = f"update_vector({code}, {k}, {n})"
-        for s in scalars:
-            code = f"({s} * {code})"
-        name = self.assign(code, hint)
-        if record:
-            self.defs[name] = how
-        return Arr(name, depth, deps, rank, "f")
+        return contractions.einsum(self, how, len(kept), deps, len(chain) + v.rank)
 
     def iotas_for(self, b: int, sizes: list[str]) -> Arr:
         if b < len(self.iotas) and sizes[b] == self.sizes[b]:
@@ -996,7 +886,7 @@ class Compiler:
         xs = [self.scalar(x) for x in xs]
         d = max(x.depth for x in xs)
         deps = frozenset().union(*(x.deps for x in xs))
-        kind = _kind(t.type)
+        kind = kind_of(t.type)
         if d == 0 and all(x.rank == 0 for x in xs):
             dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind]
             return Arr(self.assign(f"np.array([{', '.join(x.code for x in xs)}], dtype={dtype})"), 0, deps, 1, kind)
@@ -1155,7 +1045,7 @@ class Compiler:
 CODEGEN = {
     "check": Compiler.p_check, "index": Compiler.p_index, "size": Compiler.p_size, "dim": Compiler.p_dim,
     "sum": Compiler.p_sum, "tsum": Compiler.p_tsum, "vmax": Compiler.p_vmax, "vmin": Compiler.p_vmin,
-    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector,
-    "tadd": Compiler.p_tadd, "tscale": Compiler.p_tscale, "tmul": Compiler.p_tmul, "update": Compiler.p_update,
+    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector, "tadd": Compiler.p_tadd,
+    "tscale": Compiler.p_tscale, "tmul": Compiler.p_tmul, "update": Compiler.p_update,
     "scatter_add": Compiler.p_scatter_add,
 }
