@@ -27,7 +27,7 @@ from ..lang import terms as K
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import contractions
+from . import contractions, tangent_ops
 from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
                      kind_of, tsum_terms)
 
@@ -331,7 +331,7 @@ class Compiler:
             cc = self.expand(cond, d, a.rank)
             code = f"np.where({cc}, {self.lift(a, d).code}, {self.lift(b, d).code})"
             return Arr(self.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
-        return self.tadd(self.mask_(cond, a), self.mask_(notc, b))
+        return tangent_ops.tadd(self, self.mask_(cond, a), self.mask_(notc, b))
 
     def mask_(self, cond: Arr, x):
         """x where cond holds, zero elsewhere (selection: NaN and inf where cond fails vanish)."""
@@ -358,7 +358,7 @@ class Compiler:
             idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [cond, x.idx], "i")
             return Upd(idx, self.mask_(cond, x.val), x.n, x.extra)
         if isinstance(x, TSum):
-            return self.sum_all([self.mask_(cond, v) for v in tsum_terms(x)])
+            return tangent_ops.sum_all(self, [self.mask_(cond, v) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
             s = self.at(x, max(x.depth, cond.depth))
             return Stacked(self.mask_(cond, s.body), s.depth, s.n, s.N, s.mask)
@@ -564,8 +564,8 @@ class Compiler:
                     and x.n.code == terms[0].n.code] if isinstance(terms[0], Stacked) else []
             if len(vecs) > 1 and any(x.n.code != x.N for x in vecs):
                 rest = [x for x in terms if not any(x is y for y in vecs)]
-                return self.sum_all([self.gather(self.dense_sum(vecs), i)] + [self.index(x, i) for x in rest])
-            return self.sum_all([self.index(x, i) for x in terms])
+                return tangent_ops.sum_all(self, [self.gather(self.dense_sum(vecs), i)] + [self.index(x, i) for x in rest])
+            return tangent_ops.sum_all(self, [self.index(x, i) for x in terms])
         if isinstance(v, Stacked):
             if isinstance(v.body, tuple):
                 return tuple(self.index(Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
@@ -648,7 +648,7 @@ class Compiler:
         if isinstance(v, Upd):
             return v.val
         if isinstance(v, TSum):
-            return self.sum_all([self.vsum(x) for x in tsum_terms(v)])
+            return tangent_ops.sum_all(self, [self.vsum(x) for x in tsum_terms(v)])
         if isinstance(v, Arr):
             v = self.as_stacked(v)
         if isinstance(v.body, tuple):
@@ -679,12 +679,12 @@ class Compiler:
             code = contractions.contract(self, x, ax) or self.assign(f"{x.code}.sum(axis={ax})")
             return Arr(code, x.depth - 1, deps, x.rank, x.kind)
         if isinstance(x, TSum):
-            return self.sum_all([self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
+            return tangent_ops.sum_all(self, [self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
         if isinstance(x, Upd):
             return self.reduce_update(x, ax, n, sizes)
         if isinstance(x, Stacked):
             if x.depth <= ax:
-                return self.tscale(self.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
+                return tangent_ops.tscale(self, self.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
             if x.mask is None and ax not in x.n.deps:  # sum the elements, stay a vector
                 body = self.reduce(x.body, ax, n, sizes[:x.depth] + [x.N])
                 return Stacked(body, x.depth - 1, self.drop(x.n, ax), x.N)
@@ -695,10 +695,10 @@ class Compiler:
         if u.val is ZERO:
             return ZERO
         if isinstance(u.val, TSum):
-            return self.sum_all([self.reduce(self.update(u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
+            return tangent_ops.sum_all(self, [self.reduce(self.update(u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
         L = depth_of(u)
         if ax >= L:  # constant along ax
-            return self.tscale(self.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
+            return tangent_ops.tscale(self, self.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
         if ax not in u.idx.deps:  # sum the values first
             return Upd(self.drop(u.idx, ax), self.reduce(u.val, ax, n, sizes), self.drop(u.n, ax), u.extra)
         if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
@@ -839,7 +839,7 @@ class Compiler:
             return Upd(self.insert(x.idx, pos, count), self.insert_all(x.val, pos, count), self.insert(x.n, pos, count),
                        x.extra)
         if isinstance(x, TSum):
-            return self.sum_all([self.insert_all(v, pos, count) for v in tsum_terms(x)])
+            return tangent_ops.sum_all(self, [self.insert_all(v, pos, count) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
             return Stacked(self.insert_all(x.body, pos, count), x.depth + count if x.depth >= pos else x.depth,
                            self.insert(x.n, pos, count), x.N,
@@ -893,88 +893,6 @@ class Compiler:
         codes = ", ".join(self.lift(x, d).code for x in xs)
         return Arr(self.assign(f"stack({d}, {codes})"), d, deps, xs[0].rank + 1, kind)
 
-    # ------------------------------------------------------------ tangent spaces
-
-    def p_tadd(self, t, a, b):
-        return self.tadd(a, b)
-
-    def tadd(self, a, b):
-        if is_zero(a):
-            return b
-        if is_zero(b):
-            return a
-        if (a is b or a == b) and not (isinstance(a, Arr) and a.kind != "f"):
-            # x + x (both sides of a product rule, as in x * x) is 2x, and scaling
-            # lands on x's smallest factor (tscale): no pass over a large array
-            return self.tscale(self.const(2.0, Float), a)
-        if isinstance(a, tuple):
-            return tuple(self.tadd(x, y) for x, y in zip(a, b))
-        if isinstance(a, RT) or isinstance(b, RT):
-            return RT(self.assign(f"T_tadd({self.rt(a)}, {self.rt(b)})"))
-        if isinstance(a, Arr) and isinstance(b, Arr):
-            return self.op("({0} + {1})", [a, b], a.kind, a.rank)
-        if isinstance(a, Stacked) and isinstance(b, Stacked) and a.n.code == b.n.code and a.N == b.N \
-                and a.mask is None and b.mask is None and isinstance(a.body, Arr) and isinstance(b.body, Arr):
-            d = max(a.depth, b.depth)
-            a, b = self.at(a, d), self.at(b, d)
-            return Stacked(self.tadd(a.body, b.body), d, a.n, a.N, None)
-        return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
-
-    def sum_all(self, xs: list):
-        out = ZERO
-        for x in xs:
-            out = self.tadd(out, x)
-        return out
-
-    def p_tscale(self, t, s, x):
-        return self.tscale(self.scalar(s), x)
-
-    def tscale(self, s: Arr, x):
-        if is_zero(x):
-            return x
-        if isinstance(x, tuple):
-            return tuple(self.tscale(s, v) for v in x)
-        if isinstance(x, Arr):
-            if self.zero_safe:
-                return self.times(s, x)
-            if x.rank == 0:
-                return self.op("({0} * {1})", [s, x], "f")
-            d = max(s.depth, x.depth)
-            return Arr(self.assign(f"({self.expand(s, d, x.rank)} * {self.lift(x, d).code})"), d,
-                       s.deps | x.deps, x.rank, "f")
-        if isinstance(x, Upd):
-            x = self.settle(x, s.depth)
-            if not isinstance(x, Upd):
-                return self.tscale(s, x)
-            return Upd(x.idx, self.tscale(s, x.val), x.n, x.extra)
-        if isinstance(x, TSum):
-            return self.sum_all([self.tscale(s, v) for v in tsum_terms(x)])
-        if isinstance(x, Stacked):
-            st = self.at(x, max(x.depth, s.depth))
-            return Stacked(self.tscale(s, st.body), st.depth, st.n, st.N, st.mask)
-        if isinstance(x, RT):
-            return RT(self.assign(f"T_tscale({s.code}, {x.code})"))
-        raise AssertionError(x)
-
-    def p_tmul(self, t, v: Arr, x):
-        if x is ZERO:
-            return ZERO
-        x = self.dense(x)
-        if self.zero_safe:
-            return self.times(v, x)
-        return self.op("({0} * {1})", [v, x], "f", x.rank)
-
-    def times(self, k: Arr, x: Arr) -> Arr:
-        """k * x for a tangent x in the zero-safe variant: 0 wherever x is 0 (runtime.tmul0).
-        A product of scalars per lane is kept in `defs`, so that a sum of it is still one
-        einsum, with x whole as a `zero` operand (see factors)."""
-        d = max(k.depth, x.depth)
-        code = f"tmul0({self.expand(k, d, x.rank - k.rank)}, {self.lift(x, d).code})"
-        out = Arr(self.assign(code), d, k.deps | x.deps, x.rank, "f")
-        if k.rank == 0 and x.rank == 0:
-            self.defs[out.code] = ("tmul", k, x)
-        return out
-
     def p_update(self, t, i: Arr, r, n: Arr):
         return self.update(i, r, n)
 
@@ -982,7 +900,7 @@ class Compiler:
         if r is ZERO:
             return ZERO
         if isinstance(r, TSum):
-            return self.sum_all([self.update(i, v, n) for v in tsum_terms(r)])
+            return tangent_ops.sum_all(self, [self.update(i, v, n) for v in tsum_terms(r)])
         if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
             return tuple(self.update(i, x, n) for x in r)
         if isinstance(r, RT):
@@ -1045,7 +963,7 @@ class Compiler:
 CODEGEN = {
     "check": Compiler.p_check, "index": Compiler.p_index, "size": Compiler.p_size, "dim": Compiler.p_dim,
     "sum": Compiler.p_sum, "tsum": Compiler.p_tsum, "vmax": Compiler.p_vmax, "vmin": Compiler.p_vmin,
-    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector, "tadd": Compiler.p_tadd,
-    "tscale": Compiler.p_tscale, "tmul": Compiler.p_tmul, "update": Compiler.p_update,
-    "scatter_add": Compiler.p_scatter_add,
+    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector,
+    "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
+    "update": Compiler.p_update, "scatter_add": Compiler.p_scatter_add,
 }
