@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lang.types import Float
+from . import scatters
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def tscale(c: Compiler, s: Arr, x):
         return Arr(c.assign(f"({c.expand(s, d, x.rank)} * {c.lift(x, d).code})"), d,
                    s.deps | x.deps, x.rank, "f")
     if isinstance(x, Upd):
-        x = c.settle(x, s.depth)
+        x = scatters.settle(c, x, s.depth)
         if not isinstance(x, Upd):
             return tscale(c, s, x)
         return Upd(x.idx, tscale(c, s, x.val), x.n, x.extra)

@@ -27,7 +27,7 @@ from ..lang import terms as K
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import contractions, tangent_ops
+from . import contractions, gathers, scatters, tangent_ops
 from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
                      kind_of, tsum_terms)
 
@@ -352,7 +352,7 @@ class Compiler:
         if isinstance(x, Upd):
             # an iota stays an iota (scatter and update_vector skip zero values out of range)
             in_range = x.idx.iota is not None
-            x = self.settle(x, cond.depth)
+            x = scatters.settle(self, x, cond.depth)
             if not isinstance(x, Upd):
                 return self.mask_(cond, x)
             idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [cond, x.idx], "i")
@@ -542,89 +542,6 @@ class Compiler:
             self.memo[-1][line] = None
         return ()
 
-    def p_index(self, t, i: Arr, v):
-        return self.index(v, i)
-
-    def index(self, v, i: Arr):
-        if isinstance(v, tuple):  # a vector of tuples, kept as a tuple of vectors
-            return tuple(self.index(x, i) for x in v)
-        if is_zero(v):
-            return ZERO
-        if isinstance(v, RT):
-            if self.depth > 0 or i.depth > 0:
-                raise Unvectorisable("a loop's tangents used inside a vectorised build")
-            return RT(self.assign(f"rt_index({v.code}, {i.code})"))
-        if isinstance(v, Upd) and not v.extra:
-            return self.mask_(self.op("({0} == {1})", [i, v.idx], "b"), v.val)
-        if isinstance(v, Upd):
-            v = self.scatter(v, set(), self.sizes)
-        if isinstance(v, TSum):
-            terms = tsum_terms(v)
-            vecs = [x for x in terms if isinstance(x, Stacked) and x.mask is None and isinstance(x.body, Arr)
-                    and x.n.code == terms[0].n.code] if isinstance(terms[0], Stacked) else []
-            if len(vecs) > 1 and any(x.n.code != x.N for x in vecs):
-                rest = [x for x in terms if not any(x is y for y in vecs)]
-                return tangent_ops.sum_all(self, [self.gather(self.dense_sum(vecs), i)] + [self.index(x, i) for x in rest])
-            return tangent_ops.sum_all(self, [self.index(x, i) for x in terms])
-        if isinstance(v, Stacked):
-            if isinstance(v.body, tuple):
-                return tuple(self.index(Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
-            if i.iota is not None and i.iota == v.depth and self.lengths[i.iota] == v.n.code and \
-                    self.sizes[i.iota] == v.N:
-                return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
-            v = self.dense(v)
-        return self.gather(v, i)
-
-    def gather(self, x: Arr, i: Arr) -> Arr:
-        """x[i] for a Vec x (axis `d` after lifting) and an Int i, for all lanes at once."""
-        d = max(x.depth, i.depth)
-        xl = self.lift(x, d)
-        guarded = self.mask is not None
-        if guarded and i.iota is None:  # a discarded lane may index an empty vector
-            xl = Arr(self.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
-        if i.depth == 0:
-            ic = i.code if not guarded else self.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
-            code = f"{xl.code}[{index_code(d, [ic])}]"
-            return Arr(self.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
-        if i.iota is not None and i.iota not in xl.deps:
-            code = f"take_iota({xl.code}, {i.iota}, {d}, {self.sizes[i.iota]}{', True' if guarded else ''})"
-            return Arr(self.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
-        parts = [self.lift(self.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
-        ic = self.lift(i, d).code
-        if guarded:
-            ic = self.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
-        code = f"{xl.code}[{', '.join(parts + [ic])}]"
-        return Arr(self.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
-
-    def p_size(self, t, v):
-        if isinstance(v, tuple):
-            return self.p_size(t, v[0])
-        if isinstance(v, Stacked):
-            return v.n
-        if isinstance(v, Upd):
-            return v.n
-        if isinstance(v, Arr):
-            return self.length(f"{v.code}.shape[{v.depth}]")
-        if isinstance(v, RT) and self.depth == 0:
-            return self.length(f"len({v.code})")
-        if isinstance(v, TSum):
-            return self.p_size(t, tsum_terms(v)[0])
-        raise Unvectorisable("the size of a zero tangent")
-
-    def p_dim(self, t, v, k: Arr):
-        axis = int(t.args[1].value)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
-        if isinstance(v, tuple):
-            v = v[0]
-        if axis == 0:
-            return self.p_size(t, v)
-        if isinstance(v, Stacked):
-            v = self.dense(v)
-        if isinstance(v, Arr):
-            return self.length(f"{v.code}.shape[{v.depth + axis}]")
-        if isinstance(v, RT) and self.depth == 0:
-            return self.length(f"np.shape(dense_tangent({v.code}))[{axis}]")
-        raise Unvectorisable("the shape of a tangent that is not an array")
-
     def length(self, code: str) -> Arr:
         name = self.assign(code, "n")
         self.nonneg.add(name)
@@ -695,7 +612,7 @@ class Compiler:
         if u.val is ZERO:
             return ZERO
         if isinstance(u.val, TSum):
-            return tangent_ops.sum_all(self, [self.reduce(self.update(u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
+            return tangent_ops.sum_all(self, [self.reduce(scatters.update(self, u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
         L = depth_of(u)
         if ax >= L:  # constant along ax
             return tangent_ops.tscale(self, self.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
@@ -706,68 +623,7 @@ class Compiler:
             return Stacked(u.val, ax, u.n, n, None)
         if ax == L - 1 and isinstance(u.val, Arr):  # innermost: keep it lazy
             return Upd(u.idx, u.val, u.n, u.extra + 1)
-        return self.scatter(u, {ax}, sizes)
-
-    def scatter(self, u: Upd, axes: set, sizes: list[str]) -> Arr:
-        """An index update (possibly nested: a row's update) summed over the batch axes
-        `axes` and its pending ones, as one dense array, by a single scatter-add."""
-        chain = []
-        v = u
-        while isinstance(v, Upd):
-            chain.append(v)
-            v = v.val
-        if isinstance(v, Stacked):
-            v = self.dense(v, sizes)
-        if not isinstance(v, Arr):
-            raise Unvectorisable("a scatter of a value that is not an array")
-        d = max([v.depth] + [up.idx.depth for up in chain])
-        cover = v.deps.union(*(up.idx.deps for up in chain))
-        summed = set(axes)
-        for up in chain:
-            summed |= set(range(up.idx.depth - up.extra, up.idx.depth))
-        kept = [b for b in range(d) if b not in summed]
-        shape = [sizes[b] if b in cover else "1" for b in kept]
-        index = [self.lift(self.iotas_for(b, sizes), d).code if b in cover else "0" for b in kept]
-        for up in chain:
-            nn = up.n.code if not up.n.deps else self.assign(f"maxlen({up.n.code})", "N")
-            shape.append(nn)
-            index.append(self.lift(up.idx, d).code)
-        moved = self.moved_axes(chain, v, d, summed, kept, cover, sizes)
-        if moved is not None:
-            return moved
-        vl = self.lift(v, d)
-        shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
-        if v.rank:
-            shape_code += f" + {vl.code}.shape[{d}:]"
-        code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
-        deps = frozenset(k for k, b in enumerate(kept) if b in cover)
-        return Arr(self.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
-
-    def moved_axes(self, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,
-                   sizes: list[str]) -> Arr | None:
-        """The scatter when each update's index is the index of its own summed batch axis
-        (the reverse of a transposition, as in x @ L.T): it only moves those axes to the
-        element axes and sums the others, so it is an einsum of v's factors, with nothing
-        scattered and no product formed. Or None. The einsum is kept in `defs` so that a
-        later sum over a kept axis (the points of x) joins it (see `contract`)."""
-        moved = [up.idx.iota for up in chain]
-        own_axis = all(a is not None and up.idx.deps == {a} and not up.n.deps for a, up in zip(moved, chain))
-        if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
-            return None
-        if v.kind != "f" or not summed <= v.deps or d + v.rank > len(contractions.LETTERS):
-            return None  # v must vary along every axis that is summed or moved
-        out = [contractions.LETTERS[b] if b in cover else None for b in kept] + [contractions.LETTERS[a] for a in moved] \
-            + list(contractions.LETTERS[d:d + v.rank])
-        pads = {len(kept) + k: up.n.code for k, up in enumerate(chain) if up.n.code != sizes[up.idx.iota]}
-        how = contractions.einsum_of(self, contractions.factors(self, v) if v.rank == 0 else [v], d, out, pads)
-        deps = frozenset(k for k, b in enumerate(kept) if b in cover)
-        return contractions.einsum(self, how, len(kept), deps, len(chain) + v.rank)
-
-    def iotas_for(self, b: int, sizes: list[str]) -> Arr:
-        if b < len(self.iotas) and sizes[b] == self.sizes[b]:
-            return self.iotas[b]
-        shape = f"({', '.join(['1'] * b + ['-1'])})"
-        return Arr(self.assign(f"np.arange({sizes[b]}).reshape({shape})", "i"), b + 1, frozenset({b}), 0, "i", b)
+        return scatters.scatter(self, u, {ax}, sizes)
 
     def dense(self, x, sizes: list[str] | None = None, pad: bool = True) -> Arr:
         """x as an array (a materialised vector, a scattered update); a vector with fewer
@@ -796,7 +652,7 @@ class Compiler:
                 out = Arr(self.assign(f"update_vector({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
             return out
         if isinstance(x, Upd):
-            return self.scatter(x, set(), sizes)
+            return scatters.scatter(self, x, set(), sizes)
         if isinstance(x, TSum):
             terms = [self.dense(v, sizes) for v in tsum_terms(x) if v is not ZERO]
             out = terms[0]
@@ -893,44 +749,6 @@ class Compiler:
         codes = ", ".join(self.lift(x, d).code for x in xs)
         return Arr(self.assign(f"stack({d}, {codes})"), d, deps, xs[0].rank + 1, kind)
 
-    def p_update(self, t, i: Arr, r, n: Arr):
-        return self.update(i, r, n)
-
-    def update(self, i: Arr, r, n: Arr):
-        if r is ZERO:
-            return ZERO
-        if isinstance(r, TSum):
-            return tangent_ops.sum_all(self, [self.update(i, v, n) for v in tsum_terms(r)])
-        if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
-            return tuple(self.update(i, x, n) for x in r)
-        if isinstance(r, RT):
-            return RT(self.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
-        if isinstance(r, Upd):
-            r = self.settle(r, max(i.depth, n.depth))
-        return Upd(i, r, n)
-
-    def settle(self, u: Upd, depth: int):
-        """u, made an array if it sums over axes that a value of this depth uses."""
-        if u.extra and depth > u.idx.depth - u.extra:
-            return self.scatter(u, set(), self.sizes)
-        return u
-
-    def p_scatter_add(self, t, idx, vals, n: Arr):
-        if vals is ZERO:
-            return ZERO
-        if isinstance(idx, Arr):
-            idx = self.as_stacked(idx)
-        if isinstance(vals, Arr):
-            vals = self.as_stacked(vals)
-        if not isinstance(idx, Stacked) or not isinstance(vals, Stacked):
-            raise Unvectorisable("scatter_add of run-time tangents")
-        d = max(idx.depth, vals.depth)
-        idx, vals = self.at(idx, d), self.at(vals, d)
-        body = self.update(idx.body, vals.body, n)
-        if idx.mask is not None:
-            body = self.mask_(idx.mask, body)
-        return self.reduce(body, d, idx.N, self.sizes[:d] + [idx.N])
-
     # ------------------------------------------------------------ run-time values
 
     def rt(self, x) -> str:
@@ -961,9 +779,9 @@ class Compiler:
 # whole-array form depends on the values: not a `vector` template of the registry):
 # name -> function(compiler, the call term, *its compiled arguments).
 CODEGEN = {
-    "check": Compiler.p_check, "index": Compiler.p_index, "size": Compiler.p_size, "dim": Compiler.p_dim,
+    "check": Compiler.p_check, "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
     "sum": Compiler.p_sum, "tsum": Compiler.p_tsum, "vmax": Compiler.p_vmax, "vmin": Compiler.p_vmin,
     "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
-    "update": Compiler.p_update, "scatter_add": Compiler.p_scatter_add,
+    "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
 }
