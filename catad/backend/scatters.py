@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import contractions, tangent_ops
+from . import contractions, reductions, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
 
 if TYPE_CHECKING:
@@ -119,4 +119,4 @@ def p_scatter_add(c: Compiler, t, idx, vals, n: Arr):
     body = update(c, idx.body, vals.body, n)
     if idx.mask is not None:
         body = c.mask_(idx.mask, body)
-    return c.reduce(body, d, idx.N, c.sizes[:d] + [idx.N])
+    return reductions.reduce(c, body, d, idx.N, c.sizes[:d] + [idx.N])

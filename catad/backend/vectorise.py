@@ -27,7 +27,7 @@ from ..lang import terms as K
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import contractions, gathers, scatters, tangent_ops
+from . import gathers, reductions, scatters, tangent_ops
 from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
                      kind_of, tsum_terms)
 
@@ -547,83 +547,12 @@ class Compiler:
         self.nonneg.add(name)
         return Arr(name, 0, frozenset(), 0, "i")
 
-    def p_sum(self, t, v):
-        return self.vsum(v)
-
-    def p_tsum(self, t, v):
-        return self.vsum(v)
-
-    def vsum(self, v):
-        if v is ZERO:
-            return ZERO
-        if isinstance(v, tuple):
-            return tuple(self.vsum(x) for x in v)
-        if isinstance(v, RT):
-            if self.depth > 0:
-                raise Unvectorisable("a loop's tangents used inside a vectorised build")
-            return RT(self.assign(f"rt_sum({v.code})"))
-        if isinstance(v, Upd):
-            return v.val
-        if isinstance(v, TSum):
-            return tangent_ops.sum_all(self, [self.vsum(x) for x in tsum_terms(v)])
-        if isinstance(v, Arr):
-            v = self.as_stacked(v)
-        if isinstance(v.body, tuple):
-            return tuple(self.vsum(Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
-        body = v.body if v.mask is None else self.mask_(v.mask, v.body)
-        sizes = self.sizes[:v.depth] + [v.N]
-        return self.reduce(body, v.depth, v.N, sizes)
-
     def as_stacked(self, a: Arr) -> Stacked:
         """A dense Vec viewed as a build: its first element axis becomes a batch axis."""
         d = a.depth
         n = self.length(f"{a.code}.shape[{d}]")
         body = Arr(a.code, d + 1, a.deps | {d}, a.rank - 1, a.kind)
         return Stacked(body, d, n, n.code, None)
-
-    def reduce(self, x, ax: int, n: str, sizes: list[str]):
-        """The sum over batch axis ax (of size n) of x."""
-        if is_zero(x):
-            return ZERO
-        if isinstance(x, tuple):
-            return tuple(self.reduce(v, ax, n, sizes) for v in x)
-        if isinstance(x, Arr):
-            if x.depth <= ax or ax not in x.deps:
-                base = self.drop(x, ax)
-                return self.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
-            shift = (lambda b: b if b < ax else b - 1)
-            deps = frozenset(shift(b) for b in x.deps if b != ax)
-            code = contractions.contract(self, x, ax) or self.assign(f"{x.code}.sum(axis={ax})")
-            return Arr(code, x.depth - 1, deps, x.rank, x.kind)
-        if isinstance(x, TSum):
-            return tangent_ops.sum_all(self, [self.reduce(v, ax, n, sizes) for v in tsum_terms(x)])
-        if isinstance(x, Upd):
-            return self.reduce_update(x, ax, n, sizes)
-        if isinstance(x, Stacked):
-            if x.depth <= ax:
-                return tangent_ops.tscale(self, self.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
-            if x.mask is None and ax not in x.n.deps:  # sum the elements, stay a vector
-                body = self.reduce(x.body, ax, n, sizes[:x.depth] + [x.N])
-                return Stacked(body, x.depth - 1, self.drop(x.n, ax), x.N)
-            return self.reduce(self.dense(x, sizes), ax, n, sizes)
-        raise Unvectorisable("a loop's tangents used inside a vectorised build")
-
-    def reduce_update(self, u: Upd, ax: int, n: str, sizes: list[str]):
-        if u.val is ZERO:
-            return ZERO
-        if isinstance(u.val, TSum):
-            return tangent_ops.sum_all(self, [self.reduce(scatters.update(self, u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
-        L = depth_of(u)
-        if ax >= L:  # constant along ax
-            return tangent_ops.tscale(self, self.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
-        if ax not in u.idx.deps:  # sum the values first
-            return Upd(self.drop(u.idx, ax), self.reduce(u.val, ax, n, sizes), self.drop(u.n, ax), u.extra)
-        if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
-            # sum_i update(i, v_i, m) is the vector of the v_i (zeros after the last i)
-            return Stacked(u.val, ax, u.n, n, None)
-        if ax == L - 1 and isinstance(u.val, Arr):  # innermost: keep it lazy
-            return Upd(u.idx, u.val, u.n, u.extra + 1)
-        return scatters.scatter(self, u, {ax}, sizes)
 
     def dense(self, x, sizes: list[str] | None = None, pad: bool = True) -> Arr:
         """x as an array (a materialised vector, a scattered update); a vector with fewer
@@ -706,38 +635,6 @@ class Compiler:
         return a.n.code == b.n.code and a.N == b.N and (a.mask is None) == (b.mask is None) and \
             (a.mask is None or a.mask.code == b.mask.code) and a.depth == b.depth
 
-    def p_vmax(self, t, v):
-        return self.vreduce("max", v, t)
-
-    def p_vmin(self, t, v):
-        return self.vreduce("min", v, t)
-
-    def p_argmax(self, t, v):
-        return self.vreduce("argmax", v, t)
-
-    def p_argmin(self, t, v):
-        return self.vreduce("argmin", v, t)
-
-    def vreduce(self, kind: str, v, t):
-        if isinstance(v, Arr):
-            v = self.as_stacked(v)
-        if not isinstance(v, Stacked):
-            raise Unvectorisable(f"{kind} of a tangent")
-        if v.mask is None and v.n.code != v.N:
-            v = self.as_stacked(self.dense(v))
-        body = self.dense(v.body, self.sizes[:v.depth] + [v.N])
-        d = v.depth
-        b = self.lift(body, d + 1)
-        if is_scalar0(b) or d not in b.deps:  # constant along the axis: broadcast it (the mask still applies)
-            b = self.dense(Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
-            b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
-        mask = "None" if v.mask is None else self.lift(v.mask, d + 1).code
-        guard = self.mask is not None  # lanes a branch discards may reduce nothing
-        loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
-        out = self.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {guard}{f', {loc!r}' if loc else ''})")
-        deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
-        return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
-
     def p_vector(self, t, *xs):
         xs = [self.scalar(x) for x in xs]
         d = max(x.depth for x in xs)
@@ -780,8 +677,8 @@ class Compiler:
 # name -> function(compiler, the call term, *its compiled arguments).
 CODEGEN = {
     "check": Compiler.p_check, "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
-    "sum": Compiler.p_sum, "tsum": Compiler.p_tsum, "vmax": Compiler.p_vmax, "vmin": Compiler.p_vmin,
-    "argmax": Compiler.p_argmax, "argmin": Compiler.p_argmin, "vector": Compiler.p_vector,
+    "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "vector": Compiler.p_vector,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
 }
