@@ -22,7 +22,7 @@ from ..errors import CatadError
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
-from . import memory, runtime, tidy
+from . import arrays, memory, runtime, tidy
 from .values import ZERO, RT, Arr, Stacked
 from .vectorise import CODEGEN, Compiler, Fallback, is_zero
 
@@ -183,10 +183,10 @@ def _output(c: Compiler, x, ty: Type) -> str:
     if isinstance(x, RT):
         return x.code
     if isinstance(ty, Vec):
-        a = c.dense(x)
+        a = arrays.dense(c, x)
         dtype = {Int: "np.int64", Bool: "np.bool_"}.get(scalar_of(ty), "np.float64")
         return f"out_array({a.code}, {dtype}, ({''.join(p + ', ' for p in c.params)}))"
     if not isinstance(x, Arr):
-        x = c.scalar(x)
+        x = arrays.scalar(c, x)
     conv = {Float: "float", Int: "int", Bool: "bool"}[ty]
     return f"{conv}({x.code})"

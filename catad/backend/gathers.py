@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import scatters, tangent_ops
+from . import arrays, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, index_code, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def index(c: Compiler, v, i: Arr):
                 and x.n.code == terms[0].n.code] if isinstance(terms[0], Stacked) else []
         if len(vecs) > 1 and any(x.n.code != x.N for x in vecs):
             rest = [x for x in terms if not any(x is y for y in vecs)]
-            return tangent_ops.sum_all(c, [gather(c, c.dense_sum(vecs), i)] + [index(c, x, i) for x in rest])
+            return tangent_ops.sum_all(c, [gather(c, arrays.dense_sum(c, vecs), i)] + [index(c, x, i) for x in rest])
         return tangent_ops.sum_all(c, [index(c, x, i) for x in terms])
     if isinstance(v, Stacked):
         if isinstance(v.body, tuple):
@@ -46,7 +46,7 @@ def index(c: Compiler, v, i: Arr):
         if i.iota is not None and i.iota == v.depth and c.lengths[i.iota] == v.n.code and \
                 c.sizes[i.iota] == v.N:
             return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
-        v = c.dense(v)
+        v = arrays.dense(c, v)
     return gather(c, v, i)
 
 
@@ -95,7 +95,7 @@ def p_dim(c: Compiler, t, v, k: Arr):
     if axis == 0:
         return p_size(c, t, v)
     if isinstance(v, Stacked):
-        v = c.dense(v)
+        v = arrays.dense(c, v)
     if isinstance(v, Arr):
         return c.length(f"{v.code}.shape[{v.depth + axis}]")
     if isinstance(v, RT) and c.depth == 0:

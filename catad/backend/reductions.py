@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import contractions, scatters, tangent_ops
+from . import arrays, contractions, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def vsum(c: Compiler, v):
     if isinstance(v, TSum):
         return tangent_ops.sum_all(c, [vsum(c, x) for x in tsum_terms(v)])
     if isinstance(v, Arr):
-        v = c.as_stacked(v)
+        v = arrays.as_stacked(c, v)
     if isinstance(v.body, tuple):
         return tuple(vsum(c, Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
     body = v.body if v.mask is None else c.mask_(v.mask, v.body)
@@ -69,7 +69,7 @@ def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
         if x.mask is None and ax not in x.n.deps:  # sum the elements, stay a vector
             body = reduce(c, x.body, ax, n, sizes[:x.depth] + [x.N])
             return Stacked(body, x.depth - 1, c.drop(x.n, ax), x.N)
-        return reduce(c, c.dense(x, sizes), ax, n, sizes)
+        return reduce(c, arrays.dense(c, x, sizes), ax, n, sizes)
     raise Unvectorisable("a loop's tangents used inside a vectorised build")
 
 
@@ -109,16 +109,16 @@ def p_argmin(c: Compiler, t, v):
 
 def vreduce(c: Compiler, kind: str, v, t):
     if isinstance(v, Arr):
-        v = c.as_stacked(v)
+        v = arrays.as_stacked(c, v)
     if not isinstance(v, Stacked):
         raise Unvectorisable(f"{kind} of a tangent")
     if v.mask is None and v.n.code != v.N:
-        v = c.as_stacked(c.dense(v))
-    body = c.dense(v.body, c.sizes[:v.depth] + [v.N])
+        v = arrays.as_stacked(c, arrays.dense(c, v))
+    body = arrays.dense(c, v.body, c.sizes[:v.depth] + [v.N])
     d = v.depth
     b = c.lift(body, d + 1)
     if is_scalar0(b) or d not in b.deps:  # constant along the axis: broadcast it (the mask still applies)
-        b = c.dense(Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
+        b = arrays.dense(c, Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
         b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
     mask = "None" if v.mask is None else c.lift(v.mask, d + 1).code
     guard = c.mask is not None  # lanes a branch discards may reduce nothing

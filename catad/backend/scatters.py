@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import contractions, reductions, tangent_ops
+from . import arrays, contractions, reductions, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
         chain.append(v)
         v = v.val
     if isinstance(v, Stacked):
-        v = c.dense(v, sizes)
+        v = arrays.dense(c, v, sizes)
     if not isinstance(v, Arr):
         raise Unvectorisable("a scatter of a value that is not an array")
     d = max([v.depth] + [up.idx.depth for up in chain])
@@ -109,13 +109,13 @@ def p_scatter_add(c: Compiler, t, idx, vals, n: Arr):
     if vals is ZERO:
         return ZERO
     if isinstance(idx, Arr):
-        idx = c.as_stacked(idx)
+        idx = arrays.as_stacked(c, idx)
     if isinstance(vals, Arr):
-        vals = c.as_stacked(vals)
+        vals = arrays.as_stacked(c, vals)
     if not isinstance(idx, Stacked) or not isinstance(vals, Stacked):
         raise Unvectorisable("scatter_add of run-time tangents")
     d = max(idx.depth, vals.depth)
-    idx, vals = c.at(idx, d), c.at(vals, d)
+    idx, vals = arrays.at(c, idx, d), arrays.at(c, vals, d)
     body = update(c, idx.body, vals.body, n)
     if idx.mask is not None:
         body = c.mask_(idx.mask, body)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lang.types import Float
-from . import scatters
+from . import arrays, scatters
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -33,13 +33,13 @@ def tadd(c: Compiler, a, b):
     if isinstance(a, tuple):
         return tuple(tadd(c, x, y) for x, y in zip(a, b))
     if isinstance(a, RT) or isinstance(b, RT):
-        return RT(c.assign(f"T_tadd({c.rt(a)}, {c.rt(b)})"))
+        return RT(c.assign(f"T_tadd({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
     if isinstance(a, Arr) and isinstance(b, Arr):
         return c.op("({0} + {1})", [a, b], a.kind, a.rank)
     if isinstance(a, Stacked) and isinstance(b, Stacked) and a.n.code == b.n.code and a.N == b.N \
             and a.mask is None and b.mask is None and isinstance(a.body, Arr) and isinstance(b.body, Arr):
         d = max(a.depth, b.depth)
-        a, b = c.at(a, d), c.at(b, d)
+        a, b = arrays.at(c, a, d), arrays.at(c, b, d)
         return Stacked(tadd(c, a.body, b.body), d, a.n, a.N, None)
     return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
 
@@ -52,7 +52,7 @@ def sum_all(c: Compiler, xs: list):
 
 
 def p_tscale(c: Compiler, t, s, x):
-    return tscale(c, c.scalar(s), x)
+    return tscale(c, arrays.scalar(c, s), x)
 
 
 def tscale(c: Compiler, s: Arr, x):
@@ -76,7 +76,7 @@ def tscale(c: Compiler, s: Arr, x):
     if isinstance(x, TSum):
         return sum_all(c, [tscale(c, s, v) for v in tsum_terms(x)])
     if isinstance(x, Stacked):
-        st = c.at(x, max(x.depth, s.depth))
+        st = arrays.at(c, x, max(x.depth, s.depth))
         return Stacked(tscale(c, s, st.body), st.depth, st.n, st.N, st.mask)
     if isinstance(x, RT):
         return RT(c.assign(f"T_tscale({s.code}, {x.code})"))
@@ -86,7 +86,7 @@ def tscale(c: Compiler, s: Arr, x):
 def p_tmul(c: Compiler, t, v: Arr, x):
     if x is ZERO:
         return ZERO
-    x = c.dense(x)
+    x = arrays.dense(c, x)
     if c.zero_safe:
         return times(c, v, x)
     return c.op("({0} * {1})", [v, x], "f", x.rank)

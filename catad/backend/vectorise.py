@@ -27,7 +27,7 @@ from ..lang import terms as K
 from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import gathers, reductions, scatters, tangent_ops
+from . import arrays, checks, gathers, reductions, scatters, tangent_ops
 from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
                      kind_of, tsum_terms)
 
@@ -314,16 +314,16 @@ class Compiler:
         if isinstance(a, tuple):
             return tuple(self.select(cond, notc, x, y) for x, y in zip(a, b))
         if isinstance(a, RT) or isinstance(b, RT):
-            return RT(self.assign(f"({self.rt(a)} if {cond.code} else {self.rt(b)})"))
-        if isinstance(a, Stacked) and isinstance(b, Stacked) and self.same_axis(a, b) and \
+            return RT(self.assign(f"({arrays.rt(self, a)} if {cond.code} else {arrays.rt(self, b)})"))
+        if isinstance(a, Stacked) and isinstance(b, Stacked) and arrays.same_axis(self, a, b) and \
                 isinstance(a.body, Arr) and isinstance(b.body, Arr):
             d = max(a.depth, b.depth, cond.depth)
-            a, b = self.at(a, d), self.at(b, d)
+            a, b = arrays.at(self, a, d), arrays.at(self, b, d)
             return Stacked(self.select(cond, notc, a.body, b.body), d, a.n, a.N, a.mask)
         if isinstance(a, Stacked):
-            a = self.dense(a)
+            a = arrays.dense(self, a)
         if isinstance(b, Stacked):
-            b = self.dense(b)
+            b = arrays.dense(self, b)
         if isinstance(a, Arr) and isinstance(b, Arr):
             d = max(a.depth, b.depth, cond.depth)
             if d == 0:
@@ -360,7 +360,7 @@ class Compiler:
         if isinstance(x, TSum):
             return tangent_ops.sum_all(self, [self.mask_(cond, v) for v in tsum_terms(x)])
         if isinstance(x, Stacked):
-            s = self.at(x, max(x.depth, cond.depth))
+            s = arrays.at(self, x, max(x.depth, cond.depth))
             return Stacked(self.mask_(cond, s.body), s.depth, s.n, s.N, s.mask)
         if isinstance(x, RT):
             return RT(self.assign(f"rt_mask({cond.code}, {x.code})"), x.is_list)
@@ -479,8 +479,8 @@ class Compiler:
                 self.loop_collect(b, leaves)
             return
         if isinstance(body, Stacked):
-            body = self.dense(body)
-        code = body.code if isinstance(body, Arr) else self.rt(body)
+            body = arrays.dense(self, body)
+        code = body.code if isinstance(body, Arr) else arrays.rt(self, body)
         leaves.append((self.name("acc"), code))
 
     def loop_result(self, body, leaves, ty: Type):
@@ -506,179 +506,26 @@ class Compiler:
         if special is not None:
             return special(self, t, *args)
         if any(not isinstance(a, Arr) for a in args):
-            args = [self.scalar(a) for a in args]
+            args = [arrays.scalar(self, a) for a in args]
         if p.vector is not None:
             return self.op(p.vector, args, kind_of(t.type))
         self.element_loops.add(fn)
         return self.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                        args, kind_of(t.type))
 
-    def scalar(self, a) -> Arr:
-        """A scalar tangent as an array: the zero tangent of a Float is 0.0."""
-        if a is ZERO:
-            return Arr("0.0")
-        if isinstance(a, Arr):
-            return a
-        if isinstance(a, RT):
-            return Arr(self.assign(f"dense_tangent({a.code})"))
-        return self.dense(a)
-
-    def p_check(self, t, cond: Arr, data, site: Arr):
-        """A shape or bounds check, for every lane at once: it fails where cond is False in a
-        lane that exists (every enclosing build has elements) and that a branch or a ragged
-        range does not discard; the error shows the data of the first such lane. A statement
-        of its own, so dead-code elimination keeps it."""
-        d = self.depth
-        mask = "None" if self.mask is None else self.lift(self.mask, d).code
-        lanes = "".join(n + ", " for n in self.sizes)
-
-        def code(x):
-            if isinstance(x, tuple):
-                return "(" + "".join(code(y) + ", " for y in x) + ")"
-            return self.lift(x, d).code
-        line = f"check_ok({self.lift(cond, d).code}, {mask}, ({lanes}), {site.code}, {code(data)})"
-        if not any(line in scope for scope in self.memo):  # a reverse program reads the primal's twice
-            self.emit(line)
-            self.memo[-1][line] = None
-        return ()
-
     def length(self, code: str) -> Arr:
         name = self.assign(code, "n")
         self.nonneg.add(name)
         return Arr(name, 0, frozenset(), 0, "i")
-
-    def as_stacked(self, a: Arr) -> Stacked:
-        """A dense Vec viewed as a build: its first element axis becomes a batch axis."""
-        d = a.depth
-        n = self.length(f"{a.code}.shape[{d}]")
-        body = Arr(a.code, d + 1, a.deps | {d}, a.rank - 1, a.kind)
-        return Stacked(body, d, n, n.code, None)
-
-    def dense(self, x, sizes: list[str] | None = None, pad: bool = True) -> Arr:
-        """x as an array (a materialised vector, a scattered update); a vector with fewer
-        lanes than elements is padded with zeros unless `pad` is False."""
-        sizes = self.sizes if sizes is None else sizes
-        if isinstance(x, Arr):
-            return x
-        if isinstance(x, Stacked):
-            d = x.depth
-            inner = sizes[:d] + [x.N]
-            if x.body is ZERO or isinstance(x.body, (tuple, RT)):
-                raise Unvectorisable("a vector of tuples or of zero tangents as an array")
-            b = self.dense(x.body, inner)
-            if x.mask is not None:
-                b = self.mask_(x.mask, b)
-            if is_scalar0(b) or d not in b.deps:
-                bl = self.lift(b, d + 1) if not is_scalar0(b) else None
-                if bl is None:
-                    code = f"full({b.code}, ({', '.join(['1'] * d + [x.N])},))"
-                else:
-                    code = f"full({bl.code}, {bl.code}.shape[:{d}] + ({x.N},) + {bl.code}.shape[{d + 1}:])"
-                out = Arr(self.assign(code), d, b.deps, b.rank + 1, b.kind)
-            else:
-                out = Arr(b.code, d, b.deps - {d}, b.rank + 1, b.kind)
-            if pad and x.mask is None and x.n.code != x.N:  # an update's vector: zeros after the last lane
-                out = Arr(self.assign(f"update_vector({out.code}, {d}, {x.n.code})"), d, out.deps, out.rank, out.kind)
-            return out
-        if isinstance(x, Upd):
-            return scatters.scatter(self, x, set(), sizes)
-        if isinstance(x, TSum):
-            terms = [self.dense(v, sizes) for v in tsum_terms(x) if v is not ZERO]
-            out = terms[0]
-            for v in terms[1:]:
-                out = self.op("({0} + {1})", [out, v], "f", out.rank)
-            return out
-        if isinstance(x, RT):
-            return Arr(self.assign(f"dense_tangent({x.code})"))
-        raise Unvectorisable("the zero tangent of an unknown shape as an array")
-
-    def dense_sum(self, vecs: list[Stacked]) -> Arr:
-        """Vectors of one length n as one array: those known to have n lanes added, then
-        the others (an update's first lanes, zeros after) added into the leading part of
-        the sum by sum_front, instead of each padded to n and added as a padded copy."""
-        full = [self.dense(x) for x in vecs if x.n.code == x.N]
-        parts = [self.dense(x, pad=False) for x in vecs if x.n.code != x.N]
-        if full:
-            out = full[0]
-            for x in full[1:]:
-                out = self.op("({0} + {1})", [out, x], "f", out.rank)
-            parts.insert(0, out)
-        d = max(x.depth for x in parts)
-        code = f"sum_front({d}, {vecs[0].n.code}, {', '.join(self.lift(x, d).code for x in parts)})"
-        return Arr(self.assign(code), d, frozenset().union(*(x.deps for x in parts)), parts[0].rank, "f")
-
-    def at(self, s: Stacked, k: int) -> Stacked:
-        """A Stacked made at depth d, used at depth k >= d: batch axes inserted at d."""
-        if s.depth >= k:
-            return s
-        count = k - s.depth
-        return Stacked(self.insert_all(s.body, s.depth, count), k, s.n, s.N,
-                       None if s.mask is None else self.insert(s.mask, s.depth, count))
-
-    def insert_all(self, x, pos: int, count: int):
-        if isinstance(x, Arr):
-            return self.insert(x, pos, count)
-        if isinstance(x, tuple):
-            return tuple(self.insert_all(v, pos, count) for v in x)
-        if isinstance(x, Upd):
-            return Upd(self.insert(x.idx, pos, count), self.insert_all(x.val, pos, count), self.insert(x.n, pos, count),
-                       x.extra)
-        if isinstance(x, TSum):
-            return tangent_ops.sum_all(self, [self.insert_all(v, pos, count) for v in tsum_terms(x)])
-        if isinstance(x, Stacked):
-            return Stacked(self.insert_all(x.body, pos, count), x.depth + count if x.depth >= pos else x.depth,
-                           self.insert(x.n, pos, count), x.N,
-                           None if x.mask is None else self.insert(x.mask, pos, count))
-        return x
-
-    def same_axis(self, a: Stacked, b: Stacked) -> bool:
-        return a.n.code == b.n.code and a.N == b.N and (a.mask is None) == (b.mask is None) and \
-            (a.mask is None or a.mask.code == b.mask.code) and a.depth == b.depth
-
-    def p_vector(self, t, *xs):
-        xs = [self.scalar(x) for x in xs]
-        d = max(x.depth for x in xs)
-        deps = frozenset().union(*(x.deps for x in xs))
-        kind = kind_of(t.type)
-        if d == 0 and all(x.rank == 0 for x in xs):
-            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind]
-            return Arr(self.assign(f"np.array([{', '.join(x.code for x in xs)}], dtype={dtype})"), 0, deps, 1, kind)
-        codes = ", ".join(self.lift(x, d).code for x in xs)
-        return Arr(self.assign(f"stack({d}, {codes})"), d, deps, xs[0].rank + 1, kind)
-
-    # ------------------------------------------------------------ run-time values
-
-    def rt(self, x) -> str:
-        """Code for x as a run-time value (catad.tangents for sparse tangents)."""
-        if x is ZERO:
-            return "ZERO"
-        if isinstance(x, tuple):
-            return "(" + "".join(self.rt(v) + ", " for v in x) + ")"
-        if isinstance(x, (Arr, RT)):
-            if isinstance(x, Arr) and x.depth > 0:
-                raise Unvectorisable("a vectorised value used as a run-time value")
-            return x.code
-        if isinstance(x, Upd):
-            if depth_of(x) > 0:
-                raise Unvectorisable("a vectorised update used as a run-time value")
-            return self.assign(f"rt_update({x.idx.code}, {self.rt(x.val)}, {x.n.code})")
-        if isinstance(x, TSum):
-            out = None
-            for v in tsum_terms(x):
-                out = self.rt(v) if out is None else self.assign(f"T_tadd({out}, {self.rt(v)})")
-            return out
-        if isinstance(x, Stacked):
-            return self.dense(x).code
-        raise AssertionError(x)
 
 
 # The primitives whose code the backend writes itself (the structural ones, and those whose
 # whole-array form depends on the values: not a `vector` template of the registry):
 # name -> function(compiler, the call term, *its compiled arguments).
 CODEGEN = {
-    "check": Compiler.p_check, "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
+    "check": checks.p_check, "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
-    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "vector": Compiler.p_vector,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "vector": arrays.p_vector,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
 }
