@@ -23,8 +23,9 @@ from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
 from . import arrays, memory, runtime, tidy
-from .values import ZERO, RT, Arr, Stacked
-from .vectorise import CODEGEN, Compiler, Fallback, is_zero
+from .control import Fallback
+from .values import ZERO, RT, Arr, Stacked, is_zero
+from .vectorise import CODEGEN, Compiler
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import scatters, tangent_ops
+from . import control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, kind_of, tsum_terms
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def dense(c: Compiler, x, sizes: list[str] | None = None, pad: bool = True) -> A
             raise Unvectorisable("a vector of tuples or of zero tangents as an array")
         b = dense(c, x.body, inner)
         if x.mask is not None:
-            b = c.mask_(x.mask, b)
+            b = control.masked(c, x.mask, b)
         if is_scalar0(b) or d not in b.deps:
             bl = c.lift(b, d + 1) if not is_scalar0(b) else None
             if bl is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import arrays, scatters, tangent_ops
+from . import arrays, control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, index_code, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def index(c: Compiler, v, i: Arr):
             raise Unvectorisable("a loop's tangents used inside a vectorised build")
         return RT(c.assign(f"rt_index({v.code}, {i.code})"))
     if isinstance(v, Upd) and not v.extra:
-        return c.mask_(c.op("({0} == {1})", [i, v.idx], "b"), v.val)
+        return control.masked(c, c.op("({0} == {1})", [i, v.idx], "b"), v.val)
     if isinstance(v, Upd):
         v = scatters.scatter(c, v, set(), c.sizes)
     if isinstance(v, TSum):

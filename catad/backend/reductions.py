@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import arrays, contractions, scatters, tangent_ops
+from . import arrays, contractions, control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, is_zero, tsum_terms
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def vsum(c: Compiler, v):
         v = arrays.as_stacked(c, v)
     if isinstance(v.body, tuple):
         return tuple(vsum(c, Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
-    body = v.body if v.mask is None else c.mask_(v.mask, v.body)
+    body = v.body if v.mask is None else control.masked(c, v.mask, v.body)
     sizes = c.sizes[:v.depth] + [v.N]
     return reduce(c, body, v.depth, v.N, sizes)
 

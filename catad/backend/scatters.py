@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import arrays, contractions, reductions, tangent_ops
+from . import arrays, contractions, control, reductions, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
 
 if TYPE_CHECKING:
@@ -118,5 +118,5 @@ def p_scatter_add(c: Compiler, t, idx, vals, n: Arr):
     idx, vals = arrays.at(c, idx, d), arrays.at(c, vals, d)
     body = update(c, idx.body, vals.body, n)
     if idx.mask is not None:
-        body = c.mask_(idx.mask, body)
+        body = control.masked(c, idx.mask, body)
     return reductions.reduce(c, body, d, idx.N, c.sizes[:d] + [idx.N])

@@ -18,41 +18,22 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import CatadError, Loc
+from ..errors import CatadError
 from ..lang import terms as K
-from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Type, Vec, rank
+from ..lang.types import Bool, Float, Int, Site, Type
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, gathers, reductions, scatters, tangent_ops
-from .values import (ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, index_code, is_scalar0, is_zero,
-                     kind_of, tsum_terms)
+from .control import Fallback
+from . import arrays, checks, control, gathers, reductions, scatters, tangent_ops
+from .values import ZERO, RT, Arr, Stacked, Unvectorisable, index_code, is_scalar0, kind_of
 
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
-
-
-@dataclass(frozen=True)
-class Fallback:
-    """A build compiled as a Python loop, and why."""
-    reason: str
-    loc: Loc | None
-
-    def __str__(self) -> str:
-        where = f"{self.loc}: " if self.loc is not None else ""
-        return f"{where}Python loop: {self.reason}"
-
-
-def _components(t: Type) -> list:
-    """The component types of a tuple, or of a vector of tuples (a tuple of vectors)."""
-    if isinstance(t, TupleT):
-        return list(t.items)
-    return [Vec(c) for c in _components(t.elem)]
 
 
 _MUL = "({0} * {1})"
@@ -219,7 +200,7 @@ class Compiler:
 
     def comp(self, t: K.Term):
         if isinstance(t, K.Let):
-            return self.let(t)
+            return control.let(self, t)
         if isinstance(t, K.Var):
             return self.env[t.name]
         if isinstance(t, K.Const):
@@ -233,31 +214,13 @@ class Compiler:
         if isinstance(t, K.Get):
             return self.get(self.comp(t.tup), t.index)
         if isinstance(t, K.If):
-            return self.if_(t)
+            return control.if_(self, t)
         if isinstance(t, K.Build):
-            return self.build(t)
+            return control.build(self, t)
         if isinstance(t, K.Call):
             return self.call(t)
         raise CatadError(f"the backend cannot compile a {type(t).__name__} term", getattr(t, "loc", None),
                          "backend")
-
-    def let(self, t: K.Let):
-        bound = []
-        while isinstance(t, K.Let):
-            start = len(self.lines)
-            value = self.comp(t.rhs)
-            if isinstance(value, Arr):
-                value = self.rename_last(value, t.var.name, start)
-            bound.append((t.var.name, self.env.get(t.var.name)))
-            self.env[t.var.name] = value
-            t = t.body
-        result = self.comp(t)
-        for name, old in reversed(bound):
-            if old is None:
-                self.env.pop(name, None)
-            else:
-                self.env[name] = old
-        return result
 
     def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
         """Name the line that computed a let-bound value after the variable."""
@@ -290,208 +253,6 @@ class Compiler:
         if isinstance(tup, RT):
             return RT(self.assign(f"{tup.code}[{index}]"))
         raise Unvectorisable("a projection of a value that is not a tuple")
-
-    # ------------------------------------------------------------ if
-
-    def if_(self, t: K.If):
-        cond = self.comp(t.cond)
-        notc = self.op("np.logical_not({0})", [cond], "b")
-        self.masks.append(self.andmask(cond))
-        a = self.comp(t.then)
-        self.masks.pop()
-        self.masks.append(self.andmask(notc))
-        b = self.comp(t.orelse)
-        self.masks.pop()
-        return self.select(cond, notc, a, b)
-
-    def select(self, cond: Arr, notc: Arr, a, b):
-        if a is b:
-            return a
-        if is_zero(a):
-            return self.mask_(notc, b)
-        if is_zero(b):
-            return self.mask_(cond, a)
-        if isinstance(a, tuple):
-            return tuple(self.select(cond, notc, x, y) for x, y in zip(a, b))
-        if isinstance(a, RT) or isinstance(b, RT):
-            return RT(self.assign(f"({arrays.rt(self, a)} if {cond.code} else {arrays.rt(self, b)})"))
-        if isinstance(a, Stacked) and isinstance(b, Stacked) and arrays.same_axis(self, a, b) and \
-                isinstance(a.body, Arr) and isinstance(b.body, Arr):
-            d = max(a.depth, b.depth, cond.depth)
-            a, b = arrays.at(self, a, d), arrays.at(self, b, d)
-            return Stacked(self.select(cond, notc, a.body, b.body), d, a.n, a.N, a.mask)
-        if isinstance(a, Stacked):
-            a = arrays.dense(self, a)
-        if isinstance(b, Stacked):
-            b = arrays.dense(self, b)
-        if isinstance(a, Arr) and isinstance(b, Arr):
-            d = max(a.depth, b.depth, cond.depth)
-            if d == 0:
-                return Arr(self.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
-            cc = self.expand(cond, d, a.rank)
-            code = f"np.where({cc}, {self.lift(a, d).code}, {self.lift(b, d).code})"
-            return Arr(self.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
-        return tangent_ops.tadd(self, self.mask_(cond, a), self.mask_(notc, b))
-
-    def mask_(self, cond: Arr, x):
-        """x where cond holds, zero elsewhere (selection: NaN and inf where cond fails vanish)."""
-        if is_zero(x):
-            return x
-        if isinstance(x, tuple):
-            return tuple(self.mask_(cond, v) for v in x)
-        if isinstance(x, Arr):
-            d = max(cond.depth, x.depth)
-            if d == 0 and x.rank == 0:
-                zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
-                return Arr(self.assign(f"({x.code} if {cond.code} else {zero})"), 0, frozenset(), 0, x.kind)
-            code = f"np.where({self.expand(cond, d, x.rank)}, {self.lift(x, d).code}, 0)"
-            out = Arr(self.assign(code), d, x.deps | cond.deps, x.rank, x.kind)
-            if cond.code in self.ragged_masks and x.rank == 0 and x.kind == "f":
-                self.defs[out.code] = ("where0", cond, x)
-            return out
-        if isinstance(x, Upd):
-            # an iota stays an iota (scatter and update_vector skip zero values out of range)
-            in_range = x.idx.iota is not None
-            x = scatters.settle(self, x, cond.depth)
-            if not isinstance(x, Upd):
-                return self.mask_(cond, x)
-            idx = x.idx if in_range else self.op("np.where({0}, {1}, 0)", [cond, x.idx], "i")
-            return Upd(idx, self.mask_(cond, x.val), x.n, x.extra)
-        if isinstance(x, TSum):
-            return tangent_ops.sum_all(self, [self.mask_(cond, v) for v in tsum_terms(x)])
-        if isinstance(x, Stacked):
-            s = arrays.at(self, x, max(x.depth, cond.depth))
-            return Stacked(self.mask_(cond, s.body), s.depth, s.n, s.N, s.mask)
-        if isinstance(x, RT):
-            return RT(self.assign(f"rt_mask({cond.code}, {x.code})"), x.is_list)
-        raise AssertionError(x)
-
-    # ------------------------------------------------------------ build
-
-    def build(self, t: K.Build):
-        n = self.comp(t.size)
-        if not self.vectorise or self.depth == 0:
-            # an attempt: its lines, fallbacks and memo entries are dropped if it fails
-            # (the names it took stay taken, which is harmless)
-            start, nfb = len(self.lines), len(self.fallbacks)
-            self.memo.append({})
-            try:
-                if not self.vectorise:
-                    raise Unvectorisable("vectorisation is off")
-                result = self.build_vector(t, n)
-                attempt = self.memo.pop()
-                self.memo[-1].update(attempt)
-                return result
-            except Unvectorisable as e:
-                self.memo.pop()
-                if self.depth > 0:
-                    raise
-                del self.lines[start:]
-                del self.fallbacks[nfb:]
-                if self.vectorise:
-                    self.fallbacks.append(Fallback(str(e), t.loc))
-                return self.build_loop(t, n)
-        return self.build_vector(t, n)
-
-    def build_vector(self, t: K.Build, n: Arr) -> Stacked:
-        k = self.depth
-        if n.deps:  # a ragged range, e.g. range(i): pad to the longest lane, mask the rest
-            m = self.mask
-            N = self.assign(f"maxlen({self.lift(n, max(n.depth, m.depth if m else 0)).code}"
-                            f"{', ' + self.lift(m, n.depth).code if m is not None else ''})", "N")
-        else:
-            n = self.at_least_zero(n)
-            N = n.code if n.depth == 0 else self.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
-        shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
-        i = self.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
-        iota = Arr(i, k + 1, frozenset({k}), 0, "i", k)
-        mask = None
-        if n.deps:
-            mask = self.op("({0} < {1})", [iota, self.lift(n, k + 1)], "b", hint="m")
-            self.ragged_masks.add(mask.code)
-        self.sizes.append(N)
-        self.lengths.append(n.code)
-        self.iotas.append(iota)
-        self.ragged.append(mask is not None)
-        self.masks.append(self.andmask(mask) if mask is not None else self.mask)
-        old = self.env.get(t.var.name)
-        self.env[t.var.name] = iota
-        try:
-            body = self.comp(t.body)
-        finally:
-            self.sizes.pop()
-            self.lengths.pop()
-            self.iotas.pop()
-            self.ragged.pop()
-            self.masks.pop()
-            if old is None:
-                self.env.pop(t.var.name, None)
-            else:
-                self.env[t.var.name] = old
-        if depth_of(body) > k + 1:
-            raise AssertionError("a build body escaped its depth")
-        return self.stacked(body, k, n, N, mask)
-
-    def at_least_zero(self, n: Arr) -> Arr:
-        """A build's size as range(n) has it: a negative n is no elements (summing a constant
-        over such a build would otherwise multiply it by n)."""
-        if n.code in self.nonneg or n.code.isdigit():
-            return n
-        code = f"max({n.code}, 0)" if n.depth == 0 else f"np.maximum({n.code}, 0)"
-        out = Arr(self.assign(code, "n"), n.depth, n.deps, n.rank, n.kind)
-        self.nonneg.add(out.code)
-        return out
-
-    def stacked(self, body, k: int, n: Arr, N: str, mask):
-        """A vector of tuples is a tuple of vectors; a vector of zero tangents is zero."""
-        if isinstance(body, tuple):
-            return tuple(self.stacked(b, k, n, N, mask) for b in body)
-        return Stacked(body, k, n, N, mask)
-
-    def build_loop(self, t: K.Build, n: Arr):
-        """The fallback: a Python loop over the body compiled for one index at a time."""
-        depth_before = self.depth
-        assert depth_before == 0
-        at = len(self.lines)
-        i = self.name(t.var.name)
-        self.emit(f"for {i} in range({n.code}):")
-        self.indent += 1
-        self.memo.append({})
-        old = self.env.get(t.var.name)
-        self.env[t.var.name] = Arr(i, 0, frozenset(), 0, "i")
-        body = self.comp(t.body)
-        leaves = []
-        self.loop_collect(body, leaves)
-        for acc, code in leaves:
-            self.emit(f"{acc}.append({code})")
-        self.memo.pop()
-        self.indent -= 1
-        if old is None:
-            self.env.pop(t.var.name, None)
-        else:
-            self.env[t.var.name] = old
-        self.lines[at:at] = ["    " * self.indent + f"{acc} = []" for acc, _ in leaves]
-        return self.loop_result(body, iter(leaves), t.body.type)
-
-    def loop_collect(self, body, leaves: list) -> None:
-        if isinstance(body, tuple):
-            for b in body:
-                self.loop_collect(b, leaves)
-            return
-        if isinstance(body, Stacked):
-            body = arrays.dense(self, body)
-        code = body.code if isinstance(body, Arr) else arrays.rt(self, body)
-        leaves.append((self.name("acc"), code))
-
-    def loop_result(self, body, leaves, ty: Type):
-        if isinstance(body, tuple):
-            return tuple(self.loop_result(b, leaves, t) for b, t in zip(body, _components(ty)))
-        acc, _ = next(leaves)
-        if isinstance(body, (Arr, Stacked)):
-            dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind_of(ty)]
-            code = f"loop_array({acc}, {dtype}, {rank(ty) + 1})"
-            return Arr(self.assign(code), 0, frozenset(), rank(ty) + 1, kind_of(ty))
-        return RT(acc, is_list=True)
 
     # ------------------------------------------------------------ calls
 
