@@ -23,9 +23,10 @@ from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
 from . import arrays, memory, runtime, tidy
+from .compiler import Compiler
 from .control import Fallback
-from .values import ZERO, RT, Arr, Stacked, is_zero
-from .vectorise import CODEGEN, Compiler
+from .dispatch import CODEGEN
+from .values import ZERO, RT, Arr, is_zero
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 

@@ -14,7 +14,7 @@ from . import control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, kind_of, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def scalar(c: Compiler, a) -> Arr:

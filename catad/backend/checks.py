@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from .values import Arr
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def p_check(c: Compiler, t, cond: Arr, data, site: Arr):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .values import Arr, is_scalar0
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is LETTERS[b]

@@ -18,7 +18,7 @@ from . import arrays, scatters, tangent_ops
 from .values import RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_zero, kind_of, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from . import arrays, control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, index_code, is_zero, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def p_index(c: Compiler, t, i: Arr, v):

@@ -12,7 +12,7 @@ from . import arrays, contractions, control, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, is_zero, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def p_sum(c: Compiler, t, v):

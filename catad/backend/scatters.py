@@ -13,7 +13,7 @@ from . import arrays, contractions, control, reductions, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:

@@ -14,7 +14,7 @@ from . import arrays, scatters
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
 
 if TYPE_CHECKING:
-    from .vectorise import Compiler
+    from .compiler import Compiler
 
 
 def p_tadd(c: Compiler, t, a, b):

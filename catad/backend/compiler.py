@@ -1,45 +1,44 @@
-"""Core-language definitions (linear-map free) to Python source over NumPy (DESIGN.md
-invariant 6).
+"""The compiler's core: the state of one compilation and the emission of code.
 
-A build is not a loop: its body is compiled once, for all its indices at the same
-time, as whole-array NumPy code with one more batch axis (see values.py for the
-representation). So ``sum(build(n, \\i. v[i] * w[i]))`` becomes a product of two
-arrays and a reduction, a conditional becomes ``np.where`` (the untaken branch's
-values, NaN or inf included, are discarded by selection, never multiplied by zero),
-an index update summed over a build becomes one scatter-add (``np.bincount``), and a
-ragged inner range such as ``range(i)`` is padded to its longest lane and masked.
-The zero-safe variant of a derivative program (``Compiler(zero_safe=True)``, run only
-when the usual one gives a tangent that is not finite: catad.differentiate) multiplies
-tangents so that a tangent's 0 gives 0 even where its coefficient is inf or NaN.
-Where no whole-array form exists the build becomes a Python loop, and the compiler
-records why (``Compiled.fallbacks``).
+A ``Compiler`` holds what is being written (lines, the names taken, a memo of the
+expressions already assigned, constants) and where it is (the enclosing vectorised builds:
+their sizes, indices and masks; the variables in scope), and the few operations every
+construct uses: naming and assigning an expression, constants, moving an array to another
+depth (``lift``, ``insert``, ``drop``, ``expand``) and elementwise operations (``op``).
+``comp`` compiles a term by its class through ``dispatch.TERMS``; the constructs themselves
+are compiled in the modules the package docstring lists (catad/backend/__init__.py).
 """
 from __future__ import annotations
 
 import keyword
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import CatadError
-from ..lang import terms as K
 from ..lang.types import Bool, Float, Int, Site, Type
-from ..primitives.registry import PRIMITIVES
-from ..tangents import ZERO as RT_ZERO
-from .control import Fallback
-from . import arrays, checks, control, gathers, reductions, scatters, tangent_ops
-from .values import ZERO, RT, Arr, Stacked, Unvectorisable, index_code, is_scalar0, kind_of
+from .dispatch import TERMS
+from .values import Arr, index_code, is_scalar0, kind_of
 
+if TYPE_CHECKING:
+    from ..lang import terms as K
+    from .control import Fallback
+
+# Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
+# variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
 
 
-_MUL = "({0} * {1})"
+_MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
 
 
 class Compiler:
+    """One compilation: the code written so far and where it is being written."""
+
     def __init__(self, vectorise: bool = True, zero_safe: bool = False):
         self.vectorise = vectorise
         # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
@@ -97,6 +96,27 @@ class Compiler:
         self.emit(f"{name} = {expr}")
         self.memo[-1][expr] = name
         return name
+
+    def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
+        """Name the line that computed a let-bound value after the variable."""
+        if len(self.lines) <= start:
+            return value
+        line = self.lines[-1]
+        prefix = "    " * self.indent + value.code + " = "
+        if not line.startswith(prefix):
+            return value
+        expr = line[len(prefix):]
+        if self.memo[-1].get(expr) != value.code:
+            return value
+        new = self.name(hint)
+        self.lines[-1] = "    " * self.indent + f"{new} = {expr}"
+        self.memo[-1][expr] = new
+        self.taken.add(new)
+        if value.code in self.defs:
+            self.defs[new] = self.defs[value.code]
+        if value.code in self.nonneg:
+            self.nonneg.add(new)
+        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
 
     def const(self, value, ty: Type) -> Arr:
         if ty == Site:  # a check's place and message: an object in the namespace, once
@@ -156,8 +176,13 @@ class Compiler:
             return c.code
         return f"{c.code}[..., {', '.join(['None'] * r)}]"
 
+    # ------------------------------------------------------------ elementwise
+
     def op(self, template: str, args: list[Arr], kind: str, rnk: int = 0, hint: str = "t",
            reassociate: bool = True) -> Arr:
+        """template (code over {0}, {1}, ...) of args, broadcast at their common depth: an
+        array of this kind and rank. A product of scalars is kept in defs, so that a sum
+        of it becomes an einsum of its factors (contractions.py)."""
         if reassociate and template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             split = self.reassociate(*args)
             if split is not None:
@@ -193,100 +218,23 @@ class Compiler:
         return None if best is None else best[1:]
 
     def andmask(self, c: Arr) -> Arr:
+        """c and the current mask (the lanes that the enclosing branches and ragged ranges keep)."""
         m = self.mask
         return c if m is None else self.op("({0} & {1})", [m, c], "b")
 
-    # ------------------------------------------------------------ terms
-
-    def comp(self, t: K.Term):
-        if isinstance(t, K.Let):
-            return control.let(self, t)
-        if isinstance(t, K.Var):
-            return self.env[t.name]
-        if isinstance(t, K.Const):
-            if t.value is RT_ZERO:
-                return ZERO
-            if isinstance(t.value, tuple):
-                return tuple(self.const(v, ty) for v, ty in zip(t.value, t.type.items))
-            return self.const(t.py_value, t.type)
-        if isinstance(t, K.Tuple):
-            return tuple(self.comp(x) for x in t.items)
-        if isinstance(t, K.Get):
-            return self.get(self.comp(t.tup), t.index)
-        if isinstance(t, K.If):
-            return control.if_(self, t)
-        if isinstance(t, K.Build):
-            return control.build(self, t)
-        if isinstance(t, K.Call):
-            return self.call(t)
-        raise CatadError(f"the backend cannot compile a {type(t).__name__} term", getattr(t, "loc", None),
-                         "backend")
-
-    def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
-        """Name the line that computed a let-bound value after the variable."""
-        if len(self.lines) <= start:
-            return value
-        line = self.lines[-1]
-        prefix = "    " * self.indent + value.code + " = "
-        if not line.startswith(prefix):
-            return value
-        expr = line[len(prefix):]
-        if self.memo[-1].get(expr) != value.code:
-            return value
-        new = self.name(hint)
-        self.lines[-1] = "    " * self.indent + f"{new} = {expr}"
-        self.memo[-1][expr] = new
-        self.taken.add(new)
-        if value.code in self.defs:
-            self.defs[new] = self.defs[value.code]
-        if value.code in self.nonneg:
-            self.nonneg.add(new)
-        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
-
-    def get(self, tup, index: int):
-        if tup is ZERO:
-            return ZERO
-        if isinstance(tup, tuple):
-            return tup[index]
-        if isinstance(tup, Stacked):
-            return Stacked(self.get(tup.body, index), tup.depth, tup.n, tup.N, tup.mask)
-        if isinstance(tup, RT):
-            return RT(self.assign(f"{tup.code}[{index}]"))
-        raise Unvectorisable("a projection of a value that is not a tuple")
-
-    # ------------------------------------------------------------ calls
-
-    def call(self, t: K.Call):
-        fn = t.fn
-        p = PRIMITIVES.get(fn)
-        if p is None:
-            raise CatadError(f"the backend compiles one definition; {fn!r} should have been inlined", t.loc,
-                             "backend")
-        args = [self.comp(a) for a in t.args]
-        special = CODEGEN.get(fn)
-        if special is not None:
-            return special(self, t, *args)
-        if any(not isinstance(a, Arr) for a in args):
-            args = [arrays.scalar(self, a) for a in args]
-        if p.vector is not None:
-            return self.op(p.vector, args, kind_of(t.type))
-        self.element_loops.add(fn)
-        return self.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
-                       args, kind_of(t.type))
-
     def length(self, code: str) -> Arr:
+        """An Int read from a shape (never negative), named."""
         name = self.assign(code, "n")
         self.nonneg.add(name)
         return Arr(name, 0, frozenset(), 0, "i")
 
+    # ------------------------------------------------------------ terms
 
-# The primitives whose code the backend writes itself (the structural ones, and those whose
-# whole-array form depends on the values: not a `vector` template of the registry):
-# name -> function(compiler, the call term, *its compiled arguments).
-CODEGEN = {
-    "check": checks.p_check, "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
-    "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
-    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "vector": arrays.p_vector,
-    "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
-    "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
-}
+    def comp(self, t: K.Term):
+        """Compile t: the value it has, for all the lanes of the enclosing builds at once
+        (values.py). How each kind of term is compiled: dispatch.TERMS."""
+        compile_term = TERMS.get(type(t))
+        if compile_term is None:
+            raise CatadError(f"the backend cannot compile a {type(t).__name__} term", getattr(t, "loc", None),
+                             "backend")
+        return compile_term(self, t)
