@@ -32,6 +32,7 @@ def _has_tangent(fs: list[Arr]) -> bool:
 
 
 def factors(c: Compiler, x: Arr) -> list[Arr]:
+    """The factors x is a product of (itself if it is not one), as defs recorded them."""
     how = c.defs.get(x.code)
     if how is None or how[0] not in ("mul", "where0", "tmul") or \
             x.depth != max([x.depth] + [a.depth for a in how[1:]]):
@@ -54,7 +55,7 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
         _, ops, specs, out, pads, scalars, masks = how
         pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
         return einsum(c, ("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
-                           0, frozenset(), 0).code
+                      0, frozenset(), 0).code
     parts = factors(c, x)
     whole = _has_tangent(parts)  # zero-safe: no scalar is taken out (see einsum_of)
     scalars = [] if whole else [f for f in parts if is_scalar0(f)]

@@ -39,7 +39,16 @@ def _components(t: Type) -> list:
     return [Vec(c) for c in _components(t.elem)]
 
 
+def _rebind(c: Compiler, name: str, old) -> None:
+    """Undo a binding of the variable name; old: its value before (None: it had none)."""
+    if old is None:
+        c.env.pop(name, None)
+    else:
+        c.env[name] = old
+
+
 def let(c: Compiler, t: K.Let):
+    """A chain of lets, iteratively (a long program must not recurse once per let)."""
     bound = []
     while isinstance(t, K.Let):
         start = len(c.lines)
@@ -51,14 +60,13 @@ def let(c: Compiler, t: K.Let):
         t = t.body
     result = c.comp(t)
     for name, old in reversed(bound):
-        if old is None:
-            c.env.pop(name, None)
-        else:
-            c.env[name] = old
+        _rebind(c, name, old)
     return result
 
 
 def if_(c: Compiler, t: K.If):
+    """Both branches, each under its mask (a check in a branch looks only at its lanes), then
+    the selection."""
     cond = c.comp(t.cond)
     notc = c.op("np.logical_not({0})", [cond], "b")
     c.masks.append(c.andmask(cond))
@@ -71,6 +79,7 @@ def if_(c: Compiler, t: K.If):
 
 
 def select(c: Compiler, cond: Arr, notc: Arr, a, b):
+    """a where cond holds, else b (notc: not cond), by selection, never by multiplying."""
     if a is b:
         return a
     if is_zero(a):
@@ -81,7 +90,7 @@ def select(c: Compiler, cond: Arr, notc: Arr, a, b):
         return tuple(select(c, cond, notc, x, y) for x, y in zip(a, b))
     if isinstance(a, RT) or isinstance(b, RT):
         return RT(c.assign(f"({arrays.rt(c, a)} if {cond.code} else {arrays.rt(c, b)})"))
-    if isinstance(a, Stacked) and isinstance(b, Stacked) and arrays.same_axis(c, a, b) and \
+    if isinstance(a, Stacked) and isinstance(b, Stacked) and arrays.same_axis(a, b) and \
             isinstance(a.body, Arr) and isinstance(b.body, Arr):
         d = max(a.depth, b.depth, cond.depth)
         a, b = arrays.at(c, a, d), arrays.at(c, b, d)
@@ -135,6 +144,7 @@ def masked(c: Compiler, cond: Arr, x):
 
 
 def build(c: Compiler, t: K.Build):
+    """A build vectorised, or at depth 0, if it has no whole-array form, a Python loop."""
     n = c.comp(t.size)
     if not c.vectorise or c.depth == 0:
         # an attempt: its lines, fallbacks and memo entries are dropped if it fails
@@ -161,21 +171,9 @@ def build(c: Compiler, t: K.Build):
 
 
 def build_vector(c: Compiler, t: K.Build, n: Arr) -> Stacked:
+    """The body compiled once for every index: at one more batch axis, k (values.py)."""
     k = c.depth
-    if n.deps:  # a ragged range, e.g. range(i): pad to the longest lane, mask the rest
-        m = c.mask
-        N = c.assign(f"maxlen({c.lift(n, max(n.depth, m.depth if m else 0)).code}"
-                        f"{', ' + c.lift(m, n.depth).code if m is not None else ''})", "N")
-    else:
-        n = at_least_zero(c, n)
-        N = n.code if n.depth == 0 else c.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
-    shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
-    i = c.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
-    iota = Arr(i, k + 1, frozenset({k}), 0, "i", k)
-    mask = None
-    if n.deps:
-        mask = c.op("({0} < {1})", [iota, c.lift(n, k + 1)], "b", hint="m")
-        c.ragged_masks.add(mask.code)
+    n, N, iota, mask = lanes(c, t, n)
     c.sizes.append(N)
     c.lengths.append(n.code)
     c.iotas.append(iota)
@@ -191,13 +189,32 @@ def build_vector(c: Compiler, t: K.Build, n: Arr) -> Stacked:
         c.iotas.pop()
         c.ragged.pop()
         c.masks.pop()
-        if old is None:
-            c.env.pop(t.var.name, None)
-        else:
-            c.env[t.var.name] = old
+        _rebind(c, t.var.name, old)
     if depth_of(body) > k + 1:
         raise AssertionError("a build body escaped its depth")
     return stacked(c, body, k, n, N, mask)
+
+
+def lanes(c: Compiler, t: K.Build, n: Arr):
+    """(n, N, the index, the ragged mask or None) of a build of size n at the next batch
+    axis: N lanes, n <= N of them elements (N is n unless n varies: a ragged range, as
+    range(i), is padded to its longest lane and the rest masked)."""
+    k = c.depth
+    if n.deps:
+        m = c.mask
+        N = c.assign(f"maxlen({c.lift(n, max(n.depth, m.depth if m else 0)).code}"
+                     f"{', ' + c.lift(m, n.depth).code if m is not None else ''})", "N")
+    else:
+        n = at_least_zero(c, n)
+        N = n.code if n.depth == 0 else c.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
+    shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
+    i = c.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
+    iota = Arr(i, k + 1, frozenset({k}), 0, "i", k)
+    mask = None
+    if n.deps:
+        mask = c.op("({0} < {1})", [iota, c.lift(n, k + 1)], "b", hint="m")
+        c.ragged_masks.add(mask.code)
+    return n, N, iota, mask
 
 
 def at_least_zero(c: Compiler, n: Arr) -> Arr:
@@ -220,8 +237,7 @@ def stacked(c: Compiler, body, k: int, n: Arr, N: str, mask):
 
 def build_loop(c: Compiler, t: K.Build, n: Arr):
     """The fallback: a Python loop over the body compiled for one index at a time."""
-    depth_before = c.depth
-    assert depth_before == 0
+    assert c.depth == 0
     at = len(c.lines)
     i = c.name(t.var.name)
     c.emit(f"for {i} in range({n.code}):")
@@ -236,15 +252,13 @@ def build_loop(c: Compiler, t: K.Build, n: Arr):
         c.emit(f"{acc}.append({code})")
     c.memo.pop()
     c.indent -= 1
-    if old is None:
-        c.env.pop(t.var.name, None)
-    else:
-        c.env[t.var.name] = old
+    _rebind(c, t.var.name, old)
     c.lines[at:at] = ["    " * c.indent + f"{acc} = []" for acc, _ in leaves]
     return loop_result(c, body, iter(leaves), t.body.type)
 
 
 def loop_collect(c: Compiler, body, leaves: list) -> None:
+    """(a list to append to, the code of the value) for each component of the loop's body."""
     if isinstance(body, tuple):
         for b in body:
             loop_collect(c, b, leaves)
@@ -256,6 +270,7 @@ def loop_collect(c: Compiler, body, leaves: list) -> None:
 
 
 def loop_result(c: Compiler, body, leaves, ty: Type):
+    """The loop's value from its lists: arrays, or lists of run-time tangents."""
     if isinstance(body, tuple):
         return tuple(loop_result(c, b, leaves, t) for b, t in zip(body, _components(ty)))
     acc, _ = next(leaves)

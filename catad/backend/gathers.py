@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 
 
 def p_index(c: Compiler, t, i: Arr, v):
+    """index(i, v): v[i]."""
     return index(c, v, i)
 
 
 def index(c: Compiler, v, i: Arr):
+    """v[i] for every lane, through v's structure (values.py)."""
     if isinstance(v, tuple):  # a vector of tuples, kept as a tuple of vectors
         return tuple(index(c, x, i) for x in v)
     if is_zero(v):
@@ -73,6 +75,7 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
 
 
 def p_size(c: Compiler, t, v):
+    """size(v): the number of elements (rows) of v."""
     if isinstance(v, tuple):
         return p_size(c, t, v[0])
     if isinstance(v, Stacked):
@@ -89,6 +92,7 @@ def p_size(c: Compiler, t, v):
 
 
 def p_dim(c: Compiler, t, v, k: Arr):
+    """dim(v, k): the length of v's axis k, read from the shape (rows may be none)."""
     axis = int(t.args[1].value)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
     if isinstance(v, tuple):
         v = v[0]

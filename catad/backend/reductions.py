@@ -16,14 +16,17 @@ if TYPE_CHECKING:
 
 
 def p_sum(c: Compiler, t, v):
+    """sum(v): the sum of v's elements (rows)."""
     return vsum(c, v)
 
 
 def p_tsum(c: Compiler, t, v):
+    """tsum(v): the sum of a vector of tangents."""
     return vsum(c, v)
 
 
 def vsum(c: Compiler, v):
+    """The sum of v's elements: of a build, the sum over its batch axis."""
     if v is ZERO:
         return ZERO
     if isinstance(v, tuple):
@@ -74,10 +77,13 @@ def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
 
 
 def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
+    """The sum over batch axis ax of an index update: its values summed first where the
+    index does not vary along ax, else lazy (pending axes) or scattered."""
     if u.val is ZERO:
         return ZERO
     if isinstance(u.val, TSum):
-        return tangent_ops.sum_all(c, [reduce(c, scatters.update(c, u.idx, v, u.n), ax, n, sizes) for v in tsum_terms(u.val)])
+        return tangent_ops.sum_all(c, [reduce(c, scatters.update(c, u.idx, v, u.n), ax, n, sizes)
+                                       for v in tsum_terms(u.val)])
     L = depth_of(u)
     if ax >= L:  # constant along ax
         return tangent_ops.tscale(c, c.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
@@ -92,6 +98,7 @@ def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
 
 
 def p_vmax(c: Compiler, t, v):
+    """vmax(v): the largest element (vmin, argmax, argmin alike: vreduce)."""
     return vreduce(c, "max", v, t)
 
 
@@ -108,6 +115,8 @@ def p_argmin(c: Compiler, t, v):
 
 
 def vreduce(c: Compiler, kind: str, v, t):
+    """max, min, argmax or argmin of the elements of v (runtime.vreduce: masked lanes are
+    left out, and a reduction of nothing raises at t's source line)."""
     if isinstance(v, Arr):
         v = arrays.as_stacked(c, v)
     if not isinstance(v, Stacked):

@@ -10,10 +10,38 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import arrays, contractions, control, reductions, tangent_ops
+from .contractions import LETTERS
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
+
+
+def p_update(c: Compiler, t, i: Arr, r, n: Arr):
+    """update(i, r, n): the vector of length n that is r at i and zero elsewhere."""
+    return update(c, i, r, n)
+
+
+def update(c: Compiler, i: Arr, r, n: Arr):
+    """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed."""
+    if r is ZERO:
+        return ZERO
+    if isinstance(r, TSum):
+        return tangent_ops.sum_all(c, [update(c, i, v, n) for v in tsum_terms(r)])
+    if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
+        return tuple(update(c, i, x, n) for x in r)
+    if isinstance(r, RT):
+        return RT(c.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
+    if isinstance(r, Upd):
+        r = settle(c, r, max(i.depth, n.depth))
+    return Upd(i, r, n)
+
+
+def settle(c: Compiler, u: Upd, depth: int):
+    """u, made an array if it sums over axes that a value of this depth uses."""
+    if u.extra and depth > u.idx.depth - u.extra:
+        return scatter(c, u, set(), c.sizes)
+    return u
 
 
 def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
@@ -58,15 +86,15 @@ def moved_axes(c: Compiler, chain: list, v: Arr, d: int, summed: set, kept: list
     (the reverse of a transposition, as in x @ L.T): it only moves those axes to the
     element axes and sums the others, so it is an einsum of v's factors, with nothing
     scattered and no product formed. Or None. The einsum is kept in `defs` so that a
-    later sum over a kept axis (the points of x) joins it (see `contract`)."""
+    later sum over a kept axis (the points of x) joins it (contractions.contract)."""
     moved = [up.idx.iota for up in chain]
     own_axis = all(a is not None and up.idx.deps == {a} and not up.n.deps for a, up in zip(moved, chain))
     if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
         return None
-    if v.kind != "f" or not summed <= v.deps or d + v.rank > len(contractions.LETTERS):
+    if v.kind != "f" or not summed <= v.deps or d + v.rank > len(LETTERS):
         return None  # v must vary along every axis that is summed or moved
-    out = [contractions.LETTERS[b] if b in cover else None for b in kept] + [contractions.LETTERS[a] for a in moved] \
-        + list(contractions.LETTERS[d:d + v.rank])
+    out = [LETTERS[b] if b in cover else None for b in kept] + [LETTERS[a] for a in moved] \
+        + list(LETTERS[d:d + v.rank])
     pads = {len(kept) + k: up.n.code for k, up in enumerate(chain) if up.n.code != sizes[up.idx.iota]}
     how = contractions.einsum_of(c, contractions.factors(c, v) if v.rank == 0 else [v], d, out, pads)
     deps = frozenset(k for k, b in enumerate(kept) if b in cover)
@@ -74,38 +102,15 @@ def moved_axes(c: Compiler, chain: list, v: Arr, d: int, summed: set, kept: list
 
 
 def iotas_for(c: Compiler, b: int, sizes: list[str]) -> Arr:
+    """The index of batch axis b, of size sizes[b] (the enclosing build's own, if it is that)."""
     if b < len(c.iotas) and sizes[b] == c.sizes[b]:
         return c.iotas[b]
     shape = f"({', '.join(['1'] * b + ['-1'])})"
     return Arr(c.assign(f"np.arange({sizes[b]}).reshape({shape})", "i"), b + 1, frozenset({b}), 0, "i", b)
 
 
-def p_update(c: Compiler, t, i: Arr, r, n: Arr):
-    return update(c, i, r, n)
-
-
-def update(c: Compiler, i: Arr, r, n: Arr):
-    if r is ZERO:
-        return ZERO
-    if isinstance(r, TSum):
-        return tangent_ops.sum_all(c, [update(c, i, v, n) for v in tsum_terms(r)])
-    if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
-        return tuple(update(c, i, x, n) for x in r)
-    if isinstance(r, RT):
-        return RT(c.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
-    if isinstance(r, Upd):
-        r = settle(c, r, max(i.depth, n.depth))
-    return Upd(i, r, n)
-
-
-def settle(c: Compiler, u: Upd, depth: int):
-    """u, made an array if it sums over axes that a value of this depth uses."""
-    if u.extra and depth > u.idx.depth - u.extra:
-        return scatter(c, u, set(), c.sizes)
-    return u
-
-
 def p_scatter_add(c: Compiler, t, idx, vals, n: Arr):
+    """scatter_add(idx, vals, n): the sum over k of update(idx[k], vals[k], n)."""
     if vals is ZERO:
         return ZERO
     if isinstance(idx, Arr):

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 
 
 def p_tadd(c: Compiler, t, a, b):
+    """tadd(a, b): the sum of two tangents."""
     return tadd(c, a, b)
 
 
 def tadd(c: Compiler, a, b):
+    """a + b, as structured as a and b are (a sum of different kinds stays a TSum)."""
     if is_zero(a):
         return b
     if is_zero(b):
@@ -45,6 +47,7 @@ def tadd(c: Compiler, a, b):
 
 
 def sum_all(c: Compiler, xs: list):
+    """The sum of the tangents xs (ZERO for none)."""
     out = ZERO
     for x in xs:
         out = tadd(c, out, x)
@@ -52,10 +55,12 @@ def sum_all(c: Compiler, xs: list):
 
 
 def p_tscale(c: Compiler, t, s, x):
+    """tscale(s, x): the tangent x times the scalar s (the application of lmScale)."""
     return tscale(c, arrays.scalar(c, s), x)
 
 
 def tscale(c: Compiler, s: Arr, x):
+    """s * x, pushed into x's structure (an update scales its values, a build its body)."""
     if is_zero(x):
         return x
     if isinstance(x, tuple):
@@ -84,6 +89,7 @@ def tscale(c: Compiler, s: Arr, x):
 
 
 def p_tmul(c: Compiler, t, v: Arr, x):
+    """tmul(v, x): v * x elementwise (the application of lmScaleVec)."""
     if x is ZERO:
         return ZERO
     x = arrays.dense(c, x)
@@ -95,7 +101,7 @@ def p_tmul(c: Compiler, t, v: Arr, x):
 def times(c: Compiler, k: Arr, x: Arr) -> Arr:
     """k * x for a tangent x in the zero-safe variant: 0 wherever x is 0 (runtime.tmul0).
     A product of scalars per lane is kept in `defs`, so that a sum of it is still one
-    einsum, with x whole as a `zero` operand (see factors)."""
+    einsum, with x whole as a `zero` operand (contractions.factors)."""
     d = max(k.depth, x.depth)
     code = f"tmul0({c.expand(k, d, x.rank - k.rank)}, {c.lift(x, d).code})"
     out = Arr(c.assign(code), d, k.deps | x.deps, x.rank, "f")
