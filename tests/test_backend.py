@@ -209,6 +209,20 @@ def test_a_build_with_no_vector_form_falls_back_to_a_loop(monkeypatch, tmp_path)
     assert "no Python loops" not in code
 
 
+def test_every_term_and_primitive_has_its_code_generation():
+    """dispatch.TERMS compiles every class of core term, and a primitive with no
+    whole-array template has a CODEGEN row or is a scalar function run element by element:
+    a new construct (fold) fails here until the backend says where it is compiled."""
+    from catad.backend.dispatch import TERMS
+    from catad.lang import terms as K
+    from catad.primitives.registry import PRIMITIVES
+    term_classes = {c for c in vars(K).values() if isinstance(c, type) and issubclass(c, K.Term) and c is not K.Term}
+    assert term_classes == set(TERMS)
+    assert set(CODEGEN) <= set(PRIMITIVES)
+    elementwise = {name for name, p in PRIMITIVES.items() if p.vector is None and name not in CODEGEN}
+    assert all(PRIMITIVES[name].sympy is not None for name in elementwise), elementwise
+
+
 # ---------------------------------------------------------------- 3. no `where` trap
 
 def test_guarded_sqrt_gradient_is_finite_and_exact():
