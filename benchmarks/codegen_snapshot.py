@@ -11,11 +11,15 @@ of tests/test_where_trap.py, test_frontend_numpy_style.py and test_frontend_eval
 programs of tests/gen_programs.py and of backend_programs.comprehension_programs (Hypothesis,
 derandomised: the same sources on every run of one Hypothesis version; their sources are
 written to DIR/sources and read back from there, so that the error sites and fallback lines
-name the same files), and the ADBench GMM (index and NumPy styles, two sizes) and BA
-objectives. For each: explain's "code" stage (the primal, forward and reverse programs), and
-the backend's other variants of the same programs: Python loops (vectorise=False), the
+name the same files), the ADBench GMM (index and NumPy styles, two sizes) and BA
+objectives. For each: explain's "code" stage (the primal, forward and reverse programs),
+and the backend's other variants of the same programs: Python loops (vectorise=False), the
 zero-safe derivatives, and the reverse program for each argument alone (grad's argnums).
-A program that fails to compile records its error instead.
+Besides these, core definitions written by hand for the constructs no Python function
+compiles to today (tmul, scatter_add, ...), each vectorised, as loops and zero-safe, with
+the value it computes. A program that fails to compile records its error instead. The path of the checkout is
+replaced by ``<repository>``, so that a snapshot written by one checkout (a `git worktree` of
+the commit before a change) can be compared in another.
 
 This is a tool, not a test: the generated code may change whenever the backend improves.
 """
@@ -130,6 +134,58 @@ def adbench():
     yield "ba-weight_error", ba.weight_error, (data.w,)
 
 
+def core_programs():
+    """Core definitions written by hand for what no Python function compiles to today (the
+    rewrites remove tmul and scatter_add, for instance), as (name, Def, arguments)."""
+    from catad.lang.terms import Build, Const, Def, Get, If, Let, Tuple, Var
+    from catad.lang.types import Float, Int, Tuple as TT, Vec
+    from catad.primitives import prim
+    v, w, x = Var("v", Vec(Float)), Var("w", Vec(Float)), Var("x", Float)
+    idx, m = Var("idx", Vec(Int)), Var("m", Vec(Vec(Float)))
+    i, j, p, k = Var("i", Int), Var("j", Int), Var("p", Vec(TT((Float, Float)))), Var("k", TT((Float, Int)))
+    n = prim("size", v)
+    a22 = Const(np.array([[1.0, 2.0], [3.0, 4.0]]), Vec(Vec(Float)))
+
+    def at(a, e):
+        return prim("index", e, a)
+
+    def build(body, var=i, size=n):
+        return Build(size, var, body)
+    bodies = {
+        "tmul": prim("tmul", v, w),
+        "tmul_summed": prim("tsum", build(prim("tmul", at(m, i), at(m, i)))),
+        "tmul_rows": build(prim("tmul", at(m, i), w)),
+        "scatter_add_arrays": prim("scatter_add", idx, w, n),
+        "scatter_add_builds": prim("scatter_add", build(at(idx, i)), build(prim("mul", at(w, i), x)), n),
+        "scatter_add_nested": build(prim("scatter_add", build(at(idx, j), j),
+                                         build(prim("mul", at(w, j), at(v, i)), j), n)),
+        "projection_of_a_build": Let(p, build(Tuple((at(v, i), at(w, i)))), prim("sum", build(Get(1, at(p, i))))),
+        "tscale_matrix": build(prim("tscale", at(v, i), m)),
+        "tscale_rows": prim("tsum", build(prim("tscale", at(v, i), at(m, i)))),
+        "tuple_constant": Let(k, Const((1.5, 2), TT((Float, Int))), prim("mul", Get(0, k), x)),
+        "matrix_constant": prim("sum", build(prim("sum", at(a22, i)), size=Const(2, Int))),
+        "select_builds": build(If(prim("lt", at(v, i), x), build(at(w, j), j), build(prim("mul", at(w, j), x), j))),
+        "tadd_builds": build(prim("tadd", build(at(w, j), j), build(at(v, j), j))),
+        "update_summed": prim("tsum", build(prim("update", at(idx, i), prim("tadd", at(w, i), at(v, i)), n))),
+    }
+    rng = np.random.default_rng(4)
+    args = (rng.normal(size=4), rng.normal(size=4), 0.3, np.array([0, 2, 2, 3]), rng.normal(size=(4, 4)))
+    for name, body in bodies.items():
+        yield f"core-{name}", Def(name, (v, w, x, idx, m), body), args
+
+
+def core_variants(d, args) -> dict[str, str]:
+    """The generated sources of a core definition and the value each computes."""
+    out = {}
+    for label, options in (("code", {}), ("loops", {"vectorise": False}), ("zero-safe", {"zero_safe": True})):
+        try:
+            c = compile_def(d, **options)
+            out[label] = f"{c.source}{c.report()}\n# -> {c(*args)!r}\n"
+        except Exception:
+            out[label] = traceback.format_exc(limit=0)
+    return out
+
+
 def variants(fn, args) -> dict[str, str]:
     """Every generated source of fn at args, by variant."""
     out = {"code": catad.explain(fn, *args).stage("code").text}
@@ -150,10 +206,14 @@ def snapshot(directory: Path) -> dict[str, str]:
     sources = directory / "sources"
     sources.mkdir(parents=True, exist_ok=True)
     texts = {}
-    for name, fn, args in programs(sources):
+    jobs = [(name, variants, fn, args) for name, fn, args in programs(sources)]
+    jobs += [(name, core_variants, d, args) for name, d, args in core_programs()]
+    for name, make, what, args in jobs:
         try:
-            for variant, text in variants(fn, args).items():
-                texts[f"{name}.{variant}.py"] = text
+            for variant, text in make(what, args).items():
+                # the checkout's path (in the source lines passed to the runtime) is left out, so
+                # that two checkouts can be compared
+                texts[f"{name}.{variant}.py"] = text.replace(str(ROOT), "<repository>")
         except Exception:  # the error is part of the snapshot
             texts[f"{name}.error.txt"] = traceback.format_exc(limit=0)
     return texts
