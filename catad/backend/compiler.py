@@ -68,13 +68,16 @@ class Compiler:
 
     @property
     def depth(self) -> int:
+        """The number of enclosing vectorised builds: the batch axes of a value here."""
         return len(self.sizes)
 
     @property
     def mask(self) -> Arr | None:
+        """The lanes that the enclosing branches and ragged ranges keep (None: all)."""
         return self.masks[-1]
 
     def name(self, hint: str = "t") -> str:
+        """A fresh Python name after hint (never a keyword or a name of the namespace)."""
         base = re.sub(r"\W", "_", hint) or "t"
         if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
             base = "v_" + base
@@ -86,9 +89,12 @@ class Compiler:
         return name
 
     def emit(self, line: str) -> None:
+        """Write a statement at the current indentation."""
         self.lines.append("    " * self.indent + line)
 
     def assign(self, expr: str, hint: str = "t") -> str:
+        """The name of expr's value: the same expression assigned before in scope (memo), or a
+        new assignment."""
         for scope in reversed(self.memo):
             if expr in scope:
                 return scope[expr]
@@ -119,6 +125,8 @@ class Compiler:
         return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
 
     def const(self, value, ty: Type) -> Arr:
+        """A constant: Ints and Bools are literals; Floats, arrays and check sites are names
+        in the generated code's namespace, each Float and site once."""
         if ty == Site:  # a check's place and message: an object in the namespace, once
             key = ("site", value)
             if key not in self.const_names:
