@@ -24,9 +24,8 @@ import catad
 import catad.combinators.evaluate as cl_evaluate
 import catad.lang.evaluate as lang_evaluate
 import catad.linearmaps.semantics as lm_semantics
-from catad.backend import compile_def
+from catad.backend import CODEGEN, compile_def
 from catad.backend.values import Unvectorisable
-from catad.backend.vectorise import Compiler
 from catad.pipeline import compiled, pipeline
 
 import backend_programs as bp
@@ -185,14 +184,14 @@ def test_matrix_output_with_a_zero_tangent():
 def test_a_build_with_no_vector_form_falls_back_to_a_loop(monkeypatch, tmp_path):
     """When a build cannot be vectorised the compiler rolls back, writes a Python loop,
     records why and where, and the code still computes the right values."""
-    original = Compiler.p_vmax
+    original = CODEGEN["vmax"]
 
-    def no_vector_max(self, t, v):
-        if self.depth > 0:
+    def no_vector_max(c, t, v):
+        if c.depth > 0:
             raise Unvectorisable("no vector max (test)")
-        return original(self, t, v)
+        return original(c, t, v)
 
-    monkeypatch.setattr(Compiler, "p_vmax", no_vector_max)
+    monkeypatch.setitem(CODEGEN, "vmax", no_vector_max)
     fn = load_source(textwrap.dedent("""\
         def f(m):
             return sum(max(m[i][j] * m[i][j] for j in range(m.shape[1])) for i in range(m.shape[0]))
@@ -207,6 +206,20 @@ def test_a_build_with_no_vector_form_falls_back_to_a_loop(monkeypatch, tmp_path)
     code = catad.explain(fn, m).stage("code").text
     assert "# primal:" in code and "no vector max (test)" in code
     assert "no Python loops" not in code
+
+
+def test_every_term_and_primitive_has_its_code_generation():
+    """dispatch.TERMS compiles every class of core term, and a primitive with no
+    whole-array template has a CODEGEN row or is a scalar function run element by element:
+    a new construct (fold) fails here until the backend says where it is compiled."""
+    from catad.backend.dispatch import TERMS
+    from catad.lang import terms as K
+    from catad.primitives.registry import PRIMITIVES
+    term_classes = {c for c in vars(K).values() if isinstance(c, type) and issubclass(c, K.Term) and c is not K.Term}
+    assert term_classes == set(TERMS)
+    assert set(CODEGEN) <= set(PRIMITIVES)
+    elementwise = {name for name, p in PRIMITIVES.items() if p.vector is None and name not in CODEGEN}
+    assert all(PRIMITIVES[name].sympy is not None for name in elementwise), elementwise
 
 
 # ---------------------------------------------------------------- 3. no `where` trap

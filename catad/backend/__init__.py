@@ -5,8 +5,45 @@
     print(c.source)             # the generated code (explain's "code" stage)
     c.fallbacks                 # builds compiled as Python loops, and why
 
-Builds, sums and indexing are vectorised (vectorise.py); the code is exec'd once and
-callers cache the result per type signature.
+A build is not a loop: its body is compiled once, for all its indices at the same time, as
+whole-array NumPy code with one more batch axis (values.py describes the representation).
+So ``sum(build(n, \\i. v[i] * w[i]))`` becomes a product of two arrays and a reduction, a
+conditional becomes ``np.where`` (the untaken branch's values, NaN or inf included, are
+discarded by selection, never multiplied by zero), an index update summed over a build
+becomes one scatter-add, and a ragged inner range such as ``range(i)`` is padded to its
+longest lane and masked. The zero-safe variant of a derivative program (``zero_safe=True``,
+run only when the usual one gives a tangent that is not finite: catad.differentiate)
+multiplies tangents so that a tangent's 0 gives 0 even where its coefficient is inf or NaN.
+Where no whole-array form exists the build becomes a Python loop, and the compiler records
+why (``Compiled.fallbacks``). The code is exec'd once; callers cache the result per type
+signature.
+
+Where each construct is compiled (the functions take the Compiler, ``c``, first):
+
+    __init__.py      compile_def, compile_program, Compiled: parameters, result, exec
+    compiler.py      Compiler, the core: names, lines, memo, constants, moving arrays
+                     between depths (lift, insert, drop), elementwise ``op``, ``comp``
+    dispatch.py      TERMS (a term's class -> its function) and CODEGEN (a primitive's
+                     name -> its function); ``call``, the elementwise primitives (the
+                     registry's ``vector`` template, or ``each``); variables, constants,
+                     tuples, projections
+    values.py        what the compiler knows about a value: Arr, Stacked, Upd, TSum, RT, ZERO
+    control.py       let; if (select, masked); build, vectorised or ragged, and the
+                     Python-loop fallback (Fallback)
+    gathers.py       index (gather, take_iota), size, dim
+    scatters.py      update, scatter_add: updates kept symbolic, then one scatter-add, or
+                     only moved axes (moved_axes)
+    reductions.py    sum, tsum (vsum, reduce, reduce_update); vmax, vmin, argmax, argmin
+    contractions.py  a sum of a product as one einsum (factors, contract, einsum)
+    tangent_ops.py   tadd, tscale, tmul, and the zero-safe product (times)
+    arrays.py        symbolic values made arrays (dense) or run-time values (rt), moved into
+                     deeper builds (at); vector literals (vector)
+    checks.py        check: a shape or bounds check over all lanes at once
+    runtime.py       the helpers the generated code calls
+    tidy.py          passes over the generated source (dead code, inlining single uses)
+    memory.py        keeping freed memory in the process
+
+A new construct (fold) is a module of its own and one row in dispatch.TERMS or CODEGEN.
 """
 from __future__ import annotations
 
@@ -22,11 +59,13 @@ from ..errors import CatadError
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
-from . import memory, runtime, tidy
-from .values import ZERO, RT, Arr, Stacked
-from .vectorise import Compiler, Fallback, is_zero
+from . import arrays, memory, runtime, tidy
+from .compiler import Compiler
+from .control import Fallback
+from .dispatch import CODEGEN
+from .values import ZERO, RT, Arr, is_zero
 
-__all__ = ["Compiled", "compile_def", "compile_program", "Fallback"]
+__all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
 
 @dataclass
@@ -183,10 +222,10 @@ def _output(c: Compiler, x, ty: Type) -> str:
     if isinstance(x, RT):
         return x.code
     if isinstance(ty, Vec):
-        a = c.dense(x)
+        a = arrays.dense(c, x)
         dtype = {Int: "np.int64", Bool: "np.bool_"}.get(scalar_of(ty), "np.float64")
         return f"out_array({a.code}, {dtype}, ({''.join(p + ', ' for p in c.params)}))"
     if not isinstance(x, Arr):
-        x = c.scalar(x)
+        x = arrays.scalar(c, x)
     conv = {Float: "float", Int: "int", Bool: "bool"}[ty]
     return f"{conv}({x.code})"

@@ -1,6 +1,6 @@
 """Helpers the generated NumPy code calls (its namespace holds these and ``np``).
 
-Conventions of the generated code (see catad/backend/vectorise.py): a value inside
+Conventions of the generated code (see catad/backend/values.py): a value inside
 k nested vectorised builds is an array with k leading *batch* axes, each of full
 size or 1, followed by the value's own element axes.
 """

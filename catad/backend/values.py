@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lang.types import Bool, Int, Type, scalar_of
+
 
 class Unvectorisable(Exception):
     """This build has no whole-array form here: compile it as a Python loop instead."""
@@ -94,6 +96,22 @@ def depth_of(x) -> int:
     if isinstance(x, tuple):
         return max((depth_of(v) for v in x), default=0)
     return 0
+
+
+def is_zero(x) -> bool:
+    """The zero tangent, or a vector of them."""
+    return x is ZERO or isinstance(x, Stacked) and is_zero(x.body)
+
+
+def kind_of(t: Type) -> str:
+    """The kind (an Arr's `kind`) of the scalars of a type."""
+    s = scalar_of(t)
+    return "i" if s == Int else "b" if s == Bool else "f"
+
+
+def index_code(pre: int, post: list[str]) -> str:
+    """The code of an index that keeps the first `pre` axes whole and then reads `post`."""
+    return ", ".join([":"] * pre + post)
 
 
 def is_scalar0(a: Arr) -> bool:

@@ -1,0 +1,248 @@
+"""The compiler's core: the state of one compilation and the emission of code.
+
+A ``Compiler`` holds what is being written (lines, the names taken, a memo of the
+expressions already assigned, constants) and where it is (the enclosing vectorised builds:
+their sizes, indices and masks; the variables in scope), and the few operations every
+construct uses: naming and assigning an expression, constants, moving an array to another
+depth (``lift``, ``insert``, ``drop``, ``expand``) and elementwise operations (``op``).
+``comp`` compiles a term by its class through ``dispatch.TERMS``; the constructs themselves
+are compiled in the modules the package docstring lists (catad/backend/__init__.py).
+"""
+from __future__ import annotations
+
+import keyword
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import CatadError
+from ..lang.types import Bool, Float, Int, Site, Type
+from .dispatch import TERMS
+from .values import Arr, index_code, is_scalar0, kind_of
+
+if TYPE_CHECKING:
+    from ..lang import terms as K
+    from .control import Fallback
+
+# Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
+# variable is given one of them.
+RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
+                 "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
+                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array"}
+
+
+_MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
+
+
+class Compiler:
+    """One compilation: the code written so far and where it is being written."""
+
+    def __init__(self, vectorise: bool = True, zero_safe: bool = False):
+        self.vectorise = vectorise
+        # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
+        self.zero_safe = zero_safe
+        self.lines: list[str] = []
+        self.indent = 2
+        self.memo: list[dict[str, str]] = [{}]
+        self.taken: set[str] = set(RUNTIME_NAMES)
+        self.consts: dict[str, object] = {}
+        self.const_names: dict[tuple, str] = {}
+        self.fallbacks: list[Fallback] = []
+        self.element_loops: set[str] = set()
+        self.env: dict[str, object] = {}
+        # the enclosing vectorised builds, outermost first
+        self.sizes: list[str] = []       # padded size of each batch axis
+        self.lengths: list[str] = []     # the code of the build's own size
+        self.iotas: list[Arr] = []
+        self.ragged: list[bool] = []
+        self.masks: list[Arr | None] = [None]
+        # how some arrays were made, so that a sum of a product becomes one einsum
+        self.defs: dict[str, tuple] = {}
+        self.ragged_masks: set[str] = set()
+        self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
+        self._n = 0
+
+    # ------------------------------------------------------------ emission
+
+    @property
+    def depth(self) -> int:
+        """The number of enclosing vectorised builds: the batch axes of a value here."""
+        return len(self.sizes)
+
+    @property
+    def mask(self) -> Arr | None:
+        """The lanes that the enclosing branches and ragged ranges keep (None: all)."""
+        return self.masks[-1]
+
+    def name(self, hint: str = "t") -> str:
+        """A fresh Python name after hint (never a keyword or a name of the namespace)."""
+        base = re.sub(r"\W", "_", hint) or "t"
+        if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
+            base = "v_" + base
+        name = base
+        while name in self.taken:
+            self._n += 1
+            name = f"{base}_{self._n}"
+        self.taken.add(name)
+        return name
+
+    def emit(self, line: str) -> None:
+        """Write a statement at the current indentation."""
+        self.lines.append("    " * self.indent + line)
+
+    def assign(self, expr: str, hint: str = "t") -> str:
+        """The name of expr's value: the same expression assigned before in scope (memo), or a
+        new assignment."""
+        for scope in reversed(self.memo):
+            if expr in scope:
+                return scope[expr]
+        name = self.name(hint)
+        self.emit(f"{name} = {expr}")
+        self.memo[-1][expr] = name
+        return name
+
+    def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
+        """Name the line that computed a let-bound value after the variable."""
+        if len(self.lines) <= start:
+            return value
+        line = self.lines[-1]
+        prefix = "    " * self.indent + value.code + " = "
+        if not line.startswith(prefix):
+            return value
+        expr = line[len(prefix):]
+        if self.memo[-1].get(expr) != value.code:
+            return value
+        new = self.name(hint)
+        self.lines[-1] = "    " * self.indent + f"{new} = {expr}"
+        self.memo[-1][expr] = new
+        self.taken.add(new)
+        if value.code in self.defs:
+            self.defs[new] = self.defs[value.code]
+        if value.code in self.nonneg:
+            self.nonneg.add(new)
+        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota)
+
+    def const(self, value, ty: Type) -> Arr:
+        """A constant: Ints and Bools are literals; Floats, arrays and check sites are names
+        in the generated code's namespace, each Float and site once."""
+        if ty == Site:  # a check's place and message: an object in the namespace, once
+            key = ("site", value)
+            if key not in self.const_names:
+                self.const_names[key] = self.name("site")
+                self.consts[self.const_names[key]] = value
+            return Arr(self.const_names[key], kind="o")
+        if isinstance(value, bool) or ty == Bool:
+            return Arr(repr(bool(value)), kind="b")
+        if ty == Int:
+            return Arr(repr(int(value)), kind="i")
+        if isinstance(value, float) or ty == Float:
+            key = ("f", float(value))
+            if key not in self.const_names:
+                name = self.name("K")
+                self.consts[name] = np.float64(value)
+                self.const_names[key] = name
+            return Arr(self.const_names[key])
+        arr = np.asarray(value)
+        name = self.name("A")
+        self.consts[name] = arr
+        return Arr(name, 0, frozenset(), arr.ndim, kind_of(ty))
+
+    # ------------------------------------------------------------ axes
+
+    def lift(self, a: Arr, k: int) -> Arr:
+        """a as a value at depth k (size-1 batch axes appended): a view."""
+        if a.depth >= k or is_scalar0(a):
+            return a
+        code = f"{a.code}[{index_code(a.depth, ['None'] * (k - a.depth))}]"
+        return Arr(code, k, a.deps, a.rank, a.kind, a.iota)
+
+    def insert(self, a: Arr, pos: int, count: int) -> Arr:
+        """a with `count` size-1 batch axes inserted at position pos."""
+        if a.depth <= pos or count == 0:
+            return a
+        code = f"{a.code}[{index_code(pos, ['None'] * count)}]"
+        shift = (lambda b: b if b < pos else b + count)
+        return Arr(code, a.depth + count, frozenset(map(shift, a.deps)), a.rank, a.kind,
+                   None if a.iota is None else shift(a.iota))
+
+    def drop(self, a: Arr, ax: int) -> Arr:
+        """a without batch axis ax, along which it does not vary."""
+        if a.depth <= ax:
+            return a
+        assert ax not in a.deps
+        code = self.assign(f"{a.code}[{index_code(ax, ['0'])}]")
+        shift = (lambda b: b if b < ax else b - 1)
+        return Arr(code, a.depth - 1, frozenset(map(shift, a.deps)), a.rank, a.kind,
+                   None if a.iota is None else shift(a.iota))
+
+    def expand(self, c: Arr, d: int, r: int) -> str:
+        """c (a scalar per lane) lifted to depth d with r trailing axes for an element."""
+        c = self.lift(c, d)
+        if r == 0 or is_scalar0(c):
+            return c.code
+        return f"{c.code}[..., {', '.join(['None'] * r)}]"
+
+    # ------------------------------------------------------------ elementwise
+
+    def op(self, template: str, args: list[Arr], kind: str, rnk: int = 0, hint: str = "t",
+           reassociate: bool = True) -> Arr:
+        """template (code over {0}, {1}, ...) of args, broadcast at their common depth: an
+        array of this kind and rank. A product of scalars is kept in defs, so that a sum
+        of it becomes an einsum of its factors (contractions.py)."""
+        if reassociate and template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            split = self.reassociate(*args)
+            if split is not None:
+                small, large = split
+                sp = self.op(_MUL, small, "f", reassociate=False)
+                out = self.op(_MUL, [sp, large], "f", hint=hint, reassociate=False)
+                if not (out.deps > sp.deps and out.deps > large.deps):
+                    # a scaled array, not an outer product: einsums take it whole (it is
+                    # often shared by several), not as more operands
+                    self.defs.pop(out.code, None)
+                return out
+        d = max((a.depth for a in args), default=0)
+        codes = [self.lift(a, d).code for a in args]
+        deps = frozenset().union(*(a.deps for a in args))
+        out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
+        if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            self.defs[out.code] = ("mul", args[0], args[1])
+        return out
+
+    def reassociate(self, a: Arr, b: Arr):
+        """For s * (p * q) with s * p varying along fewer batch axes than p * q:
+        ([s, p], q), so that s multiplies the small array, not the large product
+        (which is then often dead: 2 * (x * c) over (N, K, D) becomes (2 * c) * x)."""
+        best = None
+        for s, prod in ((a, b), (b, a)):
+            how = self.defs.get(prod.code)
+            if how is None or how[0] != "mul":
+                continue
+            for p, q in ((how[1], how[2]), (how[2], how[1])):
+                axes = len(s.deps | p.deps)
+                if axes < len(prod.deps) and (best is None or axes < best[0]):
+                    best = (axes, [s, p], q)
+        return None if best is None else best[1:]
+
+    def andmask(self, c: Arr) -> Arr:
+        """c and the current mask (the lanes that the enclosing branches and ragged ranges keep)."""
+        m = self.mask
+        return c if m is None else self.op("({0} & {1})", [m, c], "b")
+
+    def length(self, code: str) -> Arr:
+        """An Int read from a shape (never negative), named."""
+        name = self.assign(code, "n")
+        self.nonneg.add(name)
+        return Arr(name, 0, frozenset(), 0, "i")
+
+    # ------------------------------------------------------------ terms
+
+    def comp(self, t: K.Term):
+        """Compile t: the value it has, for all the lanes of the enclosing builds at once
+        (values.py). How each kind of term is compiled: dispatch.TERMS."""
+        compile_term = TERMS.get(type(t))
+        if compile_term is None:
+            raise CatadError(f"the backend cannot compile a {type(t).__name__} term", getattr(t, "loc", None),
+                             "backend")
+        return compile_term(self, t)

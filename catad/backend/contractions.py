@@ -1,0 +1,124 @@
+"""Sums of products as einsums (catad.backend).
+
+A product of scalars per lane is recorded in ``c.defs`` as it is made (``Compiler.op``), so
+that summing it over a batch axis (``reductions.reduce``) or moving axes by a scatter
+(``scatters.moved_axes``) becomes one ``runtime.contract`` (an einsum) of its factors, and
+the product itself is never formed: GMM's triangular ``Q x`` is a batched matrix-vector
+product, not an N x K x D x D array. A ragged range's mask and, in the zero-safe variant,
+a tangent enter an einsum as marked operands (see runtime.contract).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .values import Arr, is_scalar0
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is LETTERS[b]
+
+
+@dataclass(frozen=True, eq=False)
+class TangentFactor(Arr):
+    """The tangent factor of a product in the zero-safe variant: an einsum's `zero`
+    operand, whose 0 makes its term 0 whatever the other factors are (runtime.contract)."""
+
+
+def _has_tangent(fs: list[Arr]) -> bool:
+    return any(isinstance(f, TangentFactor) for f in fs)
+
+
+def factors(c: Compiler, x: Arr) -> list[Arr]:
+    """The factors x is a product of (itself if it is not one), as defs recorded them."""
+    how = c.defs.get(x.code)
+    if how is None or how[0] not in ("mul", "where0", "tmul") or \
+            x.depth != max([x.depth] + [a.depth for a in how[1:]]):
+        return [x]
+    if how[0] == "mul":
+        return factors(c, how[1]) + factors(c, how[2])
+    if how[0] == "tmul":
+        # zero-safe k * x: the tangent x stays whole (k2 * (k1 * x) is 0 where k1 * x
+        # is, not only where x is), and marked, so the einsum drops its zeros' terms
+        t = how[2]
+        return factors(c, how[1]) + [TangentFactor(t.code, t.depth, t.deps, t.rank, t.kind, t.iota)]
+    return [how[1]] + factors(c, how[2])  # where(mask, y, 0) = mask * y: a ragged mask's lanes are finite
+
+
+def contract(c: Compiler, x: Arr, ax: int) -> str | None:
+    """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
+    matrix-vector product, ...) as one einsum, without forming the product."""
+    how = c.defs.get(x.code)
+    if how is not None and how[0] == "einsum":  # an einsum summed over one more axis
+        _, ops, specs, out, pads, scalars, masks = how
+        pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
+        return einsum(c, ("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
+                      0, frozenset(), 0).code
+    parts = factors(c, x)
+    whole = _has_tangent(parts)  # zero-safe: no scalar is taken out (see einsum_of)
+    scalars = [] if whole else [f for f in parts if is_scalar0(f)]
+    fs = parts if whole else [f for f in parts if not is_scalar0(f)]
+    if x.rank:
+        return None
+    if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
+        out = f"{fs[0].code}.sum(axis={ax})"  # k * a summed is k times a's sum: no temporary
+        for f in scalars:
+            out = f"({f.code} * {out})"
+        return c.assign(out)
+    if len(fs) < 2:
+        return None
+    axes = set().union(*(f.deps for f in fs))
+    out = [LETTERS[b] if b in axes else None for b in range(x.depth) if b != ax]
+    return einsum(c, einsum_of(c, parts, 0, out), 0, frozenset(), 0, hint="t", record=False).code
+
+
+def operand(c: Compiler, f: Arr) -> str:
+    """An einsum operand: f's view without its size-1 batch axes (a Bool that is not a
+    ragged build's mask counts as 0 or 1)."""
+    view = f.code if f.depth == 0 else \
+        f"{f.code}[{', '.join(':' if b in f.deps else '0' for b in range(f.depth))}]"
+    return f"{view}.astype(np.float64)" if f.kind == "b" and f.code not in c.ragged_masks else view
+
+
+def masks_of(c: Compiler, fs: list[Arr]) -> str:
+    """The keywords naming the operands that are ragged masks and, in the zero-safe
+    variant, tangents (see runtime.contract)."""
+    where = tuple(k for k, f in enumerate(fs) if f.code in c.ragged_masks)
+    zero = tuple(k for k, f in enumerate(fs) if isinstance(f, TangentFactor))
+    return (f", where={where}" if where else "") + (f", zero={zero}" if zero else "")
+
+
+def einsum_of(c: Compiler, parts: list[Arr], d: int, out: list, pads: dict | None = None) -> tuple:
+    """The `how` (see einsum) of the product of factors with output axes `out`: batch
+    axis b is letter b, a factor's element axes are the letters from d on."""
+    # a scalar factor multiplies the einsum, except with a tangent factor (zero-safe):
+    # then inf * (a sum of terms whose tangent is 0) would be NaN, not 0
+    whole = _has_tangent(parts)
+    scalars = () if whole else tuple(f.code for f in parts if is_scalar0(f))
+    fs = parts if whole else [f for f in parts if not is_scalar0(f)]
+    ops = tuple(operand(c, f) for f in fs)
+    specs = tuple("".join(LETTERS[b] for b in sorted(f.deps)) + LETTERS[d:d + f.rank] for f in fs)
+    return ("einsum", ops, specs, tuple(out), pads or {}, scalars, masks_of(c, fs))
+
+
+def einsum(c: Compiler, how: tuple, depth: int, deps: frozenset, rank: int, hint: str = "ct",
+           record: bool = True) -> Arr:
+    """The array `how` describes (see einsum_of): an einsum whose output axes are
+    letters, or None for a size-1 batch axis; pads: output axis -> the length its
+    lanes are padded to with zeros (an update's vector longer than the build). With
+    `record`, kept in defs, so that a later sum joins the einsum (contract)."""
+    _, ops, specs, out, pads, scalars, masks = how
+    code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
+    ones = tuple(k for k, x in enumerate(out) if x is None)
+    if ones:
+        code = f"np.expand_dims({code}, {ones})"
+    for k, n in sorted(pads.items()):
+        code = f"update_vector({code}, {k}, {n})"
+    for s in scalars:
+        code = f"({s} * {code})"
+    name = c.assign(code, hint)
+    if record:
+        c.defs[name] = how
+    return Arr(name, depth, deps, rank, "f")

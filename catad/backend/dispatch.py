@@ -1,0 +1,93 @@
+"""Where each construct is compiled: one table for terms, one for primitives (catad.backend).
+
+``TERMS`` maps a term's class to the function ``(compiler, term)`` that compiles it;
+``Compiler.comp`` looks terms up here. A call of a primitive is compiled by ``call``: a
+primitive the backend compiles itself has a row in ``CODEGEN``, the function
+``(compiler, call term, *its compiled arguments)``; every other primitive is elementwise, the
+registry's ``vector`` template over its broadcast arguments, or ``each`` (element by element,
+reported by explain) where it has none. A new construct is a module of its own and one row
+here.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import CatadError
+from ..lang import terms as K
+from ..primitives.registry import PRIMITIVES
+from ..tangents import ZERO as RT_ZERO
+from . import arrays, checks, control, gathers, reductions, scatters, tangent_ops
+from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+def var(c: Compiler, t: K.Var):
+    return c.env[t.name]
+
+
+def const(c: Compiler, t: K.Const):
+    if t.value is RT_ZERO:
+        return ZERO
+    if isinstance(t.value, tuple):
+        return tuple(c.const(v, ty) for v, ty in zip(t.value, t.type.items))
+    return c.const(t.py_value, t.type)
+
+
+def tuple_(c: Compiler, t: K.Tuple):
+    return tuple(c.comp(x) for x in t.items)
+
+
+def get(c: Compiler, t: K.Get):
+    return project(c, c.comp(t.tup), t.index)
+
+
+def project(c: Compiler, tup, index: int):
+    """Component `index` of a tuple value (a vector of tuples is a tuple of vectors)."""
+    if tup is ZERO:
+        return ZERO
+    if isinstance(tup, tuple):
+        return tup[index]
+    if isinstance(tup, Stacked):
+        return Stacked(project(c, tup.body, index), tup.depth, tup.n, tup.N, tup.mask)
+    if isinstance(tup, RT):
+        return RT(c.assign(f"{tup.code}[{index}]"))
+    raise Unvectorisable("a projection of a value that is not a tuple")
+
+
+def call(c: Compiler, t: K.Call):
+    fn = t.fn
+    p = PRIMITIVES.get(fn)
+    if p is None:
+        raise CatadError(f"the backend compiles one definition; {fn!r} should have been inlined", t.loc,
+                         "backend")
+    args = [c.comp(a) for a in t.args]
+    special = CODEGEN.get(fn)
+    if special is not None:
+        return special(c, t, *args)
+    if any(not isinstance(a, Arr) for a in args):
+        args = [arrays.scalar(c, a) for a in args]
+    if p.vector is not None:
+        return c.op(p.vector, args, kind_of(t.type))
+    c.element_loops.add(fn)
+    return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
+                args, kind_of(t.type))
+
+
+TERMS = {
+    K.Let: control.let, K.Var: var, K.Const: const, K.Tuple: tuple_, K.Get: get, K.If: control.if_,
+    K.Build: control.build, K.Call: call,
+}
+
+# The primitives whose code the backend writes itself (the structural ones, and those whose
+# whole-array form depends on the values: not a `vector` template of the registry).
+CODEGEN = {
+    "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
+    "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
+    "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin,
+    "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
+    "vector": arrays.p_vector,
+    "check": checks.p_check,
+}

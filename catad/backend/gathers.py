@@ -1,0 +1,107 @@
+"""Reading vectors: index (gathers), size and dim (catad.backend).
+
+``v[i]`` for all lanes at once: a build indexed with its own index gives its body back
+(no copy), an index update indexed is a selection, and otherwise the vector is an array and
+the read is a NumPy gather (``take_iota`` when i is another build's index).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import arrays, control, scatters, tangent_ops
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, index_code, is_zero, tsum_terms
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+def p_index(c: Compiler, t, i: Arr, v):
+    """index(i, v): v[i]."""
+    return index(c, v, i)
+
+
+def index(c: Compiler, v, i: Arr):
+    """v[i] for every lane, through v's structure (values.py)."""
+    if isinstance(v, tuple):  # a vector of tuples, kept as a tuple of vectors
+        return tuple(index(c, x, i) for x in v)
+    if is_zero(v):
+        return ZERO
+    if isinstance(v, RT):
+        if c.depth > 0 or i.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        return RT(c.assign(f"rt_index({v.code}, {i.code})"))
+    if isinstance(v, Upd) and not v.extra:
+        return control.masked(c, c.op("({0} == {1})", [i, v.idx], "b"), v.val)
+    if isinstance(v, Upd):
+        v = scatters.scatter(c, v, set(), c.sizes)
+    if isinstance(v, TSum):
+        terms = tsum_terms(v)
+        vecs = [x for x in terms if isinstance(x, Stacked) and x.mask is None and isinstance(x.body, Arr)
+                and x.n.code == terms[0].n.code] if isinstance(terms[0], Stacked) else []
+        if len(vecs) > 1 and any(x.n.code != x.N for x in vecs):
+            rest = [x for x in terms if not any(x is y for y in vecs)]
+            return tangent_ops.sum_all(c, [gather(c, arrays.dense_sum(c, vecs), i)] + [index(c, x, i) for x in rest])
+        return tangent_ops.sum_all(c, [index(c, x, i) for x in terms])
+    if isinstance(v, Stacked):
+        if isinstance(v.body, tuple):
+            return tuple(index(c, Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
+        if i.iota is not None and i.iota == v.depth and c.lengths[i.iota] == v.n.code and \
+                c.sizes[i.iota] == v.N:
+            return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
+        v = arrays.dense(c, v)
+    return gather(c, v, i)
+
+
+def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
+    """x[i] for a Vec x (axis `d` after lifting) and an Int i, for all lanes at once."""
+    d = max(x.depth, i.depth)
+    xl = c.lift(x, d)
+    guarded = c.mask is not None
+    if guarded and i.iota is None:  # a discarded lane may index an empty vector
+        xl = Arr(c.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
+    if i.depth == 0:
+        ic = i.code if not guarded else c.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
+        code = f"{xl.code}[{index_code(d, [ic])}]"
+        return Arr(c.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
+    if i.iota is not None and i.iota not in xl.deps:
+        code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{', True' if guarded else ''})"
+        return Arr(c.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
+    parts = [c.lift(c.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
+    ic = c.lift(i, d).code
+    if guarded:
+        ic = c.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
+    code = f"{xl.code}[{', '.join(parts + [ic])}]"
+    return Arr(c.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
+
+
+def p_size(c: Compiler, t, v):
+    """size(v): the number of elements (rows) of v."""
+    if isinstance(v, tuple):
+        return p_size(c, t, v[0])
+    if isinstance(v, Stacked):
+        return v.n
+    if isinstance(v, Upd):
+        return v.n
+    if isinstance(v, Arr):
+        return c.length(f"{v.code}.shape[{v.depth}]")
+    if isinstance(v, RT) and c.depth == 0:
+        return c.length(f"len({v.code})")
+    if isinstance(v, TSum):
+        return p_size(c, t, tsum_terms(v)[0])
+    raise Unvectorisable("the size of a zero tangent")
+
+
+def p_dim(c: Compiler, t, v, k: Arr):
+    """dim(v, k): the length of v's axis k, read from the shape (rows may be none)."""
+    axis = int(t.args[1].value)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
+    if isinstance(v, tuple):
+        v = v[0]
+    if axis == 0:
+        return p_size(c, t, v)
+    if isinstance(v, Stacked):
+        v = arrays.dense(c, v)
+    if isinstance(v, Arr):
+        return c.length(f"{v.code}.shape[{v.depth + axis}]")
+    if isinstance(v, RT) and c.depth == 0:
+        return c.length(f"np.shape(dense_tangent({v.code}))[{axis}]")
+    raise Unvectorisable("the shape of a tangent that is not an array")

@@ -1,0 +1,137 @@
+"""Sums and reductions over builds: sum, tsum, vmax, vmin, argmax, argmin (catad.backend).
+
+A sum over a build is a sum over that build's batch axis; an update summed over a build the
+index does not depend on sums its values first, and one it does depend on waits (an Upd with
+pending axes) for a single scatter; a sum of a product is an einsum (contractions.py).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import arrays, contractions, control, scatters, tangent_ops
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_scalar0, is_zero, tsum_terms
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+def p_sum(c: Compiler, t, v):
+    """sum(v): the sum of v's elements (rows)."""
+    return vsum(c, v)
+
+
+def p_tsum(c: Compiler, t, v):
+    """tsum(v): the sum of a vector of tangents."""
+    return vsum(c, v)
+
+
+def vsum(c: Compiler, v):
+    """The sum of v's elements: of a build, the sum over its batch axis."""
+    if v is ZERO:
+        return ZERO
+    if isinstance(v, tuple):
+        return tuple(vsum(c, x) for x in v)
+    if isinstance(v, RT):
+        if c.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        return RT(c.assign(f"rt_sum({v.code})"))
+    if isinstance(v, Upd):
+        return v.val
+    if isinstance(v, TSum):
+        return tangent_ops.sum_all(c, [vsum(c, x) for x in tsum_terms(v)])
+    if isinstance(v, Arr):
+        v = arrays.as_stacked(c, v)
+    if isinstance(v.body, tuple):
+        return tuple(vsum(c, Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
+    body = v.body if v.mask is None else control.masked(c, v.mask, v.body)
+    sizes = c.sizes[:v.depth] + [v.N]
+    return reduce(c, body, v.depth, v.N, sizes)
+
+
+def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
+    """The sum over batch axis ax (of size n) of x."""
+    if is_zero(x):
+        return ZERO
+    if isinstance(x, tuple):
+        return tuple(reduce(c, v, ax, n, sizes) for v in x)
+    if isinstance(x, Arr):
+        if x.depth <= ax or ax not in x.deps:
+            base = c.drop(x, ax)
+            return c.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
+        shift = (lambda b: b if b < ax else b - 1)
+        deps = frozenset(shift(b) for b in x.deps if b != ax)
+        code = contractions.contract(c, x, ax) or c.assign(f"{x.code}.sum(axis={ax})")
+        return Arr(code, x.depth - 1, deps, x.rank, x.kind)
+    if isinstance(x, TSum):
+        return tangent_ops.sum_all(c, [reduce(c, v, ax, n, sizes) for v in tsum_terms(x)])
+    if isinstance(x, Upd):
+        return reduce_update(c, x, ax, n, sizes)
+    if isinstance(x, Stacked):
+        if x.depth <= ax:
+            return tangent_ops.tscale(c, c.op("to_float({0})", [Arr(n, kind="i")], "f"), x)
+        if x.mask is None and ax not in x.n.deps:  # sum the elements, stay a vector
+            body = reduce(c, x.body, ax, n, sizes[:x.depth] + [x.N])
+            return Stacked(body, x.depth - 1, c.drop(x.n, ax), x.N)
+        return reduce(c, arrays.dense(c, x, sizes), ax, n, sizes)
+    raise Unvectorisable("a loop's tangents used inside a vectorised build")
+
+
+def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
+    """The sum over batch axis ax of an index update: its values summed first where the
+    index does not vary along ax, else lazy (pending axes) or scattered."""
+    if u.val is ZERO:
+        return ZERO
+    if isinstance(u.val, TSum):
+        return tangent_ops.sum_all(c, [reduce(c, scatters.update(c, u.idx, v, u.n), ax, n, sizes)
+                                       for v in tsum_terms(u.val)])
+    L = depth_of(u)
+    if ax >= L:  # constant along ax
+        return tangent_ops.tscale(c, c.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
+    if ax not in u.idx.deps:  # sum the values first
+        return Upd(c.drop(u.idx, ax), reduce(c, u.val, ax, n, sizes), c.drop(u.n, ax), u.extra)
+    if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
+        # sum_i update(i, v_i, m) is the vector of the v_i (zeros after the last i)
+        return Stacked(u.val, ax, u.n, n, None)
+    if ax == L - 1 and isinstance(u.val, Arr):  # innermost: keep it lazy
+        return Upd(u.idx, u.val, u.n, u.extra + 1)
+    return scatters.scatter(c, u, {ax}, sizes)
+
+
+def p_vmax(c: Compiler, t, v):
+    """vmax(v): the largest element (vmin, argmax, argmin alike: vreduce)."""
+    return vreduce(c, "max", v, t)
+
+
+def p_vmin(c: Compiler, t, v):
+    return vreduce(c, "min", v, t)
+
+
+def p_argmax(c: Compiler, t, v):
+    return vreduce(c, "argmax", v, t)
+
+
+def p_argmin(c: Compiler, t, v):
+    return vreduce(c, "argmin", v, t)
+
+
+def vreduce(c: Compiler, kind: str, v, t):
+    """max, min, argmax or argmin of the elements of v (runtime.vreduce: masked lanes are
+    left out, and a reduction of nothing raises at t's source line)."""
+    if isinstance(v, Arr):
+        v = arrays.as_stacked(c, v)
+    if not isinstance(v, Stacked):
+        raise Unvectorisable(f"{kind} of a tangent")
+    if v.mask is None and v.n.code != v.N:
+        v = arrays.as_stacked(c, arrays.dense(c, v))
+    body = arrays.dense(c, v.body, c.sizes[:v.depth] + [v.N])
+    d = v.depth
+    b = c.lift(body, d + 1)
+    if is_scalar0(b) or d not in b.deps:  # constant along the axis: broadcast it (the mask still applies)
+        b = arrays.dense(c, Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
+        b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
+    mask = "None" if v.mask is None else c.lift(v.mask, d + 1).code
+    guard = c.mask is not None  # lanes a branch discards may reduce nothing
+    loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
+    out = c.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {guard}{f', {loc!r}' if loc else ''})")
+    deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
+    return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)

@@ -1,0 +1,127 @@
+"""Writing vectors: index updates and scatter-adds (catad.backend).
+
+The cotangent of ``v[i]`` is ``update(i, r, n)``, kept symbolic (values.Upd) until an array
+is needed; a sum over a build of updates then becomes one scatter-add (``runtime.scatter``,
+``np.bincount``), or, when each index is its own summed build's index, only moves axes: an
+einsum of the value's factors (``moved_axes``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import arrays, contractions, control, reductions, tangent_ops
+from .contractions import LETTERS
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+def p_update(c: Compiler, t, i: Arr, r, n: Arr):
+    """update(i, r, n): the vector of length n that is r at i and zero elsewhere."""
+    return update(c, i, r, n)
+
+
+def update(c: Compiler, i: Arr, r, n: Arr):
+    """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed."""
+    if r is ZERO:
+        return ZERO
+    if isinstance(r, TSum):
+        return tangent_ops.sum_all(c, [update(c, i, v, n) for v in tsum_terms(r)])
+    if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
+        return tuple(update(c, i, x, n) for x in r)
+    if isinstance(r, RT):
+        return RT(c.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
+    if isinstance(r, Upd):
+        r = settle(c, r, max(i.depth, n.depth))
+    return Upd(i, r, n)
+
+
+def settle(c: Compiler, u: Upd, depth: int):
+    """u, made an array if it sums over axes that a value of this depth uses."""
+    if u.extra and depth > u.idx.depth - u.extra:
+        return scatter(c, u, set(), c.sizes)
+    return u
+
+
+def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
+    """An index update (possibly nested: a row's update) summed over the batch axes
+    `axes` and its pending ones, as one dense array, by a single scatter-add."""
+    chain = []
+    v = u
+    while isinstance(v, Upd):
+        chain.append(v)
+        v = v.val
+    if isinstance(v, Stacked):
+        v = arrays.dense(c, v, sizes)
+    if not isinstance(v, Arr):
+        raise Unvectorisable("a scatter of a value that is not an array")
+    d = max([v.depth] + [up.idx.depth for up in chain])
+    cover = v.deps.union(*(up.idx.deps for up in chain))
+    summed = set(axes)
+    for up in chain:
+        summed |= set(range(up.idx.depth - up.extra, up.idx.depth))
+    kept = [b for b in range(d) if b not in summed]
+    shape = [sizes[b] if b in cover else "1" for b in kept]
+    index = [c.lift(iotas_for(c, b, sizes), d).code if b in cover else "0" for b in kept]
+    for up in chain:
+        nn = up.n.code if not up.n.deps else c.assign(f"maxlen({up.n.code})", "N")
+        shape.append(nn)
+        index.append(c.lift(up.idx, d).code)
+    moved = moved_axes(c, chain, v, d, summed, kept, cover, sizes)
+    if moved is not None:
+        return moved
+    vl = c.lift(v, d)
+    shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+    if v.rank:
+        shape_code += f" + {vl.code}.shape[{d}:]"
+    code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
+    deps = frozenset(k for k, b in enumerate(kept) if b in cover)
+    return Arr(c.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
+
+
+def moved_axes(c: Compiler, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,
+               sizes: list[str]) -> Arr | None:
+    """The scatter when each update's index is the index of its own summed batch axis
+    (the reverse of a transposition, as in x @ L.T): it only moves those axes to the
+    element axes and sums the others, so it is an einsum of v's factors, with nothing
+    scattered and no product formed. Or None. The einsum is kept in `defs` so that a
+    later sum over a kept axis (the points of x) joins it (contractions.contract)."""
+    moved = [up.idx.iota for up in chain]
+    own_axis = all(a is not None and up.idx.deps == {a} and not up.n.deps for a, up in zip(moved, chain))
+    if not own_axis or len(set(moved)) < len(moved) or not set(moved) <= summed:
+        return None
+    if v.kind != "f" or not summed <= v.deps or d + v.rank > len(LETTERS):
+        return None  # v must vary along every axis that is summed or moved
+    out = [LETTERS[b] if b in cover else None for b in kept] + [LETTERS[a] for a in moved] \
+        + list(LETTERS[d:d + v.rank])
+    pads = {len(kept) + k: up.n.code for k, up in enumerate(chain) if up.n.code != sizes[up.idx.iota]}
+    how = contractions.einsum_of(c, contractions.factors(c, v) if v.rank == 0 else [v], d, out, pads)
+    deps = frozenset(k for k, b in enumerate(kept) if b in cover)
+    return contractions.einsum(c, how, len(kept), deps, len(chain) + v.rank)
+
+
+def iotas_for(c: Compiler, b: int, sizes: list[str]) -> Arr:
+    """The index of batch axis b, of size sizes[b] (the enclosing build's own, if it is that)."""
+    if b < len(c.iotas) and sizes[b] == c.sizes[b]:
+        return c.iotas[b]
+    shape = f"({', '.join(['1'] * b + ['-1'])})"
+    return Arr(c.assign(f"np.arange({sizes[b]}).reshape({shape})", "i"), b + 1, frozenset({b}), 0, "i", b)
+
+
+def p_scatter_add(c: Compiler, t, idx, vals, n: Arr):
+    """scatter_add(idx, vals, n): the sum over k of update(idx[k], vals[k], n)."""
+    if vals is ZERO:
+        return ZERO
+    if isinstance(idx, Arr):
+        idx = arrays.as_stacked(c, idx)
+    if isinstance(vals, Arr):
+        vals = arrays.as_stacked(c, vals)
+    if not isinstance(idx, Stacked) or not isinstance(vals, Stacked):
+        raise Unvectorisable("scatter_add of run-time tangents")
+    d = max(idx.depth, vals.depth)
+    idx, vals = arrays.at(c, idx, d), arrays.at(c, vals, d)
+    body = update(c, idx.body, vals.body, n)
+    if idx.mask is not None:
+        body = control.masked(c, idx.mask, body)
+    return reductions.reduce(c, body, d, idx.N, c.sizes[:d] + [idx.N])

@@ -1,0 +1,110 @@
+"""The tangent space's operations: tadd, tscale and tmul (catad.backend).
+
+Zeros stay symbolic, index updates stay updates and sums of updates stay sums (values.py),
+so adding and scaling push into the structure rather than materialising it. In the zero-safe
+variant (``Compiler(zero_safe=True)``) a product with a tangent is 0 wherever the tangent is 0,
+whatever its coefficient (runtime.tmul0; catad.tangents.times).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lang.types import Float
+from . import arrays, scatters
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+
+def p_tadd(c: Compiler, t, a, b):
+    """tadd(a, b): the sum of two tangents."""
+    return tadd(c, a, b)
+
+
+def tadd(c: Compiler, a, b):
+    """a + b, as structured as a and b are (a sum of different kinds stays a TSum)."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    if (a is b or a == b) and not (isinstance(a, Arr) and a.kind != "f"):
+        # x + x (both sides of a product rule, as in x * x) is 2x, and scaling
+        # lands on x's smallest factor (tscale): no pass over a large array
+        return tscale(c, c.const(2.0, Float), a)
+    if isinstance(a, tuple):
+        return tuple(tadd(c, x, y) for x, y in zip(a, b))
+    if isinstance(a, RT) or isinstance(b, RT):
+        return RT(c.assign(f"T_tadd({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
+    if isinstance(a, Arr) and isinstance(b, Arr):
+        return c.op("({0} + {1})", [a, b], a.kind, a.rank)
+    if isinstance(a, Stacked) and isinstance(b, Stacked) and a.n.code == b.n.code and a.N == b.N \
+            and a.mask is None and b.mask is None and isinstance(a.body, Arr) and isinstance(b.body, Arr):
+        d = max(a.depth, b.depth)
+        a, b = arrays.at(c, a, d), arrays.at(c, b, d)
+        return Stacked(tadd(c, a.body, b.body), d, a.n, a.N, None)
+    return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
+
+
+def sum_all(c: Compiler, xs: list):
+    """The sum of the tangents xs (ZERO for none)."""
+    out = ZERO
+    for x in xs:
+        out = tadd(c, out, x)
+    return out
+
+
+def p_tscale(c: Compiler, t, s, x):
+    """tscale(s, x): the tangent x times the scalar s (the application of lmScale)."""
+    return tscale(c, arrays.scalar(c, s), x)
+
+
+def tscale(c: Compiler, s: Arr, x):
+    """s * x, pushed into x's structure (an update scales its values, a build its body)."""
+    if is_zero(x):
+        return x
+    if isinstance(x, tuple):
+        return tuple(tscale(c, s, v) for v in x)
+    if isinstance(x, Arr):
+        if c.zero_safe:
+            return times(c, s, x)
+        if x.rank == 0:
+            return c.op("({0} * {1})", [s, x], "f")
+        d = max(s.depth, x.depth)
+        return Arr(c.assign(f"({c.expand(s, d, x.rank)} * {c.lift(x, d).code})"), d,
+                   s.deps | x.deps, x.rank, "f")
+    if isinstance(x, Upd):
+        x = scatters.settle(c, x, s.depth)
+        if not isinstance(x, Upd):
+            return tscale(c, s, x)
+        return Upd(x.idx, tscale(c, s, x.val), x.n, x.extra)
+    if isinstance(x, TSum):
+        return sum_all(c, [tscale(c, s, v) for v in tsum_terms(x)])
+    if isinstance(x, Stacked):
+        st = arrays.at(c, x, max(x.depth, s.depth))
+        return Stacked(tscale(c, s, st.body), st.depth, st.n, st.N, st.mask)
+    if isinstance(x, RT):
+        return RT(c.assign(f"T_tscale({s.code}, {x.code})"))
+    raise AssertionError(x)
+
+
+def p_tmul(c: Compiler, t, v: Arr, x):
+    """tmul(v, x): v * x elementwise (the application of lmScaleVec)."""
+    if x is ZERO:
+        return ZERO
+    x = arrays.dense(c, x)
+    if c.zero_safe:
+        return times(c, v, x)
+    return c.op("({0} * {1})", [v, x], "f", x.rank)
+
+
+def times(c: Compiler, k: Arr, x: Arr) -> Arr:
+    """k * x for a tangent x in the zero-safe variant: 0 wherever x is 0 (runtime.tmul0).
+    A product of scalars per lane is kept in `defs`, so that a sum of it is still one
+    einsum, with x whole as a `zero` operand (contractions.factors)."""
+    d = max(k.depth, x.depth)
+    code = f"tmul0({c.expand(k, d, x.rank - k.rank)}, {c.lift(x, d).code})"
+    out = Arr(c.assign(code), d, k.deps | x.deps, x.rank, "f")
+    if k.rank == 0 and x.rank == 0:
+        c.defs[out.code] = ("tmul", k, x)
+    return out
