@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -43,6 +44,13 @@ class Primitive:
     # catad/backend/runtime.py. None: element by element (reported by explain), or,
     # for the structural primitives (index, sum, ...), compiled by the backend itself.
     vector: str | None = None
+    # A structural primitive's other stages (index, sum, update, ...: those with no SymPy
+    # expression and no whole-array template), named "module:object" so this lowest layer
+    # imports none of them: "derivative" (its Jacobian rule, catad.ad.rules), "linear maps"
+    # (the maps that rule makes, whose laws are in catad.rewrite.catalogue) and "codegen"
+    # (catad.backend.dispatch.CODEGEN's row). See STRUCTURAL; tests/test_primitive_rows.py
+    # resolves every name against the stage's own table.
+    stages: tuple[tuple[str, str], ...] = ()
 
     def result_type(self, arg_types: tuple[Type, ...]) -> Type:
         if self.arity is not None and len(arg_types) != self.arity:
@@ -618,3 +626,35 @@ register(Primitive("tmul", t_tmul, _tmul, arity=2,
                        "0 wherever x is 0, even where v is inf or nan)"))
 register(Primitive("tsum", t_tsum, _tsum,
                    doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))
+
+
+# ---------------------------------------------------------------- structural primitives: every stage in one row
+# Typing and the reference implementation are the rows above; here, where each other stage
+# keeps the primitive's rules. Adding a structural primitive (or fold's parts) is a row here
+# and an entry in each named table.
+
+_AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
+STRUCTURAL = {
+    "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
+              "codegen": _CG + "gathers:p_index"},
+    "size": {"codegen": _CG + "gathers:p_size"},
+    "dim": {"codegen": _CG + "gathers:p_dim"},
+    "sum": {"derivative": _AD + "_j_sum", "linear maps": _LM + "Sum Broadcast", "codegen": _CG + "reductions:p_sum"},
+    "vmax": {"derivative": _AD + "_j_reduce", "linear maps": _LM + "Index IndexUpdate",
+             "codegen": _CG + "reductions:p_vmax"},
+    "vmin": {"derivative": _AD + "_j_reduce", "linear maps": _LM + "Index IndexUpdate",
+             "codegen": _CG + "reductions:p_vmin"},
+    "argmax": {"codegen": _CG + "reductions:p_argmax"},
+    "argmin": {"codegen": _CG + "reductions:p_argmin"},
+    "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
+               "codegen": _CG + "arrays:p_vector"},
+    "check": {"codegen": _CG + "checks:p_check"},
+    "update": {"codegen": _CG + "scatters:p_update"},
+    "scatter_add": {"codegen": _CG + "scatters:p_scatter_add"},
+    "tadd": {"codegen": _CG + "tangent_ops:p_tadd"},
+    "tscale": {"codegen": _CG + "tangent_ops:p_tscale"},
+    "tmul": {"codegen": _CG + "tangent_ops:p_tmul"},
+    "tsum": {"codegen": _CG + "reductions:p_tsum"},
+}
+for _name, _stages in STRUCTURAL.items():
+    PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))
