@@ -238,10 +238,10 @@ class Shapes:
         if isinstance(t, Build):
             inner = self.infer(t.body) if isinstance(t.body.type, Vec) else ()
             first = self.dim(t.size) if simple(t.size) else None
-            return (first,) + _outside(inner or (None,) * (r - 1), _binders(t.body) | {t.var.name})
+            return (first,) + _outside(inner or (None,) * (r - 1), lambda: _binders(t.body) | {t.var.name})
         if isinstance(t, Let):
             lets, body = let_chain(t)
-            return _outside(self.infer(body) or unknown, {lt.var.name for lt in lets} | _binders(body))
+            return _outside(self.infer(body) or unknown, lambda: {lt.var.name for lt in lets} | _binders(body))
         if isinstance(t, If):
             a, b = self.infer(t.then) or unknown, self.infer(t.orelse) or unknown
             return tuple(x if x is not None and y is not None and self.same(x, y) else None for x, y in zip(a, b))
@@ -274,11 +274,13 @@ def _mentions(t: Term, names: set[str]) -> bool:
     return any(isinstance(n, Var) and n.name in names for n in walk(t))
 
 
-def _outside(dims: tuple, names: set[str]) -> tuple:
-    """dims with the sizes that mention a variable in `names` (out of scope) made unknown."""
-    if not names:
+def _outside(dims: tuple, names) -> tuple:
+    """dims with the sizes that mention a variable bound inside (out of scope) made unknown;
+    names() gives those variables, asked only when a size mentions a variable at all."""
+    if not any(d is not None and d.size is not None and not isinstance(d.size, Const) for d in dims):
         return dims
-    return tuple(d if d is None or d.size is None or not _mentions(d.size, names) else None for d in dims)
+    inside = names()
+    return tuple(d if d is None or d.size is None or not _mentions(d.size, inside) else None for d in dims)
 
 
 __all__ = ["Dim", "Shapes", "canonical", "fresh", "lin_add", "lin_const", "simple"]
