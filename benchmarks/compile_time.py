@@ -299,11 +299,13 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
 
 
 def commit(path: Path) -> str:
-    """The checkout's short commit, marked when its catad/ has uncommitted changes."""
+    """The checkout's short commit, with the last commit that changed catad/ when that is an
+    older one, marked when catad/ has uncommitted changes."""
     def git(*a):
         return subprocess.run(["git", "-C", str(path), *a], capture_output=True, text=True).stdout.strip()
+    head, last = git("rev-parse", "--short", "HEAD") or "unknown", git("log", "-1", "--format=%h", "--", "catad")
     changed = " + changes" if git("status", "--porcelain", "--", "catad") else ""
-    return (git("rev-parse", "--short", "HEAD") or "unknown") + changed
+    return head + (f" (catad/ as of {last})" if last and last != head else "") + changed
 
 
 def plan(args) -> list[tuple[str, int]]:
