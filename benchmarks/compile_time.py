@@ -18,8 +18,8 @@ How: every run is a fresh Python process (nothing cached; the memory is the proc
 with single-threaded BLAS. It imports numpy and catad, builds the function and its arguments,
 then, unless --cold, warms catad up on a small unrelated function using the same primitives
 (sin, exp, lgamma, where, ...), so that one-off costs per process (sympy's derivation of each
-primitive's derivative, handler tables: 0.03 s for the vector chain, 0.2 s and 20 MB for
-GMM) are not counted; `warm-up s` is the warm-up's own time. Then it resets the kernel's
+primitive's derivative, handler tables: at 4f5228f 0.1 s for the vector chain, 0.16 s and
+17 MB for GMM) are not counted; `warm-up s` is the warm-up's own time. Then it resets the kernel's
 high-water mark of resident memory (/proc/self/clear_refs) and times the call:
 
   first s    wall time of the first call, median of --repeats processes (min-max beside it)
