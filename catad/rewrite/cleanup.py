@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import ChainMap
 
 from ..lang.anf import anf_def
-from ..lang.terms import (Build, Call, ChainFreeVars, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
                           make_lets, may_fail)
 from .engine import term_children, with_children
 from .sweeps import substitute
@@ -73,37 +73,42 @@ def dead_code_def(d: Def) -> Def:
 def dead_code(t: Term) -> Term:
     """t without the let bindings nothing uses (terms are pure, but for checks: a binding
     that may fail a shape or bounds check is kept, as Python would have raised there)."""
+    return _dead(t)[0]
+
+
+def _dead(t: Term) -> tuple[Term, set]:
+    """(t without its dead lets, its free variables), in one pass: each let chain bottom-up
+    with the set of variables still needed, which a nested scope hands up to its let (so a
+    nested chain is not walked again for its free variables). Where nothing below changed,
+    a let is kept as it is (usually all of them)."""
     lets, body = let_chain(t)
-    body = _dead_inner(body)
-    fv = ChainFreeVars()  # linear also in the let chains nested in right sides
-    live = set(fv(body))
-    out = body
+    out, live = _dead_expr(body)
     for lt in reversed(lets):
         if lt.var in live or may_fail(lt.rhs):
-            rhs = _dead_inner(lt.rhs)
+            rhs, used = _dead_expr(lt.rhs)
             live.discard(lt.var)
-            live |= fv(rhs)
-            # where nothing below changed, the let is kept as it is (usually all of them)
+            live |= used
             out = lt if rhs is lt.rhs and out is lt.body else Let(lt.var, rhs, out, lt.loc)
-    return out
+    return out, live
 
 
-def _dead_inner(t: Term) -> Term:
-    """t with dead code removed in its nested scopes; t itself where there was none
-    (with_children keeps a node whose children are unchanged)."""
+def _dead_expr(t: Term) -> tuple[Term, set]:
+    """(t with dead code removed in its nested scopes, t's free variables); t itself where
+    nothing changed (with_children keeps a node whose children are unchanged)."""
+    if isinstance(t, Var):
+        return t, {t}
+    if isinstance(t, Const):
+        return t, set()
     if isinstance(t, Let):
-        return dead_code(t)
-    if isinstance(t, If):
-        return with_children(t, [t.cond, dead_code(t.then), dead_code(t.orelse)])
+        return _dead(t)
     if isinstance(t, Build):
-        return with_children(t, [t.size, t.var, dead_code(t.body)])
-    if isinstance(t, Tuple):
-        return with_children(t, [_dead_inner(x) for x in t.items])
-    if isinstance(t, Call) and any(isinstance(a, (Let, If, Build)) for a in t.args):
-        return with_children(t, [_dead_inner(a) for a in t.args])
-    if isinstance(t, Get):
-        return with_children(t, [_dead_inner(t.tup)])
-    return t
+        body, used = _dead(t.body)
+        used.discard(t.var)
+        size, more = _dead_expr(t.size)
+        return with_children(t, [size, t.var, body]), used | more
+    parts = [_dead(k) if isinstance(t, If) and k is not t.cond else _dead_expr(k) for k in term_children(t)]
+    used = set().union(*(u for _, u in parts))
+    return with_children(t, [k for k, _ in parts]), used
 
 
 def inline_single_use_def(d: Def) -> Def:
