@@ -101,9 +101,12 @@ class Acc:
             self.v, self.owned = np.array(densify(x), dtype=np.float64), True
             _add_at(self.v, v.i, v.value)
         elif isinstance(v, np.ndarray):
+            x = densify(x)
+            if x is ZERO:  # a vector of zero tangents (a loop's list of them) adds nothing
+                return
             if not self.owned:
                 self.v, self.owned = np.array(v, dtype=np.float64), True
-            self.v += densify(x)
+            self.v += x
         else:
             self.v = v + x
 
@@ -161,6 +164,8 @@ def tscale(k: float, x: Any) -> Any:
         return tuple(tscale(k, v) for v in x)
     if isinstance(x, OneHot):
         return OneHot(x.i, tscale(k, x.value), x.n)
+    if isinstance(x, list):  # a Vec of tangents kept element by element (a loop's result)
+        return [tscale(k, v) for v in x]
     return times(k, x)
 
 
