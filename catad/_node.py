@@ -49,7 +49,18 @@ class Node:
 
     def __hash__(self) -> int:
         h = self._hash
-        return _hash_tree(self) if h is None else h
+        if h is not None:
+            return h
+        values = type(self)._values(self)
+        for v in values:  # children hashed already (most new nodes): no stack needed
+            if isinstance(v, Node):
+                if v._hash is None:
+                    return _hash_tree(self)
+            elif isinstance(v, tuple) and not all(x._hash is not None for x in v if isinstance(x, Node)):
+                return _hash_tree(self)
+        h = hash((type(self).__name__, *values))
+        object.__setattr__(self, "_hash", h)
+        return h
 
     def __eq__(self, other: Any) -> bool:
         if self is other:

@@ -159,3 +159,22 @@ def test_the_first_grad_of_a_vector_chain_does_work_linear_in_its_length():
     (made1, tried1), (made2, tried2) = work[100], work[200]
     assert made2 <= 2.05 * made1 and tried2 <= 2.05 * tried1, work
     assert (made2 - made1) / 100 <= 600 and (tried2 - tried1) / 100 <= 200, work
+
+
+def test_a_rule_that_loops_is_an_error_not_a_hang():
+    """The step limit counts steps per node left normal (no walk of the whole term): two
+    rules that undo each other end in a CatadError, while a long chain that takes many
+    steps, each leaving nodes normal, does not."""
+    import pytest
+    from catad.errors import CatadError
+    from catad.lang.terms import Const
+    from catad.rewrite.rule import P, Rule
+    one, two = Const(1.0, Float), Const(2.0, Float)
+    flip = Rule("flip", "test", "", "1", "2", "", "", P(Const, value=1.0), lambda b: two)
+    flop = Rule("flop", "test", "", "2", "1", "", "", P(Const, value=2.0), lambda b: one)
+    with pytest.raises(CatadError, match="did not terminate"):
+        Rewriter([flip, flop]).normalize(prim("add", Var("x", Float), one))
+    x = Var("x", Float)
+    lets = [(Var(f"y{i}", Float), prim("mul", x, Const(1.0, Float))) for i in range(3 * N)]
+    out, steps = rewrite(make_lets(lets, x), RULES)  # every let dead, every mul-one fires
+    assert out == x and len(steps) > 10_000

@@ -8,7 +8,7 @@ import pytest
 import catad
 from catad._node import walk
 from catad.lang.evaluate import Evaluator
-from catad.lang.terms import Program
+from catad.lang.terms import Program, Term
 from catad.lang.typecheck import check_program
 from catad.lang.types import LinMap
 from catad.linearmaps import flatten, tangent_size, unflatten
@@ -155,3 +155,31 @@ def test_cotangents_of_indexing_stay_sparse():
     v = np.linspace(-1.0, 1.0, n)
     np.testing.assert_allclose(catad.grad(dot_self)(v), 2 * v)
     assert "update(" in catad.explain(dot_self, v[:3]).stage("reverse").text
+
+
+def _generic_term_children(t):
+    out = []
+    for v in type(t)._values(t):
+        if isinstance(v, Term):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, Term))
+    return out
+
+
+@pytest.mark.parametrize("case", DIFF_CASES[::3], ids=lambda c: c.name)
+def test_the_engines_children_are_every_term_field(case):
+    """engine.term_children reads only the fields whose declared type may hold a term (a
+    plan per class): on every node of every stage it agrees with looking at every field,
+    and with_children of the same children is the node itself."""
+    from catad.rewrite.engine import term_children, with_children
+    d = catad.explain(case.fn, *case.make_args(np.random.default_rng(3)))
+    p = d.pipeline
+    for body in (p.core.main.body, p.jacobian.body, p.jacobian_optimised.body, p.jacobian_transposed.body,
+                 p.forward.body, p.reverse.body):
+        for t in walk(body):
+            if isinstance(t, Term):
+                kids = term_children(t)
+                want = _generic_term_children(t)
+                assert len(kids) == len(want) and all(a is b for a, b in zip(kids, want)), type(t)
+                assert with_children(t, want) is t

@@ -373,8 +373,27 @@ def _fv_children(n: Term) -> list[Term]:
 
 def may_fail(t: Term) -> bool:
     """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
-    Such a let is kept even when nothing uses its value: Python would have raised there."""
-    return any(isinstance(n, Call) and n.fn == "check" for n in walk(t))
+    Such a let is kept even when nothing uses its value: Python would have raised there.
+    The answer is kept on each node (the passes ask it of the same right sides again and
+    again), computed children first on an explicit stack."""
+    fails = t.__dict__.get("_fails")
+    if fails is not None:
+        return fails
+    stack = [t]
+    while stack:
+        n = stack[-1]
+        if "_fails" in n.__dict__:
+            stack.pop()
+            continue
+        kids = [k for k in n.children() if isinstance(k, Term)]
+        todo = [k for k in kids if "_fails" not in k.__dict__]
+        if todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        out = (isinstance(n, Call) and n.fn == "check") or any(k.__dict__["_fails"] for k in kids)
+        object.__setattr__(n, "_fails", out)
+    return t.__dict__["_fails"]
 
 
 def rename(t: Term, env: dict) -> Term:

@@ -13,8 +13,8 @@ Termination. Every rule either removes a constructor (zeros, ones, identities,
 projections of tuples, dead lets, constant folding), or moves an application
 (``lmApply``, ``lmApplyR``, ``lmTranspose``) strictly closer to the leaves of the
 linear map it applies, which is finite; compositions only re-associate to the
-right. A step limit (a multiple of the term's size) turns a bug in a rule into an
-error instead of a hang.
+right. A step limit (a multiple of the nodes left normal) turns a bug in a rule into
+an error instead of a hang.
 
 Trace. Every step records the rule's name, the position (a path of child
 indices from the root), and the subterms before and after; :func:`replay`
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .._node import Node, walk
+from .._node import Node
 from ..errors import CatadError
 from ..lang.terms import ChainFreeVars, Term
 from .rule import P, Rule
@@ -52,35 +52,68 @@ class RewriteStep:
 
 
 def term_children(t: Node) -> list[Term]:
+    """t's term children, in field order (tuples of terms flattened)."""
+    plan = _PLANS.get(type(t))
+    if plan is None:
+        plan = _plan(type(t))
     out = []
-    for v in type(t)._values(t):
-        if isinstance(v, Term):
-            out.append(v)
+    for f, kind in plan:
+        v = getattr(t, f)
+        if kind == 1:
+            if isinstance(v, Term):
+                out.append(v)
         elif isinstance(v, tuple):
             out.extend(x for x in v if isinstance(x, Term))
+        elif isinstance(v, Term):
+            out.append(v)
     return out
 
 
 def with_children(t: Node, kids: list[Term]) -> Node:
     """t with its term children replaced, in the order of :func:`term_children`."""
-    changes, k = {}, 0
-    for f in t._fields:
+    plan = _PLANS.get(type(t))
+    if plan is None:
+        plan = _plan(type(t))
+    changes, k = None, 0
+    for f, kind in plan:
         v = getattr(t, f)
         if isinstance(v, Term):
             if kids[k] is not v:
+                changes = changes or {}
                 changes[f] = kids[k]
             k += 1
-        elif isinstance(v, tuple) and any(isinstance(x, Term) for x in v):
-            new = []
+        elif isinstance(v, tuple):
+            new, changed = [], False
             for x in v:
                 if isinstance(x, Term):
+                    changed = changed or kids[k] is not x
                     new.append(kids[k])
                     k += 1
                 else:
                     new.append(x)
-            if any(a is not b for a, b in zip(new, v)):
+            if changed:
+                changes = changes or {}
                 changes[f] = tuple(new)
     return t.replace(**changes) if changes else t
+
+
+# The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
+# 0 for a field whose declared type does not say (looked at every time). Fields declared
+# to hold names, numbers, types or locations never hold terms and are not looked at.
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+_NO_TERMS = {"str", "int", "bool", "Type", "Loc | None", "tuple[int, ...]", "tuple[Type, ...]", "tuple[str, ...]"}
+_ONE = {"Term", "Var"}
+_MANY = {"tuple[Term, ...]", "tuple[Var, ...]"}
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    import dataclasses
+    declared = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+                for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    plan = tuple((f, 1 if declared.get(f) in _ONE else 2 if declared.get(f) in _MANY else 0)
+                 for f in cls._fields if declared.get(f) not in _NO_TERMS)
+    _PLANS[cls] = plan
+    return plan
 
 
 class Rewriter:
@@ -134,8 +167,10 @@ class Rewriter:
         rules at its term; a rewrite's result takes the frame's place, as its normal form
         is the frame's."""
         normal, trace = self.normal, self.trace
-        budget = None  # 50 steps per node of t: counted only once 10,000 steps are taken
-        steps_before = len(trace)
+        # A rule that loops takes steps without making any node normal, where a terminating
+        # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
+        # new normal node is a loop (counting t's nodes instead would walk all of t).
+        steps_before, normal_before = len(trace), len(normal)
         stack = [(t, None, term_children(t), [])]
         while True:
             node, path, kids, new = stack[-1]
@@ -155,9 +190,7 @@ class Rewriter:
                     continue
             stack.append((sub, sub_path, term_children(sub), []))
             taken = len(trace) - steps_before
-            if taken > 10_000 and budget is None:
-                budget = 50 * sum(1 for _ in walk(t)) + 10_000
-            if budget is not None and taken > budget:
+            if taken > 10_000 and taken > 50 * (len(normal) - normal_before) + 10_000:
                 raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
                                  construct="rewrite")
 

@@ -63,28 +63,38 @@ def _Names(d: Def) -> FreshNames:
 
 def substitute(t: Term, env: dict, special=None) -> Term:
     """t with the variables of env replaced (binders in this setting never clash); where
-    `special(n)` returns a term, n is replaced by it instead of being descended into."""
+    `special(n)` returns a term, n is replaced by it instead of being descended into.
+    Post-order on an explicit stack; atoms are replaced where they are read, not memoised."""
     if not env:
         return t
+    cls = type(t)
+    if cls is Var:
+        return env.get(t, t)
+    if cls is Const:
+        return t
     memo: dict[int, Term] = {}
-    stack = [(t, False)]
+    stack: list = [(t, None)]
     while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        if isinstance(n, Var):
-            memo[id(n)] = env.get(n, n)
-            continue
-        direct = special(n) if special is not None else None
-        if direct is not None:
-            memo[id(n)] = direct
-            continue
-        kids = term_children(n)
-        if not done and any(id(k) not in memo for k in kids):
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
-            continue
-        memo[id(n)] = _rebuild(n, [memo[id(k)] for k in kids])
+        n, kids = stack[-1]
+        if kids is None:
+            if id(n) in memo:
+                stack.pop()
+                continue
+            if special is not None:
+                direct = special(n)
+                if direct is not None:
+                    memo[id(n)] = direct
+                    stack.pop()
+                    continue
+            kids = term_children(n)
+            stack[-1] = (n, kids)
+            todo = [(k, None) for k in kids if type(k) is not Var and type(k) is not Const and id(k) not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+        stack.pop()
+        new = [env.get(k, k) if type(k) is Var else k if type(k) is Const else memo[id(k)] for k in kids]
+        memo[id(n)] = _rebuild(n, new)
     return memo[id(t)]
 
 
