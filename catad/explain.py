@@ -198,6 +198,7 @@ def code_text(p: Pipeline) -> str:
 def explain(fn: Callable, *example_args: Any) -> Derivation:
     """The derivation of fn's derivatives at the types of example_args, stage by stage."""
     p = pipeline(fn, *example_args)
+    p.record = True  # the stages made from now on keep their rewrite steps (see Pipeline.trace)
     try:
         source = textwrap.dedent(inspect.getsource(fn)).rstrip()
     except (OSError, TypeError):

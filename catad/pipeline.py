@@ -37,7 +37,7 @@ from .lang.terms import Def, Program
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
 from .rewrite.sweeps import forward_derivative, reverse_derivative
-from .rewrite.stages import finish, normal_memo, optimise, transposed
+from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
 
 # The stages of catad.explain, in order; "code" is the backend's output.
 STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
@@ -81,8 +81,12 @@ class Pipeline:
     The core program's parameters are the function's own, then the hidden ones that carry
     the values it reads from globals and closures (`reads.hidden`)."""
 
-    def __init__(self, core: Program, reads: Any):
+    def __init__(self, core: Program, reads: Any, record: bool = False):
         self.core, self.reads = core, reads
+        # Whether the rewriting stages keep their steps. grad has no use for them, and they
+        # hold every intermediate term alive (a third of a long program's memory); explain
+        # sets it before asking for the stages (see `trace`).
+        self.record = record
         self._traces: dict[str, list] = {}  # stage -> its rewrite steps, once the stage is made
         self._code: dict[tuple, Compiled] = {}
 
@@ -115,42 +119,51 @@ class Pipeline:
     def jacobian_optimised(self) -> Def:
         return self._traced("jacobian-optimised", lambda trace: optimise(self.jacobian, "jacobian-optimised", trace))
 
-    @_stage
     def normal(self) -> dict:
-        """The terms of the optimised Jacobian, all normal: each later stage starts from a copy,
-        so its rewriting visits only what its sweep makes (see catad.rewrite.engine.Rewriter)."""
+        """The terms of the optimised Jacobian, all normal: each later stage starts from them,
+        so its rewriting visits only what its sweep makes (see catad.rewrite.engine.Rewriter).
+        Made for each stage that asks, not kept: grad asks once."""
         return normal_memo(self.jacobian_optimised.body)
 
     @_stage
     def jacobian_transposed(self) -> Def:
         return self._traced("jacobian-transposed", lambda trace: transposed(self.jacobian_optimised, trace,
-                                                                            dict(self.normal)))
+                                                                            self.normal()))
 
     @_stage
     def forward(self) -> Def:
-        normal = dict(self.normal)
+        normal = self.normal()
         return self._traced("forward", lambda trace: finish(
             forward_derivative(self.jacobian_optimised, trace, normal), "forward", trace, normal))
 
     @_stage
     def reverse(self) -> Def:
-        normal = dict(self.normal)
+        normal = self.normal()
         return self._traced("reverse", lambda trace: finish(
             reverse_derivative(self.jacobian_optimised, trace, normal), "reverse", trace, normal))
 
     def _traced(self, stage: str, make):
-        """make(trace), its steps kept as the stage's only when it succeeds."""
-        trace: list = []
+        """make(trace); when recording, its steps are kept as the stage's (when it succeeds),
+        else only counted (the rewrite engine's step limit reads the count)."""
+        trace = [] if self.record else StepCount()
         out = make(trace)
-        self._traces[stage] = trace
+        if self.record:
+            self._traces[stage] = trace
         return out
 
     @property
     def trace(self) -> list:
         """Every rewrite step of every stage, in the order of the stages, as tuples (rule,
-        stage, path, before, after) (the stages not made yet are made first)."""
+        stage, path, before, after) (the stages not made yet are made first). A stage made
+        before recording was asked for is made again by a recording twin, whose stages are
+        equal to these (each stage is a pure function of the core program)."""
+        self.record = True
         for stage in TRACED:
             getattr(self, stage.replace("-", "_"))
+        if any(stage not in self._traces for stage in TRACED):
+            twin = Pipeline(self.core, self.reads, record=True)
+            twin.trace
+            self._traces = twin._traces
         return [step for stage in TRACED for step in self._traces[stage]]
 
     def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False) -> Compiled:

@@ -308,11 +308,16 @@ class ChainFreeVars:
         self._alive: list[Term] = []  # the ids keying _memo stay valid while these live
 
     def __call__(self, t: Term) -> set:
+        cls = type(t)
+        if cls is Var:
+            return {t}
+        if cls is Const:
+            return set()
         memo = self._memo
-        if isinstance(t, (Var, Const)):
-            return self._of(t)
-        if id(t) not in memo:
-            self._alive.append(t)
+        known = memo.get(id(t))
+        if known is not None:
+            return known
+        self._alive.append(t)
         stack = [t]
         while stack:
             n = stack[-1]
@@ -323,7 +328,7 @@ class ChainFreeVars:
             # checked at every visit, not only the first: a sibling's let may have taken
             # over a child's set meanwhile (a let body shared by two lets). Atoms, most
             # children, are read directly and not memoised.
-            missing = [k for k in kids if id(k) not in memo and not isinstance(k, (Var, Const))]
+            missing = [k for k in kids if type(k) is not Var and type(k) is not Const and id(k) not in memo]
             if missing:
                 stack.extend(missing)
                 continue
@@ -331,43 +336,47 @@ class ChainFreeVars:
             memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
 
-    def _of(self, k: Term) -> set:
-        """The free variables of a child whose own are known (memoised, or an atom)."""
-        if isinstance(k, Var):
-            return {k}
-        if isinstance(k, Const):
-            return set()
-        return self._memo[id(k)]
-
-    def _node(self, n: Term, kids: list[Term]) -> set:
-        if isinstance(n, (Let, Build)):  # kids: the right side (the size) and the body
+    def _node(self, n: Term, kids) -> set:
+        memo, cls = self._memo, type(n)
+        if cls is Let or cls is Build:  # kids: the right side (the size) and the body
             first, body = kids
-            if isinstance(n, Let) and isinstance(body, Let) and body is not first:
-                out = self._memo.pop(id(body))  # handed over, not copied: see the class docstring
+            kind = type(body)
+            if cls is Let and kind is Let and body is not first:
+                out = memo.pop(id(body))  # handed over, not copied: see the class docstring
+            elif kind is Var:
+                out = {body}
+            elif kind is Const:
+                out = set()
             else:
-                out = set(self._of(body))
+                out = set(memo[id(body)])
             out.discard(n.var)
-            out |= self._of(first)
+            kind = type(first)
+            if kind is Var:
+                out.add(first)
+            elif kind is not Const:
+                out |= memo[id(first)]
             return out
         out = set()
         for k in kids:
-            if isinstance(k, Var):
+            kind = type(k)
+            if kind is Var:
                 out.add(k)
-            elif not isinstance(k, Const):
-                out |= self._memo[id(k)]
+            elif kind is not Const:
+                out |= memo[id(k)]
         return out
 
 
-def _fv_children(n: Term) -> list[Term]:
+def _fv_children(n: Term):
     """The children whose free variables make up n's (a binder's own variable is not one)."""
-    if isinstance(n, Let):
-        return [n.rhs, n.body]
-    if isinstance(n, Build):
-        return [n.size, n.body]
-    if isinstance(n, Call):
-        return list(n.args)
+    cls = type(n)
+    if cls is Let:
+        return (n.rhs, n.body)
+    if cls is Build:
+        return (n.size, n.body)
+    if cls is Call:
+        return n.args
     if not isinstance(n, Term):
-        return []
+        return ()
     return [k for k in n.children() if isinstance(k, Term)]
 
 

@@ -21,10 +21,6 @@ class Bindings(dict):
 
     __slots__ = ("free_vars",)
 
-    def __init__(self, free_vars: Callable[[Any], Any]):
-        super().__init__()
-        self.free_vars = free_vars
-
 
 class Pat:
     def match(self, t: Any, b: dict) -> bool:
@@ -94,7 +90,8 @@ class Rule:
         """The rewritten term, or None when the rule does not apply to t (at its root).
         `free_vars` answers the side conditions that ask for free variables (default:
         computed afresh, lang.terms.free_vars)."""
-        b = Bindings(free_vars or _free_vars)
+        b = Bindings()
+        b.free_vars = free_vars or _free_vars
         if not self.pattern.match(t, b):
             return None
         out = self.build(b)

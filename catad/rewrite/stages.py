@@ -38,9 +38,26 @@ def transposed(d: Def, trace: list, normal: dict | None = None) -> Def:
 def finish(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
     """Optimise (visiting only what is not known normal), then CSE and dead-code elimination
     (the notes' last step), then put back what ANF bound but is used once, so only shared
-    values stay let-bound."""
-    return inline_single_use_def(dead_code_def(cse_def(dead_code_def(optimise(d, stage, trace, normal)),
-                                                       trace, stage)))
+    values stay let-bound. (Optimising leaves no dead let: the let-dead rule is tried at
+    every let it makes, bottom-up, and a let it does not make was left normal, so without
+    one, by an earlier normalisation; only CSE can make more.)"""
+    return inline_single_use_def(dead_code_def(cse_def(optimise(d, stage, trace, normal), trace, stage)))
 
 
-__all__ = ["finish", "normal_memo", "optimise", "transposed"]
+class StepCount:
+    """A trace that keeps no steps, only their number: the rewriting of a stage whose
+    derivation nobody will read (grad's), which must not keep every intermediate term alive."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def append(self, step) -> None:
+        self.n += 1
+
+    def __len__(self) -> int:
+        return self.n
+
+
+__all__ = ["StepCount", "finish", "normal_memo", "optimise", "transposed"]
