@@ -100,6 +100,13 @@ class _Checker:
             return Vec(elem)
         if isinstance(t, FOLDS):
             return check_fold(t, lambda sub, var: self._check_in(sub, env, var))
+        if isinstance(t.type, LinMap) and getattr(t, "LAMBDAS", ()):  # lmFold: its lambdas' binder in scope
+            scopes = {b: v for v, b in t.LAMBDAS}
+            for f in t._fields:
+                sub = getattr(t, f)
+                if isinstance(sub, Term) and f not in scopes.values():
+                    self._check_in(sub, env, getattr(t, scopes[f]) if f in scopes else None)
+            return t.type
         if isinstance(t.type, LinMap):
             for sub in t.children():
                 if isinstance(sub, Term):
