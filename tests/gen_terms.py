@@ -639,3 +639,48 @@ def mixed_like(g: Gen, t: Term) -> Term:
     if ty in (Float, VF) or isinstance(ty, TupleT) and all(s in (Float, VF) for s in ty.items):
         return g.tangent(ty, 1)
     return t
+
+
+# ================================================================ lmFold instances (notes Fig. 13)
+
+def _first_float(x: Term) -> Term:
+    """A Float read from a value of type Float, Vec Float, Vec (Vec Float) or a tuple of these."""
+    t = x.type
+    if t == Float:
+        return x
+    if isinstance(t, TupleT):
+        return _first_float(Get(0, x))
+    return _first_float(prim("index", Const(0, Int), x))
+
+
+def _step_value(g: Gen, t: Var, a: Type, acc: Term, summary: Term) -> Term:
+    """One step of a fold: a value of type a from the accumulator and a Float summary of t."""
+    if a == Float:
+        return prim("tanh", prim("add", prim("mul", acc, g.coef(cheap=True)), summary))
+    if a == VF:
+        i = g.fresh("i", Int, bind=False)
+        return Build(Const(g.n, Int), i, _step_value(g, t, Float, prim("index", i, acc), summary))
+    return Tuple(tuple(_step_value(g, t, s, Get(k, acc), summary) for k, s in enumerate(a.items)))
+
+
+def lmfold(g: Gen) -> Term:
+    """A random lmFold (\\t. e) (\\t. e') acc v : (s, (a, Vec b)) -o a. The law of fwd-fold and
+    rev-fold holds for any family of step maps e', so e' is a random map from (s, (a, b)) whose
+    coefficients read t (a let-bound map scaled by a function of t, as AD's e' binds its maps)
+    and the variables of s, which are bound in g.env."""
+    a = g.c.pick([Float, VF, TupleT((Float, VF))])
+    b = g.c.pick([Float, VF])
+    s = TupleT(tuple(g.c.pick([Float, VF]) for _ in range(g.c.int(0, 2))))
+    for x in s.items:  # the environment's primal values, read by the body
+        g.fresh("e", x, g.dense_value(x))
+    step = TupleT((a, b))
+    t = g.fresh("t", step, bind=False)
+    summary = prim("tanh", prim("add", _first_float(Get(0, t)), _first_float(Get(1, t))))
+    e = _step_value(g, t, a, Get(0, t), summary)
+    src = TupleT((s, step))
+    d = g.fresh("Dm", LinMap(src, a), bind=False)
+    m = g.lmap(src, a, 1) if s.items else L.HCat((L.Zero(s, a), g.lmap(step, a, 1)))  # lmap needs a non-empty s
+    de = Let(d, m, L.Compose(L.Scale(summary, a), d))
+    acc = g.fresh("acc", a, g.dense_value(a))
+    v = g.fresh("v", Vec(b), g.dense_value(Vec(b)))
+    return L.LMFold(acc, v, t, e, de)

@@ -215,7 +215,9 @@ def test_every_term_and_primitive_has_its_code_generation():
     from catad.backend.dispatch import TERMS
     from catad.lang import terms as K
     from catad.primitives.registry import PRIMITIVES
-    term_classes = {c for c in vars(K).values() if isinstance(c, type) and issubclass(c, K.Term) and c is not K.Term}
+    from catad.lang import fold
+    term_classes = {c for m in (K, fold) for c in vars(m).values()
+                    if isinstance(c, type) and issubclass(c, K.Term) and c is not K.Term}
     assert term_classes == set(TERMS)
     assert set(CODEGEN) <= set(PRIMITIVES)
     elementwise = {name for name, p in PRIMITIVES.items() if p.vector is None and name not in CODEGEN}

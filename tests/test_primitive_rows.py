@@ -33,3 +33,33 @@ def test_a_row_names_each_stage_s_own_rule(name):
 
 def test_every_stage_table_has_a_row():
     assert set(_ARRAY_RULES) <= set(STRUCTURAL) and set(CODEGEN) <= set(STRUCTURAL)
+
+
+def resolve_path(name: str):
+    module, _, path = name.partition(":")
+    obj = importlib.import_module(module)
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.mark.parametrize("name", ["fold", "FFold", "RFold"])
+def test_fold_s_stages_side_by_side(name):
+    """fold is a term, not a primitive: STRUCTURAL_TERMS names its piece in each stage, and
+    each name is the object that stage dispatches on."""
+    from catad.backend.dispatch import TERMS
+    from catad.lang.fold import EVALUATORS
+    from catad.primitives.registry import STRUCTURAL_TERMS
+    from catad.rewrite.catalogue import ALL_BY_NAME, BY_NAME
+    row = STRUCTURAL_TERMS[name]
+    term = resolve_path(row["term"])
+    assert TERMS[term] is resolve_path(row["codegen"])
+    assert EVALUATORS[term] is resolve_path(row["evaluation"])
+    if name == "fold":
+        from catad.combinators import terms as cl
+        assert resolve_path(row["CL"]) is cl.Fold
+        assert callable(resolve_path(row["derivative"]))
+        assert resolve_path(row["linear maps"]) is L.LMFold
+    else:
+        assert row["rule"] in BY_NAME and row["sweep"] in ALL_BY_NAME
+        assert term.__name__ in BY_NAME[row["rule"]].rhs

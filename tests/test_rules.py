@@ -42,7 +42,7 @@ from catad.rewrite.catalogue import cheap
 from catad.rewrite.engine import replace_at
 from catad.tangents import ZERO
 
-from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, meaning, mixed
+from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, lmfold, meaning, mixed
 
 COUNT = 100          # instances per rule and per side of a side condition
 RULE_NAMES = [r.name for r in RULES]
@@ -437,6 +437,24 @@ def _rev_bind(g, cheap_arg):
     t = m.type.tgt
     r = tan(g, t, True) if cheap_arg else prim("tadd", tan(g, t, None), tan(g, t, None))
     return ApplyR(r, m)
+
+
+def _fwd_fold(g, cheap_arg):
+    m = lmfold(g)
+    return Apply(m, tan(g, m.src, cheap_arg))
+
+
+# notes Fig. 13-15: an lmFold applied forward is FFold, in reverse RFold (random folds:
+# accumulators Float, Vec Float or a tuple of both, elements Float or Vec Float, 0-2 free
+# variables in the environment s, step maps whose coefficients read the step's t)
+instances("fwd-fold", tangents=True)(lambda g: _fwd_fold(g, True))
+violations("fwd-fold")(lambda g: _fwd_fold(g, False))
+
+
+@instances("rev-fold", tangents=True)
+def _(g):
+    m = lmfold(g)
+    return ApplyR(tan(g, m.tgt, None), m)
 
 
 instances("fwd-bind", tangents=True)(lambda g: _fwd_bind(g, False))

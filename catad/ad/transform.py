@@ -17,9 +17,10 @@ Int and Bool values carry no tangent: their maps are ``lmZero``.
 from __future__ import annotations
 
 from ..combinators import terms as cl
-from ..combinators.convert import input_arity
+from ..combinators.convert import _FromCL, input_arity
 from ..combinators.typing import def_input_type
 from ..lang import terms as core
+from ..lang.fold import Fold
 from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
 from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
@@ -168,6 +169,8 @@ class _AD:
             return Get(0, r), Get(1, r)
         if isinstance(c, cl.Build):
             return self.build(c, ctx, out)
+        if isinstance(c, cl.Fold):
+            return self.fold(c, ctx, out)
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
     def build(self, c: cl.Build, ctx: Ctx, out: list) -> tuple[Term, Term]:
@@ -182,6 +185,58 @@ class _AD:
         maps = Build(n, j, Get(1, prim("index", j, pairs)))
         return primal, L.VCatV(maps)
 
+    def fold(self, c: cl.Fold, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        """notes Fig. 13: D fold (\\t. e) acc v = lmFold (\\t. e) (\\t. e') acc v o p, with
+        p = 1_s x (D acc x D v) : A -o (s, (a, Vec b)). Here s, the fold's environment, is the
+        tuple of the variables its body reads whose maps are not zero (p's first part is
+        their maps), so e' : (s, (a, b)) -o a is the body's Jacobian with respect to s and t
+        alone, and a cotangent of s is as small as the body's dependence on the outside."""
+        acc, dacc = self.diff(c.acc, ctx, out)
+        vec, dvec = self.diff(c.vec, ctx, out)
+        acc, vec = self.bind(out, "acc", acc), self.bind(out, "v", vec)
+        reads = _body_reads(c.body, len(ctx))
+        env = [(self.bind(out, "e", x), d) if k in reads else (x, d) for k, (x, d) in enumerate(ctx)]
+        in_s = [k for k in sorted(reads) if is_differentiable(env[k][0].type) and not isinstance(env[k][1], L.Zero)]
+        s = TupleT(tuple(env[k][0].type for k in in_s))
+        t = self.fresh(c.var.name, c.var.type)
+        primal_body = self.primal(c.body, [x for x, _ in env] + [t])
+        dbody = self.step_jacobian(c.body, env, in_s, s, t)
+        lmf = L.LMFold(acc, vec, t, primal_body, dbody)
+        if not is_differentiable(acc.type):
+            return Fold(acc, vec, t, primal_body), self.zero(acc.type)
+        ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
+        p = L.VCat((ds, L.VCat((dacc, dvec))))
+        return Fold(acc, vec, t, primal_body), L.Compose(lmf, p)
+
+    def primal(self, c: cl.CL, ctx: list[Term]) -> Term:
+        """The core term of c applied to ctx (no linear maps: the body of fold's lambda)."""
+        conv = _FromCL(set())
+        conv.names = self.names  # one supply of names: no binder here shadows one outside
+        return conv.convert(c, ctx)
+
+    def step_jacobian(self, body: cl.CL, env: Ctx, in_s: list[int], s: Type, t: Var) -> Term:
+        """e' of notes Fig. 13: the body's Jacobian, its maps from (s, (a, b)): variable x_k of
+        s is reached by the k-th projection (the notes' D x o (1_s |><| 0)), t by 0 |><| 1."""
+        step = t.type
+        src = TupleT((s, step))
+        outer, self.src = self.src, src
+        try:
+            inner: list = []
+            ctx: Ctx = []
+            for k, (x, _) in enumerate(env):
+                if k in in_s:
+                    j = in_s.index(k)
+                    sel = L.HCat(tuple(L.One(y) if i == j else L.Zero(y, x.type) for i, y in enumerate(s.items)))
+                    m = L.HCat((sel, L.Zero(step, x.type)))
+                else:
+                    m = self.zero(x.type)
+                ctx.append((x, self.bind(inner, "D" + getattr(x, "name", "e"), m)))
+            ctx.append((t, self.bind(inner, "D" + t.name, L.HCat((L.Zero(s, step), L.One(step))))))
+            _, dt = self.diff(body, ctx, inner)
+            return make_lets(inner, dt)
+        finally:
+            self.src = outer
+
     # ------------------------------------------------------------ calls
     def call(self, c: cl.Call, args: Ctx, out: list) -> tuple[Term, Term]:
         xs = tuple(self.bind(out, "a", s) for s, _ in args)
@@ -195,6 +250,14 @@ class _AD:
             return primal, self.zero(c.ty)
         from .rules import jacobian_of_call
         return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, v))
+
+
+def _body_reads(body: cl.CL, n: int) -> set[int]:
+    """The positions of the context (of n, before the lambda's variable) a fold's body
+    reads: those its pruning keeps, all of them when it has none."""
+    if isinstance(body, cl.Compose) and isinstance(body.first, cl.Prune):
+        return {i for i in body.first.indices if i < n}
+    return set(range(n))
 
 
 __all__ = ["jacobian_program", "jacobian_name"]

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import CatadError
 from ..lang import terms as K
+from ..lang.fold import FFold, Fold, RFold
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, gathers, reductions, scatters, tangent_ops
+from . import arrays, checks, control, folds, gathers, reductions, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ def call(c: Compiler, t: K.Call):
 TERMS = {
     K.Let: control.let, K.Var: var, K.Const: const, K.Tuple: tuple_, K.Get: get, K.If: control.if_,
     K.Build: control.build, K.Call: call,
+    Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold,
 }
 
 # The primitives whose code the backend writes itself (the structural ones, and those whose

@@ -209,6 +209,15 @@ def dense_tangent(x):
     return 0.0 if x is ZERO else x
 
 
+def dense_like(x, like):
+    """A run-time tangent as a dense array shaped like the primal `like` (a fold's loop
+    carries its tangents dense: the zero tangent becomes zeros of that shape)."""
+    x = T.densify(x)
+    if x is ZERO:
+        return np.zeros(np.shape(like)) if np.ndim(like) else 0.0
+    return x
+
+
 def rt_mask(c, x):
     return x if c else ZERO
 

@@ -12,6 +12,7 @@ programs convert without RecursionError.
 from __future__ import annotations
 
 from ..lang import terms as core
+from ..lang.fold import Fold
 from ..lang.names import FreshNames
 from ..lang.terms import free_vars, let_chain, make_lets
 from . import terms as cl
@@ -71,6 +72,9 @@ class _ToCL:
         if isinstance(t, core.Build):
             return cl.Build(self.convert(t.size, ctx), t.var, self.convert(t.body, ctx + [t.var]), len(ctx),
                             t.body.type)
+        if isinstance(t, Fold):
+            return cl.Fold(self.convert(t.acc, ctx), self.convert(t.vec, ctx), t.var,
+                           self.convert(t.body, ctx + [t.var]), len(ctx))
         raise TypeError(f"not a core term: {type(t).__name__}")
 
     def arguments(self, args: tuple[core.Term, ...], ctx: list[core.Var]) -> cl.CL:
@@ -172,6 +176,9 @@ class _FromCL:
         if isinstance(c, cl.Build):
             i = self.fresh(c.var)
             return core.Build(self.convert(c.size, ctx), i, self.convert(c.body, ctx + [i]))
+        if isinstance(c, cl.Fold):
+            t = self.fresh(c.var)
+            return Fold(self.convert(c.acc, ctx), self.convert(c.vec, ctx), t, self.convert(c.body, ctx + [t]))
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
 
@@ -184,7 +191,7 @@ def input_arity(c: cl.CL) -> int | None:
     while True:
         if isinstance(c, (cl.Prune,)):
             return c.n
-        if isinstance(c, (cl.Let, cl.Build)):
+        if isinstance(c, (cl.Let, cl.Build, cl.Fold)):
             return c.n
         if isinstance(c, cl.Call):
             return c.nargs if c.nargs != 1 else 1

@@ -55,6 +55,11 @@ class CLEvaluator:
             n = self.eval(c.size, t)
             elems = [self.eval(c.body, snoc(t, c.n, i)) for i in range(max(int(n), 0))]
             return make_vector(elems, Vec(c.elem))
+        if isinstance(c, cl.Fold):
+            acc, v = self.eval(c.acc, t), self.eval(c.vec, t)
+            for i in range(len(v)):  # a loop: no recursion per element
+                acc = self.eval(c.body, snoc(t, c.n, (acc, v[i])))
+            return acc
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
 

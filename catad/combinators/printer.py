@@ -41,6 +41,9 @@ def show(c: cl.CL, indent: int = 0) -> str:
         return f"IF({show(c.cond, indent + 3)},{pad}   {show(c.then, indent + 3)},{pad}   {show(c.orelse, indent + 3)})"
     if isinstance(c, cl.Build):
         return f"B({show(c.size, indent + 2)}, {c.var.name},{pad}  {show(c.body, indent + 2)})"
+    if isinstance(c, cl.Fold):
+        return (f"FOLD({show(c.acc, indent + 5)}, {show(c.vec, indent + 5)}, {c.var.name},"
+                f"{pad}     {show(c.body, indent + 5)})")
     raise TypeError(f"not a CL term: {type(c).__name__}")
 
 

@@ -125,6 +125,19 @@ class Build(CL):
 
 
 @node
+class Fold(CL):
+    """FOLD(c_a, c_v, t, c_e) : S => A with c_a : S => A, c_v : S => Vec B and
+    c_e : (S |> (A, B)) => A: fold (\\t. e) acc v of notes Fig. 12, its lambda's body
+    converted under the fold's context extended by t, as a build's is by its index."""
+
+    acc: CL
+    vec: CL
+    var: Var
+    body: CL
+    n: int
+
+
+@node
 class CLDef(Node):
     """``f : S => T = c`` where S is the context of the parameters."""
 

@@ -8,6 +8,7 @@ work moves out of a branch or a loop. Let chains are processed iteratively.
 from __future__ import annotations
 
 from .._node import walk
+from .fold import FOLDS, lambdas
 from .names import FreshNames
 from .terms import Build, Call, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
 
@@ -71,7 +72,24 @@ def _anf_value(t: Term, fresh: _Fresh, out: list) -> Term:
     if isinstance(t, Build):
         size, body = _atom(t.size, fresh, out), anf(t.body, fresh)
         return t if size is t.size and body is t.body else Build(size, t.var, body, t.loc)
+    if isinstance(t, FOLDS):  # operands atoms (bound before the loop), each lambda body its own scope
+        bodies = {id(b) for _, b in lambdas(t)}
+        kids = [anf(k, fresh) if id(k) in bodies else k if isinstance(k, Var) and _binds(t, k)
+                else _atom(k, fresh, out) for k in _term_fields(t)]
+        return t if _same(kids, _term_fields(t)) else t.replace(**dict(zip(_term_names(t), kids)))
     raise TypeError(f"not a core term: {type(t).__name__}")
+
+
+def _term_names(t: Term) -> list[str]:
+    return [f for f in t._fields if isinstance(getattr(t, f), Term)]
+
+
+def _term_fields(t: Term) -> list[Term]:
+    return [getattr(t, f) for f in _term_names(t)]
+
+
+def _binds(t: Term, v: Var) -> bool:
+    return any(v is var for var, _ in lambdas(t))
 
 
 def _same(new: tuple, old: tuple) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import ArgumentError
 from ..tangents import ZERO
 from ..primitives.registry import PRIMITIVES
+from .fold import EVALUATORS as FOLD_EVALUATORS
 from .terms import Build, Call, Const, Get, If, Program, Term, Tuple, Var, let_chain
 from .types import Type, coerce_value, dtype_of, is_array_type, rank
 
@@ -95,7 +96,22 @@ class Evaluator:
             else:
                 env[t.var] = old
             return make_vector(elems, t.type)
+        fold = FOLD_EVALUATORS.get(type(t))
+        if fold is not None:  # a loop: one evaluation of a lambda's body per element
+            return fold(t, lambda sub: self.eval(sub, env), lambda body, var, x: self.eval_in(body, env, var, x))
         return t.eval_with(lambda sub: self.eval(sub, env))
+
+    def eval_in(self, body: Term, env: dict, var: Var, value: Any) -> Any:
+        """body evaluated with var bound to value (env as it was afterwards)."""
+        old = env.get(var, _MISSING)
+        env[var] = value
+        try:
+            return self.eval(body, env)
+        finally:
+            if old is _MISSING:
+                del env[var]
+            else:
+                env[var] = old
 
 
 _MISSING = object()

@@ -7,6 +7,7 @@ captured. Definitions are processed callees first, so one pass suffices.
 """
 from __future__ import annotations
 
+from .fold import FOLDS
 from .names import FreshNames
 from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain, make_lets
 
@@ -66,6 +67,19 @@ class _Inliner:
             size = self.term(t.size, env)
             i = self.names.rename(t.var)
             return Build(size, i, self.term(t.body, {**env, t.var: i}), t.loc)
+        if isinstance(t, FOLDS):  # each lambda's binder renamed apart, like a build's index
+            changes = {}
+            scopes = {b: v for v, b in type(t).LAMBDAS}
+            binders = {v for v, _ in type(t).LAMBDAS}
+            for f in t._fields:
+                k = getattr(t, f)
+                if f in scopes:
+                    var = getattr(t, scopes[f])
+                    new = self.names.rename(var)
+                    changes[scopes[f]], changes[f] = new, self.term(k, {**env, var: new})
+                elif f not in binders and isinstance(k, Term):
+                    changes[f] = self.term(k, env)
+            return t.replace(**changes)
         raise TypeError(f"not a core term: {type(t).__name__}")
 
     def call(self, d: Def, args: tuple[Term, ...]) -> Term:

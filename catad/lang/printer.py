@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ..primitives.registry import PRIMITIVES
+from .fold import FFold, Fold, RFold
 from .terms import ArrayValue, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain
 
 # precedence of infix operators: higher binds tighter
@@ -51,6 +52,8 @@ def _show(t: Term, indent: int) -> tuple[str, int]:
     if isinstance(t, Build):
         head = f"build({show(t.size, indent)}, \\{t.var.name}. "
         return head + show(t.body, indent + len(head)) + ")", _ATOM
+    if isinstance(t, (Fold, FFold, RFold)):
+        return _show_fold(t, indent), _ATOM
     if isinstance(t, Tuple):
         inner = ", ".join(show(x, indent + 1) for x in t.items)
         return f"({inner}{',' if len(t.items) == 1 else ''})", _ATOM
@@ -60,6 +63,26 @@ def _show(t: Term, indent: int) -> tuple[str, int]:
     if isinstance(t, Call):
         return _show_call(t, indent)
     return t.show_with(lambda sub: show(sub, indent + 2)), _ATOM
+
+
+def _show_fold(t: Term, indent: int) -> str:
+    """fold(\\t. e, acc, v), FFold(\\t. e, acc, v, \\t_dt. e_dt, dacc, dv) and
+    RFold(\\t. e, \\t_dr. e_dr, acc, v, dr): the arguments in the order of notes Fig. 12."""
+    pad = indent + 2
+    lam = lambda v, b: f"\\{v.name}. {show(b, pad + len(v.name) + 3)}"  # noqa: E731
+    if isinstance(t, Fold):
+        parts = [lam(t.var, t.body), show(t.acc, pad), show(t.vec, pad)]
+    elif isinstance(t, FFold):
+        parts = [lam(t.var, t.body), show(t.acc, pad), show(t.vec, pad), lam(t.dvar, t.dbody),
+                 show(t.dacc, pad), show(t.dvec, pad)]
+    else:
+        parts = [lam(t.var, t.body), lam(t.rvar, t.rbody), show(t.acc, pad), show(t.vec, pad), show(t.dr, pad)]
+    name = "fold" if isinstance(t, Fold) else type(t).__name__
+    one = f"{name}({', '.join(parts)})"
+    if "\n" not in one and len(one) < 100:
+        return one
+    sep = ",\n" + " " * pad
+    return f"{name}(" + sep.join(parts) + ")"
 
 
 def _paren(t: Term, indent: int, min_prec: int) -> str:

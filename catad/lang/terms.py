@@ -279,6 +279,8 @@ def _fv_node(n: Term, memo: dict[int, frozenset]) -> frozenset:
         return memo[id(n.rhs)] | (memo[id(n.body)] - {n.var})
     if isinstance(n, Build):
         return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
+    if getattr(n, "LAMBDAS", ()):  # fold and its derivatives (catad.lang.fold): binders
+        return _fv_lambdas(n, lambda k: memo[id(k)])
     out: frozenset = frozenset()
     for k in n.children():
         if isinstance(k, Term):
@@ -336,6 +338,15 @@ class ChainFreeVars:
             memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
 
+    def _of(self, k: Term) -> set:
+        """The free variables of a child whose own are known (memoised, or an atom)."""
+        kind = type(k)
+        if kind is Var:
+            return {k}
+        if kind is Const:
+            return set()
+        return self._memo[id(k)]
+
     def _node(self, n: Term, kids) -> set:
         memo, cls = self._memo, type(n)
         if cls is Let or cls is Build:  # kids: the right side (the size) and the body
@@ -356,6 +367,8 @@ class ChainFreeVars:
             elif kind is not Const:
                 out |= memo[id(first)]
             return out
+        if getattr(n, "LAMBDAS", ()):
+            return set(_fv_lambdas(n, self._of))
         out = set()
         for k in kids:
             kind = type(k)
@@ -377,7 +390,25 @@ def _fv_children(n: Term):
         return n.args
     if not isinstance(n, Term):
         return ()
+    if getattr(n, "LAMBDAS", ()):  # a lambda's binder is not a free variable
+        binders = {f for f, _ in n.LAMBDAS}
+        return [getattr(n, f) for f in n._fields if f not in binders and isinstance(getattr(n, f), Term)]
     return [k for k in n.children() if isinstance(k, Term)]
+
+
+def _fv_lambdas(n: Term, of) -> frozenset:
+    """The free variables of a term with lambdas (class attribute LAMBDAS: pairs of binder
+    and body fields, catad.lang.fold): its operands', and each body's but its binder."""
+    binders = {f for f, _ in n.LAMBDAS}
+    bodies = {b: v for v, b in n.LAMBDAS}
+    out: frozenset = frozenset()
+    for f in n._fields:
+        k = getattr(n, f)
+        if f in binders or not isinstance(k, Term):
+            continue
+        fv = of(k)
+        out = out | (fv - {getattr(n, bodies[f])} if f in bodies else fv)
+    return out
 
 
 def may_fail(t: Term) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..errors import CatadTypeError, Loc
 from ..primitives.registry import PRIMITIVES, PrimitiveTypeError
+from .fold import FOLDS, check_fold
 from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain
 from .types import Bool, Int, LinMap, Type, Vec
 
@@ -97,12 +98,35 @@ class _Checker:
                 else:
                     env[t.var.name] = old
             return Vec(elem)
+        if isinstance(t, FOLDS):
+            return check_fold(t, lambda sub, var: self._check_in(sub, env, var))
+        if isinstance(t.type, LinMap) and getattr(t, "LAMBDAS", ()):  # lmFold: its lambdas' binder in scope
+            scopes = {b: v for v, b in t.LAMBDAS}
+            for f in t._fields:
+                sub = getattr(t, f)
+                if isinstance(sub, Term) and f not in scopes.values():
+                    self._check_in(sub, env, getattr(t, scopes[f]) if f in scopes else None)
+            return t.type
         if isinstance(t.type, LinMap):
             for sub in t.children():
                 if isinstance(sub, Term):
                     self.check(sub, env)
             return t.type
         self.fail(t, f"not a core term: {type(t).__name__}", "term")
+
+    def _check_in(self, t: Term, env: dict[str, Type], var: Var | None) -> Type:
+        """t's type, with var (a lambda's binder) in scope when it is given."""
+        if var is None:
+            return self.check(t, env)
+        old = env.get(var.name)
+        env[var.name] = var.type
+        try:
+            return self.check(t, env)
+        finally:
+            if old is None:
+                del env[var.name]
+            else:
+                env[var.name] = old
 
     def _check_call(self, t: Call, env: dict[str, Type]) -> Type:
         arg_types = tuple(self.check(a, env) for a in t.args)

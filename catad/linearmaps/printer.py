@@ -14,6 +14,9 @@ _TEXT = {L.Compose: "lmCompose", L.VCat: "lmVCat", L.HCat: "lmHCat", L.Plus: "lm
 
 
 def show_lm(m: L.LM, show: Callable[[Term], str]) -> str:
+    if isinstance(m, L.LMFold):
+        return (f"lmFold(\\{m.var.name}. {show(m.body)}, \\{m.var.name}. {show(m.dbody)}, "
+                f"{show(m.acc)}, {show(m.vec)})")
     if isinstance(m, L.Zero):
         return "lmZero()"
     if isinstance(m, L.One):
@@ -63,4 +66,8 @@ def latex_lm(m: Term, coef: Callable[[Term], str] | None = None) -> str:
         return r"\Sigma"
     if isinstance(m, L.Broadcast):
         return r"\mathrm{bcast}_{" + coef(m.n) + "}"
+    if isinstance(m, L.LMFold):
+        lam = r"(\lambda " + coef(m.var) + ". "
+        return (r"\mathrm{lmFold}\," + lam + coef(m.body) + r")\," + lam + latex_lm(m.dbody, coef) + r")\,"
+                + coef(m.acc) + r"\," + coef(m.vec))
     raise TypeError(type(m).__name__)

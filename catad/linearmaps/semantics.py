@@ -57,6 +57,8 @@ def _maps(ms) -> tuple:
 def _fwd(m: L.LM, x: Any):
     if x is ZERO or isinstance(m, L.Zero):
         return ZERO
+    if isinstance(m, L.LMFold):
+        return fold_apply(m, x)
     if isinstance(m, L.One):
         return x
     if isinstance(m, L.Scale):
@@ -107,6 +109,8 @@ def _fwd(m: L.LM, x: Any):
 def _rev(m: L.LM, ct: Any):
     if ct is ZERO or isinstance(m, L.Zero):
         return ZERO
+    if isinstance(m, L.LMFold):
+        return fold_apply_reverse(m, ct)
     if isinstance(m, (L.One,)):
         return ct
     if isinstance(m, L.Scale):
@@ -255,6 +259,52 @@ def _spine_parts(m: L.LM, c: Any, n: int) -> list:
     if isinstance(m, L.Plus):
         return [c, c]
     return [tget(c, i) for i in range(n)]  # VCatV
+
+
+# ---------------------------------------------------------------- lmFold (notes Fig. 13-15)
+
+def _fold_steps(m: L.LMFold):
+    """(evaluate a lambda's body at element i's step, the number of elements, the
+    accumulators): each step's Jacobian is evaluated from the closure when it is needed."""
+    from ..lang.evaluate import Evaluator
+    from ..lang.terms import Program
+    if m.closure is None:
+        raise TypeError("lmFold is not a value: its closure is not evaluated")
+    ev, env, c = Evaluator(Program((), "")), dict(m.closure.env), m.closure
+
+    def at(body, acc, i):
+        env[m.var] = (acc, c.vec[i])
+        return ev.eval(body, env)
+    return at, len(c.vec), c.acc
+
+
+def fold_apply(m: L.LMFold, x: Any) -> Any:
+    """lmFold . (ds, (dacc, dv)): the tangent of the accumulator carried along the loop
+    (FFold, Fig. 14), one step Jacobian applied per element. A loop, not a recursion."""
+    at, n, acc = _fold_steps(m)
+    ds, rest = _split(x, 2)
+    dacc, dv = _split(rest, 2)
+    for i in range(n):
+        dacc = apply(at(m.dbody, acc, i), (ds, (dacc, tget(dv, i))))
+        acc = at(m.body, acc, i)
+    return dacc
+
+
+def fold_apply_reverse(m: L.LMFold, ct: Any) -> Any:
+    """ct ._R lmFold = (ds, (dacc, dv)) (RFold, Fig. 15): the accumulators of the forward
+    loop kept, then the steps reverse-applied from the last, ds summed, dv[i] collected."""
+    from ..lang.evaluate import make_vector
+    at, n, acc = _fold_steps(m)
+    accs = []
+    for i in range(n):
+        accs.append(acc)
+        acc = at(m.body, acc, i)
+    ds, dbs = Acc(), [ZERO] * n
+    for i in reversed(range(n)):
+        step_ds, rest = _split(apply_reverse(at(m.dbody, accs[i], i), ct), 2)
+        ct, dbs[i] = _split(rest, 2)
+        ds.add(step_ds)
+    return ds.value(), (ct, make_vector(dbs, m.vec.type))
 
 
 # ---------------------------------------------------------------- matrices

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .._node import node
 from ..errors import CatadTypeError
-from ..lang.terms import Const, Term
+from ..lang.terms import Const, Term, Var
 from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
 
 
@@ -248,6 +248,57 @@ class Broadcast(LM):
         self._set_lm_type(self.s.elem, self.s)
 
 
+@node
+class LMFold(LM):
+    """lmFold (\\var. body) (\\var. dbody) acc vec : (s, (a, Vec b)) -o a (notes Fig. 12-13),
+    the Jacobian of fold (\\var. body) acc vec with respect to its environment s (the
+    variables its body reads), its initial accumulator and its vector. dbody : (s, (a, b)) -o a
+    is the Jacobian of one step, body's, with respect to s and var.
+
+    Its lambdas read variables of the enclosing scope, so its value (:meth:`eval_with`)
+    closes over them: `closure` holds their values and acc's and vec's (None in a term)."""
+
+    acc: Term
+    vec: Term
+    var: Var
+    body: Term
+    dbody: Term
+    closure: Any = None
+
+    LAMBDAS = (("var", "body"), ("var", "dbody"))
+
+    def __post_init__(self):
+        super().__post_init__()
+        d = _lm_type(self.dbody, "lmFold")
+        if not (isinstance(d.src, TupleT) and len(d.src.items) == 2):
+            raise CatadTypeError(f"lmFold's step Jacobian has source (s, (a, b)), not {d.src}", construct="lmFold")
+        s = d.src.items[0]
+        self._set_lm_type(TupleT((s, TupleT((self.acc.type, self.vec.type)))), self.acc.type)
+
+    @property
+    def env_type(self) -> Type:
+        """s, the fold's environment."""
+        return self.src.items[0]
+
+    def eval_with(self, ev):
+        from ..lang.terms import free_vars
+        free = (free_vars(self.body) | free_vars(self.dbody)) - {self.var}
+        return self.replace(closure=FoldClosure({x: ev(x) for x in free}, ev(self.acc), ev(self.vec)))
+
+
+class FoldClosure:
+    """The run-time part of an lmFold value: the lambdas' free variables and acc and v.
+    Compared and hashed by identity (values hold arrays)."""
+
+    __slots__ = ("env", "acc", "vec")
+
+    def __init__(self, env: dict, acc: Any, vec: Any):
+        self.env, self.acc, self.vec = env, acc, vec
+
+    def __repr__(self) -> str:
+        return "<closure>"
+
+
 # ---------------------------------------------------------------- application (notes Fig. 3)
 
 @node
@@ -314,4 +365,4 @@ def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
 
 
 __all__ = ["Apply", "ApplyR", "zero_tangent", "LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
-           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "evaluate_lm", "Int"]
+           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "LMFold", "FoldClosure", "evaluate_lm", "Int"]

@@ -658,3 +658,18 @@ STRUCTURAL = {
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))
+
+# fold (notes Section 8) is a term with a lambda, not a primitive: a primitive's arguments are
+# values. Its stages side by side, as a structural primitive's row names them (each name is
+# "module:object", an attribute path after the colon; a rule is named by its catalogue name):
+# the core term and its reference loop, the CL combinator, the Jacobian (catad.ad's fold),
+# the linear map and the rules applying it, and the backend's loop for each term.
+STRUCTURAL_TERMS = {
+    "fold": {"term": "catad.lang.fold:Fold", "evaluation": "catad.lang.fold:eval_fold",
+             "CL": "catad.combinators.terms:Fold", "derivative": "catad.ad.transform:_AD.fold",
+             "linear maps": "catad.linearmaps.terms:LMFold", "codegen": "catad.backend.folds:fold"},
+    "FFold": {"term": "catad.lang.fold:FFold", "evaluation": "catad.lang.fold:eval_ffold",
+              "rule": "fwd-fold", "sweep": "fwd-sweep-nested", "codegen": "catad.backend.folds:ffold"},
+    "RFold": {"term": "catad.lang.fold:RFold", "evaluation": "catad.lang.fold:eval_rfold",
+              "rule": "rev-fold", "sweep": "rev-sweep-nested", "codegen": "catad.backend.folds:rfold"},
+}

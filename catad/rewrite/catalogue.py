@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from ..lang.fold import FFold, RFold
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst, free_vars, may_fail
+from ..lang.types import Tuple as TupleT
 from ..lang.types import Float, Int, Scalar
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR, zero_tangent
@@ -385,7 +387,7 @@ rule("fwd-scalevec", GF, "diag(v) . x = v * x elementwise", "lmApply(lmScaleVec(
      "a diagonal map multiplies elementwise (tmul: 0 wherever x is 0, even where v is inf or NaN)",
      P(A, m=P(L.ScaleVec, v=V("v")), x=X))(lambda b: prim("tmul", b["v"], b["x"]))
 
-_COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If)
+_COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If, L.LMFold)
 def _bound_argument(x: Term) -> Var:
     """A variable for x, named from a digest of x: deterministic (rules are functions),
     '$' keeps it apart from any Python name, and an inner binding that shadows an
@@ -669,6 +671,66 @@ rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r
      "x is not free in r")(
     lambda b: Let(b["x"], b["e"], ApplyR(b["r"], b["m"])) if b["x"] not in b.free_vars(b["r"]) else None)
 
+# ================================================================ fold (notes Section 8)
+GFold = "Fig. 13-15: fold"
+
+
+class _Named(P):
+    """P(cls) that also binds the node it matches as `name` (the engine indexes it as a P)."""
+
+    def __init__(self, name: str, cls):
+        super().__init__(cls)
+        object.__setattr__(self, "name", name)
+
+    def match(self, t, b):
+        if P.match(self, t, b):
+            b[self.name] = t
+            return True
+        return False
+
+
+def _step_var(m: L.LMFold, suffix: str, ty) -> Var:
+    """A variable of the new lambda, named after the fold's own ('$' keeps it apart from
+    Python names; rules are functions, so the name is too)."""
+    return Var(f"{m.var.name}{suffix}$", ty)
+
+
+@rule("fwd-fold", GFold, "notes Fig. 13 (FFold: Fig. 14): lmFold (\\t.e) (\\t.e') acc v . dx = FFold (\\t.e) acc v "
+      "(\\t_dt. e_dt) d_acc d_v, where e_dt = let t = pi1 t_dt; dt = pi2 t_dt in e' . (ds, dt), ds = pi1 dx, "
+      "d_acc = pi1 (pi2 dx), d_v = pi2 (pi2 dx)",
+      "lmApply(lmFold(\\t. e, \\t. e', acc, v), dx)",
+      "FFold(\\t. e, acc, v, \\t_dt. let t = pi1 t_dt; dt = pi2 t_dt in lmApply(e', (pi1 dx, dt)), pi1 pi2 dx, pi2 pi2 dx)",
+      r"\mathrm{lmFold}\,(\lambda t.e)\,(\lambda t.e')\,acc\,v \odot dx = \mathrm{FFold}\,(\lambda t.e)\,acc\,v\,"
+      r"(\lambda t_{dt}.\,e' \odot (ds, dt))\,d_{acc}\,d_v",
+      "the tangent of a fold is carried along its loop: each step applies the body's Jacobian",
+      P(A, m=_Named("m", L.LMFold), x=CX), "dx is cheap (its part ds is read at every step)")
+def _(b):
+    m, dx = b["m"], b["x"]
+    step = m.var.type
+    t_dt = _step_var(m, "_dt", TupleT((step, step)))  # ((a, b), (da, db)): tangents have the primal types
+    dt = _step_var(m, "_d", step)
+    body = Let(m.var, Get(0, t_dt), Let(dt, Get(1, t_dt), A(m.dbody, Tuple((component(dx, 0), dt)))))
+    rest = component(dx, 1)
+    return FFold(m.acc, m.vec, m.var, m.body, component(rest, 0), component(rest, 1), t_dt, body)
+
+
+@rule("rev-fold", GFold, "notes Fig. 13 (RFold: Fig. 15): dr ._R lmFold (\\t.e) (\\t.e') acc v = RFold (\\t.e) "
+      "(\\t_dr. e_dr) acc v dr, where e_dr = let t = pi1 t_dr; dr = pi2 t_dr in dr ._R e'",
+      "lmApplyR(r, lmFold(\\t. e, \\t. e', acc, v))",
+      "RFold(\\t. e, \\t_dr. let t = pi1 t_dr; dr = pi2 t_dr in lmApplyR(dr, e'), acc, v, r)",
+      r"dr \odot_R \mathrm{lmFold}\,(\lambda t.e)\,(\lambda t.e')\,acc\,v = \mathrm{RFold}\,(\lambda t.e)\,"
+      r"(\lambda t_{dr}.\,dr \odot_R e')\,acc\,v\,dr",
+      "the cotangent of a fold runs its loop backwards: the steps' cotangents of s add up, each element gets its own",
+      P(ApplyR, r=R, m=_Named("m", L.LMFold)))
+def _(b):
+    m = b["m"]
+    step, a = m.var.type, m.acc.type
+    t_dr = _step_var(m, "_dr", TupleT((step, a)))  # ((a, b), da)
+    dr = _step_var(m, "_r", a)
+    body = Let(m.var, Get(0, t_dr), Let(dr, Get(1, t_dr), ApplyR(dr, m.dbody)))
+    return RFold(m.acc, m.vec, m.var, m.body, b["r"], t_dr, body)
+
+
 BY_NAME = {r.name: r for r in RULES}
 assert len(BY_NAME) == len(RULES), "rule names must be unique"
 
@@ -698,6 +760,19 @@ PASSES: list[Rule] = [
          "... let ct = r1 + ... + rk in lmApplyR(ct, e)",
          r"\textstyle\sum_k r_k \odot_R D_y = (\sum_k r_k) \odot_R e",
          "the reverse sweep: a shared map's cotangents are summed, then pushed through it once", P(Let), _never),
+    Rule("fwd-sweep-nested", GP, "lmApply(let Dy = e in m, x) = let dy = lmApply(e, x) in lmApply(m, x)[Dy := dy] "
+         "when every map the chain binds has x's space as its source (a fold's step Jacobian e', notes Fig. 13): "
+         "the forward sweep, run inside the step",
+         "lmApply(let Dy = e in m, x)", "let dy = lmApply(e, x) in lmApply(m, x)",
+         r"(\mathbf{let}\ D_y = e\ \mathbf{in}\ m) \odot x = \mathbf{let}\ dy = e \odot x\ \mathbf{in}\ m \odot x",
+         "the forward sweep of a fold step's Jacobian (inside FFold)", P(Let), _never,
+         "the chain's maps all have x's space as source"),
+    Rule("rev-sweep-nested", GP, "r ._R (let Dy = e in m) = the reverse sweep of the chain with r at m, when every "
+         "map the chain binds has m's source (a fold's step Jacobian e', notes Fig. 13)",
+         "lmApplyR(r, let Dy = e in m)", "... let ct = (sum of Dy's cotangents) in lmApplyR(ct, e)",
+         r"r \odot_R (\mathbf{let}\ D_y = e\ \mathbf{in}\ m) = \textstyle\sum_k r_k \odot_R e",
+         "the reverse sweep of a fold step's Jacobian (inside RFold)", P(Let), _never,
+         "the chain's maps all have m's source"),
     Rule("cse", GP, "notes Section 3 (last step): common subexpression elimination",
          "let x = e in ... let y = e in b", "let x = e in ... b[y := x]",
          r"\mathbf{let}\ x = e\ \dots\ \mathbf{let}\ y = e\ \mathbf{in}\ b = \mathbf{let}\ x = e\ \dots\ b[y := x]",

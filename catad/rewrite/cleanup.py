@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import ChainMap
 
 from ..lang.anf import anf_def
+from ..lang.fold import lambdas, operands
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
                           make_lets, may_fail)
 from .engine import term_children, with_children
@@ -162,6 +163,9 @@ def _count_uses(t: Term) -> tuple[dict, dict]:
             binders[n.var.name] = binders.get(n.var.name, 0) + 1
             stack.append((n.size, depth))
             stack.append((n.body, depth + 1))
+        elif getattr(n, "LAMBDAS", ()):  # a fold's lambdas run once per element, as a build's body
+            bodies = {id(body) for _, body in lambdas(n)}
+            stack.extend((k, depth + 1 if id(k) in bodies else depth) for k in operands(n) + [b for _, b in lambdas(n)])
         else:
             stack.extend((k, depth) for k in term_children(n))
     return uses, binders

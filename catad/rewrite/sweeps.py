@@ -30,7 +30,7 @@ from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
-from .catalogue import RULES, tsum as sum_tangents
+from .catalogue import RULES, cheap, tsum as sum_tangents
 from ..primitives.registry import PRIMITIVES
 from .engine import Rewriter, term_children, with_children
 from .rule import P, Rule, V
@@ -124,7 +124,19 @@ class _Forward:
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
-        self.rw = Rewriter(RULES + [self.let_bound_rule()], "forward", trace, normal)
+        self.rw = Rewriter([self.nested_rule()] + RULES + [self.let_bound_rule()], "forward", trace, normal)
+
+    def nested_rule(self) -> Rule:
+        """A fold's step Jacobian e' applied to (ds, dt) (rule fwd-fold) is a Jacobian of its own:
+        a let chain of maps from one space, swept like the whole one (before fwd-let would float
+        the application into the chain, where its let-bound maps would stay)."""
+        def sweep(b):
+            return _Forward(b["x"], self.names, self.rw.trace).chain(b["m"])
+        return Rule("fwd-sweep-nested", "sweeps", "the forward sweep of a let chain whose maps all have x's space "
+                    "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
+                    "let dy = lmApply(e, x) in lmApply(m, x)", r"(\mathbf{let}\ D_y = e\ \mathbf{in}\ m) \odot x",
+                    "a step Jacobian is swept inside its fold",
+                    P(Apply, m=V("m", _local_jacobian), x=V("x", cheap)), sweep)
 
     def let_bound_rule(self) -> Rule:
         def is_swept(m):
@@ -137,6 +149,20 @@ class _Forward:
 
     def apply(self, m: Term) -> Term:
         return self.rw.normalize(Apply(m, self.dx))
+
+    def chain(self, e: Let) -> Term:
+        """A let chain of maps applied to dx: each let-bound map applied where it is bound (as
+        value's let chains), then the chain's map (rule fwd-sweep-nested)."""
+        lets, body = let_chain(e)
+        out = []
+        for lt in lets:
+            if has_lm(lt.var.type):
+                v = self.names.var("d" + lt.var.name.removeprefix("D"), tangent_type(lt.var.type))
+                out.append((v, self.value(lt.rhs)))
+                self.env[lt.var] = v
+            else:
+                out.append((lt.var, substitute(lt.rhs, self.env)))
+        return make_lets(out, self.apply(body))
 
     def value(self, e: Term) -> Term:
         """e with its linear-map parts applied to dx (e's other parts kept)."""
@@ -259,7 +285,21 @@ class _Reverse:
                     "a let-bound map waits for all its cotangents",
                     P(ApplyR, r=V("r"), m=V("m", _is_location)),
                     lambda b: Pending(b["m"], b["r"], b["m"].type.src))
-        self.rw = Rewriter([stop] + RULES, "reverse", trace, normal)
+        nested = Rule("rev-sweep-nested", "sweeps", "the reverse sweep of a let chain whose maps all have m's source "
+                      "(a fold step's Jacobian, notes Fig. 13)", "lmApplyR(r, let Dy = e in m)",
+                      "the chain's primal bindings, then its cotangent bindings bottom-up",
+                      r"r \odot_R (\mathbf{let}\ D_y = e\ \mathbf{in}\ m)", "a step Jacobian is swept inside its fold",
+                      P(ApplyR, r=V("r"), m=V("m", _local_jacobian)), lambda b: self.nested(b["r"], b["m"]))
+        self.rw = Rewriter([nested, stop] + RULES, "reverse", trace, normal)
+
+    def nested(self, r: Term, m: Let) -> Term:
+        """r ._R m for a let chain m of maps from one space (rule rev-sweep-nested): its own
+        reverse sweep, whose result is the cotangent of that space."""
+        sweep = _Reverse(self.names, self.rw.trace, m.type.src)
+        lets, final = let_chain(m)
+        primal, cts = sweep.primal_bindings(lets), []
+        results = sweep.backward(lets, sweep.push(r, final, cts), cts)
+        return make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
 
     # ---------------------------------------------------------------- forward pass: primal only
     def strip(self, e: Term) -> Term:
@@ -433,6 +473,26 @@ def _location_type(k) -> Type:
     if len(k) == 2:
         return t.items[k[1]].tgt
     return Vec(t.elem.items[k[2]].tgt)
+
+
+def _maps_in(t: Type) -> list[LinMap]:
+    if isinstance(t, LinMap):
+        return [t]
+    if isinstance(t, TupleT):
+        return [m for x in t.items for m in _maps_in(x)]
+    if isinstance(t, Vec):
+        return _maps_in(t.elem)
+    return []
+
+
+def _local_jacobian(m: Term) -> bool:
+    """A let chain ending in a map that binds maps, all from that map's source: the shape of
+    a fold's step Jacobian e' (catad.ad's fold), which the nested sweeps sweep."""
+    if not isinstance(m, Let) or not isinstance(m.type, LinMap):
+        return False
+    lets, _ = let_chain(m)
+    maps = [x for lt in lets for x in _maps_in(lt.var.type)]
+    return bool(maps) and all(x.src == m.type.src for x in maps)
 
 
 def _summands(t: Term, bindings: list) -> list[Term]:

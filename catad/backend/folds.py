@@ -1,0 +1,242 @@
+"""fold, FFold and RFold as Python loops over vectorised bodies (catad.backend).
+
+A fold has no whole-array form: each step needs the accumulator of the one before. So it is
+a ``for`` loop, whose body is compiled once (its builds, sums and indexing vectorised as
+anywhere else) and reads the accumulator from loop-carried names, one per leaf of its type
+(a tuple's components, a vector of tuples' component vectors). RFold runs the forward loop
+keeping each accumulator in a list, then the reverse loop (notes Fig. 15).
+
+Inside a vectorised build a fold raises ``Unvectorisable``: the build becomes a Python loop
+(control.Fallback, reported by explain), in whose body the fold is a loop again.
+
+Tangent state is kept dense: a leaf of Float or array type is an array (its zero is zeros
+shaped like the primal leaf, ``dense_like``), an Int or Bool leaf the symbolic zero. The
+cotangent of the fold's environment is summed as a run-time tangent (``T_tadd``), which
+keeps index updates sparse and needs no shape.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lang.types import Tuple as TupleT, Type, Vec, is_differentiable, rank
+from . import arrays, gathers
+from .control import _components
+from .values import ZERO, RT, Arr, Unvectorisable, is_zero, kind_of
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+_DTYPE = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}
+
+
+# ---------------------------------------------------------------- values as leaves
+
+def leaf_types(t: Type) -> list[Type]:
+    """The leaves of a value of type t as the backend holds it (a vector of tuples is a
+    tuple of vectors)."""
+    if isinstance(t, TupleT) or isinstance(t, Vec) and isinstance(_inner(t), TupleT):
+        return [x for c in _components(t) for x in leaf_types(c)]
+    return [t]
+
+
+def _inner(t: Type) -> Type:
+    while isinstance(t, Vec):
+        t = t.elem
+    return t
+
+
+def leaves(x, t: Type) -> list:
+    if len(leaf_types(t)) == 1 and not isinstance(t, TupleT):
+        return [x]
+    parts = (ZERO,) * len(_components(t)) if x is ZERO else x
+    return [y for p, c in zip(parts, _components(t)) for y in leaves(p, c)]
+
+
+def rebuild(xs: list, t: Type):
+    """The value of type t whose leaves are xs (in order)."""
+    it = iter(xs)
+
+    def go(t):
+        if len(leaf_types(t)) == 1 and not isinstance(t, TupleT):
+            return next(it)
+        return tuple(go(c) for c in _components(t))
+    return go(t)
+
+
+def primal_leaf(c: Compiler, x, t: Type) -> Arr:
+    """A primal leaf as a depth-0 array."""
+    a = arrays.dense(c, x) if not isinstance(x, Arr) else x
+    if a.depth:
+        raise Unvectorisable("a fold's value inside a vectorised build")
+    return a
+
+
+def tangent_leaf(c: Compiler, x, t: Type, like: Arr):
+    """A tangent leaf as a dense depth-0 array (zeros shaped like the primal leaf `like`),
+    or ZERO when t has no tangent (Int, Bool)."""
+    if not is_differentiable(t):
+        return ZERO
+    if isinstance(x, Arr) and x.depth == 0:
+        return x
+    if is_zero(x):
+        return Arr(c.assign(f"dense_like(ZERO, {like.code})"), 0, frozenset(), rank(t), "f")
+    return Arr(c.assign(f"dense_like({arrays.rt(c, x)}, {like.code})"), 0, frozenset(), rank(t), "f")
+
+
+def _state(c: Compiler, values: list, hint: str) -> list:
+    """Loop-carried names initialised to values (ZERO leaves stay symbolic)."""
+    out = []
+    for v in values:
+        if v is ZERO:
+            out.append(ZERO)
+            continue
+        name = c.name(hint)
+        c.emit(f"{name} = {v.code}")
+        out.append(Arr(name, 0, frozenset(), v.rank, v.kind))
+    return out
+
+
+def _carry(c: Compiler, state: list, new: list) -> None:
+    """state = new, at once (a tuple assignment: tidy never drops it)."""
+    pairs = [(s.code, n.code) for s, n in zip(state, new) if s is not ZERO]
+    if pairs:
+        c.emit(", ".join(s for s, _ in pairs) + ", = " + ", ".join(n for _, n in pairs) + ",")
+
+
+def _vector(c: Compiler, x, t: Type) -> list:
+    """The leaves of the vector fold runs over, as depth-0 arrays."""
+    return [primal_leaf(c, v, lt) for v, lt in zip(leaves(x, t), leaf_types(t))]
+
+
+def _element(c: Compiler, vec: list, t: Type, i: Arr):
+    return rebuild([gathers.index(c, v, i) for v in vec], t.elem)
+
+
+def _bind(c: Compiler, var, value):
+    old = c.env.get(var.name)
+    c.env[var.name] = value
+    return old
+
+
+def _unbind(c: Compiler, var, old) -> None:
+    if old is None:
+        c.env.pop(var.name, None)
+    else:
+        c.env[var.name] = old
+
+
+def _comp_in(c: Compiler, body, var, value):
+    """body compiled with var bound to value."""
+    old = _bind(c, var, value)
+    try:
+        return c.comp(body)
+    finally:
+        _unbind(c, var, old)
+
+
+class _Loop:
+    """for i in range(n): the lines written inside at one more indentation, their memo dropped
+    after (names assigned in the loop change at each pass)."""
+
+    def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False):
+        self.c, self.n, self.hint, self.reverse = c, n, hint, reverse
+
+    def __enter__(self) -> Arr:
+        c = self.c
+        i = c.name(self.hint)
+        rng = f"range({self.n} - 1, -1, -1)" if self.reverse else f"range({self.n})"
+        c.emit(f"for {i} in {rng}:")
+        c.indent += 1
+        c.memo.append({})
+        return Arr(i, 0, frozenset(), 0, "i")
+
+    def __exit__(self, *exc) -> None:
+        self.c.memo.pop()
+        self.c.indent -= 1
+
+
+def _check_depth(c: Compiler) -> None:
+    if c.depth > 0:
+        raise Unvectorisable("a fold (a loop over its elements) inside a vectorised build")
+
+
+# ---------------------------------------------------------------- the three loops
+
+def fold(c: Compiler, t):
+    """fold (\\t. e) acc v: the accumulator's leaves carried by the loop."""
+    _check_depth(c)
+    at = t.acc.type
+    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), leaf_types(at))], "acc")
+    vec = _vector(c, c.comp(t.vec), t.vec.type)
+    with _Loop(c, f"len({vec[0].code})") as i:
+        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
+        _carry(c, acc, [primal_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
+    return rebuild(acc, at)
+
+
+def ffold(c: Compiler, t):
+    """FFold (notes Fig. 14): the accumulator and its tangent carried by one loop."""
+    _check_depth(c)
+    at, vt = t.acc.type, t.vec.type
+    lts = leaf_types(at)
+    acc0 = [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)]
+    dacc0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dacc), at), lts, acc0)]
+    acc, dacc = _state(c, acc0, "acc"), _state(c, dacc0, "dacc")
+    vec = _vector(c, c.comp(t.vec), vt)
+    dv = [ZERO if not is_differentiable(lt) or is_zero(x) else tangent_leaf(c, x, lt, v)
+          for x, lt, v in zip(leaves(c.comp(t.dvec), vt), leaf_types(vt), vec)]
+    with _Loop(c, f"len({vec[0].code})") as i:
+        x = (rebuild(acc, at), _element(c, vec, vt, i))
+        dx = (rebuild(dacc, at), _element(c, dv, vt, i))
+        dnew = _comp_in(c, t.dbody, t.dvar, (x, dx))
+        dnew = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(dnew, at), lts, acc)]
+        new = _comp_in(c, t.body, t.var, x)
+        new = [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
+        _carry(c, acc + dacc, new + dnew)
+    return rebuild(dacc, at)
+
+
+def rfold(c: Compiler, t):
+    """RFold (notes Fig. 15): the forward loop keeps each accumulator in lists, the reverse
+    loop carries the accumulator's cotangent, sums the environment's and fills dv's lists."""
+    _check_depth(c)
+    at, vt = t.acc.type, t.vec.type
+    lts = leaf_types(at)
+    ds_t = t.type.items[0]
+    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
+    vec = _vector(c, c.comp(t.vec), vt)
+    n = c.assign(f"len({vec[0].code})", "n")
+    kept = [c.name("accs") for _ in acc]
+    for k in kept:
+        c.emit(f"{k} = []")
+    with _Loop(c, n) as i:
+        for k, a in zip(kept, acc):
+            c.emit(f"{k}.append({a.code})")
+        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, vt, i)))
+        _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+    dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
+    dacc = _state(c, dr0, "dacc")
+    ds = _state(c, [ZERO if not is_differentiable(lt) else Arr("ZERO") for lt in leaf_types(ds_t)], "ds")
+    dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(vt)]
+    for d in dbs:
+        if d is not None:
+            c.emit(f"{d} = [None] * {n}")
+    with _Loop(c, n, reverse=True) as i:
+        acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
+        elem = _element(c, vec, vt, i)
+        out = _comp_in(c, t.rbody, t.rvar, ((rebuild(acc_i, at), elem), rebuild(dacc, at)))
+        step_ds, rest = (ZERO, ZERO) if out is ZERO else out
+        da, db = (ZERO, ZERO) if rest is ZERO else rest
+        new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), lts, acc_i)]
+        new_ds = [s if s is ZERO else Arr(c.assign(f"T_tadd({s.code}, {arrays.rt(c, y)})", "ds"))
+                  for s, y in zip(ds, leaves(step_ds, ds_t))]
+        elems = leaves(elem, vt.elem)
+        for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
+            if d is not None:
+                c.emit(f"{d}[{i.code}] = {tangent_leaf(c, y, lt, e).code}")
+        _carry(c, dacc + ds, new_da + new_ds)
+    dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1})", "dv"), 0,
+                                     frozenset(), rank(lt) + 1, "f")
+          for d, lt in zip(dbs, leaf_types(vt.elem))]
+    ds_out = [s if s is ZERO else RT(s.code) for s in ds]
+    return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))

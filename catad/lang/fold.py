@@ -1,0 +1,194 @@
+"""fold and its derivatives FFold and RFold as core terms (notes Section 8, Fig. 12, 14, 15).
+
+    fold (\\t. e) acc v : a          t : (a, b), e : a, acc : a, v : Vec b
+
+is the final accumulator of ``acc' = e[t := (acc, v[i])]`` for i in 0..n-1. FFold and RFold
+are the terms the application of an ``lmFold`` becomes (Fig. 13): the forward and reverse
+derivatives of a fold as loops, with the derivative of the body as a second lambda.
+
+A lambda is a binder field and a body field; each class lists its lambdas in ``LAMBDAS``,
+which is how the generic passes (free variables, dead code, CSE, inlining) see the scopes:
+the body is a scope where the binder is bound, evaluated once per iteration.
+
+Evaluation (:func:`eval_fold`, :func:`eval_ffold`, :func:`eval_rfold`) iterates, so a fold
+of a million elements needs no deep recursion; the reverse one keeps every accumulator of
+the forward loop (Fig. 15 without its recursion: the recursion's stack is that list).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .._node import node
+from ..errors import CatadTypeError, Loc
+from .terms import Term, Var
+from .types import Tuple as TupleT, Type, Vec
+
+
+def _elem(v: Term, what: str) -> Type:
+    if not isinstance(v.type, Vec):
+        raise CatadTypeError(f"{what} folds over a Vec, got a {v.type}", construct=what)
+    return v.type.elem
+
+
+@node
+class Fold(Term):
+    """fold (\\var. body) acc vec (Fig. 12): the type is the accumulator's."""
+
+    acc: Term
+    vec: Term
+    var: Var
+    body: Term
+    loc: Loc | None = None
+
+    LAMBDAS = (("var", "body"),)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.acc.type)
+
+
+@node
+class FFold(Term):
+    """FFold (\\var. body) acc vec (\\dvar. dbody) dacc dvec : da (Fig. 12, 14): the tangent
+    of fold's result. dvar : ((a, b), (da, db)) and dbody : da, the tangent of one step."""
+
+    acc: Term
+    vec: Term
+    var: Var
+    body: Term
+    dacc: Term
+    dvec: Term
+    dvar: Var
+    dbody: Term
+    loc: Loc | None = None
+
+    LAMBDAS = (("var", "body"), ("dvar", "dbody"))
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(self.dbody.type)
+
+
+@node
+class RFold(Term):
+    """RFold (\\var. body) (\\rvar. rbody) acc vec dr : (ds, (da, Vec db)) (Fig. 12, 15): the
+    cotangents of fold's environment s, its initial accumulator and its vector, given dr
+    that of its result. rvar : ((a, b), da) and rbody : (ds, (da, db)), one step backwards."""
+
+    acc: Term
+    vec: Term
+    var: Var
+    body: Term
+    dr: Term
+    rvar: Var
+    rbody: Term
+    loc: Loc | None = None
+
+    LAMBDAS = (("var", "body"), ("rvar", "rbody"))
+
+    def __post_init__(self):
+        super().__post_init__()
+        rt = self.rbody.type
+        if not (isinstance(rt, TupleT) and len(rt.items) == 2 and isinstance(rt.items[1], TupleT)
+                and len(rt.items[1].items) == 2):
+            raise CatadTypeError(f"the body of RFold gives (ds, (da, db)), not {rt}", construct="RFold")
+        ds, (da, db) = rt.items[0], rt.items[1].items
+        self._set_type(TupleT((ds, TupleT((da, Vec(db))))))
+
+
+FOLDS = (Fold, FFold, RFold)
+
+
+def lambdas(t: Term) -> tuple[tuple[Var, Term], ...]:
+    """The (binder, body) pairs of t's lambdas; () for a term without any."""
+    return tuple((getattr(t, v), getattr(t, b)) for v, b in getattr(type(t), "LAMBDAS", ()))
+
+
+def operands(t: Term) -> list[Term]:
+    """t's children outside its lambdas (evaluated once, before the loop)."""
+    inside = {f for pair in getattr(type(t), "LAMBDAS", ()) for f in pair}
+    return [getattr(t, f) for f in t._fields if f not in inside and isinstance(getattr(t, f), Term)]
+
+
+# ---------------------------------------------------------------- typing (Fig. 12)
+
+def check_fold(t: Term, check: Callable[[Term, Var | None], Type]) -> Type:
+    """t's type, checking it by Fig. 12; check(term, binder) types a term (a lambda's body
+    with its binder in scope)."""
+    acc, vec = check(t.acc, None), check(t.vec, None)
+    b = _elem(t.vec, type(t).__name__)
+    step = TupleT((acc, b))
+    _expect(t.var.type, step, f"the variable of {type(t).__name__}'s lambda")
+    _expect(check(t.body, t.var), acc, f"the body of {type(t).__name__}'s lambda")
+    if isinstance(t, FFold):
+        dacc, dvec = check(t.dacc, None), check(t.dvec, None)
+        _expect(dacc, acc, "FFold's dacc")
+        _expect(dvec, vec, "FFold's dv")
+        _expect(t.dvar.type, TupleT((step, TupleT((acc, b)))), "FFold's t_dt")
+        _expect(check(t.dbody, t.dvar), acc, "FFold's e_dt")
+    if isinstance(t, RFold):
+        _expect(check(t.dr, None), acc, "RFold's dr")
+        _expect(t.rvar.type, TupleT((step, acc)), "RFold's t_dr")
+        rb = check(t.rbody, t.rvar)
+        _expect(rb.items[1], TupleT((acc, b)), "the (da, db) of RFold's e_dr")
+    return t.type
+
+
+def _expect(got: Type, want: Type, what: str) -> None:
+    if got != want:
+        raise CatadTypeError(f"{what} has type {got}, expected {want}", construct="fold")
+
+
+# ---------------------------------------------------------------- reference evaluation
+
+def _split(x: Any, n: int) -> tuple:
+    from ..tangents import ZERO
+    return (ZERO,) * n if x is ZERO else tuple(x)
+
+
+def _element(v: Any, i: int) -> Any:
+    from ..tangents import tget
+    return v[i] if isinstance(v, list) else tget(v, i)
+
+
+def eval_fold(t: Fold, ev: Callable, ev_in: Callable) -> Any:
+    """ev(term) evaluates in the current scope; ev_in(body, var, value) with var bound."""
+    acc, v = ev(t.acc), ev(t.vec)
+    for i in range(len(v)):
+        acc = ev_in(t.body, t.var, (acc, v[i]))
+    return acc
+
+
+def eval_ffold(t: FFold, ev: Callable, ev_in: Callable) -> Any:
+    """Fig. 14 as a loop: the tangent is carried along with the accumulator."""
+    acc, v, dacc, dv = ev(t.acc), ev(t.vec), ev(t.dacc), ev(t.dvec)
+    for i in range(len(v)):
+        x = (acc, v[i])
+        dacc = ev_in(t.dbody, t.dvar, (x, (dacc, _element(dv, i))))
+        acc = ev_in(t.body, t.var, x)
+    return dacc
+
+
+def eval_rfold(t: RFold, ev: Callable, ev_in: Callable) -> Any:
+    """Fig. 15 as two loops: forward keeping every accumulator, then backwards summing the
+    environment's cotangents and collecting each element's."""
+    from ..tangents import Acc
+    from .evaluate import make_vector
+    acc, v, dacc = ev(t.acc), ev(t.vec), ev(t.dr)
+    n = len(v)
+    accs = []
+    for i in range(n):
+        accs.append(acc)
+        acc = ev_in(t.body, t.var, (acc, v[i]))
+    ds, dbs = Acc(), [None] * n
+    for i in reversed(range(n)):
+        step_ds, rest = _split(ev_in(t.rbody, t.rvar, ((accs[i], v[i]), dacc)), 2)
+        dacc, dbs[i] = _split(rest, 2)
+        ds.add(step_ds)
+    return ds.value(), (dacc, make_vector(dbs, t.type.items[1].items[1]))
+
+
+EVALUATORS = {Fold: eval_fold, FFold: eval_ffold, RFold: eval_rfold}
+
+
+__all__ = ["FOLDS", "EVALUATORS", "FFold", "Fold", "RFold", "check_fold", "lambdas", "operands"]
