@@ -104,12 +104,15 @@ class Pipeline:
         check_cl_program(program)
         return program
 
+    def _jacobian_program(self) -> Program:
+        # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
+        return jacobian_program(to_cl_program(inline_program(self.core)))
+
     @_stage
     def jacobian_program(self) -> Program:
         """D$f, f's callees inlined: f's value and full Jacobian (reference semantics:
         catad.lang.evaluate gives the Jacobian as a linear-map value)."""
-        # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
-        return jacobian_program(to_cl_program(inline_program(self.core)))
+        return self._jacobian_program()
 
     @property
     def jacobian(self) -> Def:
@@ -117,7 +120,11 @@ class Pipeline:
 
     @_stage
     def jacobian_optimised(self) -> Def:
-        return self._traced("jacobian-optimised", lambda trace: optimise(self.jacobian, "jacobian-optimised", trace))
+        # grad (not recording) does not keep the Jacobian it optimises: what optimising
+        # rewrote would stay alive beside the later stages (made again if asked for)
+        jac = (self.jacobian if self.record or "jacobian_program" in vars(self)
+               else self._jacobian_program().main)
+        return self._traced("jacobian-optimised", lambda trace: optimise(jac, "jacobian-optimised", trace))
 
     def normal(self) -> dict:
         """The terms of the optimised Jacobian, all normal: each later stage starts from them,

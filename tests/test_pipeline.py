@@ -20,7 +20,30 @@ def test_grad_makes_only_what_it_needs():
     catad.grad(g)(2.0)
     made = vars(pipeline(g, 2.0))
     assert "reverse" in made
-    assert not {"anf", "cl", "forward", "jacobian_transposed"} & set(made)
+    assert not {"anf", "cl", "forward", "jacobian_transposed", "jacobian_program"} & set(made)
+    assert not made["_traces"]  # no rewrite steps kept: they would hold every intermediate term
+
+
+def k(x, y):
+    return (x * y + y) * x
+
+
+def test_explain_after_grad_has_the_steps_of_explain_alone():
+    """grad keeps no steps; explain afterwards gets them from a recording twin, and they
+    replay from the pipeline's own Jacobian to its own optimised Jacobian."""
+    from catad.rewrite import replay
+    catad.grad(k)(2.0, 3.0)
+    d = catad.explain(k, 2.0, 3.0)
+    p = d.pipeline
+    steps = d.steps_of("jacobian-optimised")
+    assert replay(p.jacobian.body, steps) == p.jacobian_optimised.body
+    alone = catad.explain(k_again, 2.0, 3.0)  # the same body, explained first: recorded from the start
+    assert [(s.stage, s.rule, s.position) for s in d.steps] == [(s.stage, s.rule, s.position) for s in alone.steps]
+    assert len(d.steps_of("reverse")) > 0
+
+
+def k_again(x, y):
+    return (x * y + y) * x
 
 
 def test_one_pipeline_per_signature():

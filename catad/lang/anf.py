@@ -7,10 +7,9 @@ work moves out of a branch or a loop. Let chains are processed iteratively.
 """
 from __future__ import annotations
 
-from .._node import walk
 from .fold import FOLDS, lambdas
 from .names import FreshNames
-from .terms import Build, Call, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets
+from .terms import Build, Call, Def, Get, If, Let, Program, Term, Tuple, Var, is_atom, let_chain, make_lets, var_names
 
 
 class _Fresh(FreshNames):
@@ -23,7 +22,7 @@ def anf_program(program: Program) -> Program:
 
 
 def anf_def(d: Def) -> Def:
-    taken = {n.name for n in walk(d.body) if isinstance(n, Var)} | {p.name for p in d.params}
+    taken = var_names(d.body) | {p.name for p in d.params}
     return Def(d.name, d.params, anf(d.body, _Fresh(taken)), d.loc)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 import itertools
 from typing import Iterable
 
-from .._node import walk
-from .terms import Term, Var
+from .terms import Term, Var, var_names
 from .types import Type
 
 
@@ -20,7 +19,7 @@ class FreshNames:
     @classmethod
     def avoiding(cls, *terms: Term, params: Iterable[Var] = ()) -> "FreshNames":
         """Names not used anywhere in the given terms nor by the parameters."""
-        taken = {n.name for t in terms for n in walk(t) if isinstance(n, Var)}
+        taken = var_names(*terms)
         return cls(taken | {p.name for p in params})
 
     def name(self, base: str, numbered: bool = False) -> str:

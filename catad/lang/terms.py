@@ -411,6 +411,26 @@ def _fv_lambdas(n: Term, of) -> frozenset:
     return out
 
 
+def subterms(t: Term) -> list[Term]:
+    """Every distinct term node of t (not its types), each once, without recursion."""
+    seen: set[int] = set()
+    out, stack = [], [t]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        out.append(n)
+        if type(n) is not Var and type(n) is not Const:
+            stack.extend(k for k in n.children() if isinstance(k, Term))
+    return out
+
+
+def var_names(*terms: Term) -> set[str]:
+    """The names of every variable in the terms, bound or free."""
+    return {n.name for t in terms for n in subterms(t) if type(n) is Var}
+
+
 def may_fail(t: Term) -> bool:
     """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
     Such a let is kept even when nothing uses its value: Python would have raised there.

@@ -8,8 +8,7 @@ Each records its steps in `trace`.
 """
 from __future__ import annotations
 
-from .._node import walk
-from ..lang.terms import Def, Tuple, let_chain, make_lets
+from ..lang.terms import Def, Tuple, let_chain, make_lets, subterms
 from ..linearmaps import terms as L
 from .catalogue import RULES
 from .cleanup import cse_def, dead_code_def, inline_single_use_def
@@ -22,7 +21,7 @@ def optimise(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def
 
 def normal_memo(t) -> dict:
     """Every subterm of t (the output of a normalisation: all of them normal), by id."""
-    return {id(n): n for n in walk(t)}
+    return {id(n): n for n in subterms(t)}
 
 
 def transposed(d: Def, trace: list, normal: dict | None = None) -> Def:
