@@ -122,8 +122,9 @@ def random_programs(sources: Path):
 
 
 def adbench():
-    from adbench import ba, gmm_index, gmm_numpy
-    from adbench.io import DATA_DIR, load_ba, load_gmm
+    from adbench import ba, gmm as gmm_index, gmm_numpy
+    from adbench.gmm import load_gmm
+    from adbench.io import DATA_DIR, load_ba
     for size in ("d2_K10", "d10_K25"):
         data = load_gmm(DATA_DIR / "gmm" / "1k" / f"gmm_{size}.txt", 10)
         yield f"gmm_index-{size}", gmm_index.gmm_objective, data.params() + (data.x, data.wishart)

@@ -4,12 +4,10 @@ Both are single passes (linear in the program): CSE walks each let chain top-dow
 with a table of the right-hand sides already bound in scope (after ANF every
 subexpression is one), replacing a repeated one by the variable that holds it;
 dead-code elimination walks each chain bottom-up with the set of variables still
-needed. Inner scopes (build bodies, if branches) see the outer table but add to
-their own copy, so nothing computed in a branch is reused outside it.
+needed. Inner scopes (build bodies, if branches) see the outer table, and what they add
+is taken back when they end, so nothing computed in a branch is reused outside it.
 """
 from __future__ import annotations
-
-from collections import ChainMap
 
 from ..lang.anf import anf_def
 from ..lang.fold import lambdas, operands
@@ -21,26 +19,52 @@ from .sweeps import substitute
 
 def cse_def(d: Def, trace: list | None = None, stage: str = "") -> Def:
     d = anf_def(d)
-    return Def(d.name, d.params, _cse(d.body, ChainMap(), ChainMap(), trace, stage), d.loc)
+    return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage), d.loc)
+
+
+_MISSING = object()
+
+
+def _undo(table: dict, added: list) -> None:
+    """Take back a scope's entries (key, the value it had before or _MISSING), newest first.
+    One dict per pass with its scopes' entries taken back when they end, where a copy per
+    scope would cost the size of the enclosing scopes' entries at every build body."""
+    for key, old in reversed(added):
+        if old is _MISSING:
+            del table[key]
+        else:
+            table[key] = old
 
 
 def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
+    """CSE of a let chain: `table` holds the right sides bound in scope (by value: the
+    variable holding it), `env` the variables replaced (by a variable or a constant)."""
     lets, body = let_chain(t)
-    table, env = table.new_child(), env.new_child()  # O(1): a scope sees its parents' entries
-    out = []
-    for lt in lets:
-        rhs = _cse_inner(_outer_subst(lt.rhs, env), table, env, trace, stage)
-        if rhs in table and not isinstance(rhs, (Var, Const)):
-            env[lt.var] = table[rhs]
-            if trace is not None:
-                trace.append(("cse", stage, None, Let(lt.var, rhs, lt.var), table[rhs]))
-            continue
-        if isinstance(rhs, (Var, Const)):  # an alias: use the atom itself
-            env[lt.var] = rhs
-            continue
-        table[rhs] = lt.var
-        out.append((lt.var, rhs, lt.loc))
-    return make_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
+    added_table: list = []
+    added_env: list = []
+    try:
+        out = []
+        for lt in lets:
+            rhs = _cse_inner(_outer_subst(lt.rhs, env), table, env, trace, stage)
+            atom = type(rhs) is Var or type(rhs) is Const
+            held = None if atom else table.get(rhs)
+            if held is not None:
+                added_env.append((lt.var, env.get(lt.var, _MISSING)))
+                env[lt.var] = held
+                if trace is not None:
+                    trace.append(("cse", stage, None, Let(lt.var, rhs, lt.var), held))
+                continue
+            if atom:  # an alias: use the atom itself
+                added_env.append((lt.var, env.get(lt.var, _MISSING)))
+                env[lt.var] = rhs
+                continue
+            added_table.append((rhs, _MISSING))
+            table[rhs] = lt.var
+            out.append((lt.var, rhs, lt.loc))
+        return make_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
+    finally:
+        _undo(table, added_table)
+        _undo(env, added_env)
 
 
 def _cse_inner(t: Term, table: dict, env: dict, trace, stage) -> Term:
@@ -173,17 +197,21 @@ def _count_uses(t: Term) -> tuple[dict, dict]:
 
 def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
     lets, body = let_chain(t)
-    env = dict(env) if lets else env
-    out = []
-    for lt in lets:
-        rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo)
-        # a value that may fail a check stays where it is: moved into a branch, it would
-        # not raise when the branch is not taken, where Python raises
-        if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
-            env[lt.var] = rhs
-        else:
-            out.append((lt.var, rhs, lt.loc))
-    return make_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
+    added: list = []
+    try:
+        out = []
+        for lt in lets:
+            rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo)
+            # a value that may fail a check stays where it is: moved into a branch, it would
+            # not raise when the branch is not taken, where Python raises
+            if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
+                added.append((lt.var, env.get(lt.var, _MISSING)))
+                env[lt.var] = rhs
+            else:
+                out.append((lt.var, rhs, lt.loc))
+        return make_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
+    finally:
+        _undo(env, added)
 
 
 def _inline_nested(t: Term, single: set, env: dict, memo: dict) -> Term:
