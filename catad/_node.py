@@ -130,8 +130,12 @@ def _hash_tree(root: Node) -> int:
 
 
 def _field_nodes(n: Node) -> list[Node]:
-    """The nodes in n's fields, in tuples (of tuples) too."""
-    out, todo = [], list(type(n)._values(n))
+    """The nodes in n's fields, in tuples (of tuples) too; fields declared to hold names,
+    numbers or locations are not looked at (see _plan)."""
+    plan = _PLANS.get(type(n))
+    if plan is None:
+        plan = _plan(type(n))
+    out, todo = [], [getattr(n, f) for f in plan]
     while todo:
         v = todo.pop()
         if isinstance(v, Node):
@@ -139,6 +143,18 @@ def _field_nodes(n: Node) -> list[Node]:
         elif isinstance(v, tuple):
             todo.extend(v)
     return out
+
+
+_PLANS: dict[type, tuple[str, ...]] = {}
+_NO_NODES = {"str", "int", "bool", "Loc | None", "tuple[int, ...]", "tuple[str, ...]"}
+
+
+def _plan(cls: type) -> tuple[str, ...]:
+    """The fields of cls that may hold nodes: all but those whose declared type says not."""
+    declared = {f.name: f.type for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    plan = tuple(f for f in cls._fields if declared.get(f) not in _NO_NODES)
+    _PLANS[cls] = plan
+    return plan
 
 
 def walk(root: Node) -> Iterator[Node]:

@@ -178,3 +178,16 @@ def test_a_rule_that_loops_is_an_error_not_a_hang():
     lets = [(Var(f"y{i}", Float), prim("mul", x, Const(1.0, Float))) for i in range(3 * N)]
     out, steps = rewrite(make_lets(lets, x), RULES)  # every let dead, every mul-one fires
     assert out == x and len(steps) > 10_000
+
+
+def test_types_are_made_once_per_structure():
+    """Types are hash-consed: equal types are one object, however they are spelled, so
+    comparing and hashing them is an identity check and a program holds each type once."""
+    from catad.lang.types import Float, Int, LinMap, Tuple as TupleT, Vec
+    assert Vec(Float) is Vec(Float) is Vec(elem=Float) is Vec(Int).replace(elem=Float)
+    assert TupleT((Vec(Float), Int)) is TupleT((Vec(Float), Int))
+    assert LinMap(Vec(Float), Float) is LinMap(src=Vec(Float), tgt=Float)
+    assert Vec(Float) is not Vec(Int) and TupleT((Float,)) is not TupleT((Int,))
+    import pytest
+    with pytest.raises(TypeError):
+        Vec(Float, elem=Int)

@@ -14,7 +14,36 @@ from .._node import Node, node
 from ..errors import ArgumentError
 
 
-class Type(Node):
+class _Interned(type):
+    """Types are made once per structure (hash-consing): a type's fields are types made this
+    way, so a type is known by its class and the identities of its fields. Programs make the
+    same few types over and over (every variable and call carries one), so this saves their
+    memory, and comparing or hashing two types is mostly a check of identity."""
+
+    _made: dict = {}
+
+    def __call__(cls, *args, **kwargs):
+        if kwargs:  # as positional arguments, so both spellings find the same type
+            rest = cls._init_fields[len(args):]
+            if set(kwargs) != set(rest):
+                return super().__call__(*args, **kwargs)  # the dataclass says what is wrong
+            args = args + tuple(kwargs[f] for f in rest)
+        key = (cls, *map(_key, args))
+        t = _Interned._made.get(key)
+        if t is None:
+            t = _Interned._made[key] = super().__call__(*args, **kwargs)  # keeps the fields alive
+        return t
+
+
+def _key(v: Any) -> Any:
+    if isinstance(v, Node):
+        return id(v)
+    if isinstance(v, tuple):
+        return tuple(map(_key, v))
+    return v
+
+
+class Type(Node, metaclass=_Interned):
     pass
 
 
