@@ -19,12 +19,33 @@ _IGNORED = ("loc",)  # source locations never take part in equality
 
 
 def node(cls):
-    """Class decorator: a frozen dataclass with our equality and hashing."""
-    cls = dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls)
+    """Class decorator: a frozen dataclass with our equality and hashing, whose instances
+    keep their fields in slots (no dict per node: a long program has millions of nodes)."""
+    cls = _slotted(dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls))
     cls._fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _IGNORED)
     cls._values = staticmethod(_getter(cls._fields))
     cls._init_fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
     return cls
+
+
+def _slotted(cls):
+    """cls made again with __slots__ for its fields (what dataclass(slots=True) does), and
+    the methods' zero-argument super() pointed at the new class (Python 3.11's slots=True
+    leaves them at the old one, so super().__post_init__() fails)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    body["__slots__"] = tuple(n for n in names if not any(n in getattr(b, "__slots__", ()) for b in cls.__mro__[1:]))
+    new = type(cls)(cls.__name__, cls.__bases__, body)
+    new.__qualname__ = cls.__qualname__
+    for member in body.values():
+        func = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                if cell.cell_contents is cls:
+                    cell.cell_contents = new
+            except ValueError:  # an empty cell
+                pass
+    return new
 
 
 def _getter(fields: tuple[str, ...]):
@@ -40,23 +61,21 @@ def _getter(fields: tuple[str, ...]):
 class Node:
     _fields: tuple[str, ...] = ()
     _values = staticmethod(_getter(()))
-    __slots__ = ()
-
-    _hash: int | None = None  # computed when first asked for: most nodes never are
+    __slots__ = ("_hash",)  # computed when first asked for (most nodes never are): unset till then
 
     def __post_init__(self) -> None:
         pass  # subclasses compute their types here; the hash waits until it is needed
 
     def __hash__(self) -> int:
-        h = self._hash
+        h = _hash_of(self)
         if h is not None:
             return h
         values = type(self)._values(self)
         for v in values:  # children hashed already (most new nodes): no stack needed
             if isinstance(v, Node):
-                if v._hash is None:
+                if _hash_of(v) is None:
                     return _hash_tree(self)
-            elif isinstance(v, tuple) and not all(x._hash is not None for x in v if isinstance(x, Node)):
+            elif isinstance(v, tuple) and not all(_hash_of(x) is not None for x in v if isinstance(x, Node)):
                 return _hash_tree(self)
         h = hash((type(self).__name__, *values))
         object.__setattr__(self, "_hash", h)
@@ -110,6 +129,14 @@ class Node:
         return f"{type(self).__name__}<{self}>"
 
 
+def _hash_of(n: Node) -> int | None:
+    """n's hash if it has been computed, else None."""
+    try:
+        return n._hash
+    except AttributeError:
+        return None
+
+
 def _hash_tree(root: Node) -> int:
     """root's hash, and that of every node under it not hashed yet, children first (on an
     explicit stack: no recursion), each the hash of its class name and fields (a tuple
@@ -117,10 +144,10 @@ def _hash_tree(root: Node) -> int:
     stack = [root]
     while stack:
         n = stack[-1]
-        if n._hash is not None:
+        if _hash_of(n) is not None:
             stack.pop()
             continue
-        unhashed = [c for c in _field_nodes(n) if c._hash is None]
+        unhashed = [c for c in _field_nodes(n) if _hash_of(c) is None]
         if unhashed:
             stack.extend(unhashed)
             continue

@@ -20,6 +20,8 @@ from ..lang.types import Type
 
 
 class CL(Node):
+    __slots__ = ()
+
     def __str__(self) -> str:
         from .printer import show
         return show(self)

@@ -42,6 +42,8 @@ class ArrayValue:
 
 
 class Term(Node):
+    __slots__ = ("_type", "_fails")  # the type, set at construction; may_fail's answer, when asked
+
     @property
     def type(self) -> Type:
         return self._type
@@ -436,24 +438,24 @@ def may_fail(t: Term) -> bool:
     Such a let is kept even when nothing uses its value: Python would have raised there.
     The answer is kept on each node (the passes ask it of the same right sides again and
     again), computed children first on an explicit stack."""
-    fails = t.__dict__.get("_fails")
+    fails = getattr(t, "_fails", None)
     if fails is not None:
         return fails
     stack = [t]
     while stack:
         n = stack[-1]
-        if "_fails" in n.__dict__:
+        if getattr(n, "_fails", None) is not None:
             stack.pop()
             continue
         kids = [k for k in n.children() if isinstance(k, Term)]
-        todo = [k for k in kids if "_fails" not in k.__dict__]
+        todo = [k for k in kids if getattr(k, "_fails", None) is None]
         if todo:
             stack.extend(todo)
             continue
         stack.pop()
-        out = (isinstance(n, Call) and n.fn == "check") or any(k.__dict__["_fails"] for k in kids)
+        out = (isinstance(n, Call) and n.fn == "check") or any(k._fails for k in kids)
         object.__setattr__(n, "_fails", out)
-    return t.__dict__["_fails"]
+    return t._fails
 
 
 def rename(t: Term, env: dict) -> Term:

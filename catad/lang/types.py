@@ -44,7 +44,7 @@ def _key(v: Any) -> Any:
 
 
 class Type(Node, metaclass=_Interned):
-    pass
+    __slots__ = ()
 
 
 @node

@@ -23,6 +23,8 @@ from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
 class LM(Term):
     """A linear-map term; `src` and `tgt` are the primal types of its tangent spaces."""
 
+    __slots__ = ()
+
     @property
     def src(self) -> Type:
         return self._type.src
