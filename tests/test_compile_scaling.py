@@ -191,3 +191,25 @@ def test_types_are_made_once_per_structure():
     import pytest
     with pytest.raises(TypeError):
         Vec(Float, elem=Int)
+
+
+def test_nodes_have_no_dict():
+    """Every node class keeps its fields in slots (a dict per node doubled the memory of a
+    long program), and a method's zero-argument super() still finds the slotted class."""
+    import gc
+    import catad.lang.fold  # noqa: F401  (every language's nodes)
+    import catad.rewrite.sweeps  # noqa: F401
+    from catad._node import Node
+    from catad.linearmaps.terms import Plus, Scale
+    gc.collect()
+
+    def subclasses(c):
+        for s in c.__subclasses__():
+            yield s
+            yield from subclasses(s)
+    classes = set(subclasses(Node))
+    assert len(classes) > 40
+    assert not [c for c in classes if any("__slots__" not in vars(b) for b in c.__mro__[:-1])]
+    x = Var("x", Float)
+    m = Plus(Scale(x, Float), Scale(x, Float))  # Plus.__post_init__ calls super().__post_init__()
+    assert not hasattr(m, "__dict__") and m.type.src == Float
