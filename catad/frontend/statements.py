@@ -26,7 +26,9 @@ _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
 _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
-    ast.While: ("while loop", f"while loops are not supported; {_LOOP_HINT}, or unroll a fixed number of steps"),
+    ast.While: ("while loop", "while loops are not supported (their number of steps depends on the data); "
+                              "write a for loop over range(max_steps) that carries a flag: done = False before "
+                              "it, and in it: if not done: ...; done = <the stopping condition>"),
     ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
@@ -166,6 +168,8 @@ class Statements:
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
+        elif isinstance(s, ast.For):
+            self.for_statement(s, pieces)  # loops.py
         elif isinstance(s, ast.Expr):
             v = s.value
             if isinstance(v, ast.Constant) and (isinstance(v.value, str) or v.value is Ellipsis):
