@@ -470,3 +470,113 @@ V3 = np.array([1.0, 2.0, 3.0])
 ], ids=lambda a: a.__name__ if callable(a) else None)
 def test_refusals(f, args, words):
     refused(f, args, *words)
+
+
+# ---------------------------------------------------------------- in-place updates
+
+def fill_in_loop(x, v):
+    out = np.zeros(len(v))
+    for i in range(len(v)):
+        out[i] = v[i] * x
+        out[i] += x * out[i]
+    return np.sum(out * out)
+
+
+def matrix_updates(x, v):
+    m = np.zeros((2, 3))
+    m[1, 2] = x
+    m[0] = v[:3]
+    m[:, 0] += 1.0
+    m[1, 1:] *= x
+    m[-1, -3] = v[0] * x
+    return np.sum(m * np.sin(m))
+
+
+def copy_then_update(x, v):
+    w = v.copy()
+    w[1:3] = x
+    w *= 2.0
+    z = np.ones_like(v)
+    z[0] -= x
+    e = np.empty(2)
+    e[:] = v[:2] * x
+    return np.sum(w * w) + np.sum(z * e[0])
+
+
+def update_in_branch(x, v):
+    out = np.zeros(3)
+    if x > 0.0:
+        out[0] = x
+    else:
+        out[1] = x
+    out[2] = v[0]
+    return np.sum(out * v[:3])
+
+
+def rows_in_loop(x, m):
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        out[i] = m[i] * x + (out[i - 1] if i > 0 else m[i] * 0.0)
+    return np.sum(out * out)
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (fill_in_loop, (0.6, vec(5)), (0, 1)),
+    (fill_in_loop, (0.6, vec(0)), (0, 1)),
+    (matrix_updates, (0.6, vec(4)), (0, 1)),
+    (copy_then_update, (0.6, vec(4)), (0, 1)),
+    (update_in_branch, (0.6, vec(4)), (0, 1)),
+    (update_in_branch, (-0.6, vec(4)), (0, 1)),
+    (rows_in_loop, (0.6, vec((3, 2))), (0, 1)),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_in_place_updates(f, args, argnums):
+    check(f, args, argnums)
+
+
+def updates_parameter(x, v):
+    v[0] = x  # ERR
+    return np.sum(v)
+
+
+def updates_alias(x):
+    a = np.zeros(3)
+    b = a
+    b[0] = x  # ERR
+    return np.sum(a)
+
+
+def updates_through_view(x):
+    m = np.zeros((2, 2))
+    r = m[0]
+    m[0, 0] = x  # ERR
+    return np.sum(r)
+
+
+def aug_parameter(x, v):
+    v += x  # ERR
+    return np.sum(v)
+
+
+def float_into_int(x):
+    a = np.zeros(3, dtype=int)
+    a[0] = x  # ERR
+    return a
+
+
+def updates_while_iterating(x):
+    m = np.ones((2, 2))
+    for row in m:
+        m[0, 0] = x  # ERR
+    return np.sum(m)
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (updates_parameter, (1.0, V3), ["'v'", "the caller passed", "copy it first"]),
+    (updates_alias, (1.0,), ["'b'", "share its memory", "copy it first"]),
+    (updates_through_view, (1.0,), ["'m'", "share its memory"]),
+    (aug_parameter, (1.0, V3), ["'v'", "the caller passed", "copy it first"]),
+    (float_into_int, (1.0,), ["truncates"]),
+    (updates_while_iterating, (1.0,), ["'m'", "share its memory"]),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_update_refusals(f, args, words):
+    refused(f, args, *words)

@@ -42,6 +42,7 @@ from .common import is_array, join_types
 from .freenames import NOT_STATIC
 from .shapes import lin_const, simple
 from .statements import Unbound
+from .updates import OWNED
 
 _FIRST_ONLY = ("variable {name!r} is assigned only inside the for loop at line {line}, which may run zero times, "
                "so it may be undefined here; assign it before the loop")
@@ -194,6 +195,7 @@ class Loops:
             self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
                       hint="use a flag variable set in the loop and an if statement after it")
         it = s.iter
+        self.note_references(it)  # updates.py: the elements of an array are views of it
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
         if fn is not None and it.keywords:
@@ -452,7 +454,7 @@ class Loops:
         for _ in range(4):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
-                body, outs, _ = self._body(s, src, list(zip([n for n, _ in state], types)), shapes)
+                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
@@ -469,6 +471,8 @@ class Loops:
             types, shapes = new_types, new_shapes
         else:
             self.fail(s, "for loop", "the types of the loop's variables do not settle")
+        # an array the body lets something refer to is not owned after the loop (updates.py)
+        self.env[OWNED] = self.owned() & (body_env.get(OWNED) or frozenset())
         inits = [self.b.coerce(init, ty, loc) for (_, init), ty in zip(state, types)]
         inits = [self.bind_temp(t, pieces, loc) for t in inits]
         if not inits:  # nothing carried: the loop still runs, for the checks in its body

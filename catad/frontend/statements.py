@@ -21,6 +21,7 @@ from ..lang.types import Tuple as TupleT
 from .checks import Statement
 from .common import join_types
 from .source import relocate
+from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
 _UNSUPPORTED_STMTS = {
@@ -158,12 +159,17 @@ class Statements:
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
                 self.assign(target, value, pieces, loc)
+            self.note_assignment(s)  # updates.py: which names own their arrays
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value), pieces, loc)
+                self.note_assignment(s)
         elif isinstance(s, ast.AugAssign):
+            if isinstance(s.target, ast.Subscript):
+                return self.aug_item_assignment(s, pieces)  # updates.py
             if not isinstance(s.target, ast.Name):
-                self.assign(s.target, None, pieces, loc)  # an element or attribute: always refused
+                self.assign(s.target, None, pieces, loc)  # an attribute: always refused
+            self.aug_name_assignment(s)  # updates.py: an array changed in place must own its memory
             value = self.binop(s.op, self.lookup(s.target.id, s.target), self.expr(s.value), s)
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
@@ -233,8 +239,7 @@ class Statements:
             for t, item in zip(target.elts, items):
                 self.assign(t, item, pieces, loc)
         elif isinstance(target, ast.Subscript):
-            self.fail(target, "item assignment", "assigning to an element or slice mutates an array, which "
-                      "is not supported", hint="build a new array: a comprehension, np.where, or v + e")
+            self.item_assignment(target, value, pieces, loc)  # updates.py
         elif isinstance(target, ast.Attribute):
             self.fail(target, "attribute assignment", "assigning to an attribute is not supported; "
                                                       "use a local variable")
@@ -261,6 +266,9 @@ class Statements:
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
             if a is before.get(n) and c is before.get(n):
+                continue
+            if n == OWNED:
+                before[n] = owned_join(a, c)
                 continue
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
             if a is c:
