@@ -447,6 +447,30 @@ def read_before_assigned(x, n):
     return x
 
 
+def uses_continue(x, v):
+    for e in v:
+        if e < 0.0:
+            continue  # ERR
+        x = x + e
+    return x
+
+
+def uses_break(x, v):
+    for e in v:
+        if e < 0.0:
+            break  # ERR
+        x = x + e
+    return x
+
+
+def returns_in_loop(x, v):
+    for e in v:
+        if e < 0.0:
+            return e  # ERR
+        x = x + e
+    return x
+
+
 def while_loop(x):
     while x > 1.0:  # ERR
         x = x / 2.0
@@ -467,6 +491,9 @@ V3 = np.array([1.0, 2.0, 3.0])
     (step_not_constant, (1.0, 3, 1), ["step of range", "constant"]),
     (read_before_assigned, (1.0, 3), ["'prev'", "before it is assigned", "assign it before the loop"]),
     (while_loop, (2.0,), ["while", "for loop over range(max_steps)", "done"]),
+    (uses_continue, (1.0, V3), ["continue", "if statement"]),
+    (uses_break, (1.0, V3), ["break", "flag", "done = True"]),
+    (returns_in_loop, (1.0, V3), ["return inside a for loop", "after it"]),
 ], ids=lambda a: a.__name__ if callable(a) else None)
 def test_refusals(f, args, words):
     refused(f, args, *words)
