@@ -642,8 +642,10 @@ def uses_while(x):
 
 def uses_for(x):
     s = 0.0
-    for i in range(3):  # ERR
+    for i in range(3):
         s = s + x
+    else:
+        s = s * 2.0  # ERR
     return s
 
 

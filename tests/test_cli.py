@@ -83,8 +83,8 @@ def odd_annotation(x: dict) -> float:
 
 def loop(x: float) -> float:
     s = 0.0
-    for i in range(3):  # LOOP
-        s = s + x
+    while s < x:  # LOOP
+        s = s + 1.0
     return s
 
 
@@ -375,7 +375,7 @@ def test_explain_needs_annotations_or_args(user):
 
 
 def test_explain_unsupported_construct(user):
-    error(run("explain", "model.py:loop", cwd=user), f"model.py:{loop_line()}", "for")
+    error(run("explain", "model.py:loop", cwd=user), f"model.py:{loop_line()}", "while")
 
 
 def test_explain_bad_format(user):

@@ -46,8 +46,8 @@ def check(fn, args, cls, *words, where=None):
 
 def uses_for(x):
     s = 0.0
-    for i in range(3):  # ERR
-        s += x
+    for e in (x * k for k in range(3)):  # ERR
+        s += e
     return s
 
 
@@ -146,8 +146,7 @@ def missing_path(x):
 
 
 STATEMENT_CASES = [
-    (uses_for, UnsupportedSyntax, ["for loops with accumulators are not supported yet",
-                                   "sum(... for i in range(n))"]),
+    (uses_for, UnsupportedSyntax, ["generator expression"]),
     (uses_while, UnsupportedSyntax, ["while"]),
     (uses_try, UnsupportedSyntax, ["try"]),
     (uses_with, UnsupportedSyntax, ["with"]),

@@ -91,9 +91,20 @@ def p_size(c: Compiler, t, v):
     raise Unvectorisable("the size of a zero tangent")
 
 
+def _axis(arg, k) -> int:
+    """dim's axis: a constant, or (in a fold's primal body converted back from CL, which is not
+    rewritten) a variable bound to one, compiled to its literal."""
+    if hasattr(arg, "value"):
+        return int(arg.value)
+    code = getattr(k, "code", None)
+    if isinstance(code, str) and code.lstrip("-").isdigit():
+        return int(code)
+    raise Unvectorisable("dim of an axis that is not a constant")
+
+
 def p_dim(c: Compiler, t, v, k: Arr):
     """dim(v, k): the length of v's axis k, read from the shape (rows may be none)."""
-    axis = int(t.args[1].value)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
+    axis = _axis(t.args[1], k)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...
     if isinstance(v, tuple):
         v = v[0]
     if axis == 0:

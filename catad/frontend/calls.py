@@ -57,6 +57,8 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot":
 
 
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
+    if attr == "copy" and is_array(base) and not node.args and not node.keywords:
+        return base  # values are never changed in place: a copy is the value (see updates.py)
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
@@ -463,8 +465,8 @@ def _handlers() -> dict[int, tuple]:
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),
-        ((np.array, np.asarray), h_array, ("dtype",)), ((np.zeros, np.ones), h_filled, ("dtype",)),
-        ((np.zeros_like, np.ones_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),
+        ((np.array, np.asarray, np.copy), h_array, ("dtype",)), ((np.zeros, np.ones, np.empty), h_filled, ("dtype",)),
+        ((np.zeros_like, np.ones_like, np.empty_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
         ((np.transpose,), h_transpose, ()), ((range, zip, enumerate), h_iteration_only, ()),
         ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),

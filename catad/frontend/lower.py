@@ -28,6 +28,8 @@ from .common import is_array
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
+from .loops import Loops
+from .updates import Updates
 from .reads import Path
 from .source import Source
 from .statements import Statements, has_return
@@ -47,7 +49,7 @@ class _Branch:
         self.b.branch_depth -= 1
 
 
-class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts):
+class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates):
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
     compiles the user functions it calls (catad.frontend.program.ProgramCompiler)."""
 

@@ -21,12 +21,15 @@ from ..lang.types import Tuple as TupleT
 from .checks import Statement
 from .common import join_types
 from .source import relocate
+from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
 _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
-    ast.While: ("while loop", f"while loops are not supported; {_LOOP_HINT}, or unroll a fixed number of steps"),
+    ast.While: ("while loop", "while loops are not supported (their number of steps depends on the data); "
+                              "write a for loop over range(max_steps) that carries a flag: done = False before "
+                              "it, and in it: if not done: ...; done = <the stopping condition>"),
     ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
@@ -156,16 +159,23 @@ class Statements:
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
                 self.assign(target, value, pieces, loc)
+            self.note_assignment(s)  # updates.py: which names own their arrays
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value), pieces, loc)
+                self.note_assignment(s)
         elif isinstance(s, ast.AugAssign):
+            if isinstance(s.target, ast.Subscript):
+                return self.aug_item_assignment(s, pieces)  # updates.py
             if not isinstance(s.target, ast.Name):
-                self.assign(s.target, None, pieces, loc)  # an element or attribute: always refused
+                self.assign(s.target, None, pieces, loc)  # an attribute: always refused
+            self.aug_name_assignment(s)  # updates.py: an array changed in place must own its memory
             value = self.binop(s.op, self.lookup(s.target.id, s.target), self.expr(s.value), s)
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
+        elif isinstance(s, ast.For):
+            self.for_statement(s, pieces)  # loops.py
         elif isinstance(s, ast.Expr):
             v = s.value
             if isinstance(v, ast.Constant) and (isinstance(v.value, str) or v.value is Ellipsis):
@@ -229,8 +239,7 @@ class Statements:
             for t, item in zip(target.elts, items):
                 self.assign(t, item, pieces, loc)
         elif isinstance(target, ast.Subscript):
-            self.fail(target, "item assignment", "assigning to an element or slice mutates an array, which "
-                      "is not supported", hint="build a new array: a comprehension, np.where, or v + e")
+            self.item_assignment(target, value, pieces, loc)  # updates.py
         elif isinstance(target, ast.Attribute):
             self.fail(target, "attribute assignment", "assigning to an attribute is not supported; "
                                                       "use a local variable")
@@ -257,6 +266,9 @@ class Statements:
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
             if a is before.get(n) and c is before.get(n):
+                continue
+            if n == OWNED:
+                before[n] = owned_join(a, c)
                 continue
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
             if a is c:

@@ -1,0 +1,602 @@
+"""Lowering ``for`` statements: a loop becomes a ``fold`` (catad/lang/fold.py) whose accumulator
+is the loop-carried state, or is unrolled when it runs over a tuple known while compiling.
+
+    s = 0.0                           let _st = fold (\\t. let s = get$0 t in
+    for i in range(n):                                   let i = get$1 t in s + x[i])
+        s = s + x[i]                            0.0 (build(n, \\k. k))
+                                      in let s = _st ...
+
+What a loop iterates over (``iteration``):
+
+- ``range(a, b, step)``: a fold over ``build(len, \\k. a + k * step)``, len being Python's
+  ``len(range(a, b, step))`` (a constant non-zero step; empty and negative ranges included);
+- an array (``for x in v``, ``for row in m``): a fold over the array itself, so reverse mode
+  collects each element's cotangent instead of scattering into the array;
+- ``enumerate(array)``: a fold over the array with a counter in the state;
+- ``zip(arrays...)``: a fold over the indices of the shortest, each array read at the index;
+- a tuple (``for layer in layers``), ``zip`` or ``enumerate`` of tuples: unrolled, one copy of
+  the body per item. A tuple's length is part of the signature, its items may differ in shape
+  (the layers of a network) and the state may change shape from one to the next (the
+  activations): a fold needs one element type and one state type, unrolling keeps each item's
+  shape, and tuples are short.
+
+The state (``state_names``) is every variable the body assigns that is read after the loop or
+read in the body before the body assigns it (carried to the next iteration). Its types are found
+by lowering the body and joining (an Int state that becomes a Float is a Float from the start,
+as the join of an if statement's branches makes it), its shapes by induction: an array keeps the
+shape it enters with when the body provably gives it back with that shape, else its lengths are
+read from the value.
+
+``Loops`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import CatadTypeError, Loc
+from ..lang.fold import Fold
+from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, let_chain
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
+from ..primitives import prim
+from .common import is_array, join_types
+from .freenames import NOT_STATIC
+from .shapes import lin_const, simple
+from .statements import Unbound
+from .updates import OWNED
+
+_FIRST_ONLY = ("variable {name!r} is assigned only inside the for loop at line {line}, which may run zero times, "
+               "so it may be undefined here; assign it before the loop")
+
+
+# ---------------------------------------------------------------- what the body reads and assigns
+
+def _targets(t: ast.expr) -> list[str]:
+    """The names an assignment target binds (a, (b, c), but not the v of v[i] = ...)."""
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _targets(e)]
+    if isinstance(t, ast.Starred):
+        return _targets(t.value)
+    return []
+
+
+def _updated(t: ast.expr) -> list[str]:
+    """The array an item assignment changes: v in v[i] = ... and v[i][j] = ..."""
+    while isinstance(t, ast.Subscript):
+        t = t.value
+    return [t.id] if isinstance(t, ast.Name) else []
+
+
+def assigned(stmts: list[ast.stmt]) -> list[str]:
+    """Names the statements bind or update (in order of first assignment), nested blocks included."""
+    out: dict[str, None] = {}
+    for s in stmts:
+        for node in _statements(s):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    out.update(dict.fromkeys(_targets(t) + _updated(t)))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                out.update(dict.fromkeys(_targets(node.target) + _updated(node.target)))
+            elif isinstance(node, ast.For):
+                out.update(dict.fromkeys(_targets(node.target)))
+    return list(out)
+
+
+def _statements(s: ast.stmt):
+    """s and the statements nested in it (not expressions)."""
+    todo = [s]
+    while todo:
+        s = todo.pop()
+        yield s
+        for field in ("body", "orelse"):
+            todo.extend(reversed(getattr(s, field, None) or []))
+
+
+def _reads(node: ast.AST) -> set[str]:
+    """Names node reads (an augmented assignment reads its target)."""
+    out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    out |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    return out
+
+
+def exposed(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
+    """Names read before the statements assign them (upward-exposed reads): with `defined`
+    assigned on entry. A branch or nested loop defines only what every path through it does."""
+    out: set[str] = set()
+    defined = set(defined)
+    for s in stmts:
+        if isinstance(s, ast.If):
+            out |= _reads(s.test) - defined
+            a, b = set(defined), set(defined)
+            out |= exposed(s.body, a) | exposed(s.orelse, b)
+            defined |= _defined_after(s.body, defined) & _defined_after(s.orelse, defined)
+        elif isinstance(s, ast.For):
+            out |= _reads(s.iter) - defined
+            out |= exposed(s.body, defined | set(_targets(s.target)))
+        elif isinstance(s, ast.While):
+            out |= _reads(s) - defined
+        elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = s.value if s.value is not None else None
+            if value is not None:
+                out |= _reads(value) - defined
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in targets:
+                # v[i] = e reads v (and i); a, b = ... reads nothing of a and b
+                out |= {n for n in _reads(t) if n not in defined}
+                if isinstance(s, ast.AugAssign) and isinstance(t, ast.Name) and t.id not in defined:
+                    out.add(t.id)
+                defined |= set(_targets(t))
+        else:
+            out |= _reads(s) - defined
+    return out
+
+
+def _defined_after(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
+    """What is surely assigned after the statements (a loop may run zero times: nothing)."""
+    defined = set(defined)
+    for s in stmts:
+        if isinstance(s, ast.If):
+            defined |= _defined_after(s.body, defined) & _defined_after(s.orelse, defined)
+        elif isinstance(s, ast.Assign):
+            for t in s.targets:
+                defined |= set(_targets(t))
+        elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
+            defined |= set(_targets(s.target))
+    return defined
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno, node.end_col_offset
+
+
+def read_after(fn: ast.AST, loop: ast.For) -> set[str]:
+    """Names that may be read after `loop` ends: read anywhere after it in the source, or anywhere
+    in a loop around it (which runs its body again). An over-approximation is safe: it only
+    carries a variable in the state that nobody reads."""
+    end = _end(loop)
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.While)) and node is not loop and _contains(node, loop):
+            out |= _reads(node)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > end:
+            out.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and (node.lineno, node.col_offset) > end:
+            out.add(node.target.id)
+    return out
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and _end(inner) <= _end(outer)
+
+
+# ---------------------------------------------------------------- the lowering
+
+class _Source:
+    """What a folded loop runs over: the vector folded (an atom bound in `outer`), how an
+    element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
+    length, and the value of a range's loop variable after the loop (last(n))."""
+
+    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None):
+        self.outer, self.vec, self.elem, self.counts = outer, vec, elem, counts
+        self.length, self.last, self.rows_of = length, last, rows_of
+
+
+class Loops:
+    """for statements to folds. Uses the lowerer's env, b (the Builder), names, src, run and
+    assemble, bind, bind_temp and assign (statements.py), expr (expressions.py), static
+    (freenames.py) and the marking of Python lists."""
+
+    def for_statement(self, s: ast.For, pieces: list) -> None:
+        loc = self.loc(s)
+        self.refuse_in_loop(s)
+        if s.orelse:
+            self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
+                      hint="use a flag variable set in the loop and an if statement after it")
+        it = s.iter
+        self.note_references(it)  # updates.py: the elements of an array are views of it
+        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
+        fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
+        if fn is not None and it.keywords:
+            self.fail(it, "keyword argument", f"{fn.__name__}() takes no keyword arguments here")
+        if fn is range:
+            src = self.range_source(it, s.target)
+        else:
+            seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
+            if fn is enumerate and len(seqs) != 1:
+                self.fail(it, "enumerate", "enumerate takes one tuple or array")
+            tuples = [isinstance(a.type, TupleT) for a in seqs]
+            if seqs and all(tuples):
+                return self.unrolled(s, self.tuple_items(fn, seqs, self.loc(it)), pieces)
+            if any(tuples):
+                self.fail(it, fn.__name__, f"{fn.__name__} of a tuple and an array is not supported in a for loop",
+                          hint="make both tuples, or both arrays")
+            src = self.iteration_source(it, fn, seqs)
+        for v, t in src.outer:
+            pieces.append(("let", v, t, loc))
+        self.folded(s, src, pieces)
+
+    def refuse_in_loop(self, s: ast.For) -> None:
+        """Statements in a loop body that are refused (return, break, continue: see below)."""
+        for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(node, ast.Return):
+                self.fail(node, "return in a loop", "return inside a for loop is not supported",
+                          hint="assign the result to a variable, leave the loop and return after it")
+            if isinstance(node, (ast.Break, ast.Continue)):
+                what = "break" if isinstance(node, ast.Break) else "continue"
+                hint = ("carry a flag: done = False before the loop, and in it: if not done: ... ; "
+                        "set done = True where you would break") if what == "break" else \
+                    "put the rest of the body in an if statement"
+                self.fail(node, what, f"{what} inside a for loop is not supported", hint=hint)
+
+    # ------------------------------------------------------------ what the loop runs over
+
+    def tuple_items(self, fn, seqs: list[Term], loc: Loc) -> list[Term]:
+        """The items of a loop over a tuple, zip or enumerate of tuples."""
+        cols = [self._items(a) for a in seqs]
+        if fn is enumerate:
+            return [Tuple((Const(k, Int, loc), x), loc) for k, x in enumerate(cols[0])]
+        if fn is zip:
+            return [Tuple(tuple(xs), loc) for xs in zip(*cols)]
+        return cols[0]
+
+    def _items(self, t: Term) -> list[Term]:
+        if isinstance(t, Tuple):
+            return list(t.items)
+        return [Get(k, t, t.loc) for k in range(len(t.type.items))]
+
+    def iteration_source(self, it: ast.expr, fn, seqs: list[Term]) -> _Source:
+        loc = self.loc(it)
+        what = fn.__name__ if fn is not None else "for"
+        if not seqs or not all(is_array(a) for a in seqs):
+            self.fail(it, "for loop", f"{what} in a for loop needs arrays or tuples, got "
+                      f"({', '.join(str(a.type) for a in seqs)}); a for loop runs over range(...), an array, "
+                      "a tuple, zip(...) or enumerate(...)", CatadTypeError,
+                      "a generator or iterator of unknown length cannot be compiled: make an array or a tuple")
+        outer, atoms = [], []
+        for a in seqs:
+            atom = a
+            if not is_atom(a):
+                atom = self.b.bound(self.b.var(a.type, loc), a)
+                outer.append((atom, a))
+            atoms.append(atom)
+        lists = [self.is_list(a) for a in seqs]
+        if fn is zip:
+            n = self.b.size(atoms[0], 0, loc)
+            for a in atoms[1:]:
+                n = prim("min", n, self.b.size(a, 0, loc), loc=loc)  # zip stops at the shortest
+            k = self.b.var(Int, loc, "_i")
+            ks = Build(n, k, k, loc)
+            vec = self.b.bound(self.b.var(Vec(Int), loc), ks)
+            outer.append((vec, ks))
+
+            def elem(x, counter):
+                return Tuple(tuple(self._mark(prim("index", x, a, loc=loc), l) for a, l in zip(atoms, lists)), loc)
+            return _Source(outer, vec, elem, length=n)
+
+        def row(x, counter):
+            return self._mark(x, lists[0])
+        n = self.b.size(atoms[0], 0, loc)
+        if fn is enumerate:
+            return _Source(outer, atoms[0], lambda x, c: Tuple((c, row(x, c)), loc), counts=True, length=n,
+                           rows_of=atoms[0])
+        return _Source(outer, atoms[0], row, length=n, rows_of=atoms[0])
+
+    def _mark(self, t: Term, is_list: bool) -> Term:
+        return self.as_list(t) if is_list and is_array(t) else t
+
+    def range_source(self, it: ast.Call, target: ast.expr) -> _Source:
+        loc = self.loc(it)
+        if it.keywords:
+            self.fail(it, "keyword argument", "range() takes no keyword arguments")
+        args = [self.expr(a) for a in it.args]
+        if not 1 <= len(args) <= 3 or any(a.type not in (Int, Bool) for a in args):
+            self.fail(it, "range", f"range takes 1 to 3 Ints, got ({', '.join(str(a.type) for a in args)})",
+                      CatadTypeError)
+        if not isinstance(target, ast.Name):
+            self.fail(target, "for loop", "range yields Ints: use a single name as the loop variable")
+        outer: list = []
+        atoms = []
+        for a in args:
+            lets, body = let_chain(a)
+            outer += [(lt.var, lt.rhs) for lt in lets]
+            if not is_atom(body):
+                v = self.b.bound(self.b.var(Int, loc), body)
+                outer.append((v, body))
+                body = v
+            atoms.append(body)
+        start, stop = (Const(0, Int), atoms[0]) if len(atoms) == 1 else (atoms[0], atoms[1])
+        step = atoms[2] if len(atoms) == 3 else Const(1, Int)
+        if not isinstance(step, Const) or step.value == 0:
+            self.fail(it, "range", "the step of range in a for loop must be a non-zero integer constant",
+                      hint="compute the bounds instead: range(a, b, 2), or index with a * i")
+        k = int(step.value)
+        n = self._range_length(start, stop, k, loc)
+        if not is_atom(n):
+            nv = self.b.bound(self.b.var(Int, loc, "_n"), n)
+            outer.append((nv, n))
+            n = nv
+        j = self.b.var(Int, loc, "_i")
+        zero = isinstance(start, Const) and start.value == 0
+        offset = j if k == 1 else prim("mul", Const(k, Int), j, loc=loc)
+        body = offset if zero else prim("add", start, offset, loc=loc)
+        rng = Build(n, j, body, loc)
+        vec = self.b.bound(self.b.var(Vec(Int), loc, "_r"), rng)
+        outer.append((vec, rng))
+
+        def last(_):  # start + (n - 1) * step
+            off = prim("mul", Const(k, Int), prim("sub", n, Const(1, Int), loc=loc), loc=loc)
+            return off if zero else prim("add", start, off, loc=loc)
+        return _Source(outer, vec, lambda x, c: x, length=n, last=last)
+
+    def _range_length(self, start: Term, stop: Term, k: int, loc: Loc) -> Term:
+        """len(range(start, stop, k)) for a constant k != 0: max(0, ceil((stop - start) / k))."""
+        if isinstance(start, Const) and isinstance(stop, Const):
+            return Const(len(range(int(start.value), int(stop.value), k)), Int, loc)
+        span = prim("sub", stop, start, loc=loc) if k > 0 else prim("sub", start, stop, loc=loc)
+        if k > 0 and isinstance(start, Const) and start.value == 0:
+            span = stop
+        m = abs(k)
+        if m != 1:
+            span = prim("floordiv", prim("add", span, Const(m - 1, Int), loc=loc), Const(m, Int), loc=loc)
+        return prim("max", span, Const(0, Int), loc=loc)
+
+    # ------------------------------------------------------------ unrolled loops
+
+    def unrolled(self, s: ast.For, items: list[Term], pieces: list) -> None:
+        """One copy of the body per item, in order: the loop as Python runs it."""
+        loc = self.loc(s)
+        for item in items:
+            self.assign(s.target, item, pieces, loc)
+            more, result, _ = self.run(s.body)
+            pieces.extend(more)
+        if not items:
+            for n in _targets(s.target) + assigned(s.body):
+                if n not in self.env:
+                    self.env[n] = self._unbound(n, s)
+
+    def _unbound(self, name: str, s: ast.For):
+        return Unbound(_FIRST_ONLY.format(name=name, line=self.loc(s).line))
+
+    # ------------------------------------------------------------ folded loops
+
+    def folded(self, s: ast.For, src: _Source, pieces: list) -> None:
+        loc = self.loc(s)
+        targets = _targets(s.target)
+        changed = assigned(s.body)
+        for n in targets:
+            if n in changed:
+                self.fail(s.target, "for loop", f"the loop variable {n!r} is assigned in the loop body, which is "
+                          "not supported", hint="assign to another name")
+        live = read_after(self.src.node, s)
+        exposed_reads = exposed(s.body, set(targets))
+        n_const = lin_const(self.b.shapes.lin(src.length)) if src.length is not None else None
+        runs = n_const is not None and n_const > 0
+        state: list[tuple[str, Term]] = []
+        first_only: list[str] = []
+        for n in changed:
+            before = self.env.get(n)
+            carried = n in live or n in exposed_reads
+            if not carried:
+                continue
+            if isinstance(before, Term):
+                state.append((n, before))
+            elif n in exposed_reads:
+                self.fail(s, "for loop", f"variable {n!r} is read in the loop before it is assigned",
+                          hint="assign it before the loop")
+            else:
+                first_only.append(n)
+        # first-assigned variables read after the loop: carried when the loop surely runs and their
+        # type is a scalar (its first value is a placeholder the first iteration replaces)
+        if first_only and runs:
+            types = self._probe(s, src, state, first_only)
+            for n in first_only:
+                ty = types.get(n)
+                if ty in (Float, Int, Bool):
+                    state.append((n, Const({Float: 0.0, Int: 0, Bool: False}[ty], ty, loc)))
+        carried_names = {n for n, _ in state}
+        result, out_names = self._fold(s, src, state, pieces)
+        for k, n in enumerate(out_names):
+            self.bind(n, result[k], pieces, loc)
+        for n in changed:
+            if n not in carried_names and n not in targets:
+                # assigned in the loop and not carried: unbound after a loop that may not run, an
+                # array first made in the loop, or (read_after says) never read again
+                if n in first_only:
+                    self.env[n] = _FirstInLoop(n, self.loc(s).line) if runs else self._unbound(n, s)
+                else:
+                    self.env[n] = self._unbound(n, s) if not isinstance(self.env.get(n), Term) else \
+                        _Stale(n, self.loc(s).line)
+        self.after_loop_target(s, src, runs, pieces)
+
+    def after_loop_target(self, s: ast.For, src: _Source, runs: bool, pieces: list) -> None:
+        """The loop variable after the loop keeps its last value (Python): known for a range
+        (start + (n - 1) * step, or what it was before when the range is empty); after a loop
+        over an array that may be empty it is refused when read."""
+        loc = self.loc(s)
+        targets = _targets(s.target)
+        if src.last is not None and len(targets) == 1:
+            n = targets[0]
+            last = src.last(None)
+            before = self.env.get(n)
+            if runs:
+                self.bind(n, last, pieces, loc)
+                return
+            if isinstance(before, Term) and before.type == Int:
+                self.bind(n, If(prim("gt", src.length, Const(0, Int), loc=loc), last, before, loc), pieces, loc)
+                return
+            self.env[n] = Unbound(f"the loop variable {n!r} of the for loop at line {loc.line} is undefined after "
+                                  "the loop when the range is empty; assign it before the loop")
+            return
+        for n in targets:
+            self.env[n] = _LoopVar(n, self.loc(s).line)
+
+    def _probe(self, s, src, state, extra) -> dict[str, Type]:
+        """The types the body gives variables first assigned in it (a lowering thrown away)."""
+        saved_env, saved = dict(self.env), self.b.shapes.saved()
+        try:
+            _, _, env = self._body(s, src, [(n, init.type) for n, init in state],
+                                   [self._shape_of(init) for _, init in state], probe=True)
+        finally:
+            self.env = saved_env
+            self.b.shapes.restore(saved)
+        return {n: env[n].type for n in extra if isinstance(env.get(n), Term)}
+
+    def _fold(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], pieces: list):
+        """Lower the body until the state's types and shapes are a fixed point, then make the fold."""
+        loc = self.loc(s)
+        if src.counts:
+            counter = "\0count"
+            state = state + [(counter, Const(0, Int, loc))]
+        types = [init.type for _, init in state]
+        shapes = [self._shape_of(init) for _, init in state]
+        for _ in range(4):
+            saved_env, saved = dict(self.env), self.b.shapes.saved()
+            try:
+                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes)
+            finally:
+                self.env = saved_env
+                self.b.shapes.restore(saved)
+            new_types, new_shapes = [], []
+            for (n, _), ty, sh, out in zip(state, types, shapes, outs):
+                joined = join_types(ty, out.type)
+                if joined is None:
+                    self.fail(s, "for loop", f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
+                              "after its body; give it one type", CatadTypeError)
+                new_types.append(joined)
+                new_shapes.append(sh if joined == ty and self._keeps(sh, out) else None)
+            if new_types == types and all((a is None) == (b is None) for a, b in zip(new_shapes, shapes)):
+                break
+            types, shapes = new_types, new_shapes
+        else:
+            self.fail(s, "for loop", "the types of the loop's variables do not settle")
+        # an array the body lets something refer to is not owned after the loop (updates.py)
+        self.env[OWNED] = self.owned() & (body_env.get(OWNED) or frozenset())
+        inits = [self.b.coerce(init, ty, loc) for (_, init), ty in zip(state, types)]
+        inits = [self.bind_temp(t, pieces, loc) for t in inits]
+        if not inits:  # nothing carried: the loop still runs, for the checks in its body
+            fold = Fold(Const(0, Int, loc), src.vec, body.var, body.body, loc)
+            pieces.append(("let", self.b.var(Int, loc), fold, loc))
+            return [], []
+        acc = inits[0] if len(inits) == 1 else Tuple(tuple(inits), loc)
+        fold = Fold(acc, src.vec, body.var, body.body, loc)
+        if len(state) == 1:
+            result_atom = self.bind_temp(fold, pieces, loc)
+            results = [result_atom]
+        else:
+            result_atom = self.bind_temp(fold, pieces, loc)
+            results = [Get(k, result_atom, loc) for k in range(len(state))]
+        names = [n for n, _ in state]
+        for k, (n, sh) in enumerate(zip(names, shapes)):
+            if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
+                self.b.shapes.dims[results[k].name] = sh
+        keep = [(n, r) for n, r in zip(names, results) if n != "\0count"]
+        out_results = [r for _, r in keep]
+        out_names = [n for n, _ in keep]
+        for k, n in enumerate(out_names):  # shapes the body keeps hold after the loop too
+            sh = shapes[names.index(n)]
+            r = out_results[k]
+            if sh is not None and isinstance(r.type, Vec) and not is_atom(r):
+                v = self.b.bound(self.b.var(r.type, loc), r)
+                pieces.append(("let", v, r, loc))
+                self.b.shapes.dims[v.name] = sh
+                out_results[k] = v
+        return out_results, out_names
+
+    def _shape_of(self, t: Term):
+        if isinstance(t.type, Vec) and is_atom(t):
+            dims = self.b.shape(t)
+            if all(simple(d.size) for d in dims):
+                return dims
+        return None
+
+    def _keeps(self, dims, out: Term) -> bool:
+        """Does the body give a state array back with the shape it entered with?"""
+        if dims is None:
+            return False
+        got = self.b.shapes.infer(out) if is_array(out) else None
+        if got is None or len(got) != len(dims):
+            return False
+        return all(g is not None and self.b.shapes.same(g, d) and g.one == d.one for g, d in zip(got, dims))
+
+    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False):
+        """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
+        iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe)."""
+        loc = self.loc(s)
+        types = [ty for _, ty in state]
+        acc_ty = types[0] if len(types) == 1 else TupleT(tuple(types)) if types else Int
+        elem_ty = src.vec.type.elem
+        t = self.b.var(TupleT((acc_ty, elem_ty)), loc)
+        pieces: list = []
+        acc = Get(0, t, loc)
+        if len(types) > 1:
+            acc = self.b.bound(self.b.var(acc_ty, loc), acc)
+            pieces.append(("let", acc, Get(0, t, loc), loc))
+        counter = None
+        for k, ((n, ty), sh) in enumerate(zip(state, shapes or [None] * len(state))):
+            value = acc if len(types) == 1 else Get(k, acc, loc)
+            v = Var(self.names.user(n.strip("\0") or "_c"), ty, loc)
+            if sh is not None:
+                self.b.shapes.dims[v.name] = sh
+            elif isinstance(ty, Vec):
+                self.b.shapes.param(v, None)
+            pieces.append(("let", v, value, loc))
+            if n == "\0count":
+                counter = v
+            else:
+                self.env[n] = v
+        x = self.b.bound(self.b.var(elem_ty, loc, "_x"), Get(1, t, loc))
+        pieces.append(("let", x, Get(1, t, loc), loc))
+        if src.rows_of is not None and isinstance(elem_ty, Vec):
+            self.b.shapes.dims[x.name] = self.b.shape(src.rows_of)[1:]
+        self.assign(s.target, src.elem(x, counter), pieces, loc)
+        more, result, _ = self.run(s.body)
+        pieces += more
+        outs = []
+        for n, ty in state:
+            if n == "\0count":
+                outs.append(prim("add", counter, Const(1, Int), loc=loc))
+                continue
+            out = self.env.get(n)
+            if not isinstance(out, Term):
+                self.fail(s, "for loop", out.message if hasattr(out, "message") else f"{n!r} is not defined")
+            outs.append(out)
+        if probe:
+            return None, outs, dict(self.env)
+        values = [self.b.coerce(o, ty, loc) for o, ty in zip(outs, types)]
+        if not values:
+            values = [Const(0, Int, loc)]
+        result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
+        return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+class _Lambda:
+    def __init__(self, var: Var, body: Term):
+        self.var, self.body = var, body
+
+
+def _shown(n: str) -> str:
+    return "the loop's counter" if n == "\0count" else n
+
+
+class _FirstInLoop(Unbound):
+    def __init__(self, name: str, line: int):
+        super().__init__(f"variable {name!r} is first assigned inside the for loop at line {line} and is not a "
+                         "number, so catad does not carry it out of the loop; assign it before the loop")
+
+
+class _Stale(Unbound):
+    """A variable the loop assigns whose value after the loop was not carried (it is never read
+    there, as far as the front end can tell): reading it is catad's own mistake, not a value."""
+
+    def __init__(self, name: str, line: int):
+        self.message = (f"variable {name!r} changed in the for loop at line {line} is read after it, which catad "
+                        "did not foresee; assign it to another variable after the loop")
+
+
+class _LoopVar(Unbound):
+    def __init__(self, name: str, line: int):
+        self.message = (f"the loop variable {name!r} of the for loop at line {line} is read after the loop, "
+                        "which is only supported after a range(...) loop; keep the value you need in a "
+                        "variable assigned in the loop (assigned before the loop too)")

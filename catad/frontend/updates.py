@@ -1,0 +1,259 @@
+"""Lowering in-place updates of arrays (``out[i] = e``, ``m[i, j] += e``, ``v[a:b] = e``,
+``acc += e``) as functional updates: the name is bound to a new array equal to the old one
+except at the positions written,
+
+    out[i] = e      ~>      out = build(len(out), \\k. if k == i then e else out[k])
+
+(nested per index for ``m[i, j]``, a range test for a slice). That is NumPy's meaning only when
+nothing else refers to the array: an array the caller passed (the caller would see it change), a
+second name for it (``b = a``), a view of it (``r = m[0]``, ``m.T``), a tuple or list holding it,
+or an argument of a user function, all see NumPy's change and would not see catad's. So the front
+end tracks which names own their array (``OWNED`` in env, a frozenset joined like a variable: an
+array made in the function by np.zeros, np.ones, np.empty, np.zeros_like, ..., np.array, np.copy,
+``.copy()`` or arithmetic, and never referred to since) and refuses an update of any other.
+
+``Updates`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..errors import CatadTypeError, Loc
+from ..lang.terms import Build, Const, If, Term, Var, is_atom, make_lets
+from ..lang.types import Float, Int, Vec, rank, scalar_of
+from ..primitives import prim
+from .common import and_, is_array
+
+OWNED = "\0owned"  # env's entry: the names whose arrays nothing else refers to
+_FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy)
+
+
+def owned_join(a, b):
+    """OWNED after an if statement: what both branches own."""
+    return (a or frozenset()) & (b or frozenset())
+
+
+class Updates:
+    """Uses the lowerer's env, b (the Builder), expr, binop, bind, lookup and static."""
+
+    # ------------------------------------------------------------ which names own their arrays
+
+    def owned(self) -> frozenset:
+        return self.env.get(OWNED) or frozenset()
+
+    def note_assignment(self, s: ast.Assign | ast.AnnAssign) -> None:
+        """After `targets = value`: the names the value refers to no longer own their arrays; a
+        single name given a fresh array owns it."""
+        owned = self.owned() - self.referenced(s.value)
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+        names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
+                 isinstance(n.ctx, ast.Store)]
+        owned -= set(names)
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value):
+            owned |= {targets[0].id}
+        self.env[OWNED] = frozenset(owned)
+
+    def note_references(self, node: ast.AST) -> None:
+        """node (a loop's iterable, a returned value) may keep a reference to the arrays it names."""
+        self.env[OWNED] = frozenset(self.owned() - self.referenced(node))
+
+    def referenced(self, node: ast.AST) -> set[str]:
+        return _referenced_in(self, node)
+
+    def _fresh(self, value: ast.expr) -> bool:
+        if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        f = value.func
+        if isinstance(f, ast.Attribute) and f.attr == "copy" and not value.args:
+            return True
+        obj = self.static(f)
+        return any(obj is g for g in _FRESH)
+
+    def require_owned(self, name: str, node: ast.AST, what: str) -> None:
+        if name in self.owned():
+            return
+        cur = self.env.get(name)
+        if name in self.src.params and isinstance(cur, Var) and cur.name == name:  # still the parameter
+            msg = (f"{what} changes the array {name!r} the caller passed (NumPy would mutate the caller's "
+                   "array in place, which a compiled function does not do)")
+        else:
+            msg = (f"{what} changes the array {name!r}, which may share its memory with another value (a "
+                   "parameter, a second name, a view such as m[0] or m.T, a tuple, or a value passed to a "
+                   "function) that NumPy would mutate too")
+        self.fail(node, "item assignment", msg + "; so assigning to an element of it is not supported",
+                  hint=f"copy it first: {name} = {name}.copy(), or make it with np.zeros(...); or build a "
+                       "new array: a comprehension, np.where, or v + e")
+
+    # ------------------------------------------------------------ the updates
+
+    def item_assignment(self, target: ast.Subscript, value: Term, pieces: list, loc: Loc) -> None:
+        """target[...] = value, as a functional update of the array target names."""
+        base = target.value
+        if not isinstance(base, ast.Name):
+            self.fail(target, "item assignment", "only an element or slice of a named array can be assigned "
+                      "(v[i] = e, m[i, j] = e, v[a:b] = e)", hint="use m[i, j] = e instead of m[i][j] = e")
+        self.require_owned(base.id, target, "this assignment")
+        arr = self.lookup(base.id, base)
+        if not is_array(arr):
+            self.fail(target, "item assignment", f"cannot assign to an element of a {arr.type}", CatadTypeError)
+        items = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if len(items) > rank(arr.type):
+            self.fail(target, "item assignment", f"{len(items)} indices for an array of rank {rank(arr.type)}",
+                      CatadTypeError)
+        lowered = []
+        for it in items:
+            if isinstance(it, ast.Slice):
+                if it.step is not None:
+                    self.fail(it, "slice step", "assigning to a slice with a step is not supported",
+                              hint="assign the elements in a loop")
+                lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)))
+            else:
+                i = self.expr(it)
+                if i.type != Int:
+                    self.fail(it, "item assignment", f"an assigned element's index must be an Int, got {i.type}",
+                              CatadTypeError, "integer array and mask indices are not supported on the left of =")
+                lowered.append(("index", i))
+        value = self.bind_temp(value, pieces, loc)
+        if scalar_of(value.type) == Float and scalar_of(arr.type) == Int:
+            self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
+                      "which is not supported", CatadTypeError, "make the array Float: np.zeros(n)")
+        if scalar_of(value.type) == Int and scalar_of(arr.type) == Float:
+            value = self.bind_temp(self.b.to_float(value, loc), pieces, loc)
+        owned = self.owned()
+        new = self.updated(arr, lowered, value, 0, loc, target)
+        self.bind(base.id, new, pieces, loc)
+        self.env[OWNED] = owned | {base.id}
+
+    def aug_item_assignment(self, s: ast.AugAssign, pieces: list) -> None:
+        """target[...] op= e: the element read, combined with e, written back."""
+        loc = self.loc(s)
+        load = ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load())
+        ast.copy_location(load, s.target)
+        value = self.binop(s.op, self.expr(load), self.expr(s.value), s)
+        self.item_assignment(s.target, value, pieces, loc)
+
+    def aug_name_assignment(self, s: ast.AugAssign) -> None:
+        """acc op= e on an array changes it in place in NumPy: refused unless acc owns its array."""
+        current = self.env.get(s.target.id)
+        if isinstance(current, Term) and is_array(current):
+            self.require_owned(s.target.id, s.target, f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ...")
+
+    def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node) -> Term:
+        """arr with the positions items select (from its first axis on) replaced by value."""
+        if not items:
+            return self._fit(arr, value, loc, node)
+
+        def at(a):
+            k = self.b.var(Int, loc, "_i")
+            old = prim("index", k, a, loc=loc)
+            item = items[0]
+            if item[0] == "index":
+                checks, j = self.b.index(a, item[1], axis, loc)
+                j_atom = j
+                binds = list(checks)
+                if not is_atom(j):
+                    j_atom = self.b.bound(self.b.var(Int, loc, "_j"), j)
+                    binds.append((j_atom, j, loc))
+                hit = prim("eq", k, j_atom, loc=loc)
+                part = value
+            else:
+                binds, start, n = self.b.slice_bounds(item[1], item[2], self.b.shape(a)[0], loc)
+                start_atom, n_atom = start, n
+                if not is_atom(start):
+                    start_atom = self.b.bound(self.b.var(Int, loc, "_s"), start)
+                    binds.append((start_atom, start, loc))
+                if not is_atom(n):
+                    n_atom = self.b.bound(self.b.var(Int, loc, "_n"), n)
+                    binds.append((n_atom, n, loc))
+                hit = and_(prim("le", start_atom, k, loc=loc),
+                           prim("lt", k, prim("add", start_atom, n_atom, loc=loc), loc=loc))
+                sel = sum(1 for it in items if it[0] == "slice") + rank(a.type) - len(items)
+                part = self._slice_part(value, k, start_atom, n_atom, sel, loc, node, binds)
+            inner = self.updated(old, items[1:], part, axis + 1, loc, node) if items[1:] or is_array(old) \
+                else part
+            if not items[1:] and is_array(old):
+                inner = self._fit(old, part, loc, node)
+            body = If(hit, inner, prim("index", k, a, loc=loc), loc)
+            return make_lets(binds, Build(self.b.size(a, 0, loc), k, body, loc))
+        return self.b.share(arr, at, loc)
+
+    def _slice_part(self, value, k, start, n, sel_rank, loc, node, binds) -> Term:
+        """What goes at position k of a slice: value itself when it has fewer axes than what the
+        subscript selects from here on (NumPy broadcasts it along this axis), else its element
+        k - start, its length checked."""
+        if rank(value.type) < sel_rank:
+            return value
+        d = self.b.shape(value)[0]
+        binds += self.b.check(prim("eq", d.size, n, loc=loc), ((d.size,), (n,)), loc, "slice assignment",
+                              "could not broadcast input array from shape {0} into shape {1}")
+        return prim("index", prim("sub", k, start, loc=loc), value, loc=loc)
+
+    def _fit(self, old: Term, value: Term, loc: Loc, node) -> Term:
+        """value written where old was: a scalar broadcast over old's shape, an array of old's rank
+        with its lengths checked (NumPy also broadcasts length-1 axes; here they must be equal)."""
+        if not is_array(old):
+            if is_array(value):
+                self.fail(node, "item assignment", f"cannot assign a {value.type} to an element of type {old.type}",
+                          CatadTypeError)
+            return value
+        if not is_array(value):
+            return self.b.elementwise(lambda x: value, [old], loc)
+        if rank(value.type) != rank(old.type):
+            self.fail(node, "item assignment", f"cannot assign a {value.type} where the array holds a {old.type}",
+                      CatadTypeError, "give the value the shape of what it replaces")
+
+        def fit(o, v):
+            binds = []
+            for ax, (a, b) in enumerate(zip(self.b.shape(o), self.b.shape(v))):
+                if not self.b.shapes.same(a, b):
+                    binds += self.b.check(prim("eq", a.size, b.size, loc=loc), ((b.size,), (a.size,)), loc,
+                                          "item assignment", "could not broadcast input array from shape {0} "
+                                                             "into shape {1}")
+            return make_lets(binds, v)
+        return self.b.share_all([old, value], fit, loc)
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
+
+
+_VIEWS = (np.asarray, np.reshape, np.ravel, np.transpose, np.squeeze, np.atleast_1d, np.atleast_2d,
+          np.broadcast_to, np.expand_dims, np.diagonal, np.real, np.swapaxes, np.moveaxis, zip, enumerate)
+_FRESH_METHODS = ("sum", "mean", "max", "min", "dot", "copy")
+
+
+def _referenced_in(lw, node: ast.AST) -> set[str]:
+    """Names whose arrays node may keep a reference to (or hand to code that may): everywhere but
+    as an operand of arithmetic or comparison, an index, or an argument of a NumPy function that
+    makes a new array."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+            continue  # a new value
+        elif isinstance(n, ast.Subscript):
+            todo.append(n.value)  # a view (m[0], v[1:])
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _FRESH_METHODS:
+            continue
+        elif isinstance(n, ast.Call):
+            from .freenames import NOT_STATIC  # freenames imports statements, which imports this
+            obj = lw.static(n.func)
+            fresh = obj is not NOT_STATIC and getattr(obj, "__module__", None) is not None and \
+                not any(obj is v for v in _VIEWS) and (str(obj.__module__).startswith(("numpy", "math", "builtins"))
+                                                       or obj.__module__ is None)
+            if not fresh or isinstance(n.func, ast.Attribute) and lw.static(n.func.value) is NOT_STATIC:
+                todo.extend(n.args)
+                todo.extend(k.value for k in n.keywords)
+                if isinstance(n.func, ast.Attribute):
+                    todo.append(n.func.value)
+        elif isinstance(n, (ast.ListComp, ast.GeneratorExp)):
+            todo.append(n.elt)
+        else:
+            todo.extend(ast.iter_child_nodes(n))
+    return out

@@ -1,0 +1,609 @@
+"""for loops compile to fold (issue 15, item 2): values against the Python function itself,
+gradients against central differences and forward mode (jvp) against reverse mode (grad), at
+random inputs; refusals are located CatadErrors naming the line and the construct.
+
+Each function marks the line a refusal must name with the comment `# ERR`.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+import pytest
+
+import catad
+from catad import CatadError, CatadTypeError, UnsupportedSyntax
+from catad.frontend import compile_function
+from catad.lang.evaluate import evaluate
+from catad.pipeline import compiled
+from test_gradients import central_difference
+
+RNG = np.random.default_rng(15)
+
+
+def vec(n):
+    return RNG.uniform(-1, 1, n)
+
+
+# ---------------------------------------------------------------- the checks
+
+def assert_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        return
+    if isinstance(want, (int, np.integer)) and not isinstance(want, bool):
+        assert got == want and isinstance(got, (int, np.integer)), (got, want)
+        return
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def check_value(f, args):
+    """The compiled program and the core program's reference evaluation give f's value."""
+    want = f(*args)
+    assert_same(compiled(f, args, "primal")(*args), want)
+    assert_same(evaluate(catad.to_core(f, *args), *args), want)
+    return want
+
+
+def check_gradient(f, args, argnums):
+    """grad against central differences, and jvp (forward) against grad (reverse) along a
+    random direction."""
+    grads = catad.grad(f, argnums=argnums)(*args)
+    tangents = []
+    for k, a in enumerate(args):
+        if k in argnums:
+            tangents.append(vec(np.shape(a)) if np.ndim(a) else float(vec(1)[0]))
+        else:
+            tangents.append(_zero_like(a))
+    out, jt = catad.jvp(f, tuple(args), tuple(tangents))
+    assert out == pytest.approx(f(*args), rel=1e-12, abs=1e-12)
+    expected = 0.0
+    for k, g in zip(argnums, grads):
+        fd = central_difference(f, list(args), k)
+        assert np.shape(g) == np.shape(args[k])
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6, err_msg=f"argument {k}")
+        expected += float(np.sum(np.asarray(g) * tangents[k]))
+    assert jt == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def _zero_like(a):
+    if isinstance(a, tuple):
+        return tuple(_zero_like(x) for x in a)
+    return np.zeros_like(a, dtype=float) if isinstance(a, np.ndarray) else 0.0
+
+
+def check(f, args, argnums=(0,)):
+    check_value(f, args)
+    check_gradient(f, args, argnums)
+
+
+def marked_line(fn):
+    lines, start = inspect.getsourcelines(fn)
+    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
+    assert len(hits) == 1, fn.__name__
+    return hits[0]
+
+
+def refused(fn, args, *words, cls=CatadError):
+    with pytest.raises(cls) as info:
+        compile_function(fn, args)
+    e = info.value
+    assert e.loc is not None and e.loc.file == __file__, str(e)
+    assert e.loc.line == marked_line(fn), str(e)
+    assert f":{e.loc.line}:" in str(e)
+    assert e.construct
+    for w in words:
+        assert w in str(e), (w, str(e))
+    return e
+
+
+# ---------------------------------------------------------------- range loops
+
+def range_sum(x, v):
+    s = 0.0
+    for i in range(len(v)):
+        s = s + x * v[i] * v[i]
+    return s
+
+
+def range_bounds(x, v, a, b):
+    s = x
+    for i in range(a, b):
+        s = s * 0.9 + np.sin(v[i] * s)
+    return s
+
+
+def range_step(x, v):
+    s = 0.0
+    for i in range(1, len(v), 3):
+        s += v[i] * x + s * v[i - 1]
+    return s
+
+
+def range_negative(x, v):
+    s = x
+    for i in range(len(v) - 1, -1, -2):
+        s = s * v[i] + 1.0
+    return s
+
+
+def int_to_float(x, n):
+    s = 0  # an Int before the loop, a Float after it: a Float from the start, as if's join does
+    for i in range(n):
+        s = s + x * i
+    return s * 1.0
+
+
+def reads_loop_var_after(x, n):
+    i = 100
+    for i in range(2, n + 2):
+        x = x * 1.5
+    return x + i
+
+
+def first_assigned_runs(x, v):
+    for i in range(3):
+        last = v[i] * x  # a number first assigned in a loop that surely runs
+    return last
+
+
+@pytest.mark.parametrize("f, args", [
+    (range_sum, (0.7, vec(6))),
+    (range_sum, (0.7, vec(0))),
+    (range_bounds, (0.3, vec(8), 2, 7)),
+    (range_bounds, (0.3, vec(8), 5, 2)),
+    (range_step, (0.4, vec(11))),
+    (range_step, (0.4, vec(1))),
+    (range_negative, (0.8, vec(7))),
+    (range_negative, (0.8, vec(0))),
+    (int_to_float, (1.5, 4)),
+    (int_to_float, (1.5, 0)),
+    (reads_loop_var_after, (0.5, 3)),
+    (reads_loop_var_after, (0.5, 0)),
+    (first_assigned_runs, (0.5, vec(4))),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_range_loops(f, args):
+    check(f, args)
+
+
+def range_length(a, b):
+    n = 0
+    for i in range(a, b, -3):
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("a, b", [(10, 0), (0, 10), (10, 10), (-4, -20), (7, 6), (3, -5)])
+def test_range_length_is_pythons(a, b):
+    assert_same(compiled(range_length, (a, b), "primal")(a, b), range_length(a, b))
+
+
+# ---------------------------------------------------------------- accumulators
+
+def tuple_state(c, u0, w, v):
+    s, u, k = c, u0, 0  # (Float, Vec, Int)
+    for x in v:
+        s, u, k = s * c + np.sin(x * s), u * np.cos(x) + w * s, k + 1
+    return s + np.sum(u) * k
+
+
+def tuple_state_out(c, u0, w, v):
+    s, u, k = c, u0, 0
+    for x in v:
+        s, u, k = s * c + np.sin(x * s), u * np.cos(x) + w * s, k + 1
+    return s, u, k
+
+
+def vec_state(x, v, m):
+    u = v * 1.0
+    for row in m:
+        u = u * x + row * np.sum(u)
+    return np.sum(u * u)
+
+
+def matrix_state(x, m):
+    a = m * 1.0
+    for i in range(3):
+        a = np.tanh(a * x + 0.1 * i)
+    return np.sum(a)
+
+
+def test_tuple_accumulator_keeps_its_int():
+    args = (0.8, vec(3), vec(3), vec(4))
+    out = check_value(tuple_state_out, args)
+    assert out[2] == 4
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (tuple_state, (0.8, vec(3), vec(3), vec(4)), (0, 1, 2, 3)),
+    (tuple_state, (0.8, vec(3), vec(3), vec(0)), (0, 1, 2)),
+    (vec_state, (0.3, vec(3), vec((4, 3))), (0, 1, 2)),
+    (matrix_state, (0.5, vec((2, 3))), (0, 1)),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_accumulators(f, args, argnums):
+    check(f, args, argnums)
+
+
+# ---------------------------------------------------------------- what a loop runs over
+
+def over_rows(a, m, v):
+    acc = a
+    for row in m:
+        acc = acc * 0.5 + np.sum(row * v) * a
+    return acc
+
+
+def over_vector(x, v):
+    s = x
+    for e in v:
+        s = s * e + x
+    return s
+
+
+def over_enumerate(x, v):
+    s = x
+    for i, e in enumerate(v):
+        s = s + (i + 1) * e * s * 0.1
+    return s
+
+
+def over_zip(x, v, w):
+    s = x
+    for a, b in zip(v, w):
+        s = s + a * b * x
+    return s
+
+
+def over_zip_rows(x, m, v):
+    s = x
+    for row, e in zip(m, v):
+        s = s + np.sum(row) * e * s
+    return s
+
+
+WS = None
+
+
+def mlp(x, ws, bs):
+    h = x
+    for w, b in zip(ws, bs):  # a tuple of layers of different shapes: unrolled
+        h = np.tanh(w @ h + b)
+    return np.sum(h)
+
+
+def over_tuple(x, layers):
+    s = x
+    for k, layer in enumerate(layers):
+        s = s + k * np.sum(layer) * s
+    return s
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (over_rows, (0.4, vec((4, 3)), vec(3)), (0, 1, 2)),
+    (over_rows, (0.4, vec((0, 3)), vec(3)), (0, 1, 2)),
+    (over_vector, (0.4, vec(5)), (0, 1)),
+    (over_enumerate, (0.4, vec(5)), (0, 1)),
+    (over_zip, (0.4, vec(5), vec(3)), (0, 1, 2)),
+    (over_zip_rows, (0.4, vec((3, 2)), vec(4)), (0, 1, 2)),
+    (mlp, (vec(3), (vec((4, 3)), vec((2, 4))), (vec(4), vec(2))), (0, 1, 2)),
+    (over_tuple, (0.3, (vec(2), vec((2, 2)), vec(3))), (0, 1)),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_iterables(f, args, argnums):
+    check_value(f, args)
+    if all(not isinstance(a, tuple) for a in args):
+        check_gradient(f, args, argnums)
+    else:
+        scalar_args = [k for k in argnums if not isinstance(args[k], tuple)]
+        check_gradient(f, args, tuple(scalar_args))
+        grads = catad.grad(f, argnums=argnums)(*args)
+        _check_tuple_grads(f, args, argnums, grads)
+
+
+def _check_tuple_grads(f, args, argnums, grads):
+    """Central differences for each array of a tuple argument."""
+    for k, g in zip(argnums, grads):
+        if not isinstance(args[k], tuple):
+            continue
+        for j, item in enumerate(args[k]):
+            def at(x, k=k, j=j):
+                items = list(args[k])
+                items[j] = x
+                return f(*args[:k], tuple(items), *args[k + 1:])
+            fd = central_difference(at, [item], 0)
+            np.testing.assert_allclose(g[j], fd, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- nesting
+
+def nested(x, m):
+    s = x
+    for i in range(m.shape[0]):
+        t = 0.0
+        for j in range(m.shape[1]):
+            t = t + m[i, j] * s
+        s = s * 0.5 + np.sin(t)
+    return s
+
+
+def comprehension_in_loop(x, v):
+    s = x
+    for k in range(3):
+        s = s + sum(v[i] * s for i in range(len(v))) * 0.1
+    return s
+
+
+def loop_helper(x, v):
+    s = x
+    for e in v:
+        s = s * e + 1.0
+    return s
+
+
+def loop_in_comprehension(x, v):
+    return sum(loop_helper(x * v[i], v) for i in range(len(v)))
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (nested, (0.4, vec((3, 4))), (0, 1)),
+    (nested, (0.4, vec((0, 4))), (0, 1)),
+    (comprehension_in_loop, (0.4, vec(4)), (0, 1)),
+    (loop_in_comprehension, (0.4, vec(4)), (0, 1)),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_nesting(f, args, argnums):
+    check(f, args, argnums)
+
+
+# ---------------------------------------------------------------- long loops
+
+def long_loop(x, v):
+    s = x
+    for i in range(len(v)):
+        s = s * 0.999 + v[i] * 1e-3
+    return s
+
+
+def test_long_loop_and_compile_time_independent_of_trip_count():
+    small, big = vec(10), vec(100_000)
+    g_small = catad.grad(long_loop, argnums=(0, 1))(0.5, small)
+    start = time.perf_counter()
+    g = catad.grad(long_loop, argnums=(0, 1))(0.5, big)  # same signature: no compile
+    assert time.perf_counter() - start < 30
+    assert g[1].shape == big.shape and np.all(np.isfinite(g[1]))
+    # d s / d v[i] = 1e-3 * 0.999 ** (n - 1 - i); d s / d x = 0.999 ** n
+    n = len(big)
+    np.testing.assert_allclose(g[1][-5:], 1e-3 * 0.999 ** np.arange(4, -1, -1), rtol=1e-10)
+    assert g[0] == pytest.approx(0.999 ** n, rel=1e-9)
+    assert g_small[0] == pytest.approx(0.999 ** 10, rel=1e-12)
+    assert long_loop(0.5, big) == pytest.approx(compiled(long_loop, (0.5, big), "primal")(0.5, big), rel=1e-12)
+    from catad.pipeline import _CACHE, signature
+    assert len(_CACHE[long_loop][signature(long_loop, (0.5, big))]) == 1
+
+
+# ---------------------------------------------------------------- refusals
+
+def generator_loop(x):
+    s = x
+    for e in (x * k for k in range(3)):  # ERR
+        s = s + e
+    return s
+
+
+def for_else(x, v):
+    for e in v:
+        x = x + e
+    else:
+        x = x * 2.0  # ERR
+    return x
+
+
+def maybe_unbound(x, v):
+    for e in v:
+        last = e * x
+    return last  # ERR
+
+
+def array_first_in_loop(x, v):
+    for i in range(2):
+        w = v * x
+    return np.sum(w)  # ERR
+
+
+def loop_var_after_array(x, v):
+    for e in v:
+        x = x + e
+    return x + e  # ERR
+
+
+def assigns_loop_var(x, n):
+    for i in range(n):  # ERR
+        i = i + 1
+        x = x * 2.0
+    return x
+
+
+def changes_type(x, v):
+    s = x
+    for e in v:  # ERR
+        s = v * e
+    return s
+
+
+def step_not_constant(x, n, k):
+    s = x
+    for i in range(0, n, k):  # ERR
+        s = s * 2.0
+    return s
+
+
+def read_before_assigned(x, n):
+    for i in range(n):  # ERR
+        if i > 0:
+            x = x + prev
+        prev = x
+    return x
+
+
+def uses_continue(x, v):
+    for e in v:
+        if e < 0.0:
+            continue  # ERR
+        x = x + e
+    return x
+
+
+def uses_break(x, v):
+    for e in v:
+        if e < 0.0:
+            break  # ERR
+        x = x + e
+    return x
+
+
+def returns_in_loop(x, v):
+    for e in v:
+        if e < 0.0:
+            return e  # ERR
+        x = x + e
+    return x
+
+
+def while_loop(x):
+    while x > 1.0:  # ERR
+        x = x / 2.0
+    return x
+
+
+V3 = np.array([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (generator_loop, (1.0,), ["generator expression"]),
+    (for_else, (1.0, V3), ["else clause", "for loop", "flag"]),
+    (maybe_unbound, (1.0, V3), ["'last'", "may run zero times", "assign it before the loop"]),
+    (array_first_in_loop, (1.0, V3), ["'w'", "first assigned inside the for loop", "assign it before the loop"]),
+    (loop_var_after_array, (1.0, V3), ["loop variable 'e'"]),
+    (assigns_loop_var, (1.0, 3), ["loop variable 'i'", "another name"]),
+    (changes_type, (1.0, V3), ["'s'", "Float before the loop", "give it one type"]),
+    (step_not_constant, (1.0, 3, 1), ["step of range", "constant"]),
+    (read_before_assigned, (1.0, 3), ["'prev'", "before it is assigned", "assign it before the loop"]),
+    (while_loop, (2.0,), ["while", "for loop over range(max_steps)", "done"]),
+    (uses_continue, (1.0, V3), ["continue", "if statement"]),
+    (uses_break, (1.0, V3), ["break", "flag", "done = True"]),
+    (returns_in_loop, (1.0, V3), ["return inside a for loop", "after it"]),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_refusals(f, args, words):
+    refused(f, args, *words)
+
+
+# ---------------------------------------------------------------- in-place updates
+
+def fill_in_loop(x, v):
+    out = np.zeros(len(v))
+    for i in range(len(v)):
+        out[i] = v[i] * x
+        out[i] += x * out[i]
+    return np.sum(out * out)
+
+
+def matrix_updates(x, v):
+    m = np.zeros((2, 3))
+    m[1, 2] = x
+    m[0] = v[:3]
+    m[:, 0] += 1.0
+    m[1, 1:] *= x
+    m[-1, -3] = v[0] * x
+    return np.sum(m * np.sin(m))
+
+
+def copy_then_update(x, v):
+    w = v.copy()
+    w[1:3] = x
+    w *= 2.0
+    z = np.ones_like(v)
+    z[0] -= x
+    e = np.empty(2)
+    e[:] = v[:2] * x
+    return np.sum(w * w) + np.sum(z * e[0])
+
+
+def update_in_branch(x, v):
+    out = np.zeros(3)
+    if x > 0.0:
+        out[0] = x
+    else:
+        out[1] = x
+    out[2] = v[0]
+    return np.sum(out * v[:3])
+
+
+def rows_in_loop(x, m):
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        out[i] = m[i] * x + (out[i - 1] if i > 0 else m[i] * 0.0)
+    return np.sum(out * out)
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (fill_in_loop, (0.6, vec(5)), (0, 1)),
+    (fill_in_loop, (0.6, vec(0)), (0, 1)),
+    (matrix_updates, (0.6, vec(4)), (0, 1)),
+    (copy_then_update, (0.6, vec(4)), (0, 1)),
+    (update_in_branch, (0.6, vec(4)), (0, 1)),
+    (update_in_branch, (-0.6, vec(4)), (0, 1)),
+    (rows_in_loop, (0.6, vec((3, 2))), (0, 1)),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_in_place_updates(f, args, argnums):
+    check(f, args, argnums)
+
+
+def updates_parameter(x, v):
+    v[0] = x  # ERR
+    return np.sum(v)
+
+
+def updates_alias(x):
+    a = np.zeros(3)
+    b = a
+    b[0] = x  # ERR
+    return np.sum(a)
+
+
+def updates_through_view(x):
+    m = np.zeros((2, 2))
+    r = m[0]
+    m[0, 0] = x  # ERR
+    return np.sum(r)
+
+
+def aug_parameter(x, v):
+    v += x  # ERR
+    return np.sum(v)
+
+
+def float_into_int(x):
+    a = np.zeros(3, dtype=int)
+    a[0] = x  # ERR
+    return a
+
+
+def updates_while_iterating(x):
+    m = np.ones((2, 2))
+    for row in m:
+        m[0, 0] = x  # ERR
+    return np.sum(m)
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (updates_parameter, (1.0, V3), ["'v'", "the caller passed", "copy it first"]),
+    (updates_alias, (1.0,), ["'b'", "share its memory", "copy it first"]),
+    (updates_through_view, (1.0,), ["'m'", "share its memory"]),
+    (aug_parameter, (1.0, V3), ["'v'", "the caller passed", "copy it first"]),
+    (float_into_int, (1.0,), ["truncates"]),
+    (updates_while_iterating, (1.0,), ["'m'", "share its memory"]),
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_update_refusals(f, args, words):
+    refused(f, args, *words)
