@@ -172,7 +172,7 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
               f"{body + chr(10) if body else ''}"
               f"        return {out}\n")
     namespace = {k: getattr(runtime, k) for k in dir(runtime) if not k.startswith("_")}
-    namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale)
+    namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale, T_Acc=T.Acc)
     namespace.update(c.consts)
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
-                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale",
+                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like"}
 
 

@@ -11,8 +11,9 @@ Inside a vectorised build a fold raises ``Unvectorisable``: the build becomes a 
 
 Tangent state is kept dense: a leaf of Float or array type is an array (its zero is zeros
 shaped like the primal leaf, ``dense_like``), an Int or Bool leaf the symbolic zero. The
-cotangent of the fold's environment is summed as a run-time tangent (``T_tadd``), which
-keeps index updates sparse and needs no shape.
+cotangent of the fold's environment is summed in place as a run-time tangent (a
+``catad.tangents.Acc``), which keeps index updates sparse, needs no shape, and adds an index
+update in O(1).
 """
 from __future__ import annotations
 
@@ -216,7 +217,13 @@ def rfold(c: Compiler, t):
         _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
     dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
     dacc = _state(c, dr0, "dacc")
-    ds = _state(c, [ZERO if not is_differentiable(lt) else Arr("ZERO") for lt in leaf_types(ds_t)], "ds")
+    # the environment's cotangent is summed in place, one catad.tangents.Acc per leaf: a sum
+    # made anew at each step copies the dense part every time (an index update of a vector
+    # read as v[i] would cost the vector's length per step, n^2 for the loop)
+    ds = [c.name("ds") if is_differentiable(lt) else None for lt in leaf_types(ds_t)]
+    for s_ in ds:
+        if s_ is not None:
+            c.emit(f"{s_} = T_Acc()")
     dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(vt)]
     for d in dbs:
         if d is not None:
@@ -228,15 +235,16 @@ def rfold(c: Compiler, t):
         step_ds, rest = (ZERO, ZERO) if out is ZERO else out
         da, db = (ZERO, ZERO) if rest is ZERO else rest
         new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), lts, acc_i)]
-        new_ds = [s if s is ZERO else Arr(c.assign(f"T_tadd({s.code}, {arrays.rt(c, y)})", "ds"))
-                  for s, y in zip(ds, leaves(step_ds, ds_t))]
+        for s_, y in zip(ds, leaves(step_ds, ds_t)):
+            if s_ is not None and y is not ZERO:
+                c.emit(f"{s_}.add({arrays.rt(c, y)})")
         elems = leaves(elem, vt.elem)
         for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
             if d is not None:
                 c.emit(f"{d}[{i.code}] = {tangent_leaf(c, y, lt, e).code}")
-        _carry(c, dacc + ds, new_da + new_ds)
+        _carry(c, dacc, new_da)
     dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1})", "dv"), 0,
                                      frozenset(), rank(lt) + 1, "f")
           for d, lt in zip(dbs, leaf_types(vt.elem))]
-    ds_out = [s if s is ZERO else RT(s.code) for s in ds]
+    ds_out = [ZERO if s_ is None else RT(c.assign(f"{s_}.value()", "ds")) for s_ in ds]
     return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))
