@@ -154,6 +154,10 @@ class _Forward:
         """A let chain of maps applied to dx: each let-bound map applied where it is bound (as
         value's let chains), then the chain's map (rule fwd-sweep-nested)."""
         lets, body = let_chain(e)
+        return make_lets(self.bindings(lets), self.apply(body))
+
+    def bindings(self, lets: list[Let]) -> list:
+        """A chain's bindings, each let-bound map replaced by its tangent, dy = lmApply(e, dx)."""
         out = []
         for lt in lets:
             if has_lm(lt.var.type):
@@ -162,7 +166,7 @@ class _Forward:
                 self.env[lt.var] = v
             else:
                 out.append((lt.var, substitute(lt.rhs, self.env)))
-        return make_lets(out, self.apply(body))
+        return out
 
     def value(self, e: Term) -> Term:
         """e with its linear-map parts applied to dx (e's other parts kept)."""
@@ -172,15 +176,7 @@ class _Forward:
             return self.apply(e)
         if isinstance(e, Let):
             lets, body = let_chain(e)
-            out = []
-            for lt in lets:
-                if has_lm(lt.var.type):
-                    v = self.names.var("d" + lt.var.name.removeprefix("D"), tangent_type(lt.var.type))
-                    out.append((v, self.value(lt.rhs)))
-                    self.env[lt.var] = v
-                else:
-                    out.append((lt.var, substitute(lt.rhs, self.env)))
-            return make_lets(out, self.value(body))
+            return make_lets(self.bindings(lets), self.value(body))
         if isinstance(e, Tuple):
             return Tuple(tuple(self.value(x) for x in e.items))
         if isinstance(e, If):
