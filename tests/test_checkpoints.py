@@ -189,9 +189,25 @@ def test_closed_form():
 
 
 def test_schedule_of_a_long_loop_is_a_loop():
-    """No recursion: a schedule of 10^6 steps with one kept state per a few runs in Python's
-    default stack; its memory is the stack of kept indices."""
-    n, k = 10 ** 6, 3
+    """No recursion: the schedule of 2 * 10^4 steps with 2 kept states, where Revolve's
+    recursion would nest once per split of the segment the initial state starts (r = 199
+    deep), runs with a recursion limit of 100."""
+    import sys
+    import threading
+    n, k = 2 * 10 ** 4, 2
+    out = []
+
+    def run():
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(100)
+        try:
+            out.append(sum(a in (checkpoint.ADVANCE, checkpoint.FIRSTURN) for a, _ in checkpoint.schedule(n, k)))
+        finally:
+            sys.setrecursionlimit(old)
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    forward = out[0]
     forward = sum(a in (checkpoint.ADVANCE, checkpoint.FIRSTURN) for a, _ in checkpoint.schedule(n, k))
     assert forward == checkpoint.forward_steps(n, k)
 
