@@ -345,3 +345,19 @@ def test_explain_says_which_policy():
 
 def no_loop(x):
     return np.sin(x) * x
+
+
+def test_loops_of_test_loops():
+    """test_loops' loops over zips, rows and enumerations, with array updates, a matrix state,
+    and a loop inside a comprehension (a build made a Python loop around the fold)."""
+    import test_loops as T
+    cases = [(T.over_zip, (0.4, RNG.uniform(-1, 1, 5), RNG.uniform(-1, 1, 3))),
+             (T.vec_state, (0.3, RNG.uniform(-1, 1, 3), RNG.uniform(-1, 1, (4, 3)))),
+             (T.matrix_state, (0.5, RNG.uniform(-1, 1, (2, 3)))),
+             (T.comprehension_in_loop, (0.4, RNG.uniform(-1, 1, 4))),
+             (T.loop_in_comprehension, (0.4, RNG.uniform(-1, 1, 4))),
+             (T.matrix_updates, (0.4, RNG.uniform(-1, 1, 4)))]
+    for f, args in cases:
+        want = grads(f, args, None, (0, 1))
+        for k in (1, 2, 4):
+            assert_equal(grads(f, args, k, (0, 1)), want)
