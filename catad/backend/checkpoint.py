@@ -15,9 +15,10 @@ evaluated is the least possible for k kept states (Griewank 1992):
   times to bring back the n states, which is the minimum over all schedules keeping k
   states, plus one: the last step, whose state (the loop's result) only gives the shape of
   the zero cotangent (the store-all loop evaluates that step too). So with k >= n - 1
-  nothing is recomputed (n evaluations, as storing all); each step is evaluated at most r
-  times; for a fixed k, r grows like k * n^(1/k) / e (the cost is O(n^(1 + 1/k))), and with
-  k ~ log2(n) like log2(n) (O(n log n) for O(log n) states). The reverse step runs n times.
+  nothing is recomputed (n evaluations, as storing all); each step is evaluated at most
+  max(r, 1) times; for a fixed k, r grows about like k * n^(1/k) / e (the cost is
+  O(n^(1 + 1/k))), and with k = log2(n) the cost is at most n log2(n) (tested for a few n).
+  The reverse step runs n times.
 * Memory: at most k kept states at any time, and besides them one live state (the one
   being advanced or handed to the reverse step).
 * No recursion: the schedule is a loop over a stack of at most k kept states (the segment
