@@ -29,7 +29,7 @@ from .lang.terms import Program
 from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
-from .pipeline import Bound, bind
+from .pipeline import Bound, bind, check_checkpoints
 
 
 def jacobian_core(fn: Callable, *example_args: Any) -> Program:
@@ -93,7 +93,8 @@ def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | Non
     return _derivative(bind(fn, args), which, wrt)
 
 
-def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
+def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
+                checkpoints: int | None = None) -> Callable:
     """The "forward" or "reverse" program as a function returning (output, tangent).
 
     It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
@@ -110,13 +111,13 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None) -> Cal
     it), and then the zero-safe variant's 0 in its place is dropped too. So when the
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
     computes the same values."""
-    usual = b.pipeline.code(which, wrt)
+    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints)
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]):
             return result
-        return b.pipeline.code(which, wrt, zero_safe=True)(*inputs)
+        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints)(*inputs)
     return run
 
 
@@ -146,16 +147,18 @@ def _forward(b: Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
     return _derivative(b, "forward")(*vals, *b.hidden, *dx, *(S.ZERO,) * len(b.hidden))
 
 
-def _reverse(b: Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None) -> tuple[Any, tuple]:
+def _reverse(b: Bound, vals: tuple, ct: Any, wrt: tuple[int, ...] | None = None,
+             checkpoints: int | None = None) -> tuple[Any, tuple]:
     """(output, one cotangent per user parameter) by the reverse-derivative program rev$f;
-    with `wrt`, the cotangents of the other parameters are the zero tangent."""
-    out, c = _derivative(b, "reverse", wrt)(*vals, *b.hidden, ct)
+    with `wrt`, the cotangents of the other parameters are the zero tangent. With
+    `checkpoints` k, each reverse loop keeps at most k states (see :func:`grad`)."""
+    out, c = _derivative(b, "reverse", wrt, checkpoints)(*vals, *b.hidden, ct)
     n = len(vals) + len(b.hidden)
     cts = (c,) if n == 1 else (S.ZERO,) * n if c is S.ZERO else tuple(c)
     return out, cts[:len(vals)]
 
 
-def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
+def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool, checkpoints: int | None = None):
     b = bind(fn, args)
     result_type = b.core.main.result_type
     if result_type != Float:
@@ -167,24 +170,34 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool):
                          construct="grad")
     vals, params = _canonical(b)
     nums = _argnums(argnums, params)
-    out, cts = _reverse(b, vals, 1.0, nums)
+    out, cts = _reverse(b, vals, 1.0, nums, checkpoints)
     grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
     g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (out, g) if with_value else g
 
 
-def grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """The gradient of fn (which must return a float) with respect to argument(s) argnums."""
+def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """The gradient of fn (which must return a float) with respect to argument(s) argnums.
+
+    With ``checkpoints=k`` (an int >= 1), reverse mode through a loop keeps at most k of the
+    loop's states and recomputes the others (binomial checkpointing, Griewank and Walther's
+    Revolve: the fewest recomputations for k kept states; docs/subset.rst, "Memory of
+    reverse loops"). The default, None, keeps every iteration's state. Both give the same
+    gradient, bit for bit."""
+    checkpoints = check_checkpoints(checkpoints)
+
     def gradient(*args, **kwargs):
-        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False)
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False, checkpoints=checkpoints)
     gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
     return gradient
 
 
-def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """Like :func:`grad`, returning ``(fn(*args), gradient)``."""
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """Like :func:`grad`, returning ``(fn(*args), gradient)``; ``checkpoints`` as for :func:`grad`."""
+    checkpoints = check_checkpoints(checkpoints)
+
     def value_and_gradient(*args, **kwargs):
-        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True)
+        return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True, checkpoints=checkpoints)
     return value_and_gradient
 
 
@@ -243,11 +256,13 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
     return float(a)
 
 
-def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
+def vjp(fn: Callable, *primals: Any, checkpoints: int | None = None, **kw_primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
     primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
     are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point. Primals given
-    by keyword take their parameter's place, and so does their cotangent."""
+    by keyword take their parameter's place, and so does their cotangent. ``checkpoints``
+    (keyword only: it is not a primal) as for :func:`grad`."""
+    checkpoints = check_checkpoints(checkpoints)
     b = bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
@@ -256,13 +271,17 @@ def vjp(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Callable]:
         if len(cts) != 1:
             raise ArgumentError(f"vjp_fn takes one cotangent, shaped like the output, got {len(cts)}")
         c = _tangent_value(cts[0], out, b.core.main.result_type, "cotangent")
-        _, cts = _reverse(b, vals, c)
+        _, cts = _reverse(b, vals, c, checkpoints=checkpoints)
         return tuple(_materialize(x, v) for x, v in zip(cts, vals))
     return out, vjp_fn
 
 
-def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape."""
+def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape;
+    ``checkpoints`` as for :func:`grad` (it applies when the rows are computed in reverse
+    mode: when the output has no more entries than the inputs)."""
+    checkpoints = check_checkpoints(checkpoints)
+
     def jac(*args, **kwargs):
         b = bind(fn, call_args(fn, args, kwargs))
         vals, params = _canonical(b)
@@ -275,7 +294,7 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
         if scalar_of(result) != Float:  # no tangent space: no rows to shape
             raise CatadError(f"jacobian needs a function returning a float or a float array; "
                              f"{getattr(fn, '__name__', 'f')} returns {result}", construct="jacobian")
-        full = _jacobian_matrix(b, vals, out, nums)
+        full = _jacobian_matrix(b, vals, out, nums, checkpoints)
         results = []
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
@@ -284,7 +303,8 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     return jac
 
 
-def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None) -> np.ndarray:
+def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None,
+                     checkpoints: int | None = None) -> np.ndarray:
     """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`,
     only those arguments' columns are filled). One reverse pass per output or one
     forward pass per input, whichever are fewer."""
@@ -292,7 +312,7 @@ def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | Non
     if m <= n:
         rows = [np.zeros(n)]
         for k in range(m):
-            _, cts = _reverse(b, vals, S.unflatten(np.eye(1, m, k)[0], out), wrt)
+            _, cts = _reverse(b, vals, S.unflatten(np.eye(1, m, k)[0], out), wrt, checkpoints)
             rows.append(S.flatten(cts, vals))
         return np.array(rows[1:]).reshape(m, n)
     cols = [np.zeros(m)]

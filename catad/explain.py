@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import CatadError
-from .pipeline import STAGES, Pipeline, pipeline
+from .pipeline import STAGES, Pipeline, check_checkpoints, pipeline
 from .rewrite.catalogue import ALL_BY_NAME
 from .rewrite.engine import RewriteStep
 
@@ -182,21 +182,34 @@ def _verbatim(text: str) -> str:
     return "\\begin{verbatim}\n" + str(text).rstrip("\n") + "\n\\end{verbatim}"
 
 
-def code_text(p: Pipeline) -> str:
+def code_text(p: Pipeline, checkpoints: int | None = None) -> str:
     """The generated NumPy source of the function and of its forward and reverse derivatives,
-    and every place where it is not whole-array code (a Python loop, with its source line)."""
+    every place where it is not whole-array code (a Python loop, with its source line), and
+    for a reverse derivative with loops, how they keep their states (`checkpoints`)."""
     parts, notes = [], []
     for which, title in (("primal", "the function"), ("forward", "its forward derivative (jvp)"),
                          ("reverse", "its reverse derivative (vjp, grad)")):
-        c = p.code(which)
+        c = p.code(which, checkpoints=checkpoints)
         parts.append(f"# {title}\n{c.source}")
         notes += [f"# {which}: {line}" for line in c.report().splitlines()]
+        if which == "reverse" and c.reverse_loops:
+            notes.append(f"# reverse: {memory_policy(c.checkpoints)}")
     notes = notes or ["# every build, sum and index is whole-array NumPy: no Python loops"]
     return "\n".join(parts) + "\n" + "\n".join(notes)
 
 
-def explain(fn: Callable, *example_args: Any) -> Derivation:
-    """The derivation of fn's derivatives at the types of example_args, stage by stage."""
+def memory_policy(checkpoints: int | None) -> str:
+    """What a reverse loop keeps, in words."""
+    if checkpoints is None:
+        return "reverse loops store every iteration's state (memory grows with the iterations; checkpoints=k bounds it)"
+    return (f"reverse loops keep at most {checkpoints} state{'s' if checkpoints > 1 else ''} per loop "
+            "(binomial checkpointing: the others are recomputed)")
+
+
+def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) -> Derivation:
+    """The derivation of fn's derivatives at the types of example_args, stage by stage; the
+    code stage's reverse derivative is compiled with `checkpoints` (as for catad.grad)."""
+    checkpoints = check_checkpoints(checkpoints)
     p = pipeline(fn, *example_args)
     p.record = True  # the stages made from now on keep their rewrite steps (see Pipeline.trace)
     try:
@@ -206,7 +219,7 @@ def explain(fn: Callable, *example_args: Any) -> Derivation:
     programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "jacobian": p.jacobian,
                 "jacobian-optimised": p.jacobian_optimised, "jacobian-transposed": p.jacobian_transposed,
                 "forward": p.forward, "reverse": p.reverse}
-    texts = {"source": source, "code": code_text(p), **{name: str(x) for name, x in programs.items()}}
+    texts = {"source": source, "code": code_text(p, checkpoints), **{name: str(x) for name, x in programs.items()}}
     stages = [Stage(name, TITLES[name], texts[name], KINDS.get(name, "core"), programs.get(name))
               for name in STAGES]
     steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in p.trace]

@@ -25,6 +25,8 @@ import functools
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from . import backend, frontend  # their functions looked up when called, so tests can count compiles
 from ._node import paused_gc
 from .ad import jacobian_program
@@ -173,20 +175,25 @@ class Pipeline:
             self._traces = twin._traces
         return [step for stage in TRACED for step in self._traces[stage]]
 
-    def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False) -> Compiled:
+    def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False,
+             checkpoints: int | None = None) -> Compiled:
         """The "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
         A reverse program with `wrt` computes only the cotangents of those of the user's
         parameters (the others are the zero tangent). Its parameters: the user's, the hidden
         ones, and for forward their tangents and for reverse the output's cotangent. With
         `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
-        (catad.tangents.times)."""
-        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe)
+        (catad.tangents.times). With `checkpoints` k (a reverse program only: the others have
+        no reverse loop and ignore it), each reverse loop keeps at most k of its states and
+        recomputes the rest (catad.backend.checkpoint); None keeps them all."""
+        checkpoints = check_checkpoints(checkpoints) if which == "reverse" else None
+        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints)
         if key not in self._code:
             with paused_gc():
                 self._code[key] = self._compile(*key)
         return self._code[key]
 
-    def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool) -> Compiled:
+    def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
+                 checkpoints: int | None = None) -> Compiled:
         if which == "primal":
             return backend.compile_program(self.core)
         n = len(self.core.main.params)
@@ -196,9 +203,26 @@ class Pipeline:
         else:
             wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
             keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
-            c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe)
+            c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe,
+                                    checkpoints=checkpoints)
         c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
         return c
+
+
+def check_checkpoints(k: Any) -> int | None:
+    """The `checkpoints` option checked: None (reverse loops keep every state) or an int k >= 1
+    (they keep at most k states each)."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ArgumentError(f"checkpoints must be None or an int >= 1 (the most states a reverse loop keeps), "
+                            f"got {type(k).__name__} {k!r}", construct="checkpoints",
+                            hint="e.g. checkpoints=10; None keeps every iteration's state")
+    if k < 1:
+        raise ArgumentError(f"checkpoints must be at least 1 (a reverse loop keeps at least its initial state), "
+                            f"got {int(k)}", construct="checkpoints",
+                            hint="e.g. checkpoints=10; None keeps every iteration's state")
+    return int(k)
 
 
 class Bound:
@@ -254,10 +278,10 @@ def pipeline(fn: Callable, *example_args: Any) -> Pipeline:
 
 
 def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None,
-             zero_safe: bool = False) -> Compiled:
+             zero_safe: bool = False, checkpoints: int | None = None) -> Compiled:
     """fn's "primal", "forward" or "reverse" program for args compiled to NumPy
     (:meth:`Pipeline.code`)."""
-    return pipeline(fn, *args).code(which, wrt, zero_safe)
+    return pipeline(fn, *args).code(which, wrt, zero_safe, checkpoints)
 
 
-__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "bind", "compiled", "pipeline", "signature"]
+__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]

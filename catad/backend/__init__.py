@@ -59,7 +59,7 @@ from ..errors import CatadError
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
-from . import arrays, memory, runtime, tidy
+from . import arrays, checkpoint, memory, runtime, tidy
 from .compiler import Compiler
 from .control import Fallback
 from .dispatch import CODEGEN
@@ -76,6 +76,8 @@ class Compiled:
     fallbacks: list[Fallback] = field(default_factory=list)
     element_loops: list[str] = field(default_factory=list)
     zero_safe: bool = False      # tangent products are 0 wherever the tangent is 0
+    checkpoints: int | None = None  # each reverse loop keeps at most this many states (None: all)
+    reverse_loops: int = 0       # the RFold loops compiled (explain says how they keep states)
 
     # Derivative programs lose the user's source locations on the way through CL; the
     # caller may give the primal program (which has them) to name where an error is.
@@ -107,7 +109,8 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
-                inline: bool = True, zero_params: Any = (), zero_safe: bool = False) -> Compiled:
+                inline: bool = True, zero_params: Any = (), zero_safe: bool = False,
+                checkpoints: int | None = None) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -117,10 +120,12 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     with argnums needs no cotangent for the other arguments). With `inline`, arrays used
     once are written into the expression that uses them (tidy.inline_single_use). With
     `zero_safe`, a tangent times a coefficient is 0 wherever the tangent is 0, even where
-    the coefficient is inf or NaN (catad.tangents.times; the reference semantics)."""
+    the coefficient is inf or NaN (catad.tangents.times; the reference semantics). With
+    `checkpoints` k, the reverse loop of each RFold keeps at most k of its states and
+    recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all."""
     memory.keep_freed_memory()
     return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                  inline, frozenset(zero_params), zero_safe))
+                                  inline, frozenset(zero_params), zero_safe, checkpoints))
 
 
 def _deep(fn: Callable) -> Any:
@@ -152,8 +157,8 @@ def _deep(fn: Callable) -> Any:
 
 
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
-             zero_safe: bool) -> Compiled:
-    c = Compiler(vectorise, zero_safe)
+             zero_safe: bool, checkpoints: int | None = None) -> Compiled:
+    c = Compiler(vectorise, zero_safe, checkpoints)
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)
@@ -172,11 +177,12 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
               f"{body + chr(10) if body else ''}"
               f"        return {out}\n")
     namespace = {k: getattr(runtime, k) for k in dir(runtime) if not k.startswith("_")}
-    namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale, T_Acc=T.Acc)
+    namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale, T_Acc=T.Acc, reverse_loop=checkpoint.reverse_loop)
     namespace.update(c.consts)
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
-    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops), zero_safe)
+    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops), zero_safe,
+                    checkpoints, c.reverse_loops)
 
 
 def _wanted(value, keep):

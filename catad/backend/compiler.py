@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
-                 "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like"}
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
+                 "reverse_loop"}
 
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
@@ -39,8 +40,11 @@ _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
 class Compiler:
     """One compilation: the code written so far and where it is being written."""
 
-    def __init__(self, vectorise: bool = True, zero_safe: bool = False):
+    def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None):
         self.vectorise = vectorise
+        # reverse loops (RFold) keep every state (None) or at most this many (catad.backend.checkpoint)
+        self.checkpoints = checkpoints
+        self.reverse_loops = 0  # RFolds compiled
         # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
         self.zero_safe = zero_safe
         self.lines: list[str] = []

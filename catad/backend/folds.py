@@ -207,6 +207,9 @@ def rfold(c: Compiler, t):
     acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
     vec = _vector(c, c.comp(t.vec), vt)
     n = c.assign(f"len({vec[0].code})", "n")
+    c.reverse_loops += 1
+    if c.checkpoints is not None:
+        return _rfold_checkpointed(c, t, acc, vec, n)
     kept = [c.name("accs") for _ in acc]
     for k in kept:
         c.emit(f"{k} = []")
@@ -217,34 +220,128 @@ def rfold(c: Compiler, t):
         _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
     dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
     dacc = _state(c, dr0, "dacc")
-    # the environment's cotangent is summed in place, one catad.tangents.Acc per leaf: a sum
-    # made anew at each step copies the dense part every time (an index update of a vector
-    # read as v[i] would cost the vector's length per step, n^2 for the loop)
-    ds = [c.name("ds") if is_differentiable(lt) else None for lt in leaf_types(ds_t)]
+    ds, dbs = _cotangent_sums(c, t, n)
+    with _Loop(c, n, reverse=True) as i:
+        acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
+        _carry(c, dacc, _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
+    return _rfold_result(c, t, ds, dbs, dacc)
+
+
+def _cotangent_sums(c: Compiler, t, n: str) -> tuple[list, list]:
+    """The names that sum the environment's cotangent (one catad.tangents.Acc per leaf, None
+    for a leaf without tangent) and the lists of the elements' cotangents. The sum is made in
+    place: a sum made anew at each step copies the dense part every time (an index update of
+    a vector read as v[i] would cost the vector's length per step, n^2 for the loop)."""
+    ds = [c.name("ds") if is_differentiable(lt) else None for lt in leaf_types(t.type.items[0])]
     for s_ in ds:
         if s_ is not None:
             c.emit(f"{s_} = T_Acc()")
-    dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(vt)]
+    dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(t.vec.type)]
     for d in dbs:
         if d is not None:
             c.emit(f"{d} = [None] * {n}")
-    with _Loop(c, n, reverse=True) as i:
-        acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
-        elem = _element(c, vec, vt, i)
-        out = _comp_in(c, t.rbody, t.rvar, ((rebuild(acc_i, at), elem), rebuild(dacc, at)))
-        step_ds, rest = (ZERO, ZERO) if out is ZERO else out
-        da, db = (ZERO, ZERO) if rest is ZERO else rest
-        new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), lts, acc_i)]
-        for s_, y in zip(ds, leaves(step_ds, ds_t)):
-            if s_ is not None and y is not ZERO:
-                c.emit(f"{s_}.add({arrays.rt(c, y)})")
-        elems = leaves(elem, vt.elem)
-        for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
-            if d is not None:
-                c.emit(f"{d}[{i.code}] = {tangent_leaf(c, y, lt, e).code}")
-        _carry(c, dacc, new_da)
+    return ds, dbs
+
+
+def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i: list, dacc: list) -> list:
+    """One step of the reverse loop, from state i (acc_i) and the cotangent of state i + 1:
+    it adds to the environment's cotangent, writes element i's, and gives state i's."""
+    at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
+    elem = _element(c, vec, vt, i)
+    out = _comp_in(c, t.rbody, t.rvar, ((rebuild(acc_i, at), elem), rebuild(dacc, at)))
+    step_ds, rest = (ZERO, ZERO) if out is ZERO else out
+    da, db = (ZERO, ZERO) if rest is ZERO else rest
+    new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), leaf_types(at), acc_i)]
+    for s_, y in zip(ds, leaves(step_ds, ds_t)):
+        if s_ is not None and y is not ZERO:
+            c.emit(f"{s_}.add({arrays.rt(c, y)})")
+    elems = leaves(elem, vt.elem)
+    for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
+        if d is not None:
+            c.emit(f"{d}[{i.code}] = {tangent_leaf(c, y, lt, e).code}")
+    return new_da
+
+
+def _rfold_result(c: Compiler, t, ds: list, dbs: list, dacc: list):
+    at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
     dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1})", "dv"), 0,
                                      frozenset(), rank(lt) + 1, "f")
           for d, lt in zip(dbs, leaf_types(vt.elem))]
     ds_out = [ZERO if s_ is None else RT(c.assign(f"{s_}.value()", "ds")) for s_ in ds]
     return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))
+
+
+# ---------------------------------------------------------------- checkpointed RFold
+
+class _Def:
+    """def name(params): the lines written inside at one more indentation (a closure of the
+    generated function, compiled once), their memo dropped after."""
+
+    def __init__(self, c: Compiler, hint: str, params: list[str]):
+        self.c, self.hint, self.params = c, hint, params
+
+    def __enter__(self) -> str:
+        c = self.c
+        name = c.name(self.hint)
+        c.emit(f"def {name}({', '.join(self.params)}):")
+        c.indent += 1
+        c.memo.append({})
+        self.name = name
+        return name
+
+    def __exit__(self, *exc) -> None:
+        self.c.memo.pop()
+        self.c.indent -= 1
+
+
+def _tuple(codes: list[str]) -> str:
+    return "(" + "".join(x + ", " for x in codes) + ")"
+
+
+def _unpack(c: Compiler, like: list, packed: str, hint: str) -> list:
+    """The leaves of the tuple named `packed` (ZERO leaves of `like` are not in it) as names."""
+    out, names = [], []
+    for v in like:
+        if v is ZERO:
+            out.append(ZERO)
+            continue
+        names.append(c.name(hint))
+        out.append(Arr(names[-1], 0, frozenset(), v.rank, v.kind))
+    if names:
+        c.emit(", ".join(names) + ", = " + packed)
+    return out
+
+
+def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
+    """RFold keeping at most c.checkpoints states: the body and the reverse step compiled once
+    each as closures, which catad.backend.checkpoint.reverse_loop calls on its schedule (it
+    recomputes the states it did not keep). `acc` is the initial state, `vec` the vector's
+    leaves and `n` its length."""
+    at = t.acc.type
+    lts = leaf_types(at)
+    ds, dbs = _cotangent_sums(c, t, n)
+    dr = leaves(c.comp(t.dr), at)
+    i_p, acc_p = c.name("i"), c.name("acc_in")
+    with _Def(c, "step", [i_p, acc_p]) as step:
+        i = Arr(i_p, 0, frozenset(), 0, "i")
+        state = _unpack(c, acc, acc_p, "acc")
+        new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
+        c.emit("return " + _tuple([primal_leaf(c, y, lt).code for y, lt in zip(leaves(new, at), lts)]))
+    dacc_like = [a if is_differentiable(lt) else ZERO for lt, a in zip(lts, acc)]  # the leaves with a tangent
+    last_p = c.name("acc_last")
+    with _Def(c, "start", [last_p]) as start:  # the cotangent of the final state, shaped like it
+        last = _unpack(c, acc, last_p, "acc")
+        dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(dr, lts, last)]
+        c.emit("return " + _tuple([d.code for d in dr0 if d is not ZERO]))
+    i_p, acc_p, dacc_p = c.name("i"), c.name("acc_in"), c.name("dacc_in")
+    with _Def(c, "rstep", [i_p, acc_p, dacc_p]) as rstep:
+        i = Arr(i_p, 0, frozenset(), 0, "i")
+        acc_i = _unpack(c, acc, acc_p, "acc")
+        dacc = _unpack(c, dacc_like, dacc_p, "dacc")
+        new_da = _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc)
+        c.emit("return " + _tuple([d.code for d in new_da if d is not ZERO]))
+    dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), 0, frozenset(), d.rank, "f") for d in dacc_like]
+    call = f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {step}, {rstep}, {start})"
+    names = [d.code for d in dacc if d is not ZERO]
+    c.emit((", ".join(names) + ", = " if names else "") + call)
+    return _rfold_result(c, t, ds, dbs, dacc)
