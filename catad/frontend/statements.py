@@ -28,8 +28,8 @@ _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.While: ("while loop", "while loops are not supported (their number of steps depends on the data); "
-                              "write a for loop over range(max_steps) that carries a flag: done = False before "
-                              "it, and in it: if not done: ...; done = <the stopping condition>"),
+                              "write a for loop over range(max_steps) that breaks when it is done: "
+                              "if <the stopping condition>: break"),
     ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
