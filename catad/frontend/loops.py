@@ -27,6 +27,10 @@ as the join of an if statement's branches makes it), its shapes by induction: an
 shape it enters with when the body provably gives it back with that shape, else its lengths are
 read from the value.
 
+A loop that breaks, continues or returns is first rewritten into one that does not, with flags
+in its state (``_Nest``, below): a break freezes the state for the iterations left, so the fold
+still runs every iteration and an iteration after the break is the identity.
+
 ``Loops`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
 """
 from __future__ import annotations
@@ -41,6 +45,7 @@ from ..primitives import prim
 from .common import is_array, join_types
 from .freenames import NOT_STATIC
 from .shapes import lin_const, simple
+from .checks import Statement
 from .statements import Unbound
 from .updates import OWNED
 
@@ -171,6 +176,161 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and _end(inner) <= _end(outer)
 
 
+# ---------------------------------------------------------------- break, continue and return
+
+# A loop that breaks, continues or returns is rewritten (in its syntax tree, before it is lowered)
+# into one that does none of these, with Bool flags in its state:
+#
+#     for x in v:                          _break = False
+#         if x < 0.0:                      for _item in v:
+#             break                            if not _break:
+#         s = s + x                                x = _item
+#                                                  if x < 0.0:
+#                                                      _break = True
+#                                                  if not _break:
+#                                                      s = s + x
+#
+# - break sets the loop's flag; every later iteration leaves the whole state as it was (the fold
+#   still runs its full trip count: a frozen iteration is the identity, so values and derivatives
+#   are those of the loop Python ran); the loop variable is assigned from a hidden one inside the
+#   guard, so after the loop it has the value it had when the loop was left;
+# - continue sets a flag reset at the start of each iteration;
+# - return e sets a flag shared by the loops around it and carries e in the state (every loop
+#   around it stops); after the outermost one, `if _returned: return _return_value`;
+# - the statements after one that may have set a flag run under `if not <flag>` (the rest of the
+#   block, at every level up to the loop's body).
+#
+# Break and continue apply to the innermost loop; a while loop in the body stays as it is (and is
+# refused when lowered).
+
+_ORIGINAL = "catad_original"        # on a rewritten For: the user's For (read_after looks it up)
+_PROBE_BODY = "catad_probe_body"    # its body without the guard: the first iteration always runs it
+_LIVE = "catad_live"                # hidden names read after it: the return flag and value
+
+
+def _has_jumps(s: ast.For) -> bool:
+    """Does the loop break or continue, or return anywhere inside (nested for loops included)?"""
+    def walk(stmts, own):
+        for t in stmts:
+            if isinstance(t, ast.Return) or own and isinstance(t, (ast.Break, ast.Continue)):
+                return True
+            if isinstance(t, ast.If) and (walk(t.body, own) or walk(t.orelse, own)):
+                return True
+            if isinstance(t, ast.For) and walk(t.body, False):
+                return True
+        return False
+    return walk(s.body, True)
+
+
+def _located(node: ast.AST, at: ast.AST) -> ast.AST:
+    """node and the nodes it holds that have no position yet, at `at`'s position."""
+    for n in ast.walk(node):
+        if "lineno" in n._attributes and not hasattr(n, "lineno"):
+            n.lineno, n.col_offset = at.lineno, at.col_offset
+            n.end_lineno, n.end_col_offset = at.end_lineno, at.end_col_offset
+    return node
+
+
+def _flag(name: str, value: bool, at: ast.AST) -> ast.stmt:
+    return _located(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(value=value)), at)
+
+
+def _none_of(flags, at: ast.AST) -> ast.expr:
+    names = [ast.Name(id=f, ctx=ast.Load()) for f in sorted(flags)]
+    test = names[0] if len(names) == 1 else ast.BoolOp(op=ast.Or(), values=names)
+    return _located(ast.UnaryOp(op=ast.Not(), operand=test), at)
+
+
+class _Frame:
+    """The flags of one loop being rewritten (named when first needed)."""
+
+    def __init__(self, nest):
+        self.nest, self.brk, self.cnt = nest, None, None
+
+    def break_flag(self) -> str:
+        self.brk = self.brk or self.nest.fresh("_break")
+        return self.brk
+
+    def continue_flag(self) -> str:
+        self.cnt = self.cnt or self.nest.fresh("_continue")
+        return self.cnt
+
+
+class _Nest:
+    """Rewrites a loop nest (the outermost loop with a jump and the loops in it)."""
+
+    def __init__(self, lowerer):
+        self.lw = lowerer
+        self.ret = self.value = None   # the return flag and value, shared by the nest
+        self.returns: list[ast.Return] = []
+
+    def fresh(self, base: str) -> str:
+        name = self.lw.names.temp(base)  # never a name of the source (Names.reserved), nor made again
+        self.lw.names.taken.discard(name)  # so that its first binder keeps this name
+        return name
+
+    def loop(self, s: ast.For) -> tuple[list[ast.stmt], set[str]]:
+        """The statements replacing s, and the flags of loops around it they may set (the return flag)."""
+        frame = _Frame(self)
+        body, jumped = self.block(s.body, frame)
+        frozen = {f for f in jumped if f in (frame.brk, self.ret)}  # flags that outlive an iteration
+        inner = [_flag(frame.cnt, False, s)] if frame.cnt in jumped else []
+        target = s.target
+        if frozen:  # the loop variable keeps the value it had when the loop was left
+            item = self.fresh("_item")
+            inner.append(_located(ast.Assign(targets=[s.target], value=ast.Name(id=item, ctx=ast.Load())), s.target))
+            target = _located(ast.Name(id=item, ctx=ast.Store()), s.target)
+        inner += body
+        new = ast.For(target=target, iter=s.iter, orelse=s.orelse, type_comment=None,
+                      body=[_located(ast.If(test=_none_of(frozen, s), body=inner, orelse=[]), s)] if frozen else inner)
+        new = ast.copy_location(new, s)
+        new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+        setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
+        setattr(new, _PROBE_BODY, inner)
+        setattr(new, _LIVE, {self.ret, self.value} if self.ret in jumped else set())
+        prelude = [_flag(frame.brk, False, s)] if frame.brk in jumped else []
+        return prelude + [new], jumped & {self.ret}
+
+    def block(self, stmts: list[ast.stmt], frame: _Frame) -> tuple[list[ast.stmt], set[str]]:
+        """The statements with their jumps made flags, and the flags they may set; what follows a
+        statement that may set one runs only when none is set."""
+        out: list[ast.stmt] = []
+        for k, s in enumerate(stmts):
+            if isinstance(s, ast.Break):
+                out.append(_flag(frame.break_flag(), True, s))
+                return out, {frame.brk}  # what follows in the block never runs
+            if isinstance(s, ast.Continue):
+                out.append(_flag(frame.continue_flag(), True, s))
+                return out, {frame.cnt}
+            if isinstance(s, ast.Return):
+                if s.value is None:
+                    self.lw.fail(s, "return", "a bare return is not supported; return a value")
+                if self.ret is None:
+                    self.ret, self.value = self.fresh("_returned"), self.fresh("_return_value")
+                self.returns.append(s)
+                out += [_located(ast.Assign(targets=[ast.Name(id=self.value, ctx=ast.Store())], value=s.value), s),
+                        _flag(self.ret, True, s)]
+                return out, {self.ret}
+            if isinstance(s, ast.If):
+                body, j1 = self.block(s.body, frame)
+                orelse, j2 = self.block(s.orelse, frame)
+                new = ast.copy_location(ast.If(test=s.test, body=body, orelse=orelse), s)
+                new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+                made, jumped = [new], j1 | j2
+            elif isinstance(s, ast.For):
+                made, jumped = self.loop(s)
+            else:
+                made, jumped = [s], set()
+            out += made
+            if jumped:
+                rest, more = self.block(stmts[k + 1:], frame)
+                if rest:
+                    out.append(_located(ast.If(test=_none_of(jumped, stmts[k + 1]), body=rest, orelse=[]),
+                                        stmts[k + 1]))
+                return out, jumped | more
+        return out, set()
+
+
 # ---------------------------------------------------------------- the lowering
 
 class _Source:
@@ -190,7 +350,6 @@ class Loops:
 
     def for_statement(self, s: ast.For, pieces: list) -> None:
         loc = self.loc(s)
-        self.refuse_in_loop(s)
         if s.orelse:
             self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
                       hint="use a flag variable set in the loop and an if statement after it")
@@ -217,18 +376,55 @@ class Loops:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
 
-    def refuse_in_loop(self, s: ast.For) -> None:
-        """Statements in a loop body that are refused (return, break, continue: see below)."""
-        for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
-            if isinstance(node, ast.Return):
-                self.fail(node, "return in a loop", "return inside a for loop is not supported",
-                          hint="assign the result to a variable, leave the loop and return after it")
-            if isinstance(node, (ast.Break, ast.Continue)):
-                what = "break" if isinstance(node, ast.Break) else "continue"
-                hint = ("carry a flag: done = False before the loop, and in it: if not done: ... ; "
-                        "set done = True where you would break") if what == "break" else \
-                    "put the rest of the body in an if statement"
-                self.fail(node, what, f"{what} inside a for loop is not supported", hint=hint)
+    def loop_with_jumps(self, s: ast.For, pieces: list) -> list[ast.stmt] | None:
+        """A loop that breaks, continues or returns (see _Nest): its rewriting lowered into pieces,
+        and the statements to run after it (the return, when the loop returned); None for a loop
+        without jumps."""
+        if not _has_jumps(s):
+            return None
+        cache = self.__dict__.setdefault("_rewritten_loops", {})
+        if s not in cache:  # a loop in a loop is lowered several times: rewrite it once
+            nest = _Nest(self)
+            cache[s] = (nest, nest.loop(s)[0])
+        nest, stmts = cache[s]
+        if nest.ret is not None:
+            loc = self.loc(nest.returns[0])
+            self.bind(nest.ret, Const(False, Bool, loc), pieces, loc)
+            self.bind(nest.value, self._return_placeholder(nest, stmts), pieces, loc)
+        for t in stmts:
+            self.statement(t, pieces)
+        if nest.ret is None:
+            return []
+        at = nest.returns[0]
+        ret = ast.Return(value=_located(ast.Name(id=nest.value, ctx=ast.Load()), at))
+        return [_located(ast.If(test=ast.Name(id=nest.ret, ctx=ast.Load()), body=[ast.copy_location(ret, at)],
+                                orelse=[]), at)]
+
+    def _return_placeholder(self, nest: _Nest, stmts: list[ast.stmt]) -> Term:
+        """The return value's value before the loop (never returned: the flag is not set): a zero
+        of the type the returns give, found by lowering the loop once without it (thrown away)."""
+        loc = self.loc(nest.returns[0])
+        saved_env, saved_shapes, saved_statement = dict(self.env), self.b.shapes.saved(), self.b.statement
+        self.bound_types = {nest.value: []}
+        try:
+            self.b.statement = Statement(len(self.names.serial), self.b.branch_depth)
+            self.env[nest.ret] = Const(False, Bool, loc)
+            for t in stmts:
+                self.statement(t, [])
+            types = self.bound_types[nest.value]
+        finally:
+            self.env, self.b.statement, self.bound_types = saved_env, saved_statement, None
+            self.b.shapes.restore(saved_shapes)
+        ty = types[0] if types else None
+        for other in types[1:]:
+            ty = join_types(ty, other) if ty is not None else None
+        zero = _zero(ty, self.b, loc) if ty is not None else None
+        if zero is None:
+            what = ", ".join(dict.fromkeys(str(t) for t in types)) or "nothing"
+            self.fail(nest.returns[0], "return in a loop", f"the returns inside this for loop give {what}; catad "
+                      "carries the returned value out of the loop and needs one type of number, array or tuple",
+                      CatadTypeError, "return values of one type")
+        return zero
 
     # ------------------------------------------------------------ what the loop runs over
 
@@ -369,7 +565,7 @@ class Loops:
             if n in changed:
                 self.fail(s.target, "for loop", f"the loop variable {n!r} is assigned in the loop body, which is "
                           "not supported", hint="assign to another name")
-        live = read_after(self.src.node, s)
+        live = read_after(self.src.node, getattr(s, _ORIGINAL, s)) | getattr(s, _LIVE, set())
         exposed_reads = exposed(s.body, set(targets))
         n_const = lin_const(self.b.shapes.lin(src.length)) if src.length is not None else None
         runs = n_const is not None and n_const > 0
@@ -433,7 +629,8 @@ class Loops:
             self.env[n] = _LoopVar(n, self.loc(s).line)
 
     def _probe(self, s, src, state, extra) -> dict[str, Type]:
-        """The types the body gives variables first assigned in it (a lowering thrown away)."""
+        """The types the body gives variables first assigned in it (a lowering thrown away). A loop
+        with jumps is probed without its guard (_PROBE_BODY): its first iteration always runs it."""
         saved_env, saved = dict(self.env), self.b.shapes.saved()
         try:
             _, _, env = self._body(s, src, [(n, init.type) for n, init in state],
@@ -551,7 +748,7 @@ class Loops:
         if src.rows_of is not None and isinstance(elem_ty, Vec):
             self.b.shapes.dims[x.name] = self.b.shape(src.rows_of)[1:]
         self.assign(s.target, src.elem(x, counter), pieces, loc)
-        more, result, _ = self.run(s.body)
+        more, result, _ = self.run(getattr(s, _PROBE_BODY, s.body) if probe else s.body)
         pieces += more
         outs = []
         for n, ty in state:
@@ -569,6 +766,19 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+def _zero(ty: Type, b, loc: Loc) -> Term | None:
+    """A value of type ty (zeros; arrays of length 0), or None for a type without one."""
+    if ty in (Float, Int, Bool):
+        return Const({Float: 0.0, Int: 0, Bool: False}[ty], ty, loc)
+    if isinstance(ty, Vec):
+        elem = _zero(ty.elem, b, loc)
+        return None if elem is None else Build(Const(0, Int, loc), b.var(Int, loc, "_i"), elem, loc)
+    if isinstance(ty, TupleT):
+        items = [_zero(t, b, loc) for t in ty.items]
+        return None if any(i is None for i in items) else Tuple(tuple(items), loc)
+    return None
 
 
 class _Lambda:

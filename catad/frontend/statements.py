@@ -28,8 +28,8 @@ _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.While: ("while loop", "while loops are not supported (their number of steps depends on the data); "
-                              "write a for loop over range(max_steps) that carries a flag: done = False before "
-                              "it, and in it: if not done: ...; done = <the stopping condition>"),
+                              "write a for loop over range(max_steps) that breaks when it is done: "
+                              "if <the stopping condition>: break"),
     ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
@@ -47,8 +47,8 @@ _UNSUPPORTED_STMTS = {
     ast.Assert: ("assert", "assert is not supported; check the inputs before calling the function"),
     ast.Raise: ("raise", "raise is not supported; a compiled function cannot raise exceptions"),
     ast.Delete: ("del statement", "del is not supported; just stop using the variable"),
-    ast.Break: ("break", "break is not supported (loops are not supported)"),
-    ast.Continue: ("continue", "continue is not supported (loops are not supported)"),
+    ast.Break: ("break", "break is only supported in a for loop"),
+    ast.Continue: ("continue", "continue is only supported in a for loop"),
     ast.Match: ("match statement", "match is not supported; use if/elif/else"),
 }
 if hasattr(ast, "TryStar"):
@@ -119,7 +119,11 @@ class Statements:
                     pieces.append(("if", cond, done, then_returns, self.loc(s)))
                     todo.extend(reversed(s.orelse if then_returns else s.body))
                     continue
-                self.statement(s, pieces)
+                after = self.loop_with_jumps(s, pieces) if isinstance(s, ast.For) else None  # loops.py
+                if after is None:
+                    self.statement(s, pieces)
+                else:  # a loop that breaks, continues or returns, and what runs after it
+                    todo.extend(reversed(after))
                 self.checked(pieces, start)
             except CatadError as e:
                 if e.loc is None:
@@ -193,7 +197,11 @@ class Statements:
             self.fail(s, type(s).__name__, f"{type(s).__name__} statements are not supported; supported "
                                            "statements: assignment, if/elif/else, return, pass")
 
+    bound_types: dict | None = None  # name -> types bound to it, recorded while a loop is probed (loops.py)
+
     def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
+        if self.bound_types is not None and name in self.bound_types:
+            self.bound_types[name].append(value.type)
         is_list = self.is_list(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
