@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..lang.types import Tuple as TupleT, Type, Vec, is_differentiable, rank
 from . import arrays, gathers
 from .control import _components
-from .values import ZERO, RT, Arr, Unvectorisable, is_zero, kind_of
+from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -81,7 +81,22 @@ def tangent_leaf(c: Compiler, x, t: Type, like: Arr):
         return x
     if is_zero(x):
         return Arr(c.assign(f"dense_like(ZERO, {like.code})"), 0, frozenset(), rank(t), "f")
+    if depth_of(x) == 0 and _vectorised_parts(x):
+        # an update whose value is a vectorised build (its sums over batch axes pending):
+        # no run-time value holds it, so it is scattered into an array here
+        return Arr(c.assign(f"dense_like({arrays.dense(c, x).code}, {like.code})"), 0, frozenset(), rank(t), "f")
     return Arr(c.assign(f"dense_like({arrays.rt(c, x)}, {like.code})"), 0, frozenset(), rank(t), "f")
+
+
+def _vectorised_parts(x) -> bool:
+    """Whether a depth-0 tangent has a part with batch axes (an update's pending sums)."""
+    if isinstance(x, Upd):
+        return depth_of(x.val) > 0 or depth_of(x.idx) > 0 or _vectorised_parts(x.val)
+    if isinstance(x, TSum):
+        return _vectorised_parts(x.a) or _vectorised_parts(x.b)
+    if isinstance(x, tuple):
+        return any(_vectorised_parts(v) for v in x)
+    return isinstance(x, (Arr, Stacked)) and x.depth > 0
 
 
 def _state(c: Compiler, values: list, hint: str) -> list:
