@@ -195,6 +195,7 @@ def code_text(p: Pipeline, checkpoints: int | None = None) -> str:
         if which == "reverse" and c.reverse_loops:
             notes.append(f"# reverse: {memory_policy(c.checkpoints)}")
     notes = notes or ["# every build, sum and index is whole-array NumPy: no Python loops"]
+    notes += [f"# {line}" for line in getattr(p, "loop_notes", ())]  # which loops were vectorised
     return "\n".join(parts) + "\n" + "\n".join(notes)
 
 

@@ -268,8 +268,11 @@ def bind(fn: Callable, args: tuple) -> Bound:
 def _compile(fn: Callable, args: tuple) -> Pipeline:
     with paused_gc():
         program, reads = frontend.compile_with_reads(fn, tuple(args))
+        program, loops = frontend.vectorise_loops(program)  # independent iterations: builds and sums
         check_program(program)
-    return Pipeline(program, reads)
+    p = Pipeline(program, reads)
+    p.loop_notes = loops
+    return p
 
 
 def pipeline(fn: Callable, *example_args: Any) -> Pipeline:

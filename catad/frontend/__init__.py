@@ -7,6 +7,7 @@ lowered with ``ast`` to the core language (let, if, tuples, build, index, sum, s
 user function reached is compiled once per argument-type signature. Anything outside the
 supported subset raises a :class:`catad.CatadError` with the file, line and construct.
 """
+from .independent import vectorise_loops
 from .program import compile_function, compile_with_reads
 
-__all__ = ["compile_function", "compile_with_reads"]
+__all__ = ["compile_function", "compile_with_reads", "vectorise_loops"]

@@ -1,0 +1,772 @@
+"""Loops whose iterations are independent become builds and sums (issue 15, item 4).
+
+A ``for`` loop is lowered to a ``fold`` (loops.py), which the backend runs as a Python loop.
+Many loops need none: each iteration's work does not read what an earlier one made.
+This pass, run on the front end's output (catad.pipeline), takes apart each fold's state:
+
+- a *reduction* ``acc = acc + h`` (also ``acc -= h`` and either under an ``if`` whose test
+  does not read the state), h reading no state: ``acc0 + sum(build(n, \\k. h[x := vec[k]]))``;
+- a *map* ``out[i] = e`` on an array the function owns, written at the loop's index only (the
+  index of a ``range(0, n)`` loop, an ``enumerate`` counter or a ``zip`` index), once per
+  iteration, e not reading ``out`` but at ``out[i]`` itself (``out[i] += e``): ``vals =
+  build(n, \\k. e[...])``, and ``out`` is ``vals`` when the loop covers the whole array, else
+  ``build(len, \\j. if j < n then vals[j] else out0[j])``; also one row of a matrix at a
+  fixed row (the inner loop of ``m[i, j] = e``), and a row at the loop index (``m[i] = row``);
+- an *induction variable* (an Int ``c = c + 1``): ``c0 + n * 1``, and ``c0 + k`` inside the
+  builds (``enumerate``'s counter);
+- a state the body leaves as it is: its initial value.
+
+The other components stay in a fold of fewer components; when none is left the loop is
+gone. A component stays when a component that stays reads it. The body's work is copied
+into each build that needs it (with fresh names), so a value two components share is
+computed by each (a constant factor, not a loss of sharing that grows).
+
+Errors stay Python's. Bounds checks that the loop's range proves (``x[i]`` for ``i`` in
+``range(len(x))``) are dropped and the negative-index wrapping of an index proven
+non-negative is removed, as for a comprehension; every other check of the body goes into
+every build made from it and into the fold that stays. Python raises at the first iteration
+that fails, and a vectorised check at the first check that fails in any iteration; these
+agree when the body has one distinct failing condition, so a body with several is left a
+fold (its order of failures is kept). A check reading a state that stays also leaves the
+loop as it was.
+
+:func:`vectorise_loops` gives the new program and one note per loop, which ``explain``'s
+code stage shows.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ..lang.fold import Fold
+from ..lang.names import FreshNames
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, free_vars,
+                          let_chain, make_lets, may_fail)
+from ..lang.types import Bool, Float, Int, Tuple as TupleT
+from ..primitives import prim
+
+_K = Var("\0k", Int)        # the iteration number, in canonical forms
+_ELEM = "\0x"               # deps marker: reads the loop's element
+_RAISING = ("vmax", "vmin", "argmax", "argmin")  # run-time errors of their own (an empty array)
+
+
+def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
+    """program with the independent parts of its loops made builds and sums, and a note per loop."""
+    notes: list[str] = []
+    defs, changed = [], False
+    for d in program.defs:
+        if not any(isinstance(n, Fold) for n in _subterms_quick(d.body)):
+            defs.append(d)
+            continue
+        v = _Vectoriser(d, notes)
+        body = v.term(d.body)
+        changed |= body is not d.body
+        defs.append(d.replace(body=body) if body is not d.body else d)
+    return (program.replace(defs=tuple(defs)) if changed else program), notes
+
+
+def _subterms_quick(t: Term):
+    from ..lang.terms import subterms
+    return subterms(t)
+
+
+class _Bind(NamedTuple):
+    """A let of the body, taken out of its chain."""
+    var: Var
+    rhs: Term
+    loc: object
+
+
+class _Bail(Exception):
+    """The loop is not taken apart (why, for the note)."""
+
+
+# ---------------------------------------------------------------- small term helpers
+
+def _fields(n: Term):
+    return n._init_fields
+
+
+def _map_children(n: Term, f, atoms: bool = False) -> Term:
+    """n with f applied to each child term (tuples of terms included; variables and constants
+    only with `atoms`); n itself if none changed."""
+    changes = {}
+    skip = () if atoms else (Var, Const)
+    for name in _fields(n):
+        v = getattr(n, name)
+        if isinstance(v, Term) and not isinstance(v, skip):
+            w = f(v)
+            if w is not v:
+                changes[name] = w
+        elif isinstance(v, tuple) and any(isinstance(x, Term) for x in v):
+            new = tuple(f(x) if isinstance(x, Term) and not isinstance(x, skip) else x for x in v)
+            if any(a is not b for a, b in zip(new, v)):
+                changes[name] = new
+    return n.replace(**changes) if changes else n
+
+
+def _binders(n: Term) -> list[str]:
+    """The fields of n that bind a variable (a Let's and a Build's var, a fold's lambdas)."""
+    if isinstance(n, (Let, Build)):
+        return ["var"]
+    return [v for v, _ in getattr(type(n), "LAMBDAS", ())]
+
+
+class _Fresh:
+    """Copies of terms with every binder renamed fresh and free variables renamed by env."""
+
+    def __init__(self, names: FreshNames):
+        self.names = names
+
+    def var(self, v: Var) -> Var:
+        return Var(self.names.name(_base(v.name)), v.type, v.loc)
+
+    def copy(self, t: Term, env: dict[str, Term]) -> Term:
+        if isinstance(t, Var):
+            return env.get(t.name, t)
+        if isinstance(t, Const):
+            return t
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            env = dict(env)
+            out = []
+            for lt in lets:
+                rhs = self.copy(lt.rhs, env)
+                nv = self.var(lt.var)
+                env[lt.var.name] = nv
+                out.append((nv, rhs, lt.loc))
+            return make_lets(out, self.copy(body, env))
+        binders = _binders(t)
+        if not binders:
+            return _map_children(t, lambda c: self.copy(c, env), atoms=True)
+        inner = dict(env)
+        changes = {}
+        for b in binders:
+            old = getattr(t, b)
+            nv = self.var(old)
+            inner[old.name] = nv
+            changes[b] = nv
+        bodies = {b for _, b in getattr(type(t), "LAMBDAS", ())} or {"body"}
+        for name in _fields(t):
+            v = getattr(t, name)
+            if name in changes or not isinstance(v, Term):
+                continue
+            changes[name] = self.copy(v, inner if name in bodies else env)
+        return t.replace(**changes)
+
+
+def _base(name: str) -> str:
+    return re.sub(r"_\d+$", "", name.strip("\0")) or "_v"
+
+
+def _shown(name: str) -> str:
+    return "the loop's counter" if name in ("_c", "count") else _base(name)
+
+
+# ---------------------------------------------------------------- the pass
+
+class _Vectoriser:
+    def __init__(self, d: Def, notes: list[str]):
+        self.notes = notes
+        self.fresh = _Fresh(FreshNames.avoiding(d.body, params=d.params))
+        self.env: dict[str, Term] = {}   # let-bound variable -> its right side (names are unique)
+
+    def term(self, t: Term) -> Term:
+        """t with its folds (inner ones first) taken apart where they can be."""
+        if isinstance(t, (Var, Const)):
+            return t
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            out = []
+            for lt in lets:
+                rhs = self.term(lt.rhs)
+                if isinstance(rhs, Fold):
+                    made = self.fold(lt.var, rhs)
+                    if made is not None:
+                        for v, e in made:
+                            self.env[v.name] = e
+                        out += [(v, e, lt.loc) for v, e in made]
+                        continue
+                self.env[lt.var.name] = rhs
+                out.append((lt.var, rhs, lt.loc))
+            body2 = self.term(body)
+            if all(a is b.var and r is b.rhs for (a, r, _), b in zip(out, lets)) and len(out) == len(lets) \
+                    and body2 is body:
+                return t
+            return make_lets(out, body2)
+        return _map_children(t, self.term)
+
+    # ------------------------------------------------------------ one fold
+
+    def fold(self, var: Var, f: Fold) -> list[tuple[Var, Term]] | None:
+        line = f.loc.line if f.loc is not None else "?"
+        try:
+            made, note = _Loop(self, f).split(var)
+        except _Bail as e:
+            self.notes.append(f"loop at line {line} runs as a Python loop: {e}")
+            return None
+        self.notes.append(f"loop at line {line} {note}")
+        return made
+
+
+class _Loop:
+    """One fold being taken apart."""
+
+    def __init__(self, vz: _Vectoriser, f: Fold):
+        self.vz, self.f, self.fresh = vz, f, vz.fresh
+        self.parse()
+
+    # ------------------------------------------------------------ the shape of the body
+
+    def parse(self) -> None:
+        f = self.f
+        t = f.var
+        lets, result = let_chain(f.body)
+        multi = isinstance(f.acc, Tuple)
+        self.inits = list(f.acc.items) if multi else [f.acc]
+        m = len(self.inits)
+        self.comp: dict[str, int] = {}     # component variable -> its index
+        self.elem: Var | None = None
+        accvar = None
+        body_lets = []
+        for lt in lets:
+            r = lt.rhs
+            if isinstance(r, Get) and r.tup == t and r.index == 0 and accvar is None and not self.comp:
+                if multi:
+                    accvar = lt.var
+                else:
+                    self.comp[lt.var.name] = 0
+                continue
+            if multi and isinstance(r, Get) and accvar is not None and r.tup == accvar:
+                self.comp[lt.var.name] = r.index
+                continue
+            if isinstance(r, Get) and r.tup == t and r.index == 1 and self.elem is None:
+                self.elem = lt.var
+                continue
+            body_lets.append(lt)
+        if self.elem is None or len(set(self.comp.values())) != m:
+            raise _Bail("its body is not in the form the front end makes")
+        self.compvar = {k: None for k in range(m)}
+        for name, k in self.comp.items():
+            if self.compvar[k] is not None:
+                raise _Bail("its body is not in the form the front end makes")
+            self.compvar[k] = next(lt.var for lt in lets if lt.var.name == name)
+        hidden = {t.name} | ({accvar.name} if accvar is not None else set())
+        for term in [lt.rhs for lt in body_lets] + [result]:
+            if any(v.name in hidden for v in free_vars(term)):
+                raise _Bail("its body reads the whole state")
+        if multi:
+            if not (isinstance(result, Tuple) and len(result.items) == m):
+                raise _Bail("its body is not in the form the front end makes")
+            self.results = list(result.items)
+        else:
+            self.results = [result]
+        self.lets = body_lets
+        self.names = {lt.var.name for lt in body_lets}
+        self.rhs = {lt.var.name: lt.rhs for lt in body_lets}
+        # the trip count and the element of iteration k
+        vec = f.vec
+        src = self.vz.env.get(vec.name) if isinstance(vec, Var) else None
+        if isinstance(src, Build):
+            self.n = src.size if isinstance(src.size, (Var, Const)) else prim("size", vec)
+            self.n_canon = src.size
+            self.elem_of = lambda k: _subst(src.body, {src.var.name: k})
+            self.index_loop = src.body == src.var  # the element is the iteration number
+        else:
+            self.n = prim("size", vec, loc=f.loc)
+            self.n_canon = self.n
+            self.elem_of = lambda k: prim("index", k, vec, loc=f.loc)
+            self.index_loop = False
+        # induction variables (Int c = c + step, step constant) and states left as they are
+        self.invariant: set[int] = set()
+        self.induction: dict[int, int] = {}
+        for k in range(m):
+            r = self._resolve_local(self.results[k])
+            cv = self.compvar[k]
+            if r == cv:
+                self.invariant.add(k)
+            elif cv.type == Int and isinstance(r, Call) and r.fn == "add" and len(r.args) == 2:
+                a, b = r.args
+                if a == cv and isinstance(b, Const) and b.type == Int:
+                    self.induction[k] = int(b.value)
+                elif b == cv and isinstance(a, Const) and a.type == Int:
+                    self.induction[k] = int(a.value)
+
+    def _resolve_local(self, t: Term) -> Term:
+        while isinstance(t, Var) and t.name in self.rhs:
+            t = self.rhs[t.name]
+        return t
+
+    # ------------------------------------------------------------ canonical forms and proofs
+
+    def canon(self, t: Term, depth: int = 0) -> Term:
+        """t with variables bound to index arithmetic and sizes replaced by their values, the
+        element by the iteration number _K (when it is one), and an induction variable by c0 + _K * step;
+        compared structurally (locations aside), never emitted."""
+        if depth > 50:
+            return t
+        if isinstance(t, Var):
+            if t == self.elem and self.index_loop:
+                return _K
+            k = self.comp.get(t.name)
+            if k is not None and k in self.induction:
+                return self._induction_value(k, _K, canon=True)
+            rhs = self.rhs.get(t.name, self.vz.env.get(t.name))
+            if rhs is not None and rhs.type in (Int, Bool) and _arith(rhs):
+                return self.canon(rhs, depth + 1)
+            return t
+        if isinstance(t, Call) and _arith(t):
+            args = tuple(self.canon(a, depth + 1) for a in t.args)
+            if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _is_length(args[0]):
+                return args[0]
+            return t.replace(args=args) if any(a is not b for a, b in zip(args, t.args)) else t
+        if isinstance(t, If):
+            return t.replace(cond=self.canon(t.cond, depth + 1), then=self.canon(t.then, depth + 1),
+                             orelse=self.canon(t.orelse, depth + 1))
+        return t
+
+    def _induction_value(self, k: int, it: Term, canon: bool = False) -> Term:
+        step = self.induction[k]
+        a0 = self.inits[k]
+        if canon:
+            a0 = self.canon(a0) if isinstance(a0, Var) else a0
+        off = it if step == 1 else prim("mul", it, Const(step, Int))
+        return off if a0 == Const(0, Int) else prim("add", a0, off)
+
+    def is_k(self, t: Term) -> bool:
+        return self.canon(t) == _K
+
+    def le_len(self, n: Term, length: Term) -> bool:
+        """Is n <= length proven (length the length of an array)?"""
+        n, length = self.canon(n), self.canon(length)
+        todo = [n]
+        while todo:
+            a = todo.pop()
+            if a == length:
+                return True
+            if isinstance(a, Call) and a.fn == "max" and len(a.args) == 2 and a.args[1] == Const(0, Int):
+                todo.append(a.args[0])
+            elif isinstance(a, Call) and a.fn == "min":
+                todo.extend(a.args)
+            elif isinstance(a, Const) and isinstance(length, Const) and a.value <= length.value:
+                return True
+        return False
+
+    def proven(self, check: Call) -> bool:
+        """Is a bounds check `-L <= i < L` true for every i the loop's index takes?"""
+        cond = check.args[0]
+        if not (self.index_loop or self.induction) or not isinstance(cond, If):
+            return False
+        lo, hi, other = cond.cond, cond.then, cond.orelse
+        if not (other == Const(False, Bool) and isinstance(lo, Call) and lo.fn == "le"
+                and isinstance(hi, Call) and hi.fn == "lt"):
+            return False
+        neg, i1 = lo.args
+        i2, length = hi.args
+        if not (self.is_k(i1) and self.is_k(i2)):
+            return False
+        ok_neg = (isinstance(neg, Call) and neg.fn == "neg" and self.canon(neg.args[0]) == self.canon(length)) or \
+            (isinstance(neg, Const) and isinstance(length, Const) and neg.value == -length.value)
+        return ok_neg and self.le_len(self.n_canon, length)
+
+    def simplify(self, t: Term) -> Term:
+        """t without the bounds checks the loop proves and without the wrapping of indices it
+        proves non-negative (if i < 0 then i + L else i)."""
+        if isinstance(t, (Var, Const)):
+            return t
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            out = []
+            for lt in lets:
+                r = lt.rhs
+                if isinstance(r, Call) and r.fn == "check" and self.proven(r):
+                    continue
+                out.append((lt.var, self.simplify(r), lt.loc))
+            return make_lets(out, self.simplify(body))
+        if isinstance(t, If) and isinstance(t.cond, Call) and t.cond.fn == "lt" and t.cond.args[1] == Const(0, Int) \
+                and t.orelse == t.cond.args[0] and self.is_k(t.orelse):
+            return t.orelse
+        return _map_children(t, self.simplify)
+
+    # ------------------------------------------------------------ dependences
+
+    def deps_all(self, lets) -> dict[str, frozenset]:
+        deps: dict[str, frozenset] = {self.elem.name: frozenset({_ELEM})}
+        for name, k in self.comp.items():
+            deps[name] = frozenset({k})
+        for lt in lets:
+            deps[lt.var.name] = self.deps_of(lt.rhs, deps)
+        return deps
+
+    @staticmethod
+    def deps_of(t: Term, deps) -> frozenset:
+        out: frozenset = frozenset()
+        for v in free_vars(t):
+            out |= deps.get(v.name, frozenset())
+        return out
+
+    def closure(self, roots: list[Term], lets) -> set[str]:
+        need = {v.name for r in roots for v in free_vars(r)}
+        for lt in reversed(lets):
+            if lt.var.name in need:
+                need |= {v.name for v in free_vars(lt.rhs)}
+        return need
+
+    # ------------------------------------------------------------ the split
+
+    def split(self, var: Var):
+        f = self.f
+        m = len(self.inits)
+        # 1. what the loop's range proves
+        lets = []
+        for lt in self.lets:
+            r = lt.rhs
+            if isinstance(r, Call) and r.fn == "check" and self.proven(r):
+                continue
+            lets.append(_Bind(lt.var, self.simplify(r), lt.loc))
+        results = [self.simplify(r) for r in self.results]
+        self.set_lets(lets)
+        # 2. the maps' reads of their own element at the index written (out[i] += e)
+        maps: dict[int, tuple] = {}
+        for k in range(m):
+            if k in self.invariant or k in self.induction:
+                continue
+            p = self.map_path(k, results[k])
+            if p is not None:
+                maps[k] = p
+                levels = p[0]
+                if len(levels) == 1:
+                    lets, results = self.own_reads(k, levels[0][2], lets, results)
+                    self.set_lets(lets)
+        deps = self.deps_all(lets)
+        subst = self.invariant | set(self.induction)
+        # 3. the places a run fails: one distinct condition at most, reading no state that may stay
+        fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs)]
+        conds = set()
+        for lt in fails:
+            for n in _subterms(lt.rhs):
+                if isinstance(n, Call) and n.fn == "check":
+                    conds.add(("check", self.canon_deep(n.args[0])))
+                elif isinstance(n, Call) and n.fn in _RAISING:
+                    conds.add((n.fn, self.canon_deep(n.args[0])))
+        if len(conds) > 1:
+            raise _Bail("its body has several checks that may fail, and a vectorised loop would not keep "
+                        "the order in which Python meets them")
+        fail_deps = frozenset().union(*(self.deps_of(lt.rhs, deps) for lt in fails)) - {_ELEM}
+        if fail_deps - subst:
+            raise _Bail("a check in its body reads the loop's state")
+        # 4. each component's kind
+        kinds: dict[int, tuple] = {}
+        stay_reason: dict[int, str] = {}
+        for k in range(m):
+            if k in self.invariant:
+                kinds[k] = ("invariant",)
+                continue
+            if k in self.induction:
+                kinds[k] = ("induction",)
+                continue
+            inc = self.increment(k, results[k], deps)
+            if inc is not None and not (self.deps_of(inc, deps) - {_ELEM}) - subst \
+                    and self.compvar[k].type in (Float, Int):
+                kinds[k] = ("sum", inc)
+                continue
+            if k in maps:
+                levels, e, row_vars = maps[k]
+                bad = self.deps_of(e, deps) - {_ELEM}
+                if not (bad - subst) and not ({v.name for v in free_vars(e)} & row_vars):
+                    kinds[k] = ("map", levels, e)
+                    continue
+            stay_reason[k] = self.why(k, results[k], deps)
+        # 5. a component that stays keeps what it reads in the fold
+        stay = set(stay_reason)
+        changed = True
+        while changed:
+            changed = False
+            for k in sorted(stay):
+                need = self.closure([results[k]], lets)
+                read = frozenset().union(*(deps.get(nm, frozenset()) for nm in need),
+                                         *(deps.get(v.name, frozenset()) for v in free_vars(results[k])))
+                for j in read - {_ELEM, k}:
+                    if j not in stay:
+                        stay.add(j)
+                        stay_reason[j] = f"{_shown(self.compvar[k].name)!r}, which stays a loop, reads it"
+                        changed = True
+        if stay:  # the checks run in the fold too, with the counters they read
+            for j in fail_deps - stay:
+                stay.add(j)
+                stay_reason[j] = "a check in the loop reads it"
+        out_kinds = {k: v for k, v in kinds.items() if k not in stay}
+        if not any(v[0] in ("sum", "map") for v in out_kinds.values()):
+            why = "; ".join(f"{_shown(self.compvar[k].name)!r} {stay_reason[k]}" for k in sorted(stay_reason)) \
+                or "nothing in it is a sum or a map"
+            raise _Bail(why)
+        # 6. the builds, the values and the fold that stays
+        made: list[tuple[Var, Term]] = []
+        values: dict[int, Term] = {}
+        for k, kind in sorted(out_kinds.items()):
+            if kind[0] == "invariant":
+                values[k] = self.inits[k]
+            elif kind[0] == "induction":
+                values[k] = self._induction_value(k, self.n)
+            elif kind[0] == "sum":
+                vals = self.build_of(kind[1], lets, fails)
+                v = self.fresh.var(Var("_sum", vals.type))
+                made.append((v, vals))
+                values[k] = prim("add", self.inits[k], prim("sum", v, loc=f.loc), loc=f.loc)
+            else:
+                levels, e = kind[1], kind[2]
+                vals = self.build_of(e, lets, fails)
+                v = self.fresh.var(Var("_map", vals.type))
+                made.append((v, vals))
+                values[k] = self.map_value(k, levels, v, lets)
+        if stay:
+            staying = sorted(stay)
+            folded = self.remaining(staying, lets, results, fails)
+            fv = self.fresh.var(Var("_st", folded.type))
+            made.append((fv, folded))
+            for pos, k in enumerate(staying):
+                values[k] = fv if len(staying) == 1 else Get(pos, fv, f.loc)
+        result = values[0] if m == 1 else Tuple(tuple(values[k] for k in range(m)), f.loc)
+        made.append((var, result))
+        said = [f"{_shown(self.compvar[k].name)!r} a {'sum' if v[0] == 'sum' else 'build'}"
+                for k, v in sorted(out_kinds.items()) if v[0] in ("sum", "map")]
+        if stay:
+            names = ", ".join(repr(_shown(self.compvar[k].name)) for k in sorted(stay))
+            why = "; ".join(f"{_shown(self.compvar[k].name)!r} {stay_reason[k]}" for k in sorted(stay_reason))
+            note = f"is vectorised in part ({', '.join(said)}); {names} still run as a Python loop: {why}"
+        else:
+            note = f"is vectorised: no Python loop ({', '.join(said)})"
+        return made, note
+
+    def set_lets(self, lets) -> None:
+        self.lets_now = lets
+        self.rhs = {lt.var.name: lt.rhs for lt in lets}
+
+    def canon_deep(self, t: Term) -> Term:
+        return self.canon(t)
+
+    def why(self, k: int, r: Term, deps) -> str:
+        own = self.deps_of(r, deps)
+        if k in own:
+            return "depends on its value in the previous iteration"
+        others = sorted(own - {_ELEM, k})
+        if others:
+            return f"reads {_shown(self.compvar[others[0]].name)!r}, which the loop changes"
+        return "is not a sum or an element-wise write at the loop's index"
+
+    # ------------------------------------------------------------ reductions
+
+    def increment(self, k: int, r: Term, deps) -> Term | None:
+        """h with r = c + h for c the component's value before the iteration, h not reading it
+        (under ifs whose tests do not read it); None if r is not of that form."""
+        cv = self.compvar[k]
+        ty = cv.type
+        zero = Const(0.0 if ty == Float else 0, ty)
+        seen_names = set()
+
+        def inc(t: Term) -> Term | None:
+            while isinstance(t, Var) and t.name in self.rhs and t.name not in seen_names:
+                seen_names.add(t.name)
+                t = self.rhs[t.name]
+            if t == cv:
+                return zero
+            if isinstance(t, Call) and t.fn in ("add", "sub") and len(t.args) == 2 and t.type == ty:
+                a, b = t.args
+                if a == cv and k not in self.deps_of(b, deps) and not _mentions(b, cv):
+                    return b if t.fn == "add" else prim("neg", b, loc=t.loc)
+                if t.fn == "add" and b == cv and k not in self.deps_of(a, deps) and not _mentions(a, cv):
+                    return a
+                return None
+            if isinstance(t, If) and k not in self.deps_of(t.cond, deps) and not _mentions(t.cond, cv):
+                a, b = inc(t.then), inc(t.orelse)
+                return None if a is None or b is None else If(t.cond, a, b, t.loc)
+            if isinstance(t, Let):
+                if k in self.deps_of(t.rhs, deps) or _mentions(t.rhs, cv):
+                    return None
+                b = inc(t.body)
+                return None if b is None else Let(t.var, t.rhs, b, t.loc)
+            return None
+        h = inc(r)
+        if h is None or h == zero:
+            return None
+        return h
+
+    # ------------------------------------------------------------ maps
+
+    def map_path(self, k: int, r: Term):
+        """For r the component's array with one element (or row) replaced per level, the
+        levels [(length, binder, index, at_loop)], the value written and the names of the
+        rows read on the way; None unless exactly one level's index is the loop's and the
+        others' do not change in the loop."""
+        cur: Term = self.compvar[k]
+        levels = []
+        row_vars: set[str] = set()
+        t = self._resolve_local(r)
+        while isinstance(t, Build) and isinstance(t.body, If):
+            b, a = t.body, t.var
+            c = b.cond
+            if not (isinstance(c, Call) and c.fn == "eq" and len(c.args) == 2):
+                break
+            j = c.args[1] if c.args[0] == a else c.args[0] if c.args[1] == a else None
+            row = prim("index", a, cur)
+            if j is None or b.orelse != row:
+                break
+            levels.append((t.size, a, j))
+            t = b.then
+            while isinstance(t, Let) and t.rhs == row:
+                row_vars.add(t.var.name)
+                row = t.var
+                t = t.body
+            cur = row
+        if not levels:
+            return None
+        e = t
+        if not self.index_loop and not self.induction:
+            return None
+        at = [self.is_k(j) for _, _, j in levels]
+        if sum(at) != 1:
+            return None
+        deps = self.deps_all(self.lets_now)
+        for (length, _, j), here in zip(levels, at):
+            if self.deps_of(length, deps) or not here and self.deps_of(j, deps):
+                return None
+        used = {v.name for v in free_vars(e)}
+        if used & ({b.name for _, b, _ in levels} | row_vars | {self.compvar[k].name}):
+            return None
+        return [(length, binder, j, here) for (length, binder, j), here in zip(levels, at)], e, row_vars
+
+    def own_reads(self, k: int, j: Term, lets, results):
+        """out[i] read before out[i] is written in the same iteration is out0[i] (no earlier
+        iteration wrote element i)."""
+        cv, a0 = self.compvar[k], self.inits[k]
+
+        def fix(t: Term) -> Term:
+            if isinstance(t, (Var, Const)):
+                return t
+            if isinstance(t, Call) and t.fn == "index" and t.args[1] == cv and self.is_k(t.args[0]):
+                return t.replace(args=(t.args[0], a0))
+            return _map_children(t, fix)
+        new_lets = [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets]
+        return new_lets, results
+
+    def map_value(self, k: int, levels, vals: Var, lets) -> Term:
+        """The array after the loop: vals at the loop's index where it covers the array, the
+        initial array elsewhere (the hoisted lengths and fixed indices first)."""
+        f = self.f
+        a0 = self.inits[k]
+        roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if not here]
+        need = self.closure(roots, lets)
+        env: dict[str, Term] = {}
+        hoisted = []
+        for lt in lets:
+            if lt.var.name in need:
+                nv = self.fresh.var(lt.var)
+                hoisted.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
+                env[lt.var.name] = nv
+
+        def level(i: int, path: list[Var], at: Var | None) -> Term:
+            if i == len(levels):
+                return prim("index", at, vals, loc=f.loc)
+            length, binder, j, here = levels[i]
+            a = self.fresh.var(Var("_j", Int))
+            orig = a0
+            for p in path + [a]:
+                orig = prim("index", p, orig, loc=f.loc)
+            inner = level(i + 1, path + [a], a if here else at)
+            if here:
+                if self.le_len(length, self.n_canon) and self.le_len(self.n_canon, length):
+                    body = inner
+                else:
+                    body = If(prim("lt", a, self.n, loc=f.loc), inner, orig, f.loc)
+            else:
+                body = If(prim("eq", a, self.fresh.copy(j, env), loc=f.loc), inner, orig, f.loc)
+            return Build(self.fresh.copy(length, env), a, body, f.loc)
+        if len(levels) == 1 and self.le_len(levels[0][0], self.n_canon) and self.le_len(self.n_canon, levels[0][0]):
+            return vals  # the loop writes every element
+        return make_lets(hoisted, level(0, [], None))
+
+    # ------------------------------------------------------------ building
+
+    def build_of(self, value: Term, lets, fails) -> Build:
+        """build(n, \\k. the body's lets value needs and the checks, at element k; value)."""
+        f = self.f
+        kv = self.fresh.var(Var("_k", Int))
+        need = self.closure([value] + [lt.rhs for lt in fails], lets) | {lt.var.name for lt in fails}
+        env: dict[str, Term] = {}
+        out = []
+        ev = self.fresh.var(self.elem)
+        out.append((ev, self.elem_of(kv), f.loc))
+        env[self.elem.name] = ev
+        for name, k in self.comp.items():
+            if k in self.induction or k in self.invariant:
+                cv = self.fresh.var(self.compvar[k])
+                out.append((cv, self._induction_value(k, kv) if k in self.induction else self.inits[k], f.loc))
+                env[name] = cv
+        for lt in lets:
+            if lt.var.name in need:
+                nv = self.fresh.var(lt.var)
+                out.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
+                env[lt.var.name] = nv
+        return Build(self.n, kv, make_lets(out, self.fresh.copy(value, env)), f.loc)
+
+    def remaining(self, staying: list[int], lets, results, fails) -> Fold:
+        """The fold of the components that stay (the body's names kept: the old fold is gone)."""
+        f = self.f
+        inits = [self.inits[k] for k in staying]
+        acc_ty = inits[0].type if len(inits) == 1 else TupleT(tuple(i.type for i in inits))
+        t = self.fresh.var(Var("_t", TupleT((acc_ty, self.elem.type))))
+        out = []
+        acc = Get(0, t, f.loc)
+        if len(staying) > 1:
+            av = self.fresh.var(Var("_acc", acc_ty))
+            out.append((av, acc, f.loc))
+            acc = av
+        for pos, k in enumerate(staying):
+            out.append((self.compvar[k], acc if len(staying) == 1 else Get(pos, acc, f.loc), f.loc))
+        out.append((self.elem, Get(1, t, f.loc), f.loc))
+        roots = [results[k] for k in staying]
+        need = self.closure(roots + [lt.rhs for lt in fails], lets) | {lt.var.name for lt in fails}
+        for name, k in self.comp.items():  # components read that are not carried any more
+            if k not in staying and name in need:
+                out.append((self.compvar[k], self.inits[k], f.loc))  # an invariant one (others stay)
+        out += [(lt.var, lt.rhs, lt.loc) for lt in lets if lt.var.name in need]
+        res = roots[0] if len(roots) == 1 else Tuple(tuple(roots), f.loc)
+        init = inits[0] if len(inits) == 1 else Tuple(tuple(inits), f.loc)
+        return Fold(init, f.vec, t, make_lets(out, res), f.loc)
+
+
+# ---------------------------------------------------------------- helpers
+
+_ARITH = {"add", "sub", "mul", "neg", "max", "min", "size", "floordiv", "lt", "le", "gt", "ge", "eq", "ne", "dim"}
+
+
+def _arith(t: Term) -> bool:
+    return isinstance(t, Call) and t.fn in _ARITH or isinstance(t, (Var, Const))
+
+
+def _is_length(t: Term) -> bool:
+    return isinstance(t, Call) and t.fn in ("size", "dim")
+
+
+def _subst(t: Term, env: dict[str, Term]) -> Term:
+    if isinstance(t, Var):
+        return env.get(t.name, t)
+    if isinstance(t, Const):
+        return t
+    return _map_children(t, lambda c: _subst(c, env), atoms=True)
+
+
+def _subterms(t: Term):
+    from ..lang.terms import subterms
+    return subterms(t)
+
+
+def _mentions(t: Term, v: Var) -> bool:
+    return any(x.name == v.name for x in free_vars(t))
+
+
+def _raises(t: Term) -> bool:
+    return any(isinstance(n, Call) and n.fn in _RAISING for n in _subterms(t))
+
+
+__all__ = ["vectorise_loops"]
