@@ -271,7 +271,7 @@ class _Loop:
             self.n = src.size if isinstance(src.size, (Var, Const)) else prim("size", vec)
             self.n_canon = src.size
             self.elem_of = lambda k: _subst(src.body, {src.var.name: k})
-            self.index_loop = src.body == src.var  # the element is the iteration number
+            self.index_loop = src.body.type == Int  # the element is an index: start + k * step
         else:
             self.n = prim("size", vec, loc=f.loc)
             self.n_canon = self.n
@@ -307,7 +307,7 @@ class _Loop:
             return t
         if isinstance(t, Var):
             if t == self.elem and self.index_loop:
-                return _K
+                return self.canon(self.elem_of(_K), depth + 1)
             k = self.comp.get(t.name)
             if k is not None and k in self.induction:
                 return self._induction_value(k, _K, canon=True)
@@ -315,10 +315,23 @@ class _Loop:
             if rhs is not None and rhs.type in (Int, Bool) and _arith(rhs):
                 return self.canon(rhs, depth + 1)
             return t
+        if isinstance(t, Call) and t.fn in ("size", "dim") and isinstance(t.args[0], Var):
+            axis = 0 if t.fn == "size" else t.args[1].value if isinstance(t.args[1], Const) else None
+            src = self.rhs.get(t.args[0].name, self.vz.env.get(t.args[0].name))
+            binders = set()
+            while axis is not None and isinstance(src, Build):
+                if axis == 0:
+                    if not {v.name for v in free_vars(src.size)} & binders:
+                        return self.canon(src.size, depth + 1)
+                    break
+                binders.add(src.var.name)
+                src, axis = src.body, axis - 1
         if isinstance(t, Call) and _arith(t):
             args = tuple(self.canon(a, depth + 1) for a in t.args)
             if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _is_length(args[0]):
                 return args[0]
+            if t.fn in ("max", "min") and all(isinstance(a, Const) for a in args):
+                return Const((max if t.fn == "max" else min)(a.value for a in args), t.type)
             return t.replace(args=args) if any(a is not b for a, b in zip(args, t.args)) else t
         if isinstance(t, If):
             return t.replace(cond=self.canon(t.cond, depth + 1), then=self.canon(t.then, depth + 1),
@@ -336,25 +349,70 @@ class _Loop:
     def is_k(self, t: Term) -> bool:
         return self.canon(t) == _K
 
-    def le_len(self, n: Term, length: Term) -> bool:
-        """Is n <= length proven (length the length of an array)?"""
+    def lin(self, t: Term) -> tuple[dict, int] | None:
+        """t's canonical form as a linear form over atoms ({atom: coefficient}, constant)."""
+        t = self.canon(t)
+        out: dict = {}
+        const = 0
+        todo = [(t, 1)]
+        while todo:
+            a, c = todo.pop()
+            if isinstance(a, Const) and a.type == Int:
+                const += c * int(a.value)
+            elif isinstance(a, Call) and a.fn in ("add", "sub") and len(a.args) == 2:
+                todo += [(a.args[0], c), (a.args[1], c if a.fn == "add" else -c)]
+            elif isinstance(a, Call) and a.fn == "neg":
+                todo.append((a.args[0], -c))
+            elif isinstance(a, Call) and a.fn == "mul" and isinstance(a.args[0], Const) and a.args[0].type == Int:
+                todo.append((a.args[1], c * int(a.args[0].value)))
+            elif isinstance(a, Call) and a.fn == "mul" and isinstance(a.args[1], Const) and a.args[1].type == Int:
+                todo.append((a.args[0], c * int(a.args[1].value)))
+            elif a.type == Int:
+                out[a] = out.get(a, 0) + c
+            else:
+                return None
+        return {a: c for a, c in out.items() if c}, const
+
+    def k_offset(self, t: Term) -> int | None:
+        """c when t is the iteration number plus a constant c (the index of range(c, ...))."""
+        form = self.lin(t)
+        if form is None or form[0] != {_K: 1}:
+            return None
+        return form[1]
+
+    def nonneg(self, t: Term) -> bool:
+        c = self.k_offset(t)
+        return c is not None and c >= 0
+
+    def le_len(self, n: Term, length: Term, plus: int = 0) -> bool:
+        """Is n + plus <= length proven whenever n > 0 (n a trip count, length an array's)?"""
         n, length = self.canon(n), self.canon(length)
+        lf = self.lin(length)
         todo = [n]
         while todo:
             a = todo.pop()
-            if a == length:
+            if a == length and plus <= 0:
                 return True
             if isinstance(a, Call) and a.fn == "max" and len(a.args) == 2 and a.args[1] == Const(0, Int):
                 todo.append(a.args[0])
-            elif isinstance(a, Call) and a.fn == "min":
+                continue
+            if isinstance(a, Call) and a.fn == "min":
                 todo.extend(a.args)
-            elif isinstance(a, Const) and isinstance(length, Const) and a.value <= length.value:
-                return True
+                continue
+            af = self.lin(a)
+            if af is not None and lf is not None:
+                diff = dict(af[0])
+                for atom, c in lf[0].items():
+                    diff[atom] = diff.get(atom, 0) - c
+                if not any(diff.values()) and af[1] + plus - lf[1] <= 0:
+                    return True
         return False
 
     def proven(self, check: Call) -> bool:
         """Is a bounds check `-L <= i < L` true for every i the loop's index takes?"""
         cond = check.args[0]
+        if self.trivially_true(check):
+            return True
         if not (self.index_loop or self.induction) or not isinstance(cond, If):
             return False
         lo, hi, other = cond.cond, cond.then, cond.orelse
@@ -363,11 +421,17 @@ class _Loop:
             return False
         neg, i1 = lo.args
         i2, length = hi.args
-        if not (self.is_k(i1) and self.is_k(i2)):
+        c = self.k_offset(i1)
+        if c is None or c < 0 or self.canon(i1) != self.canon(i2):
             return False
         ok_neg = (isinstance(neg, Call) and neg.fn == "neg" and self.canon(neg.args[0]) == self.canon(length)) or \
             (isinstance(neg, Const) and isinstance(length, Const) and neg.value == -length.value)
-        return ok_neg and self.le_len(self.n_canon, length)
+        return ok_neg and self.le_len(self.n_canon, length, c)
+
+    def trivially_true(self, check: Call) -> bool:
+        cond = self.canon(check.args[0])
+        return cond == Const(True, Bool) or isinstance(cond, Call) and cond.fn in ("eq", "le") \
+            and cond.args[0] == cond.args[1]
 
     def simplify(self, t: Term) -> Term:
         """t without the bounds checks the loop proves and without the wrapping of indices it
@@ -384,7 +448,7 @@ class _Loop:
                 out.append((lt.var, self.simplify(r), lt.loc))
             return make_lets(out, self.simplify(body))
         if isinstance(t, If) and isinstance(t.cond, Call) and t.cond.fn == "lt" and t.cond.args[1] == Const(0, Int) \
-                and t.orelse == t.cond.args[0] and self.is_k(t.orelse):
+                and t.orelse == t.cond.args[0] and self.nonneg(t.orelse):
             return t.orelse
         return _map_children(t, self.simplify)
 
@@ -417,20 +481,17 @@ class _Loop:
     def split(self, var: Var):
         f = self.f
         m = len(self.inits)
-        # 1. what the loop's range proves
-        lets = []
-        for lt in self.lets:
-            r = lt.rhs
-            if isinstance(r, Call) and r.fn == "check" and self.proven(r):
-                continue
-            lets.append(_Bind(lt.var, self.simplify(r), lt.loc))
-        results = [self.simplify(r) for r in self.results]
-        self.set_lets(lets)
-        # 2. the maps' reads of their own element at the index written (out[i] += e)
+        # 1. what the loop's range proves; an array written at the loop's index keeps its shape
+        lets, results = self.prove(self.lets, self.results)
+        writes = [k for k in range(m) if k not in self.invariant and k not in self.induction
+                  and self.map_path(k, results[k], check_deps=False) is not None]
+        for k in writes:
+            lets, results = self.same_shape(k, lets, results)
+        if writes:
+            lets, results = self.prove(lets, results)
+        # 2. the maps, and their reads of their own element at the index written (out[i] += e)
         maps: dict[int, tuple] = {}
-        for k in range(m):
-            if k in self.invariant or k in self.induction:
-                continue
+        for k in writes:
             p = self.map_path(k, results[k])
             if p is not None:
                 maps[k] = p
@@ -442,14 +503,23 @@ class _Loop:
         subst = self.invariant | set(self.induction)
         # 3. the places a run fails: one distinct condition at most, reading no state that may stay
         fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs)]
-        conds = set()
+        # Python stops at the first iteration that fails, a build at the first check that fails in
+        # any iteration: the same error when the checks that do not change with the iteration come
+        # first and one condition that does follows (as often as it likes)
+        varying = {_ELEM} | set(self.induction)
+        dependent: set = set()
         for lt in fails:
+            conds = set()
             for n in _subterms(lt.rhs):
                 if isinstance(n, Call) and n.fn == "check":
-                    conds.add(("check", self.canon_deep(n.args[0])))
+                    conds.add(("check", self.canon(n.args[0])))
                 elif isinstance(n, Call) and n.fn in _RAISING:
-                    conds.add((n.fn, self.canon_deep(n.args[0])))
-        if len(conds) > 1:
+                    conds.add((n.fn, self.canon(n.args[0])))
+            if self.deps_of(lt.rhs, deps) & varying:
+                dependent |= conds
+            elif dependent:
+                dependent.add(None)  # an invariant check after a varying one
+        if len(dependent) > 1:
             raise _Bail("its body has several checks that may fail, and a vectorised loop would not keep "
                         "the order in which Python meets them")
         fail_deps = frozenset().union(*(self.deps_of(lt.rhs, deps) for lt in fails)) - {_ELEM}
@@ -477,6 +547,15 @@ class _Loop:
                     kinds[k] = ("map", levels, e)
                     continue
             stay_reason[k] = self.why(k, results[k], deps)
+        # a build holding a loop that stays would be a Python loop in the backend all the same
+        for k, kind in list(kinds.items()):
+            if kind[0] in ("sum", "map"):
+                value = kind[1] if kind[0] == "sum" else kind[2]
+                need = self.closure([value] + [lt.rhs for lt in fails], lets)
+                held = [lt.rhs for lt in lets if lt.var.name in need] + [value]
+                if any(isinstance(n, Fold) for t in held for n in _subterms(t)):
+                    del kinds[k]
+                    stay_reason[k] = "is computed by a loop inside it that runs as a Python loop"
         # 5. a component that stays keeps what it reads in the fold
         stay = set(stay_reason)
         changed = True
@@ -538,6 +617,17 @@ class _Loop:
             note = f"is vectorised: no Python loop ({', '.join(said)})"
         return made, note
 
+    def prove(self, lets, results):
+        """The body without the checks the loop's range proves, nor index wrapping it proves useless."""
+        out = []
+        for lt in lets:
+            r = lt.rhs
+            if isinstance(r, Call) and r.fn == "check" and self.proven(r):
+                continue
+            out.append(_Bind(lt.var, self.simplify(r), lt.loc))
+        self.set_lets(out)
+        return out, [self.simplify(r) for r in results]
+
     def set_lets(self, lets) -> None:
         self.lets_now = lets
         self.rhs = {lt.var.name: lt.rhs for lt in lets}
@@ -565,9 +655,9 @@ class _Loop:
         seen_names = set()
 
         def inc(t: Term) -> Term | None:
-            while isinstance(t, Var) and t.name in self.rhs and t.name not in seen_names:
+            while isinstance(t, Var) and (t.name in self.rhs or t.name in local) and t.name not in seen_names:
                 seen_names.add(t.name)
-                t = self.rhs[t.name]
+                t = local.get(t.name) or self.rhs[t.name]
             if t == cv:
                 return zero
             if isinstance(t, Call) and t.fn in ("add", "sub") and len(t.args) == 2 and t.type == ty:
@@ -582,10 +672,13 @@ class _Loop:
                 return None if a is None or b is None else If(t.cond, a, b, t.loc)
             if isinstance(t, Let):
                 if k in self.deps_of(t.rhs, deps) or _mentions(t.rhs, cv):
-                    return None
+                    local[t.var.name] = t.rhs  # acc_1 = acc + h in a branch: read through
+                    b = inc(t.body)
+                    return None if b is None or _mentions(b, t.var) else b
                 b = inc(t.body)
                 return None if b is None else Let(t.var, t.rhs, b, t.loc)
             return None
+        local: dict[str, Term] = {}
         h = inc(r)
         if h is None or h == zero:
             return None
@@ -593,7 +686,7 @@ class _Loop:
 
     # ------------------------------------------------------------ maps
 
-    def map_path(self, k: int, r: Term):
+    def map_path(self, k: int, r: Term, check_deps: bool = True):
         """For r the component's array with one element (or row) replaced per level, the
         levels [(length, binder, index, at_loop)], the value written and the names of the
         rows read on the way; None unless exactly one level's index is the loop's and the
@@ -602,6 +695,8 @@ class _Loop:
         levels = []
         row_vars: set[str] = set()
         t = self._resolve_local(r)
+        while isinstance(t, Let) and _arith(t.rhs):
+            t = _subst(t.body, {t.var.name: t.rhs})
         while isinstance(t, Build) and isinstance(t.body, If):
             b, a = t.body, t.var
             c = b.cond
@@ -613,10 +708,13 @@ class _Loop:
                 break
             levels.append((t.size, a, j))
             t = b.then
-            while isinstance(t, Let) and t.rhs == row:
-                row_vars.add(t.var.name)
-                row = t.var
-                t = t.body
+            while isinstance(t, Let) and (t.rhs == row or _arith(t.rhs)):
+                if t.rhs == row:
+                    row_vars.add(t.var.name)
+                    row = t.var
+                    t = t.body
+                else:  # an index computed on the way (the j of out[i, j]): read through
+                    t = _subst(t.body, {t.var.name: t.rhs})
             cur = row
         if not levels:
             return None
@@ -626,6 +724,8 @@ class _Loop:
         at = [self.is_k(j) for _, _, j in levels]
         if sum(at) != 1:
             return None
+        if not check_deps:
+            return levels
         deps = self.deps_all(self.lets_now)
         for (length, _, j), here in zip(levels, at):
             if self.deps_of(length, deps) or not here and self.deps_of(j, deps):
@@ -634,6 +734,18 @@ class _Loop:
         if used & ({b.name for _, b, _ in levels} | row_vars | {self.compvar[k].name}):
             return None
         return [(length, binder, j, here) for (length, binder, j), here in zip(levels, at)], e, row_vars
+
+    def same_shape(self, k: int, lets, results):
+        """size(out) and dim(out, d) are those of the initial array (each update keeps them)."""
+        cv, a0 = self.compvar[k], self.inits[k]
+
+        def fix(t: Term) -> Term:
+            if isinstance(t, (Var, Const)):
+                return t
+            if isinstance(t, Call) and t.fn in ("size", "dim") and t.args[0] == cv:
+                return t.replace(args=(a0,) + tuple(t.args[1:]))
+            return _map_children(t, fix)
+        return [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets], [fix(r) for r in results]
 
     def own_reads(self, k: int, j: Term, lets, results):
         """out[i] read before out[i] is written in the same iteration is out0[i] (no earlier
