@@ -361,3 +361,48 @@ def test_nested_sum_in_a_map():
 
 
 RNG_M = np.random.default_rng(4)
+
+
+def guarded_write(x):
+    out = np.ones(len(x))
+    for i in range(len(x)):
+        if x[i] > 0:
+            t = np.exp(x[i])
+            out[i] = t * x[i]
+    return np.sum(out * x)
+
+
+def guarded_write_else(x, y):
+    out = np.zeros(len(x))
+    for i, xi in enumerate(x):
+        if xi < 0.2:
+            pass
+        else:
+            out[i] = xi * y[i]
+    return np.sum(out * out)
+
+
+def guarded_write_else_square(x):
+    out = np.zeros(len(x))
+    for i, xi in enumerate(x):
+        if xi < 0.2:
+            pass
+        else:
+            out[i] = xi * np.sin(xi)
+    return np.sum(out * out)
+
+
+def test_guarded_writes():
+    check(guarded_write, (vec(7),))
+    vectorised(guarded_write, vec(7))
+    check(guarded_write_else_square, (vec(7),))
+    vectorised(guarded_write_else_square, vec(7))
+
+
+def test_guarded_write_with_a_check_in_the_branch_stays_a_loop():
+    # y[i]'s check runs only where the test holds, inside the update of `out`: left a loop
+    args = (vec(6), vec(6))
+    check(guarded_write_else, args, argnums=(0, 1))
+    still_loops(guarded_write_else, *args)
+    with pytest.raises(catad.BoundsError):
+        catad.grad(guarded_write_else)(np.ones(6), np.ones(3))

@@ -695,6 +695,22 @@ class _Loop:
         levels = []
         row_vars: set[str] = set()
         t = self._resolve_local(r)
+        guard = None  # if c: out[i] = e (the test, and whether the write is its then branch)
+        ctx: list[tuple[Var, Term]] = []  # the lets of that branch, around the value written
+        if isinstance(t, If) and self.compvar[k] in (self._resolve_local(t.then), self._resolve_local(t.orelse)):
+            writes_then = self._resolve_local(t.orelse) == self.compvar[k]
+            guard = (t.cond, writes_then)
+            t = self._resolve_local(t.then if writes_then else t.orelse)
+            lets_b, end = let_chain(t)
+            if not (lets_b and end == lets_b[-1].var):
+                return None
+            t = lets_b[-1].rhs
+            for lt in reversed(lets_b[:-1]):
+                if _arith(lt.rhs):
+                    t = _subst(t, {lt.var.name: lt.rhs})
+                    ctx = [(v, _subst(e, {lt.var.name: lt.rhs})) for v, e in ctx]
+                else:
+                    ctx.insert(0, (lt.var, lt.rhs))
         while isinstance(t, Let) and _arith(t.rhs):
             t = _subst(t.body, {t.var.name: t.rhs})
         while isinstance(t, Build) and isinstance(t.body, If):
@@ -733,6 +749,12 @@ class _Loop:
         used = {v.name for v in free_vars(e)}
         if used & ({b.name for _, b, _ in levels} | row_vars | {self.compvar[k].name}):
             return None
+        if guard is not None:  # where the test fails the element keeps its value, the initial one
+            orig = self.inits[k]
+            for _, _, j in levels:
+                orig = prim("index", j, orig)
+            e = make_lets(ctx, e)
+            e = If(guard[0], e, orig) if guard[1] else If(guard[0], orig, e)
         return [(length, binder, j, here) for (length, binder, j), here in zip(levels, at)], e, row_vars
 
     def same_shape(self, k: int, lets, results):
