@@ -159,7 +159,17 @@ def _base(name: str) -> str:
     return re.sub(r"_\d+$", "", name.strip("\0")) or "_v"
 
 
+def _q(name: str) -> str:
+    """A state variable as a note names it: 'acc', or what a hidden one is."""
+    shown = _shown(name)
+    return shown if shown.startswith("the ") else repr(shown)
+
+
 def _shown(name: str) -> str:
+    for flag, what in (("_break", "the break flag"), ("_continue", "the continue flag"),
+                       ("_returned", "the return flag"), ("_return_value", "the returned value")):
+        if name.startswith(flag) and name[len(flag):].lstrip("_").isdigit() or name == flag:
+            return what
     return "the loop's counter" if name in ("_c", "count") else _base(name)
 
 
@@ -202,6 +212,9 @@ class _Vectoriser:
         line = f.loc.line if f.loc is not None else "?"
         try:
             made, note = _Loop(self, f).split(var)
+        except RecursionError:  # a body nested too deeply for this pass's recursive walks: left as it is
+            self.notes.append(f"loop at line {line} runs as a Python loop: its body is nested too deeply")
+            return None
         except _Bail as e:
             self.notes.append(f"loop at line {line} runs as a Python loop: {e}")
             return None
@@ -568,7 +581,7 @@ class _Loop:
                 for j in read - {_ELEM, k}:
                     if j not in stay:
                         stay.add(j)
-                        stay_reason[j] = f"{_shown(self.compvar[k].name)!r}, which stays a loop, reads it"
+                        stay_reason[j] = f"is read by {_q(self.compvar[k].name)}, which stays a loop"
                         changed = True
         if stay:  # the checks run in the fold too, with the counters they read
             for j in fail_deps - stay:
@@ -576,7 +589,7 @@ class _Loop:
                 stay_reason[j] = "a check in the loop reads it"
         out_kinds = {k: v for k, v in kinds.items() if k not in stay}
         if not any(v[0] in ("sum", "map") for v in out_kinds.values()):
-            why = "; ".join(f"{_shown(self.compvar[k].name)!r} {stay_reason[k]}" for k in sorted(stay_reason)) \
+            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason)) \
                 or "nothing in it is a sum or a map"
             raise _Bail(why)
         # 6. the builds, the values and the fold that stays
@@ -607,11 +620,11 @@ class _Loop:
                 values[k] = fv if len(staying) == 1 else Get(pos, fv, f.loc)
         result = values[0] if m == 1 else Tuple(tuple(values[k] for k in range(m)), f.loc)
         made.append((var, result))
-        said = [f"{_shown(self.compvar[k].name)!r} a {'sum' if v[0] == 'sum' else 'build'}"
+        said = [f"{_q(self.compvar[k].name)} a {'sum' if v[0] == 'sum' else 'build'}"
                 for k, v in sorted(out_kinds.items()) if v[0] in ("sum", "map")]
         if stay:
-            names = ", ".join(repr(_shown(self.compvar[k].name)) for k in sorted(stay))
-            why = "; ".join(f"{_shown(self.compvar[k].name)!r} {stay_reason[k]}" for k in sorted(stay_reason))
+            names = ", ".join(_q(self.compvar[k].name) for k in sorted(stay))
+            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason))
             note = f"is vectorised in part ({', '.join(said)}); {names} still run as a Python loop: {why}"
         else:
             note = f"is vectorised: no Python loop ({', '.join(said)})"
@@ -641,7 +654,7 @@ class _Loop:
             return "depends on its value in the previous iteration"
         others = sorted(own - {_ELEM, k})
         if others:
-            return f"reads {_shown(self.compvar[others[0]].name)!r}, which the loop changes"
+            return f"reads {_q(self.compvar[others[0]].name)}, which the loop changes"
         return "is not a sum or an element-wise write at the loop's index"
 
     # ------------------------------------------------------------ reductions
@@ -706,12 +719,12 @@ class _Loop:
                 return None
             t = lets_b[-1].rhs
             for lt in reversed(lets_b[:-1]):
-                if _arith(lt.rhs):
+                if _indexish(lt.rhs):
                     t = _subst(t, {lt.var.name: lt.rhs})
                     ctx = [(v, _subst(e, {lt.var.name: lt.rhs})) for v, e in ctx]
                 else:
                     ctx.insert(0, (lt.var, lt.rhs))
-        while isinstance(t, Let) and _arith(t.rhs):
+        while isinstance(t, Let) and _indexish(t.rhs):
             t = _subst(t.body, {t.var.name: t.rhs})
         while isinstance(t, Build) and isinstance(t.body, If):
             b, a = t.body, t.var
@@ -724,7 +737,7 @@ class _Loop:
                 break
             levels.append((t.size, a, j))
             t = b.then
-            while isinstance(t, Let) and (t.rhs == row or _arith(t.rhs)):
+            while isinstance(t, Let) and (t.rhs == row or _indexish(t.rhs)):
                 if t.rhs == row:
                     row_vars.add(t.var.name)
                     row = t.var
@@ -762,11 +775,8 @@ class _Loop:
         cv, a0 = self.compvar[k], self.inits[k]
 
         def fix(t: Term) -> Term:
-            if isinstance(t, (Var, Const)):
-                return t
-            if isinstance(t, Call) and t.fn in ("size", "dim") and t.args[0] == cv:
-                return t.replace(args=(a0,) + tuple(t.args[1:]))
-            return _map_children(t, fix)
+            return _bottom_up(t, lambda n: n.replace(args=(a0,) + tuple(n.args[1:])) if isinstance(n, Call)
+                              and n.fn in ("size", "dim") and n.args[0] == cv else n)
         return [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets], [fix(r) for r in results]
 
     def own_reads(self, k: int, j: Term, lets, results):
@@ -775,11 +785,8 @@ class _Loop:
         cv, a0 = self.compvar[k], self.inits[k]
 
         def fix(t: Term) -> Term:
-            if isinstance(t, (Var, Const)):
-                return t
-            if isinstance(t, Call) and t.fn == "index" and t.args[1] == cv and self.is_k(t.args[0]):
-                return t.replace(args=(t.args[0], a0))
-            return _map_children(t, fix)
+            return _bottom_up(t, lambda n: n.replace(args=(n.args[0], a0)) if isinstance(n, Call)
+                              and n.fn == "index" and n.args[1] == cv and self.is_k(n.args[0]) else n)
         new_lets = [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets]
         return new_lets, results
 
@@ -878,16 +885,34 @@ def _arith(t: Term) -> bool:
     return isinstance(t, Call) and t.fn in _ARITH or isinstance(t, (Var, Const))
 
 
+def _indexish(t: Term) -> bool:
+    """Integer arithmetic, under ifs (a wrapped index): read through where a path is matched."""
+    if isinstance(t, If):
+        return _indexish(t.cond) and _indexish(t.then) and _indexish(t.orelse)
+    return _arith(t) and (not isinstance(t, Call) or all(_indexish(a) for a in t.args))
+
+
 def _is_length(t: Term) -> bool:
     return isinstance(t, Call) and t.fn in ("size", "dim")
 
 
 def _subst(t: Term, env: dict[str, Term]) -> Term:
-    if isinstance(t, Var):
-        return env.get(t.name, t)
-    if isinstance(t, Const):
-        return t
-    return _map_children(t, lambda c: _subst(c, env), atoms=True)
+    """t with the variables named in env replaced (the front end's binder names are unique)."""
+    return _bottom_up(t, lambda n: env.get(n.name, n) if isinstance(n, Var) else n)
+
+
+def _bottom_up(t: Term, fn) -> Term:
+    """fn applied to every node but a let, children first; let chains walked without recursion."""
+    if isinstance(t, (Var, Const)):
+        return fn(t)
+    if isinstance(t, Let):
+        lets, body = let_chain(t)
+        out = [(lt.var, _bottom_up(lt.rhs, fn), lt.loc) for lt in lets]
+        b = _bottom_up(body, fn)
+        if b is body and all(r is lt.rhs for (_, r, _), lt in zip(out, lets)):
+            return t
+        return make_lets(out, b)
+    return fn(_map_children(t, lambda c: _bottom_up(c, fn), atoms=True))
 
 
 def _subterms(t: Term):
