@@ -406,3 +406,34 @@ def test_guarded_write_with_a_check_in_the_branch_stays_a_loop():
     still_loops(guarded_write_else, *args)
     with pytest.raises(catad.BoundsError):
         catad.grad(guarded_write_else)(np.ones(6), np.ones(3))
+
+
+def shifted_write(x):
+    out = np.zeros(len(x) + 1)
+    for i in range(len(x)):
+        out[i + 1] = x[i] * x[i]
+    return np.sum(out * np.arange(len(x) + 1))
+
+
+def differences(x):
+    d = np.ones(len(x))
+    for i in range(1, len(x)):
+        d[i] = x[i] - x[i - 1]
+    return np.sum(d * d * x)
+
+
+def running_from_two(x):
+    out = np.zeros(len(x))
+    for i in range(2, len(x) - 1):
+        out[i] += np.sin(x[i + 1]) * x[i - 2]
+    return np.sum(out * x)
+
+
+@pytest.mark.parametrize("f", [shifted_write, differences, running_from_two])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+def test_writes_at_an_offset(f, n):
+    args = (vec(n),)
+    check_value(f, args)
+    if n:
+        check(f, args)
+    vectorised(f, *args)

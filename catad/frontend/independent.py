@@ -750,14 +750,15 @@ class _Loop:
         e = t
         if not self.index_loop and not self.induction:
             return None
-        at = [self.is_k(j) for _, _, j in levels]
-        if sum(at) != 1:
+        at = [self.k_offset(j) for _, _, j in levels]  # the loop's index plus a constant, or None
+        at = [c if c is not None and c >= 0 else None for c in at]
+        if sum(c is not None for c in at) != 1:
             return None
         if not check_deps:
             return levels
         deps = self.deps_all(self.lets_now)
         for (length, _, j), here in zip(levels, at):
-            if self.deps_of(length, deps) or not here and self.deps_of(j, deps):
+            if self.deps_of(length, deps) or here is None and self.deps_of(j, deps):
                 return None
         used = {v.name for v in free_vars(e)}
         if used & ({b.name for _, b, _ in levels} | row_vars | {self.compvar[k].name}):
@@ -783,10 +784,11 @@ class _Loop:
         """out[i] read before out[i] is written in the same iteration is out0[i] (no earlier
         iteration wrote element i)."""
         cv, a0 = self.compvar[k], self.inits[k]
+        written = self.canon(j)
 
         def fix(t: Term) -> Term:
             return _bottom_up(t, lambda n: n.replace(args=(n.args[0], a0)) if isinstance(n, Call)
-                              and n.fn == "index" and n.args[1] == cv and self.is_k(n.args[0]) else n)
+                              and n.fn == "index" and n.args[1] == cv and self.canon(n.args[0]) == written else n)
         new_lets = [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets]
         return new_lets, results
 
@@ -795,7 +797,7 @@ class _Loop:
         initial array elsewhere (the hoisted lengths and fixed indices first)."""
         f = self.f
         a0 = self.inits[k]
-        roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if not here]
+        roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if here is None]
         need = self.closure(roots, lets)
         env: dict[str, Term] = {}
         hoisted = []
@@ -805,7 +807,7 @@ class _Loop:
                 hoisted.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
                 env[lt.var.name] = nv
 
-        def level(i: int, path: list[Var], at: Var | None) -> Term:
+        def level(i: int, path: list[Var], at: Term | None) -> Term:
             if i == len(levels):
                 return prim("index", at, vals, loc=f.loc)
             length, binder, j, here = levels[i]
@@ -813,16 +815,23 @@ class _Loop:
             orig = a0
             for p in path + [a]:
                 orig = prim("index", p, orig, loc=f.loc)
-            inner = level(i + 1, path + [a], a if here else at)
-            if here:
-                if self.le_len(length, self.n_canon) and self.le_len(self.n_canon, length):
-                    body = inner
-                else:
-                    body = If(prim("lt", a, self.n, loc=f.loc), inner, orig, f.loc)
+            if here is None:
+                inner = level(i + 1, path + [a], at)
+            else:  # element a is iteration a - here's
+                c = Const(here, Int)
+                inner = level(i + 1, path + [a], prim("sub", a, c, loc=f.loc) if here else a)
+            if here == 0 and self.le_len(length, self.n_canon) and self.le_len(self.n_canon, length):
+                body = inner
+            elif here is not None:
+                end = prim("add", self.n, c, loc=f.loc) if here else self.n
+                body = If(prim("lt", a, end, loc=f.loc), inner, orig, f.loc)
+                if here:
+                    body = If(prim("le", c, a, loc=f.loc), body, orig, f.loc)
             else:
                 body = If(prim("eq", a, self.fresh.copy(j, env), loc=f.loc), inner, orig, f.loc)
             return Build(self.fresh.copy(length, env), a, body, f.loc)
-        if len(levels) == 1 and self.le_len(levels[0][0], self.n_canon) and self.le_len(self.n_canon, levels[0][0]):
+        if len(levels) == 1 and levels[0][3] == 0 and self.le_len(levels[0][0], self.n_canon) \
+                and self.le_len(self.n_canon, levels[0][0]):
             return vals  # the loop writes every element
         return make_lets(hoisted, level(0, [], None))
 
