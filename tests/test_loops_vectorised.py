@@ -437,3 +437,18 @@ def test_writes_at_an_offset(f, n):
     if n:
         check(f, args)
     vectorised(f, *args)
+
+
+def counter_over_a_comprehension(x, m):
+    n = 0
+    acc = 0.0
+    for e in [x * k for k in range(m)]:
+        n += 1
+        acc += e
+    return acc + n
+
+
+def test_counter_over_an_empty_comprehension():
+    for m in (-2, 0, 3):
+        check_value(counter_over_a_comprehension, (0.5, m))
+    vectorised(counter_over_a_comprehension, 0.5, 3)

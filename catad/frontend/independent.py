@@ -55,7 +55,7 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
     notes: list[str] = []
     defs, changed = [], False
     for d in program.defs:
-        if not any(isinstance(n, Fold) for n in _subterms_quick(d.body)):
+        if not any(isinstance(n, Fold) for n in _subterms(d.body)):
             defs.append(d)
             continue
         v = _Vectoriser(d, notes)
@@ -63,11 +63,6 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
         changed |= body is not d.body
         defs.append(d.replace(body=body) if body is not d.body else d)
     return (program.replace(defs=tuple(defs)) if changed else program), notes
-
-
-def _subterms_quick(t: Term):
-    from ..lang.terms import subterms
-    return subterms(t)
 
 
 class _Bind(NamedTuple):
@@ -280,11 +275,12 @@ class _Loop:
         # the trip count and the element of iteration k
         vec = f.vec
         src = self.vz.env.get(vec.name) if isinstance(vec, Var) else None
-        if isinstance(src, Build):
+        if isinstance(src, Build) and _indexish(src.body) and src.body.type == Int:
+            # range(a, b, step): the element is an index, a + k * step
             self.n = src.size if isinstance(src.size, (Var, Const)) else prim("size", vec)
             self.n_canon = src.size
             self.elem_of = lambda k: _subst(src.body, {src.var.name: k})
-            self.index_loop = src.body.type == Int  # the element is an index: start + k * step
+            self.index_loop = True
         else:
             self.n = prim("size", vec, loc=f.loc)
             self.n_canon = self.n
@@ -599,7 +595,12 @@ class _Loop:
             if kind[0] == "invariant":
                 values[k] = self.inits[k]
             elif kind[0] == "induction":
-                values[k] = self._induction_value(k, self.n)
+                n = self.n
+                cn = self.canon(n)
+                if not (_is_length(cn) or isinstance(cn, Const) and cn.value >= 0
+                        or isinstance(cn, Call) and cn.fn == "max" and Const(0, Int) in cn.args):
+                    n = prim("max", n, Const(0, Int), loc=f.loc)  # a build of negative size is empty
+                values[k] = self._induction_value(k, n)
             elif kind[0] == "sum":
                 vals = self.build_of(kind[1], lets, fails)
                 v = self.fresh.var(Var("_sum", vals.type))
@@ -644,9 +645,6 @@ class _Loop:
     def set_lets(self, lets) -> None:
         self.lets_now = lets
         self.rhs = {lt.var.name: lt.rhs for lt in lets}
-
-    def canon_deep(self, t: Term) -> Term:
-        return self.canon(t)
 
     def why(self, k: int, r: Term, deps) -> str:
         own = self.deps_of(r, deps)
