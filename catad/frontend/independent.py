@@ -300,6 +300,11 @@ class _Loop:
                     self.induction[k] = int(b.value)
                 elif b == cv and isinstance(a, Const) and a.type == Int:
                     self.induction[k] = int(a.value)
+        # a trip count that is an array's length is written as that length (size(x), not
+        # max(size(x), 0)): the builds then have the length the comprehension's would have
+        cn = self.canon(self.n_canon)
+        if _is_length(cn) and all(isinstance(a, (Var, Const)) for a in cn.args):
+            self.n = cn
 
     def _resolve_local(self, t: Term) -> Term:
         while isinstance(t, Var) and t.name in self.rhs:
