@@ -6,12 +6,14 @@ This pass, run on the front end's output (catad.pipeline), takes apart each fold
 
 - a *reduction* ``acc = acc + h`` (also ``acc -= h`` and either under an ``if`` whose test
   does not read the state), h reading no state: ``acc0 + sum(build(n, \\k. h[x := vec[k]]))``;
-- a *map* ``out[i] = e`` on an array the function owns, written at the loop's index only (the
-  index of a ``range(0, n)`` loop, an ``enumerate`` counter or a ``zip`` index), once per
-  iteration, e not reading ``out`` but at ``out[i]`` itself (``out[i] += e``): ``vals =
-  build(n, \\k. e[...])``, and ``out`` is ``vals`` when the loop covers the whole array, else
-  ``build(len, \\j. if j < n then vals[j] else out0[j])``; also one row of a matrix at a
-  fixed row (the inner loop of ``m[i, j] = e``), and a row at the loop index (``m[i] = row``);
+- a *map* ``out[i] = e`` on an array the function owns, written at the loop's index plus a
+  constant only (``i`` of a ``range(c, n)`` loop, an ``enumerate`` counter or a ``zip`` index;
+  ``out[i + 1]``), once per iteration, possibly under an ``if`` (the element keeps its value
+  where the test fails), e not reading ``out`` but at ``out[i]`` itself (``out[i] += e``, which
+  reads ``out0[i]``: no earlier iteration wrote it): ``vals = build(n, \k. e[...])``, and
+  ``out`` is ``vals`` when the loop covers the whole array, else ``build(len, \j. if c <= j <
+  n + c then vals[j - c] else out0[j])``; also one row of a matrix at a fixed row (the inner
+  loop of ``m[i, j] = e``), and a row at the loop index (``m[i] = row``);
 - an *induction variable* (an Int ``c = c + 1``): ``c0 + n * 1``, and ``c0 + k`` inside the
   builds (``enumerate``'s counter);
 - a state the body leaves as it is: its initial value.
@@ -26,9 +28,10 @@ Errors stay Python's. Bounds checks that the loop's range proves (``x[i]`` for `
 non-negative is removed, as for a comprehension; every other check of the body goes into
 every build made from it and into the fold that stays. Python raises at the first iteration
 that fails, and a vectorised check at the first check that fails in any iteration; these
-agree when the body has one distinct failing condition, so a body with several is left a
-fold (its order of failures is kept). A check reading a state that stays also leaves the
-loop as it was.
+agree when the checks that do not change with the iteration come first and one condition
+that does follows (repeated or not), so a body with several is left a fold (its order of
+failures is kept). A check reading the loop's state also leaves the loop as it was, and so
+does a part of the body holding a loop that stays (it would be a Python loop all the same).
 
 :func:`vectorise_loops` gives the new program and one note per loop, which ``explain``'s
 code stage shows.
