@@ -1,4 +1,5 @@
-"""fold, FFold and RFold as Python loops over vectorised bodies (catad.backend).
+"""fold, FFold and RFold as Python loops over vectorised bodies (catad.backend); a while
+loop's trip count (WhileCount) as a Python while loop.
 
 A fold has no whole-array form: each step needs the accumulator of the one before. So it is
 a ``for`` loop, whose body is compiled once (its builds, sums and indexing vectorised as
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lang.types import Tuple as TupleT, Type, Vec, is_differentiable, rank
+from ..lang.types import Bool, Tuple as TupleT, Type, Vec, is_differentiable, rank
 from . import arrays, gathers
 from .control import _components
 from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of
@@ -188,6 +189,32 @@ def fold(c: Compiler, t):
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
         _carry(c, acc, [primal_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
     return rebuild(acc, at)
+
+
+def while_count(c: Compiler, t):
+    """count (\\t. cond) (\\t. e) acc: a Python while loop counting its steps (the step's body
+    compiled once, as a fold's is)."""
+    _check_depth(c)
+    at = t.acc.type
+    lts = leaf_types(at)
+    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
+    n = c.name("steps")  # not assign: its memo would hand this changing name out for any 0
+    c.emit(f"{n} = 0")
+    i = Arr(n, 0, frozenset(), 0, "i")
+    c.emit("while True:")
+    c.indent += 1
+    c.memo.append({})
+    try:
+        go = primal_leaf(c, _comp_in(c, t.cond, t.cvar, (rebuild(acc, at), i)), Bool)
+        c.emit(f"if not {go.code}:")
+        c.emit("    break")
+        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), i))
+        _carry(c, acc + [i], [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
+               + [Arr(f"{n} + 1", 0, frozenset(), 0, "i")])
+    finally:
+        c.memo.pop()
+        c.indent -= 1
+    return i
 
 
 def ffold(c: Compiler, t):
