@@ -114,29 +114,36 @@ def lstm_objective_rows(gates, extra_params, state, sequence):
     return -total / count
 
 
+def lstm_step_xp(xp, main_params, extra_params, s, inp):
+    """One character for the peers, ADBench's layout: (the new state, a tuple of 2l rows; the
+    prediction). xp is jax.numpy or torch."""
+    b = inp.shape[0]
+    s = list(s)
+    x = inp * extra_params[0]
+    for i in range(0, len(s), 2):
+        w, bias, hidden, cell = main_params[i], main_params[i + 1], s[i], s[i + 1]
+        forget = 1.0 / (1.0 + xp.exp(-(x * w[0:b] + bias[0:b])))
+        ingate = 1.0 / (1.0 + xp.exp(-(hidden * w[b:2 * b] + bias[b:2 * b])))
+        outgate = 1.0 / (1.0 + xp.exp(-(x * w[2 * b:3 * b] + bias[2 * b:3 * b])))
+        change = xp.tanh(hidden * w[3 * b:4 * b] + bias[3 * b:4 * b])
+        s[i + 1] = cell * forget + ingate * change
+        s[i] = outgate * xp.tanh(s[i + 1])
+        x = s[i]
+    return tuple(s), x * extra_params[1] + extra_params[2]
+
+
 def lstm_objective_xp(xp, main_params, extra_params, state, sequence):
-    """The loss for the peers, with the same loops and ADBench's layout (the state a list of
-    rows, since a JAX array cannot be assigned to): xp is jax.numpy or torch."""
-    b = sequence.shape[1]
-    s = [state[i] for i in range(state.shape[0])]
+    """The loss for the peers, with the same loops (the state a tuple of rows, since a JAX array
+    cannot be assigned to)."""
+    s = tuple(state[i] for i in range(state.shape[0]))
     total = 0.0
     inp = sequence[0]
     for t in range(sequence.shape[0] - 1):
-        x = inp * extra_params[0]
-        for i in range(0, len(s), 2):
-            w, bias, hidden, cell = main_params[i], main_params[i + 1], s[i], s[i + 1]
-            forget = 1.0 / (1.0 + xp.exp(-(x * w[0:b] + bias[0:b])))
-            ingate = 1.0 / (1.0 + xp.exp(-(hidden * w[b:2 * b] + bias[b:2 * b])))
-            outgate = 1.0 / (1.0 + xp.exp(-(x * w[2 * b:3 * b] + bias[2 * b:3 * b])))
-            change = xp.tanh(hidden * w[3 * b:4 * b] + bias[3 * b:4 * b])
-            s[i + 1] = cell * forget + ingate * change
-            s[i] = outgate * xp.tanh(s[i + 1])
-            x = s[i]
-        ypred = x * extra_params[1] + extra_params[2]
+        s, ypred = lstm_step_xp(xp, main_params, extra_params, s, inp)
         ynorm = ypred - xp.log(xp.sum(xp.exp(ypred)) + 2.0)
         total = total + xp.sum(sequence[t + 1] * ynorm)
         inp = sequence[t + 1]
-    return -total / ((sequence.shape[0] - 1) * b)
+    return -total / ((sequence.shape[0] - 1) * sequence.shape[1])
 
 
 # ---------------------------------------------------------------- the NumPy reference
