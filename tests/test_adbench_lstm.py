@@ -56,8 +56,6 @@ def test_lstm_rows_gradient_vs_central_differences(small):
             assert g[a].flat[i] == pytest.approx(_central(lstm.numpy_objective, small.args(), a, i), abs=1e-7)
 
 
-@pytest.mark.xfail(reason="catad's reverse mode raises Unvectorisable on slices at non-zero offsets of a weight row in a loop "
-                          "(benchmarks/adbench_lstm.py, style adbench)", strict=False)
 def test_lstm_adbench_layout_gradient(small):
     g = catad.grad(lstm.lstm_objective, argnums=(0, 1))(*small.args())
     want = catad.grad(lstm.lstm_objective_rows, argnums=(0, 1))(*small.args_rows())
@@ -77,9 +75,10 @@ def test_gmm_loops_agrees_with_index_style():
 
 
 # ================================================================ what the loop benchmarks found
-# Minimal forms of the failures that keep the ADBench-layout LSTM (slices of weight rows) and
-# the GMM with a slice of l per column from catad's reverse mode; each is checked against the
-# hand-derived gradient, so it passes once fixed (xfail, not strict).
+# Minimal forms of the failures that kept the ADBench-layout LSTM (slices of weight rows) and
+# the GMM with a slice of l per column from catad's reverse mode (a loop step's cotangent of a
+# slice is the sum of a build of updates: it raised inside the backend), each checked against
+# the hand-derived gradient.
 
 def _offset_slice_sum(v, n: int):
     total = 0.0
@@ -104,20 +103,15 @@ def _outer_rows(v, s, n: int):
     return np.sum(s * s)
 
 
-@pytest.mark.xfail(reason="TypeError in rt_update: the cotangent of a slice at a non-zero offset read in a loop",
-                   strict=False)
 def test_offset_slice_in_loop():
     np.testing.assert_array_equal(catad.grad(_offset_slice_sum)(np.arange(4.0), 3), [0.0, 0.0, 3.0, 3.0])
 
 
-@pytest.mark.xfail(reason="Unvectorisable: the cotangent of a slice at a non-zero offset read in a loop",
-                   strict=False)
 def test_offset_slice_times_vector_in_loop():
     w = np.array([5.0, 7.0])
     np.testing.assert_array_equal(catad.grad(_offset_slice_mul)(np.arange(4.0), w, 3), [0.0, 0.0, 15.0, 21.0])
 
 
-@pytest.mark.xfail(reason="Unvectorisable: an inner loop reading rows of the outer loop's state", strict=False)
 def test_inner_loop_reads_rows_of_outer_state():
     v, s = np.array([0.1, -0.2]), np.array([[0.5, 1.0], [1.5, 2.0]])
     # s_2[i] = 2 v + s[i], so the sum of squares has d/dv = sum_i 2 * 2 s_2[i]

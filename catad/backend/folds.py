@@ -89,6 +89,13 @@ def tangent_leaf(c: Compiler, x, t: Type, like: Arr):
     return Arr(c.assign(f"dense_like({arrays.rt(c, x)}, {like.code})"), 0, frozenset(), rank(t), "f")
 
 
+def _runtime_tangent(c: Compiler, x) -> str:
+    """A depth-0 tangent as a run-time value; one with vectorised parts (an update whose index
+    or value has batch axes: the sum of a build of updates, as a slice's cotangent) is
+    scattered into an array first, which no run-time update can hold."""
+    return arrays.dense(c, x).code if _vectorised_parts(x) else arrays.rt(c, x)
+
+
 def _vectorised_parts(x) -> bool:
     """Whether a depth-0 tangent has a part with batch axes (an update's pending sums)."""
     if isinstance(x, Upd):
@@ -296,7 +303,7 @@ def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i:
     new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), leaf_types(at), acc_i)]
     for s_, y in zip(ds, leaves(step_ds, ds_t)):
         if s_ is not None and y is not ZERO:
-            c.emit(f"{s_}.add({arrays.rt(c, y)})")
+            c.emit(f"{s_}.add({_runtime_tangent(c, y)})")
     elems = leaves(elem, vt.elem)
     for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
         if d is not None:
