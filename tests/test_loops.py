@@ -789,20 +789,6 @@ def no_return_after_loop(x, v):  # ERR
             return e * x
 
 
-def break_in_while(x):
-    for k in range(3):
-        while x > 1.0:  # ERR
-            x = x / 2.0
-            break
-    return x
-
-
-def while_loop(x):
-    while x > 1.0:  # ERR
-        x = x / 2.0
-    return x
-
-
 V3 = np.array([1.0, 2.0, 3.0])
 
 
@@ -816,12 +802,10 @@ V3 = np.array([1.0, 2.0, 3.0])
     (changes_type, (1.0, V3), ["'s'", "Float before the loop", "give it one type"]),
     (step_not_constant, (1.0, 3, 1), ["step of range", "constant"]),
     (read_before_assigned, (1.0, 3), ["'prev'", "before it is assigned", "assign it before the loop"]),
-    (while_loop, (2.0,), ["while", "for loop over range(max_steps)", "break"]),
     (loop_var_after_break, (1.0, V3), ["'e'", "may run zero times", "assign it before the loop"]),
     (returns_two_types, (1.0, V3), ["returns inside this for loop", "Vec Float, Float", "one type"]),
     (bare_return_in_loop, (1.0, V3), ["bare return"]),
     (no_return_after_loop, (1.0, V3), ["without a return"]),
-    (break_in_while, (2.0,), ["while loops are not supported"]),
 ], ids=lambda a: a.__name__ if callable(a) else None)
 def test_refusals(f, args, words):
     refused(f, args, *words)

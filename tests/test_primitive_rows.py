@@ -43,7 +43,7 @@ def resolve_path(name: str):
     return obj
 
 
-@pytest.mark.parametrize("name", ["fold", "FFold", "RFold"])
+@pytest.mark.parametrize("name", ["fold", "FFold", "RFold", "while"])
 def test_fold_s_stages_side_by_side(name):
     """fold is a term, not a primitive: STRUCTURAL_TERMS names its piece in each stage, and
     each name is the object that stage dispatches on."""
@@ -60,6 +60,11 @@ def test_fold_s_stages_side_by_side(name):
         assert resolve_path(row["CL"]) is cl.Fold
         assert callable(resolve_path(row["derivative"]))
         assert resolve_path(row["linear maps"]) is L.LMFold
+    elif name == "while":  # an Int: no linear map, no rule; its derivative is zero
+        from catad.combinators import terms as cl
+        assert resolve_path(row["CL"]) is cl.WhileCount
+        assert callable(resolve_path(row["derivative"]))
+        assert "linear maps" not in row and "rule" not in row
     else:
         assert row["rule"] in BY_NAME and row["sweep"] in ALL_BY_NAME
         assert term.__name__ in BY_NAME[row["rule"]].rhs

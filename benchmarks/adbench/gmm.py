@@ -115,3 +115,37 @@ def load_gmm(path, max_points: int | None = None) -> Gmm:
     if max_points is not None:
         x = x[:max_points]
     return Gmm(alphas, means, icf, np.ascontiguousarray(x), (float(gamma), int(m)))
+
+
+# ---------------------------------------------------------------- the objective with loops
+
+def qtimesx_loops(q, l, x):
+    """Q @ x with loops over the columns of L and their entries below the diagonal (an entry
+    at a time: slices of l in a loop, l[start:start + d - c - 1], fail in catad's reverse mode
+    today, see benchmarks/adbench_gmm.py)."""
+    d = len(q)
+    out = np.exp(q) * x
+    for c in range(d - 1):
+        start = tri(d) - tri(d - c)
+        for r in range(c + 1, d):
+            out[r] = out[r] + l[start + r - c - 1] * x[c]
+    return out
+
+
+def gmm_objective_loops(alphas, means, qs, ls, x, wishart):
+    """The same objective written with for loops over the points and the components, as
+    ADBench's Python (tools/Autograd/gmm_objective.py) writes it."""
+    n, d = x.shape
+    k = len(alphas)
+    const = -n * d * 0.5 * math.log(2.0 * math.pi)
+    main = 0.0
+    for i in range(n):
+        inner = np.zeros(k)
+        for j in range(k):
+            qx = qtimesx_loops(qs[j], ls[j], x[i] - means[j])
+            inner[j] = alphas[j] + np.sum(qs[j]) - 0.5 * np.sum(qx * qx)
+        main = main + logsumexp(inner)
+    prior = 0.0
+    for j in range(k):
+        prior = prior + log_wishart_prior(wishart, qs[j], ls[j])
+    return const + main - n * logsumexp(alphas) + prior

@@ -152,3 +152,66 @@ def ba_autograd(cams, X, w, feats):
         vjp_w, out_w = autograd.make_vjp(fw)(w)
         return np.stack(rows, axis=1), vjp_w(np.ones_like(out_w))
     return objective, jacobian
+
+
+# ------------------------------------------------------------------ LSTM
+
+def lstm_jax(data):
+    """jax.jit of the loss with the loop over the characters as jax.lax.scan and the loop over
+    the layers a Python loop in the scanned step (unrolled: l copies)."""
+    import jax
+    import jax.numpy as jnp
+    from . import lstm
+
+    def f(main, extra, state, seq):
+        def step(carry, t):
+            s, inp = carry
+            s, ypred = lstm.lstm_step_xp(jnp, main, extra, s, inp)
+            ygold = seq[t + 1]
+            return (s, ygold), jnp.sum(ygold * (ypred - jnp.log(jnp.sum(jnp.exp(ypred)) + 2.0)))
+        s = tuple(state[i] for i in range(state.shape[0]))
+        _, terms = jax.lax.scan(step, (s, seq[0]), jnp.arange(seq.shape[0] - 1))
+        return -jnp.sum(terms) / ((seq.shape[0] - 1) * seq.shape[1])
+    return _jax_tool(jax, f, data)
+
+
+def lstm_jax_unrolled(data):
+    """jax.jit of the loss with its Python loops, as written (traced, so unrolled: (c - 1) l
+    layer steps; its compile time grows with c: minutes at c = 1024)."""
+    import jax
+    import jax.numpy as jnp
+    from . import lstm
+    return _jax_tool(jax, lambda *a: lstm.lstm_objective_xp(jnp, *a), data)
+
+
+def _jax_tool(jax, f, data):
+    import jax.numpy as jnp
+    args = tuple(jnp.asarray(a) for a in data.args())
+    obj = jax.jit(f)
+    vg = jax.jit(jax.value_and_grad(f, argnums=(0, 1)))
+
+    def objective():
+        return float(obj(*args).block_until_ready())
+
+    def gradient():
+        v, g = jax.block_until_ready(vg(*args))
+        return float(v), tuple(np.asarray(a) for a in g)
+    return objective, gradient
+
+
+def lstm_torch(data):
+    """PyTorch, eager, with the same loops (ADBench's PyTorch module)."""
+    import torch
+    from . import lstm
+    main, extra, state, seq = (torch.from_numpy(np.ascontiguousarray(a)) for a in data.args())
+    params = (main.clone().requires_grad_(True), extra.clone().requires_grad_(True))
+
+    def objective():
+        with torch.no_grad():
+            return float(lstm.lstm_objective_xp(torch, *params, state, seq))
+
+    def gradient():
+        v = lstm.lstm_objective_xp(torch, *params, state, seq)
+        g = torch.autograd.grad(v, params)
+        return float(v.detach()), tuple(a.numpy() for a in g)
+    return objective, gradient

@@ -20,7 +20,7 @@ from ..combinators import terms as cl
 from ..combinators.convert import _FromCL, input_arity
 from ..combinators.typing import def_input_type
 from ..lang import terms as core
-from ..lang.fold import Fold
+from ..lang.fold import Fold, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
 from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
@@ -171,6 +171,8 @@ class _AD:
             return self.build(c, ctx, out)
         if isinstance(c, cl.Fold):
             return self.fold(c, ctx, out)
+        if isinstance(c, cl.WhileCount):
+            return self.while_count(c, ctx, out)
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
     def build(self, c: cl.Build, ctx: Ctx, out: list) -> tuple[Term, Term]:
@@ -207,6 +209,17 @@ class _AD:
         ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
         p = L.VCat((ds, L.VCat((dacc, dvec))))
         return Fold(acc, vec, t, primal_body), L.Compose(lmf, p)
+
+    def while_count(self, c: cl.WhileCount, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        """A while loop's trip count is an Int: its derivative is zero, and the fold over
+        range(count) that follows it carries the loop's derivative (notes Fig. 13)."""
+        acc, _ = self.diff(c.acc, ctx, out)
+        acc = self.bind(out, "acc", acc)
+        reads = _body_reads(c.cond, len(ctx)) | _body_reads(c.body, len(ctx))
+        env = [self.bind(out, "e", x) if k in reads else x for k, (x, _) in enumerate(ctx)]
+        tc, t = self.fresh(c.var.name, c.var.type), self.fresh(c.var.name, c.var.type)
+        count = WhileCount(acc, tc, self.primal(c.cond, env + [tc]), t, self.primal(c.body, env + [t]))
+        return count, self.zero(Int)
 
     def primal(self, c: cl.CL, ctx: list[Term]) -> Term:
         """The core term of c applied to ctx (no linear maps: the body of fold's lambda)."""

@@ -1,4 +1,5 @@
-"""fold, FFold and RFold as Python loops over vectorised bodies (catad.backend).
+"""fold, FFold and RFold as Python loops over vectorised bodies (catad.backend); a while
+loop's trip count (WhileCount) as a Python while loop.
 
 A fold has no whole-array form: each step needs the accumulator of the one before. So it is
 a ``for`` loop, whose body is compiled once (its builds, sums and indexing vectorised as
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lang.types import Tuple as TupleT, Type, Vec, is_differentiable, rank
+from ..lang.types import Bool, Tuple as TupleT, Type, Vec, is_differentiable, rank
 from . import arrays, gathers
 from .control import _components
 from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of
@@ -86,6 +87,13 @@ def tangent_leaf(c: Compiler, x, t: Type, like: Arr):
         # no run-time value holds it, so it is scattered into an array here
         return Arr(c.assign(f"dense_like({arrays.dense(c, x).code}, {like.code})"), 0, frozenset(), rank(t), "f")
     return Arr(c.assign(f"dense_like({arrays.rt(c, x)}, {like.code})"), 0, frozenset(), rank(t), "f")
+
+
+def _runtime_tangent(c: Compiler, x) -> str:
+    """A depth-0 tangent as a run-time value; one with vectorised parts (an update whose index
+    or value has batch axes: the sum of a build of updates, as a slice's cotangent) is
+    scattered into an array first, which no run-time update can hold."""
+    return arrays.dense(c, x).code if _vectorised_parts(x) else arrays.rt(c, x)
 
 
 def _vectorised_parts(x) -> bool:
@@ -190,6 +198,32 @@ def fold(c: Compiler, t):
     return rebuild(acc, at)
 
 
+def while_count(c: Compiler, t):
+    """count (\\t. cond) (\\t. e) acc: a Python while loop counting its steps (the step's body
+    compiled once, as a fold's is)."""
+    _check_depth(c)
+    at = t.acc.type
+    lts = leaf_types(at)
+    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
+    n = c.name("steps")  # not assign: its memo would hand this changing name out for any 0
+    c.emit(f"{n} = 0")
+    i = Arr(n, 0, frozenset(), 0, "i")
+    c.emit("while True:")
+    c.indent += 1
+    c.memo.append({})
+    try:
+        go = primal_leaf(c, _comp_in(c, t.cond, t.cvar, (rebuild(acc, at), i)), Bool)
+        c.emit(f"if not {go.code}:")
+        c.emit("    break")
+        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), i))
+        _carry(c, acc + [i], [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
+               + [Arr(f"{n} + 1", 0, frozenset(), 0, "i")])
+    finally:
+        c.memo.pop()
+        c.indent -= 1
+    return i
+
+
 def ffold(c: Compiler, t):
     """FFold (notes Fig. 14): the accumulator and its tangent carried by one loop."""
     _check_depth(c)
@@ -269,7 +303,7 @@ def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i:
     new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), leaf_types(at), acc_i)]
     for s_, y in zip(ds, leaves(step_ds, ds_t)):
         if s_ is not None and y is not ZERO:
-            c.emit(f"{s_}.add({arrays.rt(c, y)})")
+            c.emit(f"{s_}.add({_runtime_tangent(c, y)})")
     elems = leaves(elem, vt.elem)
     for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
         if d is not None:

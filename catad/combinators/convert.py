@@ -12,7 +12,7 @@ programs convert without RecursionError.
 from __future__ import annotations
 
 from ..lang import terms as core
-from ..lang.fold import Fold
+from ..lang.fold import Fold, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import free_vars, let_chain, make_lets
 from . import terms as cl
@@ -75,6 +75,9 @@ class _ToCL:
         if isinstance(t, Fold):
             return cl.Fold(self.convert(t.acc, ctx), self.convert(t.vec, ctx), t.var,
                            self.convert(t.body, ctx + [t.var]), len(ctx))
+        if isinstance(t, WhileCount):  # both lambdas take the step at the same context position
+            return cl.WhileCount(self.convert(t.acc, ctx), t.var, self.convert(t.cond, ctx + [t.cvar]),
+                                 self.convert(t.body, ctx + [t.var]), len(ctx))
         raise TypeError(f"not a core term: {type(t).__name__}")
 
     def arguments(self, args: tuple[core.Term, ...], ctx: list[core.Var]) -> cl.CL:
@@ -179,6 +182,10 @@ class _FromCL:
         if isinstance(c, cl.Fold):
             t = self.fresh(c.var)
             return Fold(self.convert(c.acc, ctx), self.convert(c.vec, ctx), t, self.convert(c.body, ctx + [t]))
+        if isinstance(c, cl.WhileCount):
+            tc, t = self.fresh(c.var), self.fresh(c.var)
+            return WhileCount(self.convert(c.acc, ctx), tc, self.convert(c.cond, ctx + [tc]), t,
+                              self.convert(c.body, ctx + [t]))
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
 
@@ -191,7 +198,7 @@ def input_arity(c: cl.CL) -> int | None:
     while True:
         if isinstance(c, (cl.Prune,)):
             return c.n
-        if isinstance(c, (cl.Let, cl.Build, cl.Fold)):
+        if isinstance(c, (cl.Let, cl.Build, cl.Fold, cl.WhileCount)):
             return c.n
         if isinstance(c, cl.Call):
             return c.nargs if c.nargs != 1 else 1

@@ -60,6 +60,12 @@ class CLEvaluator:
             for i in range(len(v)):  # a loop: no recursion per element
                 acc = self.eval(c.body, snoc(t, c.n, (acc, v[i])))
             return acc
+        if isinstance(c, cl.WhileCount):
+            acc, i = self.eval(c.acc, t), 0
+            while self.eval(c.cond, snoc(t, c.n, (acc, i))):
+                acc = self.eval(c.body, snoc(t, c.n, (acc, i)))
+                i += 1
+            return i
         raise TypeError(f"not a CL term: {type(c).__name__}")
 
 

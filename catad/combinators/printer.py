@@ -44,6 +44,9 @@ def show(c: cl.CL, indent: int = 0) -> str:
     if isinstance(c, cl.Fold):
         return (f"FOLD({show(c.acc, indent + 5)}, {show(c.vec, indent + 5)}, {c.var.name},"
                 f"{pad}     {show(c.body, indent + 5)})")
+    if isinstance(c, cl.WhileCount):
+        return (f"WHILE({show(c.acc, indent + 6)}, {c.var.name},{pad}      {show(c.cond, indent + 6)},"
+                f"{pad}      {show(c.body, indent + 6)})")
     raise TypeError(f"not a CL term: {type(c).__name__}")
 
 

@@ -140,6 +140,19 @@ class Fold(CL):
 
 
 @node
+class WhileCount(CL):
+    """WHILE(c_a, t, c_c, c_e) : S => Int with c_a : S => A, c_c : (S |> (A, Int)) => Bool and
+    c_e : (S |> (A, Int)) => A: the steps of ``while c_c: acc = c_e`` from c_a (catad.lang.fold's
+    WhileCount), its lambdas converted under the context extended by t, as FOLD's is."""
+
+    acc: CL
+    var: Var
+    cond: CL
+    body: CL
+    n: int
+
+
+@node
 class CLDef(Node):
     """``f : S => T = c`` where S is the context of the parameters."""
 

@@ -86,6 +86,13 @@ def _leaf_type(c: cl.CL, s: Type, defs: dict[str, cl.CLDef]) -> Type:
         if body != a or c.var.type != TupleT((a, v.elem)):
             raise CatadTypeError(f"FOLD's body gives {body} for an accumulator {a}", construct="CL fold")
         return a
+    if isinstance(c, cl.WhileCount):
+        a = cl_type(c.acc, s, defs)
+        inner = context_type(context_parts(s, c.n, "while") + [TupleT((a, Int))])
+        if cl_type(c.cond, inner, defs) != Bool or cl_type(c.body, inner, defs) != a:
+            raise CatadTypeError(f"WHILE's condition is not a Bool or its step does not give {a}",
+                                 construct="CL while")
+        return Int
     raise TypeError(f"not a CL term: {type(c).__name__}")
 
 

@@ -31,6 +31,12 @@ A loop that breaks, continues or returns is first rewritten into one that does n
 in its state (``_Nest``, below): a break freezes the state for the iterations left, so the fold
 still runs every iteration and an iteration after the break is the identity.
 
+A ``while`` loop is the for loop ``for _ in <its steps>: if not cond: break; body``
+(``while_as_for``): its trip count is found first by running the loop's step until the break flag
+is set (a ``WhileCount``, an Int), then the loop runs as a fold over ``range(count)``. Reverse
+mode so runs the reverse loop exactly as many times as the forward one ran, and checkpointing
+applies as to any fold; the forward loop runs twice (once to count).
+
 ``Loops`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
 """
 from __future__ import annotations
@@ -38,7 +44,8 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, Loc
-from ..lang.fold import Fold
+from ..lang.fold import Fold, WhileCount
+from ..lang.inline import _Renaming
 from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
@@ -49,7 +56,7 @@ from .checks import Statement
 from .statements import Unbound
 from .updates import OWNED
 
-_FIRST_ONLY = ("variable {name!r} is assigned only inside the for loop at line {line}, which may run zero times, "
+_FIRST_ONLY = ("variable {name!r} is assigned only inside the {kind} at line {line}, which may run zero times, "
                "so it may be undefined here; assign it before the loop")
 
 
@@ -204,6 +211,9 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
 # refused when lowered).
 
 _ORIGINAL = "catad_original"        # on a rewritten For: the user's For (read_after looks it up)
+_FROZEN = "catad_frozen"            # on a rewritten For: the flags that freeze it (break, return)
+_WHILE = "catad_while"              # on the iter of a while loop's For: the loop runs while not frozen
+_AS_FOR = "catad_as_for"            # on a While: the For it is lowered as
 _PROBE_BODY = "catad_probe_body"    # its body without the guard: the first iteration always runs it
 _LIVE = "catad_live"                # hidden names read after it: the return flag and value
 
@@ -216,7 +226,7 @@ def _has_jumps(s: ast.For) -> bool:
                 return True
             if isinstance(t, ast.If) and (walk(t.body, own) or walk(t.orelse, own)):
                 return True
-            if isinstance(t, ast.For) and walk(t.body, False):
+            if isinstance(t, (ast.For, ast.While)) and walk(t.body, False):
                 return True
         return False
     return walk(s.body, True)
@@ -286,6 +296,7 @@ class _Nest:
         new = ast.copy_location(new, s)
         new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
         setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
+        setattr(new, _FROZEN, sorted(frozen))
         setattr(new, _PROBE_BODY, inner)
         setattr(new, _LIVE, {self.ret, self.value} if self.ret in jumped else set())
         prelude = [_flag(frame.brk, False, s)] if frame.brk in jumped else []
@@ -317,8 +328,8 @@ class _Nest:
                 new = ast.copy_location(ast.If(test=s.test, body=body, orelse=orelse), s)
                 new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
                 made, jumped = [new], j1 | j2
-            elif isinstance(s, ast.For):
-                made, jumped = self.loop(s)
+            elif isinstance(s, (ast.For, ast.While)):
+                made, jumped = self.loop(s if isinstance(s, ast.For) else while_as_for(s, self.lw))
             else:
                 made, jumped = [s], set()
             out += made
@@ -331,6 +342,30 @@ class _Nest:
         return out, set()
 
 
+def while_as_for(s: ast.While, lw) -> ast.For:
+    """``while cond: body`` as ``for _w in <steps>: if not cond: break`` then body (see the module
+    docstring); lw is the lowerer (its names, and fail for a while ... else)."""
+    done = getattr(s, _AS_FOR, None)
+    if done is not None:  # a loop in a loop is lowered several times: the same For each time
+        return done
+    if s.orelse:
+        lw.fail(s.orelse[0], "while ... else", "an else clause on a while loop is not supported",
+                hint="use a flag variable set in the loop and an if statement after it")
+    steps = _located(ast.Name(id="range", ctx=ast.Load()), s)
+    setattr(steps, _WHILE, True)
+    stop = _located(ast.If(test=_located(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test),
+                           body=[_located(ast.Break(), s.test)], orelse=[]), s.test)
+    name = lw.names.temp("_w")
+    lw.names.taken.discard(name)  # so that its binder keeps this name
+    target = _located(ast.Name(id=name, ctx=ast.Store()), s)
+    new = ast.copy_location(ast.For(target=target, iter=steps, body=[stop] + s.body, orelse=[],
+                                    type_comment=None), s)
+    new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+    setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
+    setattr(s, _AS_FOR, new)
+    return new
+
+
 # ---------------------------------------------------------------- the lowering
 
 class _Source:
@@ -338,9 +373,10 @@ class _Source:
     element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
     length, and the value of a range's loop variable after the loop (last(n))."""
 
-    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None):
+    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None, steps=None):
         self.outer, self.vec, self.elem, self.counts = outer, vec, elem, counts
         self.length, self.last, self.rows_of = length, last, rows_of
+        self.steps = steps  # a while loop's: the Int variable its trip count is bound to, before vec
 
 
 class Loops:
@@ -354,6 +390,8 @@ class Loops:
             self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
                       hint="use a flag variable set in the loop and an if statement after it")
         it = s.iter
+        if getattr(it, _WHILE, False):
+            return self.folded(s, self.while_source(s), pieces)
         self.note_references(it)  # updates.py: the elements of an array are views of it
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
@@ -375,6 +413,9 @@ class Loops:
         for v, t in src.outer:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
+
+    def while_as_for(self, s: ast.While) -> ast.For:
+        return while_as_for(s, self)
 
     def loop_with_jumps(self, s: ast.For, pieces: list) -> list[ast.stmt] | None:
         """A loop that breaks, continues or returns (see _Nest): its rewriting lowered into pieces,
@@ -526,6 +567,29 @@ class Loops:
             return off if zero else prim("add", start, off, loc=loc)
         return _Source(outer, vec, lambda x, c: x, length=n, last=last)
 
+    def while_source(self, s: ast.For) -> _Source:
+        """A while loop's steps: range(count), count and the range bound when the fold is made."""
+        loc = self.loc(s)
+        return _Source([], self.b.var(Vec(Int), loc, "_r"), lambda x, c: x, steps=self.b.var(Int, loc, "_n"))
+
+    def _steps(self, s: ast.For, src: _Source, names: list[str], acc: Term, body: "_Lambda", pieces: list) -> None:
+        """Bind a while loop's trip count and range (src.steps, src.vec): a WhileCount running the
+        fold's step, renamed apart, while none of the flags that freeze the loop is set."""
+        loc = self.loc(s)
+        t = self.b.var(body.var.type, loc, "_s")
+        state = Get(0, t, loc)
+        flags = [state if len(names) == 1 else Get(names.index(f), state, loc) for f in getattr(s, _FROZEN)]
+        frozen = flags[0]
+        for f in flags[1:]:
+            frozen = If(frozen, Const(True, Bool, loc), f, loc)
+        step = self.b.var(body.var.type, loc, "_s")
+        copy = _Renaming(_Fresh(self.names)).term(body.body, {body.var: step})
+        count = WhileCount(acc, t, prim("not", frozen, loc=loc), step, copy, loc)
+        pieces.append(("let", src.steps, count, loc))
+        j = self.b.var(Int, loc, "_i")
+        rng = Build(src.steps, j, j, loc)
+        pieces.append(("let", self.b.bound(src.vec, rng), rng, loc))
+
     def _range_length(self, start: Term, stop: Term, k: int, loc: Loc) -> Term:
         """len(range(start, stop, k)) for a constant k != 0: max(0, ceil((stop - start) / k))."""
         if isinstance(start, Const) and isinstance(stop, Const):
@@ -553,7 +617,7 @@ class Loops:
                     self.env[n] = self._unbound(n, s)
 
     def _unbound(self, name: str, s: ast.For):
-        return Unbound(_FIRST_ONLY.format(name=name, line=self.loc(s).line))
+        return Unbound(_FIRST_ONLY.format(name=name, line=self.loc(s).line, kind=_kind(s)))
 
     # ------------------------------------------------------------ folded loops
 
@@ -579,7 +643,7 @@ class Loops:
             if isinstance(before, Term):
                 state.append((n, before))
             elif n in exposed_reads:
-                self.fail(s, "for loop", f"variable {n!r} is read in the loop before it is assigned",
+                self.fail(s, _kind(s), f"variable {n!r} is read in the loop before it is assigned",
                           hint="assign it before the loop")
             else:
                 first_only.append(n)
@@ -600,10 +664,10 @@ class Loops:
                 # assigned in the loop and not carried: unbound after a loop that may not run, an
                 # array first made in the loop, or (read_after says) never read again
                 if n in first_only:
-                    self.env[n] = _FirstInLoop(n, self.loc(s).line) if runs else self._unbound(n, s)
+                    self.env[n] = _FirstInLoop(n, self.loc(s).line, _kind(s)) if runs else self._unbound(n, s)
                 else:
                     self.env[n] = self._unbound(n, s) if not isinstance(self.env.get(n), Term) else \
-                        _Stale(n, self.loc(s).line)
+                        _Stale(n, self.loc(s).line, _kind(s))
         self.after_loop_target(s, src, runs, pieces)
 
     def after_loop_target(self, s: ast.For, src: _Source, runs: bool, pieces: list) -> None:
@@ -659,7 +723,7 @@ class Loops:
             for (n, _), ty, sh, out in zip(state, types, shapes, outs):
                 joined = join_types(ty, out.type)
                 if joined is None:
-                    self.fail(s, "for loop", f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
+                    self.fail(s, _kind(s), f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
                               "after its body; give it one type", CatadTypeError)
                 new_types.append(joined)
                 new_shapes.append(sh if joined == ty and self._keeps(sh, out) else None)
@@ -667,7 +731,7 @@ class Loops:
                 break
             types, shapes = new_types, new_shapes
         else:
-            self.fail(s, "for loop", "the types of the loop's variables do not settle")
+            self.fail(s, _kind(s), "the types of the loop's variables do not settle")
         # an array the body lets something refer to is not owned after the loop (updates.py)
         self.env[OWNED] = self.owned() & (body_env.get(OWNED) or frozenset())
         inits = [self.b.coerce(init, ty, loc) for (_, init), ty in zip(state, types)]
@@ -677,6 +741,9 @@ class Loops:
             pieces.append(("let", self.b.var(Int, loc), fold, loc))
             return [], []
         acc = inits[0] if len(inits) == 1 else Tuple(tuple(inits), loc)
+        if src.steps is not None:
+            acc = self.bind_temp(acc, pieces, loc)
+            self._steps(s, src, [n for n, _ in state], acc, body, pieces)
         fold = Fold(acc, src.vec, body.var, body.body, loc)
         if len(state) == 1:
             result_atom = self.bind_temp(fold, pieces, loc)
@@ -757,7 +824,7 @@ class Loops:
                 continue
             out = self.env.get(n)
             if not isinstance(out, Term):
-                self.fail(s, "for loop", out.message if hasattr(out, "message") else f"{n!r} is not defined")
+                self.fail(s, _kind(s), out.message if hasattr(out, "message") else f"{n!r} is not defined")
             outs.append(out)
         if probe:
             return None, outs, dict(self.env)
@@ -781,9 +848,24 @@ def _zero(ty: Type, b, loc: Loc) -> Term | None:
     return None
 
 
+class _Fresh:
+    """catad.lang.names.FreshNames' interface (rename, taken) over the front end's Names."""
+
+    def __init__(self, names):
+        self.names, self.taken = names, names.taken
+
+    def rename(self, v: Var) -> Var:
+        return Var(self.names.temp(v.name.rstrip("0123456789_") or "_v"), v.type, v.loc)
+
+
 class _Lambda:
     def __init__(self, var: Var, body: Term):
         self.var, self.body = var, body
+
+
+def _kind(s: ast.For) -> str:
+    """What the user wrote: a for loop, or a while loop lowered as one."""
+    return "while loop" if isinstance(getattr(s, _ORIGINAL, s), ast.While) else "for loop"
 
 
 def _shown(n: str) -> str:
@@ -791,8 +873,8 @@ def _shown(n: str) -> str:
 
 
 class _FirstInLoop(Unbound):
-    def __init__(self, name: str, line: int):
-        super().__init__(f"variable {name!r} is first assigned inside the for loop at line {line} and is not a "
+    def __init__(self, name: str, line: int, kind: str = "for loop"):
+        super().__init__(f"variable {name!r} is first assigned inside the {kind} at line {line} and is not a "
                          "number, so catad does not carry it out of the loop; assign it before the loop")
 
 
@@ -800,8 +882,8 @@ class _Stale(Unbound):
     """A variable the loop assigns whose value after the loop was not carried (it is never read
     there, as far as the front end can tell): reading it is catad's own mistake, not a value."""
 
-    def __init__(self, name: str, line: int):
-        self.message = (f"variable {name!r} changed in the for loop at line {line} is read after it, which catad "
+    def __init__(self, name: str, line: int, kind: str = "for loop"):
+        self.message = (f"variable {name!r} changed in the {kind} at line {line} is read after it, which catad "
                         "did not foresee; assign it to another variable after the loop")
 
 

@@ -27,9 +27,6 @@ _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
 _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
-    ast.While: ("while loop", "while loops are not supported (their number of steps depends on the data); "
-                              "write a for loop over range(max_steps) that breaks when it is done: "
-                              "if <the stopping condition>: break"),
     ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
@@ -119,6 +116,8 @@ class Statements:
                     pieces.append(("if", cond, done, then_returns, self.loc(s)))
                     todo.extend(reversed(s.orelse if then_returns else s.body))
                     continue
+                if isinstance(s, ast.While):
+                    s = self.while_as_for(s)  # loops.py: a for loop over its steps that breaks
                 after = self.loop_with_jumps(s, pieces) if isinstance(s, ast.For) else None  # loops.py
                 if after is None:
                     self.statement(s, pieces)

@@ -1,4 +1,5 @@
-"""fold and its derivatives FFold and RFold as core terms (notes Section 8, Fig. 12, 14, 15).
+"""fold and its derivatives FFold and RFold as core terms (notes Section 8, Fig. 12, 14, 15),
+and the trip count of a while loop (WhileCount), which makes a while loop a fold.
 
     fold (\\t. e) acc v : a          t : (a, b), e : a, acc : a, v : Vec b
 
@@ -21,7 +22,7 @@ from typing import Any, Callable
 from .._node import node
 from ..errors import CatadTypeError, Loc
 from .terms import Term, Var
-from .types import Tuple as TupleT, Type, Vec
+from .types import Bool, Int, Tuple as TupleT, Type, Vec
 
 
 def _elem(v: Term, what: str) -> Type:
@@ -96,7 +97,32 @@ class RFold(Term):
         self._set_type(TupleT((ds, TupleT((da, Vec(db))))))
 
 
-FOLDS = (Fold, FFold, RFold)
+@node
+class WhileCount(Term):
+    """count (\\cvar. cond) (\\var. body) acc : Int, the number of steps of
+
+        while cond[cvar := (acc, i)]: acc = body[var := (acc, i)]; i = i + 1
+
+    from acc (i counts from 0): how a Python ``while`` loop's trip count is found before it
+    runs as a fold over ``range(count)`` (catad/frontend/loops.py). An Int, so its derivative
+    is zero and the fold carries the loop's derivatives (notes Fig. 13-15 unchanged). The two
+    lambdas take the fold's step (acc, i); each has its own binder, as renaming passes need."""
+
+    acc: Term
+    cvar: Var
+    cond: Term
+    var: Var
+    body: Term
+    loc: Loc | None = None
+
+    LAMBDAS = (("cvar", "cond"), ("var", "body"))
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(Int)
+
+
+FOLDS = (Fold, FFold, RFold, WhileCount)
 
 
 def lambdas(t: Term) -> tuple[tuple[Var, Term], ...]:
@@ -115,6 +141,8 @@ def operands(t: Term) -> list[Term]:
 def check_fold(t: Term, check: Callable[[Term, Var | None], Type]) -> Type:
     """t's type, checking it by Fig. 12; check(term, binder) types a term (a lambda's body
     with its binder in scope)."""
+    if isinstance(t, WhileCount):
+        return _check_while(t, check)
     acc, vec = check(t.acc, None), check(t.vec, None)
     b = _elem(t.vec, type(t).__name__)
     step = TupleT((acc, b))
@@ -131,6 +159,15 @@ def check_fold(t: Term, check: Callable[[Term, Var | None], Type]) -> Type:
         _expect(t.rvar.type, TupleT((step, acc)), "RFold's t_dr")
         rb = check(t.rbody, t.rvar)
         _expect(rb.items[1], TupleT((acc, b)), "the (da, db) of RFold's e_dr")
+    return t.type
+
+
+def _check_while(t: WhileCount, check: Callable[[Term, Var | None], Type]) -> Type:
+    step = TupleT((check(t.acc, None), Int))
+    _expect(t.cvar.type, step, "the variable of a while count's condition")
+    _expect(t.var.type, step, "the variable of a while count's step")
+    _expect(check(t.cond, t.cvar), Bool, "the condition of a while count")
+    _expect(check(t.body, t.var), step.items[0], "the step of a while count")
     return t.type
 
 
@@ -188,7 +225,16 @@ def eval_rfold(t: RFold, ev: Callable, ev_in: Callable) -> Any:
     return ds.value(), (dacc, make_vector(dbs, t.type.items[1].items[1]))
 
 
-EVALUATORS = {Fold: eval_fold, FFold: eval_ffold, RFold: eval_rfold}
+def eval_while_count(t: WhileCount, ev: Callable, ev_in: Callable) -> int:
+    """The steps a while loop takes from acc (a loop, as Python runs it)."""
+    acc, i = ev(t.acc), 0
+    while ev_in(t.cond, t.cvar, (acc, i)):
+        acc = ev_in(t.body, t.var, (acc, i))
+        i += 1
+    return i
 
 
-__all__ = ["FOLDS", "EVALUATORS", "FFold", "Fold", "RFold", "check_fold", "lambdas", "operands"]
+EVALUATORS = {Fold: eval_fold, FFold: eval_ffold, RFold: eval_rfold, WhileCount: eval_while_count}
+
+
+__all__ = ["FOLDS", "EVALUATORS", "FFold", "Fold", "RFold", "WhileCount", "check_fold", "lambdas", "operands"]

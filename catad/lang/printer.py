@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ..primitives.registry import PRIMITIVES
-from .fold import FFold, Fold, RFold
+from .fold import FFold, Fold, RFold, WhileCount
 from .terms import ArrayValue, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain
 
 # precedence of infix operators: higher binds tighter
@@ -52,7 +52,7 @@ def _show(t: Term, indent: int) -> tuple[str, int]:
     if isinstance(t, Build):
         head = f"build({show(t.size, indent)}, \\{t.var.name}. "
         return head + show(t.body, indent + len(head)) + ")", _ATOM
-    if isinstance(t, (Fold, FFold, RFold)):
+    if isinstance(t, (Fold, FFold, RFold, WhileCount)):
         return _show_fold(t, indent), _ATOM
     if isinstance(t, Tuple):
         inner = ", ".join(show(x, indent + 1) for x in t.items)
@@ -75,9 +75,11 @@ def _show_fold(t: Term, indent: int) -> str:
     elif isinstance(t, FFold):
         parts = [lam(t.var, t.body), show(t.acc, pad), show(t.vec, pad), lam(t.dvar, t.dbody),
                  show(t.dacc, pad), show(t.dvec, pad)]
+    elif isinstance(t, WhileCount):
+        parts = [lam(t.cvar, t.cond), lam(t.var, t.body), show(t.acc, pad)]
     else:
         parts = [lam(t.var, t.body), lam(t.rvar, t.rbody), show(t.acc, pad), show(t.vec, pad), show(t.dr, pad)]
-    name = "fold" if isinstance(t, Fold) else type(t).__name__
+    name = {Fold: "fold", WhileCount: "count"}.get(type(t), type(t).__name__)
     one = f"{name}({', '.join(parts)})"
     if "\n" not in one and len(one) < 100:
         return one

@@ -672,4 +672,7 @@ STRUCTURAL_TERMS = {
               "rule": "fwd-fold", "sweep": "fwd-sweep-nested", "codegen": "catad.backend.folds:ffold"},
     "RFold": {"term": "catad.lang.fold:RFold", "evaluation": "catad.lang.fold:eval_rfold",
               "rule": "rev-fold", "sweep": "rev-sweep-nested", "codegen": "catad.backend.folds:rfold"},
+    "while": {"term": "catad.lang.fold:WhileCount", "evaluation": "catad.lang.fold:eval_while_count",
+              "CL": "catad.combinators.terms:WhileCount", "derivative": "catad.ad.transform:_AD.while_count",
+              "codegen": "catad.backend.folds:while_count"},
 }
