@@ -10,8 +10,8 @@ This pass, run on the front end's output (catad.pipeline), takes apart each fold
   constant only (``i`` of a ``range(c, n)`` loop, an ``enumerate`` counter or a ``zip`` index;
   ``out[i + 1]``), once per iteration, possibly under an ``if`` (the element keeps its value
   where the test fails), e not reading ``out`` but at ``out[i]`` itself (``out[i] += e``, which
-  reads ``out0[i]``: no earlier iteration wrote it): ``vals = build(n, \k. e[...])``, and
-  ``out`` is ``vals`` when the loop covers the whole array, else ``build(len, \j. if c <= j <
+  reads ``out0[i]``: no earlier iteration wrote it): ``vals = build(n, \\k. e[...])``, and
+  ``out`` is ``vals`` when the loop covers the whole array, else ``build(len, \\j. if c <= j <
   n + c then vals[j - c] else out0[j])``; also one row of a matrix at a fixed row (the inner
   loop of ``m[i, j] = e``), and a row at the loop index (``m[i] = row``);
 - an *induction variable* (an Int ``c = c + 1``): ``c0 + n * 1``, and ``c0 + k`` inside the
