@@ -160,6 +160,8 @@ def _base(name: str) -> str:
 def _q(name: str) -> str:
     """A state variable as a note names it: 'acc', or what a hidden one is."""
     shown = _shown(name)
+    if shown.startswith("_"):
+        return "a variable catad made"
     return shown if shown.startswith("the ") else repr(shown)
 
 
@@ -593,7 +595,7 @@ class _Loop:
                 stay_reason[j] = "a check in the loop reads it"
         out_kinds = {k: v for k, v in kinds.items() if k not in stay}
         if not any(v[0] in ("sum", "map") for v in out_kinds.values()):
-            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason)) \
+            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason, key=self._named_first)) \
                 or "nothing in it is a sum or a map"
             raise _Bail(why)
         # 6. the builds, the values and the fold that stays
@@ -633,7 +635,7 @@ class _Loop:
                 for k, v in sorted(out_kinds.items()) if v[0] in ("sum", "map")]
         if stay:
             names = ", ".join(_q(self.compvar[k].name) for k in sorted(stay))
-            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason))
+            why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason, key=self._named_first))
             note = f"is vectorised in part ({', '.join(said)}); {names} still run as a Python loop: {why}"
         else:
             note = f"is vectorised: no Python loop ({', '.join(said)})"
@@ -653,6 +655,10 @@ class _Loop:
     def set_lets(self, lets) -> None:
         self.lets_now = lets
         self.rhs = {lt.var.name: lt.rhs for lt in lets}
+
+    def _named_first(self, k: int):
+        """Order for notes: the user's variables first."""
+        return (_q(self.compvar[k].name).startswith(("a ", "the ")), k)
 
     def why(self, k: int, r: Term, deps) -> str:
         own = self.deps_of(r, deps)
