@@ -8,11 +8,9 @@ which traces (c - 1) l layer steps: with --chars 32 its gradient took 234 s to c
 the whole of lstm_l2_c1024 we stopped it after 10 minutes and 4 GB, so use it with a small
 --chars (e.g. 16).
 
-catad styles: `rows` (lstm_objective_rows: the gates as rows of main_params.reshape(-1, b)),
-which catad differentiates today, and `adbench` (lstm_objective: ADBench's layout, each gate a
-slice of a row), whose gradient catad fails to compile today (a slice at a non-zero offset read
-in a loop: tests/test_adbench_lstm.py has the minimal forms, xfail): the error is reported in
-the table's note and the script goes on.
+catad styles: `rows` (lstm_objective_rows: the gates as rows of main_params.reshape(-1, b))
+and `adbench` (lstm_objective: ADBench's layout, each gate a slice of a row). A catad failure
+is reported in the table's note and the script goes on.
 
 Each tool's objective is checked against the NumPy one (rtol 1e-10), each gradient (with
 respect to main_params and extra_params, ADBench's) against the first tool's, and the first's

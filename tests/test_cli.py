@@ -81,11 +81,11 @@ def odd_annotation(x: dict) -> float:
     return 1.0
 
 
-def loop(x: float) -> float:
-    s = 0.0
-    while s < x:  # LOOP
-        s = s + 1.0
-    return s
+def guarded(x: float) -> float:
+    try:  # UNSUPPORTED
+        return x + 1.0
+    except ValueError:
+        return 0.0
 
 
 K = sibling.K
@@ -100,8 +100,8 @@ def user(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def loop_line() -> int:
-    return next(k for k, line in enumerate(USER_FILE.splitlines(), 1) if "# LOOP" in line)
+def unsupported_line() -> int:
+    return next(k for k, line in enumerate(USER_FILE.splitlines(), 1) if "# UNSUPPORTED" in line)
 
 
 def derivation(path: Path, func: str, types: str):
@@ -375,7 +375,7 @@ def test_explain_needs_annotations_or_args(user):
 
 
 def test_explain_unsupported_construct(user):
-    error(run("explain", "model.py:loop", cwd=user), f"model.py:{loop_line()}", "while")
+    error(run("explain", "model.py:guarded", cwd=user), f"model.py:{unsupported_line()}", "try")
 
 
 def test_explain_bad_format(user):

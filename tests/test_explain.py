@@ -132,9 +132,10 @@ def test_explain_reports_unsupported_syntax_with_a_location(tmp_path):
     path = tmp_path / "bad_mod.py"
     path.write_text(textwrap.dedent("""
         def bad(x):
-            while x > 0:
-                x = x - 1.0
-            return x
+            try:
+                return x - 1.0
+            except ValueError:
+                return x
     """))
     import importlib.util
     spec = importlib.util.spec_from_file_location("bad_mod", path)

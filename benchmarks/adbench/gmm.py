@@ -120,9 +120,8 @@ def load_gmm(path, max_points: int | None = None) -> Gmm:
 # ---------------------------------------------------------------- the objective with loops
 
 def qtimesx_loops(q, l, x):
-    """Q @ x with loops over the columns of L and their entries below the diagonal (an entry
-    at a time: slices of l in a loop, l[start:start + d - c - 1], fail in catad's reverse mode
-    today, see benchmarks/adbench_gmm.py)."""
+    """Q @ x with loops over the columns of L and their entries below the diagonal, an entry
+    at a time."""
     d = len(q)
     out = np.exp(q) * x
     for c in range(d - 1):

@@ -57,7 +57,7 @@ def lstm_predict(main_params, extra_params, state, x):
 
 def lstm_objective(main_params, extra_params, state, sequence):
     """ADBench's LSTM loss, its layout and its Python's structure: each character predicts the
-    next. (catad's reverse mode fails on it today: see benchmarks/adbench_lstm.py.)"""
+    next."""
     total = 0.0
     count = 0
     inp = sequence[0]
@@ -73,9 +73,8 @@ def lstm_objective(main_params, extra_params, state, sequence):
 
 # The same loss with the gates as rows (gates = main_params.reshape(-1, b): row 8i + g is layer
 # i's weight of gate g, row 8i + 4 + g its bias), each layer's previous state read from the copy
-# that the layer loop updates. This is what catad differentiates today (the slices of a weight
-# row, and reading the rows of the loop's incoming state in the layer loop, fail in its reverse
-# mode; see benchmarks/adbench_lstm.py).
+# that the layer loop updates: the same loss written another way (before 80aea6d catad's reverse
+# mode failed on the slices of a weight row in a loop, and this form was its workaround).
 
 def lstm_model_rows(gates, layer, hidden, cell, inp):
     k = 8 * layer

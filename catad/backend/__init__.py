@@ -59,7 +59,7 @@ from ..errors import CatadError
 from ..lang.inline import inline_program
 from ..lang.terms import Def, Program
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of
-from . import arrays, checkpoint, memory, runtime, tidy
+from . import arrays, checkpoint, folds, memory, runtime, tidy
 from .compiler import Compiler
 from .control import Fallback
 from .dispatch import CODEGEN
@@ -159,6 +159,8 @@ def _deep(fn: Callable) -> Any:
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
              zero_safe: bool, checkpoints: int | None = None) -> Compiled:
     c = Compiler(vectorise, zero_safe, checkpoints)
+    if checkpoints is None:
+        c.reversed_folds = folds.reversed_folds(d.body)
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)

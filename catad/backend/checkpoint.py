@@ -26,12 +26,14 @@ evaluated is the least possible for k kept states (Griewank 1992):
   of any length runs in constant Python stack depth. Choosing a split costs O(r).
 
 :func:`reverse_loop` is what the generated code calls: the loop's forward step and reverse
-step are closures compiled once each (catad.backend.folds.rfold). ``COUNTER``, when set
+step are closures compiled once each (catad.backend.folds.rfold), and so is a run of forward
+steps (advance), which :func:`runs` hands out as one action. ``COUNTER``, when set
 (tests monkeypatch it), is told every forward step evaluated, every reverse step and the
 number of kept states whenever it changes: work counted, never timed.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from math import comb
 from typing import Any, Callable, Iterator
 
@@ -86,6 +88,7 @@ def forward_steps(n: int, k: int) -> int:
     return r * n - beta(k + 1, r - 1) + 1
 
 
+@lru_cache(maxsize=4096)  # a long loop asks for the same few (length, k) many times
 def split(length: int, k: int) -> int:
     """Where to keep the next state in a segment of `length` >= 2 steps whose first state is
     kept and k - 1 more may be (k >= 2): an offset m in the optimal range
@@ -100,42 +103,54 @@ def split(length: int, k: int) -> int:
 
 def schedule(n: int, k: int) -> Iterator[tuple[str, int]]:
     """The actions that reverse a loop of n steps keeping at most k states (k >= 1)."""
+    for action, i, j in runs(n, k):
+        if action == ADVANCE:
+            for m in range(i, j):
+                yield ADVANCE, m
+        else:
+            yield action, i
+
+
+def runs(n: int, k: int) -> Iterator[tuple[str, int, int]]:
+    """The schedule with each run of advances as one action: (ADVANCE, i, j) evaluates steps
+    i .. j - 1 (j > i); any other action is (action, i, i)."""
     if n == 0:
         return
     kept = [0]  # the indices of the kept states; the top one starts the segment reversed next
-    yield TAKESHOT, 0
+    yield TAKESHOT, 0, 0
     live = 0    # the index of the live state, or -1 when it must be restored
     end = n     # steps end.. are reversed
     first = True
     while kept:
         i = kept[-1]
         if live != i:
-            yield RESTORE, i
+            yield RESTORE, i, i
             live = i
         length = end - i
         free = k - len(kept)
         if length >= 2 and free >= 1:
             m = split(length, free + 1)
-            for j in range(i, i + m):
-                yield ADVANCE, j
+            yield ADVANCE, i, i + m
             live = i + m
             kept.append(live)
-            yield TAKESHOT, live
+            yield TAKESHOT, live, live
             continue
-        for j in range(i, end - 1):  # no free slot (or one step left): advance without keeping
-            yield ADVANCE, j
-        yield (FIRSTURN if first else YOUTURN), end - 1
+        if end - 1 > i:  # no free slot (or one step left): advance without keeping
+            yield ADVANCE, i, end - 1
+        yield (FIRSTURN if first else YOUTURN), end - 1, end - 1
         first = False
         end -= 1
         live = -1
         if end == i:
             kept.pop()
-            yield FREE, i
+            yield FREE, i, i
 
 
-def reverse_loop(n: int, k: int, acc0: tuple, step: Callable, rstep: Callable, start: Callable) -> tuple:
+def reverse_loop(n: int, k: int, acc0: tuple, step: Callable, rstep: Callable, start: Callable,
+                 advance: Callable | None = None) -> tuple:
     """Reverse a loop of n steps from its initial state acc0 keeping at most k states.
-    step(i, acc) is state i + 1 from state i; start(acc_n) the initial cotangent, from the
+    step(i, acc) is state i + 1 from state i; advance(i, j, acc) state j from state i (a loop
+    of steps in one call; by step when None); start(acc_n) the initial cotangent, from the
     final state (its shape); rstep(i, acc_i, dacc) the cotangent of state i from state i and
     the cotangent of state i + 1 (it sums the environment's cotangent and writes the
     element's, by itself). Returns the cotangent of the initial state."""
@@ -147,18 +162,22 @@ def reverse_loop(n: int, k: int, acc0: tuple, step: Callable, rstep: Callable, s
     kept: list = []
     live = acc0
     dacc: Any = None
-    for action, i in schedule(n, k):
-        if action == ADVANCE:
-            live = step(i, live)
+    for action, i, j in runs(n, k):  # the actions are the constants above: compared by identity
+        if action is ADVANCE:
+            if advance is not None:
+                live = advance(i, j, live)
+            else:
+                for m in range(i, j):
+                    live = step(m, live)
             if counter is not None:
-                counter.forward += 1
-        elif action == TAKESHOT:
+                counter.forward += j - i
+        elif action is TAKESHOT:
             kept.append(live)
             if counter is not None:
                 counter.kept(len(kept))
-        elif action == RESTORE:
+        elif action is RESTORE:
             live = kept[-1]
-        elif action == FREE:
+        elif action is FREE:
             kept.pop()
         else:
             if action == FIRSTURN:

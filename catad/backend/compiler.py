@@ -44,6 +44,9 @@ class Compiler:
         self.vectorise = vectorise
         # reverse loops (RFold) keep every state (None) or at most this many (catad.backend.checkpoint)
         self.checkpoints = checkpoints
+        # the folds an RFold of the program runs backwards (folds.reversed_folds): their loops
+        # are written once, keeping states for the RFold
+        self.reversed_folds: frozenset = frozenset()
         self.reverse_loops = 0  # RFolds compiled
         # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
         self.zero_safe = zero_safe

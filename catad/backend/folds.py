@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lang.types import Bool, Tuple as TupleT, Type, Vec, is_differentiable, rank
+from ..lang.fold import Fold, RFold
+from ..lang.inline import canonical
+from ..lang.terms import Term
+from ..lang.types import Bool, Float, Tuple as TupleT, Type, Vec, is_differentiable, rank
 from . import arrays, gathers
 from .control import _components
 from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of
@@ -162,13 +165,14 @@ class _Loop:
     """for i in range(n): the lines written inside at one more indentation, their memo dropped
     after (names assigned in the loop change at each pass)."""
 
-    def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False):
-        self.c, self.n, self.hint, self.reverse = c, n, hint, reverse
+    def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False, start: str | None = None):
+        self.c, self.n, self.hint, self.reverse, self.start = c, n, hint, reverse, start
 
     def __enter__(self) -> Arr:
         c = self.c
         i = c.name(self.hint)
-        rng = f"range({self.n} - 1, -1, -1)" if self.reverse else f"range({self.n})"
+        rng = f"range({self.n} - 1, -1, -1)" if self.reverse else \
+            f"range({self.start}, {self.n})" if self.start is not None else f"range({self.n})"
         c.emit(f"for {i} in {rng}:")
         c.indent += 1
         c.memo.append({})
@@ -190,12 +194,81 @@ def fold(c: Compiler, t):
     """fold (\\t. e) acc v: the accumulator's leaves carried by the loop."""
     _check_depth(c)
     at = t.acc.type
+    key = _fold_key(c, t)
+    done = _recall(c, key)
+    if done is not None:  # its RFold ran this loop already (a reverse program's value)
+        return rebuild(done.acc, at)
     acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), leaf_types(at))], "acc")
     vec = _vector(c, c.comp(t.vec), t.vec.type)
+    keep = key is not None and key in c.reversed_folds
+    kept = _kept_lists(c, acc) if keep else []
     with _Loop(c, f"len({vec[0].code})") as i:
+        for k, a in zip(kept, acc):
+            c.emit(f"{k}.append({a.code})")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
         _carry(c, acc, [primal_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
+    if key is not None:
+        _remember(c, key, _Ran(acc, kept if keep else None))
     return rebuild(acc, at)
+
+
+# ---------------------------------------------------------------- one forward loop per fold
+# A reverse program computes a fold's value (its primal) and applies the fold's RFold, whose
+# forward loop runs the same steps again to keep the states. The two are found equal up to
+# the names of their binders (catad.lang.inline.canonical) while compiling: the first of them
+# to be compiled keeps the states (when an RFold will want them) and the final accumulator,
+# and the other reads them instead of looping again.
+
+class _Ran:
+    """A fold's loop already written in scope: its final accumulator's leaves, and the lists
+    of its states when it kept them (None when it did not)."""
+
+    def __init__(self, acc: list, kept: list | None):
+        self.acc, self.kept = acc, kept
+
+
+def reversed_folds(body: Term) -> frozenset:
+    """The canonical forms of the folds an RFold in body runs backwards."""
+    out, stack = set(), [body]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, RFold):
+            out.add(canonical(Fold(t.acc, t.vec, t.var, t.body)))
+        for f in t._fields:
+            v = getattr(t, f)
+            if isinstance(v, Term):
+                stack.append(v)
+            elif isinstance(v, tuple):
+                stack.extend(x for x in v if isinstance(x, Term))
+    return frozenset(out)
+
+
+def _fold_key(c: Compiler, t) -> Term | None:
+    """The canonical form of t's fold (of Fold t, or of RFold t's primal), None when the
+    program has no RFold or keeps checkpoints (then each loop is its own)."""
+    if not c.reversed_folds or c.checkpoints is not None:
+        return None
+    return canonical(Fold(t.acc, t.vec, t.var, t.body))
+
+
+def _recall(c: Compiler, key) -> _Ran | None:
+    if key is None:
+        return None
+    for scope in reversed(c.memo):
+        if ("fold", key) in scope:
+            return scope[("fold", key)]
+    return None
+
+
+def _remember(c: Compiler, key, ran: _Ran) -> None:
+    c.memo[-1][("fold", key)] = ran
+
+
+def _kept_lists(c: Compiler, acc: list) -> list[str]:
+    kept = [c.name("accs") for _ in acc]
+    for k in kept:
+        c.emit(f"{k} = []")
+    return kept
 
 
 def while_count(c: Compiler, t):
@@ -259,37 +332,52 @@ def rfold(c: Compiler, t):
     c.reverse_loops += 1
     if c.checkpoints is not None:
         return _rfold_checkpointed(c, t, acc, vec, n)
-    kept = [c.name("accs") for _ in acc]
-    for k in kept:
-        c.emit(f"{k} = []")
-    with _Loop(c, n) as i:
-        for k, a in zip(kept, acc):
-            c.emit(f"{k}.append({a.code})")
-        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, vt, i)))
-        _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+    key = _fold_key(c, t)
+    done = _recall(c, key)
+    if done is not None and done.kept is not None:  # the fold's value kept its states
+        kept, acc = done.kept, done.acc
+    else:
+        kept = _kept_lists(c, acc)
+        with _Loop(c, n) as i:
+            for k, a in zip(kept, acc):
+                c.emit(f"{k}.append({a.code})")
+            new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, vt, i)))
+            _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+        if key is not None:
+            _remember(c, key, _Ran(acc, kept))
     dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
     dacc = _state(c, dr0, "dacc")
-    ds, dbs = _cotangent_sums(c, t, n)
+    ds, dbs = _cotangent_sums(c, t, n, scalars=True)
     with _Loop(c, n, reverse=True) as i:
         acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
         _carry(c, dacc, _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
     return _rfold_result(c, t, ds, dbs, dacc)
 
 
-def _cotangent_sums(c: Compiler, t, n: str) -> tuple[list, list]:
+def _cotangent_sums(c: Compiler, t, n: str, scalars: bool = False) -> tuple[list, list]:
     """The names that sum the environment's cotangent (one catad.tangents.Acc per leaf, None
     for a leaf without tangent) and the lists of the elements' cotangents. The sum is made in
     place: a sum made anew at each step copies the dense part every time (an index update of
-    a vector read as v[i] would cost the vector's length per step, n^2 for the loop)."""
-    ds = [c.name("ds") if is_differentiable(lt) else None for lt in leaf_types(t.type.items[0])]
+    a vector read as v[i] would cost the vector's length per step, n^2 for the loop). With
+    `scalars`, a Float leaf is summed in a plain number (a _Scalar): an Acc's method call
+    per step was half the reverse loop of a scalar recurrence."""
+    ds = [None if not is_differentiable(lt) else _Scalar(c.name("ds")) if scalars and lt == Float
+          else c.name("ds") for lt in leaf_types(t.type.items[0])]
     for s_ in ds:
         if s_ is not None:
-            c.emit(f"{s_} = T_Acc()")
+            c.emit(f"{s_} = 0.0" if isinstance(s_, _Scalar) else f"{s_} = T_Acc()")
     dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(t.vec.type)]
     for d in dbs:
         if d is not None:
             c.emit(f"{d} = [None] * {n}")
     return ds, dbs
+
+
+class _Scalar(str):
+    """The name of a Float cotangent summed in a plain number (see _cotangent_sums)."""
+
+
+_NUMBER = Arr("0.0", 0, frozenset(), 0, "f")  # what a scalar zero tangent is shaped like
 
 
 def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i: list, dacc: list) -> list:
@@ -302,7 +390,9 @@ def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i:
     da, db = (ZERO, ZERO) if rest is ZERO else rest
     new_da = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), leaf_types(at), acc_i)]
     for s_, y in zip(ds, leaves(step_ds, ds_t)):
-        if s_ is not None and y is not ZERO:
+        if isinstance(s_, _Scalar) and y is not ZERO:
+            c.emit(f"{s_}, = {s_} + {tangent_leaf(c, y, Float, _NUMBER).code},")  # tidy keeps a tuple assignment
+        elif s_ is not None and y is not ZERO:
             c.emit(f"{s_}.add({_runtime_tangent(c, y)})")
     elems = leaves(elem, vt.elem)
     for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
@@ -316,7 +406,8 @@ def _rfold_result(c: Compiler, t, ds: list, dbs: list, dacc: list):
     dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1})", "dv"), 0,
                                      frozenset(), rank(lt) + 1, "f")
           for d, lt in zip(dbs, leaf_types(vt.elem))]
-    ds_out = [ZERO if s_ is None else RT(c.assign(f"{s_}.value()", "ds")) for s_ in ds]
+    ds_out = [ZERO if s_ is None else Arr(str(s_), 0, frozenset(), 0, "f") if isinstance(s_, _Scalar)
+              else RT(c.assign(f"{s_}.value()", "ds")) for s_ in ds]
     return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))
 
 
@@ -368,7 +459,7 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
     leaves and `n` its length."""
     at = t.acc.type
     lts = leaf_types(at)
-    ds, dbs = _cotangent_sums(c, t, n)
+    ds, dbs = _cotangent_sums(c, t, n, scalars=True)
     dr = leaves(c.comp(t.dr), at)
     i_p, acc_p = c.name("i"), c.name("acc_in")
     with _Def(c, "step", [i_p, acc_p]) as step:
@@ -376,6 +467,13 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
         state = _unpack(c, acc, acc_p, "acc")
         new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
         c.emit("return " + _tuple([primal_leaf(c, y, lt).code for y, lt in zip(leaves(new, at), lts)]))
+    i0_p, i1_p, acc_p = c.name("i0"), c.name("i1"), c.name("acc_in")
+    with _Def(c, "advance", [i0_p, i1_p, acc_p]) as advance:  # a run of steps in one call
+        state = _state(c, _unpack(c, acc, acc_p, "acc"), "acc")
+        with _Loop(c, i1_p, start=i0_p) as i:
+            new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
+            _carry(c, state, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+        c.emit("return " + _tuple([s.code for s in state]))
     dacc_like = [a if is_differentiable(lt) else ZERO for lt, a in zip(lts, acc)]  # the leaves with a tangent
     last_p = c.name("acc_last")
     with _Def(c, "start", [last_p]) as start:  # the cotangent of the final state, shaped like it
@@ -384,13 +482,17 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
         c.emit("return " + _tuple([d.code for d in dr0 if d is not ZERO]))
     i_p, acc_p, dacc_p = c.name("i"), c.name("acc_in"), c.name("dacc_in")
     with _Def(c, "rstep", [i_p, acc_p, dacc_p]) as rstep:
+        scalars = [s_ for s_ in ds if isinstance(s_, _Scalar)]
+        if scalars:  # summed in the generated function's own names
+            c.emit("nonlocal " + ", ".join(scalars))
         i = Arr(i_p, 0, frozenset(), 0, "i")
         acc_i = _unpack(c, acc, acc_p, "acc")
         dacc = _unpack(c, dacc_like, dacc_p, "dacc")
         new_da = _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc)
         c.emit("return " + _tuple([d.code for d in new_da if d is not ZERO]))
     dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), 0, frozenset(), d.rank, "f") for d in dacc_like]
-    call = f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {step}, {rstep}, {start})"
+    call = (f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {step}, {rstep}, {start}, "
+            f"{advance})")
     names = [d.code for d in dacc if d is not ZERO]
     c.emit((", ".join(names) + ", = " if names else "") + call)
     return _rfold_result(c, t, ds, dbs, dacc)

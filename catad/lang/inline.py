@@ -93,6 +93,24 @@ class _Inliner:
         return make_lets(bindings, _Renaming(self.names).term(d.body, env))
 
 
+def canonical(t: Term) -> Term:
+    """t with its binders renamed @0, @1, ... in the order they appear (its free variables
+    kept): two terms are equal up to the names of their binders iff their canonical forms are."""
+    return _Renaming(_Numbered()).term(t, {})
+
+
+class _Numbered:
+    """Binder names @0, @1, ... (no source name starts with @)."""
+
+    def __init__(self):
+        self.taken: set[str] = set()
+        self.count = 0
+
+    def rename(self, v: Var) -> Var:
+        self.count += 1
+        return Var(f"@{self.count - 1}", v.type)
+
+
 class _Renaming(_Inliner):
     """Copies an (already inlined) body with every binder given a fresh name."""
 
