@@ -49,7 +49,7 @@ import catad  # noqa: E402  (after _util puts the checkout on sys.path)
 from adbench import gmm, gmm_numpy, gmm_xp, peers  # noqa: E402
 from adbench.gmm import load_gmm  # noqa: E402
 from adbench.io import DATA_DIR  # noqa: E402
-from adbench.report import Checks, Row, plot, scaled_atol, table  # noqa: E402
+from adbench.report import Checks, Row, central_differences, plot, scaled_atol, table  # noqa: E402
 
 TOOLS = ("catad", "numpy", "jax", "torch", "autograd")
 STYLES = ("index", "numpy", "loops")
@@ -64,23 +64,6 @@ def catad_function(style: str, data):
     if style == "loops":
         return gmm.gmm_objective_loops, (data.x, data.wishart)
     return gmm_numpy.gmm_objective, (data.x, data.wishart, gmm_numpy.tril_positions(data.x.shape[1]))
-
-
-def central_differences(objective, params: tuple, coords: list, h: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
-    """(derivatives, error bounds) of objective at params along coords = [(argument, flat index)]:
-    a step h times the coordinate's size; the bound is the rounding error of the difference,
-    plus a relative 1e-6 for the truncation error."""
-    out, bound = [], []
-    f0 = abs(objective(*params))
-    for a, i in coords:
-        step = h * max(1.0, abs(params[a].flat[i]))
-        plus, minus = [p.copy() for p in params], [p.copy() for p in params]
-        plus[a].flat[i] += step
-        minus[a].flat[i] -= step
-        d = (objective(*plus) - objective(*minus)) / (2 * step)
-        out.append(d)
-        bound.append(100 * np.finfo(float).eps * f0 / step + 1e-6 * abs(d))
-    return np.array(out), np.array(bound)
 
 
 def sample_coords(params: tuple, per_argument: int, rng) -> list:

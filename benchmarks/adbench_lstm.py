@@ -44,7 +44,7 @@ from _util import catad_engine, catad_objective, first_call_time, fresh_function
 import catad  # noqa: E402  (after _util puts the checkout on sys.path)
 from adbench import lstm, peers  # noqa: E402
 from adbench.io import DATA_DIR  # noqa: E402
-from adbench.report import Checks, Row, scaled_atol, table  # noqa: E402
+from adbench.report import Checks, Row, central_differences, scaled_atol, table  # noqa: E402
 
 TOOLS = ("catad", "numpy", "jax", "torch", "jax-unrolled")
 STYLES = ("rows", "adbench")
@@ -59,21 +59,6 @@ def catad_function(style: str, data) -> tuple:
         return (lstm.lstm_objective_rows, data.args_rows(),
                 lambda g: (g[0].reshape(-1, 4 * b), g[1]))
     return lstm.lstm_objective, data.args(), lambda g: tuple(g)
-
-
-def central_differences(objective, args: tuple, coords: list, h: float = 1e-6):
-    """(derivatives, error bounds) along coords = [(argument, flat index)] (see adbench_gmm.py)."""
-    out, bound = [], []
-    f0 = abs(objective(*args))
-    for a, i in coords:
-        step = h * max(1.0, abs(args[a].flat[i]))
-        plus, minus = [p.copy() for p in args], [p.copy() for p in args]
-        plus[a].flat[i] += step
-        minus[a].flat[i] -= step
-        d = (objective(*plus) - objective(*minus)) / (2 * step)
-        out.append(d)
-        bound.append(100 * np.finfo(float).eps * f0 / step + 1e-6 * abs(d))
-    return np.array(out), np.array(bound)
 
 
 def run(args, checks: Checks, notes: set) -> list[Row]:

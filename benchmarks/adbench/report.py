@@ -1,4 +1,5 @@
-"""Agreement checks, the table of times and the optional plot shared by the ADBench scripts."""
+"""Agreement checks, central differences, the table of times and the optional plot shared by the
+ADBench scripts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -106,3 +107,20 @@ def plot(rows: list[Row], path: str, title: str, gradient_word: str = "gradient"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"plot saved to {path}")
+
+
+def central_differences(objective, params: tuple, coords: list, h: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """(derivatives, error bounds) of objective at params along coords = [(argument, flat index)]:
+    a step h times the coordinate's size; the bound is the rounding error of the difference,
+    plus a relative 1e-6 for the truncation error."""
+    out, bound = [], []
+    f0 = abs(objective(*params))
+    for a, i in coords:
+        step = h * max(1.0, abs(params[a].flat[i]))
+        plus, minus = [p.copy() for p in params], [p.copy() for p in params]
+        plus[a].flat[i] += step
+        minus[a].flat[i] -= step
+        d = (objective(*plus) - objective(*minus)) / (2 * step)
+        out.append(d)
+        bound.append(100 * np.finfo(float).eps * f0 / step + 1e-6 * abs(d))
+    return np.array(out), np.array(bound)
