@@ -130,13 +130,29 @@ def _carry(c: Compiler, state: list, new: list) -> None:
         c.emit(", ".join(s for s, _ in pairs) + ", = " + ", ".join(n for _, n in pairs) + ",")
 
 
+class _Range:
+    """The vector 0, 1, ..., n - 1 (a range(n) loop's build(n, \\k. k)), never made: its
+    element i is i, so a loop of a million steps keeps no array of a million indices."""
+
+    def __init__(self, n: Arr):
+        self.n = n
+
+
 def _vector(c: Compiler, x, t: Type) -> list:
-    """The leaves of the vector fold runs over, as depth-0 arrays."""
+    """The leaves of the vector fold runs over, as depth-0 arrays (or a _Range)."""
+    if isinstance(x, Stacked) and x.depth == 0 and x.mask is None and isinstance(x.body, Arr) \
+            and x.body.iota == 0 and x.body.rank == 0:
+        return [_Range(x.n)]
     return [primal_leaf(c, v, lt) for v, lt in zip(leaves(x, t), leaf_types(t))]
 
 
+def _length(vec: list) -> str:
+    v = vec[0]
+    return f"max({v.n.code}, 0)" if isinstance(v, _Range) else f"len({v.code})"
+
+
 def _element(c: Compiler, vec: list, t: Type, i: Arr):
-    return rebuild([gathers.index(c, v, i) for v in vec], t.elem)
+    return rebuild([i if isinstance(v, _Range) else gathers.index(c, v, i) for v in vec], t.elem)
 
 
 def _bind(c: Compiler, var, value):
@@ -202,7 +218,7 @@ def fold(c: Compiler, t):
     vec = _vector(c, c.comp(t.vec), t.vec.type)
     keep = key is not None and key in c.reversed_folds
     kept = _kept_lists(c, acc) if keep else []
-    with _Loop(c, f"len({vec[0].code})") as i:
+    with _Loop(c, _length(vec)) as i:
         for k, a in zip(kept, acc):
             c.emit(f"{k}.append({a.code})")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
@@ -308,7 +324,7 @@ def ffold(c: Compiler, t):
     vec = _vector(c, c.comp(t.vec), vt)
     dv = [ZERO if not is_differentiable(lt) or is_zero(x) else tangent_leaf(c, x, lt, v)
           for x, lt, v in zip(leaves(c.comp(t.dvec), vt), leaf_types(vt), vec)]
-    with _Loop(c, f"len({vec[0].code})") as i:
+    with _Loop(c, _length(vec)) as i:
         x = (rebuild(acc, at), _element(c, vec, vt, i))
         dx = (rebuild(dacc, at), _element(c, dv, vt, i))
         dnew = _comp_in(c, t.dbody, t.dvar, (x, dx))
@@ -328,7 +344,7 @@ def rfold(c: Compiler, t):
     ds_t = t.type.items[0]
     acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
     vec = _vector(c, c.comp(t.vec), vt)
-    n = c.assign(f"len({vec[0].code})", "n")
+    n = c.assign(_length(vec), "n")
     c.reverse_loops += 1
     if c.checkpoints is not None:
         return _rfold_checkpointed(c, t, acc, vec, n)
