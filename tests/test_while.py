@@ -5,6 +5,9 @@ Values against the Python function itself, gradients against central differences
 against grad (tests/test_loops.py's checks)."""
 from __future__ import annotations
 
+import contextlib
+import signal
+
 import numpy as np
 import pytest
 
@@ -273,3 +276,69 @@ def test_random_trip_counts():
     for x in vec(6) * 4.0 + 5.0:
         check_value(geometric, (float(x), 0.8))
         check_gradient(geometric, (float(x), 0.8), (0, 1))
+
+
+# ---------------------------------------------------------------- loops in branches not taken
+
+def untaken(x):
+    t = x
+    if x > 0:
+        while t < 1.0:  # never ends for x <= 0: Python never enters it then
+            t = t + x
+    return t * 2.0
+
+
+def after_break(x, v):
+    s = 0.0
+    for e in v:
+        if e <= 0:
+            break
+        t = x
+        while t < 1.0:  # never ends for e <= 0: the iterations after the break skip it
+            t = t + e
+        s = s + t
+    return s
+
+
+def _guarded_helper(x, e):
+    t = x
+    while t < 1.0:
+        t = t + e
+    return t
+
+
+def in_guarded_comprehension(x, v):
+    return sum(_guarded_helper(x, e) if e > 0 else 0.0 for e in v)
+
+
+@contextlib.contextmanager
+def _deadline(seconds):
+    """Fail (rather than hang) if the block takes longer."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (untaken, (-0.3,), (0,)),
+    (untaken, (0.3,), (0,)),
+    (after_break, (0.2, V), (0, 1)),
+    (in_guarded_comprehension, (0.23, V), (0, 1)),  # no step lands on 1.0 (central differences)
+], ids=lambda a: a.__name__ if callable(a) else None)
+def test_a_loop_in_a_branch_not_taken_is_not_run(f, args, argnums):
+    """The compiled code computes both branches of an if and selects one; a while loop in the
+    branch not taken must not run (it may never end), as it does not in Python."""
+    with _deadline(120):
+        check(f, args, argnums)
+
+
+def test_to_sympy_refuses_a_data_dependent_while_loop():
+    with pytest.raises(CatadError, match="no SymPy form"):
+        catad.to_sympy(newton_sqrt, 2.0)
+    assert catad.to_sympy(with_continue, 0.8) is not None  # Int steps only: it has a form

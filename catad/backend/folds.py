@@ -293,6 +293,9 @@ def while_count(c: Compiler, t):
     _check_depth(c)
     at = t.acc.type
     lts = leaf_types(at)
+    # in a branch (an if's both branches are computed, then one selected) the loop runs only when
+    # the branch is taken: a loop Python never enters may never end
+    guard = c.mask
     acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
     n = c.name("steps")  # not assign: its memo would hand this changing name out for any 0
     c.emit(f"{n} = 0")
@@ -302,7 +305,7 @@ def while_count(c: Compiler, t):
     c.memo.append({})
     try:
         go = primal_leaf(c, _comp_in(c, t.cond, t.cvar, (rebuild(acc, at), i)), Bool)
-        c.emit(f"if not {go.code}:")
+        c.emit(f"if not {go.code}:" if guard is None else f"if not ({guard.code} and {go.code}):")
         c.emit("    break")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), i))
         _carry(c, acc + [i], [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]

@@ -17,6 +17,7 @@ import sympy
 from ..errors import CatadError
 from ..primitives.registry import PRIMITIVES
 from .evaluate import Evaluator
+from .fold import WhileCount
 from .terms import Build, Call, Const, If, Program, Term
 from .types import Float, Tuple as TupleT, Type, Vec, coerce_value, scalar_of
 
@@ -53,7 +54,23 @@ class SympyEvaluator(Evaluator):
             return np.array(list(arr), dtype=object) if elems and isinstance(elems[0], np.ndarray) else arr
         if isinstance(t, Call) and t.fn not in self.defs:
             return self._primitive(t, tuple(self.eval(a, env) for a in t.args))
+        if isinstance(t, WhileCount):
+            return self._while_count(t, env)
         return super()._eval_nonlet(t, env)
+
+    def _while_count(self, t: WhileCount, env: dict) -> int:
+        """A while loop's steps, when its condition has a truth value at every step; a condition
+        on the symbols (a loop whose trip count depends on x) has no SymPy form."""
+        acc, i = self.eval(t.acc, env), 0
+        while True:
+            go = self.eval_in(t.cond, env, t.cvar, (acc, i))
+            if not isinstance(go, (bool, np.bool_)) and go not in (sympy.true, sympy.false):
+                raise CatadError("a while loop whose number of steps depends on the symbols has no SymPy form "
+                                 f"(its condition is {go})", loc=t.loc, construct="while loop")
+            if not bool(go):
+                return i
+            acc = self.eval_in(t.body, env, t.var, (acc, i))
+            i += 1
 
     def _primitive(self, t: Call, args: tuple) -> Any:
         p = PRIMITIVES[t.fn]
