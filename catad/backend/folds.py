@@ -177,26 +177,35 @@ def _comp_in(c: Compiler, body, var, value):
         _unbind(c, var, old)
 
 
-class _Loop:
-    """for i in range(n): the lines written inside at one more indentation, their memo dropped
-    after (names assigned in the loop change at each pass)."""
+class _Block:
+    """A loop's header, then the lines written inside at one more indentation, their memo
+    dropped after (names assigned in the loop change at each pass)."""
 
-    def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False, start: str | None = None):
-        self.c, self.n, self.hint, self.reverse, self.start = c, n, hint, reverse, start
+    def __init__(self, c: Compiler, header: str):
+        self.c, self.header = c, header
 
-    def __enter__(self) -> Arr:
-        c = self.c
-        i = c.name(self.hint)
-        rng = f"range({self.n} - 1, -1, -1)" if self.reverse else \
-            f"range({self.start}, {self.n})" if self.start is not None else f"range({self.n})"
-        c.emit(f"for {i} in {rng}:")
-        c.indent += 1
-        c.memo.append({})
-        return Arr(i, 0, frozenset(), 0, "i")
+    def __enter__(self) -> None:
+        self.c.emit(self.header)
+        self.c.indent += 1
+        self.c.memo.append({})
 
     def __exit__(self, *exc) -> None:
         self.c.memo.pop()
         self.c.indent -= 1
+
+
+class _Loop(_Block):
+    """for i in range(n) (or range(start, n), or backwards) as a _Block."""
+
+    def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False, start: str | None = None):
+        self.i = c.name(hint)
+        rng = f"range({n} - 1, -1, -1)" if reverse else \
+            f"range({start}, {n})" if start is not None else f"range({n})"
+        super().__init__(c, f"for {self.i} in {rng}:")
+
+    def __enter__(self) -> Arr:
+        super().__enter__()
+        return Arr(self.i, 0, frozenset(), 0, "i")
 
 
 def _check_depth(c: Compiler) -> None:
@@ -300,19 +309,13 @@ def while_count(c: Compiler, t):
     n = c.name("steps")  # not assign: its memo would hand this changing name out for any 0
     c.emit(f"{n} = 0")
     i = Arr(n, 0, frozenset(), 0, "i")
-    c.emit("while True:")
-    c.indent += 1
-    c.memo.append({})
-    try:
+    with _Block(c, "while True:"):
         go = primal_leaf(c, _comp_in(c, t.cond, t.cvar, (rebuild(acc, at), i)), Bool)
         c.emit(f"if not {go.code}:" if guard is None else f"if not ({guard.code} and {go.code}):")
         c.emit("    break")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), i))
         _carry(c, acc + [i], [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
                + [Arr(f"{n} + 1", 0, frozenset(), 0, "i")])
-    finally:
-        c.memo.pop()
-        c.indent -= 1
     return i
 
 

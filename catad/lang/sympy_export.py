@@ -17,7 +17,7 @@ import sympy
 from ..errors import CatadError
 from ..primitives.registry import PRIMITIVES
 from .evaluate import Evaluator
-from .fold import WhileCount
+from .fold import WhileCount, eval_while_count
 from .terms import Build, Call, Const, If, Program, Term
 from .types import Float, Tuple as TupleT, Type, Vec, coerce_value, scalar_of
 
@@ -59,18 +59,15 @@ class SympyEvaluator(Evaluator):
         return super()._eval_nonlet(t, env)
 
     def _while_count(self, t: WhileCount, env: dict) -> int:
-        """A while loop's steps, when its condition has a truth value at every step; a condition
-        on the symbols (a loop whose trip count depends on x) has no SymPy form."""
-        acc, i = self.eval(t.acc, env), 0
-        while True:
-            go = self.eval_in(t.cond, env, t.cvar, (acc, i))
-            if not isinstance(go, (bool, np.bool_)) and go not in (sympy.true, sympy.false):
+        """A while loop's steps (the reference loop), when its condition has a truth value at
+        every step; a condition on the symbols (a trip count that depends on x) has no SymPy form."""
+        def ev_in(body: Term, var, value):
+            out = self.eval_in(body, env, var, value)
+            if body is t.cond and not isinstance(out, (bool, np.bool_)) and out not in (sympy.true, sympy.false):
                 raise CatadError("a while loop whose number of steps depends on the symbols has no SymPy form "
-                                 f"(its condition is {go})", loc=t.loc, construct="while loop")
-            if not bool(go):
-                return i
-            acc = self.eval_in(t.body, env, t.var, (acc, i))
-            i += 1
+                                 f"(its condition is {out})", loc=t.loc, construct="while loop")
+            return bool(out) if body is t.cond else out
+        return eval_while_count(t, lambda sub: self.eval(sub, env), ev_in)
 
     def _primitive(self, t: Call, args: tuple) -> Any:
         p = PRIMITIVES[t.fn]
