@@ -30,6 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_diff
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .pipeline import Bound, bind, check_checkpoints
+from .trees import matching, unflat
 
 
 def jacobian_core(fn: Callable, *example_args: Any) -> Program:
@@ -133,6 +134,17 @@ def _finite(x: Any) -> bool:
     return bool(np.isfinite(x).all())
 
 
+def _user_out(b: Bound, x: Any) -> Any:
+    """The output (or its tangent) in the structure f returns: its lists and dicts back."""
+    return unflat(x, b.pipeline.result_tree)
+
+
+def _user_args(b: Bound, xs: tuple, nums: Sequence[int] | None = None) -> tuple:
+    """Values for the arguments nums (all by default) in their structure (catad.trees)."""
+    trees = b.trees
+    return tuple(unflat(x, trees[k]) for x, k in zip(xs, range(len(xs)) if nums is None else nums))
+
+
 def _canonical(b: Bound) -> tuple:
     params = _params(b)
     return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(b.args, params)), params
@@ -171,7 +183,7 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool, checkpoints
     vals, params = _canonical(b)
     nums = _argnums(argnums, params)
     out, cts = _reverse(b, vals, 1.0, nums, checkpoints)
-    grads = tuple(_materialize(cts[k], vals[k]) for k in nums)
+    grads = _user_args(b, tuple(_materialize(cts[k], vals[k]) for k in nums), nums)
     g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (out, g) if with_value else g
 
@@ -206,9 +218,17 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
     b = bind(fn, primals)
     vals, params = _canonical(b)
-    dx = _check_tangents(tangents, vals, params)
+    dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
     out, dt = _forward(b, vals, dx)
-    return out, _materialize(dt, out)
+    return _user_out(b, out), _user_out(b, _materialize(dt, out))
+
+
+def _flat_tangents(b: Bound, tangents: tuple, params) -> tuple:
+    """Tangents given in the arguments' structure (lists and dicts) as compiled code takes them."""
+    if len(tangents) != len(b.trees):
+        return tangents  # _check_tangents says what is wrong
+    return tuple(matching(t, tree, f"tangent for {p.name!r}", "its primal")
+                 for t, tree, p in zip(tangents, b.trees, params))
 
 
 def _sequence(x: Any, what: str) -> tuple:
@@ -270,10 +290,11 @@ def vjp(fn: Callable, *primals: Any, checkpoints: int | None = None, **kw_primal
     def vjp_fn(*cts):
         if len(cts) != 1:
             raise ArgumentError(f"vjp_fn takes one cotangent, shaped like the output, got {len(cts)}")
-        c = _tangent_value(cts[0], out, b.core.main.result_type, "cotangent")
+        ct = matching(cts[0], b.pipeline.result_tree, "cotangent", "the output")
+        c = _tangent_value(ct, out, b.core.main.result_type, "cotangent")
         _, cts = _reverse(b, vals, c, checkpoints=checkpoints)
-        return tuple(_materialize(x, v) for x, v in zip(cts, vals))
-    return out, vjp_fn
+        return _user_args(b, tuple(_materialize(x, v) for x, v in zip(cts, vals)))
+    return _user_out(b, out), vjp_fn
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
@@ -299,6 +320,7 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int
         offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
         for k in nums:
             results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
+        results = _user_args(b, tuple(results), nums)
         return results[0] if isinstance(argnums, (int, np.integer)) else tuple(results)
     return jac
 
@@ -363,14 +385,15 @@ class LinearMap:
                 raise ArgumentError("the transpose takes one cotangent")
             return self._reverse(args[0])
         args = call_args(self.bound.fn, args, kwargs)  # tangents by keyword take their primal's place
-        dx = _check_tangents(tuple(args), self.vals, self.params)
+        dx = _check_tangents(_flat_tangents(self.bound, tuple(args), self.params), self.vals, self.params)
         _, dt = _forward(self.bound, self.vals, dx)
-        return _materialize(dt, self.out)
+        return _user_out(self.bound, _materialize(dt, self.out))
 
     def _reverse(self, ct: Any) -> tuple:
-        c = _tangent_value(ct, self.out, _type_of(self.out), "cotangent")
+        ct = matching(ct, self.bound.pipeline.result_tree, "cotangent", "the output")
+        c = _tangent_value(ct, self.out, self.bound.core.main.result_type, "cotangent")
         _, cts = _reverse(self.bound, self.vals, c)
-        return tuple(_materialize(x, v) for x, v in zip(cts, self.vals))
+        return _user_args(self.bound, tuple(_materialize(x, v) for x, v in zip(cts, self.vals)))
 
     @property
     def T(self) -> "LinearMap":
@@ -394,15 +417,10 @@ class LinearMap:
         return f"<catad.LinearMap {self}>"
 
 
-def _type_of(v: Any) -> Type:
-    from .lang.types import type_of_value
-    return type_of_value(v, "output")
-
-
 def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, LinearMap]:
     """``(fn(*primals), lm)``: the derivative at primals as a :class:`LinearMap` (primals
     given by keyword take their parameter's place)."""
     b = bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
-    return out, LinearMap(b, vals, params, out)
+    return _user_out(b, out), LinearMap(b, vals, params, out)

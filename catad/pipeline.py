@@ -38,6 +38,7 @@ from .lang.inline import inline_program
 from .lang.terms import Def, Program
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
+from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative
 from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
 
@@ -51,13 +52,14 @@ _CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary(
 _ENTRIES = 8  # per signature: a global that flips between a few types does not recompile each time
 
 
-def signature(fn: Callable, args: tuple) -> tuple:
-    """The compile cache's key for these arguments: their types, and which axes of their arrays
-    have length 1 (NumPy's broadcasting depends on it; lengths otherwise do not matter)."""
+def signature(fn: Callable, args: tuple, trees: tuple = ()) -> tuple:
+    """The compile cache's key for these arguments (lists and dicts made tuples, see
+    catad.trees): their types, which axes of their arrays have length 1 (NumPy's broadcasting
+    depends on it; lengths otherwise do not matter), and their trees."""
     names = _param_names(fn)
     types = tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
                   for i, a in enumerate(args))
-    return types, tuple(units_of_value(a) for a in args)
+    return types, tuple(units_of_value(a) for a in args), trees
 
 
 def _param_names(fn: Callable) -> list[str]:
@@ -83,8 +85,11 @@ class Pipeline:
     The core program's parameters are the function's own, then the hidden ones that carry
     the values it reads from globals and closures (`reads.hidden`)."""
 
-    def __init__(self, core: Program, reads: Any, record: bool = False):
+    def __init__(self, core: Program, reads: Any, record: bool = False, trees: tuple = (),
+                 result_tree: Any = None):
         self.core, self.reads = core, reads
+        # the structure of each list or dict argument and of a list or dict result (catad.trees)
+        self.trees, self.result_tree = trees, result_tree
         # Whether the rewriting stages keep their steps. grad has no use for them, and they
         # hold every intermediate term alive (a third of a long program's memory); explain
         # sets it before asking for the stages (see `trace`).
@@ -170,7 +175,7 @@ class Pipeline:
         for stage in TRACED:
             getattr(self, stage.replace("-", "_"))
         if any(stage not in self._traces for stage in TRACED):
-            twin = Pipeline(self.core, self.reads, record=True)
+            twin = Pipeline(self.core, self.reads, True, self.trees, self.result_tree)
             twin.trace
             self._traces = twin._traces
         return [step for stage in TRACED for step in self._traces[stage]]
@@ -227,12 +232,18 @@ def check_checkpoints(k: Any) -> int | None:
 
 class Bound:
     """fn called on args now: its pipeline for them and the hidden values read now, which
-    follow the user's arguments in every compiled program's parameters."""
+    follow the user's arguments in every compiled program's parameters. `args` are the
+    arguments with their lists and dicts made tuples (catad.trees), as compiled code takes
+    them; `trees` their structures (None for an argument with no list or dict)."""
 
     __slots__ = ("fn", "args", "pipeline", "hidden")
 
     def __init__(self, fn: Callable, args: tuple, pipeline: Pipeline, hidden: tuple):
         self.fn, self.args, self.pipeline, self.hidden = fn, args, pipeline, hidden
+
+    @property
+    def trees(self) -> tuple:
+        return self.pipeline.trees or (None,) * len(self.args)
 
     @property
     def core(self) -> Program:
@@ -244,7 +255,14 @@ def bind(fn: Callable, args: tuple) -> Bound:
     when none of its pipelines for this signature read what Python would read now)."""
     if not callable(fn):
         raise ArgumentError(f"expected a Python function, got {type(fn).__name__}")
-    key = signature(fn, args)
+    names = _param_names(fn)
+    trees = tuple(tree_of(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
+                  for i, a in enumerate(args))
+    if any(t is not None for t in trees):
+        args = tuple(flat(a, t) for a, t in zip(args, trees))
+    else:
+        trees = ()
+    key = signature(fn, args, trees)
     try:
         table = _CACHE.setdefault(fn, {})
     except TypeError:  # not weak-referenceable: do not cache
@@ -254,7 +272,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
         hidden = p.reads.current()
         if hidden is not None:
             return Bound(fn, args, p, hidden)
-    p = _compile(fn, args)
+    p = _compile(fn, args, trees)
     hidden = p.reads.current()
     if hidden is None:
         raise CatadError(f"what {getattr(fn, '__name__', 'f')} reads from globals or closures changed while it "
@@ -265,12 +283,12 @@ def bind(fn: Callable, args: tuple) -> Bound:
     return Bound(fn, args, p, hidden)
 
 
-def _compile(fn: Callable, args: tuple) -> Pipeline:
+def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     with paused_gc():
-        program, reads = frontend.compile_with_reads(fn, tuple(args))
+        program, reads, result_tree = frontend.compile_with_reads(fn, tuple(args), trees, with_tree=True)
         program, loops = frontend.vectorise_loops(program)  # independent iterations: builds and sums
         check_program(program)
-    p = Pipeline(program, reads)
+    p = Pipeline(program, reads, trees=trees, result_tree=result_tree)
     p.loop_notes = loops
     return p
 

@@ -198,10 +198,6 @@ def uses_fstring(x):
     return f"{x}"  # ERR
 
 
-def uses_list_value(x):
-    return x + LIST[0]  # ERR
-
-
 def uses_empty_list(x):
     v = []  # ERR
     return x
@@ -223,10 +219,6 @@ def uses_starred_assign(t):
 def uses_lambda(x):
     f = lambda y: y  # ERR
     return f(x)
-
-
-def uses_dict(x):
-    return {"a": x}  # ERR
 
 
 def uses_none(x):
@@ -323,13 +315,11 @@ EXPR_CASES = [
     (list_negate, (1.0,), UnsupportedSyntax, ["Python list"]),
     (uses_string, (1.0,), UnsupportedSyntax, ["string"]),
     (uses_fstring, (1.0,), UnsupportedSyntax, ["string"]),
-    (uses_list_value, (1.0,), UnsupportedSyntax, ["list", "NumPy array"]),
     (uses_empty_list, (1.0,), UnsupportedSyntax, ["empty list", "np.zeros"]),
     (uses_walrus, (1.0,), UnsupportedSyntax, ["(:=)"]),
     (uses_starred_call, ((1.0, 2.0),), UnsupportedSyntax, ["*args"]),
     (uses_starred_assign, ((1.0, 2.0),), UnsupportedSyntax, ["starred"]),
     (uses_lambda, (1.0,), UnsupportedSyntax, ["lambda", "def"]),
-    (uses_dict, (1.0,), UnsupportedSyntax, ["dict"]),
     (uses_none, (1.0,), UnsupportedSyntax, ["None", "constants are"]),
     (uses_is, (1.0,), UnsupportedSyntax, ["comparison", "< <= > >= == !="]),
     (uses_in, (1.0,), UnsupportedSyntax, ["comparison"]),

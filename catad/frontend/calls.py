@@ -32,6 +32,8 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj))
+    if handler is not None or primitive_for_callable(obj) is not None:
+        args = [_list_as_array(lw, a) for a in args]
     if handler is not None:
         fn, allowed = handler
         for name, kw in kwargs.items():
@@ -50,6 +52,31 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
                               f"{', '.join(supported_names())}, and functions you define")
+
+
+def _list_as_array(lw, a):
+    """A local list (a parameter's, or a list display's) of scalars or of arrays of one type,
+    given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
+    floats); any other argument is left as it is."""
+    base = a.value if isinstance(a, ast.Subscript) else a
+    if not (isinstance(base, ast.Name) and base.id in lw.env):
+        return a
+    t = lw.expr(a)
+    return list_array(lw, t, a) or t
+
+
+def list_array(lw, t: Term, node: ast.AST) -> Term | None:
+    """The array NumPy makes of t when t is a list (catad.trees) of scalars or of arrays of one
+    type; None otherwise."""
+    tree = lw.tree(t)
+    if tree is None or tree.kind != "list" or not t.type.items or any(x is not None for x in tree.items):
+        return None
+    items = list(t.items) if isinstance(t, Tuple) else [Get(k, t, t.loc) for k in range(len(t.type.items))]
+    types = {x.type for x in items}
+    if not (types <= {Int, Float, Bool} or len(types) == 1 and is_array(items[0])):
+        return None
+    floats = any(scalar_of(x.type) == Float for x in items)
+    return lw.as_list(lw._display_build(items, floats, node))
 
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot,

@@ -13,12 +13,13 @@ import contextlib
 
 from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
-from ..lang.types import Float, Int
+from ..lang.types import Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from .checks import Frame
 from .common import is_array
 from .freenames import NOT_STATIC
 from .shapes import simple
+from .subscripts import DictKey
 
 _MISSING = object()
 
@@ -58,6 +59,9 @@ class Comprehensions:
     def _generators(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None) -> Term:
         g = gens[k]
         loc = self.loc(g.target)
+        items = self.static_items(g.iter)
+        if items is not None:
+            return self._unrolled(gens, k, elt, reduce, items)
         outer, size, var, elem = self.iteration(g)
         names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
         saved = {n: self.env.get(n, _MISSING) for n in names}
@@ -95,6 +99,90 @@ class Comprehensions:
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
         return out
+
+    def static_items(self, it: ast.expr) -> list | None:
+        """The items of a tuple, list or dict known while compiling that `it` runs over (a
+        tuple's items, zip or enumerate of tuples, a dict's keys, values or items, a key being
+        a DictKey), or None when it runs over an array or a range."""
+        method = None
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
+                and it.func.attr in ("keys", "values", "items"):
+            method, it = it.func.attr, it.func.value
+        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
+        fn = next((f for f in (range, zip, enumerate) if f is fn), None)
+        if fn is range or (fn is not None and method is not None):
+            return None
+        seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
+        if not seqs or not all(isinstance(a.type, TupleT) for a in seqs):
+            return None
+        tree = self.tree(seqs[0]) if fn is None else None
+        if tree is not None and tree.kind == "dict":
+            values = self._items(seqs[0])
+            if method == "values":
+                return values
+            keys = [DictKey(key) for key in tree.keys]
+            return list(zip(keys, values)) if method == "items" else keys
+        if method is not None:
+            self.fail(it, "method", f".{method}() is a dict's method; this is a {seqs[0].type}")
+        return self.tuple_items(fn, seqs, self.loc(it))  # loops.py
+
+    def _unrolled(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None,
+                  items: list) -> Term:
+        """A comprehension over items known while compiling, one element per item (Python's
+        order); sum adds them (from 0, as Python's sum), max and min compare them, a list
+        comprehension is the list display of them."""
+        g = gens[k]
+        loc = self.loc(g.iter)
+        names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+        saved = {n: self.env.get(n, _MISSING) for n in names}
+        elems = []
+        try:
+            for item in items:
+                pieces: list = []
+                self._bind_item(g.target, item, pieces, loc)
+                body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
+                for cond in reversed(g.ifs):
+                    if body.type not in (Int, Float):
+                        self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
+                                                                f"got {body.type}")
+                    body = If(self.condition(cond, "comprehension filter"), body,
+                              Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+                elems.append(self.assemble(pieces, body, None))
+        finally:
+            for n, v in saved.items():
+                if v is _MISSING:
+                    self.env.pop(n, None)
+                else:
+                    self.env[n] = v
+        if reduce is None:
+            if not elems:
+                self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
+                          "element type)", hint="use np.zeros(0)")
+            return self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
+        if reduce == "sum":
+            out = Const(0, Int, loc)
+            for e in elems:
+                out = self.binop(ast.Add(), out, e, g.iter)
+            return out
+        if not elems:
+            self.fail(g.iter, "max", "max() or min() of no elements raises ValueError in Python")
+        out = elems[0]
+        for e in elems[1:]:
+            out = prim("max" if reduce == "vmax" else "min", out, e, loc=loc)
+        return out
+
+    def _bind_item(self, target: ast.expr, item, pieces: list, loc) -> None:
+        if isinstance(item, DictKey):
+            if not isinstance(target, ast.Name):
+                self.fail(target, "comprehension", "a dict's key can only be bound to a name")
+            self.env[target.id] = item
+        elif isinstance(item, tuple):  # a dict's (key, value)
+            if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+                self.fail(target, "comprehension", "unpack a dict's items into two names: for k, v in d.items()")
+            self._bind_item(target.elts[0], item[0], pieces, loc)
+            self._bind_item(target.elts[1], item[1], pieces, loc)
+        else:
+            self.assign(target, item, pieces, loc)
 
     def iteration(self, g: ast.comprehension) -> tuple[list, Term, Var, Term | None]:
         """What `for target in iter` ranges over: (lets to put around the build, its size, its

@@ -23,6 +23,8 @@ from . import calls
 from .common import is_array
 from .freenames import NOT_STATIC
 from .source import relocate
+from .subscripts import DictKey
+from ..trees import Tree
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
@@ -114,13 +116,16 @@ class Expressions:
                                      ".shape, .T, .ndim and .size of arrays (make lists arrays with np.array)")
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
-        return Tuple(tuple(self.expr(e) for e in node.elts), self.loc(node))
+        t = Tuple(tuple(self.expr(e) for e in node.elts), self.loc(node))
+        items = tuple(self.tree(x) for x in t.items)  # a tuple of lists or dicts keeps their structure
+        return self.with_tree(t, Tree("tuple", items)) if any(x is not None for x in items) else t
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
         return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term:
         loc = self.loc(node)
+        a, b = self.list_operands(node, a, b)
         self.refuse_lists(node, [a, b], "an arithmetic operator")
         if isinstance(op, ast.MatMult):
             if not is_array(a) or not is_array(b):
@@ -221,6 +226,41 @@ class Expressions:
         ts = [self.arg(a) for a in args]
         loc = self.loc(node)
         units = tuple(self.b.units(t) for t in ts)
-        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units)
+        trees = tuple(self.tree(t) for t in ts)
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
-        return Call(name, tuple(ts), result, loc)
+        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+
+    def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:
+        """Operands of an arithmetic operator when one is a list (catad.trees): beside an array,
+        NumPy makes it an array; beside a number or a list, Python's operators do not work
+        elementwise (+ concatenates, * repeats), which catad does not compile."""
+        lists = [self.tree(t) is not None and self.tree(t).kind == "list" for t in (a, b)]
+        if not any(lists):
+            return a, b
+        arrays = [is_array(t) and not self.is_list(t) for t in (a, b)]
+        if lists[0] and arrays[1] or lists[1] and arrays[0]:
+            made = [calls.list_array(self, t, node) if is_list else t for t, is_list in zip((a, b), lists)]
+            if all(t is not None for t in made):
+                return made[0], made[1]
+        self.fail(node, "list arithmetic", "arithmetic on a Python list does not work elementwise in Python "
+                  "(+ concatenates, * repeats)", hint="make it an array: np.array(xs)")
+
+    def x_Dict(self, node: ast.Dict) -> Term:
+        """{"W": w, "b": b}: the tuple of its values, marked with its keys (catad.trees)."""
+        keys = []
+        for k in node.keys:
+            if k is None:
+                self.fail(node, "dict", "** in a dict display is not supported; write each key")
+            key = k.value if isinstance(k, ast.Constant) else \
+                self.env[k.id].key if isinstance(k, ast.Name) and isinstance(self.env.get(k.id), DictKey) else None
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                self.fail(k, "dict", "a dict's keys must be string or int constants here, e.g. {'W': w}")
+            keys.append(key)
+        values = [self.expr(v) for v in node.values]
+        kept: dict = {}
+        for key, v in zip(keys, values):  # a repeated key keeps its first place and its last value
+            kept[key] = v
+        items = tuple(kept.values())
+        return self.with_tree(Tuple(items, self.loc(node)),
+                              Tree("dict", tuple(self.tree(v) for v in items), tuple(kept)))

@@ -19,11 +19,19 @@ from ..errors import ArgumentError, Loc
 from ..lang.terms import Const, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
 from .reads import Path
+from ..trees import Tree, tree_of
 from .statements import Unbound
+from .subscripts import DictKey
 
 NOT_STATIC = object()
 _MISSING = object()
-_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple)  # what constant() compiles
+_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple, list, dict)  # what constant() compiles
+
+
+def _tuple_tree(lw, t: Tuple) -> Tree | None:
+    """A tuple's tree: None unless a list or dict is inside."""
+    items = tuple(lw.tree(x) for x in t.items)
+    return Tree("tuple", items) if any(x is not None for x in items) else None
 
 
 class FreeNames:
@@ -37,6 +45,9 @@ class FreeNames:
             return v
         if isinstance(v, Unbound):
             self.fail(node, "variable", v.message)
+        if isinstance(v, DictKey):
+            self.fail(node, "dict key", f"{name!r} is a key of a dict (a string while compiling); catad uses "
+                      f"such a key only to read its dict, e.g. d[{name}]")
         if name in self.src.local_names:
             self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
         return self.constant(*self.resolve(name, node), node, name)
@@ -101,17 +112,25 @@ class FreeNames:
             except ArgumentError as e:
                 self.fail(node, "constant", f"{what} is not usable: {e.message}")
             return self.hidden_param(path, ty, loc, units_of_value(obj))
-        if isinstance(obj, tuple):
-            self.program.reads.length(path, len(obj))
-            return Tuple(tuple(self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)),
-                         loc)
+        if isinstance(obj, (tuple, list)):
+            self.program.reads.length(path, len(obj), type(obj))
+            t = Tuple(tuple(self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)), loc)
+            return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in t.items))) if isinstance(obj, list) \
+                else self.with_tree(t, _tuple_tree(self, t))
+        if isinstance(obj, dict):
+            try:
+                tree_of(obj, what)
+            except ArgumentError as e:
+                self.fail(node, "constant", e.message, hint=e.hint)
+            self.program.reads.keys(path, tuple(obj))
+            t = Tuple(tuple(self.constant(x, path.item(k), node, f"{what}[{k!r}]") for k, x in obj.items()), loc)
+            return self.with_tree(t, Tree("dict", tuple(self.tree(x) for x in t.items), tuple(obj)))
         if callable(obj):
             self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
                                               "as values (higher-order functions are not supported)")
         kind = type(obj).__name__
-        hint = "make it a NumPy array" if isinstance(obj, list) else None
-        self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays and tuples of them can be "
-                                "used as values", hint=hint)
+        self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays and tuples, lists and dicts of "
+                                "them can be used as values")
 
     def hidden_param(self, path: Path, ty: Type, loc: Loc, units=None) -> Var:
         """The parameter carrying the value at path, which each call reads (named after it);

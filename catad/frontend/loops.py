@@ -54,6 +54,7 @@ from .freenames import NOT_STATIC
 from .shapes import lin_const, simple
 from .checks import Statement
 from .statements import Unbound
+from .subscripts import DictKey
 from .updates import OWNED
 
 _FIRST_ONLY = ("variable {name!r} is assigned only inside the {kind} at line {line}, which may run zero times, "
@@ -393,6 +394,8 @@ class Loops:
         if getattr(it, _WHILE, False):
             return self.folded(s, self.while_source(s), pieces)
         self.note_references(it)  # updates.py: the elements of an array are views of it
+        if self.dict_loop(s, pieces):
+            return
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
         if fn is not None and it.keywords:
@@ -480,8 +483,50 @@ class Loops:
 
     def _items(self, t: Term) -> list[Term]:
         if isinstance(t, Tuple):
-            return list(t.items)
-        return [Get(k, t, t.loc) for k in range(len(t.type.items))]
+            return [self.with_tree(x, self.item_tree(t, k)) for k, x in enumerate(t.items)]
+        return [self.with_tree(Get(k, t, t.loc), self.item_tree(t, k)) for k in range(len(t.type.items))]
+
+    # ------------------------------------------------------------ loops over a dict
+
+    def dict_loop(self, s: ast.For, pieces: list) -> bool:
+        """``for k in d`` (or d.keys()), ``for v in d.values()``, ``for k, v in d.items()`` over a
+        dict known while compiling: unrolled, one copy of the body per key in the dict's order,
+        with k a DictKey (it can index the dict) and v the value. False when s is not one."""
+        it, method = s.iter, None
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
+                and it.func.attr in ("keys", "values", "items"):
+            it, method = it.func.value, it.func.attr
+        if not isinstance(it, (ast.Name, ast.Attribute, ast.Subscript)):
+            return False
+        if isinstance(it, ast.Name) and it.id not in self.env:
+            return False  # a global: read below (its tree comes with it)
+        d = self.expr(it)
+        tree = self.tree(d)
+        if tree is None or tree.kind != "dict":
+            if method is not None:
+                self.fail(s.iter, "method", f".{method}() is a dict's method; this is a {d.type}")
+            return False
+        loc = self.loc(s)
+        d = self.bind_temp(d, pieces, loc)
+        if method == "items" and not (isinstance(s.target, (ast.Tuple, ast.List)) and len(s.target.elts) == 2):
+            self.fail(s.target, "for loop", "unpack a dict's items into two names: for k, v in d.items()")
+        for k, key in enumerate(tree.keys):
+            value = self.with_tree(d.items[k] if isinstance(d, Tuple) else Get(k, d, loc), tree.items[k])
+            if method == "values":
+                self.assign(s.target, value, pieces, loc)
+            elif method == "items":
+                self.env[self.dict_key_target(s.target.elts[0])] = DictKey(key)
+                self.assign(s.target.elts[1], value, pieces, loc)
+            else:
+                self.env[self.dict_key_target(s.target)] = DictKey(key)
+            more, _, _ = self.run(s.body)
+            pieces.extend(more)
+        return True
+
+    def dict_key_target(self, target: ast.expr) -> str:
+        if not isinstance(target, ast.Name):
+            self.fail(target, "for loop", "a dict's key can only be bound to a name")
+        return target.id
 
     def iteration_source(self, it: ast.expr, fn, seqs: list[Term]) -> _Source:
         loc = self.loc(it)

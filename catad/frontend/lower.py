@@ -34,6 +34,7 @@ from .reads import Path
 from .source import Source
 from .statements import Statements, has_return
 from .subscripts import Subscripts
+from ..trees import Tree
 
 
 class _Branch:
@@ -53,7 +54,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
     compiles the user functions it calls (catad.frontend.program.ProgramCompiler)."""
 
-    def __init__(self, program: Any, src: Source, arg_types: tuple, units: tuple | None = None):
+    def __init__(self, program: Any, src: Source, arg_types: tuple, units: tuple | None = None,
+                 trees: tuple | None = None):
         self.program = program  # compiles the user functions this one calls
         self.src = src
         self.fn = src.fn
@@ -67,6 +69,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.lists: dict[int, Term] = {}
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
+        # terms holding a Python list or dict of values (arguments, dict displays, globals): they
+        # lower to tuples, and their Tree (catad.trees) says which item a key or index reads
+        self.param_trees = trees or (None,) * len(arg_types)
+        self.trees: dict[int, tuple[Term, Tree]] = {}
+        self.result_tree: Tree | None = None
+        self._returned = False  # a return statement was lowered (its tree is result_tree)
 
     # ------------------------------------------------------------ helpers
 
@@ -85,10 +93,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def lower(self, name: str) -> Def:
         loc = self.loc(self.src.node)
         params = []
-        for p, ty, units in zip(self.src.params, self.arg_types, self.units):
+        for p, ty, units, tree in zip(self.src.params, self.arg_types, self.units, self.param_trees):
             v = Var(self.names.user(p), ty, loc)
             self.b.shapes.param(v, units)
-            self.env[p] = v
+            self.env[p] = self.with_tree(v, tree)
             params.append(v)
         if not any(has_return(s) for s in self.src.body):
             self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
@@ -96,7 +104,32 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         body, _ = self.returning_block(self.src.body, self.src.node)
         return Def(name, tuple(params) + tuple(v for _, v, _ in self.hidden.values()), body, loc)
 
-    # ------------------------------------------------------------ Python lists
+    # ------------------------------------------------------------ Python lists and dicts
+
+    def with_tree(self, t: Term, tree: Tree | None) -> Term:
+        """t, marked as holding the list or dict `tree` describes (nothing for None)."""
+        if tree is not None:
+            self.trees[id(t)] = (t, tree)
+        return t
+
+    def tree(self, t: Term) -> Tree | None:
+        entry = self.trees.get(id(t))
+        return entry[1] if entry is not None and entry[0] is t else None
+
+    def item_tree(self, t: Term, k: int) -> Tree | None:
+        """The tree of item k of t (None for a leaf or a plain tuple)."""
+        tree = self.tree(t)
+        return tree.items[k] if tree is not None else None
+
+    def returned(self, value: Term, node: ast.AST) -> None:
+        """A return statement's value: its tree is the function's result tree, the same at
+        every return (the caller rebuilds the result from it)."""
+        tree = self.tree(value)
+        if self._returned and tree != self.result_tree:
+            what = lambda t: t.describe() if t is not None else "a value that is not a list or dict"
+            self.fail(node, "return", f"{self.src.name} returns {what(tree)} here and {what(self.result_tree)} "
+                      "at another return", hint="return values of one structure at every return")
+        self._returned, self.result_tree = True, tree
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t

@@ -18,6 +18,7 @@ class ProgramCompiler:
     def __init__(self) -> None:
         self.defs: list[Def] = []                       # callees before callers
         self.done: dict[tuple, tuple[str, Type]] = {}   # (function, argument types) -> (def name, result)
+        self.result_trees: dict[str, Any] = {}          # def name -> the tree of its list or dict result
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -30,12 +31,14 @@ class ProgramCompiler:
         return self.sources[fn]
 
     def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None,
-                 units: tuple | None = None) -> tuple[str, Type]:
-        """The Def of fn specialised to arg_types and to which axes of its array arguments have
-        length 1 (units, see catad.pipeline.signature; None: not known), compiled on first use: its name
-        and result type."""
+                 units: tuple | None = None, trees: tuple | None = None) -> tuple[str, Type]:
+        """The Def of fn specialised to arg_types, to which axes of its array arguments have
+        length 1 (units, see catad.pipeline.signature; None: not known) and to the structures
+        of its list and dict arguments (trees, catad.trees), compiled on first use: its name and
+        result type (its result's tree: result_trees[name])."""
         units = units if units is not None else (None,) * len(arg_types)
-        key = (fn, arg_types, units)
+        trees = trees if trees and any(t is not None for t in trees) else None
+        key = (fn, arg_types, units, trees)
         if key in self.done:
             return self.done[key]
         if fn in self.active:
@@ -51,8 +54,9 @@ class ProgramCompiler:
         name = self._def_name(src.name)
         self.active.append(fn)
         try:
-            lowerer = FunctionLowerer(self, src, arg_types, units)
+            lowerer = FunctionLowerer(self, src, arg_types, units, trees)
             d = lowerer.lower(name)
+            self.result_trees[name] = lowerer.result_tree
         finally:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
@@ -75,9 +79,11 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
     return compile_with_reads(fn, example_args)[0]
 
 
-def compile_with_reads(fn: Any, example_args: tuple) -> tuple[Program, Reads]:
+def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tree: bool = False):
     """compile_function's Program, and what it read from globals and closures: the entry's
-    parameters after the user's are the hidden ones, whose values ``reads.current()`` gives."""
+    parameters after the user's are the hidden ones, whose values ``reads.current()`` gives.
+    Lists and dicts among the arguments come as tuples, with their structures in `trees`
+    (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned."""
     try:
         fn = inspect.unwrap(fn)  # a decorated function compiles as the function it wraps
     except ValueError:
@@ -100,12 +106,13 @@ def compile_with_reads(fn: Any, example_args: tuple) -> tuple[Program, Reads]:
             raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
                                 f"it was called with {len(example_args)}", where, "arguments")
         arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, params))
-        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args))
+        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args), trees=trees)
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
                                 hint="split it into several assignments") from None
-    return Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))
+    out = Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))
+    return out + (pc.result_trees[entry],) if with_tree else out
 
 
 def _describe(fn: Any) -> str:

@@ -12,7 +12,8 @@ attributes and tuple items), of one of four kinds:
             attribute (``np.pi``): a constant, compared at every call
 ``same``    anything else used statically (modules, functions, ``range``): compared by
             identity
-``length``  a tuple's length (its items are reads of their own)
+``length``  a tuple's or list's type and length (its items are reads of their own)
+``keys``    a dict's keys, in order (its values are reads of their own)
 
 :meth:`Reads.current` checks them all with dict look-ups, ``getattr`` and ``is``, and gives
 the hidden values, or None when something changed and the function must be compiled again.
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..lang.types import Float, Type, coerce_value, dtype_of, rank, type_of_value
 
-_SAME, _EQUAL, _LENGTH = "same", "equal", "length"
+_SAME, _EQUAL, _LENGTH, _KEYS = "same", "equal", "length", "keys"
 
 
 class Path:
@@ -93,8 +94,11 @@ class ReadLog:
     def equal(self, path: Path, value: Any) -> None:
         self.guards.setdefault(path.key, (path, _EQUAL, value))
 
-    def length(self, path: Path, n: int) -> None:
-        self.guards.setdefault(path.key, (path, _LENGTH, n))
+    def length(self, path: Path, n: int, cls: type = tuple) -> None:
+        self.guards.setdefault(path.key, (path, _LENGTH, (cls, n)))
+
+    def keys(self, path: Path, keys: tuple) -> None:
+        self.guards.setdefault(path.key, (path, _KEYS, keys))
 
 
 class Reads:
@@ -122,7 +126,10 @@ class Reads:
                     # `is` first: a NaN constant is not equal to itself
                     if v is not expected and (type(v) is not type(expected) or v != expected):
                         return None
-                elif type(v) is not tuple or len(v) != expected:
+                elif kind is _LENGTH:
+                    if type(v) is not expected[0] or len(v) != expected[1]:
+                        return None
+                elif type(v) is not dict or tuple(v) != expected:
                     return None
             values = []
             for path, ty, cls, dtype, ndim, units in self._expected:

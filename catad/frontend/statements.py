@@ -101,6 +101,7 @@ class Statements:
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
                     value = self.expr(s.value)
+                    self.returned(value, s)  # lower.py: the result's list or dict structure
                     return self.checked(pieces, start), value, self.loc(s)
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
@@ -201,22 +202,24 @@ class Statements:
     def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
-        is_list = self.is_list(value)
+        is_list, tree = self.is_list(value), self.tree(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
+            self.with_tree(value, tree)
             return
         v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
         pieces.append(("let", v, value, loc))
-        self.env[name] = self.as_list(v) if is_list else v
+        self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
     def bind_temp(self, value: Term, pieces: list, loc: Loc) -> Term:
+        tree = self.tree(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
-            return value
+            return self.with_tree(value, tree)
         v = self.b.bound(self.b.var(value.type, loc), value)
         pieces.append(("let", v, value, loc))
-        return v
+        return self.with_tree(v, tree)
 
     def flatten(self, value: Term, pieces: list, loc: Loc) -> Term:
         """The lets of a value's own let chain (temporaries, checks) as statements of their own,
@@ -234,6 +237,10 @@ class Statements:
                 self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
                                              "unpack into one name per element")
             n, ty = len(target.elts), value.type
+            tree = self.tree(value)
+            if tree is not None and tree.kind == "dict":  # Python would unpack its keys
+                self.fail(target, "unpacking", "unpacking a dict gives its keys, which catad does not compile",
+                          hint="read its values by key: a, b = d['a'], d['b']")
             if not isinstance(ty, TupleT) or len(ty.items) != n:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; only tuples of the "
@@ -242,7 +249,7 @@ class Statements:
                 items = value.items  # unpack a tuple display without building it
             else:
                 atom = self.bind_temp(value, pieces, loc)
-                items = tuple(Get(k, atom, loc) for k in range(n))
+                items = tuple(self.with_tree(Get(k, atom, loc), self.item_tree(atom, k)) for k in range(n))
             for t, item in zip(target.elts, items):
                 self.assign(t, item, pieces, loc)
         elif isinstance(target, ast.Subscript):

@@ -13,6 +13,26 @@ from ..lang.terms import Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from .common import is_array
+from ..trees import Tree
+
+
+_NO_KEY = object()
+
+
+def _one_array(items: list) -> bool:
+    """Whether a list display's values make an array (scalars, or arrays of one type): NumPy
+    would convert it. Otherwise it stays a Python list (a tuple marked with its Tree)."""
+    if all(t.type in (Int, Float, Bool) for t in items):
+        return True
+    return all(is_array(t) for t in items) and len({t.type for t in items}) == 1
+
+
+class DictKey:
+    """A key of a dict known while compiling, the value of a loop's variable over the dict's
+    keys (``for k in d``, ``for k, v in d.items()``): it can index its dict and nothing else."""
+
+    def __init__(self, key):
+        self.key = key
 
 
 class Subscripts:
@@ -23,19 +43,27 @@ class Subscripts:
         base, loc = self.expr(node.value), self.loc(node)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if isinstance(base.type, TupleT):
-            k = None
-            if len(items) == 1 and not isinstance(items[0], ast.Slice):
-                t = self.expr(items[0])
-                k = t.value if isinstance(t, Const) and t.type == Int else None
-            if k is None:
-                self.fail(node, "tuple index", "a tuple can only be indexed by an integer constant, "
-                                               "e.g. t[0] or t[-1]")
-            n = len(base.type.items)
-            if not -n <= k < n:
-                self.fail(node, "tuple index", f"index {k} is out of range for a tuple of {n} values",
-                          CatadTypeError)
-            k %= n
-            return base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
+            tree = self.tree(base)
+            if tree is not None and tree.kind == "dict":
+                k = self.dict_key(tree, items, node)
+            else:
+                k = None
+                if len(items) == 1 and not isinstance(items[0], ast.Slice):
+                    t = self.expr(items[0])
+                    k = t.value if isinstance(t, Const) and t.type == Int else None
+                what = "list" if tree is not None else "tuple"
+                if k is None:
+                    self.fail(node, f"{what} index", f"a {what} can only be indexed by an integer constant here, "
+                                                     "e.g. t[0] or t[-1]",
+                              hint="a list of arrays of one shape can be made an array: np.array(xs)[i]"
+                              if what == "list" else None)
+                n = len(base.type.items)
+                if not -n <= k < n:
+                    self.fail(node, f"{what} index", f"index {k} is out of range for a {what} of {n} values",
+                              CatadTypeError)
+                k %= n
+            item = base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
+            return self.with_tree(item, self.item_tree(base, k))
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
                       CatadTypeError)
@@ -67,6 +95,23 @@ class Subscripts:
         t = self.b.subscript(base, lowered, loc)
         return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
 
+    def dict_key(self, tree, items: list, node: ast.Subscript) -> int:
+        """The position of the value d[key] reads: key a constant, or a loop's variable over the
+        dict's keys (a DictKey in env)."""
+        key = _NO_KEY
+        if len(items) == 1 and isinstance(items[0], ast.Constant):
+            key = items[0].value
+        elif len(items) == 1 and isinstance(items[0], ast.Name) and isinstance(self.env.get(items[0].id), DictKey):
+            key = self.env[items[0].id].key
+        if key is _NO_KEY:
+            self.fail(node, "dict key", "a dict can only be read with a constant key (d['W']) or a loop's "
+                      "variable over its keys", hint="write the key itself, e.g. params['W']")
+        k = tree.index(key)
+        if k is None:
+            self.fail(node, "dict key", f"KeyError: {key!r} is not a key of this dict (its keys: "
+                      f"{', '.join(map(repr, tree.keys))})", CatadTypeError)
+        return k
+
     def index_item(self, node: ast.expr) -> tuple:
         """("index", i) for an Int, ("take", a) for an array of Ints (NumPy's integer array indexing)."""
         t = self.expr(node)
@@ -88,6 +133,12 @@ class Subscripts:
         return t
 
     def x_List(self, node: ast.List) -> Term:
+        if not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts) and node.elts:
+            items = [self.expr(e) for e in node.elts]
+            if not _one_array(items):  # [W, b] of two shapes, [x, 1.0]: a Python list of values
+                t = Tuple(tuple(items), self.loc(node))
+                return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
+            return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
         return self.as_list(self.display(node))
 
     def display(self, node: ast.List | ast.Tuple) -> Term:

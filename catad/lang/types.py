@@ -164,7 +164,8 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         raise ArgumentError(f"{what} is a Python list; catad takes NumPy arrays",
                             hint="pass np.asarray(x, dtype=float)")
     raise ArgumentError(f"{what} has type {type(v).__name__}, which catad does not take",
-                        hint="pass floats, ints, bools, NumPy arrays of rank 1 or 2, or tuples of these")
+                        hint="pass floats, ints, bools, NumPy arrays of rank 1 or 2, or tuples, lists and dicts of "
+                             "these")
 
 
 def units_of_value(v: Any):

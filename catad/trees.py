@@ -1,0 +1,92 @@
+"""Arguments and results as trees: tuples, lists and dicts (nested) of numbers and arrays.
+
+Compiled programs know tuples only (notes Fig. 1). A list is compiled as the tuple of its
+items and a dict as the tuple of its values in its key order, and a :class:`Tree` keeps what
+each was, so that the front end can read ``params["W"]`` and ``layers[0]``, and what the API
+returns has the caller's structure (a gradient with respect to a dict is a dict with the same
+keys, as with JAX's pytrees). A value with no list or dict inside has no tree (None): plain
+tuples and arrays go through unchanged.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .errors import ArgumentError
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """A tuple, list or dict whose items are trees or leaves (None). A dict's keys are in
+    its own order, which is also the order of its values in the compiled tuple."""
+
+    kind: str                       # "tuple", "list" or "dict"
+    items: tuple                    # Tree | None per item
+    keys: tuple = ()                # a dict's keys
+
+    def index(self, key: Any) -> int | None:
+        """The position of a dict's key (None when it has no such key)."""
+        for k, x in enumerate(self.keys):
+            if type(x) is type(key) and x == key:
+                return k
+        return None
+
+    def describe(self) -> str:
+        if self.kind == "dict":
+            return "a dict with keys " + ", ".join(map(repr, self.keys))
+        return f"a {self.kind} of {len(self.items)}"
+
+
+def tree_of(v: Any, what: str = "argument") -> Tree | None:
+    """v's tree, or None when v holds no list or dict (it is compiled as it is)."""
+    if isinstance(v, dict):
+        for k in v:
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise ArgumentError(f"{what} is a dict with the key {k!r}; catad takes dicts whose keys are "
+                                    "strings or ints", hint="use string keys, e.g. {'W': W, 'b': b}")
+        return Tree("dict", tuple(tree_of(x, f"{what}[{k!r}]") for k, x in v.items()), tuple(v))
+    if isinstance(v, list):
+        return Tree("list", tuple(tree_of(x, f"{what}[{i}]") for i, x in enumerate(v)))
+    if type(v) is tuple:
+        items = tuple(tree_of(x, f"{what}[{i}]") for i, x in enumerate(v))
+        return Tree("tuple", items) if any(t is not None for t in items) else None
+    return None
+
+
+def flat(v: Any, tree: Tree | None) -> Any:
+    """v with its lists and dicts made tuples (v itself when tree is None)."""
+    if tree is None:
+        return v
+    values = v.values() if tree.kind == "dict" else v
+    return tuple(flat(x, t) for x, t in zip(values, tree.items))
+
+
+def unflat(v: Any, tree: Tree | None) -> Any:
+    """The compiled value v (tuples) in tree's structure."""
+    if tree is None:
+        return v
+    items = [unflat(x, t) for x, t in zip(v, tree.items)]
+    if tree.kind == "dict":
+        return dict(zip(tree.keys, items))
+    return items if tree.kind == "list" else tuple(items)
+
+
+def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
+    """v (a tangent or cotangent given by the user) flattened like `like`, whose tree is
+    tree; ArgumentError when its structure differs."""
+    if tree is None:
+        return v
+    if tree.kind == "dict":
+        if not isinstance(v, dict) or list(v) != list(tree.keys):
+            keys = f"the keys {list(v)}" if isinstance(v, dict) else f"a {type(v).__name__}"
+            raise ArgumentError(f"{what} must be {tree.describe()} (in that order), like {like}; got {keys}")
+        values = list(v.values())
+        return tuple(matching(x, t, f"{what}[{k!r}]", like) for x, t, k in zip(values, tree.items, tree.keys))
+    cls = list if tree.kind == "list" else tuple
+    if not isinstance(v, cls) or len(v) != len(tree.items):
+        got = f"a {type(v).__name__} of {len(v)}" if isinstance(v, (list, tuple)) else f"a {type(v).__name__}"
+        raise ArgumentError(f"{what} must be {tree.describe()}, like {like}; got {got}")
+    return tuple(matching(x, t, f"{what}[{i}]", like) for i, (x, t) in enumerate(zip(v, tree.items)))
+
+
+__all__ = ["Tree", "flat", "matching", "tree_of", "unflat"]
