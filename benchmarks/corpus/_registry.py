@@ -32,10 +32,11 @@ class Entry:
     note: str = ""                      # why the function is written this way, if worth saying
     domain: str = ""                    # filled in by corpus/__init__.py: the module's short name
     citation: str = field(default="")
+    alias: str = ""                     # the entry's name when not the function's (two imported homonyms)
 
     @property
     def name(self) -> str:
-        return self.fn.__name__
+        return self.alias or self.fn.__name__
 
     @property
     def qualname(self) -> str:
@@ -58,9 +59,10 @@ def citation_of(fn: Callable) -> str:
 
 
 def case(fn: Callable, args: Callable[[np.random.Generator], tuple], argnums: Any = (0,), note: str = "",
-         citation: str | None = None) -> Entry:
+         citation: str | None = None, name: str = "") -> Entry:
     """An entry; ``citation`` only for a function imported from elsewhere (its source is not
     preceded by the corpus's comment), otherwise the comment above its ``def``."""
     if isinstance(argnums, int):
         argnums = (argnums,)
-    return Entry(fn, args, tuple(argnums), note, citation=citation if citation is not None else citation_of(fn))
+    return Entry(fn, args, tuple(argnums), note, citation=citation if citation is not None else citation_of(fn),
+                 alias=name)

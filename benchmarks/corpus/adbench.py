@@ -135,11 +135,11 @@ def _lstm_args(rng):
 
 
 CASES = [
-    case(_gmm.gmm_objective, _gmm_index_args, argnums=(0, 1, 2, 3),
+    case(_gmm.gmm_objective, _gmm_index_args, argnums=(0, 1, 2, 3), name="gmm_index_style",
          citation=_GMM_CITE + "gmm.py:gmm_objective (index style, comprehensions and sum of generators)."),
-    case(_gmm.gmm_objective_loops, _gmm_index_args, argnums=(0, 1, 2, 3),
+    case(_gmm.gmm_objective_loops, _gmm_index_args, argnums=(0, 1, 2, 3), name="gmm_loops_style",
          citation=_GMM_CITE + "gmm.py:gmm_objective_loops (for loops, as ADBench's Python writes it)."),
-    case(_gmm_numpy.gmm_objective, _gmm_numpy_args, argnums=(0, 1, 2, 3),
+    case(_gmm_numpy.gmm_objective, _gmm_numpy_args, argnums=(0, 1, 2, 3), name="gmm_numpy_style",
          citation=_GMM_CITE + "gmm_numpy.py:gmm_objective (whole-array NumPy)."),
     case(gmm_scipy_style, _gmm_scipy_args, argnums=(0, 1, 2)),
     case(ba_per_observation, _ba_args, argnums=(0, 1, 2)),

@@ -162,7 +162,7 @@ def laplacian_energy(P):
 
 
 # Signed distance to a box and to a sphere, combined by a smooth minimum; Quilez, "Distance
-# functions" (iquilezles.org/articles/distfunctions) and "Smooth minimum" (polynomial smin).
+# functions" (https://iquilezles.org/articles/distfunctions) and "Smooth minimum" (polynomial smin).
 def sdf_smooth_union(P, center, radius, half, k=0.3):
     d_sphere = np.linalg.norm(P - center, axis=1) - radius
     q = np.abs(P) - half

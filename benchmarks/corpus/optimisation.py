@@ -122,7 +122,8 @@ def powell_singular(x):
     return np.sum((a + 10 * b) ** 2 + 5 * (c - d) ** 2 + (b - 2 * c) ** 4 + 10 * (a - d) ** 4)
 
 
-# Wood (Colville) function; MGH 14: residuals 10(x2 - x1^2), 1 - x1, sqrt(90)(x4 - x3^2), 1 - x3,
+# Wood (Colville) function, Colville, "A comparative study on nonlinear programming codes",
+# IBM NY Scientific Center report 320-2949 (1968); MGH 14: residuals 10(x2 - x1^2), 1 - x1, sqrt(90)(x4 - x3^2), 1 - x3,
 # sqrt(10)(x2 + x4 - 2), (x2 - x4)/sqrt(10).
 def wood(x):
     x1, x2, x3, x4 = x
@@ -169,7 +170,7 @@ def broyden_tridiagonal(x):
     return np.sum(f ** 2)
 
 
-# Discrete boundary value function; MGH 28: h = 1/(n+1), t_i = i h,
+# Discrete boundary value function; Moré, Garbow & Hillstrom (1981), MGH 28: h = 1/(n+1), t_i = i h,
 # f_i = 2 x_i - x_{i-1} - x_{i+1} + h^2 (x_i + t_i + 1)^3 / 2, x_0 = x_{n+1} = 0.
 def discrete_boundary_value(x):
     n = x.shape[0]
@@ -188,7 +189,7 @@ def penalty_i(x, a=1e-5):
     return sum(fi ** 2 for fi in f)
 
 
-# Variably dimensioned function; MGH 25: f_i = x_i - 1, f_{n+1} = sum_j j (x_j - 1),
+# Variably dimensioned function; Moré, Garbow & Hillstrom (1981), MGH 25: f_i = x_i - 1, f_{n+1} = sum_j j (x_j - 1),
 # f_{n+2} = f_{n+1}^2.
 def variably_dimensioned(x):
     j = np.arange(1, len(x) + 1)
@@ -269,12 +270,13 @@ def alpine1(x):
     return np.abs(x * np.sin(x) + 0.1 * x).sum()
 
 
-# Trid function; VLSE "Trid function": sum (x_i - 1)^2 - sum_{i >= 2} x_i x_{i-1}.
+# Trid function; VLSE "Trid function" (https://www.sfu.ca/~ssurjano/trid.html): sum (x_i - 1)^2 - sum_{i >= 2} x_i x_{i-1}.
 def trid(x):
     return np.sum((x - 1) ** 2) - np.sum(x[1:] * x[:-1])
 
 
-# Rotated hyper-ellipsoid (Schwefel 1.2 / double sum); VLSE "Rotated Hyper-Ellipsoid":
+# Rotated hyper-ellipsoid (Schwefel 1.2 / double sum); VLSE "Rotated Hyper-Ellipsoid"
+# (https://www.sfu.ca/~ssurjano/rothyp.html):
 # sum_i sum_{j <= i} x_j^2, i.e. the sum of the cumulative sums of x^2.
 def rotated_hyper_ellipsoid(x):
     return np.sum(np.cumsum(x ** 2))

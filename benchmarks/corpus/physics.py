@@ -23,7 +23,8 @@ def lennard_jones(X, eps=1.0, sigma=1.0):
     return np.sum(4 * eps * (sr6 ** 2 - sr6))
 
 
-# The same potential with double loops over pairs, as a first simulation code is written.
+# The Lennard-Jones potential (Lennard-Jones 1924; Allen & Tildesley 1987, eq. 1.6) with double loops
+# over pairs, as a first simulation code is written.
 def lennard_jones_loops(X, eps=1.0, sigma=1.0):
     energy = 0.0
     n = len(X)

@@ -23,7 +23,7 @@ def iir_first_order(a, x, target):
 
 
 # Biquad (direct form I) filter; Bristow-Johnson, "Cookbook formulae for audio EQ biquad filter
-# coefficients" (W3C Audio EQ Cookbook), the difference equation with a0 = 1.
+# coefficients" (https://www.w3.org/TR/audio-eq-cookbook/), the difference equation with a0 = 1.
 def biquad(coeffs, x):
     b0, b1, b2, a1, a2 = coeffs
     x1 = x2 = y1 = y2 = 0.0
