@@ -19,7 +19,7 @@ run by jax.grad with np, scipy.special and scipy.stats rebound to jax.numpy and 
 function's module: where JAX traces it, its gradient is compared with central differences too.
 
     python benchmarks/coverage.py [--only optimisation,ml] [--timeout 60] [--json out.json]
-        [--names rosenbrock,attention] [--no-jax] [-v]
+        [--names rosenbrock,attention] [--seed N] [--no-jax] [-v]
 """
 from __future__ import annotations
 
@@ -282,37 +282,72 @@ def check_catad(fn, args, argnums, fval, use_jax, name=None) -> dict:
 
 _PEELED = Path(os.environ.get("TMPDIR", "/tmp")) / f"catad_coverage_{os.getpid()}"
 
+# Mechanical rewrites that follow catad's own advice for its commonest refusals, each keeping
+# the function's meaning: applied, one more per refusal, to see what else a function needs.
+# (reason pattern, rewrite name)
+REWRITES = (
+    ("has parameters with default values", "defaults"),
+    ("cannot unpack a Vec", "unpack"),
+    ("np.linalg.norm() does not take keyword argument", "norm_axis"),
+)
 
-def without_defaults(fn, args):
-    """fn with its parameters' default values removed (the same source otherwise, written to a
-    temporary file so that catad can read it, run in a copy of fn's module globals), and args
-    extended with the defaults: what the user would write after reading catad's advice."""
+
+def rewritten(fn, args, rewrites):
+    """fn's source with the rewrites applied, compiled from a temporary file (so that catad can
+    read it) in a copy of fn's module globals, and the arguments it takes.
+
+    defaults   parameters' default values removed, the values passed as arguments instead
+    unpack     ``a, b = e`` (e not a tuple display) as ``a, b = e[0], e[1]``
+    norm_axis  ``np.linalg.norm(x, axis=k)`` as ``np.linalg.norm(x, None, k)``
+    """
     import ast
     import inspect
     import textwrap
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     fdef = tree.body[0]
-    n_params = len(fdef.args.args)
-    fdef.args.defaults = []
     fdef.decorator_list = []
+    if "defaults" in rewrites:
+        n_params = len(fdef.args.args)
+        defaults = fn.__defaults__ or ()
+        first_default = n_params - len(defaults)
+        if len(args) >= first_default:
+            args = tuple(args) + tuple(defaults[len(args) - first_default:])
+        fdef.args.defaults = []
+
+    class Rewriter(ast.NodeTransformer):
+        def visit_Assign(self, node):
+            self.generic_visit(node)
+            t = node.targets[0]
+            if ("unpack" in rewrites and len(node.targets) == 1 and isinstance(t, ast.Tuple)
+                    and not isinstance(node.value, ast.Tuple)):
+                node.value = ast.Tuple([ast.Subscript(node.value, ast.Constant(i), ast.Load())
+                                        for i in range(len(t.elts))], ast.Load())
+            return node
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if ("norm_axis" in rewrites and ast.unparse(node.func) in ("np.linalg.norm", "numpy.linalg.norm")
+                    and len(node.args) == 1 and [k.arg for k in node.keywords] == ["axis"]):
+                node.args = node.args + [ast.Constant(None), node.keywords[0].value]
+                node.keywords = []
+            return node
+
+    tree = ast.fix_missing_locations(Rewriter().visit(tree))
     _PEELED.mkdir(exist_ok=True)
-    path = _PEELED / f"{fn.__module__.replace('.', '_')}_{fn.__name__}.py"
+    path = _PEELED / f"{fn.__module__.replace('.', '_')}_{fn.__name__}_{'_'.join(rewrites)}.py"
     src = ast.unparse(tree) + "\n"
     path.write_text(src)
     g = dict(fn.__globals__)
     exec(compile(src, str(path), "exec"), g)
-    defaults = fn.__defaults__ or ()
-    first_default = n_params - len(defaults)
-    extra = tuple(defaults[len(args) - first_default:]) if len(args) >= first_default else ()
-    return g[fn.__name__], tuple(args) + extra
+    return g[fn.__name__], tuple(args)
 
 
-def run_entry(qualname: str, use_jax: bool) -> dict:
+def run_entry(qualname: str, use_jax: bool, seed: int = 0) -> dict:
     import corpus
     entry = next(e for e in corpus.entries() if e.qualname == qualname)
     fn, argnums = entry.fn, entry.argnums
     rec = {"name": entry.name, "domain": entry.domain, "argnums": list(argnums), "citation": entry.citation}
-    args = entry.example_args()
+    args = entry.example_args(seed)
     rec["n_inputs"] = int(sum(np.size(leaf) for a in argnums for _, leaf in leaves(args[a])))
     try:
         fval = float(fn(*copy.deepcopy(args)))
@@ -321,17 +356,28 @@ def run_entry(qualname: str, use_jax: bool) -> dict:
         return rec
     rec["value"] = fval
     rec.update(check_catad(fn, args, argnums, fval, use_jax))
-    if rec["status"] == "refused" and "default values" in rec["reason"]:
-        # the most common refusal hides what else the function needs: pass the defaults
-        # explicitly and try again
-        fn2, args2 = without_defaults(fn, args)
-        rec["defaults_passed"] = check_catad(fn2, args2, argnums, fval, use_jax, name=entry.name)
+    # a common refusal hides what else the function needs: follow catad's advice mechanically
+    # (REWRITES) and try again, until it is accepted or refused for another reason
+    applied, last = [], rec
+    while last["status"] == "refused":
+        todo = [name for pattern, name in REWRITES if pattern in last["message"] and name not in applied]
+        if not todo:     # no advice to follow, or followed and the refusal stays (it is in a callee)
+            break
+        applied.append(todo[0])
+        try:
+            fn2, args2 = rewritten(fn, args, applied)
+        except Exception as e:
+            last = dict(last, rewrite_error=f"{type(e).__name__}: {e}")
+            break
+        last = dict(check_catad(fn2, args2, argnums, fval, use_jax, name=entry.name), rewrites=list(applied))
+    if last is not rec:
+        rec["rewritten"] = last
     return rec
 
 
 # ---------------------------------------------------------------- the worker process
 
-def _worker(conn, use_jax: bool):
+def _worker(conn, use_jax: bool, seed: int):
     import warnings
     warnings.simplefilter("ignore")
     while True:
@@ -339,7 +385,7 @@ def _worker(conn, use_jax: bool):
         if qualname is None:
             return
         try:
-            rec = run_entry(qualname, use_jax)
+            rec = run_entry(qualname, use_jax, seed)
         except Exception as e:  # the harness itself failed: say so rather than hang
             rec = {"name": qualname.split(".", 1)[1], "domain": qualname.split(".", 1)[0], "status": "harness_error",
                    "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
@@ -347,10 +393,10 @@ def _worker(conn, use_jax: bool):
 
 
 class Worker:
-    def __init__(self, use_jax: bool):
+    def __init__(self, use_jax: bool, seed: int = 0):
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, use_jax), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, use_jax, seed), daemon=True)
         self.proc.start()
 
     def run(self, qualname: str, timeout: float):
@@ -399,8 +445,8 @@ def report(records: list[dict], jax_used: bool) -> str:
         by_domain[r["domain"]].append(r)
     def flagged(status):
         out_ = [(f"{r['domain']}.{r['name']}", r) for r in records if r["status"] in status]
-        out_ += [(f"{r['domain']}.{r['name']} (defaults passed)", r["defaults_passed"]) for r in records
-                 if r.get("defaults_passed", {}).get("status") in status]
+        out_ += [(f"{r['domain']}.{r['name']} (rewritten)", r["rewritten"]) for r in records
+                 if r.get("rewritten", {}).get("status") in status]
         return out_
 
     crashes = flagged(("crashed", "python_error", "harness_error"))
@@ -430,9 +476,9 @@ def report(records: list[dict], jax_used: bool) -> str:
                     extra += f"  jax {r['jax']['status']}"
             elif r["status"] in ("refused", "crashed"):
                 extra = f"{r.get('error_type', '')}: {_short_msg(r.get('message', ''))}"
-                if "defaults_passed" in r:
-                    d = r["defaults_passed"]
-                    extra += f"\n  {'':<{w}}  {'':<8} with the defaults passed: {d['status']}"
+                if "rewritten" in r:
+                    d = r["rewritten"]
+                    extra += f"\n  {'':<{w}}  {'':<8} rewritten ({', '.join(d.get('rewrites', []))}): {d['status']}"
                     if d["status"] in ("refused", "crashed"):
                         extra += f": {d.get('error_type', '')}: {_short_msg(d.get('message', ''))}"
             elif r["status"] == "timeout":
@@ -454,25 +500,26 @@ def report(records: list[dict], jax_used: bool) -> str:
     if jax_used:
         jc = Counter(r["jax"]["status"] for r in records if "jax" in r)
         out.append(f"  JAX (accepted functions only): " + ", ".join(f"{v} {k}" for k, v in jc.items()))
-    peeled = [r["defaults_passed"] for r in records if "defaults_passed" in r]
+    peeled = [r["rewritten"] for r in records if "rewritten" in r]
     if peeled:
         pc = Counter(r["status"] for r in peeled)
-        out.append(f"  the {len(peeled)} refused for default values, with the defaults passed explicitly: "
+        out.append(f"  the {len(peeled)} refused for default values, tuple unpacking of an array or norm's axis=, "
+                   "with catad's advice followed (coverage.REWRITES): "
                    + ", ".join(f"{pc[s]} {s}" for s in STATUSES if pc[s]))
-        out.append(f"  so without that one refusal: accepted {accepted + pc['correct'] + pc['wrong']} of {n}, "
+        out.append(f"  so without these refusals: accepted {accepted + pc['correct'] + pc['wrong']} of {n}, "
                    f"correct {counts['correct'] + pc['correct']}")
     out.append("")
     out.append("REFUSALS BY REASON (the first refusal of each function; fixing it may reveal the next):")
     _reasons(out, refused)
     if peeled:
         out.append("")
-        out.append("WHAT BLOCKS EACH FUNCTION, default values aside (those refused for them re-run with the "
-                   "defaults passed; the first refusal of each):")
+        out.append("WHAT BLOCKS EACH FUNCTION after the rewrites (default values passed, a, b = v[0], v[1], "
+                   "norm(x, None, axis)); the first refusal of each:")
         blocking = []
         for r in refused:
-            if "defaults_passed" in r:
-                if r["defaults_passed"]["status"] == "refused":
-                    blocking.append(dict(r["defaults_passed"], name=r["name"], domain=r["domain"]))
+            if "rewritten" in r:
+                if r["rewritten"]["status"] == "refused":
+                    blocking.append(dict(r["rewritten"], name=r["name"], domain=r["domain"]))
             else:
                 blocking.append(r)
         _reasons(out, blocking)
@@ -502,6 +549,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per function (default 60)")
     ap.add_argument("--json", help="write the records to this file")
     ap.add_argument("--no-jax", action="store_true", help="do not compare with JAX even where it is installed")
+    ap.add_argument("--seed", type=int, default=0, help="draw other example arguments (0: the corpus's own)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each function as it finishes")
     opts = ap.parse_args(argv)
     import corpus
@@ -511,7 +559,7 @@ def main(argv=None) -> int:
         entries = [e for e in entries if e.name in wanted]
     use_jax = not opts.no_jax and _jax_available()
     records = []
-    worker = Worker(use_jax)
+    worker = Worker(use_jax, opts.seed)
     t_all = time.perf_counter()
     try:
         for e in entries:
@@ -525,7 +573,7 @@ def main(argv=None) -> int:
                 if not alive:
                     rec.update(error_type="WorkerDied", message=f"the worker process died (exit code {worker.proc.exitcode})",
                                reason="the process died")
-                worker = Worker(use_jax)
+                worker = Worker(use_jax, opts.seed)
             records.append(rec)
             if opts.verbose:
                 print(f"{e.qualname:<45} {rec['status']:<8} {time.perf_counter() - t0:6.2f}s", flush=True)

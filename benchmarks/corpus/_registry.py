@@ -42,11 +42,13 @@ class Entry:
     def qualname(self) -> str:
         return f"{self.domain}.{self.name}"
 
-    def rng(self) -> np.random.Generator:
-        return np.random.default_rng(zlib.crc32(self.qualname.encode()))
+    def rng(self, seed: int = 0) -> np.random.Generator:
+        key = zlib.crc32(self.qualname.encode())
+        return np.random.default_rng(key if seed == 0 else [key, seed])
 
-    def example_args(self) -> tuple:
-        args = self.args(self.rng())
+    def example_args(self, seed: int = 0) -> tuple:
+        """The example arguments; another ``seed`` draws others from the same distribution."""
+        args = self.args(self.rng(seed))
         if not isinstance(args, tuple):
             raise TypeError(f"{self.qualname}: args(rng) must return a tuple, got {type(args).__name__}")
         return args
