@@ -281,7 +281,6 @@ def test_too_many_arguments():
     (1j, ("'x'", "complex")),
     (np.array(["a", "b"]), ("'x'", "dtype")),
     (np.ones(3, dtype=complex), ("'x'", "complex")),
-    (np.ones((2, 2, 2)), ("'x'", "rank 3")),
     (np.array(2.0), ("'x'", "rank 0")),
 ])
 def test_non_numeric_or_wrong_rank_argument_names_the_parameter(bad, words):

@@ -595,7 +595,7 @@ def test_too_many_example_args():
 
 
 @pytest.mark.parametrize("bad, words", [([1.0, 2.0], ["list", "'x'"]), ("s", ["str", "'x'"]),
-                                        (np.ones((2, 2, 2)), ["rank 3"]),
+                                        (np.array(2.0), ["rank 0"]),
                                         (np.array(["a"]), ["dtype"]), ((1.0, [1.0]), ["list"])])
 def test_unsupported_example_arg_types(bad, words):
     with pytest.raises(ArgumentError) as info:

@@ -72,10 +72,15 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     if moved is not None:
         return moved
     vl = c.lift(v, d)
+    value = vl.code
+    if d and not cover:
+        # every index is a number, so the scattered values have no batch axes: v's are all of
+        # length 1 (it varies along none), and the run-time scatter wants them gone
+        value = c.assign(f"{vl.code}.reshape({vl.code}.shape[{d}:])")
     shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
     if v.rank:
-        shape_code += f" + {vl.code}.shape[{d}:]"
-    code = f"scatter({shape_code}, ({', '.join(index)},), {vl.code})"
+        shape_code += f" + {value}.shape[0:]" if d and not cover else f" + {vl.code}.shape[{d}:]"
+    code = f"scatter({shape_code}, ({', '.join(index)},), {value})"
     deps = frozenset(k for k, b in enumerate(kept) if b in cover)
     return Arr(c.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
 

@@ -170,12 +170,16 @@ class Broadcasting:
         return self.share_all([a, b], body, loc)
 
     def transpose(self, m: Term, loc: Loc | None) -> Term:
-        if rank(m.type) != 2:
+        """m.T: m's axes in reverse order (NumPy's default transpose, of any rank)."""
+        r = rank(m.type)
+        if r < 2:
             return m  # NumPy: .T of a vector is the vector
         def body(a):
-            i, j = self.var(Int, loc, "_i"), self.var(Int, loc, "_j")
-            return Build(self.size(a, 1, loc), j, Build(self.size(a, 0, loc), i,
-                                                       index_chain(a, [i, j], loc), loc), loc)
+            ks = [self.var(Int, loc, "_i") for _ in range(r)]  # ks[d] runs over a's axis d
+            out = index_chain(a, ks, loc)
+            for d in range(r):  # the innermost build runs over a's first axis, the result's last
+                out = Build(self.size(a, d, loc), ks[d], out, loc)
+            return out
         return self.share(m, body, loc)
 
 

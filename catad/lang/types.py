@@ -144,10 +144,10 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         return Tuple(tuple(type_of_value(x, f"{what}[{i}]") for i, x in enumerate(v)))
     if isinstance(v, np.ndarray):
         _check_plain_array(v, what)
-        if v.ndim not in (1, 2):
+        if v.ndim < 1:
             raise ArgumentError(
-                f"{what} is a NumPy array of rank {v.ndim}; catad takes arrays of rank 1 or 2",
-                hint="reshape it, or pass a tuple of arrays")
+                f"{what} is a NumPy array of rank 0; catad takes arrays of rank 1 or more",
+                hint="pass float(x) for a number")
         kind = v.dtype.kind
         if kind == "f":
             s = Float
@@ -164,7 +164,7 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         raise ArgumentError(f"{what} is a Python list; catad takes NumPy arrays",
                             hint="pass np.asarray(x, dtype=float)")
     raise ArgumentError(f"{what} has type {type(v).__name__}, which catad does not take",
-                        hint="pass floats, ints, bools, NumPy arrays of rank 1 or 2, or tuples, lists and dicts of "
+                        hint="pass floats, ints, bools, NumPy arrays, or tuples, lists and dicts of "
                              "these")
 
 
