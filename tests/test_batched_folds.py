@@ -259,9 +259,10 @@ def test_varying_loops_fall_back(f, args):
     for which in ("primal", "reverse"):
         reasons = fallbacks(f, args, which)
         # the first: the build holding the loop (the builds reading its results follow)
-        assert reasons and "with the index of the build around it" in reasons[0], reasons
+        assert reasons and "a loop whose vector (or trip count) varies with the index of the build around it" \
+            in reasons[0], reasons
     text = catad.explain(f, *args).stage("code").text
-    assert "Python loop: a loop whose " in text and "with the index of the build around it" in text
+    assert "Python loop: a loop whose vector (or trip count) varies with the index of the build around it" in text
 
 
 @pytest.mark.parametrize("f, args", [(sum_horner, (vec(4), vec(5))), (gmm_like, (vec(2, 3), vec(2, 3), vec(4, 3),
@@ -329,3 +330,22 @@ def test_value_against_python_in_every_lane():
     assert got == pytest.approx(want, rel=1e-12)
     check_value(gmm_like, (vec(2, 3), vec(2, 3), vec(4, 3), vec(2, 3)))
     assert math.isfinite(want)
+
+
+def ragged_state(a, xs):
+    """The loop's state is a prefix of xs as long as the build's index: its length varies."""
+    return sum(np.sum(_scaled(a, xs[:i])) for i in range(len(xs)))
+
+
+def _scaled(a, w):
+    for k in range(len(a)):
+        w = np.sin(w) * a[k] + w
+    return w
+
+
+def test_a_state_of_varying_length_falls_back():
+    args = (vec(3), vec(5))
+    check(ragged_state, args, (0, 1))
+    reasons = fallbacks(ragged_state, args, "primal")
+    assert reasons and "a loop whose state varies in length with the index of the build around it" in reasons[0], \
+        reasons

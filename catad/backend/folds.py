@@ -153,7 +153,7 @@ def _vector(c: Compiler, x, t: Type) -> list:
         return [_Range(_unbatched(c, x.n))]
     if c.depth == 0:
         return [primal_leaf(c, v, lt) for v, lt in zip(leaves(x, t), leaf_types(t))]
-    return [_unbatched(c, _dense_uniform(c, v)) for v in leaves(x, t)]
+    return [_unbatched(c, _dense_uniform(c, v, "vector")) for v in leaves(x, t)]
 
 
 def _length(vec: list) -> str:
@@ -248,10 +248,15 @@ def _uniform(x) -> bool:
     return not isinstance(x, RT)
 
 
-def _dense_uniform(c: Compiler, x) -> Arr:
-    """x as an array, refusing a value whose shape varies with the lane (see _uniform)."""
+_VARYING_VECTOR = "a loop whose vector (or trip count) varies with the index of the build around it"
+
+
+def _dense_uniform(c: Compiler, x, what: str = "state") -> Arr:
+    """x (a loop's state, its vector or a cotangent) as an array, refusing a value whose shape
+    varies with the lane (see _uniform)."""
     if not _uniform(x):
-        raise Unvectorisable("a loop whose state or vector varies in length with the index of the build around it")
+        raise Unvectorisable(_VARYING_VECTOR if what == "vector" else
+                             f"a loop whose {what} varies in length with the index of the build around it")
     return arrays.dense(c, x)
 
 
@@ -267,7 +272,7 @@ def _full(c: Compiler, a: Arr) -> Arr:
 def _unbatched(c: Compiler, a: Arr) -> Arr:
     """a, which must not vary along any batch axis, as a depth-0 value."""
     if a.deps:
-        raise Unvectorisable("a loop whose vector (or trip count) varies with the index of the build around it")
+        raise Unvectorisable(_VARYING_VECTOR)
     if a.depth == 0:
         return a
     return Arr(c.assign(f"{a.code}[{', '.join(['0'] * a.depth)}]"), 0, frozenset(), a.rank, a.kind)
@@ -458,7 +463,7 @@ def ffold(c: Compiler, t):
     vec = _vector(c, c.comp(t.vec), vt)
     # inside builds the vector's tangent may still vary with the lane: read at its own depth
     dv = [ZERO if not is_differentiable(lt) or is_zero(x) else
-          tangent_leaf(c, x, lt, v) if c.depth == 0 else _dense_uniform(c, x)
+          tangent_leaf(c, x, lt, v) if c.depth == 0 else _dense_uniform(c, x, "vector")
           for x, lt, v in zip(leaves(c.comp(t.dvec), vt), leaf_types(vt), vec)]
     with _Loop(c, _length(vec)) as i:
         x = (rebuild(acc, at), _element(c, vec, vt, i))
@@ -555,7 +560,8 @@ def _accumulate(c: Compiler, name: str, y) -> None:
     index update at an index that is the same in every lane (v[k] read in the loop's body)
     in place (batch_add_at: no array of v's shape per step), anything else made dense."""
     if not _uniform(y):
-        raise Unvectorisable("a loop whose state or vector varies in length with the index of the build around it")
+        raise Unvectorisable("a loop whose environment's cotangent varies in length with the index of the build "
+                             "around it")
     batch, rest = _batch(c), []
     for term in tsum_terms(y):
         chain = _lane_invariant_update(term)
