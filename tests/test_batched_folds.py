@@ -349,3 +349,23 @@ def test_a_state_of_varying_length_falls_back():
     reasons = fallbacks(ragged_state, args, "primal")
     assert reasons and "a loop whose state varies in length with the index of the build around it" in reasons[0], \
         reasons
+
+
+# ---------------------------------------------------------------- inside ragged builds
+
+def ragged_outer(a, xs):
+    """The loop inside a build of ragged length (range(i)): the padded lanes run it too."""
+    return sum(sum(horner(a, xs[j]) ** 2 for j in range(i)) for i in range(len(xs)))
+
+
+def ragged_nan(a, xs):
+    """... where the padded lanes' values are inf and NaN (log of 0 and of negatives): they
+    must be selected away, in the value and in the cotangents."""
+    return sum(sum(damped(a, xs[j] * np.log(i - j)) for j in range(i)) for i in range(len(xs)))
+
+
+@pytest.mark.parametrize("f", [ragged_outer, ragged_nan], ids=lambda f: f.__name__)
+def test_loops_inside_ragged_builds(f):
+    args = (vec(3), vec(5))
+    batched(f, args, (0, 1))
+    assert all(np.all(np.isfinite(g)) for g in catad.grad(f, argnums=(0, 1))(*args))
