@@ -7,7 +7,14 @@ anywhere else) and reads the accumulator from loop-carried names, one per leaf o
 (a tuple's components, a vector of tuples' component vectors). RFold runs the forward loop
 keeping each accumulator in a list, then the reverse loop (notes Fig. 15).
 
-Inside a vectorised build a fold raises ``Unvectorisable``: the build becomes a Python loop
+Inside vectorised builds (depth d > 0) a fold whose vector, and so its trip count, is the
+same in every lane is *batched*: one loop for all the lanes, whose state leaves carry the d
+batch axes at full size (``batch_full``), so every step's state has one shape and the body is
+compiled once at depth d. Its RFold keeps the batched states, carries a batched cotangent
+state, and sums the environment's cotangent per lane in a dense array (``batch_add``; with no
+steps, zeros shaped by one masked reverse step, compiled for that case only); with
+checkpoints, its closures are batched alike. A fold whose vector varies with the lane, and a
+while loop's count, raise ``Unvectorisable`` there: the build becomes a Python loop
 (control.Fallback, reported by explain), in whose body the fold is a loop again.
 
 Tangent state is kept dense: a leaf of Float or array type is an array (its zero is zeros
@@ -22,11 +29,11 @@ from typing import TYPE_CHECKING
 
 from ..lang.fold import Fold, RFold
 from ..lang.inline import canonical
-from ..lang.terms import Term
+from ..lang.terms import Term, Var, free_vars
 from ..lang.types import Bool, Float, Tuple as TupleT, Type, Vec, is_differentiable, rank
-from . import arrays, gathers
+from . import arrays, control, gathers, tangent_ops
 from .control import _components
-from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of
+from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, Upd, depth_of, is_zero, kind_of, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -119,7 +126,7 @@ def _state(c: Compiler, values: list, hint: str) -> list:
             continue
         name = c.name(hint)
         c.emit(f"{name} = {v.code}")
-        out.append(Arr(name, 0, frozenset(), v.rank, v.kind))
+        out.append(Arr(name, v.depth, v.deps, v.rank, v.kind))
     return out
 
 
@@ -139,11 +146,14 @@ class _Range:
 
 
 def _vector(c: Compiler, x, t: Type) -> list:
-    """The leaves of the vector fold runs over, as depth-0 arrays (or a _Range)."""
-    if isinstance(x, Stacked) and x.depth == 0 and x.mask is None and isinstance(x.body, Arr) \
-            and x.body.iota == 0 and x.body.rank == 0:
-        return [_Range(x.n)]
-    return [primal_leaf(c, v, lt) for v, lt in zip(leaves(x, t), leaf_types(t))]
+    """The leaves of the vector fold runs over, as depth-0 arrays (or a _Range); inside
+    vectorised builds only a vector that is the same in every lane (else Unvectorisable)."""
+    if isinstance(x, Stacked) and x.mask is None and isinstance(x.body, Arr) \
+            and x.body.iota == x.depth and x.body.rank == 0:
+        return [_Range(_unbatched(c, x.n))]
+    if c.depth == 0:
+        return [primal_leaf(c, v, lt) for v, lt in zip(leaves(x, t), leaf_types(t))]
+    return [_unbatched(c, _dense_uniform(c, v, "vector")) for v in leaves(x, t)]
 
 
 def _length(vec: list) -> str:
@@ -208,30 +218,110 @@ class _Loop(_Block):
         return Arr(self.i, 0, frozenset(), 0, "i")
 
 
-def _check_depth(c: Compiler) -> None:
+def _check_depth(c: Compiler, what: str) -> None:
     if c.depth > 0:
-        raise Unvectorisable("a fold (a loop over its elements) inside a vectorised build")
+        raise Unvectorisable(f"{what} inside a vectorised build")
+
+
+# ---------------------------------------------------------------- batched: inside builds
+# At depth d > 0 a state leaf is an array with all d batch axes of full size, so that each
+# step's state has the shape of the one before whatever the body reads; the vector is the
+# same in every lane (a depth-0 array), so the loop's trip count is one number.
+
+def _batch(c: Compiler) -> str:
+    """The code of the enclosing builds' batch shape, a tuple."""
+    return "(" + "".join(s + ", " for s in c.sizes) + ")"
+
+
+def _uniform(x) -> bool:
+    """Whether every lane's value has the same shape: a ragged build (one whose length
+    varies with the lane) would be padded by arrays.dense, and a loop over it, or a state
+    holding it, would see the padding."""
+    if isinstance(x, Stacked):
+        return x.mask is None and not x.n.deps and _uniform(x.body)
+    if isinstance(x, Upd):
+        return not x.n.deps and _uniform(x.val)
+    if isinstance(x, TSum):
+        return _uniform(x.a) and _uniform(x.b)
+    if isinstance(x, tuple):
+        return all(_uniform(v) for v in x)
+    return not isinstance(x, RT)
+
+
+_VARYING_VECTOR = "a loop whose vector (or trip count) varies with the index of the build around it"
+
+
+def _dense_uniform(c: Compiler, x, what: str = "state") -> Arr:
+    """x (a loop's state, its vector or a cotangent) as an array, refusing a value whose shape
+    varies with the lane (see _uniform)."""
+    if not _uniform(x):
+        raise Unvectorisable(_VARYING_VECTOR if what == "vector" else
+                             f"a loop whose {what} varies in length with the index of the build around it")
+    return arrays.dense(c, x)
+
+
+def _full(c: Compiler, a: Arr) -> Arr:
+    """a with every batch axis of the enclosing builds at full size (a view)."""
+    d = c.depth
+    if a.depth == d and a.deps == frozenset(range(d)):
+        return a
+    code = c.assign(f"batch_full({c.lift(a, d).code}, {_batch(c)})", "b")
+    return Arr(code, d, frozenset(range(d)), a.rank, a.kind)
+
+
+def _unbatched(c: Compiler, a: Arr) -> Arr:
+    """a, which must not vary along any batch axis, as a depth-0 value."""
+    if a.deps:
+        raise Unvectorisable(_VARYING_VECTOR)
+    if a.depth == 0:
+        return a
+    return Arr(c.assign(f"{a.code}[{', '.join(['0'] * a.depth)}]"), 0, frozenset(), a.rank, a.kind)
+
+
+def _zeros_full(c: Compiler, like: Arr) -> Arr:
+    """Float zeros shaped like `like` with every batch axis at full size."""
+    f = _full(c, like)
+    return Arr(c.assign(f"np.zeros(np.shape({f.code}))"), f.depth, f.deps, f.rank, "f")
+
+
+def acc_leaf(c: Compiler, x, t: Type) -> Arr:
+    """A state leaf: a depth-0 array outside builds, a full-batch array inside them."""
+    if c.depth == 0:
+        return primal_leaf(c, x, t)
+    return _full(c, _dense_uniform(c, x))
+
+
+def dacc_leaf(c: Compiler, x, t: Type, like: Arr):
+    """A tangent state leaf, dense and shaped like the primal leaf `like` (tangent_leaf;
+    inside builds, with every batch axis at full size), or ZERO when t has no tangent."""
+    if c.depth == 0:
+        return tangent_leaf(c, x, t, like)
+    if not is_differentiable(t):
+        return ZERO
+    if is_zero(x):
+        return _zeros_full(c, like)
+    return _full(c, _dense_uniform(c, x))
 
 
 # ---------------------------------------------------------------- the three loops
 
 def fold(c: Compiler, t):
-    """fold (\\t. e) acc v: the accumulator's leaves carried by the loop."""
-    _check_depth(c)
+    """fold (\\t. e) acc v: the accumulator's leaves carried by the loop (batched inside
+    vectorised builds)."""
     at = t.acc.type
     key = _fold_key(c, t)
     done = _recall(c, key)
     if done is not None:  # its RFold ran this loop already (a reverse program's value)
         return rebuild(done.acc, at)
-    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), leaf_types(at))], "acc")
+    acc = _state(c, [acc_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), leaf_types(at))], "acc")
     vec = _vector(c, c.comp(t.vec), t.vec.type)
-    keep = key is not None and key in c.reversed_folds
+    keep = key is not None and _reversed(c, t)
     kept = _kept_lists(c, acc) if keep else []
     with _Loop(c, _length(vec)) as i:
         for k, a in zip(kept, acc):
             c.emit(f"{k}.append({a.code})")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
-        _carry(c, acc, [primal_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
+        _carry(c, acc, [acc_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
     if key is not None:
         _remember(c, key, _Ran(acc, kept if keep else None))
     return rebuild(acc, at)
@@ -253,12 +343,15 @@ class _Ran:
 
 
 def reversed_folds(body: Term) -> frozenset:
-    """The canonical forms of the folds an RFold in body runs backwards."""
+    """The canonical forms of the folds an RFold in body runs backwards (and their skeletons,
+    free variables anonymised: _reversed)."""
     out, stack = set(), [body]
     while stack:
         t = stack.pop()
         if isinstance(t, RFold):
-            out.add(canonical(Fold(t.acc, t.vec, t.var, t.body)))
+            f = Fold(t.acc, t.vec, t.var, t.body)
+            out.add(canonical(f))
+            out.add(("skeleton", _skeleton(f)))  # for folds inside builds (_reversed)
         for f in t._fields:
             v = getattr(t, f)
             if isinstance(v, Term):
@@ -268,12 +361,53 @@ def reversed_folds(body: Term) -> frozenset:
     return frozenset(out)
 
 
-def _fold_key(c: Compiler, t) -> Term | None:
+def _fold_key(c: Compiler, t):
     """The canonical form of t's fold (of Fold t, or of RFold t's primal), None when the
-    program has no RFold or keeps checkpoints (then each loop is its own)."""
+    program has no RFold or keeps checkpoints (then each loop is its own). Inside vectorised
+    builds, the fold with each free variable standing for its compiled value (a build's index
+    or a size has one name in the primal and another in the reverse pass, or one name in two
+    builds), and the lanes it runs over (batch sizes, mask)."""
     if not c.reversed_folds or c.checkpoints is not None:
         return None
-    return canonical(Fold(t.acc, t.vec, t.var, t.body))
+    term = canonical(Fold(t.acc, t.vec, t.var, t.body))
+    if c.depth == 0:
+        return term
+    sigs = {v: repr(_signature(c.env.get(v.name))) for v in free_vars(term)}
+    order = sorted(set(sigs.values()))
+    values = {v: Var(f"%{order.index(sig)}", v.type) for v, sig in sigs.items()}
+    return (canonical(term, values), tuple(order), tuple(c.sizes), None if c.mask is None else c.mask.code)
+
+
+def _skeleton(f: Fold) -> Term:
+    """f's canonical form with every free variable anonymised (its type kept)."""
+    return canonical(f, {v: Var("%", v.type) for v in free_vars(f)})
+
+
+def _reversed(c: Compiler, t) -> bool:
+    """Whether an RFold of the program may run t's fold backwards (so that its loop keeps
+    its states): the same fold up to binder names, or inside builds, up to the names of its
+    free variables too (their values decide whether the states are used: _fold_key)."""
+    f = Fold(t.acc, t.vec, t.var, t.body)
+    if c.depth == 0:
+        return canonical(f) in c.reversed_folds
+    return ("skeleton", _skeleton(f)) in c.reversed_folds
+
+
+def _signature(x):
+    """A compiled value as a hashable description (its code names are its identity)."""
+    if isinstance(x, Arr):
+        return ("A", x.code, x.depth, tuple(sorted(x.deps)), x.rank, x.kind, x.iota)
+    if isinstance(x, tuple):
+        return ("T",) + tuple(_signature(v) for v in x)
+    if isinstance(x, Stacked):
+        return ("S", _signature(x.body), x.depth, _signature(x.n), x.N, _signature(x.mask))
+    if isinstance(x, Upd):
+        return ("U", _signature(x.idx), _signature(x.val), _signature(x.n), x.extra)
+    if isinstance(x, TSum):
+        return ("+", _signature(x.a), _signature(x.b))
+    if isinstance(x, RT):
+        return ("R", x.code, x.is_list)
+    return repr(x)
 
 
 def _recall(c: Compiler, key) -> _Ran | None:
@@ -299,7 +433,7 @@ def _kept_lists(c: Compiler, acc: list) -> list[str]:
 def while_count(c: Compiler, t):
     """count (\\t. cond) (\\t. e) acc: a Python while loop counting its steps (the step's body
     compiled once, as a fold's is)."""
-    _check_depth(c)
+    _check_depth(c, "a while loop's count")
     at = t.acc.type
     lts = leaf_types(at)
     # in a branch (an if's both branches are computed, then one selected) the loop runs only when
@@ -321,22 +455,23 @@ def while_count(c: Compiler, t):
 
 def ffold(c: Compiler, t):
     """FFold (notes Fig. 14): the accumulator and its tangent carried by one loop."""
-    _check_depth(c)
     at, vt = t.acc.type, t.vec.type
     lts = leaf_types(at)
-    acc0 = [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)]
-    dacc0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dacc), at), lts, acc0)]
+    acc0 = [acc_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)]
+    dacc0 = [dacc_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dacc), at), lts, acc0)]
     acc, dacc = _state(c, acc0, "acc"), _state(c, dacc0, "dacc")
     vec = _vector(c, c.comp(t.vec), vt)
-    dv = [ZERO if not is_differentiable(lt) or is_zero(x) else tangent_leaf(c, x, lt, v)
+    # inside builds the vector's tangent may still vary with the lane: read at its own depth
+    dv = [ZERO if not is_differentiable(lt) or is_zero(x) else
+          tangent_leaf(c, x, lt, v) if c.depth == 0 else _dense_uniform(c, x, "vector")
           for x, lt, v in zip(leaves(c.comp(t.dvec), vt), leaf_types(vt), vec)]
     with _Loop(c, _length(vec)) as i:
         x = (rebuild(acc, at), _element(c, vec, vt, i))
         dx = (rebuild(dacc, at), _element(c, dv, vt, i))
         dnew = _comp_in(c, t.dbody, t.dvar, (x, dx))
-        dnew = [tangent_leaf(c, y, lt, a) for y, lt, a in zip(leaves(dnew, at), lts, acc)]
+        dnew = [dacc_leaf(c, y, lt, a) for y, lt, a in zip(leaves(dnew, at), lts, acc)]
         new = _comp_in(c, t.body, t.var, x)
-        new = [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
+        new = [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
         _carry(c, acc + dacc, new + dnew)
     return rebuild(dacc, at)
 
@@ -344,11 +479,9 @@ def ffold(c: Compiler, t):
 def rfold(c: Compiler, t):
     """RFold (notes Fig. 15): the forward loop keeps each accumulator in lists, the reverse
     loop carries the accumulator's cotangent, sums the environment's and fills dv's lists."""
-    _check_depth(c)
     at, vt = t.acc.type, t.vec.type
     lts = leaf_types(at)
-    ds_t = t.type.items[0]
-    acc = _state(c, [primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
+    acc = _state(c, [acc_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), lts)], "acc")
     vec = _vector(c, c.comp(t.vec), vt)
     n = c.assign(_length(vec), "n")
     c.reverse_loops += 1
@@ -364,16 +497,147 @@ def rfold(c: Compiler, t):
             for k, a in zip(kept, acc):
                 c.emit(f"{k}.append({a.code})")
             new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, vt, i)))
-            _carry(c, acc, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+            _carry(c, acc, [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
         if key is not None:
             _remember(c, key, _Ran(acc, kept))
-    dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
+    dr0 = [dacc_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
     dacc = _state(c, dr0, "dacc")
+    if c.depth > 0:
+        return _rfold_batched(c, t, vec, n, kept, acc, dacc)
     ds, dbs = _cotangent_sums(c, t, n, scalars=True)
     with _Loop(c, n, reverse=True) as i:
         acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
         _carry(c, dacc, _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
     return _rfold_result(c, t, ds, dbs, dacc)
+
+
+def _rfold_batched(c: Compiler, t, vec: list, n: str, kept: list, acc: list, dacc: list):
+    """RFold's reverse loop inside vectorised builds (depth d), from the kept states: the
+    cotangent state has every batch axis at full size (see _batched_sums for the rest)."""
+    ds, dbs = _batched_sums(c, t, n)
+    summed = [False] * len(ds)
+    with _Loop(c, n, reverse=True) as i:
+        acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), a.depth, a.deps, a.rank, a.kind) for k, a in zip(kept, acc)]
+        _carry(c, dacc, _batched_reverse_step(c, t, vec, ds, dbs, summed, i, acc_i, dacc))
+    return _batched_result(c, t, vec, n, acc, dacc, ds, dbs, summed)
+
+
+def _batched_sums(c: Compiler, t, n: str) -> tuple[list, list]:
+    """The names that sum, inside vectorised builds, each lane's cotangent of the environment
+    (a dense array per leaf, None until the first step: ``batch_add``; it is the lane's own,
+    so the builds' reverse sums it over the lanes as it would any value of the body's) and
+    the lists of the elements' cotangents per lane (``batch_steps`` makes each a vector at
+    axis d). None for a leaf without tangent."""
+    ds = [c.name("ds") if is_differentiable(lt) else None for lt in leaf_types(t.type.items[0])]
+    dbs = [c.name("dv") if is_differentiable(lt) else None for lt in leaf_types(t.vec.type)]
+    for s_ in ds:
+        if s_ is not None:
+            c.emit(f"{s_} = None")
+    for db in dbs:
+        if db is not None:
+            c.emit(f"{db} = [None] * {n}")
+    return ds, dbs
+
+
+def _batched_reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, summed: list, i: Arr, acc_i: list,
+                          dacc: list) -> list:
+    """_reverse_step inside vectorised builds: adds each lane's cotangent of the environment
+    (marking in `summed` the leaves a step adds to), writes element i's, gives state i's."""
+    at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
+    step_ds, da, db, elem = _reverse_step_parts(c, t, vec, i, acc_i, dacc)
+    for k, (s_, y) in enumerate(zip(ds, leaves(step_ds, ds_t))):
+        if s_ is not None and not is_zero(y):
+            _accumulate(c, s_, y)
+            summed[k] = True
+    for v_, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), leaves(elem, vt.elem)):
+        if v_ is not None:
+            c.emit(f"{v_}[{i.code}] = {dacc_leaf(c, y, lt, e).code}")
+    return [dacc_leaf(c, y, lt, a) for y, lt, a in zip(leaves(da, at), leaf_types(at), acc_i)]
+
+
+def _accumulate(c: Compiler, name: str, y) -> None:
+    """Add a step's cotangent y of a leaf of the environment to its per-lane sum `name`: an
+    index update at an index that is the same in every lane (v[k] read in the loop's body)
+    in place (batch_add_at: no array of v's shape per step), anything else made dense."""
+    if not _uniform(y):
+        raise Unvectorisable("a loop whose environment's cotangent varies in length with the index of the build "
+                             "around it")
+    batch, rest = _batch(c), []
+    for term in tsum_terms(y):
+        chain = _lane_invariant_update(term)
+        if chain is None:
+            rest.append(term)
+            continue
+        idx, val, ns = chain
+        c.emit(f"{name}, = batch_add_at({name}, {batch}, {_tuple([i.code for i in idx])}, "
+               f"{c.lift(val, c.depth).code}, {_tuple([m.code for m in ns])}),")  # tidy keeps a tuple assignment
+    if rest:
+        dense = c.lift(arrays.dense(c, tangent_ops.sum_all(c, rest)), c.depth)
+        c.emit(f"{name}, = batch_add({name}, {batch}, {dense.code}),")
+
+
+def _lane_invariant_update(y):
+    """(indices, value, lengths) when y is an index update (or an update of rows) whose
+    indices and lengths are the same in every lane and whose value is an array; else None."""
+    idx, ns = [], []
+    while isinstance(y, Upd):
+        if y.extra or y.idx.depth or y.n.depth:
+            return None
+        idx.append(y.idx)
+        ns.append(y.n)
+        y = y.val
+    return (idx, y, ns) if idx and isinstance(y, Arr) else None
+
+
+def _batched_result(c: Compiler, t, vec: list, n: str, acc: list, dacc: list, ds: list, dbs: list, summed: list):
+    """RFold's value inside vectorised builds once its reverse loop ran; `acc` and `dacc` hold
+    the initial state and its cotangent."""
+    at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
+    d = c.depth
+    if any(summed):
+        _empty_sums(c, t, vec, n, acc, dacc, [s_ if k else None for s_, k in zip(ds, summed)])
+    batch = _batch(c)
+    full = frozenset(range(d))
+    ds_out = [ZERO if s_ is None or not k else Arr(c.assign(f"batch_full({s_}, {batch})", "ds"), d, full, rank(lt), "f")
+              for s_, k, lt in zip(ds, summed, leaf_types(ds_t))]
+    dv = [ZERO if v_ is None else Arr(c.assign(f"batch_steps({v_}, {d}, {batch} + np.shape({v.code}))", "dv"),
+                                      d, full, rank(lt) + 1, "f")
+          for v_, lt, v in zip(dbs, leaf_types(vt.elem), vec)]
+    return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))
+
+
+def _empty_sums(c: Compiler, t, vec: list, n: str, acc: list, dacc: list, ds: list) -> None:
+    """With no steps, each summed leaf of the environment's cotangent is zeros of the shape a
+    step's would have, which only a step can tell (it is the shape of a variable of the
+    environment, which RFold does not name): so a reverse step is compiled once more, for
+    `n == 0` only, under a mask that no lane passes (its checks and reads are guarded as in an
+    untaken branch), and its cotangents, selected away, give the zeros."""
+    at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
+    never = Arr("False", 0, frozenset(), 0, "b")
+    with _Block(c, f"if {n} == 0:"):
+        c.masks.append(never)
+        try:
+            step_ds, _, _, _ = _reverse_step_parts(c, t, vec, Arr("0", 0, frozenset(), 0, "i"), acc, dacc)
+            for s_, y in zip(ds, leaves(step_ds, ds_t)):
+                if s_ is None:
+                    continue
+                if is_zero(y):
+                    raise Unvectorisable("a reverse loop inside a vectorised build whose cotangent has no shape")
+                zero = c.lift(_dense_uniform(c, control.masked(c, never, y)), c.depth)
+                c.emit(f"{s_} = np.zeros(np.shape({zero.code}))")
+        finally:
+            c.masks.pop()
+
+
+def _reverse_step_parts(c: Compiler, t, vec: list, i: Arr, acc_i: list, dacc: list):
+    """One step backwards compiled at the current depth: (the environment's cotangent, the
+    state's, the element's, the element)."""
+    at, vt = t.acc.type, t.vec.type
+    elem = _element(c, vec, vt, i)
+    out = _comp_in(c, t.rbody, t.rvar, ((rebuild(acc_i, at), elem), rebuild(dacc, at)))
+    step_ds, rest = (ZERO, ZERO) if out is ZERO else out
+    da, db = (ZERO, ZERO) if rest is ZERO else rest
+    return step_ds, da, db, elem
 
 
 def _cotangent_sums(c: Compiler, t, n: str, scalars: bool = False) -> tuple[list, list]:
@@ -468,7 +732,7 @@ def _unpack(c: Compiler, like: list, packed: str, hint: str) -> list:
             out.append(ZERO)
             continue
         names.append(c.name(hint))
-        out.append(Arr(names[-1], 0, frozenset(), v.rank, v.kind))
+        out.append(Arr(names[-1], v.depth, v.deps, v.rank, v.kind))
     if names:
         c.emit(", ".join(names) + ", = " + packed)
     return out
@@ -478,43 +742,50 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
     """RFold keeping at most c.checkpoints states: the body and the reverse step compiled once
     each as closures, which catad.backend.checkpoint.reverse_loop calls on its schedule (it
     recomputes the states it did not keep). `acc` is the initial state, `vec` the vector's
-    leaves and `n` its length."""
+    leaves and `n` its length. Inside vectorised builds the states and cotangents are batched
+    as in rfold, and the same reverse step sums them, in the same order."""
     at = t.acc.type
     lts = leaf_types(at)
-    ds, dbs = _cotangent_sums(c, t, n, scalars=True)
+    batched = c.depth > 0
+    ds, dbs = _batched_sums(c, t, n) if batched else _cotangent_sums(c, t, n, scalars=True)
+    summed = [False] * len(ds)
     dr = leaves(c.comp(t.dr), at)
     i_p, acc_p = c.name("i"), c.name("acc_in")
     with _Def(c, "step", [i_p, acc_p]) as step:
         i = Arr(i_p, 0, frozenset(), 0, "i")
         state = _unpack(c, acc, acc_p, "acc")
         new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
-        c.emit("return " + _tuple([primal_leaf(c, y, lt).code for y, lt in zip(leaves(new, at), lts)]))
+        c.emit("return " + _tuple([acc_leaf(c, y, lt).code for y, lt in zip(leaves(new, at), lts)]))
     i0_p, i1_p, acc_p = c.name("i0"), c.name("i1"), c.name("acc_in")
     with _Def(c, "advance", [i0_p, i1_p, acc_p]) as advance:  # a run of steps in one call
         state = _state(c, _unpack(c, acc, acc_p, "acc"), "acc")
         with _Loop(c, i1_p, start=i0_p) as i:
             new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
-            _carry(c, state, [primal_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+            _carry(c, state, [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
         c.emit("return " + _tuple([s.code for s in state]))
     dacc_like = [a if is_differentiable(lt) else ZERO for lt, a in zip(lts, acc)]  # the leaves with a tangent
     last_p = c.name("acc_last")
     with _Def(c, "start", [last_p]) as start:  # the cotangent of the final state, shaped like it
         last = _unpack(c, acc, last_p, "acc")
-        dr0 = [tangent_leaf(c, x, lt, a) for x, lt, a in zip(dr, lts, last)]
+        dr0 = [dacc_leaf(c, x, lt, a) for x, lt, a in zip(dr, lts, last)]
         c.emit("return " + _tuple([d.code for d in dr0 if d is not ZERO]))
     i_p, acc_p, dacc_p = c.name("i"), c.name("acc_in"), c.name("dacc_in")
     with _Def(c, "rstep", [i_p, acc_p, dacc_p]) as rstep:
-        scalars = [s_ for s_ in ds if isinstance(s_, _Scalar)]
-        if scalars:  # summed in the generated function's own names
-            c.emit("nonlocal " + ", ".join(scalars))
+        # summed in the generated function's own names (batched: each rebinds its array)
+        rebound = [s_ for s_ in ds if s_ is not None] if batched else [s_ for s_ in ds if isinstance(s_, _Scalar)]
+        if rebound:
+            c.emit("nonlocal " + ", ".join(rebound))
         i = Arr(i_p, 0, frozenset(), 0, "i")
         acc_i = _unpack(c, acc, acc_p, "acc")
         dacc = _unpack(c, dacc_like, dacc_p, "dacc")
-        new_da = _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc)
+        new_da = _batched_reverse_step(c, t, vec, ds, dbs, summed, i, acc_i, dacc) if batched else \
+            _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc)
         c.emit("return " + _tuple([d.code for d in new_da if d is not ZERO]))
-    dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), 0, frozenset(), d.rank, "f") for d in dacc_like]
+    dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), d.depth, d.deps, d.rank, "f") for d in dacc_like]
     call = (f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {step}, {rstep}, {start}, "
             f"{advance})")
     names = [d.code for d in dacc if d is not ZERO]
     c.emit((", ".join(names) + ", = " if names else "") + call)
+    if batched:  # with no steps, `acc` is the final state too, and dacc the final cotangent
+        return _batched_result(c, t, vec, n, acc, dacc, ds, dbs, summed)
     return _rfold_result(c, t, ds, dbs, dacc)

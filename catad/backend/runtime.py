@@ -176,6 +176,40 @@ def loop_array(elems: list, dtype, ndim: int):
     return np.array(elems, dtype=dtype) if elems else np.zeros((0,) * ndim, dtype=dtype)
 
 
+def batch_full(x, batch: tuple):
+    """x (a value inside vectorised builds: its batch axes of full size or 1, then its own)
+    with every batch axis of full size: a loop inside the builds carries its state so (a
+    read-only view; the loop assigns new arrays, it never writes into one)."""
+    return np.broadcast_to(x, tuple(batch) + np.shape(x)[len(batch):])
+
+
+def batch_add(acc, batch: tuple, x):
+    """acc + x, a loop's running sum inside vectorised builds of batch shape `batch`: None
+    before the first step, then an array of its own (every batch axis of full size) that
+    later steps add into in place."""
+    if acc is None:
+        return np.array(np.broadcast_to(x, tuple(batch) + np.shape(x)[len(batch):]))
+    acc += x
+    return acc
+
+
+def batch_add_at(acc, batch: tuple, idx: tuple, val, n: tuple):
+    """batch_add of the index update (idx, val) of an array of shape n (after the batch axes),
+    the same index in every lane: val is added where it goes, in place, no array of shape n
+    made for it (zeros of its shape before the first step)."""
+    d = len(batch)
+    if acc is None:
+        acc = np.zeros(tuple(batch) + tuple(n) + np.shape(val)[d:])
+    acc[(slice(None),) * d + tuple(idx)] += val
+    return acc
+
+
+def batch_steps(elems: list, depth: int, empty_shape: tuple):
+    """The per-step arrays of a loop inside vectorised builds as one array whose axis `depth`
+    is the step (after the batch axes); with no steps, zeros of empty_shape."""
+    return np.stack(elems, axis=depth) if elems else np.zeros(empty_shape)
+
+
 def check_ok(cond, mask, lanes: tuple, site, data):
     """Raise site's error (a ShapeError or BoundsError naming the user's file and line) where
     cond is False in a lane that exists and is not masked out; data holds the values to show,

@@ -93,10 +93,11 @@ class _Inliner:
         return make_lets(bindings, _Renaming(self.names).term(d.body, env))
 
 
-def canonical(t: Term) -> Term:
+def canonical(t: Term, free: dict[Var, Term] | None = None) -> Term:
     """t with its binders renamed @0, @1, ... in the order they appear (its free variables
-    kept): two terms are equal up to the names of their binders iff their canonical forms are."""
-    return _Renaming(_Numbered()).term(t, {})
+    kept, or replaced as `free` says): two terms are equal up to the names of their binders
+    iff their canonical forms are."""
+    return _Renaming(_Numbered()).term(t, dict(free or {}))
 
 
 class _Numbered:
