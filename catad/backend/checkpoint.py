@@ -191,6 +191,7 @@ def reverse_loop(n: int, k: int, acc0: tuple, advance: Callable, sweep: Callable
     state). A sweep also sums the environment's cotangent and writes the elements', by itself.
     start(acc) is the first cotangent for n = 0 (the loop's result is its initial state).
     Returns (the cotangent of the initial state, the final state)."""
+    n = int(n)  # the generated code's n may be a NumPy integer, whose arithmetic is slow
     counter = COUNTER
     if counter is not None:
         counter.loops += 1
