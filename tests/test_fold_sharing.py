@@ -46,6 +46,11 @@ def test_one_forward_loop(f, args):
 def test_checkpoints_keep_their_own_loops():
     code = _reverse_code(logistic, 0.3, 3.2, 7, checkpoints=3)
     assert "reverse_loop(" in code and "def advance(" in code
+    # advance's loop and the sweep's two; the fold's value is the final state reverse_loop
+    # computed on the way, not another loop
+    loops = [ln for ln in code.splitlines() if ln.strip().startswith("for ")]
+    assert len(loops) == 3, code
+    assert catad.value_and_grad(logistic, argnums=(0, 1), checkpoints=3)(0.3, 3.2, 50)[0] == logistic(0.3, 3.2, 50)
     g = catad.grad(logistic, argnums=(0, 1), checkpoints=3)(0.3, 3.2, 50)
     assert g == catad.grad(logistic, argnums=(0, 1))(0.3, 3.2, 50)
 

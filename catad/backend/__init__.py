@@ -159,8 +159,7 @@ def _deep(fn: Callable) -> Any:
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
              zero_safe: bool, checkpoints: int | None = None) -> Compiled:
     c = Compiler(vectorise, zero_safe, checkpoints)
-    if checkpoints is None:
-        c.reversed_folds = folds.reversed_folds(d.body)
+    c.reversed_folds = folds.reversed_folds(d.body)
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)

@@ -209,7 +209,7 @@ class _Loop(_Block):
 
     def __init__(self, c: Compiler, n: str, hint: str = "i", reverse: bool = False, start: str | None = None):
         self.i = c.name(hint)
-        rng = f"range({n} - 1, -1, -1)" if reverse else \
+        rng = f"range({n} - 1, {'-1' if start is None else f'{start} - 1'}, -1)" if reverse else \
             f"range({start}, {n})" if start is not None else f"range({n})"
         super().__init__(c, f"for {self.i} in {rng}:")
 
@@ -315,7 +315,7 @@ def fold(c: Compiler, t):
         return rebuild(done.acc, at)
     acc = _state(c, [acc_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), leaf_types(at))], "acc")
     vec = _vector(c, c.comp(t.vec), t.vec.type)
-    keep = key is not None and _reversed(c, t)
+    keep = key is not None and _reversed(c, t) and c.checkpoints is None  # with checkpoints the RFold keeps its own
     kept = _kept_lists(c, acc) if keep else []
     with _Loop(c, _length(vec)) as i:
         for k, a in zip(kept, acc):
@@ -363,11 +363,12 @@ def reversed_folds(body: Term) -> frozenset:
 
 def _fold_key(c: Compiler, t):
     """The canonical form of t's fold (of Fold t, or of RFold t's primal), None when the
-    program has no RFold or keeps checkpoints (then each loop is its own). Inside vectorised
-    builds, the fold with each free variable standing for its compiled value (a build's index
-    or a size has one name in the primal and another in the reverse pass, or one name in two
-    builds), and the lanes it runs over (batch sizes, mask)."""
-    if not c.reversed_folds or c.checkpoints is not None:
+    program has no RFold. With checkpoints only the final accumulator is shared: the RFold's
+    schedule computes it (checkpoint.reverse_loop), and a fold keeps no states for it. Inside
+    vectorised builds, the fold with each free variable standing for its compiled value (a
+    build's index or a size has one name in the primal and another in the reverse pass, or one
+    name in two builds), and the lanes it runs over (batch sizes, mask)."""
+    if not c.reversed_folds:
         return None
     term = canonical(Fold(t.acc, t.vec, t.var, t.body))
     if c.depth == 0:
@@ -739,11 +740,14 @@ def _unpack(c: Compiler, like: list, packed: str, hint: str) -> list:
 
 
 def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
-    """RFold keeping at most c.checkpoints states: the body and the reverse step compiled once
-    each as closures, which catad.backend.checkpoint.reverse_loop calls on its schedule (it
-    recomputes the states it did not keep). `acc` is the initial state, `vec` the vector's
-    leaves and `n` its length. Inside vectorised builds the states and cotangents are batched
-    as in rfold, and the same reverse step sums them, in the same order."""
+    """RFold keeping at most c.checkpoints states: a run of steps, a sweep (a run of steps
+    keeping their states, then their reverse steps) and the step and the first cotangent for
+    the loop's end, compiled once each as closures, which catad.backend.checkpoint.reverse_loop
+    calls on its schedule (it recomputes the states it did not keep). `acc` is the initial
+    state, `vec` the vector's leaves and `n` its length. The final state it computes on the
+    way is the fold's value: the program's own fold reads it rather than looping again.
+    Inside vectorised builds the states and cotangents are batched as in rfold, and the same
+    reverse step sums them, in the same order."""
     at = t.acc.type
     lts = leaf_types(at)
     batched = c.depth > 0
@@ -759,9 +763,7 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
     i0_p, i1_p, acc_p = c.name("i0"), c.name("i1"), c.name("acc_in")
     with _Def(c, "advance", [i0_p, i1_p, acc_p]) as advance:  # a run of steps in one call
         state = _state(c, _unpack(c, acc, acc_p, "acc"), "acc")
-        with _Loop(c, i1_p, start=i0_p) as i:
-            new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
-            _carry(c, state, [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+        _steps(c, t, vec, state, i0_p, i1_p, [])
         c.emit("return " + _tuple([s.code for s in state]))
     dacc_like = [a if is_differentiable(lt) else ZERO for lt, a in zip(lts, acc)]  # the leaves with a tangent
     last_p = c.name("acc_last")
@@ -769,23 +771,58 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
         last = _unpack(c, acc, last_p, "acc")
         dr0 = [dacc_leaf(c, x, lt, a) for x, lt, a in zip(dr, lts, last)]
         c.emit("return " + _tuple([d.code for d in dr0 if d is not ZERO]))
-    i_p, acc_p, dacc_p = c.name("i"), c.name("acc_in"), c.name("dacc_in")
-    with _Def(c, "rstep", [i_p, acc_p, dacc_p]) as rstep:
+    sweep = _sweep(c, t, vec, acc, dacc_like, ds, dbs, summed, step, start)
+    dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), d.depth, d.deps, d.rank, "f") for d in dacc_like]
+    final = [Arr(c.name("acc"), a.depth, a.deps, a.rank, a.kind) for a in acc]
+    call = f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {advance}, {sweep}, {start})"
+    c.emit(f"{_tuple([d.code for d in dacc if d is not ZERO])}, {_tuple([a.code for a in final])} = {call}")
+    key = _fold_key(c, t)
+    if key is not None:
+        _remember(c, key, _Ran(final, None))
+    if batched:  # with no steps, `acc` is the final state too, and dacc the final cotangent
+        return _batched_result(c, t, vec, n, acc, dacc, ds, dbs, summed)
+    return _rfold_result(c, t, ds, dbs, dacc)
+
+
+def _steps(c: Compiler, t, vec: list, state: list, i0: str, i1: str, kept: list) -> None:
+    """for i in range(i0, i1): the fold's step on the loop-carried `state`, appending each
+    state to the lists named `kept` first (none: keeping nothing)."""
+    at = t.acc.type
+    with _Loop(c, i1, start=i0) as i:
+        for k, a in zip(kept, state):
+            c.emit(f"{k}.append({a.code})")
+        new = _comp_in(c, t.body, t.var, (rebuild(state, at), _element(c, vec, t.vec.type, i)))
+        _carry(c, state, [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), leaf_types(at))])
+
+
+def _sweep(c: Compiler, t, vec: list, acc: list, dacc_like: list, ds: list, dbs: list, summed: list, step: str,
+           start: str) -> str:
+    """def sweep(i0, i1, acc_in, dacc_in): steps i0 .. i1 - 2 keeping their states, then
+    reverse steps i1 - 1 .. i0; with dacc_in None (the loop's end), step i1 - 1 first, whose
+    state is the final one and gives the first cotangent. Returns (the cotangent of state i0,
+    the final state or None). See checkpoint.reverse_loop. Inside vectorised builds the
+    reverse steps are rfold's batched ones (marking in `summed` what they add to)."""
+    batched = c.depth > 0
+    i0_p, i1_p, acc_p, dacc_p = c.name("i0"), c.name("i1"), c.name("acc_in"), c.name("dacc_in")
+    with _Def(c, "sweep", [i0_p, i1_p, acc_p, dacc_p]) as sweep:
         # summed in the generated function's own names (batched: each rebinds its array)
         rebound = [s_ for s_ in ds if s_ is not None] if batched else [s_ for s_ in ds if isinstance(s_, _Scalar)]
         if rebound:
             c.emit("nonlocal " + ", ".join(rebound))
-        i = Arr(i_p, 0, frozenset(), 0, "i")
-        acc_i = _unpack(c, acc, acc_p, "acc")
-        dacc = _unpack(c, dacc_like, dacc_p, "dacc")
-        new_da = _batched_reverse_step(c, t, vec, ds, dbs, summed, i, acc_i, dacc) if batched else \
-            _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc)
-        c.emit("return " + _tuple([d.code for d in new_da if d is not ZERO]))
-    dacc = [ZERO if d is ZERO else Arr(c.name("dacc"), d.depth, d.deps, d.rank, "f") for d in dacc_like]
-    call = (f"reverse_loop({n}, {int(c.checkpoints)}, {_tuple([a.code for a in acc])}, {step}, {rstep}, {start}, "
-            f"{advance})")
-    names = [d.code for d in dacc if d is not ZERO]
-    c.emit((", ".join(names) + ", = " if names else "") + call)
-    if batched:  # with no steps, `acc` is the final state too, and dacc the final cotangent
-        return _batched_result(c, t, vec, n, acc, dacc, ds, dbs, summed)
-    return _rfold_result(c, t, ds, dbs, dacc)
+        state = _state(c, _unpack(c, acc, acc_p, "acc"), "acc")
+        kept = _kept_lists(c, state)
+        _steps(c, t, vec, state, i0_p, f"{i1_p} - 1", kept)
+        for k, a in zip(kept, state):
+            c.emit(f"{k}.append({a.code})")
+        last = c.name("last")
+        c.emit(f"{last} = None")
+        c.emit(f"if {dacc_p} is None:")
+        c.emit(f"    {last} = {step}({i1_p} - 1, {_tuple([a.code for a in state])})")
+        c.emit(f"    {dacc_p} = {start}({last})")
+        dacc = _state(c, _unpack(c, dacc_like, dacc_p, "dacc"), "dacc")
+        with _Loop(c, i1_p, reverse=True, start=i0_p) as i:
+            acc_i = [Arr(c.assign(f"{k}.pop()", "acc"), a.depth, a.deps, a.rank, a.kind) for k, a in zip(kept, acc)]
+            _carry(c, dacc, _batched_reverse_step(c, t, vec, ds, dbs, summed, i, acc_i, dacc) if batched
+                   else _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
+        c.emit(f"return {_tuple([d.code for d in dacc if d is not ZERO])}, {last}")
+    return sweep

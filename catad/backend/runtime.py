@@ -45,11 +45,18 @@ def power(a, b):
 
 def first_max(a, b):
     """Python's max(a, b): a unless b > a (so a tie, or a NaN on either side, gives a)."""
+    if type(a) is int and type(b) is int:  # sizes: a loop's body asks many times per step
+        return _INT(b if b > a else a)
     return np.where(b > a, b, a)[()]
 
 
 def first_min(a, b):
+    if type(a) is int and type(b) is int:
+        return _INT(b if b < a else a)
     return np.where(b < a, b, a)[()]
+
+
+_INT = np.asarray(0).dtype.type  # what np.where makes of Python ints
 
 
 def sel(c, a, b):
@@ -138,6 +145,11 @@ def scatter(shape: tuple, index: tuple, val):
     shape = tuple(int(s) for s in shape)
     val = np.asarray(val, dtype=np.float64)
     m = len(index)
+    if m == 1 and len(shape) == 1:  # a vector's update at a vector of indices, all in range:
+        i = index[0]                # the bincount below, without its general bookkeeping
+        if type(i) is np.ndarray and i.ndim == 1 and i.dtype.kind == "i" and val.shape == i.shape \
+                and (i.size == 0 or (i.min() >= 0 and i.max() < shape[0])):
+            return np.bincount(i, weights=val, minlength=shape[0])
     bshape = np.broadcast_shapes(*(np.shape(i) for i in index))
     rest = shape[m:]
     flat = np.zeros((), dtype=np.intp)
@@ -214,7 +226,7 @@ def check_ok(cond, mask, lanes: tuple, site, data):
     """Raise site's error (a ShapeError or BoundsError naming the user's file and line) where
     cond is False in a lane that exists and is not masked out; data holds the values to show,
     per lane (all arrays here have the same leading batch axes, of full size or 1)."""
-    if mask is None and np.ndim(cond) == 0 and cond:
+    if mask is None and (cond is True or cond is np.True_ or np.ndim(cond) == 0 and cond):
         return
     if not all(lanes):  # a comprehension with no elements evaluates nothing
         return

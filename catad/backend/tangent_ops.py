@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..lang.types import Float
 from . import arrays, scatters
 from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
@@ -37,6 +39,10 @@ def tadd(c: Compiler, a, b):
     if isinstance(a, RT) or isinstance(b, RT):
         return RT(c.assign(f"T_tadd({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
     if isinstance(a, Arr) and isinstance(b, Arr):
+        for x, y in ((a, b), (b, a)):
+            minus = _negated(c, y)
+            if minus is not None:  # x + (-1 * m) is x - m, exactly (IEEE), one operation fewer
+                return c.op("({0} - {1})", [x, minus], a.kind, a.rank)
         return c.op("({0} + {1})", [a, b], a.kind, a.rank)
     if isinstance(a, Stacked) and isinstance(b, Stacked) and a.n.code == b.n.code and a.N == b.N \
             and a.mask is None and b.mask is None and isinstance(a.body, Arr) and isinstance(b.body, Arr):
@@ -44,6 +50,26 @@ def tadd(c: Compiler, a, b):
         a, b = arrays.at(c, a, d), arrays.at(c, b, d)
         return Stacked(tadd(c, a.body, b.body), d, a.n, a.N, None)
     return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
+
+
+def _negated(c: Compiler, x: Arr) -> Arr | None:
+    """m when the scalar x was made as -1 * m (a derivative of a - b, in reverse mode): at
+    depth 0 only, where no einsum wants x as a product of factors (contractions.factors).
+    In the logistic map x = r x (1 - x) it is one of the twelve operations per step."""
+    if x.depth or x.rank:
+        return None
+    how = c.defs.get(x.code)
+    if how is None or how[0] != "mul":
+        return None
+    for k, m in ((how[1], how[2]), (how[2], how[1])):
+        if _is_minus_one(c, k) and m.depth == 0 and m.rank == 0:
+            return m
+    return None
+
+
+def _is_minus_one(c: Compiler, k: Arr) -> bool:
+    value = c.consts.get(k.code)
+    return isinstance(value, np.float64) and value == -1.0
 
 
 def sum_all(c: Compiler, xs: list):
