@@ -78,7 +78,7 @@ def _floats(lw, name: str, node, a) -> Term:
 
 def _static(lw, name: str, a, what: str, kind: type) -> Any:
     """A constant argument (an axis, a flag): its Python value."""
-    if _none(a):
+    if _none(a) or isinstance(a, (ast.Name, ast.Attribute)) and lw.static(a) is None:  # a global None too
         return None
     if isinstance(a, ast.Tuple):
         lw.fail(a, what, f"{what} of {name} must be an integer or None; a tuple of axes is not supported",
@@ -158,12 +158,13 @@ def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name:
                                       [A, B], loc, name)
 
         def with_max(M0):
-            Mk = _keep(lw, M0, r, axis, loc)
+            Mk = M0 if axis is None else _keep(lw, M0, r, axis, loc)  # a scalar broadcasts as it is
+            shifted = lambda x, m: prim("exp", prim("sub", x, m, loc=loc), loc=loc)
             if B is None:
-                E = _map(lw, lambda x, m: prim("exp", prim("sub", x, m, loc=loc), loc=loc), [A, Mk], loc, name)
-            else:
-                E = _map(lw, lambda x, y, m: prim("mul", y, prim("exp", prim("sub", x, m, loc=loc), loc=loc), loc=loc),
-                         [A, B, Mk], loc, name)
+                E = _map(lw, shifted, [A, Mk], loc, name)
+            else:  # a term with b == 0 is 0, even where exp overflows (SciPy)
+                E = _map(lw, lambda x, y, m: If(prim("eq", y, _f(0.0), loc=loc), _f(0.0),
+                                                prim("mul", y, shifted(x, m), loc=loc), loc), [A, B, Mk], loc, name)
             S = _reduce(lw, E, axis, "sum", loc)
             return _map(lw, lambda s, m: prim("add", prim("log", s, loc=loc), m, loc=loc), [S, M0], loc, name)
         M0 = _map(lw, _finite_or_zero(lw, loc), [_reduce(lw, am, axis, "vmax", loc)], loc, name)
@@ -232,6 +233,17 @@ def h_multigammaln(lw, obj, node, args, kwargs):
         count = lw.b.sum_all(_map(lw, bad, [A], loc, name), loc) if is_array(A) else bad(A)
         return lw.b.share(count, checked, loc)
     return lw.b.share(a, body, loc)
+
+
+def h_digamma(lw, obj, node, args, kwargs):
+    """scipy.special.digamma (psi): the digamma primitive, but -1/x at x = +-0, where SciPy gives
+    -inf at 0.0 and inf at -0.0 (the primitive, the derivative of lgamma, is nan at every pole)."""
+    name = library_name(obj)
+    (x,) = _params(lw, name, node, args, {}, ("x",), 1)
+    loc = lw.loc(node)
+    f = lambda v: If(prim("eq", v, _f(0.0), loc=loc), prim("div", _f(-1.0), v, loc=loc), prim("digamma", v, loc=loc),
+                     loc)
+    return _map(lw, f, [_floats(lw, name, node, x)], loc, name)
 
 
 # ------------------------------------------------------------ scipy.stats.norm
@@ -336,6 +348,7 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.softmax": (_softmax(False), ("axis",)),
     "scipy.special.log_softmax": (_softmax(True), ("axis",)),
     "scipy.special.multigammaln": (h_multigammaln, ("a", "d")),
+    "scipy.special.digamma": (h_digamma, ()), "scipy.special.psi": (h_digamma, ()),
     **{f"scipy.stats.norm.{k}": (_norm(k), ("x", "loc", "scale"))
        for k in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")},
 }

@@ -588,7 +588,6 @@ register(Primitive("sign", t_float_unary, _f(np.sign), (np.sign,), sympy=sympy.s
                    vector='np.sign({0})', doc="sign(x) on a Float: -1, 0 or 1 (nan for nan)",
                    nondiff_note="the derivative is 0 everywhere, also at 0"))
 register(Primitive("digamma", t_float_unary, _digamma, (), sympy=lambda x: sympy.polygamma(0, x),
-                   library_aliases=("scipy.special.digamma", "scipy.special.psi"),
                    doc="digamma(x) = d/dx lgamma(x) on a Float (nan at the poles 0, -1, -2, ...)"))
 register(Primitive("polygamma", t_polygamma, _polygamma, (), sympy=sympy.polygamma, arity=2,
                    doc="polygamma(n, x): the n-th derivative of digamma, n an Int >= 0 "

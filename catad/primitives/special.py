@@ -26,7 +26,7 @@ import numpy as np
 import sympy
 from mpmath.libmp import prec_to_dps
 
-_SQRT2 = math.sqrt(2.0)
+_SQRT1_2 = 0.7071067811865476  # 1 / sqrt 2, as SciPy's ndtr multiplies by it
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -91,11 +91,23 @@ def _stirling_correction(x: float) -> float:
 
 
 def betaln(a: float, b: float) -> float:
-    """log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), with Stirling's series for the
-    large arguments, where the three lgammas would cancel (a = b = 1e300)."""
+    """log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), with SciPy's conventions at the poles,
+    its asymptotic form where one argument dwarfs the other, and Stirling's series where both
+    are large, where the three lgammas would cancel (a = b = 1e300)."""
+    for p, q in ((a, b), (b, a)):
+        if p <= 0.0 and (p == -math.inf or p == math.floor(p)):  # Gamma(p) has a pole
+            if abs(p) < 2.0 ** 53 and math.isfinite(q) and q == math.floor(q) and 1.0 - p - q > 0.0:
+                return betaln(1.0 - p - q, q)  # |B(p, q)| = |B(1 - p - q, q)| for integers p <= 0 < 1 - p - q
+            return math.inf
     if math.isnan(a) or math.isnan(b):
         return math.nan
-    a, b = min(a, b), max(a, b)
+    if abs(a) < abs(b):
+        a, b = b, a  # |a| >= |b|
+    if a > 1e6 * abs(b) and a > 1e6:  # log B ~ lgamma(b) - b log a + ... (a may be inf)
+        c = b * (1.0 - b)
+        return (gammaln(b) - b * math.log(a) + c / (2.0 * a) + c * (1.0 - 2.0 * b) / (12.0 * a * a)
+                - c * c / (12.0 * a * a * a))
+    a, b = b, a  # a <= b
     if a >= 10.0 and math.isfinite(b):  # both large
         s = a + b
         return (_LOG_SQRT_2PI - 0.5 * math.log(s) + (a - 0.5) * math.log(a / s) + (b - 0.5) * math.log1p(-a / s)
@@ -109,19 +121,19 @@ def betaln(a: float, b: float) -> float:
 
 def ndtr(x: float) -> float:
     """The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 (accurate in the left tail)."""
-    return 0.5 * math.erfc(-x / _SQRT2)
+    return 0.5 * math.erfc(-x * _SQRT1_2)
 
 
 def log_ndtr(x: float) -> float:
-    """log Phi(x): log1p(-Phi(-x)) on the right, log Phi in the middle, and beyond x = -20 the
+    """log Phi(x): log1p(-Phi(-x)) for x > 0, log Phi down to -20, and beyond x = -20 the
     asymptotic series log Phi(x) = -x^2/2 - log(-x) - log sqrt(2 pi) + log(1 + sum_k (-1)^k
     (2k - 1)!! / x^(2k)) (12 terms: below 1e-19 there), where erfc would underflow."""
     if math.isnan(x):
         return math.nan
-    if x > 5.0:
-        return math.log1p(-0.5 * math.erfc(x / _SQRT2))
+    if x > 0.0:
+        return math.log1p(-0.5 * math.erfc(x * _SQRT1_2))
     if x > -20.0:
-        return math.log(0.5 * math.erfc(-x / _SQRT2))
+        return math.log(0.5 * math.erfc(-x * _SQRT1_2))
     if x == -math.inf:
         return -math.inf
     r = 1.0 / (x * x)
