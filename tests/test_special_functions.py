@@ -396,6 +396,23 @@ def test_norm_gradients(f):
     check_gradient(lambda p: np.sum(f(x, p[0], np.exp(p[1]))), np.array([0.3, 0.2]))
 
 
+def t_logpdf(x, df, mu, s): return stats.t.logpdf(x, df, loc=mu, scale=s)
+def halfcauchy_logpdf(x, mu, s): return stats.halfcauchy.logpdf(x, mu, scale=s)
+
+
+def test_student_t_and_half_cauchy():
+    x = np.array([[-1000.0, -3.0, 0.0], [0.7, 40.0, np.nan]])
+    for df in (0.5, 4.0, 1e6, -1.0):
+        same_values(value(t_logpdf, x, df, 0.3, 1.7), quiet(t_logpdf, x, df, 0.3, 1.7), rtol=1e-12)
+    same_values(value(t_logpdf, x, np.array([1.0, 3.0, 0.0]), 0.3, 2.0),
+                quiet(t_logpdf, x, np.array([1.0, 3.0, 0.0]), 0.3, 2.0), rtol=1e-12)
+    same_values(value(halfcauchy_logpdf, x, 0.5, np.array([1.0, 0.0, 2.0])),
+                quiet(halfcauchy_logpdf, x, 0.5, np.array([1.0, 0.0, 2.0])), rtol=1e-12)
+    xs = np.array([-1.3, 0.2, 2.5])
+    check_gradient(lambda p: np.sum(t_logpdf(xs, np.exp(p[0]), p[1], np.exp(p[2]))), np.array([1.2, 0.3, 0.2]))
+    check_gradient(lambda v: np.sum(halfcauchy_logpdf(v, 0.0, 2.0)), np.array([0.5, 1.5, 3.0]))
+
+
 def test_norm_defaults_and_a_scalar():
     same_values(value(lambda x: stats.norm.logpdf(x), np.array([0.0, 1.0])), stats.norm.logpdf([0.0, 1.0]))
     same_values(value(lambda x: stats.norm.cdf(x), 0.3), stats.norm.cdf(0.3))
@@ -449,12 +466,17 @@ def test_names_as_users_write_them():
     def t_fn(x):
         return stats.cauchy.logpdf(x)
 
+    def mvn(x):
+        return stats.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2))
+
     def lse_sign(x):
         return logsumexp(x, return_sign=True)
     with pytest.raises(catad.UnsupportedSyntax, match="scipy.special.gamma is not supported"):
         catad.grad(gamma_fn)(1.0)
     with pytest.raises(catad.UnsupportedSyntax, match="scipy.stats.cauchy.logpdf is not supported"):
         catad.grad(t_fn)(1.0)
+    with pytest.raises(catad.UnsupportedSyntax, match="scipy.stats.multivariate_normal.logpdf is not supported"):
+        catad.grad(mvn)(np.ones(2))
     with pytest.raises(catad.UnsupportedSyntax, match="return_sign=True of scipy.special.logsumexp"):
         catad.grad(lse_sign)(np.ones(2))
     from catad.frontend.calls import display
