@@ -45,6 +45,7 @@ DOMAINS: dict[str, list[tuple]] = {
     "gammaln": [(0.2, 10)], "ndtr": [(-5, 5)], "log_ndtr": [(-10, 5)],
     "xlogy": [(-5, 5), (0.1, 10)], "xlog1py": [(-5, 5), (-0.9, 5)], "logaddexp": [(-5, 5), (-5, 5)],
     "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "betaln": [(0.2, 10), (0.2, 10)],
+    "i0e": [(-40, 40)], "i1e": [(-40, 40)],
 }
 
 
@@ -67,6 +68,8 @@ REJECT = {
     "min": lambda x, y: abs(x - y) < 0.05,
     "digamma": _near_pole,
     "cbrt": lambda x: abs(x) < 0.2,
+    "i0e": lambda x: abs(x) < 0.2,
+    "i1e": lambda x: abs(x) < 0.2,
     "hypot": lambda x, y: abs(x) + abs(y) < 0.2,
     "polygamma": lambda n, x: _near_pole(x),
 }

@@ -85,6 +85,8 @@ def f_erf(x): return special.erf(x)
 def f_erfc(x): return special.erfc(x)
 def f_ndtr(x): return special.ndtr(x)
 def f_log_ndtr(x): return special.log_ndtr(x)
+def f_i0e(x): return special.i0e(x)
+def f_i1e(x): return special.i1e(x)
 def f_cbrt(x): return np.cbrt(x)
 def f_arcsinh(x): return np.arcsinh(x)
 def f_arccosh(x): return np.arccosh(x)
@@ -106,6 +108,8 @@ UNARY = [
     (f_erfc, special.erfc, MODERATE),
     (f_ndtr, special.ndtr, MODERATE),
     (f_log_ndtr, special.log_ndtr, np.array([-30.0, -7.0, -1.0, 0.3, 6.0])),
+    (f_i0e, special.i0e, np.array([-45.0, -3.1, 0.2, 29.9, 30.1])),
+    (f_i1e, special.i1e, np.array([-45.0, -3.1, 0.2, 29.9, 30.1])),
     (f_cbrt, np.cbrt, MODERATE),
     (f_arcsinh, np.arcsinh, MODERATE),
     (f_arccosh, np.arccosh, np.array([1.1, 2.0, 30.0])),

@@ -331,11 +331,15 @@ _SPECIAL_UNARY = [
      "the standard normal CDF Phi(x)"),
     ("log_ndtr", S.LogNdtr, S.log_ndtr, (), (_SP + "log_ndtr",), None,
      "log Phi(x), finite far in the left tail (-500007.8... at -1000)"),
+    ("i0e", S.I0e, S.i0e, (), (_SP + "i0e",), None, "exp(-|x|) I0(x), the scaled modified Bessel function"),
+    ("i1e", S.I1e, S.i1e, (), (_SP + "i1e",), None, "exp(-|x|) I1(x) (the derivative of i0e is i1e - sign(x) i0e)"),
 ]
+_SPECIAL_NOTES = {"cbrt": "the derivative at 0 is inf (1 / (3 cbrt(0)**2))",
+                  "i0e": "the derivative at 0 is 0 (i1e(0) - sign(0) i0e(0); the one-sided ones are -1 and 1)",
+                  "i1e": "the derivative at 0 is 1/2 (I1'(0); the one-sided ones of exp(-|x|) I1 agree)"}
 for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
     register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym, vector=_whole, doc=_doc,
-                       library_aliases=_lib, nondiff_note="the derivative at 0 is inf (1 / (3 cbrt(0)**2))"
-                       if _name == "cbrt" else ""))
+                       library_aliases=_lib, nondiff_note=_SPECIAL_NOTES.get(_name, "")))
 
 _XLOG_NOTE = ("{f}(0, y) = 0 for every y but nan (SciPy's convention), so the partial in y is 0 where x == 0, "
               "even at y = {y0}; the partial in x is {dx} there ({dx0} at y = {y0})")

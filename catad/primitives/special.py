@@ -144,6 +144,47 @@ def log_ndtr(x: float) -> float:
     return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series)
 
 
+def _bessel_ie(nu: int, x: float) -> float:
+    """exp(-|x|) I_nu(|x|) for nu = 0 or 1 and x >= 0: the power series (all terms positive, no
+    cancellation) up to x = 30, beyond it the asymptotic series exp(-x) I_nu(x) ~ sum_k (-1)^k
+    a_k(nu) / x^k / sqrt(2 pi x), a_k = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (k! 8^k), summed while
+    its terms decrease (below 1e-17 relative by x = 30)."""
+    if x <= 30.0:
+        q = 0.25 * x * x
+        term = 1.0 if nu == 0 else 0.5 * x
+        total, k = term, 0
+        while term > 1e-17 * total:
+            k += 1
+            term *= q / (k * (k + nu))
+            total += term
+        return total * math.exp(-x)
+    total, term, k = 1.0, 1.0, 0
+    while True:
+        k += 1
+        nxt = -term * (4 * nu * nu - (2 * k - 1) ** 2) / (k * 8.0 * x)
+        if abs(nxt) >= abs(term) or abs(nxt) < 1e-17 * abs(total):
+            break
+        term = nxt
+        total += term
+    return total / math.sqrt(2.0 * math.pi * x)
+
+
+def i0e(x: float) -> float:
+    """exp(-|x|) I0(x), scipy.special.i0e: even, 1 at 0, ~ 1/sqrt(2 pi |x|) for large |x|."""
+    if math.isnan(x):
+        return math.nan
+    return 0.0 if math.isinf(x) else _bessel_ie(0, abs(x))
+
+
+def i1e(x: float) -> float:
+    """exp(-|x|) I1(x), odd."""
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x):
+        return math.copysign(0.0, x)
+    return math.copysign(_bessel_ie(1, abs(x)), x)
+
+
 # ---------------------------------------------------------------- SymPy functions
 
 class _Special(sympy.Function):
@@ -272,4 +313,30 @@ class Hypot(_Special):
         return sympy.Piecewise((0, sympy.Eq(h, 0)), (a / h, True))
 
 
-SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot)
+class I0e(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.exp(-sympy.Abs(x)) * sympy.besseli(0, x)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return I1e(x) - sympy.sign(x) * I0e(x)  # I0' = I1
+
+
+class I1e(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.exp(-sympy.Abs(x)) * sympy.besseli(1, x)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        # I1' = I0 - I1 / x, whose limit at 0 is 1/2
+        return sympy.Piecewise((sympy.Rational(1, 2), sympy.Eq(x, 0)), (I0e(x) - I1e(x) / x - sympy.sign(x) * I1e(x),
+                                                                         True))
+
+
+SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot, I0e, I1e)
