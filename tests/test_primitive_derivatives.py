@@ -40,6 +40,12 @@ DOMAINS: dict[str, list[tuple]] = {
     "pow": [(0.2, 3), (-3, 3)], "neg": [(-5, 5)], "abs": [(-5, 5)],
     "max": [(-5, 5), (-5, 5)], "min": [(-5, 5), (-5, 5)],
     "sign": [(-5, 5)], "digamma": [(-3.9, 8)], "polygamma": [("int", 0, 3), (-3.9, 8)],
+    "asinh": [(-5, 5)], "acosh": [(1.2, 5)], "atanh": [(-0.9, 0.9)], "exp2": [(-5, 5)], "cbrt": [(-5, 5)],
+    "erfc": [(-3, 3)], "expit": [(-10, 10)], "log_expit": [(-10, 10)], "logit": [(0.05, 0.95)],
+    "gammaln": [(0.2, 10)], "ndtr": [(-5, 5)], "log_ndtr": [(-10, 5)],
+    "xlogy": [(-5, 5), (0.1, 10)], "xlog1py": [(-5, 5), (-0.9, 5)], "logaddexp": [(-5, 5), (-5, 5)],
+    "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "betaln": [(0.2, 10), (0.2, 10)],
+    "i0e": [(-40, 40)], "i1e": [(-40, 40)],
 }
 
 
@@ -61,6 +67,10 @@ REJECT = {
     "max": lambda x, y: abs(x - y) < 0.05,
     "min": lambda x, y: abs(x - y) < 0.05,
     "digamma": _near_pole,
+    "cbrt": lambda x: abs(x) < 0.2,
+    "i0e": lambda x: abs(x) < 0.2,
+    "i1e": lambda x: abs(x) < 0.2,
+    "hypot": lambda x, y: abs(x) + abs(y) < 0.2,
     "polygamma": lambda n, x: _near_pole(x),
 }
 # Central-difference step (default 1e-3 * max(1, |x|)): absolute near the poles.

@@ -31,7 +31,7 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "safe_index", "take_iota", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
-                 "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps"}
+                 "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf"}
 
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)

@@ -13,6 +13,7 @@ import numpy as np
 from .. import tangents as T
 from ..errors import Loc as _Loc, ShapeError as _ShapeError
 from ..primitives import registry as R
+from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
 
 ZERO = T.ZERO
 OneHot = T.OneHot

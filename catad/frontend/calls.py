@@ -22,6 +22,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
+from . import special_calls
 from .common import index_chain, is_array
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -31,7 +32,7 @@ _COMPS = (ast.ListComp, ast.GeneratorExp)
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     kwargs = {kw.arg: kw for kw in node.keywords}
-    handler = _handlers().get(id(obj))
+    handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
         args = [_list_as_array(lw, a) for a in args]
     if handler is not None:
@@ -445,13 +446,6 @@ def h_outer(lw, obj, node, args, kwargs):
     return lw.b.share_all(ts, body, loc)
 
 
-def h_clip(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 3)
-    ts, loc = [lw.arg(x) for x in args], lw.loc(node)
-    f = lambda x, lo, hi: lw.b.scalar("min", [lw.b.scalar("max", [x, lo], loc), hi], loc)  # NumPy's order
-    return lw.b.elementwise(f, ts, loc, "np.clip") if any(is_array(t) for t in ts) else f(*ts)
-
-
 def h_arange(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 1, 2)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
@@ -497,7 +491,9 @@ def _handlers() -> dict[int, tuple]:
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
         ((np.transpose,), h_transpose, ()), ((range, zip, enumerate), h_iteration_only, ()),
         ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),
-        ((np.clip,), h_clip, ()), ((np.arange,), h_arange, ()),
+        ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")), ((np.arange,), h_arange, ()),
+        ((np.add, np.subtract, np.multiply, np.divide, np.true_divide), special_calls.h_operator, ()),
+        ((np.heaviside,), special_calls.h_heaviside, ()), ((np.reciprocal,), special_calls.h_reciprocal, ()),
     ] + [((o,), h, ()) for o, h in _REFUSED]
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
@@ -528,11 +524,11 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...]]:
 
 
 def supported_names() -> list[str]:
-    return list(_catalogue()[1])
+    return sorted(_catalogue()[1] + tuple(special_calls.names()))
 
 
 def display(obj: Any) -> str:
-    name = _catalogue()[0].get(id(obj))
+    name = _catalogue()[0].get(id(obj)) or special_calls.library_name(obj)
     if name:
         return name
     mod = getattr(obj, "__module__", None)

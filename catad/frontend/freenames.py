@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import types
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,9 @@ class FreeNames:
         global array, a user function), or NOT_STATIC for anything involving local values.
         What is not a value is compiled in, so each call checks it is still the same object."""
         obj, path = self.static_path(node)
-        if obj is not NOT_STATIC and not isinstance(obj, _VALUES):
+        if isinstance(obj, types.MethodType):  # a new object at each look-up (scipy.stats.norm.logpdf)
+            self.program.reads.equal(path, obj)  # == : the same function of the same receiver
+        elif obj is not NOT_STATIC and not isinstance(obj, _VALUES):
             self.program.reads.same(path, obj)
         return obj
 

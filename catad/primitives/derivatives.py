@@ -17,7 +17,8 @@ lazily on first use (:func:`_derive` is an ``lru_cache``). Each derivative is
    derivative of sign is 0 everywhere);
 2. dropped (``None``) when it is identically zero;
 3. simplified: of the candidates ``d``, ``sympy.simplify(d)``, ``sympy.factor(d)`` and
-   ``sympy.cancel(d)`` the one whose translation has the fewest core nodes is kept,
+   ``sympy.cancel(d)`` (only ``d`` for a ``Piecewise``, whose pieces SymPy would merge where
+   they agree on the reals but not in IEEE arithmetic) the one whose translation has the fewest core nodes is kept,
    a tie going to the earlier one (so d tanh = 1 - tanh(x)**2 rather than
    1/cosh(x)**2, which is equally small);
 4. split by ``sympy.cse`` into shared subexpressions and a body.
@@ -48,10 +49,15 @@ Pow b**(k/2)                           ``sqrt(b)`` times b**((k-1)/2) (over 1 if
 Pow, other exponent                    ``pow(b, e)``; E**e as ``exp(e)``
 f(args), f in the reverse table        the primitive whose ``sympy`` field builds f:
                                        sin cos tan exp log tanh sinh cosh asin acos
-                                       atan erf loggamma->lgamma Abs->abs sign
+                                       atan erf loggamma->lgamma Abs->abs sign, and
+                                       the special functions of special.py (expit,
+                                       log_ndtr, ...)
                                        polygamma(0, x)->digamma polygamma(n, x)->
                                        polygamma(n, x) (n an Int term) atan2
 floor(a/b)                             ``floordiv(a, b)`` on Floats
+Piecewise((a, c), ..., (z, True))      ``if c then a else ... z``; conditions Eq, Ne,
+                                       <, <=, >, >=, And, Or, Not (xlogy's partial in
+                                       y is 0 where x == 0, see special.py)
 =====================================  ==============================================
 
 The reverse table is built from the registry: a primitive whose ``sympy`` field, applied
@@ -245,6 +251,8 @@ def _derive(name: str, arg_types: tuple) -> tuple[_Template | None, ...]:
             if sympy.simplify(forms[i] - d) != 0:
                 raise AssertionError(f"the hand-chosen partial {forms[i]} of {name} is not {d}")
             candidates = [forms[i]]
+        elif d.has(sympy.Piecewise):
+            candidates = [d]  # simplify merges pieces that IEEE tells apart (x/y is 0 at x = 0, y = 0)
         else:
             candidates = [d, sympy.simplify(d), sympy.factor(d), sympy.cancel(d)]
         out.append(_best(candidates, syms, arg_types, f"d{name}/d{s}"))
@@ -438,9 +446,39 @@ class _Translator:
         if isinstance(e, sympy.floor):
             num, den = sympy.fraction(e.args[0])
             return prim("floordiv", self.float(num), self.float(den))
+        if isinstance(e, sympy.Piecewise):
+            return self.piecewise(e.args)
         if isinstance(e, sympy.Function):
             return self.call(e)
         raise UntranslatableError(f"no core translation of {e} ({type(e).__name__})")
+
+    def piecewise(self, pieces) -> Term:
+        """Piecewise((a, c1), (b, c2), ..., (z, True)) as if c1 then a else if c2 ... else z."""
+        (value, cond), rest = pieces[0], pieces[1:]
+        if cond == sympy.true or not rest:
+            return self.float(value)
+        return If(self.boolean(cond), self.float(value), self.piecewise(rest))
+
+    _RELATIONS = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.StrictLessThan: "lt", sympy.LessThan: "le",
+                  sympy.StrictGreaterThan: "gt", sympy.GreaterThan: "ge"}
+
+    def boolean(self, c) -> Term:
+        """A condition of a Piecewise: comparisons of Floats, and, or, not."""
+        if c == sympy.true:
+            return TRUE
+        if c == sympy.false:
+            return prim("not", TRUE)
+        op = self._RELATIONS.get(type(c))
+        if op is not None:
+            return prim(op, self.float(c.lhs), self.float(c.rhs))
+        if isinstance(c, sympy.Not):
+            return prim("not", self.boolean(c.args[0]))
+        if isinstance(c, (sympy.And, sympy.Or)):
+            first, *others = [self.boolean(a) for a in c.args]
+            for b in others:  # a and b = if a then b else false; a or b = if a then true else b
+                first = If(first, b, prim("not", TRUE)) if isinstance(c, sympy.And) else If(first, TRUE, b)
+            return first
+        raise UntranslatableError(f"no core translation of the condition {c}")
 
     def number(self, e) -> Term:
         v = float(e) if e.is_Rational else float(sympy.N(e, 30))

@@ -12,6 +12,7 @@ import builtins
 import functools
 import math
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,6 +20,7 @@ import numpy as np
 import sympy
 
 from ..errors import ShapeError
+from . import special as S
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
 
@@ -51,6 +53,10 @@ class Primitive:
     # (catad.backend.dispatch.CODEGEN's row). See STRUCTURAL; tests/test_primitive_rows.py
     # resolves every name against the stage's own table.
     stages: tuple[tuple[str, str], ...] = ()
+    # Callables of libraries catad does not import (scipy.special.expit), by their public
+    # dotted names: one stands for this primitive once its module is loaded (a function that
+    # calls it has imported it). See library_callables.
+    library_aliases: tuple[str, ...] = ()
 
     def result_type(self, arg_types: tuple[Type, ...]) -> Type:
         if self.arity is not None and len(arg_types) != self.arity:
@@ -72,7 +78,21 @@ def lookup(name: str) -> Primitive | None:
 
 
 def _by_alias() -> dict[int, str]:
-    return {id(a): p.name for p in PRIMITIVES.values() for a in p.aliases}
+    out = {id(a): p.name for p in PRIMITIVES.values() for a in p.aliases}
+    for p in PRIMITIVES.values():
+        for name in p.library_aliases:
+            obj = library_callable(name)
+            if obj is not None:
+                out[id(obj)] = p.name
+    return out
+
+
+def library_callable(name: str) -> Any:
+    """The object a public dotted name (scipy.special.expit) denotes, when its module is loaded
+    (None otherwise: catad imports no library for this)."""
+    module, _, attr = name.rpartition(".")
+    m = sys.modules.get(module)
+    return getattr(m, attr, None) if m is not None else None
 
 
 def primitive_for_callable(fn: Any) -> str | None:
@@ -283,7 +303,66 @@ _UNARY_FLOAT = [
 
 for _name, _sym, _impl, _aliases, _whole in _UNARY_FLOAT:
     register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym, vector=_whole,
-                       doc=f"{_name}(x) on a Float"))
+                       doc=f"{_name}(x) on a Float",
+                       library_aliases=("scipy.special.erf",) if _name == "erf" else ()))
+
+# ---------------------------------------------------------------- special functions (catad/primitives/special.py)
+# NumPy's and scipy.special's; the SymPy classes of special.py state the ones SymPy lacks, with
+# derivatives that stay finite where the textbook formula overflows.
+
+_SP = "scipy.special."
+_SPECIAL_UNARY = [
+    # name, sympy, scalar implementation, aliases, library aliases, whole-array form, doc
+    ("asinh", sympy.asinh, np.arcsinh, (math.asinh, np.arcsinh), (), 'np.arcsinh({0})', "asinh(x)"),
+    ("acosh", sympy.acosh, np.arccosh, (math.acosh, np.arccosh), (), 'np.arccosh({0})', "acosh(x) (nan below 1)"),
+    ("atanh", sympy.atanh, np.arctanh, (math.atanh, np.arctanh), (), 'np.arctanh({0})',
+     "atanh(x) (+-inf at +-1, nan beyond)"),
+    ("exp2", lambda x: 2 ** x, np.exp2, (np.exp2,), (), 'np.exp2({0})', "2 ** x"),
+    ("cbrt", S.Cbrt, np.cbrt, (np.cbrt,), (_SP + "cbrt",), 'np.cbrt({0})', "the real cube root"),
+    ("erfc", sympy.erfc, math.erfc, (math.erfc,), (_SP + "erfc",), None, "1 - erf(x), accurate where erf(x) is near 1"),
+    ("expit", S.Expit, S.expit, (), (_SP + "expit",), 'sf.expit({0})', "1 / (1 + exp(-x)), the logistic sigmoid"),
+    ("log_expit", S.LogExpit, S.log_expit, (), (_SP + "log_expit",), 'sf.log_expit({0})',
+     "log(expit(x)) = -log(1 + exp(-x)), without overflow"),
+    ("logit", lambda x: sympy.log(x / (1 - x)), S.logit, (), (_SP + "logit",), 'sf.logit({0})',
+     "log(x / (1 - x)), the inverse of expit (-inf at 0, inf at 1, nan outside [0, 1])"),
+    ("gammaln", sympy.loggamma, S.gammaln, (), (_SP + "gammaln",), None,
+     "log|Gamma(x)| as scipy.special.gammaln (inf at the poles 0, -1, ..., -inf at -inf)"),
+    ("ndtr", lambda x: sympy.erfc(-x / sympy.sqrt(2)) / 2, S.ndtr, (), (_SP + "ndtr",), None,
+     "the standard normal CDF Phi(x)"),
+    ("log_ndtr", S.LogNdtr, S.log_ndtr, (), (_SP + "log_ndtr",), None,
+     "log Phi(x), finite far in the left tail (-500007.8... at -1000)"),
+    ("i0e", S.I0e, S.i0e, (), (_SP + "i0e",), None, "exp(-|x|) I0(x), the scaled modified Bessel function"),
+    ("i1e", S.I1e, S.i1e, (), (_SP + "i1e",), None, "exp(-|x|) I1(x) (the derivative of i0e is i1e - sign(x) i0e)"),
+]
+_SPECIAL_NOTES = {"cbrt": "the derivative at 0 is inf (1 / (3 cbrt(0)**2))",
+                  "i0e": "the derivative at 0 is 0 (i1e(0) - sign(0) i0e(0); the one-sided ones are -1 and 1)",
+                  "i1e": "the derivative at 0 is 1/2 (I1'(0); the one-sided ones of exp(-|x|) I1 agree)"}
+for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
+    register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym, vector=_whole, doc=_doc,
+                       library_aliases=_lib, nondiff_note=_SPECIAL_NOTES.get(_name, "")))
+
+_XLOG_NOTE = ("{f}(0, y) = 0 for every y but nan (SciPy's convention), so the partial in y is 0 where x == 0, "
+              "even at y = {y0}; the partial in x is {dx} there ({dx0} at y = {y0})")
+_SPECIAL_BINARY = [
+    # name, sympy, scalar implementation, aliases, library aliases, whole-array form, doc, nondiff note
+    ("xlogy", S.XLogY, S.xlogy, (), (_SP + "xlogy",), 'sf.xlogy({0}, {1})', "x * log(y), 0 where x == 0",
+     _XLOG_NOTE.format(f="xlogy", y0="0", dx="log(y)", dx0="-inf")),
+    ("xlog1py", S.XLog1PY, S.xlog1py, (), (_SP + "xlog1py",), 'sf.xlog1py({0}, {1})',
+     "x * log1p(y), 0 where x == 0", _XLOG_NOTE.format(f="xlog1py", y0="-1", dx="log1p(y)", dx0="-inf")),
+    ("logaddexp", S.LogAddExp, np.logaddexp, (np.logaddexp,), (), 'np.logaddexp({0}, {1})',
+     "log(exp(a) + exp(b)) without overflow",
+     "partials expit(a - b) and expit(b - a): nan where a - b is (a = b = inf or -inf)"),
+    ("logaddexp2", S.LogAddExp2, np.logaddexp2, (np.logaddexp2,), (), 'np.logaddexp2({0}, {1})',
+     "log2(2**a + 2**b) without overflow",
+     "partials expit((a - b) log 2) and expit((b - a) log 2): nan where a - b is (a = b = inf or -inf)"),
+    ("hypot", S.Hypot, np.hypot, (math.hypot, np.hypot), (), 'np.hypot({0}, {1})', "sqrt(a*a + b*b) without overflow",
+     "at the origin both partials are 0 (elsewhere a / hypot and b / hypot), as d|x| is 0 at 0"),
+    ("betaln", lambda x, y: sympy.loggamma(x) + sympy.loggamma(y) - sympy.loggamma(x + y), S.betaln, (),
+     (_SP + "betaln",), None, "log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)", ""),
+]
+for _name, _sym, _impl, _aliases, _lib, _whole, _doc, _note in _SPECIAL_BINARY:
+    register(Primitive(_name, t_float_binary, _f(_impl), _aliases, sympy=_sym, arity=2, vector=_whole, doc=_doc,
+                       library_aliases=_lib, nondiff_note=_note))
 
 register(Primitive("atan2", t_float_binary, _f(np.arctan2), (math.atan2, np.arctan2),
                    sympy=sympy.atan2, arity=2, vector='np.arctan2({0}, {1})', doc="atan2(y, x) on Floats"))

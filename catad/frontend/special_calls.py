@@ -1,0 +1,468 @@
+"""Calls of scipy.special and scipy.stats functions that are more than one primitive, and of
+NumPy's elementwise functions that are operators or compositions of primitives.
+
+scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registry rows
+(their ``library_aliases``); here are the others, each made of primitives as SciPy computes it:
+
+* ``logsumexp(a, axis=None, b=None, keepdims=False)``: ``m + log(sum(b * exp(a - m)))`` with
+  ``m`` the maximum over the axis (0 where it is not finite, as SciPy), so nothing overflows;
+  its gradient is the softmax. ``softmax`` and ``log_softmax`` are ``exp(a - lse)`` and
+  ``a - lse`` with ``lse`` kept along the axis;
+* ``multigammaln(a, d)``: the sum of d gammaln terms, with SciPy's ValueError when some
+  ``a <= (d - 1) / 2`` (a catad.ShapeError, which is a ValueError);
+* ``scipy.stats.norm``'s ``logpdf``, ``pdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, and
+  ``scipy.stats.t.logpdf`` (``df`` after x) and ``scipy.stats.halfcauchy.logpdf``, with ``loc``
+  and ``scale`` by position or keyword, nan where ``scale`` or ``df`` is not positive (SciPy's
+  argcheck);
+* ``np.add``, ``np.subtract``, ``np.multiply``, ``np.divide`` (``np.true_divide``): the operators;
+  ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
+  ``max=``, and ``None`` for no bound).
+
+SciPy is never imported here: a name is looked up only once its module is loaded (a function that
+calls scipy.special.logsumexp has imported it). Messages name SciPy's functions as users write
+them (``scipy.special.logsumexp``, ``scipy.stats.t.logpdf``), not by their private modules.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import math
+import sys
+import types
+from typing import Any
+
+from ..errors import CatadTypeError
+from ..lang.terms import Build, Const, If, Term, make_lets
+from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..primitives import PRIMITIVES, prim
+from .common import index_chain, is_array
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_NAN = Const(math.nan, Float)
+
+
+def _f(v: float) -> Const:
+    return Const(float(v), Float)
+
+
+# ------------------------------------------------------------ arguments
+
+def _params(lw, name: str, node: ast.Call, args: list, kwargs: dict, names: tuple, required: int) -> list:
+    """The arguments by position and keyword, in the order of `names` (None where not given)."""
+    if len(args) > len(names):
+        lw.fail(node, name, f"{name}() takes at most {len(names)} arguments ({', '.join(names)}), got {len(args)}",
+                CatadTypeError)
+    out = list(args) + [None] * (len(names) - len(args))
+    for k, v in kwargs.items():
+        i = names.index(k)
+        if out[i] is not None:
+            lw.fail(v, name, f"{name}() got multiple values for argument {k!r}", CatadTypeError)
+        out[i] = v
+    missing = [n for n, v in zip(names[:required], out) if v is None]
+    if missing:
+        lw.fail(node, name, f"{name}() is missing argument {missing[0]!r}", CatadTypeError)
+    return out
+
+
+def _none(a) -> bool:
+    return a is None or isinstance(a, ast.Constant) and a.value is None
+
+
+def _floats(lw, name: str, node, a) -> Term:
+    """An argument as Floats (an Int or an array of Ints converted; a list display an array)."""
+    t = lw.display(a) if isinstance(a, (ast.List, ast.Tuple)) else lw.arg(a)
+    t = lw.b.to_float(t, lw.loc(node))
+    if scalar_of(t.type) != Float:
+        lw.fail(node, name, f"{name}() takes numbers or arrays of numbers, got a {t.type}", CatadTypeError)
+    return t
+
+
+def _static(lw, name: str, a, what: str, kind: type) -> Any:
+    """A constant argument (an axis, a flag): its Python value."""
+    if _none(a) or isinstance(a, (ast.Name, ast.Attribute)) and lw.static(a) is None:  # a global None too
+        return None
+    if isinstance(a, ast.Tuple):
+        lw.fail(a, what, f"{what} of {name} must be an integer or None; a tuple of axes is not supported",
+                hint="reduce one axis at a time, or pass axis=None for all of them")
+    t = lw.expr(a)
+    want = Int if kind is int else Bool
+    if not (isinstance(t, Const) and t.type == want):
+        lw.fail(a, what, f"{what} of {name} must be a constant {kind.__name__}")
+    return t.value
+
+
+def _axis(lw, name: str, a, r: int) -> int | None:
+    axis = _static(lw, name, a, "axis", int)
+    if axis is None:
+        return None
+    if not -r <= axis < r:
+        lw.fail(a, "axis", f"axis {axis} is out of bounds for array of dimension {r}", CatadTypeError)
+    return axis % r
+
+
+def _map(lw, f, ts: list, loc, name: str) -> Term:
+    """f on scalars (each argument an atom, shared once), elementwise with broadcasting over
+    arrays; None arguments are passed to f as None."""
+    present = [t for t in ts if t is not None]
+
+    def on_scalars(*xs):
+        def body(*atoms):
+            it = iter(atoms)
+            return f(*(None if t is None else next(it) for t in ts))
+        return lw.b.share_all(list(xs), body, loc)
+    if any(is_array(t) for t in present):
+        return lw.b.elementwise(on_scalars, present, loc, name)
+    return on_scalars(*present)
+
+
+# ------------------------------------------------------------ reductions along an axis, kept
+
+def _reduce(lw, t: Term, axis: int | None, kind: str, loc) -> Term:
+    """sum or vmax of t over `axis` (every axis when None); a scalar is its own reduction."""
+    if not is_array(t):
+        return t
+    if axis is None:
+        return lw.b.sum_all(t, loc) if kind == "sum" else lw.b.share(t, lambda m: lw.b.reduce_all(m, kind, loc), loc)
+    return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, kind, loc), loc)
+
+
+def _keep(lw, t: Term, r: int, axis: int | None, loc) -> Term:
+    """The result of a reduction of a rank-r array with its reduced axes kept, of length 1
+    (NumPy's keepdims): a build of one element where the axis was."""
+    one = Const(1, Int)
+    if r == 0:
+        return t
+    if axis is None:
+        for _ in range(r):
+            t = Build(one, lw.b.var(Int, loc, "_k"), t, loc)
+        return t
+    if axis == 0:
+        return Build(one, lw.b.var(Int, loc, "_k"), t, loc)
+    # axis 1 of a matrix: each row's value in a row of its own
+    def rows(v):
+        i = lw.b.var(Int, loc, "_i")
+        return Build(lw.b.size(v, 0, loc), i, Build(one, lw.b.var(Int, loc, "_k"), index_chain(v, [i], loc), loc), loc)
+    return lw.b.share(t, rows, loc)
+
+
+def _finite_or_zero(lw, loc):
+    """SciPy's shift: the maximum where it is finite, else 0 (all -inf, or an inf: no nan from inf - inf)."""
+    return lambda m: If(prim("eq", prim("sub", m, m, loc=loc), _f(0.0), loc=loc), m, _f(0.0), loc)
+
+
+def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name: str) -> Term:
+    """log(sum(b * exp(a))) over axis, as its reduced value (not kept)."""
+    def body(*ab):
+        A, B = ab if b is not None else (ab[0], None)
+        # entries with b == 0 do not count for the maximum (SciPy): they add nothing
+        am = A if B is None else _map(lw, lambda x, y: If(prim("eq", y, _f(0.0), loc=loc), _f(-math.inf), x, loc),
+                                      [A, B], loc, name)
+
+        def with_max(M0):
+            Mk = M0 if axis is None else _keep(lw, M0, r, axis, loc)  # a scalar broadcasts as it is
+            shifted = lambda x, m: prim("exp", prim("sub", x, m, loc=loc), loc=loc)
+            if B is None:
+                E = _map(lw, shifted, [A, Mk], loc, name)
+            else:  # a term with b == 0 is 0, even where exp overflows (SciPy)
+                E = _map(lw, lambda x, y, m: If(prim("eq", y, _f(0.0), loc=loc), _f(0.0),
+                                                prim("mul", y, shifted(x, m), loc=loc), loc), [A, B, Mk], loc, name)
+            S = _reduce(lw, E, axis, "sum", loc)
+            return _map(lw, lambda s, m: prim("add", prim("log", s, loc=loc), m, loc=loc), [S, M0], loc, name)
+        M0 = _map(lw, _finite_or_zero(lw, loc), [_reduce(lw, am, axis, "vmax", loc)], loc, name)
+        return lw.b.share(M0, with_max, loc)
+    return lw.b.share_all([a] if b is None else [a, b], body, loc)
+
+
+def h_logsumexp(lw, obj, node, args, kwargs):
+    name = library_name(obj)
+    a, axis_, b_, keep_, sign_ = _params(lw, name, node, args, kwargs, ("a", "axis", "b", "keepdims", "return_sign"), 1)
+    if _static(lw, name, sign_, "return_sign", bool):
+        lw.fail(sign_, "return_sign", f"return_sign=True of {name} is not supported",
+                hint="use b >= 0, or compute the sign separately")
+    loc = lw.loc(node)
+    a = _floats(lw, name, node, a)
+    b = None if _none(b_) else _floats(lw, name, node, b_)
+    r = max(rank(a.type), rank(b.type) if b is not None else 0)
+    axis = _axis(lw, name, axis_, r) if r else None
+    out = _logsumexp(lw, a, b, axis, r, loc, name)
+    return _keep(lw, out, r, axis, loc) if _static(lw, name, keep_, "keepdims", bool) else out
+
+
+def _softmax(log: bool):
+    def h(lw, obj, node, args, kwargs):
+        name = library_name(obj)
+        x, axis_ = _params(lw, name, node, args, kwargs, ("x", "axis"), 1)
+        loc = lw.loc(node)
+        x = _floats(lw, name, node, x)
+        r = rank(x.type)
+        axis = _axis(lw, name, axis_, r) if r else None
+
+        def body(X):
+            lse = _keep(lw, _logsumexp(lw, X, None, axis, r, loc, name), r, axis, loc)
+            f = (lambda v, l: prim("sub", v, l, loc=loc)) if log else \
+                (lambda v, l: prim("exp", prim("sub", v, l, loc=loc), loc=loc))
+            return _map(lw, f, [X, lse], loc, name)
+        return lw.b.share(x, body, loc)
+    return h
+
+
+def h_multigammaln(lw, obj, node, args, kwargs):
+    """log of the multivariate gamma function: d(d-1)/4 log(pi) + sum_j gammaln(a - (j-1)/2)."""
+    name = library_name(obj)
+    a, d_ = _params(lw, name, node, args, kwargs, ("a", "d"), 2)
+    d = _static(lw, name, d_, "d", int)
+    if d is None or d < 1:
+        lw.fail(d_, name, f"d of {name} must be a constant int >= 1")
+    loc = lw.loc(node)
+    a = _floats(lw, name, node, a)
+    limit = 0.5 * (d - 1)
+
+    def f(x):
+        out: Term = _f(0.25 * d * (d - 1) * math.log(math.pi))
+        for j in range(1, d + 1):
+            arg = x if j == 1 else prim("sub", x, _f(0.5 * (j - 1)), loc=loc)
+            out = prim("add", out, prim("gammaln", arg, loc=loc), loc=loc)
+        return out
+    # SciPy raises ValueError when any a <= (d - 1) / 2 (a nan does not count)
+    bad = lambda x: If(prim("le", x, _f(limit), loc=loc), Const(1, Int), Const(0, Int), loc)
+
+    def body(A):
+        def checked(count):  # a check's condition reads variables, not builds
+            chk = lw.b.check(prim("eq", count, Const(0, Int), loc=loc), (), loc, name,
+                             f"condition a > 0.5 * (d-1) ({limit}) not met")
+            return make_lets(chk, _map(lw, f, [A], loc, name))
+        count = lw.b.sum_all(_map(lw, bad, [A], loc, name), loc) if is_array(A) else bad(A)
+        return lw.b.share(count, checked, loc)
+    return lw.b.share(a, body, loc)
+
+
+def h_digamma(lw, obj, node, args, kwargs):
+    """scipy.special.digamma (psi): the digamma primitive, but -1/x at x = +-0, where SciPy gives
+    -inf at 0.0 and inf at -0.0 (the primitive, the derivative of lgamma, is nan at every pole)."""
+    name = library_name(obj)
+    (x,) = _params(lw, name, node, args, {}, ("x",), 1)
+    loc = lw.loc(node)
+    f = lambda v: If(prim("eq", v, _f(0.0), loc=loc), prim("div", _f(-1.0), v, loc=loc), prim("digamma", v, loc=loc),
+                     loc)
+    return _map(lw, f, [_floats(lw, name, node, x)], loc, name)
+
+
+# ------------------------------------------------------------ scipy.stats: location-scale families
+
+def _norm(kind: str):
+    """The standard normal's `kind` at z (a shared atom)."""
+    def value(z, shapes, loc):
+        half_sq = lambda: prim("mul", _f(0.5), prim("mul", z, z, loc=loc), loc=loc)
+        if kind == "logpdf":
+            return prim("sub", prim("neg", half_sq(), loc=loc), _f(_LOG_SQRT_2PI), loc=loc)
+        if kind == "pdf":
+            return prim("mul", prim("exp", prim("neg", half_sq(), loc=loc), loc=loc), _f(_INV_SQRT_2PI), loc=loc)
+        minus = kind in ("sf", "logsf")  # the upper tail is the lower tail of -z
+        arg = prim("neg", z, loc=loc) if minus else z
+        return prim("log_ndtr" if kind in ("logcdf", "logsf") else "ndtr", arg, loc=loc)
+    return value
+
+
+def _t_logpdf(z, shapes, loc):
+    """Student's t: -betaln(df/2, 1/2) - log(df)/2 - (df+1)/2 log1p(z^2/df), the gammaln((df+1)/2)
+    - gammaln(df/2) - log(pi)/2 of the density as one betaln, which does not cancel for a large df."""
+    (df,) = shapes
+    half = lambda e: prim("mul", _f(0.5), e, loc=loc)
+    up = half(prim("add", df, _f(1.0), loc=loc))
+    const = prim("sub", prim("neg", prim("betaln", half(df), _f(0.5), loc=loc), loc=loc),
+                 half(prim("log", df, loc=loc)), loc=loc)
+    tail = prim("mul", up, prim("log1p", prim("div", prim("mul", z, z, loc=loc), df, loc=loc), loc=loc), loc=loc)
+    return prim("sub", const, tail, loc=loc)
+
+
+def _halfcauchy_logpdf(z, shapes, loc):
+    """log(2/pi) - log1p(z^2) for z >= 0, -inf below (outside the support)."""
+    v = prim("sub", _f(math.log(2.0 / math.pi)), prim("log1p", prim("mul", z, z, loc=loc), loc=loc), loc=loc)
+    return If(prim("lt", z, _f(0.0), loc=loc), _f(-math.inf), v, loc)  # a nan z stays nan
+
+
+def _location_scale(kind: str, value, shapes: tuple = ()):
+    """dist.kind(x, *shapes, loc=0, scale=1) = value((x - loc) / scale) with the density divided
+    by the scale (log(scale) subtracted from a log-density); nan where the scale or a shape
+    parameter is not positive (SciPy's argcheck)."""
+    def h(lw, obj, node, args, kwargs):
+        name = library_name(obj)
+        given = _params(lw, name, node, args, kwargs, ("x",) + shapes + ("loc", "scale"), 1 + len(shapes))
+        loc = lw.loc(node)
+        ts = [_floats(lw, name, node, x) if i <= len(shapes) or not _none(x) else None for i, x in enumerate(given)]
+
+        def f(x, *rest):
+            sh, m, s = rest[:len(shapes)], rest[-2], rest[-1]
+            z = x if m is None else prim("sub", x, m, loc=loc)
+            z = z if s is None else prim("div", z, s, loc=loc)
+            v = lw.b.share(z, lambda z: value(z, sh, loc), loc)
+            if s is not None and kind == "logpdf":
+                v = prim("sub", v, prim("log", s, loc=loc), loc=loc)
+            elif s is not None and kind == "pdf":
+                v = prim("div", v, s, loc=loc)
+            for p in [q for q in (*sh, s) if q is not None and not (isinstance(q, Const) and q.value > 0)]:
+                v = If(prim("gt", p, _f(0.0), loc=loc), v, _NAN, loc)
+            return v
+        return _map(lw, f, ts, loc, name)
+    return h
+
+
+# ------------------------------------------------------------ NumPy's elementwise functions
+
+_OPERATORS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
+              "true_divide": ast.Div}
+
+
+def h_operator(lw, obj, node, args, kwargs):
+    """np.add(a, b) is a + b (and so on), with its broadcasting and promotion."""
+    name = f"np.{obj.__name__}"
+    if len(args) != 2:
+        lw.fail(node, name, f"{name}() takes 2 arguments, got {len(args)}", CatadTypeError)
+    a, b = (lw.arg(x) for x in args)
+    return lw.binop(_OPERATORS[obj.__name__](), a, b, node)
+
+
+def h_heaviside(lw, obj, node, args, kwargs):
+    """np.heaviside(x, h0): 0 for x < 0, h0 at 0, 1 for x > 0, nan for nan. Its partial in x is 0
+    (where it is defined, and chosen 0 at 0); in h0 it is 1 where x == 0."""
+    if len(args) != 2:
+        lw.fail(node, "np.heaviside", f"np.heaviside() takes 2 arguments, got {len(args)}", CatadTypeError)
+    loc = lw.loc(node)
+    ts = [lw.b.to_float(lw.arg(a), loc) for a in args]
+
+    def f(x, h0):
+        at_zero = If(prim("eq", x, _f(0.0), loc=loc), h0, _NAN, loc)
+        return If(prim("lt", x, _f(0.0), loc=loc), _f(0.0),
+                  If(prim("gt", x, _f(0.0), loc=loc), _f(1.0), at_zero, loc), loc)
+    return _map(lw, f, ts, loc, "np.heaviside")
+
+
+def h_reciprocal(lw, obj, node, args, kwargs):
+    if len(args) != 1:
+        lw.fail(node, "np.reciprocal", f"np.reciprocal() takes 1 argument, got {len(args)}", CatadTypeError)
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    if scalar_of(t.type) == Int:
+        lw.fail(node, "np.reciprocal", "np.reciprocal() of integers is NumPy's integer division (1 // x)",
+                CatadTypeError, "write 1.0 / x for the reciprocal as a float")
+    return _map(lw, lambda x: prim("div", _f(1.0), x, loc=loc), [t], loc, "np.reciprocal")
+
+
+def h_clip(lw, obj, node, args, kwargs):
+    """np.clip(a, a_min, a_max): min(max(a, a_min), a_max) in NumPy's order; a bound None is none.
+    The bounds by keyword as a_min=/a_max= (or NumPy 2's min=/max=)."""
+    if "min" in kwargs or "max" in kwargs:
+        kwargs = {{"min": "a_min", "max": "a_max"}.get(k, k): v for k, v in kwargs.items()}
+    a, lo, hi = _params(lw, "np.clip", node, args, kwargs, ("a", "a_min", "a_max"), 1)
+    if _none(lo) and _none(hi):
+        lw.fail(node, "np.clip", "np.clip() needs a_min or a_max (NumPy raises ValueError: one of max or min "
+                                 "must be given)")
+    loc = lw.loc(node)
+    ts = [lw.arg(a)] + [None if _none(x) else lw.arg(x) for x in (lo, hi)]
+
+    def f(x, lo, hi):
+        out = x if lo is None else lw.b.scalar("max", [x, lo], loc)
+        return out if hi is None else lw.b.scalar("min", [out, hi], loc)
+    return _map(lw, f, ts, loc, "np.clip")
+
+
+# ------------------------------------------------------------ the tables
+
+# SciPy's functions handled here: public dotted name -> (handler, keyword arguments it takes)
+LIBRARY_HANDLERS: dict[str, tuple] = {
+    "scipy.special.logsumexp": (h_logsumexp, ("axis", "b", "keepdims", "return_sign")),
+    "scipy.special.softmax": (_softmax(False), ("axis",)),
+    "scipy.special.log_softmax": (_softmax(True), ("axis",)),
+    "scipy.special.multigammaln": (h_multigammaln, ("a", "d")),
+    "scipy.special.digamma": (h_digamma, ()), "scipy.special.psi": (h_digamma, ()),
+    **{f"scipy.stats.norm.{k}": (_location_scale(k, _norm(k)), ("x", "loc", "scale"))
+       for k in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")},
+    "scipy.stats.t.logpdf": (_location_scale("logpdf", _t_logpdf, ("df",)), ("x", "df", "loc", "scale")),
+    "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
+}
+
+
+def _resolve(name: str) -> Any:
+    """The object of a dotted name whose module (scipy.special, scipy.stats) is loaded, else None."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        m = sys.modules.get(".".join(parts[:cut]))
+        if m is not None:
+            obj = m
+            for p in parts[cut:]:
+                obj = getattr(obj, p, None)
+                if obj is None:
+                    return None
+            return obj
+    return None
+
+
+def _key(obj: Any):
+    """A bound method (scipy.stats.norm.logpdf is a new one at each look-up) by its receiver and
+    function name; anything else by identity."""
+    if isinstance(obj, types.MethodType):
+        return id(obj.__self__), obj.__func__.__name__
+    return id(obj)
+
+
+@functools.lru_cache(maxsize=8)
+def _table(loaded: tuple) -> dict:
+    out = {}
+    for name, row in LIBRARY_HANDLERS.items():
+        obj = _resolve(name)
+        if obj is not None:
+            out[_key(obj)] = (name, row)
+    return out
+
+
+def _loaded() -> tuple:
+    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats"))
+
+
+def lookup(obj: Any) -> tuple | None:
+    """(handler, keyword arguments) for a SciPy callable handled here, else None."""
+    hit = _table(_loaded()).get(_key(obj))
+    return None if hit is None else hit[1]
+
+
+def names() -> list[str]:
+    """Every SciPy name catad can call: the handlers here and the registry's library aliases."""
+    lib = {n for p in PRIMITIVES.values() for n in p.library_aliases}
+    return sorted(lib | set(LIBRARY_HANDLERS))
+
+
+def library_name(obj: Any) -> str | None:
+    """The public name of a SciPy callable, as users write it: scipy.special.logsumexp (defined in
+    scipy.special._logsumexp), scipy.stats.t.logpdf (a method of rv_continuous); None for objects
+    of other libraries."""
+    hit = _table(_loaded()).get(_key(obj))
+    if hit is not None:
+        return hit[0]
+    if isinstance(obj, types.MethodType):
+        owner = _public_name_of(obj.__self__, getattr(type(obj.__self__), "__module__", ""))
+        return f"{owner}.{obj.__func__.__name__}" if owner else None
+    module = getattr(obj, "__module__", None)
+    if module is None and type(obj).__name__ == "ufunc":  # SciPy's ufuncs have no module
+        module = "scipy.special._ufuncs"
+    return _public_name_of(obj, module or "")
+
+
+def _public_name_of(obj: Any, module: str) -> str | None:
+    """The shortest public path name under `module`'s public parents (scipy.special, scipy) that
+    holds obj."""
+    if module.split(".")[0] != "scipy":
+        return None
+    parts = [p for p in module.split(".")]
+    public = []
+    for p in parts:
+        if p.startswith("_"):
+            break
+        public.append(p)
+    for cut in range(len(public), 0, -1):
+        m = sys.modules.get(".".join(public[:cut]))
+        if m is None:
+            continue
+        for attr in dir(m):
+            if not attr.startswith("_") and getattr(m, attr, None) is obj:
+                return f"{'.'.join(public[:cut])}.{attr}"
+    return None

@@ -1,0 +1,342 @@
+"""Special functions of the registry (scipy.special's, NumPy's logaddexp, hypot, cbrt, ...).
+
+Two things per function, both without SciPy (catad does not depend on it):
+
+* its numbers: a NumPy implementation on scalars and arrays, stable where the textbook formula
+  overflows (expit and log_expit at |x| = 1000, log_ndtr far in the left tail), with SciPy's
+  conventions at the edges (xlogy(0, y) = 0 even for y = 0, logit(0) = -inf);
+* its SymPy function (a ``sympy.Function`` subclass) for the registry's ``sympy`` field: each
+  states its definition in elementary functions (``definition``, from which ``_eval_evalf``
+  evaluates it to any precision) and its derivative (``fdiff``) written in terms of the
+  function itself where that is what keeps it finite (d expit = expit(x) expit(-x), not
+  exp(-x) / (1 + exp(-x))**2, which is inf / inf at x = -1000). tests/test_special_functions.py
+  checks that each ``fdiff`` is the derivative of its ``definition``. Because these classes are
+  function applications, catad.primitives.derivatives translates expit(...) in a derivative
+  back to the expit primitive (its reverse table), as it does sin or erf.
+
+A derivative that needs a choice at a point where the function is not smooth says it with a
+``Piecewise`` (translated to an ``if``): xlogy's partial in y is 0 where x == 0, where the
+function is identically 0 whatever y is.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy
+from mpmath.libmp import prec_to_dps
+
+_SQRT1_2 = 0.7071067811865476  # 1 / sqrt 2, as SciPy's ndtr multiplies by it
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _arr(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+# ---------------------------------------------------------------- NumPy implementations
+# Each takes scalars or arrays (broadcasting) and returns a NumPy scalar or array; the
+# registry's scalar implementation is float(f(x)), the compiled code's whole-array form f(x).
+
+def expit(x):
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(x))  # never overflows
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))[()]
+
+
+def log_expit(x):
+    """log(expit(x)) = min(x, 0) - log1p(exp(-|x|)): -0.0 at 1000, -1000 at -1000."""
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        return (np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x))))[()]
+
+
+def logit(x):
+    """log(x / (1 - x)); near 1/2 as log1p(s) - log1p(-s) with s = 2x - 1 (exact there)."""
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        s = 2.0 * (x - 0.5)
+        middle = (x > 0.3) & (x < 0.7)
+        return np.where(middle, np.log1p(s) - np.log1p(-s), np.log(x / (1.0 - x)))[()]
+
+
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0 unless y is nan (SciPy's convention)."""
+    x, y = _arr(x), _arr(y)
+    with np.errstate(all="ignore"):
+        return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y))[()]
+
+
+def xlog1py(x, y):
+    x, y = _arr(x), _arr(y)
+    with np.errstate(all="ignore"):
+        return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y))[()]
+
+
+def gammaln(x: float) -> float:
+    """log|Gamma(x)| as SciPy's gammaln: inf at the poles and at inf, -inf at -inf."""
+    if x == -math.inf:
+        return -math.inf
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _stirling_correction(x: float) -> float:
+    """lgamma(x) - ((x - 1/2) log x - x + log sqrt(2 pi)) for x >= 10 (error below 1e-17)."""
+    r = 1.0 / (x * x)
+    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680)))) / x
+
+
+def betaln(a: float, b: float) -> float:
+    """log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b), with SciPy's conventions at the poles,
+    its asymptotic form where one argument dwarfs the other, and Stirling's series where both
+    are large, where the three lgammas would cancel (a = b = 1e300)."""
+    for p, q in ((a, b), (b, a)):
+        if p <= 0.0 and (p == -math.inf or p == math.floor(p)):  # Gamma(p) has a pole
+            if abs(p) < 2.0 ** 53 and math.isfinite(q) and q == math.floor(q) and 1.0 - p - q > 0.0:
+                return betaln(1.0 - p - q, q)  # |B(p, q)| = |B(1 - p - q, q)| for integers p <= 0 < 1 - p - q
+            return math.inf
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if abs(a) < abs(b):
+        a, b = b, a  # |a| >= |b|
+    if a > 1e6 * abs(b) and a > 1e6:  # log B ~ lgamma(b) - b log a + ... (a may be inf)
+        c = b * (1.0 - b)
+        return (gammaln(b) - b * math.log(a) + c / (2.0 * a) + c * (1.0 - 2.0 * b) / (12.0 * a * a)
+                - c * c / (12.0 * a * a * a))
+    a, b = b, a  # a <= b
+    if a >= 10.0 and math.isfinite(b):  # both large
+        s = a + b
+        return (_LOG_SQRT_2PI - 0.5 * math.log(s) + (a - 0.5) * math.log(a / s) + (b - 0.5) * math.log1p(-a / s)
+                + _stirling_correction(a) + _stirling_correction(b) - _stirling_correction(s))
+    if b >= 10.0 and a > 0.0 and math.isfinite(b):  # lgamma(b) - lgamma(a + b) without cancelling
+        s = a + b
+        return (gammaln(a) - (b - 0.5) * math.log1p(a / b) - a * math.log(s) + a
+                + _stirling_correction(b) - _stirling_correction(s))
+    return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def ndtr(x: float) -> float:
+    """The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 (accurate in the left tail)."""
+    return 0.5 * math.erfc(-x * _SQRT1_2)
+
+
+def log_ndtr(x: float) -> float:
+    """log Phi(x): log1p(-Phi(-x)) for x > 0, log Phi down to -20, and beyond x = -20 the
+    asymptotic series log Phi(x) = -x^2/2 - log(-x) - log sqrt(2 pi) + log(1 + sum_k (-1)^k
+    (2k - 1)!! / x^(2k)) (12 terms: below 1e-19 there), where erfc would underflow."""
+    if math.isnan(x):
+        return math.nan
+    if x > 0.0:
+        return math.log1p(-0.5 * math.erfc(x * _SQRT1_2))
+    if x > -20.0:
+        return math.log(0.5 * math.erfc(-x * _SQRT1_2))
+    if x == -math.inf:
+        return -math.inf
+    r = 1.0 / (x * x)
+    term, series = 1.0, 1.0
+    for k in range(1, 13):
+        term *= -(2 * k - 1) * r
+        series += term
+    return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series)
+
+
+def _bessel_ie(nu: int, x: float) -> float:
+    """exp(-|x|) I_nu(|x|) for nu = 0 or 1 and x >= 0: the power series (all terms positive, no
+    cancellation) up to x = 30, beyond it the asymptotic series exp(-x) I_nu(x) ~ sum_k (-1)^k
+    a_k(nu) / x^k / sqrt(2 pi x), a_k = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (k! 8^k), summed while
+    its terms decrease (below 1e-17 relative by x = 30)."""
+    if x <= 30.0:
+        q = 0.25 * x * x
+        term = 1.0 if nu == 0 else 0.5 * x
+        total, k = term, 0
+        while term > 1e-17 * total:
+            k += 1
+            term *= q / (k * (k + nu))
+            total += term
+        return total * math.exp(-x)
+    total, term, k = 1.0, 1.0, 0
+    while True:
+        k += 1
+        nxt = -term * (4 * nu * nu - (2 * k - 1) ** 2) / (k * 8.0 * x)
+        if abs(nxt) >= abs(term) or abs(nxt) < 1e-17 * abs(total):
+            break
+        term = nxt
+        total += term
+    return total / math.sqrt(2.0 * math.pi * x)
+
+
+def i0e(x: float) -> float:
+    """exp(-|x|) I0(x), scipy.special.i0e: even, 1 at 0, ~ 1/sqrt(2 pi |x|) for large |x|."""
+    if math.isnan(x):
+        return math.nan
+    return 0.0 if math.isinf(x) else _bessel_ie(0, abs(x))
+
+
+def i1e(x: float) -> float:
+    """exp(-|x|) I1(x), odd."""
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x):
+        return math.copysign(0.0, x)
+    return math.copysign(_bessel_ie(1, abs(x)), x)
+
+
+# ---------------------------------------------------------------- SymPy functions
+
+class _Special(sympy.Function):
+    """A function stated by its `definition` (elementary SymPy) and its derivative `fdiff`."""
+
+    @classmethod
+    def definition(cls, *args):
+        raise NotImplementedError
+
+    def _eval_evalf(self, prec):
+        return self.definition(*self.args).evalf(prec_to_dps(prec))
+
+
+class Expit(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return 1 / (1 + sympy.exp(-x))
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return Expit(x) * Expit(-x)  # e^-x / (1 + e^-x)^2, finite everywhere
+
+
+class LogExpit(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return -sympy.log(1 + sympy.exp(-x))
+
+    def fdiff(self, argindex=1):
+        return Expit(-self.args[0])
+
+
+class LogNdtr(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.log(sympy.erfc(-x / sympy.sqrt(2)) / 2)
+
+    def fdiff(self, argindex=1):
+        # phi(x) / Phi(x), as exp(log phi - log Phi): finite where both underflow (x = -1000)
+        x = self.args[0]
+        return sympy.exp(-x ** 2 / 2 - LogNdtr(x)) / sympy.sqrt(2 * sympy.pi)
+
+
+class XLogY(_Special):
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.Piecewise((0, sympy.Eq(x, 0)), (x * sympy.log(y), True))
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        if argindex == 1:
+            return sympy.log(y)
+        # xlogy(0, y) = 0 for every y: the partial in y is 0 there, even at y = 0
+        return sympy.Piecewise((0, sympy.Eq(x, 0)), (x / y, True))
+
+
+class XLog1PY(_Special):
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.Piecewise((0, sympy.Eq(x, 0)), (x * sympy.log(1 + y), True))
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        if argindex == 1:
+            return XLog1PY(1, y)  # log1p(y), kept accurate for small y
+        return sympy.Piecewise((0, sympy.Eq(x, 0)), (x / (1 + y), True))
+
+
+class LogAddExp(_Special):
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.log(sympy.exp(x) + sympy.exp(y))
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        return Expit(x - y) if argindex == 1 else Expit(y - x)  # e^x / (e^x + e^y) without overflow
+
+
+class LogAddExp2(_Special):
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.log(2 ** x + 2 ** y) / sympy.log(2)
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        d = x - y if argindex == 1 else y - x
+        return Expit(sympy.log(2) * d)
+
+
+class Cbrt(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.sign(x) * sympy.Abs(x) ** sympy.Rational(1, 3)  # the real cube root
+
+    def fdiff(self, argindex=1):
+        return 1 / (3 * Cbrt(self.args[0]) ** 2)
+
+
+class Hypot(_Special):
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.sqrt(x ** 2 + y ** 2)
+
+    def fdiff(self, argindex=1):
+        h = Hypot(*self.args)
+        a = self.args[argindex - 1]
+        # at the origin, where the cone has no tangent plane, 0 (as d|x| = sign(x) is 0 at 0)
+        return sympy.Piecewise((0, sympy.Eq(h, 0)), (a / h, True))
+
+
+class I0e(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.exp(-sympy.Abs(x)) * sympy.besseli(0, x)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return I1e(x) - sympy.sign(x) * I0e(x)  # I0' = I1
+
+
+class I1e(_Special):
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.exp(-sympy.Abs(x)) * sympy.besseli(1, x)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        # I1' = I0 - I1 / x, whose limit at 0 is 1/2
+        return sympy.Piecewise((sympy.Rational(1, 2), sympy.Eq(x, 0)), (I0e(x) - I1e(x) / x - sympy.sign(x) * I1e(x),
+                                                                         True))
+
+
+SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot, I0e, I1e)
