@@ -499,6 +499,8 @@ def _handlers() -> dict[int, tuple]:
         ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),
         ((np.clip,), h_clip, ()), ((np.arange,), h_arange, ()),
     ] + [((o,), h, ()) for o, h in _REFUSED]
+    from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
+    table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
