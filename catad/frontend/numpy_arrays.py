@@ -355,3 +355,457 @@ def insert_axes(lw, t: Term, positions: list[int], loc) -> Term:
         return builds(lw, sizes, lambda *ix: index_chain(a, [i for q, i in enumerate(ix) if q not in positions],
                                                          loc), loc)
     return lw.b.share(t, body, loc)
+
+
+def _flat_reader(lw, a: Term, loc):
+    """k -> the element at flat (C-order) position k of atom a, of rank 1 or 2."""
+    if rank(a.type) == 1:
+        return lambda k: prim("index", k, a, loc=loc)
+    cols = lw.b.size(a, 1, loc)
+    return lambda k: index_chain(a, [prim("floordiv", k, cols, loc=loc), prim("mod", k, cols, loc=loc)], loc)
+
+
+def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
+    """t (rank 1 or 2) with the shape dims (one may be the constant -1: what the size leaves),
+    read in C order; NumPy's error when the sizes disagree."""
+    name = display(obj)
+    unknown = [q for q, d in enumerate(dims) if isinstance(d, Const) and d.value == -1]
+    if len(unknown) > 1:
+        return Failure(loc, name, "can only specify one unknown dimension").term(lw, vec_of(scalar_of(t.type),
+                                                                                             len(dims)))
+
+    def body(a, *ds):
+        n = lw.b.count(a, loc)
+        known = [d for q, d in enumerate(ds) if q not in unknown]
+        prod = known[0] if known else ONE
+        for d in known[1:]:
+            prod = prim("mul", prod, d, loc=loc)
+        shown = tuple(known) if len(known) != 1 else (known[0],)
+        message = "cannot reshape array of size {0} into shape {1}"
+        nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
+        if unknown:
+            fits = and_(prim("ne", prod, ZERO, loc=loc), prim("eq", prim("mod", n, prod, loc=loc), ZERO, loc=loc))
+        else:
+            fits = prim("eq", prod, n, loc=loc) if not lw.b.shapes.equal(prod, n) else None
+        conds = nonneg + ([fits] if fits is not None else [])
+        chk = lw.b.check(all_(conds), (n, shown), loc, name, message)
+        sizes = list(ds)
+
+        def made(*sz):
+            read = _flat_reader(lw, a, loc)
+            if len(sz) == 1:
+                return builds(lw, list(sz), lambda i: read(i), loc)
+            return builds(lw, list(sz), lambda i, j: read(prim("add", prim("mul", i, sz[1], loc=loc), j, loc=loc)),
+                          loc)
+        if unknown:
+            sizes[unknown[0]] = prim("floordiv", n, prod, loc=loc)
+        return make_lets(chk, lw.b.share_all(sizes, made, loc))
+    return lw.b.share_all([t] + list(dims), body, loc)
+
+
+def h_reshape(lw, obj, node, args, kwargs):
+    """np.reshape(a, shape), a.reshape(shape) and a.reshape(d0, d1)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape"), 2)
+    a = array_arg(lw, p["a"], obj, node)
+    dims = shape_arg(lw, p["shape"], obj)
+    return reshape(lw, a, dims, lw.loc(node), obj)
+
+
+def h_ravel(lw, obj, node, args, kwargs):
+    """np.ravel(a), a.ravel(), a.flatten(): the elements in C order."""
+    _arity(lw, obj, node, args, 1)
+    a = array_arg(lw, args[0], obj, node)
+    if rank(a.type) == 1:
+        return a
+    return reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
+
+
+def h_expand_dims(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    t = lw.arg(p["axis"])
+    n_new = len(t.items) if isinstance(t, Tuple) else 1
+    out_rank = rank(a.type) + n_new
+    axes = static_axes(lw, p["axis"], obj, out_rank)
+    if isinstance(axes, Failure):
+        return axes.term(lw, vec_of(scalar_of(a.type), min(out_rank, _MAX_RANK)))
+    refuse_rank(lw, node, obj, out_rank)
+    return insert_axes(lw, a, sorted(axes), loc)
+
+
+def h_squeeze(lw, obj, node, args, kwargs):
+    """np.squeeze(a, axis=None): without the axes of length 1 (axis=None: those known to be 1
+    where the function is compiled, the pattern of its arguments' length-1 axes)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis"))
+    a, loc, name = array_arg(lw, p["a"], obj, node), lw.loc(node), display(obj)
+    r = rank(a.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, a.type)
+
+    def body(x):
+        shape = lw.b.shape(x)
+        if axes is None:
+            if any(d.one is None for d in shape):
+                lw.fail(node, name, f"{name}() without axis needs to know which axes have length 1, and the "
+                        "length of an axis of this array is not known while compiling", hint="give axis=")
+            gone = [q for q, d in enumerate(shape) if d.one]
+            chk = []
+        else:
+            gone = list(axes)
+            conds = [prim("eq", shape[q].size, ONE, loc=loc) for q in gone if shape[q].one is not True]
+            chk = lw.b.check(all_(conds), (), loc, name,
+                             "cannot select an axis to squeeze out which has size not equal to one")
+        if len(gone) == r:
+            return make_lets(chk, index_chain(x, [ZERO] * r, loc))  # NumPy gives a 0-d array: a scalar here
+        kept = [q for q in range(r) if q not in gone]
+        return make_lets(chk, builds(lw, [lw.b.size(x, q, loc) for q in kept], lambda *ix: index_chain(
+            x, [ix[kept.index(q)] if q in kept else ZERO for q in range(r)], loc), loc))
+    return lw.b.share(a, body, loc)
+
+
+def _permutation(lw, a, obj, node, axes: tuple) -> Term:
+    if axes == (1, 0):
+        return lw.b.transpose(a, lw.loc(node))
+    return a
+
+
+def h_transpose(lw, obj, node, args, kwargs):
+    """np.transpose(a, axes=None), np.permute_dims: rank 2 only has two orders."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axes"))
+    a = lw.arg(p["a"])
+    if not is_array(a):
+        lw.fail(node, display(obj), f"{display(obj)}() takes an array, got a {a.type}", CatadTypeError)
+    r = rank(a.type)
+    if _is_none(p.get("axes")):
+        return lw.b.transpose(a, lw.loc(node))
+    t = lw.arg(p["axes"])
+    n = len(t.items) if isinstance(t, Tuple) else 1
+    if n != r:
+        return Failure(lw.loc(node), display(obj), "axes don't match array").term(lw, a.type)
+    axes = static_axes(lw, p["axes"], obj, r, "axes")
+    if isinstance(axes, Failure):
+        return axes.term(lw, a.type)
+    return _permutation(lw, a, obj, node, axes)
+
+
+def h_swapaxes(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis1", "axis2"), 3)
+    a = array_arg(lw, p["a"], obj, node)
+    r = rank(a.type)
+    got = []
+    for k in ("axis1", "axis2"):
+        ax = static_axes(lw, p[k], obj, r, k)
+        if isinstance(ax, Failure):
+            return ax.term(lw, a.type)
+        got.append(ax[0])
+    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+
+
+def h_moveaxis(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "source", "destination"), 3)
+    a = array_arg(lw, p["a"], obj, node)
+    r = rank(a.type)
+    got = []
+    for k in ("source", "destination"):
+        ax = static_axes(lw, p[k], obj, r, k)
+        if isinstance(ax, Failure):
+            return ax.term(lw, a.type)
+        if len(ax) != 1:
+            lw.fail(p[k], display(obj), f"{display(obj)}() moves one axis here", CatadTypeError)
+        got.append(ax[0])
+    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+
+
+def h_shape(lw, obj, node, args, kwargs):
+    """np.shape(a), np.size(a), np.ndim(a) of an array or a scalar."""
+    _arity(lw, obj, node, args, 1)
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    r = rank(t.type)
+    if not is_array(t) and t.type not in (Int, Float, Bool):
+        lw.fail(node, display(obj), f"{display(obj)}() takes an array or a number, got a {t.type}", CatadTypeError)
+    if obj is np.ndim:
+        return Const(r, Int, loc)
+    if obj is np.size:
+        return lw.b.share(t, lambda a: lw.b.count(a, loc), loc) if r else Const(1, Int, loc)
+    return lw.b.share(t, lambda a: Tuple(tuple(lw.b.size(a, k, loc) for k in range(r)), loc), loc)
+
+
+TABLE += [
+    ((np.reshape,), h_reshape, ("a", "shape")),
+    ((np.ravel,), h_ravel, ()),
+    ((np.expand_dims,), h_expand_dims, ("a", "axis")),
+    ((np.squeeze,), h_squeeze, ("a", "axis")),
+    ((np.transpose, np.permute_dims), h_transpose, ("a", "axes")),
+    ((np.swapaxes,), h_swapaxes, ("a", "axis1", "axis2")),
+    ((np.moveaxis,), h_moveaxis, ("a", "source", "destination")),
+    ((np.shape, np.size, np.ndim), h_shape, ()),
+]
+
+
+def method(lw, base: Term, attr: str, node: ast.Call):
+    """An array method NumPy has as a function (a.reshape(2, 3), a.prod(axis=0), ...) as a call
+    of that function, or None for a method this module does not know."""
+    fn = METHODS.get(attr)
+    if fn is None:
+        return None
+    args = list(node.args)
+    if attr in ("reshape", "transpose") and len(args) > 1:  # a.reshape(2, 3): the shape written out
+        args = [ast.copy_location(ast.Tuple(elts=args, ctx=ast.Load()), args[0])]
+    from .calls import call
+    return call(lw, fn, node, [base, *args])
+
+
+METHODS = {"reshape": np.reshape, "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
+           "squeeze": np.squeeze, "swapaxes": np.swapaxes}
+
+
+# ------------------------------------------------------------ folds in log2(n) steps
+#
+# A product or a running sum/product needs each element combined with those before it. A fold
+# over the elements would run n Python iterations; instead these fold over ceil(log2 n) steps,
+# each a whole-array build: a product pairs neighbours, halving the array (O(n) work in all),
+# and a running sum or product adds to each element the one `stride` before it, doubling the
+# stride (Hillis and Steele's scan: O(n log n) work). Reverse mode keeps each step's array, so
+# n log n numbers for a scan. The order of the additions is not NumPy's one by one, so the last
+# bits of a running sum may differ from NumPy's.
+
+def _steps(lw, start: Term, cond, step, loc) -> Term:
+    """The number of steps s -> step(s) from start while cond(s) (a WhileCount)."""
+    cv, sv = lw.b.var(TupleT((Int, Int)), loc, "_s"), lw.b.var(TupleT((Int, Int)), loc, "_s")
+    return WhileCount(start, cv, cond(Get(0, cv, loc)), sv, step(Get(0, sv, loc)), loc)
+
+
+def _rows_op(lw, op, x: Term, i: Term, y: Term, j: Term, take_y: Term, loc) -> Term:
+    """Element i of x combined with element j of y where take_y holds, else element i of x;
+    elementwise along the second axis for matrices."""
+    if rank(x.type) == 1:
+        xi, yj = prim("index", i, x, loc=loc), prim("index", j, y, loc=loc)
+        return If(take_y, op(yj, xi), xi, loc)
+    k = lw.b.var(Int, loc, "_j")
+    xi, yj = index_chain(x, [i, k], loc), index_chain(y, [j, k], loc)
+    return Build(prim("dim", x, Const(1, Int), loc=loc), k, If(take_y, op(yj, xi), xi, loc), loc)
+
+
+def scan0(lw, a: Term, op, loc) -> Term:
+    """The running op (earlier elements first) of atom a along axis 0: NumPy's cumsum/cumprod."""
+    n = lw.b.size(a, 0, loc)
+    count = _steps(lw, ONE, lambda s: prim("lt", s, n, loc=loc), lambda s: prim("mul", s, Const(2, Int), loc=loc),
+                   loc)
+    acc_t = TupleT((a.type, Int))
+    fv = lw.b.var(TupleT((acc_t, Int)), loc, "_f")
+
+    def step(state):
+        def body(s, stride):
+            i = lw.b.var(Int, loc, "_i")
+            back = prim("max", prim("sub", i, stride, loc=loc), ZERO, loc=loc)  # read only where i >= stride
+            out = Build(prim("size", s, loc=loc), i, _rows_op(lw, op, s, i, s, back, prim("le", stride, i, loc=loc),
+                                                             loc), loc)
+            return Tuple((out, prim("mul", stride, Const(2, Int), loc=loc)), loc)
+        return lw.b.share(Get(0, state, loc), lambda s: lw.b.share(Get(1, state, loc), lambda st: body(s, st),
+                                                                   loc), loc)
+    ks = lw.b.var(Int, loc, "_k")
+    body = lw.b.share(Get(0, fv, loc), step, loc)
+    fold = lw.b.share(count, lambda c: Fold(Tuple((a, ONE), loc), Build(c, ks, ks, loc), fv, body, loc), loc)
+    return _get_shaped(lw, fold, lw.b.shape(a), loc)
+
+
+def _get_shaped(lw, fold: Term, dims: tuple, loc) -> Term:
+    """Item 0 of a fold's (array, ...) result, known to have the shape dims."""
+    return lw.b.share(fold, lambda r: with_shape(lw, Get(0, r, loc), dims, lambda v: v, loc), loc)
+
+
+def tree0(lw, a: Term, op, unit: Term, loc) -> Term:
+    """op of all the elements of atom a along axis 0 (rows combined elementwise), pairing
+    neighbours; unit (a scalar) where a has no elements."""
+    n = lw.b.size(a, 0, loc)
+    two = Const(2, Int, loc)
+    count = _steps(lw, n, lambda s: prim("lt", ONE, s, loc=loc),
+                   lambda s: prim("floordiv", prim("add", s, ONE, loc=loc), two, loc=loc), loc)
+    fv = lw.b.var(TupleT((a.type, Int)), loc, "_f")
+
+    def halve(s):
+        m = prim("size", s, loc=loc)
+        i = lw.b.var(Int, loc, "_i")
+        first = prim("mul", two, i, loc=loc)
+        second = prim("add", first, ONE, loc=loc)
+        # element 2i with element 2i + 1 where there is one (read at a clamped index elsewhere)
+        body = _rows_op(lw, lambda y, x: op(x, y), s, first, s, prim("min", second, prim("sub", m, ONE, loc=loc),
+                                                                      loc=loc), prim("lt", second, m, loc=loc), loc)
+        return Build(prim("floordiv", prim("add", m, ONE, loc=loc), two, loc=loc), i, body, loc)
+    ks = lw.b.var(Int, loc, "_k")
+    body = lw.b.share(Get(0, fv, loc), halve, loc)
+
+    def result(c):
+        fold = Fold(a, Build(c, ks, ks, loc), fv, body, loc)
+        if rank(a.type) == 1:
+            empty = unit
+        else:
+            empty = builds(lw, [lw.b.size(a, 1, loc)], lambda j: unit, loc)
+        return If(prim("eq", n, ZERO, loc=loc), empty, prim("index", ZERO, fold, loc=loc), loc)
+    out = lw.b.share(count, result, loc)
+    if rank(a.type) == 1:
+        return out
+    return with_shape(lw, out, lw.b.shape(a)[1:], lambda v: v, loc)
+
+
+# ------------------------------------------------------------ reductions
+
+def keep_dims(lw, t: Term, r: int, axes, loc) -> Term:
+    """A reduction's result with the reduced axes kept, of length 1 (keepdims=True)."""
+    return insert_axes(lw, t, sorted(range(r) if axes is None else axes), loc)
+
+
+def _float(lw, t: Term, loc) -> Term:
+    return lw.b.to_float(t, loc)
+
+
+def _combine(lw, name: str, loc):
+    return lambda x, y: lw.b.arith(name, x, y, loc)
+
+
+def along(lw, a: Term, axes, per_axis0, loc) -> Term:
+    """A reduction of atom a (rank 1 or 2) over `axes` (None: all) made from per_axis0, the
+    reduction of an atom along its axis 0: axis 1 of a matrix is axis 0 of its transpose, and
+    all axes of a matrix are axis 0 of the result of axis 0."""
+    r = rank(a.type)
+    if axes is None or len(axes) == r:
+        if r == 1:
+            return per_axis0(a)
+        return lw.b.share(per_axis0(a), per_axis0, loc)
+    if axes == (0,):
+        return per_axis0(a)
+    return lw.b.share(lw.b.transpose(a, loc), per_axis0, loc)
+
+
+def count_of(lw, a: Term, axes, loc) -> Term:
+    """How many elements each result of reducing atom a over axes combines."""
+    if axes is None:
+        return lw.b.count(a, loc)
+    n = lw.b.size(a, axes[0], loc)
+    for q in axes[1:]:
+        n = prim("mul", n, lw.b.size(a, q, loc), loc=loc)
+    return n
+
+
+def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
+    """NumPy's reduction `kind` of atom a over axes (None: all), without keepdims."""
+    r = rank(a.type)
+    if kind == "sum":
+        if axes is None or len(axes) == r:
+            return lw.b.sum_all(a, loc)
+        return lw.b.reduce_axis(a, axes[0], "sum", loc)
+    if kind in ("vmax", "vmin"):
+        if axes is None or len(axes) == r:
+            return lw.b.reduce_all(a, kind, loc)
+        return lw.b.reduce_axis(a, axes[0], kind, loc)
+    if kind == "prod":
+        unit = Const(1.0, Float, loc) if scalar_of(a.type) == Float else Const(1, Int, loc)
+        return along(lw, a, axes, lambda x: tree0(lw, x, _combine(lw, "mul", loc), unit, loc), loc)
+    if kind == "mean":
+        def divide(n):
+            f = lambda x: prim("div", _float(lw, x, loc), _float(lw, n, loc), loc=loc)
+            total = reduce(lw, a, axes, "sum", loc)
+            return lw.b.elementwise(f, [total], loc) if is_array(total) else f(total)
+        return lw.b.share(count_of(lw, a, axes, loc), divide, loc)
+    if kind in ("var", "std"):
+        return _variance(lw, a, axes, kind, ddof, loc)
+    if kind in ("argmax", "argmin"):
+        if r == 1:
+            return prim(kind, a, loc=loc)
+        if axes is None:
+            return lw.b.share(reshape(lw, a, [Const(-1, Int)], loc, np.ravel), lambda v: prim(kind, v, loc=loc), loc)
+        col = axes[0] == 0
+        src = lw.b.transpose(a, loc) if col else a
+        return lw.b.share(src, lambda m: builds(lw, [lw.b.size(m, 0, loc)], lambda i: prim(
+            kind, prim("index", i, m, loc=loc), loc=loc), loc), loc)
+    raise AssertionError(kind)
+
+
+def _variance(lw, a: Term, axes, kind: str, ddof: Term | None, loc) -> Term:
+    """NumPy's _var: the mean kept as an axis of length 1, the squares of the differences from
+    it summed, divided by max(n - ddof, 0); std is its square root."""
+    r = rank(a.type)
+
+    def body(x, n):
+        mean = keep_dims(lw, reduce(lw, x, axes, "mean", loc), r, axes, loc)
+        diff = lw.b.elementwise(lambda p, q: lw.b.arith("sub", _float(lw, p, loc), q, loc), [x, mean], loc)
+        sq = lw.b.elementwise(lambda d: lw.b.share(d, lambda e: prim("mul", e, e, loc=loc), loc), [diff], loc)
+        dof = _float(lw, n, loc) if ddof is None else prim("sub", _float(lw, n, loc), _float(lw, ddof, loc), loc=loc)
+        dof = prim("max", dof, Const(0.0, Float, loc), loc=loc)
+
+        def divide(total, d):
+            f = lambda s: prim("div", s, d, loc=loc)
+            if kind == "std":
+                f = (lambda g: lambda s: prim("sqrt", g(s), loc=loc))(f)
+            return lw.b.elementwise(f, [total], loc) if is_array(total) else f(total)
+        return lw.b.share_all([lw.b.share(sq, lambda s: reduce(lw, s, axes, "sum", loc), loc), dof], divide, loc)
+    return lw.b.share(count_of(lw, a, axes, loc), lambda n: body(a, n), loc)
+
+
+_REDUCERS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "vmax", np.amax: "vmax",
+             np.min: "vmin", np.amin: "vmin", np.var: "var", np.std: "std", np.argmax: "argmax",
+             np.argmin: "argmin"}
+_SIGNATURES = {  # NumPy's parameters, in order (out, initial and where are not supported)
+    "sum": ("a", "axis", "dtype", "out", "keepdims"), "prod": ("a", "axis", "dtype", "out", "keepdims"),
+    "mean": ("a", "axis", "dtype", "out", "keepdims"), "vmax": ("a", "axis", "out", "keepdims"),
+    "vmin": ("a", "axis", "out", "keepdims"), "var": ("a", "axis", "dtype", "out", "ddof", "keepdims"),
+    "std": ("a", "axis", "dtype", "out", "ddof", "keepdims"), "argmax": ("a", "axis", "out", "keepdims"),
+    "argmin": ("a", "axis", "out", "keepdims")}
+_COMPS = (ast.ListComp, ast.GeneratorExp)
+
+
+def h_reduce(lw, obj, node, args, kwargs):
+    """np.sum, np.prod, np.mean, np.max, np.min, np.var, np.std, np.argmax, np.argmin with
+    axis (an int or a tuple) and keepdims, and the array methods of the same names."""
+    kind, loc, name = _REDUCERS[obj], lw.loc(node), display(obj)
+    p = bind_args(lw, obj, node, args, kwargs, _SIGNATURES[kind])
+    if "out" in p and not _is_none(p["out"]):
+        lw.fail(p["out"], name, f"out= of {name}() is not supported; a compiled function makes new arrays",
+                hint="assign the result")
+    a0 = p["a"]
+    if kind == "sum" and isinstance(a0, ast.GeneratorExp) and _is_none(p.get("axis")) and _is_none(p.get("keepdims")):
+        return lw.b.sum_all(lw.comprehension(a0, "sum"), loc)  # np.sum(e for ...): no vector made
+    t = lw.comprehension(a0, None) if isinstance(a0, ast.ListComp) else lw.arg(a0)
+    if lw.is_list(t):
+        t = t.replace()
+    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
+    dtype = dtype_of(lw, p.get("dtype"), obj, None)
+    if not is_array(t):
+        if t.type not in (Int, Float, Bool) or isinstance(a0, ast.GeneratorExp):
+            lw.fail(node, name, f"{name}() takes an array, got a {t.type}", CatadTypeError)
+        if _is_none(p.get("axis")) and kind in ("sum", "prod", "vmax", "vmin"):
+            return t
+        if _is_none(p.get("axis")) and kind == "mean":
+            return lw.b.to_float(t, loc)
+        t = builds(lw, [ONE], lambda i: t, loc)  # NumPy reduces a number as an array of one element
+        keep = False
+    r = rank(t.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, Float if kind not in ("argmax", "argmin") else Int)
+    if axes is not None and kind in ("argmax", "argmin") and len(axes) > 1:
+        lw.fail(p["axis"], name, f"axis of {name}() must be one integer", CatadTypeError)
+    if axes is not None:
+        axes = tuple(sorted(axes))
+    ddof = None if _is_none(p.get("ddof")) else lw.arg(p["ddof"])
+    if ddof is not None and ddof.type not in (Int, Float):
+        lw.fail(p["ddof"], name, f"ddof of {name}() must be a number, got a {ddof.type}", CatadTypeError)
+    if dtype == Float:
+        t = lw.b.to_float(t, loc)
+    elif dtype is not None and dtype != scalar_of(t.type):
+        lw.fail(p["dtype"], "dtype", f"dtype of {name}() may only be float here", CatadTypeError)
+    if scalar_of(t.type) == Bool and kind in ("sum", "prod"):
+        t = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [t], loc)  # NumPy counts True as 1
+    elif scalar_of(t.type) == Bool:
+        lw.fail(node, name, f"{name}() of an array of Bools is not supported", CatadTypeError)
+
+    def body(a):
+        out = reduce(lw, a, axes, kind, loc, ddof)
+        return keep_dims(lw, out, r, axes, loc) if keep else out
+    return lw.b.share(t, body, loc)
+
+
+TABLE += [((fn,), h_reduce, _SIGNATURES[kind][1:]) for fn, kind in _REDUCERS.items()]
+METHODS.update({"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min, "var": np.var,
+                "std": np.std, "argmax": np.argmax, "argmin": np.argmin})

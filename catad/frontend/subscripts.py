@@ -82,9 +82,6 @@ class Subscripts:
     def with_new_axes(self, base: Term, items: list, plain: list, node: ast.Subscript) -> Term:
         """base[items] where some items are None: NumPy puts an axis of length 1 at each None's
         place among the result's axes (the axes of slices, then those not indexed)."""
-        if any(not isinstance(it, ast.Slice) and is_array(self.expr(it)) for it in plain):
-            self.fail(node, "subscript", "None (np.newaxis) beside an integer array index is not supported",
-                      hint="index in two steps, e.g. v[idx][:, None]")
         positions, axis = [], 0
         for it in items:
             if self.newaxis(it):
@@ -93,6 +90,9 @@ class Subscripts:
             elif isinstance(it, ast.Slice):
                 axis += 1
         t = self.array_subscript(base, plain, node) if plain else base
+        if rank(t.type) != rank(base.type) - sum(not isinstance(it, ast.Slice) for it in plain):
+            self.fail(node, "subscript", "None (np.newaxis) beside an integer array index is not supported",
+                      hint="index in two steps, e.g. v[idx][:, None]")
         out_rank = rank(t.type) + len(positions)
         if out_rank > 2:
             self.fail(node, "subscript", f"this subscript makes an array of rank {out_rank}; catad's arrays have "
