@@ -809,3 +809,109 @@ def h_reduce(lw, obj, node, args, kwargs):
 TABLE += [((fn,), h_reduce, _SIGNATURES[kind][1:]) for fn, kind in _REDUCERS.items()]
 METHODS.update({"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min, "var": np.var,
                 "std": np.std, "argmax": np.argmax, "argmin": np.argmin})
+
+
+# ------------------------------------------------------------ along an axis: scans, differences, rolls
+
+def along_axis(lw, a: Term, axis: int, f0, loc) -> Term:
+    """f0 (an array of the same rank from an atom, working along axis 0) applied along `axis`
+    of atom a: axis 1 of a matrix is axis 0 of its transpose."""
+    if axis == 0:
+        return f0(a)
+    return lw.b.share(lw.b.transpose(a, loc), lambda t: lw.b.share(f0(t), lambda u: lw.b.transpose(u, loc), loc),
+                      loc)
+
+
+def _one_axis(lw, p, obj, t: Term, default):
+    """The axis argument of a function taking one axis: an int normalised, or a Failure;
+    default when absent (None: the flattened array, as NumPy's)."""
+    if _is_none(p.get("axis")):
+        return default
+    axes = static_axes(lw, p["axis"], obj, rank(t.type))
+    if isinstance(axes, Failure):
+        return axes
+    if len(axes) != 1:
+        lw.fail(p["axis"], display(obj), f"axis of {display(obj)}() must be one integer", CatadTypeError)
+    return axes[0]
+
+
+def h_cumulative(lw, obj, node, args, kwargs):
+    """np.cumsum, np.cumprod (axis=None: of the flattened array), as a scan (see scan0)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "dtype"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    if dtype_of(lw, p.get("dtype"), obj, None) == Float:
+        a = lw.b.to_float(a, loc)
+    if scalar_of(a.type) == Bool:
+        a = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [a], loc)
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+    op = _combine(lw, "add" if obj is np.cumsum else "mul", loc)
+    f0 = lambda x: scan0(lw, x, op, loc)
+    if axis is None:
+        flat = a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], loc, obj)
+        return lw.b.share(flat, f0, loc)
+    return lw.b.share(a, lambda x: along_axis(lw, x, axis, f0, loc), loc)
+
+
+def _diff0(lw, a: Term, loc) -> Term:
+    """a[1:] - a[:-1] along axis 0 of atom a."""
+    n = lw.b.size(a, 0, loc)
+    size = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
+    sub = lambda x, y: lw.b.arith("sub", x, y, loc)
+    if rank(a.type) == 1:
+        return builds(lw, [size], lambda i: sub(prim("index", prim("add", i, ONE, loc=loc), a, loc=loc),
+                                                prim("index", i, a, loc=loc)), loc)
+    return builds(lw, [size, lw.b.size(a, 1, loc)], lambda i, j: sub(
+        index_chain(a, [prim("add", i, ONE, loc=loc), j], loc), index_chain(a, [i, j], loc)), loc)
+
+
+def h_diff(lw, obj, node, args, kwargs):
+    """np.diff(a, n=1, axis=-1): O(len) per order n."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    order = 1 if _is_none(p.get("n")) else static_int(lw, p["n"], obj, "n")
+    axis = _one_axis(lw, p, obj, a, rank(a.type) - 1)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+    if order < 0:
+        return Failure(loc, display(obj), f"order must be non-negative but got {order}").term(lw, a.type)
+    if scalar_of(a.type) == Bool:
+        lw.fail(node, display(obj), f"{display(obj)}() of Bools is not supported", CatadTypeError)
+    for _ in range(order):
+        a = lw.b.share(a, lambda x: along_axis(lw, x, axis, lambda y: _diff0(lw, y, loc), loc), loc)
+    return a
+
+
+def _roll0(lw, a: Term, shift: Term, loc) -> Term:
+    n = lw.b.size(a, 0, loc)
+    src = lambda i: prim("mod", prim("sub", i, shift, loc=loc), n, loc=loc)  # Python's mod: never negative
+    if rank(a.type) == 1:
+        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
+    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+
+
+def h_roll(lw, obj, node, args, kwargs):
+    """np.roll(a, shift, axis=None) by an Int shift."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shift", "axis"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    shift = int_arg(lw, p["shift"], obj, "shift")
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+
+    def body(x, s):
+        if axis is None and rank(a.type) == 2:
+            flat = reshape(lw, x, [Const(-1, Int)], loc, obj)
+            rolled = lw.b.share(flat, lambda f: _roll0(lw, f, s, loc), loc)
+            return reshape(lw, rolled, [lw.b.size(x, 0, loc), lw.b.size(x, 1, loc)], loc, obj)
+        return along_axis(lw, x, axis or 0, lambda y: _roll0(lw, y, s, loc), loc)
+    return lw.b.share_all([a, shift], body, loc)
+
+
+TABLE += [
+    ((np.cumsum, np.cumprod), h_cumulative, ("axis", "dtype")),
+    ((np.diff,), h_diff, ("n", "axis")),
+    ((np.roll,), h_roll, ("shift", "axis")),
+]
+METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
