@@ -915,3 +915,336 @@ TABLE += [
     ((np.roll,), h_roll, ("shift", "axis")),
 ]
 METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
+
+
+# ------------------------------------------------------------ joining and splitting
+
+def sequence_arg(lw, a, obj, node) -> list[Term]:
+    """The arrays of a sequence argument: a list or tuple display (each item lowered on its
+    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value."""
+    if isinstance(a, (ast.List, ast.Tuple)):
+        items = [lw.expr(e) for e in a.elts]
+    else:
+        t = lw.arg(a)
+        if not isinstance(t.type, TupleT):
+            if is_array(t) and rank(t.type) == 2:  # a matrix is a sequence of its rows
+                lw.fail(a, display(obj), f"{display(obj)}() of a matrix (a sequence of rows) is not supported",
+                        hint="pass a list of arrays")
+            lw.fail(a, display(obj), f"{display(obj)}() takes a list or tuple of arrays, got a {t.type}",
+                    CatadTypeError)
+        items = list(t.items) if isinstance(t, Tuple) else [Get(k, t, lw.loc(a)) for k in range(len(t.type.items))]
+    if not items:
+        lw.fail(a, display(obj), "need at least one array to concatenate")
+    out = []
+    for x in items:
+        if lw.is_list(x):
+            x = x.replace()
+        if not is_array(x) and x.type not in (Int, Float, Bool):
+            lw.fail(a, display(obj), f"{display(obj)}() takes arrays, got a {x.type}", CatadTypeError)
+        out.append(x)
+    floats = any(scalar_of(x.type) == Float for x in out)
+    return [lw.b.to_float(x, lw.loc(node)) if floats else x for x in out]
+
+
+def _same_rank(lw, xs: list[Term], obj, loc):
+    ranks = [rank(x.type) for x in xs]
+    for k, r in enumerate(ranks):
+        if r != ranks[0]:
+            return Failure(loc, display(obj), "all the input arrays must have same number of dimensions, but the "
+                           f"array at index 0 has {ranks[0]} dimension(s) and the array at index {k} has {r} "
+                           "dimension(s)")
+    return None
+
+
+def concatenate(lw, xs: list[Term], axis: int, loc, name: str) -> Term:
+    """Atoms xs (one rank) joined along axis (0 or 1): NumPy's check that the other axis agrees,
+    then a build whose element comes from the array its index falls in."""
+    binds = []
+    if rank(xs[0].type) == 2:
+        other = 1 - axis
+        d0 = lw.b.shape(xs[0])[other]
+        for k, x in enumerate(xs[1:], 1):
+            dk = lw.b.shape(x)[other]
+            if not lw.b.shapes.same(d0, dk):
+                binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
+                                    _JOIN_MESSAGE.format(axis=other, k=k), equal=((dk.size, d0.size),))
+    if axis == 1:
+        ts = [lw.b.transpose(x, loc) for x in xs]
+        out = lw.b.share_all(ts, lambda *us: lw.b.share(_concatenate0(lw, list(us), loc), lambda c: lw.b.transpose(
+            c, loc), loc), loc)
+    else:
+        out = _concatenate0(lw, xs, loc)
+    return make_lets(binds, out)
+
+
+def _concatenate0(lw, xs: list[Term], loc) -> Term:
+    """Atoms xs joined along axis 0 (their other axes known to agree)."""
+    r = rank(xs[0].type)
+    sizes = [lw.b.size(x, 0, loc) for x in xs]
+    offsets, total = [], sizes[0]
+    for n in sizes[1:]:
+        offsets.append(total)
+        total = prim("add", total, n, loc=loc)
+
+    def body(offs, total):
+        def elem(i, *rest):
+            out = index_chain(xs[-1], [prim("sub", i, offs[-1], loc=loc) if offs else i, *rest], loc)
+            for k in range(len(xs) - 2, -1, -1):
+                at = i if k == 0 else prim("sub", i, offs[k - 1], loc=loc)
+                out = If(prim("lt", i, offs[k], loc=loc), index_chain(xs[k], [at, *rest], loc), out, loc)
+            return out
+        dims = [total] + ([lw.b.size(xs[0], 1, loc)] if r == 2 else [])
+        return builds(lw, dims, elem, loc)
+    # the offsets and the total bound once (they are sums of sizes)
+    return _bind_ints(lw, offsets + [total], lambda vs: body(vs[:-1], vs[-1]), loc)
+
+
+def _bind_ints(lw, ts: list[Term], body, loc) -> Term:
+    return lw.b.share_all(ts, lambda *vs: body(list(vs)), loc)
+
+
+def h_concatenate(lw, obj, node, args, kwargs):
+    """np.concatenate(arrays, axis=0)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, p["arrays"], obj, node)
+    if any(not is_array(x) for x in xs):
+        return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
+    bad = _same_rank(lw, xs, obj, loc)
+    if bad:
+        return bad.term(lw, xs[0].type)
+    if _is_none(p.get("axis")) and "axis" in p:  # axis=None: the arrays flattened
+        xs = [reshape(lw, x, [Const(-1, Int)], loc, obj) if rank(x.type) == 2 else x for x in xs]
+        axis = 0
+    else:
+        axis = 0 if "axis" not in p else static_axes(lw, p["axis"], obj, rank(xs[0].type))
+        if isinstance(axis, Failure):
+            return axis.term(lw, xs[0].type)
+        axis = axis if isinstance(axis, int) else axis[0]
+    return lw.b.share_all(xs, lambda *ys: concatenate(lw, list(ys), axis, loc, name), loc)
+
+
+def stack_rows(lw, xs: list[Term], loc, name: str, message: str) -> Term:
+    """Vectors (atoms) of one length as the rows of a matrix (scalars as a vector), with NumPy's
+    check that the lengths agree."""
+    if not is_array(xs[0]):
+        return prim("vector", *xs, loc=loc)
+    d0, binds = lw.b.shape(xs[0])[0], []
+    for k, x in enumerate(xs[1:], 1):
+        dk = lw.b.shape(x)[0]
+        if not lw.b.shapes.same(d0, dk):
+            binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
+                                message.format(k=k), equal=((dk.size, d0.size),))
+    return make_lets(binds, prim("vector", *xs, loc=loc))
+
+
+def h_stack(lw, obj, node, args, kwargs):
+    """np.stack(arrays, axis=0) of scalars or vectors."""
+    p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, p["arrays"], obj, node)
+    if len({x.type for x in xs}) > 1:
+        return Failure(loc, name, "all input arrays must have the same shape").term(lw, vec_of(Float, 1))
+    r = rank(xs[0].type) + 1
+    refuse_rank(lw, node, obj, r)
+    axis = 0 if _is_none(p.get("axis")) else static_axes(lw, p["axis"], obj, r)
+    if isinstance(axis, Failure):
+        return axis.term(lw, vec_of(scalar_of(xs[0].type), r))
+    axis = axis if isinstance(axis, int) else axis[0]
+    message = "all input arrays must have the same shape"
+
+    def body(*ys):
+        rows = stack_rows(lw, list(ys), loc, name, message)
+        return rows if axis == 0 else lw.b.share(rows, lambda m: lw.b.transpose(m, loc), loc)
+    return lw.b.share_all(xs, body, loc)
+
+
+_JOIN_MESSAGE = ("all the input array dimensions except for the concatenation axis must match exactly, but along "
+                 "dimension {axis}, the array at index 0 has size {{0}} and the array at index {k} has size {{1}}")
+
+
+def h_stacks(lw, obj, node, args, kwargs):
+    """np.vstack, np.hstack, np.column_stack, as NumPy defines them from concatenate."""
+    _arity(lw, obj, node, args, 1)
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, args[0], obj, node)
+
+    def body(*ys):
+        ys = list(ys)
+        if obj is np.hstack:
+            if all(rank(y.type) <= 1 for y in ys):  # vectors (and numbers) end to end
+                ys = [y if is_array(y) else builds(lw, [ONE], lambda i, y=y: y, loc) for y in ys]
+                return _join(lw, ys, 0, loc, name)
+            return _join(lw, ys, 1, loc, name)
+        if obj is np.vstack:  # vectors (and numbers) as rows
+            if all(not is_array(y) for y in ys):
+                return builds(lw, [Const(len(ys), Int, loc), ONE], lambda i, j: prim("index", i, prim(
+                    "vector", *ys, loc=loc), loc=loc), loc)
+            if all(rank(y.type) == 1 for y in ys):
+                return stack_rows(lw, ys, loc, name, _JOIN_MESSAGE.format(axis=1, k="{k}"))
+            ys = [insert_axes(lw, y, [0] if is_array(y) else [0, 1], loc) if rank(y.type) < 2 else y for y in ys]
+            return _join(lw, ys, 0, loc, name)
+        # column_stack: vectors (and numbers) as columns
+        if all(rank(y.type) == 1 for y in ys):
+            rows = stack_rows(lw, ys, loc, name, _JOIN_MESSAGE.format(axis=0, k="{k}"))
+            return lw.b.share(rows, lambda m: lw.b.transpose(m, loc), loc)
+        ys = [insert_axes(lw, y, [1] if is_array(y) else [0, 1], loc) if rank(y.type) < 2 else y for y in ys]
+        return _join(lw, ys, 1, loc, name)
+    return lw.b.share_all(xs, body, loc)
+
+
+def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
+    bad = _same_rank(lw, ys, np.concatenate, loc)
+    if bad:
+        return bad.term(lw, ys[0].type)
+    return lw.b.share_all(ys, lambda *zs: concatenate(lw, list(zs), axis, loc, name), loc)
+
+
+def h_split(lw, obj, node, args, kwargs):
+    """np.split(a, sections, axis=0) into a constant number of equal parts: a tuple."""
+    p = bind_args(lw, obj, node, args, kwargs, ("ary", "indices_or_sections", "axis"), 2)
+    a, loc, name = array_arg(lw, p["ary"], obj, node), lw.loc(node), display(obj)
+    k = static_int(lw, p["indices_or_sections"], obj, "the number of sections")
+    if k <= 0:
+        lw.fail(p["indices_or_sections"], name, "number sections must be larger than 0.", CatadTypeError)
+    axis = _one_axis(lw, p, obj, a, 0)
+    if isinstance(axis, Failure):
+        return axis.term(lw, TupleT((a.type,) * k))
+
+    def body(x):
+        n = lw.b.size(x, axis, loc)
+        chk = lw.b.check(prim("eq", prim("mod", n, Const(k, Int), loc=loc), ZERO, loc=loc), (), loc, name,
+                         "array split does not result in an equal division")
+
+        def parts(m):
+            def part(q):
+                start = lambda i: i if q == 0 else prim("add", prim("mul", Const(q, Int), m, loc=loc), i, loc=loc)
+                if rank(x.type) == 1:
+                    return builds(lw, [m], lambda i: prim("index", start(i), x, loc=loc), loc)
+                if axis == 0:
+                    return builds(lw, [m, lw.b.size(x, 1, loc)], lambda i, j: index_chain(x, [start(i), j], loc), loc)
+                return builds(lw, [lw.b.size(x, 0, loc), m], lambda i, j: index_chain(x, [i, start(j)], loc), loc)
+            return Tuple(tuple(part(q) for q in range(k)), loc)
+        return make_lets(chk, lw.b.share(prim("floordiv", n, Const(k, Int), loc=loc), parts, loc))
+    return lw.b.share(a, body, loc)
+
+
+def h_repeat(lw, obj, node, args, kwargs):
+    """np.repeat(a, repeats, axis=None) with an Int number of repeats."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "repeats", "axis"), 2)
+    a, loc, name = array_arg(lw, p["a"], obj, node), lw.loc(node), display(obj)
+    reps = lw.arg(p["repeats"])
+    if reps.type != Int:
+        lw.fail(p["repeats"], name, f"repeats of {name}() must be an Int (an array of repeats is not supported)",
+                CatadTypeError)
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+
+    def body(x, k):
+        chk = nonneg_check(lw, [k], loc, name)
+        if axis is None and rank(x.type) == 2:
+            x = reshape(lw, x, [Const(-1, Int)], loc, obj)
+        return make_lets(chk, lw.b.share(x, lambda y: along_axis(lw, y, axis or 0, lambda z: _repeat0(lw, z, k, loc),
+                                                                  loc), loc))
+    return lw.b.share_all([a, reps], body, loc)
+
+
+def _repeat0(lw, a: Term, k: Term, loc) -> Term:
+    n = prim("mul", lw.b.size(a, 0, loc), k, loc=loc)
+    src = lambda i: prim("floordiv", i, k, loc=loc)
+    if rank(a.type) == 1:
+        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
+    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+
+
+def h_tile(lw, obj, node, args, kwargs):
+    """np.tile(A, reps) with reps an Int or a pair of Ints."""
+    p = bind_args(lw, obj, node, args, kwargs, ("A", "reps"), 2)
+    a, loc, name = array_arg(lw, p["A"], obj, node), lw.loc(node), display(obj)
+    reps = shape_arg(lw, p["reps"], obj)
+    r = max(rank(a.type), len(reps))
+    refuse_rank(lw, node, obj, r)
+    reps = [ONE] * (r - len(reps)) + reps
+
+    def body(x, *ks):
+        if rank(x.type) < r:
+            x = insert_axes(lw, x, [0], loc)
+        chk = nonneg_check(lw, list(ks), loc, name)
+
+        def tiled(y):
+            ns = [lw.b.size(y, q, loc) for q in range(r)]
+            sizes = [n if isinstance(k, Const) and k.value == 1 else prim("mul", n, k, loc=loc)
+                     for n, k in zip(ns, ks)]
+            return builds(lw, sizes, lambda *ix: index_chain(y, [
+                i if isinstance(k, Const) and k.value == 1 else prim("mod", i, n, loc=loc)
+                for i, n, k in zip(ix, ns, ks)], loc), loc)
+        return make_lets(chk, lw.b.share(x, tiled, loc))
+    return lw.b.share_all([a] + reps, body, loc)
+
+
+def h_pad(lw, obj, node, args, kwargs):
+    """np.pad(array, pad_width) with constant values (0, or constant_values=c)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("array", "pad_width", "mode"), 2)
+    a, loc, name = array_arg(lw, p["array"], obj, node), lw.loc(node), display(obj)
+    if not _is_none(p.get("mode")):
+        m = p["mode"]
+        if not (isinstance(m, ast.Constant) and m.value == "constant"):
+            lw.fail(m, name, f"{name}() supports mode='constant' only")
+    fill = Const(0.0, Float, loc) if "constant_values" not in kwargs else lw.arg(kwargs["constant_values"])
+    if is_array(fill) or fill.type not in (Int, Float):
+        lw.fail(kwargs.get("constant_values"), name, f"constant_values of {name}() must be a number", CatadTypeError)
+    if scalar_of(a.type) == Float or fill.type == Int and scalar_of(a.type) == Int:
+        fill = lw.b.to_float(fill, loc) if scalar_of(a.type) == Float else fill
+    else:
+        lw.fail(node, name, f"{name}() of an array of {scalar_of(a.type)} with a {fill.type} value converts it, "
+                            "which is not supported", CatadTypeError)
+    r = rank(a.type)
+    widths = _pad_widths(lw, p["pad_width"], obj, r)
+
+    def body(x, f, *ws):
+        pairs = [ws[2 * q: 2 * q + 2] for q in range(r)]
+        chk = nonneg_check(lw, list(ws), loc, name, "index can't contain negative values")
+
+        def elem(*ix):
+            inside, at = [], []
+            for q, (i, (before, _)) in enumerate(zip(ix, pairs)):
+                j = prim("sub", i, before, loc=loc)
+                at.append(j)
+                inside += [prim("le", ZERO, j, loc=loc), prim("lt", j, lw.b.size(x, q, loc), loc=loc)]
+            return If(all_(inside), index_chain(x, at, loc), f, loc)
+        sizes = [prim("add", prim("add", lw.b.size(x, q, loc), b, loc=loc), e, loc=loc) for q, (b, e) in
+                 enumerate(pairs)]
+        return make_lets(chk, builds(lw, sizes, elem, loc))
+    return lw.b.share_all([a, fill] + widths, body, loc)
+
+
+def _pad_widths(lw, a, obj, r: int) -> list[Term]:
+    """pad_width as (before, after) per axis, flattened: n, (b, e), or ((b0, e0), (b1, e1))."""
+    def ints(node):
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [ints(e) for e in node.elts]
+        t = lw.expr(node)
+        if t.type != Int:
+            lw.fail(node, display(obj), f"pad_width of {display(obj)}() must be Ints", CatadTypeError)
+        return t
+    w = ints(a)
+    if not isinstance(w, list):
+        w = [w, w]
+    if all(not isinstance(x, list) for x in w):
+        w = [w] * r if len(w) == 2 else [w * 2] * r if len(w) == 1 else None
+    if w is None or len(w) != r or any(not isinstance(x, list) or len(x) not in (1, 2) for x in w):
+        lw.fail(a, display(obj), f"pad_width of {display(obj)}() must be n, (before, after) or one pair per axis")
+    return [y for x in w for y in (x * 2 if len(x) == 1 else x)]
+
+
+TABLE += [
+    ((np.concatenate,), h_concatenate, ("arrays", "axis")),
+    ((np.stack,), h_stack, ("arrays", "axis")),
+    ((np.vstack, np.hstack, np.column_stack), h_stacks, ()),
+    ((np.split,), h_split, ("indices_or_sections", "axis")),
+    ((np.repeat,), h_repeat, ("repeats", "axis")),
+    ((np.tile,), h_tile, ("reps",)),
+    ((np.pad,), h_pad, ("pad_width", "mode", "constant_values")),
+]
+METHODS.update({"repeat": np.repeat})
