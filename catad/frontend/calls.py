@@ -333,16 +333,6 @@ def h_square(lw, obj, node, args, kwargs):
     return lw.b.elementwise(_square(lw, loc), [t], loc) if is_array(t) else _square(lw, loc)(t)
 
 
-def h_norm(lw, obj, node, args, kwargs):
-    """np.linalg.norm: the Euclidean norm of a vector, the Frobenius norm of a matrix."""
-    _arity(lw, obj, node, args, 1)
-    t, loc = lw.arg(args[0]), lw.loc(node)
-    if not is_array(t):
-        lw.fail(node, "np.linalg.norm", f"np.linalg.norm() takes an array, got a {t.type}", CatadTypeError)
-    squares = lw.b.elementwise(_square(lw, loc), [t], loc)
-    return prim("sqrt", lw.b.to_float(lw.b.sum_all(squares, loc), loc), loc=loc)
-
-
 def h_outer(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 2)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
@@ -407,7 +397,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.zeros_like, np.ones_like, np.empty_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
         ((range, zip, enumerate), h_iteration_only, ()),
-        ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),
+        ((np.square,), h_square, ()), ((np.outer,), h_outer, ()),
         ((np.clip,), h_clip, ()), ((np.arange,), h_arange, ()),
     ] + [((o,), h, ()) for o, h in _REFUSED]
     from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions

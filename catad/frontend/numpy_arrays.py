@@ -1248,3 +1248,159 @@ TABLE += [
     ((np.pad,), h_pad, ("pad_width", "mode", "constant_values")),
 ]
 METHODS.update({"repeat": np.repeat})
+
+
+# ------------------------------------------------------------ matrices: diagonals, triangles, cross products
+
+def _diagonal(lw, m: Term, k: int, loc) -> Term:
+    """The k-th diagonal of atom m, a matrix: m[i + r0, i + c0] for i < its length."""
+    r0, c0 = max(-k, 0), max(k, 0)
+    rows = prim("sub", lw.b.size(m, 0, loc), Const(r0, Int), loc=loc) if r0 else lw.b.size(m, 0, loc)
+    cols = prim("sub", lw.b.size(m, 1, loc), Const(c0, Int), loc=loc) if c0 else lw.b.size(m, 1, loc)
+    n = prim("max", prim("min", rows, cols, loc=loc), ZERO, loc=loc)
+    shift = lambda i, c: i if c == 0 else prim("add", i, Const(c, Int), loc=loc)
+    return builds(lw, [n], lambda i: index_chain(m, [shift(i, r0), shift(i, c0)], loc), loc)
+
+
+def h_trace(lw, obj, node, args, kwargs):
+    """np.trace(a, offset=0): the sum of a diagonal."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "offset"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    k = 0 if _is_none(p.get("offset")) else static_int(lw, p["offset"], obj, "offset")
+    if rank(a.type) != 2:
+        return Failure(loc, display(obj), "diag requires an array of at least two dimensions").term(
+            lw, scalar_of(a.type))
+    return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+
+
+def h_diag(lw, obj, node, args, kwargs):
+    """np.diag(v, k=0): a vector's diagonal matrix, or a matrix's diagonal."""
+    p = bind_args(lw, obj, node, args, kwargs, ("v", "k"))
+    a, loc = array_arg(lw, p["v"], obj, node), lw.loc(node)
+    k = 0 if _is_none(p.get("k")) else static_int(lw, p["k"], obj, "k")
+    if rank(a.type) == 2:
+        return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
+    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+
+    def body(v):
+        n = lw.b.size(v, 0, loc)
+        size = prim("add", n, Const(abs(k), Int), loc=loc) if k else n
+
+        def elem(i, j):
+            on = prim("eq", j, prim("add", i, Const(k, Int), loc=loc) if k else i, loc=loc)
+            return If(on, prim("index", i if k >= 0 else j, v, loc=loc), zero, loc)
+        return builds(lw, [size, size], elem, loc)
+    return lw.b.share(a, body, loc)
+
+
+def h_triangle(lw, obj, node, args, kwargs):
+    """np.triu(m, k=0), np.tril(m, k=0) (a vector is taken as the rows of a square matrix)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
+    a, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
+    k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
+    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    upper = obj is np.triu
+
+    def body(m, k):
+        rows = lw.b.size(m, 0, loc)
+        keep = lambda i, j: prim("le", k, prim("sub", j, i, loc=loc), loc=loc) if upper else \
+            prim("le", prim("sub", j, i, loc=loc), k, loc=loc)
+        if rank(a.type) == 1:
+            return builds(lw, [rows, rows], lambda i, j: If(keep(i, j), prim("index", j, m, loc=loc), zero, loc), loc)
+        return builds(lw, [rows, lw.b.size(m, 1, loc)], lambda i, j: If(keep(i, j), index_chain(m, [i, j], loc),
+                                                                          zero, loc), loc)
+    return lw.b.share_all([a, k], body, loc)
+
+
+def h_cross(lw, obj, node, args, kwargs):
+    """np.cross(a, b) of 3-vectors (or rows of 3 elements, broadcast as NumPy does)."""
+    _arity(lw, obj, node, args, 2)
+    loc, name = lw.loc(node), display(obj)
+    a, b = (array_arg(lw, x, obj, node) for x in args)
+    ra, rb = rank(a.type), rank(b.type)
+
+    def body(x, y):
+        binds = []
+        for t in (x, y):
+            d = lw.b.shape(t)[-1]
+            three = Const(3, Int, loc)
+            if not lw.b.shapes.equal(d.size, three):
+                binds += lw.b.check(prim("eq", d.size, three, loc=loc), (d.size,), loc, name,
+                                    "incompatible dimensions for cross product (dimension must be 3 here; catad "
+                                    "does not take NumPy's 2-element vectors), got {0}", equal=((d.size, three),))
+        col = lambda t, c: prim("index", Const(c, Int), t, loc=loc) if rank(t.type) == 1 else builds(
+            lw, [lw.b.size(t, 0, loc)], lambda i: index_chain(t, [i, Const(c, Int)], loc), loc)
+        mul = _combine(lw, "mul", loc)
+        comps = []
+        for c0, c1, c2 in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+            f = lambda p, q, r, s: lw.b.arith("sub", mul(p, q), mul(r, s), loc)
+            ts = [col(x, c1), col(y, c2), col(x, c2), col(y, c1)]
+            comps.append(lw.b.elementwise(f, ts, loc, name) if max(ra, rb) == 2 else f(*ts))
+        if max(ra, rb) == 1:
+            return make_lets(binds, prim("vector", *comps, loc=loc))
+
+        def rows(*cs):
+            return builds(lw, [lw.b.size(cs[0], 0, loc)], lambda i: prim(
+                "vector", *(prim("index", i, c, loc=loc) for c in cs), loc=loc), loc)
+        return make_lets(binds, lw.b.share_all(comps, rows, loc))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_trapezoid(lw, obj, node, args, kwargs):
+    """np.trapezoid(y, x=None, dx=1.0) of a vector: sum(d * (y[1:] + y[:-1]) / 2.0), NumPy's order."""
+    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
+    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
+    if rank(y.type) != 1 or not _is_none(p.get("axis")):
+        lw.fail(node, name, f"{name}() of a vector is supported (without axis)", CatadTypeError)
+    if not _is_none(p.get("x")):
+        x = array_arg(lw, p["x"], obj, node)
+        d = lw.b.share(x, lambda v: _diff0(lw, v, loc), loc)
+    else:
+        d = lw.b.to_float(Const(1.0, Float, loc) if _is_none(p.get("dx")) else lw.arg(p["dx"]), loc)
+
+    def body(v, dd):
+        n = lw.b.size(v, 0, loc)
+        m = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
+        upper = builds(lw, [m], lambda i: prim("index", prim("add", i, ONE, loc=loc), v, loc=loc), loc)
+        lower = builds(lw, [m], lambda i: prim("index", i, v, loc=loc), loc)
+        pair = lw.b.elementwise(_combine(lw, "add", loc), [upper, lower], loc, name)
+        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", lw.b.arith("mul", a, s, loc), Const(2.0, Float, loc),
+                                                         loc), [dd, pair], loc, name)
+        return lw.b.to_float(lw.b.sum_all(terms, loc), loc)
+    return lw.b.share_all([lw.b.to_float(y, loc), d], body, loc)
+
+
+def h_norm(lw, obj, node, args, kwargs):
+    """np.linalg.norm(x, ord=None, axis=None, keepdims=False): the Euclidean (Frobenius) norm,
+    over all elements or along an axis."""
+    p = bind_args(lw, obj, node, args, kwargs, ("x", "ord", "axis", "keepdims"))
+    x, loc, name = array_arg(lw, p["x"], obj, node), lw.loc(node), display(obj)
+    if not _is_none(p.get("ord")):
+        o = lw.arg(p["ord"])
+        if not (isinstance(o, Const) and o.value == 2 and (rank(x.type) == 1 or not _is_none(p.get("axis")))
+                or isinstance(o, Const) and o.value == "fro"):
+            lw.fail(p["ord"], name, f"ord of {name}() is supported only as 2 for vectors (the Euclidean norm)")
+    r = rank(x.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, Float)
+    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
+    squares = lw.b.elementwise(lambda e: lw.b.share(e, lambda v: lw.b.arith("mul", v, v, loc), loc), [x], loc)
+
+    def body(sq):
+        total = reduce(lw, sq, tuple(sorted(axes)) if axes else None, "sum", loc)
+        root = lambda s: prim("sqrt", lw.b.to_float(s, loc), loc=loc)
+        out = lw.b.elementwise(root, [total], loc) if is_array(total) else root(total)
+        return keep_dims(lw, out, r, axes, loc) if keep else out
+    return lw.b.share(squares, body, loc)
+
+
+TABLE += [
+    ((np.trace,), h_trace, ("offset",)),
+    ((np.diag,), h_diag, ("k",)),
+    ((np.triu, np.tril), h_triangle, ("k",)),
+    ((np.cross,), h_cross, ()),
+    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
+    ((np.linalg.norm,), h_norm, ("ord", "axis", "keepdims")),
+]
+METHODS.update({"trace": np.trace})
