@@ -156,7 +156,9 @@ def _dtype(lw, kwargs, obj):
         return Float
     if o is int or o is np.int64:
         return Int
-    lw.fail(d, "dtype", f"dtype of {display(obj)} must be float or int")
+    if o is bool or o is np.bool_:
+        return Bool
+    lw.fail(d, "dtype", f"dtype of {display(obj)} must be float, int or bool")
 
 
 def h_sum(lw, obj, node, args, kwargs):
@@ -253,8 +255,8 @@ def h_array(lw, obj, node, args, kwargs):
     dtype = _dtype(lw, kwargs, obj)
     if dtype == Float:
         return lw.b.to_float(t, loc)
-    if dtype == Int and scalar_of(t.type) != Int:
-        lw.fail(node, "dtype", f"cannot convert an array of {scalar_of(t.type)} to int", CatadTypeError)
+    if dtype in (Int, Bool) and scalar_of(t.type) != dtype:
+        lw.fail(node, "dtype", f"cannot convert an array of {scalar_of(t.type)} to {dtype}", CatadTypeError)
     return t
 
 
@@ -279,7 +281,10 @@ def _filled(lw, obj, node, dims, kwargs):
                                     f"({', '.join(str(d.type) for d in dims)})", CatadTypeError)
     one = obj is np.ones
     value = Const(1, Int) if one else Const(0, Int)
-    if _dtype(lw, kwargs, obj) != Int:
+    dtype = _dtype(lw, kwargs, obj)
+    if dtype == Bool:
+        value = Const(one, Bool)
+    elif dtype != Int:
         value = Const(float(value.value), Float)
     return lw.b.filled(dims, value, lw.loc(node), display(obj))
 
@@ -354,20 +359,6 @@ def h_clip(lw, obj, node, args, kwargs):
     return lw.b.elementwise(f, ts, loc, "np.clip") if any(is_array(t) for t in ts) else f(*ts)
 
 
-def h_arange(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1, 2)
-    ts, loc = [lw.arg(x) for x in args], lw.loc(node)
-    if any(t.type != Int for t in ts):
-        lw.fail(node, "np.arange", "np.arange() is supported with Int bounds only", CatadTypeError,
-                "for Floats write np.array([a + k * h for k in range(n)])")
-    start, stop = (Const(0, Int), ts[0]) if len(ts) == 1 else ts
-    k = lw.b.var(Int, loc, "_i")
-    if isinstance(start, Const) and start.value == 0:
-        return lw.b.share(stop, lambda n: Build(prim("max", n, Const(0, Int), loc=loc), k, k, loc), loc)
-    return lw.b.share_all([start, stop], lambda a, b: Build(prim("max", prim("sub", b, a, loc=loc), Const(0, Int),
-                                                                     loc=loc), k, prim("add", a, k, loc=loc), loc), loc)
-
-
 def h_to_int(lw, obj, node, args, kwargs):
     lw.fail(node, display(obj), f"{display(obj)}() converts to an Int, which is not supported",
             hint="use // for integer division, or keep the value a Float")
@@ -398,7 +389,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
         ((range, zip, enumerate), h_iteration_only, ()),
         ((np.square,), h_square, ()), ((np.outer,), h_outer, ()),
-        ((np.clip,), h_clip, ()), ((np.arange,), h_arange, ()),
+        ((np.clip,), h_clip, ()),
     ] + [((o,), h, ()) for o, h in _REFUSED]
     from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
     table += numpy_arrays.TABLE  # later rows take over an object from earlier ones

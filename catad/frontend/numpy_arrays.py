@@ -1404,3 +1404,91 @@ TABLE += [
     ((np.linalg.norm,), h_norm, ("ord", "axis", "keepdims")),
 ]
 METHODS.update({"trace": np.trace})
+
+
+# ------------------------------------------------------------ np.arange
+
+def h_arange(lw, obj, node, args, kwargs):
+    """np.arange(stop), (start, stop), (start, stop, step), of Ints or Floats, as NumPy computes
+    it: ceil((stop - start) / step) elements (none if that is negative), the first start, the
+    second start + step, the k-th start + k * ((start + step) - start)."""
+    _arity(lw, obj, node, args, 1, 3)
+    loc, name = lw.loc(node), display(obj)
+    ts = [lw.arg(a) for a in args]
+    for k in ("start", "stop", "step"):
+        if k in kwargs:
+            lw.fail(kwargs[k], name, f"{name}() takes its bounds by position here")
+    if any(t.type not in (Int, Float) for t in ts):
+        lw.fail(node, name, f"{name}() takes Ints or Floats, got ({', '.join(str(t.type) for t in ts)})",
+                CatadTypeError)
+    start, stop, step = (Const(0, Int, loc), ts[0], Const(1, Int, loc)) if len(ts) == 1 else \
+        (ts[0], ts[1], Const(1, Int, loc)) if len(ts) == 2 else ts
+    ty = dtype_of(lw, kwargs.get("dtype"), obj, Float if any(t.type == Float for t in ts) else Int)
+    if ty == Int and any(t.type == Float for t in ts):
+        lw.fail(kwargs.get("dtype"), name, f"{name}() with Float bounds and dtype=int is not supported",
+                CatadTypeError)
+    if ty == Bool:
+        lw.fail(kwargs.get("dtype"), name, f"{name}() of Bools is not supported", CatadTypeError)
+    k = lw.b.var(Int, loc, "_i")
+    if ty == Int:
+        if isinstance(step, Const) and step.value == 1:  # the common range(n)-like case
+            if isinstance(start, Const) and start.value == 0:
+                return lw.b.share(stop, lambda n: Build(prim("max", n, ZERO, loc=loc), k, k, loc), loc)
+            return lw.b.share_all([start, stop], lambda a, b: Build(prim("max", prim("sub", b, a, loc=loc), ZERO,
+                                                                         loc=loc), k, prim("add", a, k, loc=loc),
+                                                                    loc), loc)
+
+        def ints(a, b, s):
+            chk = [] if isinstance(s, Const) and s.value != 0 else \
+                lw.b.check(prim("ne", s, ZERO, loc=loc), (), loc, name, "division by zero")
+            # ceil((b - a) / s) = -((a - b) // s), exactly, for either sign of s
+            n = prim("max", prim("neg", prim("floordiv", prim("sub", a, b, loc=loc), s, loc=loc), loc=loc), ZERO,
+                     loc=loc)
+            return make_lets(chk, Build(n, k, prim("add", a, prim("mul", k, s, loc=loc), loc=loc), loc))
+        return lw.b.share_all([start, stop, step], ints, loc)
+    f = lambda t: lw.b.to_float(t, loc)
+
+    def floats(a, b, s):
+        chk = [] if isinstance(s, Const) and s.value != 0 else \
+            lw.b.check(prim("ne", s, Const(0.0, Float, loc), loc=loc), (), loc, name, "division by zero")
+
+        def counted(q):
+            inf = Const(math.inf, Float, loc)
+            finite = and_(prim("eq", q, q, loc=loc), prim("lt", q, inf, loc=loc))
+            chk2 = lw.b.check(finite, (), loc, name, "arange: cannot compute length")
+            return make_lets(chk2, lw.b.share(ceil_count(lw, q, loc), lambda n: lw.b.share(
+                prim("sub", prim("add", a, s, loc=loc), a, loc=loc), lambda d: Build(n, k, If(
+                    prim("eq", k, ZERO, loc=loc), a, If(prim("eq", k, ONE, loc=loc), prim("add", a, s, loc=loc),
+                                                         prim("add", a, prim("mul", f(k), d, loc=loc), loc=loc),
+                                                         loc), loc), loc), loc), loc))
+        return make_lets(chk, lw.b.share(prim("div", prim("sub", b, a, loc=loc), s, loc=loc), counted, loc))
+    return lw.b.share_all([f(start), f(stop), f(step)], floats, loc)
+
+
+def ceil_count(lw, q: Term, loc) -> Term:
+    """max(ceil(q), 0) as an Int, for an atom q (a finite Float): the Int has no Float
+    conversion in the core language, so a search: c doublings until 2**c >= q, then a binary
+    search of [0, 2**c] for the least Int n with n >= q (O(log q) scalar steps)."""
+    f = lambda t: lw.b.to_float(t, loc)
+    two = Const(2, Int, loc)
+    doublings = _steps(lw, ONE, lambda s: prim("lt", f(s), q, loc=loc), lambda s: prim("mul", s, two, loc=loc), loc)
+
+    def search(c):
+        hi = prim("pow", two, c, loc=loc)
+        fv = lw.b.var(TupleT((TupleT((Int, Int)), Int)), loc, "_f")
+
+        def step(state):
+            def body(lo, hi):
+                mid = prim("floordiv", prim("add", lo, hi, loc=loc), two, loc=loc)
+                return lw.b.share(mid, lambda m: lw.b.share(prim("lt", f(m), q, loc=loc), lambda below: Tuple((
+                    If(below, prim("add", m, ONE, loc=loc), lo, loc), If(below, hi, m, loc)), loc), loc), loc)
+            return lw.b.share(Get(0, state, loc), lambda lo: lw.b.share(Get(1, state, loc), lambda h: body(lo, h),
+                                                                        loc), loc)
+        ks = lw.b.var(Int, loc, "_k")
+        fold = Fold(Tuple((ZERO, hi), loc), Build(prim("add", c, ONE, loc=loc), ks, ks, loc), fv,
+                    lw.b.share(Get(0, fv, loc), step, loc), loc)
+        return Get(0, fold, loc)
+    return lw.b.share(doublings, search, loc)
+
+
+TABLE += [((np.arange,), h_arange, ("dtype",))]
