@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import CatadTypeError
 from ..lang.fold import Fold, WhileCount
-from ..lang.terms import FALSE, Build, Const, Get, If, Let, Term, Tuple, make_lets
+from ..lang.terms import FALSE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import _arity, display
@@ -165,10 +165,10 @@ def shape_arg(lw, a, obj) -> list[Term]:
     else:
         t = lw.arg(a)
         if isinstance(t.type, TupleT) and not isinstance(t, Tuple):
-            dims = [Get(k, t, lw.loc(a)) for k in range(len(t.type.items))]  # small: Gets of an atom
-            if not isinstance(t, (ast.Name,)) and not _atomic(t):
+            if not is_atom(t):  # its items are read once each: bound first, not computed per item
                 lw.fail(a, display(obj), f"the shape given to {display(obj)}() must be a tuple written out or "
                                          "a variable", CatadTypeError)
+            dims = [Get(k, t, lw.loc(a)) for k in range(len(t.type.items))]
         else:
             dims = list(t.items) if isinstance(t, Tuple) else [t]
     if not dims or any(d.type != Int for d in dims):
@@ -176,11 +176,6 @@ def shape_arg(lw, a, obj) -> list[Term]:
                                  f"({', '.join(str(d.type) for d in dims)})", CatadTypeError)
     refuse_rank(lw, a, obj, len(dims))
     return dims
-
-
-def _atomic(t: Term) -> bool:
-    from ..lang.terms import is_atom
-    return is_atom(t)
 
 
 def nonneg_check(lw, ns: list[Term], loc, construct: str, message: str = "negative dimensions are not allowed"):
@@ -380,15 +375,19 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
         prod = known[0] if known else ONE
         for d in known[1:]:
             prod = prim("mul", prod, d, loc=loc)
-        shown = tuple(known) if len(known) != 1 else (known[0],)
-        message = "cannot reshape array of size {0} into shape {1}"
+        # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4) or (4,newaxis)
+        parts = ["{%d}" % (q + 1) for q in range(len(known))]
+        if unknown and unknown[0] == len(ds) - 1 and len(ds) > 1:
+            parts.append("newaxis")
+        shown = "(" + ",".join(parts) + ("," if len(parts) == 1 and not unknown else "") + ")"
+        message = "cannot reshape array of size {0} into shape " + shown
         nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
         if unknown:
             fits = and_(prim("ne", prod, ZERO, loc=loc), prim("eq", prim("mod", n, prod, loc=loc), ZERO, loc=loc))
         else:
             fits = prim("eq", prod, n, loc=loc) if not lw.b.shapes.equal(prod, n) else None
         conds = nonneg + ([fits] if fits is not None else [])
-        chk = lw.b.check(all_(conds), (n, shown), loc, name, message)
+        chk = lw.b.check(all_(conds), (n, *known), loc, name, message)
         sizes = list(ds)
 
         def made(*sz):
@@ -617,10 +616,18 @@ def _get_shaped(lw, fold: Term, dims: tuple, loc) -> Term:
 
 def tree0(lw, a: Term, op, unit: Term, loc) -> Term:
     """op of all the elements of atom a along axis 0 (rows combined elementwise), pairing
-    neighbours; unit (a scalar) where a has no elements."""
-    n = lw.b.size(a, 0, loc)
+    neighbours. The elements are followed by one unit (op's identity, exactly: x * 1.0 is x), so
+    that there is always an element 0 to read, also where a has none."""
     two = Const(2, Int, loc)
-    count = _steps(lw, n, lambda s: prim("lt", ONE, s, loc=loc),
+    n = lw.b.size(a, 0, loc)
+    padded = prim("add", n, ONE, loc=loc)
+    if rank(a.type) == 1:
+        first = builds(lw, [padded], lambda i: If(prim("lt", i, n, loc=loc), prim("index", i, a, loc=loc), unit,
+                                                  loc), loc)
+    else:
+        first = builds(lw, [padded, lw.b.size(a, 1, loc)], lambda i, j: If(
+            prim("lt", i, n, loc=loc), index_chain(a, [i, j], loc), unit, loc), loc)
+    count = _steps(lw, padded, lambda s: prim("lt", ONE, s, loc=loc),
                    lambda s: prim("floordiv", prim("add", s, ONE, loc=loc), two, loc=loc), loc)
     fv = lw.b.var(TupleT((a.type, Int)), loc, "_f")
 
@@ -635,15 +642,8 @@ def tree0(lw, a: Term, op, unit: Term, loc) -> Term:
         return Build(prim("floordiv", prim("add", m, ONE, loc=loc), two, loc=loc), i, body, loc)
     ks = lw.b.var(Int, loc, "_k")
     body = lw.b.share(Get(0, fv, loc), halve, loc)
-
-    def result(c):
-        fold = Fold(a, Build(c, ks, ks, loc), fv, body, loc)
-        if rank(a.type) == 1:
-            empty = unit
-        else:
-            empty = builds(lw, [lw.b.size(a, 1, loc)], lambda j: unit, loc)
-        return If(prim("eq", n, ZERO, loc=loc), empty, prim("index", ZERO, fold, loc=loc), loc)
-    out = lw.b.share(count, result, loc)
+    out = lw.b.share_all([first, count], lambda f, c: prim("index", ZERO, Fold(f, Build(c, ks, ks, loc), fv, body,
+                                                                                loc), loc=loc), loc)
     if rank(a.type) == 1:
         return out
     return with_shape(lw, out, lw.b.shape(a)[1:], lambda v: v, loc)
@@ -996,11 +996,7 @@ def _concatenate0(lw, xs: list[Term], loc) -> Term:
         dims = [total] + ([lw.b.size(xs[0], 1, loc)] if r == 2 else [])
         return builds(lw, dims, elem, loc)
     # the offsets and the total bound once (they are sums of sizes)
-    return _bind_ints(lw, offsets + [total], lambda vs: body(vs[:-1], vs[-1]), loc)
-
-
-def _bind_ints(lw, ts: list[Term], body, loc) -> Term:
-    return lw.b.share_all(ts, lambda *vs: body(list(vs)), loc)
+    return lw.b.share_all(offsets + [total], lambda *vs: body(list(vs[:-1]), vs[-1]), loc)
 
 
 def h_concatenate(lw, obj, node, args, kwargs):
@@ -1034,7 +1030,7 @@ def stack_rows(lw, xs: list[Term], loc, name: str, message: str) -> Term:
         dk = lw.b.shape(x)[0]
         if not lw.b.shapes.same(d0, dk):
             binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
-                                message.format(k=k), equal=((dk.size, d0.size),))
+                                message.replace("{k}", str(k)), equal=((dk.size, d0.size),))
     return make_lets(binds, prim("vector", *xs, loc=loc))
 
 
