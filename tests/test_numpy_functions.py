@@ -470,3 +470,12 @@ def test_refusals_are_located(fn, args, kind, what):
     with pytest.raises(kind, match=what) as info:
         catad.vjp(fn, *args)
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def identity_with_k(n):
+    return np.identity(n, k=1)
+
+
+def test_identity_takes_no_offset():
+    with pytest.raises(catad.UnsupportedSyntax, match="np.identity\\(\\) does not take keyword argument 'k'"):
+        catad.vjp(identity_with_k, 3)

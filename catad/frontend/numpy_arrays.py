@@ -322,7 +322,8 @@ def h_angle(lw, obj, node, args, kwargs):
 
 
 TABLE = [
-    ((np.eye, np.identity), h_eye, ("M", "k", "dtype")),
+    ((np.eye,), h_eye, ("N", "M", "k", "dtype")),
+    ((np.identity,), h_eye, ("n", "dtype")),
     ((np.full,), h_full, ("shape", "fill_value", "dtype")),
     ((np.full_like,), h_full_like, ("a", "fill_value", "dtype")),
     ((np.linspace,), h_linspace, ("start", "stop", "num", "endpoint")),
