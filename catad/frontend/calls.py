@@ -80,18 +80,23 @@ def list_array(lw, t: Term, node: ast.AST) -> Term | None:
     return lw.as_list(lw._display_build(items, floats, node))
 
 
-_METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot,
-            "transpose": np.transpose}
+_METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
 
 
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if attr == "copy" and is_array(base) and not node.args and not node.keywords:
         return base  # values are never changed in place: a copy is the value (see updates.py)
+    from . import numpy_arrays
+    if is_array(base) and not lw.is_list(base):
+        made = numpy_arrays.method(lw, base, attr, node)
+        if made is not None:
+            return made
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
+    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy"})
     lw.fail(node, "method", f"method .{attr}() of {what} is not supported; supported array methods: "
-                            + ", ".join(f".{m}()" for m in _METHODS) + " (make lists arrays with np.array)")
+                            + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
 
 
 def _user_function(obj: Any) -> Any:
@@ -143,33 +148,6 @@ def _tuple_fold(lw, t: Term, f, loc) -> Term:
     return go(t) if isinstance(t, Tuple) else lw.b.share(t, go, loc)
 
 
-def _axis(lw, kwargs, r: int, obj, node) -> int | None:
-    a = kwargs.get("axis")
-    if a is None or isinstance(a, ast.Constant) and a.value is None:
-        return None
-    t = lw.expr(a)
-    if not (isinstance(t, Const) and t.type == Int):
-        lw.fail(a, "axis", f"axis of {display(obj)} must be an integer constant")
-    if not -r <= t.value < r:
-        # NumPy's AxisError, when the call is reached (it may sit in a branch not taken)
-        return _AxisError(t.value, r, lw.loc(a), display(obj))
-    return t.value % r
-
-
-class _AxisError:
-    """An axis out of range: the reduction becomes a check that fails, as NumPy raises."""
-
-    def __init__(self, axis: int, r: int, loc, name: str):
-        self.axis, self.r, self.loc, self.name = axis, r, loc, name
-
-    def fail(self, lw, t: Term) -> Term:
-        from ..lang.terms import FALSE, make_lets
-        binds = lw.b.check(FALSE, (), self.loc, self.name, f"axis {self.axis} is out of bounds for array of "
-                                                           f"dimension {self.r}")
-        # what follows a failing check never runs; the reduction of axis 0 keeps the types
-        return make_lets(binds, prim("sum", t, loc=self.loc))
-
-
 def _dtype(lw, kwargs, obj):
     d = kwargs.get("dtype")
     if d is None:
@@ -179,7 +157,9 @@ def _dtype(lw, kwargs, obj):
         return Float
     if o is int or o is np.int64:
         return Int
-    lw.fail(d, "dtype", f"dtype of {display(obj)} must be float or int")
+    if o is bool or o is np.bool_:
+        return Bool
+    lw.fail(d, "dtype", f"dtype of {display(obj)} must be float, int or bool")
 
 
 def h_sum(lw, obj, node, args, kwargs):
@@ -192,46 +172,6 @@ def h_sum(lw, obj, node, args, kwargs):
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)
-
-
-def h_np_sum(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1)
-    loc = lw.loc(node)
-    if isinstance(args[0], _COMPS) and kwargs.get("axis") is None:
-        return lw.b.sum_all(lw.comprehension(args[0], "sum"), loc)
-    t = lw.comprehension(args[0], None) if isinstance(args[0], ast.ListComp) else lw.arg(args[0])
-    if not is_array(t):
-        return _scalar_or_fail(lw, t, obj, node)
-    axis = _axis(lw, kwargs, rank(t.type), obj, node)
-    if isinstance(axis, _AxisError):
-        return axis.fail(lw, t)
-    if axis is None:
-        return lw.b.sum_all(t, loc)
-    if axis == 0:
-        return prim("sum", t, loc=loc)
-    return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, "sum", loc), loc)
-
-
-def h_mean(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1)
-    loc = lw.loc(node)
-    t = lw.comprehension(args[0], None) if isinstance(args[0], ast.ListComp) else lw.arg(args[0])
-    if not is_array(t):
-        return lw.b.to_float(_scalar_or_fail(lw, t, obj, node), loc)
-    axis = _axis(lw, kwargs, rank(t.type), obj, node)
-    if isinstance(axis, _AxisError):
-        return lw.b.to_float(axis.fail(lw, t), loc)
-    if axis is None or rank(t.type) == 1:
-        return lw.b.mean(t, loc)
-    div = lambda x, y: lw.b.arith("div", x, y, loc)
-    return lw.b.share(t, lambda m: lw.b.elementwise(div, [lw.b.reduce_axis(m, axis, "sum", loc),
-                                                          lw.b.to_float(lw.b.size(m, axis, loc), loc)], loc), loc)
-
-
-def _scalar_or_fail(lw, t, obj, node):
-    if t.type in (Int, Float):
-        return t
-    lw.fail(node, display(obj), f"{display(obj)}() takes an array, got a {t.type}", CatadTypeError)
 
 
 def h_max(lw, obj, node, args, kwargs):
@@ -254,24 +194,6 @@ def h_max(lw, obj, node, args, kwargs):
         lw.fail(node, pair, f"{pair}() of several arrays is not supported", CatadTypeError,
                 f"use np.{pair}imum(a, b) for elementwise {pair}ima")
     return functools.reduce(lambda a, b: lw.b.scalar(pair, [a, b], loc), ts)
-
-
-def h_np_max(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1)
-    loc = lw.loc(node)
-    reduce = "vmax" if obj in (np.max, np.amax) else "vmin"
-    if isinstance(args[0], _COMPS):
-        t = lw.comprehension(args[0], None) if isinstance(args[0], ast.ListComp) else lw.arg(args[0])
-    else:
-        t = lw.arg(args[0])
-    if not is_array(t):
-        return _scalar_or_fail(lw, t, obj, node)
-    axis = _axis(lw, kwargs, rank(t.type), obj, node)
-    if isinstance(axis, _AxisError):
-        return axis.fail(lw, t)
-    if axis is None:
-        return lw.b.share(t, lambda m: lw.b.reduce_all(m, reduce, loc), loc)
-    return lw.b.share(t, lambda m: lw.b.reduce_axis(m, axis, reduce, loc), loc)
 
 
 def h_abs(lw, obj, node, args, kwargs):
@@ -334,8 +256,8 @@ def h_array(lw, obj, node, args, kwargs):
     dtype = _dtype(lw, kwargs, obj)
     if dtype == Float:
         return lw.b.to_float(t, loc)
-    if dtype == Int and scalar_of(t.type) != Int:
-        lw.fail(node, "dtype", f"cannot convert an array of {scalar_of(t.type)} to int", CatadTypeError)
+    if dtype in (Int, Bool) and scalar_of(t.type) != dtype:
+        lw.fail(node, "dtype", f"cannot convert an array of {scalar_of(t.type)} to {dtype}", CatadTypeError)
     return t
 
 
@@ -360,7 +282,10 @@ def _filled(lw, obj, node, dims, kwargs):
                                     f"({', '.join(str(d.type) for d in dims)})", CatadTypeError)
     one = obj is np.ones
     value = Const(1, Int) if one else Const(0, Int)
-    if _dtype(lw, kwargs, obj) != Int:
+    dtype = _dtype(lw, kwargs, obj)
+    if dtype == Bool:
+        value = Const(one, Bool)
+    elif dtype != Int:
         value = Const(float(value.value), Float)
     return lw.b.filled(dims, value, lw.loc(node), display(obj))
 
@@ -404,14 +329,6 @@ def h_where(lw, obj, node, args, kwargs):
     return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else f(*ts)
 
 
-def h_transpose(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1)
-    t = lw.arg(args[0])
-    if not is_array(t):
-        lw.fail(node, "np.transpose", f"np.transpose() takes an array, got a {t.type}", CatadTypeError)
-    return lw.b.transpose(t, lw.loc(node))
-
-
 def _square(lw, loc):
     return lambda x: lw.b.share(x, lambda a: lw.b.arith("mul", a, a, loc), loc)
 
@@ -420,16 +337,6 @@ def h_square(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     return lw.b.elementwise(_square(lw, loc), [t], loc) if is_array(t) else _square(lw, loc)(t)
-
-
-def h_norm(lw, obj, node, args, kwargs):
-    """np.linalg.norm: the Euclidean norm of a vector, the Frobenius norm of a matrix."""
-    _arity(lw, obj, node, args, 1)
-    t, loc = lw.arg(args[0]), lw.loc(node)
-    if not is_array(t):
-        lw.fail(node, "np.linalg.norm", f"np.linalg.norm() takes an array, got a {t.type}", CatadTypeError)
-    squares = lw.b.elementwise(_square(lw, loc), [t], loc)
-    return prim("sqrt", lw.b.to_float(lw.b.sum_all(squares, loc), loc), loc=loc)
 
 
 def h_outer(lw, obj, node, args, kwargs):
@@ -446,18 +353,6 @@ def h_outer(lw, obj, node, args, kwargs):
     return lw.b.share_all(ts, body, loc)
 
 
-def h_arange(lw, obj, node, args, kwargs):
-    _arity(lw, obj, node, args, 1, 2)
-    ts, loc = [lw.arg(x) for x in args], lw.loc(node)
-    if any(t.type != Int for t in ts):
-        lw.fail(node, "np.arange", "np.arange() is supported with Int bounds only", CatadTypeError,
-                "for Floats write np.array([a + k * h for k in range(n)])")
-    start, stop = (Const(0, Int), ts[0]) if len(ts) == 1 else ts
-    k = lw.b.var(Int, loc, "_i")
-    if isinstance(start, Const) and start.value == 0:
-        return lw.b.share(stop, lambda n: Build(prim("max", n, Const(0, Int), loc=loc), k, k, loc), loc)
-    return lw.b.share_all([start, stop], lambda a, b: Build(prim("max", prim("sub", b, a, loc=loc), Const(0, Int),
-                                                                     loc=loc), k, prim("add", a, k, loc=loc), loc), loc)
 
 
 def h_to_int(lw, obj, node, args, kwargs):
@@ -481,20 +376,21 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 @functools.lru_cache(maxsize=None)
 def _handlers() -> dict[int, tuple]:
     table = [
-        ((builtins.sum,), h_sum, ()), ((np.sum,), h_np_sum, ("axis",)), ((np.mean,), h_mean, ("axis",)),
-        ((builtins.max, builtins.min), h_max, ()), ((np.max, np.amax, np.min, np.amin), h_np_max, ("axis",)),
+        ((builtins.sum,), h_sum, ()), ((builtins.max, builtins.min), h_max, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),
         ((np.array, np.asarray, np.copy), h_array, ("dtype",)), ((np.zeros, np.ones, np.empty), h_filled, ("dtype",)),
         ((np.zeros_like, np.ones_like, np.empty_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
-        ((np.transpose,), h_transpose, ()), ((range, zip, enumerate), h_iteration_only, ()),
-        ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),
-        ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")), ((np.arange,), h_arange, ()),
+        ((range, zip, enumerate), h_iteration_only, ()),
+        ((np.square,), h_square, ()), ((np.outer,), h_outer, ()),
+        ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")),
         ((np.add, np.subtract, np.multiply, np.divide, np.true_divide), special_calls.h_operator, ()),
         ((np.heaviside,), special_calls.h_heaviside, ()), ((np.reciprocal,), special_calls.h_reciprocal, ()),
     ] + [((o,), h, ()) for o, h in _REFUSED]
+    from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
+    table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 

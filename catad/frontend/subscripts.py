@@ -12,6 +12,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
+from . import numpy_arrays
 from .common import is_array
 from ..trees import Tree
 
@@ -67,6 +68,40 @@ class Subscripts:
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
                       CatadTypeError)
+        plain = [it for it in items if not self.newaxis(it)]
+        if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
+            return self.with_new_axes(base, items, plain, node)
+        return self.array_subscript(base, items, node)
+
+    def newaxis(self, item: ast.expr) -> bool:
+        """Is this subscript item None or np.newaxis (a new axis of length 1)?"""
+        if isinstance(item, ast.Constant):
+            return item.value is None
+        return isinstance(item, (ast.Name, ast.Attribute)) and self.static(item) is None
+
+    def with_new_axes(self, base: Term, items: list, plain: list, node: ast.Subscript) -> Term:
+        """base[items] where some items are None: NumPy puts an axis of length 1 at each None's
+        place among the result's axes (the axes of slices, then those not indexed)."""
+        positions, axis = [], 0
+        for it in items:
+            if self.newaxis(it):
+                positions.append(axis)
+                axis += 1
+            elif isinstance(it, ast.Slice):
+                axis += 1
+        t = self.array_subscript(base, plain, node) if plain else base
+        if rank(t.type) != rank(base.type) - sum(not isinstance(it, ast.Slice) for it in plain):
+            self.fail(node, "subscript", "None (np.newaxis) beside an integer array index is not supported",
+                      hint="index in two steps, e.g. v[idx][:, None]")
+        out_rank = rank(t.type) + len(positions)
+        if out_rank > 2:
+            self.fail(node, "subscript", f"this subscript makes an array of rank {out_rank}; catad's arrays have "
+                      "rank 1 or 2", CatadTypeError)
+        return numpy_arrays.insert_axes(self, t, positions, self.loc(node))
+
+    def array_subscript(self, base: Term, items: list, node: ast.Subscript) -> Term:
+        """base[items] for an array base and items without None."""
+        loc = self.loc(node)
         if len(items) > rank(base.type):
             self.fail(node, "subscript", f"{len(items)} indices for an array of rank {rank(base.type)}",
                       CatadTypeError)

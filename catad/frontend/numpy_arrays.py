@@ -1,0 +1,1491 @@
+"""NumPy's array creation, shape, joining and reduction functions as core terms.
+
+Each handler (``h_*``, listed in ``TABLE`` and called through calls.py's table) makes builds,
+indexing, sums and, for scans and products, folds: their derivatives are those of these terms,
+so no Jacobian is a matrix. Arrays are of rank 1 and 2; a result of rank 3 is refused where it
+is made. Shapes are NumPy's: the shape facts of every array made (which axes have length 1)
+come from the sizes of its builds (shapes.py), and every size NumPy checks is checked once per
+call, with NumPy's message, by a ``check`` (checks.py) unless it is proven while compiling.
+
+Arguments that choose a shape (an axis, ``keepdims``, ``endpoint``, a ``reshape``'s shape
+when it is a constant) must be constants; lengths (``np.eye(n)``, ``np.full((n, m), x)``) may
+be Int values known only when the function runs.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+import numpy as np
+
+from ..errors import CatadTypeError
+from ..lang.fold import Fold, WhileCount
+from ..lang.terms import FALSE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of, vec_of
+from ..primitives import prim
+from .calls import _arity, display
+from .common import ONE, ZERO, all_, and_, index_chain, is_array
+
+_MAX_RANK = 2
+
+
+# ------------------------------------------------------------ arguments
+
+def bind_args(lw, obj, node, args: list, kwargs: dict, names: tuple, required: int = 1) -> dict:
+    """NumPy's parameters `names` of obj bound to the call's positional args and keywords
+    (syntax nodes, or terms for a method's receiver), as Python binds them."""
+    name = display(obj)
+    if len(args) > len(names):
+        lw.fail(node, name, f"{name}() takes at most {len(names)} argument(s) here ({', '.join(names)}), "
+                            f"got {len(args)}", CatadTypeError)
+    out = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in out:
+            lw.fail(v, name, f"{name}() got multiple values for argument {k!r}", CatadTypeError)
+        out[k] = v
+    missing = [n for n in names[:required] if n not in out]
+    if missing:
+        lw.fail(node, name, f"{name}() missing required argument {missing[0]!r}", CatadTypeError)
+    return out
+
+
+def _is_none(a) -> bool:
+    return a is None or isinstance(a, ast.Constant) and a.value is None
+
+
+def static_int(lw, a, obj, what: str) -> int:
+    t = lw.arg(a)
+    if not (isinstance(t, Const) and t.type == Int):
+        lw.fail(a if isinstance(a, ast.AST) else None, what,
+                f"{what} of {display(obj)} must be an integer constant, got {_shown(t)}")
+    return int(t.value)
+
+
+def static_bool(lw, a, obj, what: str, default: bool) -> bool:
+    if _is_none(a):
+        return default
+    t = lw.arg(a)
+    if not (isinstance(t, Const) and t.type in (Bool, Int)):
+        lw.fail(a, what, f"{what} of {display(obj)} must be True or False, got {_shown(t)}")
+    return bool(t.value)
+
+
+def _shown(t: Term) -> str:
+    return repr(t.value) if isinstance(t, Const) else f"a {t.type} computed while the function runs"
+
+
+def static_axes(lw, a, obj, r: int, what: str = "axis"):
+    """An axis argument: None (every axis), or a tuple of axes of a rank-r array as NumPy
+    reads them (negative ones from the end). An axis out of range, or given twice, is NumPy's
+    error when the call is reached (it may sit in a branch not taken): then an AxisError-like
+    ``Failure``."""
+    if _is_none(a):
+        return None
+    t = lw.arg(a)
+    items = list(t.items) if isinstance(t, Tuple) else [t]
+    if not all(isinstance(x, Const) and x.type == Int for x in items):
+        lw.fail(a, what, f"{what} of {display(obj)} must be an integer constant or a tuple of them, "
+                         f"got {_shown(t)}")
+    out = []
+    for x in items:
+        k = int(x.value)
+        if not -r <= k < r:
+            return Failure(lw.loc(a), display(obj), f"axis {k} is out of bounds for array of dimension {r}",
+                           "bounds")
+        if k % r in out:
+            return Failure(lw.loc(a), display(obj), f"duplicate value in {what!r}")
+        out.append(k % r)
+    return tuple(out)
+
+
+class Failure:
+    """An error NumPy raises when the call runs: a check that fails, then a value of the
+    result's type that is never computed."""
+
+    def __init__(self, loc, construct: str, message: str, kind: str = "shape"):
+        self.loc, self.construct, self.message, self.kind = loc, construct, message, kind
+
+    def term(self, lw, ty: Type) -> Term:
+        binds = lw.b.check(FALSE, (), self.loc, self.construct, self.message.replace("{", "{{").replace("}", "}}"),
+                           self.kind)
+        return make_lets(binds, placeholder(lw, ty, self.loc))
+
+
+def placeholder(lw, ty: Type, loc=None) -> Term:
+    """A value of type ty (zeros, empty arrays) where the value is never read."""
+    if isinstance(ty, Vec):
+        return Build(ZERO, lw.b.var(Int, loc, "_i"), placeholder(lw, ty.elem, loc), loc)
+    if isinstance(ty, TupleT):
+        return Tuple(tuple(placeholder(lw, x, loc) for x in ty.items), loc)
+    return Const({Float: 0.0, Int: 0, Bool: False}[ty], ty, loc)
+
+
+def array_arg(lw, a, obj, node, what: str = "an array") -> Term:
+    """An argument that must be an array of rank 1 or 2 (a list display or a list becomes one)."""
+    t = lw.arg(a)
+    if lw.is_list(t):
+        t = t.replace()
+    if not is_array(t):
+        lw.fail(node, display(obj), f"{display(obj)}() takes {what}, got a {t.type}", CatadTypeError)
+    return t
+
+
+def refuse_rank(lw, node, obj, r: int) -> None:
+    if r > _MAX_RANK:
+        lw.fail(node, display(obj), f"{display(obj)}() here makes an array of rank {r}; catad's arrays have "
+                                    f"rank 1 or 2", CatadTypeError)
+
+
+def dtype_of(lw, a, obj, default: Type | None) -> Type | None:
+    """dtype=float, int or bool (NumPy's and Python's names), or default when absent."""
+    if _is_none(a):
+        return default
+    o = lw.static(a)
+    if o in (float, np.float64, "float64", "float"):
+        return Float
+    if o in (int, np.int64, "int64", "int"):
+        return Int
+    if o in (bool, np.bool_, "bool"):
+        return Bool
+    lw.fail(a, "dtype", f"dtype of {display(obj)} must be float, int or bool")
+
+
+def int_arg(lw, a, obj, what: str) -> Term:
+    t = lw.arg(a)
+    if t.type != Int:
+        lw.fail(a if isinstance(a, ast.AST) else None, display(obj),
+                f"{what} of {display(obj)} must be an Int, got a {t.type}", CatadTypeError)
+    return t
+
+
+def shape_arg(lw, a, obj) -> list[Term]:
+    """A shape: an Int, or a tuple or list of Ints (.shape of an array too)."""
+    if isinstance(a, (ast.Tuple, ast.List)):
+        dims = [lw.expr(e) for e in a.elts]
+    else:
+        t = lw.arg(a)
+        if isinstance(t.type, TupleT) and not isinstance(t, Tuple):
+            if not is_atom(t):  # its items are read once each: bound first, not computed per item
+                lw.fail(a, display(obj), f"the shape given to {display(obj)}() must be a tuple written out or "
+                                         "a variable", CatadTypeError)
+            dims = [Get(k, t, lw.loc(a)) for k in range(len(t.type.items))]
+        else:
+            dims = list(t.items) if isinstance(t, Tuple) else [t]
+    if not dims or any(d.type != Int for d in dims):
+        lw.fail(a, display(obj), f"the shape given to {display(obj)}() must be Ints, got "
+                                 f"({', '.join(str(d.type) for d in dims)})", CatadTypeError)
+    refuse_rank(lw, a, obj, len(dims))
+    return dims
+
+
+def nonneg_check(lw, ns: list[Term], loc, construct: str, message: str = "negative dimensions are not allowed"):
+    conds = [prim("le", ZERO, n, loc=loc) for n in ns if not lw.b.shapes.at_most(ZERO, n)]
+    return lw.b.check(all_(conds), tuple(ns), loc, construct, message)
+
+
+def builds(lw, sizes: list[Term], body, loc) -> Term:
+    """build(s0, \\i0. build(s1, \\i1. ... body(i0, i1, ...)))."""
+    idx = [lw.b.var(Int, loc, "_i") for _ in sizes]
+    out = body(*idx)
+    for n, i in reversed(list(zip(sizes, idx))):
+        out = Build(n, i, out, loc)
+    return out
+
+
+def with_shape(lw, t: Term, dims: tuple, body, loc) -> Term:
+    """let v = t in body(v), v known to have the shape `dims` (Dims over values in scope), as a
+    fold's result has its initial value's shape."""
+    v = lw.b.var(t.type, loc)
+    lw.b.shapes.dims[v.name] = dims
+    return Let(v, t, body(v), loc)
+
+
+# ------------------------------------------------------------ creation
+
+def _unit(ty: Type, value, loc) -> Const:
+    return Const({Float: float, Int: int, Bool: bool}[ty](value), ty, loc)
+
+
+def h_eye(lw, obj, node, args, kwargs):
+    """np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float)."""
+    loc = lw.loc(node)
+    if obj is np.identity:
+        p = bind_args(lw, obj, node, args, kwargs, ("n", "dtype"))
+        p["N"] = p.pop("n")
+    else:
+        p = bind_args(lw, obj, node, args, kwargs, ("N", "M", "k", "dtype"))
+    ty = dtype_of(lw, p.get("dtype"), obj, Float)
+    n = int_arg(lw, p["N"], obj, "N")
+    m = n if _is_none(p.get("M")) else int_arg(lw, p["M"], obj, "M")
+    k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
+
+    def body(n, m, k):
+        chk = nonneg_check(lw, [n, m], loc, display(obj))
+
+        def elem(i, j):
+            on = prim("eq", j, i if isinstance(k, Const) and k.value == 0 else prim("add", i, k, loc=loc), loc=loc)
+            return on if ty == Bool else If(on, _unit(ty, 1, loc), _unit(ty, 0, loc), loc)
+        return make_lets(chk, builds(lw, [n, m], elem, loc))
+    return lw.b.share_all([n, m, k], body, loc)
+
+
+def h_full(lw, obj, node, args, kwargs):
+    """np.full(shape, fill_value, dtype=None) of a scalar fill value."""
+    loc = lw.loc(node)
+    p = bind_args(lw, obj, node, args, kwargs, ("shape", "fill_value", "dtype"), 2)
+    dims = shape_arg(lw, p["shape"], obj)
+    fill = lw.arg(p["fill_value"])
+    if is_array(fill) or fill.type not in (Int, Float, Bool):
+        lw.fail(p["fill_value"], display(obj), f"the fill value of {display(obj)}() must be a number, got a "
+                f"{fill.type}", CatadTypeError, "for an array, broadcast it: x + np.zeros(shape)")
+    fill = _as_dtype(lw, fill, dtype_of(lw, p.get("dtype"), obj, None), p.get("dtype"), obj, loc)
+
+    def body(*atoms):
+        *ns, f = atoms
+        return make_lets(nonneg_check(lw, ns, loc, display(obj)), builds(lw, ns, lambda *ix: f, loc))
+    return lw.b.share_all(dims + [fill], body, loc)
+
+
+def _as_dtype(lw, t: Term, ty: Type | None, where, obj, loc) -> Term:
+    if ty is None or scalar_of(t.type) == ty:
+        return t
+    if ty == Float:
+        return lw.b.to_float(t, loc)
+    lw.fail(where, "dtype", f"{display(obj)}() cannot convert a {scalar_of(t.type)} to {ty} here", CatadTypeError)
+
+
+def h_full_like(lw, obj, node, args, kwargs):
+    """np.full_like(a, fill_value): a's shape and dtype."""
+    loc = lw.loc(node)
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "fill_value", "dtype"), 2)
+    a = array_arg(lw, p["a"], obj, node)
+    fill = lw.arg(p["fill_value"])
+    if is_array(fill) or fill.type not in (Int, Float, Bool):
+        lw.fail(p["fill_value"], display(obj), f"the fill value of {display(obj)}() must be a number, got a "
+                f"{fill.type}", CatadTypeError)
+    ty = dtype_of(lw, p.get("dtype"), obj, scalar_of(a.type))
+    if fill.type != ty:
+        if ty == Float:
+            fill = lw.b.to_float(fill, loc)
+        else:
+            lw.fail(p["fill_value"], display(obj), f"{display(obj)}() of an array of {ty} with a {fill.type} fill "
+                    "value converts it, which is not supported", CatadTypeError, "pass dtype=float")
+    return lw.b.share(fill, lambda f: lw.b.elementwise(lambda x: f, [a], loc), loc)
+
+
+def h_linspace(lw, obj, node, args, kwargs):
+    """np.linspace(start, stop, num=50, endpoint=True) of scalars, computed as NumPy does:
+    k * step + start with step = (stop - start) / div, and the last element stop."""
+    loc = lw.loc(node)
+    p = bind_args(lw, obj, node, args, kwargs, ("start", "stop", "num", "endpoint"), 2)
+    ends = [lw.b.to_float(lw.arg(p[k]), loc) for k in ("start", "stop")]
+    if any(t.type != Float for t in ends):
+        lw.fail(node, display(obj), f"{display(obj)}() takes scalar start and stop, got "
+                                    f"{ends[0].type} and {ends[1].type}", CatadTypeError)
+    num = Const(50, Int, loc) if _is_none(p.get("num")) else int_arg(lw, p["num"], obj, "num")
+    endpoint = static_bool(lw, p.get("endpoint"), obj, "endpoint", True)
+    f = lambda x: lw.b.to_float(x, loc)
+    zero = Const(0.0, Float, loc)
+
+    def body(start, stop, n):
+        chk = lw.b.check(prim("le", ZERO, n, loc=loc), (n,), loc, display(obj),
+                         "Number of samples, {0}, must be non-negative.")
+
+        def spaced(div, delta):
+            def with_step(step):
+                def elem(k):
+                    # NumPy: k * step, or (k / div) * delta where step underflows to 0, or k * delta
+                    # where div is 0; then + start
+                    scaled = If(prim("eq", step, zero, loc=loc),
+                                prim("mul", prim("div", f(k), f(div), loc=loc), delta, loc=loc),
+                                prim("mul", f(k), step, loc=loc), loc)
+                    value = prim("add", If(prim("lt", ZERO, div, loc=loc), scaled,
+                                           prim("mul", f(k), delta, loc=loc), loc), start, loc=loc)
+                    if not endpoint:
+                        return value
+                    return If(and_(prim("eq", k, div, loc=loc), prim("lt", ONE, n, loc=loc)), stop, value, loc)
+                return builds(lw, [n], elem, loc)
+            step = If(prim("lt", ZERO, div, loc=loc), prim("div", delta, f(div), loc=loc), delta, loc)
+            return lw.b.share(step, with_step, loc)
+        div = prim("sub", n, ONE, loc=loc) if endpoint else n
+        return make_lets(chk, lw.b.share_all([div, prim("sub", stop, start, loc=loc)], spaced, loc))
+    return lw.b.share_all(ends + [num], body, loc)
+
+
+def h_angle(lw, obj, node, args, kwargs):
+    """np.radians / np.deg2rad and np.degrees / np.rad2deg: NumPy's x * (pi / 180), x * (180 / pi)."""
+    _arity(lw, obj, node, args, 1)
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    k = Const(math.pi / 180.0 if obj in (np.radians, np.deg2rad) else 180.0 / math.pi, Float, loc)
+    f = lambda x: prim("mul", lw.b.to_float(x, loc), k, loc=loc)
+    return lw.b.elementwise(f, [t], loc) if is_array(t) else f(t)
+
+
+TABLE = [
+    ((np.eye,), h_eye, ("N", "M", "k", "dtype")),
+    ((np.identity,), h_eye, ("n", "dtype")),
+    ((np.full,), h_full, ("shape", "fill_value", "dtype")),
+    ((np.full_like,), h_full_like, ("a", "fill_value", "dtype")),
+    ((np.linspace,), h_linspace, ("start", "stop", "num", "endpoint")),
+    ((np.radians, np.deg2rad, np.degrees, np.rad2deg), h_angle, ()),
+]
+
+
+# ------------------------------------------------------------ shape
+
+def insert_axes(lw, t: Term, positions: list[int], loc) -> Term:
+    """t with an axis of length 1 at each of `positions` of the result (x[:, None],
+    np.expand_dims): a build of size 1 there, whose index reads nothing."""
+    if not positions:
+        return t
+    out_rank = rank(t.type) + len(positions)
+
+    def body(a):
+        sizes, axis = [], 0
+        for q in range(out_rank):
+            if q in positions:
+                sizes.append(Const(1, Int, loc))
+            else:
+                sizes.append(lw.b.size(a, axis, loc))
+                axis += 1
+        return builds(lw, sizes, lambda *ix: index_chain(a, [i for q, i in enumerate(ix) if q not in positions],
+                                                         loc), loc)
+    return lw.b.share(t, body, loc)
+
+
+def _flat_reader(lw, a: Term, loc):
+    """k -> the element at flat (C-order) position k of atom a, of rank 1 or 2."""
+    if rank(a.type) == 1:
+        return lambda k: prim("index", k, a, loc=loc)
+    cols = lw.b.size(a, 1, loc)
+    return lambda k: index_chain(a, [prim("floordiv", k, cols, loc=loc), prim("mod", k, cols, loc=loc)], loc)
+
+
+def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
+    """t (rank 1 or 2) with the shape dims (one may be the constant -1: what the size leaves),
+    read in C order; NumPy's error when the sizes disagree."""
+    name = display(obj)
+    unknown = [q for q, d in enumerate(dims) if isinstance(d, Const) and d.value == -1]
+    if len(unknown) > 1:
+        return Failure(loc, name, "can only specify one unknown dimension").term(lw, vec_of(scalar_of(t.type),
+                                                                                             len(dims)))
+
+    def body(a, *ds):
+        n = lw.b.count(a, loc)
+        known = [d for q, d in enumerate(ds) if q not in unknown]
+        prod = known[0] if known else ONE
+        for d in known[1:]:
+            prod = prim("mul", prod, d, loc=loc)
+        # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4) or (4,newaxis)
+        parts = ["{%d}" % (q + 1) for q in range(len(known))]
+        if unknown and unknown[0] == len(ds) - 1 and len(ds) > 1:
+            parts.append("newaxis")
+        shown = "(" + ",".join(parts) + ("," if len(parts) == 1 and not unknown else "") + ")"
+        message = "cannot reshape array of size {0} into shape " + shown
+        nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
+        if unknown:
+            fits = and_(prim("ne", prod, ZERO, loc=loc), prim("eq", prim("mod", n, prod, loc=loc), ZERO, loc=loc))
+        else:
+            fits = prim("eq", prod, n, loc=loc) if not lw.b.shapes.equal(prod, n) else None
+        conds = nonneg + ([fits] if fits is not None else [])
+        chk = lw.b.check(all_(conds), (n, *known), loc, name, message)
+        sizes = list(ds)
+
+        def made(*sz):
+            read = _flat_reader(lw, a, loc)
+            if len(sz) == 1:
+                return builds(lw, list(sz), lambda i: read(i), loc)
+            return builds(lw, list(sz), lambda i, j: read(prim("add", prim("mul", i, sz[1], loc=loc), j, loc=loc)),
+                          loc)
+        if unknown:
+            sizes[unknown[0]] = prim("floordiv", n, prod, loc=loc)
+        return make_lets(chk, lw.b.share_all(sizes, made, loc))
+    return lw.b.share_all([t] + list(dims), body, loc)
+
+
+def h_reshape(lw, obj, node, args, kwargs):
+    """np.reshape(a, shape), a.reshape(shape) and a.reshape(d0, d1)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape"), 2)
+    a = array_arg(lw, p["a"], obj, node)
+    dims = shape_arg(lw, p["shape"], obj)
+    return reshape(lw, a, dims, lw.loc(node), obj)
+
+
+def h_ravel(lw, obj, node, args, kwargs):
+    """np.ravel(a), a.ravel(), a.flatten(): the elements in C order."""
+    _arity(lw, obj, node, args, 1)
+    a = array_arg(lw, args[0], obj, node)
+    if rank(a.type) == 1:
+        return a
+    return reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
+
+
+def h_expand_dims(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    t = lw.arg(p["axis"])
+    n_new = len(t.items) if isinstance(t, Tuple) else 1
+    out_rank = rank(a.type) + n_new
+    axes = static_axes(lw, p["axis"], obj, out_rank)
+    if isinstance(axes, Failure):
+        return axes.term(lw, vec_of(scalar_of(a.type), min(out_rank, _MAX_RANK)))
+    refuse_rank(lw, node, obj, out_rank)
+    return insert_axes(lw, a, sorted(axes), loc)
+
+
+def h_squeeze(lw, obj, node, args, kwargs):
+    """np.squeeze(a, axis=None): without the axes of length 1 (axis=None: those known to be 1
+    where the function is compiled, the pattern of its arguments' length-1 axes)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis"))
+    a, loc, name = array_arg(lw, p["a"], obj, node), lw.loc(node), display(obj)
+    r = rank(a.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, a.type)
+
+    def body(x):
+        shape = lw.b.shape(x)
+        if axes is None:
+            if any(d.one is None for d in shape):
+                lw.fail(node, name, f"{name}() without axis needs to know which axes have length 1, and the "
+                        "length of an axis of this array is not known while compiling", hint="give axis=")
+            gone = [q for q, d in enumerate(shape) if d.one]
+            chk = []
+        else:
+            gone = list(axes)
+            conds = [prim("eq", shape[q].size, ONE, loc=loc) for q in gone if shape[q].one is not True]
+            chk = lw.b.check(all_(conds), (), loc, name,
+                             "cannot select an axis to squeeze out which has size not equal to one")
+        if len(gone) == r:
+            return make_lets(chk, index_chain(x, [ZERO] * r, loc))  # NumPy gives a 0-d array: a scalar here
+        kept = [q for q in range(r) if q not in gone]
+        return make_lets(chk, builds(lw, [lw.b.size(x, q, loc) for q in kept], lambda *ix: index_chain(
+            x, [ix[kept.index(q)] if q in kept else ZERO for q in range(r)], loc), loc))
+    return lw.b.share(a, body, loc)
+
+
+def _permutation(lw, a, obj, node, axes: tuple) -> Term:
+    if axes == (1, 0):
+        return lw.b.transpose(a, lw.loc(node))
+    return a
+
+
+def h_transpose(lw, obj, node, args, kwargs):
+    """np.transpose(a, axes=None), np.permute_dims: rank 2 only has two orders."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axes"))
+    a = lw.arg(p["a"])
+    if not is_array(a):
+        lw.fail(node, display(obj), f"{display(obj)}() takes an array, got a {a.type}", CatadTypeError)
+    r = rank(a.type)
+    if _is_none(p.get("axes")):
+        return lw.b.transpose(a, lw.loc(node))
+    t = lw.arg(p["axes"])
+    n = len(t.items) if isinstance(t, Tuple) else 1
+    if n != r:
+        return Failure(lw.loc(node), display(obj), "axes don't match array").term(lw, a.type)
+    axes = static_axes(lw, p["axes"], obj, r, "axes")
+    if isinstance(axes, Failure):
+        return axes.term(lw, a.type)
+    return _permutation(lw, a, obj, node, axes)
+
+
+def h_swapaxes(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis1", "axis2"), 3)
+    a = array_arg(lw, p["a"], obj, node)
+    r = rank(a.type)
+    got = []
+    for k in ("axis1", "axis2"):
+        ax = static_axes(lw, p[k], obj, r, k)
+        if isinstance(ax, Failure):
+            return ax.term(lw, a.type)
+        got.append(ax[0])
+    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+
+
+def h_moveaxis(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "source", "destination"), 3)
+    a = array_arg(lw, p["a"], obj, node)
+    r = rank(a.type)
+    got = []
+    for k in ("source", "destination"):
+        ax = static_axes(lw, p[k], obj, r, k)
+        if isinstance(ax, Failure):
+            return ax.term(lw, a.type)
+        if len(ax) != 1:
+            lw.fail(p[k], display(obj), f"{display(obj)}() moves one axis here", CatadTypeError)
+        got.append(ax[0])
+    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+
+
+def h_shape(lw, obj, node, args, kwargs):
+    """np.shape(a), np.size(a), np.ndim(a) of an array or a scalar."""
+    _arity(lw, obj, node, args, 1)
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    r = rank(t.type)
+    if not is_array(t) and t.type not in (Int, Float, Bool):
+        lw.fail(node, display(obj), f"{display(obj)}() takes an array or a number, got a {t.type}", CatadTypeError)
+    if obj is np.ndim:
+        return Const(r, Int, loc)
+    if obj is np.size:
+        return lw.b.share(t, lambda a: lw.b.count(a, loc), loc) if r else Const(1, Int, loc)
+    return lw.b.share(t, lambda a: Tuple(tuple(lw.b.size(a, k, loc) for k in range(r)), loc), loc)
+
+
+TABLE += [
+    ((np.reshape,), h_reshape, ("a", "shape")),
+    ((np.ravel,), h_ravel, ()),
+    ((np.expand_dims,), h_expand_dims, ("a", "axis")),
+    ((np.squeeze,), h_squeeze, ("a", "axis")),
+    ((np.transpose, np.permute_dims), h_transpose, ("a", "axes")),
+    ((np.swapaxes,), h_swapaxes, ("a", "axis1", "axis2")),
+    ((np.moveaxis,), h_moveaxis, ("a", "source", "destination")),
+    ((np.shape, np.size, np.ndim), h_shape, ()),
+]
+
+
+def method(lw, base: Term, attr: str, node: ast.Call):
+    """An array method NumPy has as a function (a.reshape(2, 3), a.prod(axis=0), ...) as a call
+    of that function, or None for a method this module does not know."""
+    fn = METHODS.get(attr)
+    if fn is None:
+        return None
+    args = list(node.args)
+    if attr in ("reshape", "transpose") and len(args) > 1:  # a.reshape(2, 3): the shape written out
+        args = [ast.copy_location(ast.Tuple(elts=args, ctx=ast.Load()), args[0])]
+    from .calls import call
+    return call(lw, fn, node, [base, *args])
+
+
+METHODS = {"reshape": np.reshape, "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
+           "squeeze": np.squeeze, "swapaxes": np.swapaxes}
+
+
+# ------------------------------------------------------------ folds in log2(n) steps
+#
+# A product or a running sum/product needs each element combined with those before it. A fold
+# over the elements would run n Python iterations; instead these fold over ceil(log2 n) steps,
+# each a whole-array build: a product pairs neighbours, halving the array (O(n) work in all),
+# and a running sum or product adds to each element the one `stride` before it, doubling the
+# stride (Hillis and Steele's scan: O(n log n) work). Reverse mode keeps each step's array, so
+# n log n numbers for a scan. The order of the additions is not NumPy's one by one, so the last
+# bits of a running sum may differ from NumPy's.
+
+def _steps(lw, start: Term, cond, step, loc) -> Term:
+    """The number of steps s -> step(s) from start while cond(s) (a WhileCount)."""
+    cv, sv = lw.b.var(TupleT((Int, Int)), loc, "_s"), lw.b.var(TupleT((Int, Int)), loc, "_s")
+    return WhileCount(start, cv, cond(Get(0, cv, loc)), sv, step(Get(0, sv, loc)), loc)
+
+
+def _rows_op(lw, op, x: Term, i: Term, y: Term, j: Term, take_y: Term, loc) -> Term:
+    """Element i of x combined with element j of y where take_y holds, else element i of x;
+    elementwise along the second axis for matrices."""
+    if rank(x.type) == 1:
+        xi, yj = prim("index", i, x, loc=loc), prim("index", j, y, loc=loc)
+        return If(take_y, op(yj, xi), xi, loc)
+    k = lw.b.var(Int, loc, "_j")
+    xi, yj = index_chain(x, [i, k], loc), index_chain(y, [j, k], loc)
+    return Build(prim("dim", x, Const(1, Int), loc=loc), k, If(take_y, op(yj, xi), xi, loc), loc)
+
+
+def scan0(lw, a: Term, op, loc) -> Term:
+    """The running op (earlier elements first) of atom a along axis 0: NumPy's cumsum/cumprod."""
+    n = lw.b.size(a, 0, loc)
+    count = _steps(lw, ONE, lambda s: prim("lt", s, n, loc=loc), lambda s: prim("mul", s, Const(2, Int), loc=loc),
+                   loc)
+    acc_t = TupleT((a.type, Int))
+    fv = lw.b.var(TupleT((acc_t, Int)), loc, "_f")
+
+    def step(state):
+        def body(s, stride):
+            i = lw.b.var(Int, loc, "_i")
+            back = prim("max", prim("sub", i, stride, loc=loc), ZERO, loc=loc)  # read only where i >= stride
+            out = Build(prim("size", s, loc=loc), i, _rows_op(lw, op, s, i, s, back, prim("le", stride, i, loc=loc),
+                                                             loc), loc)
+            return Tuple((out, prim("mul", stride, Const(2, Int), loc=loc)), loc)
+        return lw.b.share(Get(0, state, loc), lambda s: lw.b.share(Get(1, state, loc), lambda st: body(s, st),
+                                                                   loc), loc)
+    ks = lw.b.var(Int, loc, "_k")
+    body = lw.b.share(Get(0, fv, loc), step, loc)
+    fold = lw.b.share(count, lambda c: Fold(Tuple((a, ONE), loc), Build(c, ks, ks, loc), fv, body, loc), loc)
+    return _get_shaped(lw, fold, lw.b.shape(a), loc)
+
+
+def _get_shaped(lw, fold: Term, dims: tuple, loc) -> Term:
+    """Item 0 of a fold's (array, ...) result, known to have the shape dims."""
+    return lw.b.share(fold, lambda r: with_shape(lw, Get(0, r, loc), dims, lambda v: v, loc), loc)
+
+
+def tree0(lw, a: Term, op, unit: Term, loc) -> Term:
+    """op of all the elements of atom a along axis 0 (rows combined elementwise), pairing
+    neighbours. The elements are followed by one unit (op's identity, exactly: x * 1.0 is x), so
+    that there is always an element 0 to read, also where a has none."""
+    two = Const(2, Int, loc)
+    n = lw.b.size(a, 0, loc)
+    padded = prim("add", n, ONE, loc=loc)
+    if rank(a.type) == 1:
+        first = builds(lw, [padded], lambda i: If(prim("lt", i, n, loc=loc), prim("index", i, a, loc=loc), unit,
+                                                  loc), loc)
+    else:
+        first = builds(lw, [padded, lw.b.size(a, 1, loc)], lambda i, j: If(
+            prim("lt", i, n, loc=loc), index_chain(a, [i, j], loc), unit, loc), loc)
+    count = _steps(lw, padded, lambda s: prim("lt", ONE, s, loc=loc),
+                   lambda s: prim("floordiv", prim("add", s, ONE, loc=loc), two, loc=loc), loc)
+    fv = lw.b.var(TupleT((a.type, Int)), loc, "_f")
+
+    def halve(s):
+        m = prim("size", s, loc=loc)
+        i = lw.b.var(Int, loc, "_i")
+        first = prim("mul", two, i, loc=loc)
+        second = prim("add", first, ONE, loc=loc)
+        # element 2i with element 2i + 1 where there is one (read at a clamped index elsewhere)
+        body = _rows_op(lw, lambda y, x: op(x, y), s, first, s, prim("min", second, prim("sub", m, ONE, loc=loc),
+                                                                      loc=loc), prim("lt", second, m, loc=loc), loc)
+        return Build(prim("floordiv", prim("add", m, ONE, loc=loc), two, loc=loc), i, body, loc)
+    ks = lw.b.var(Int, loc, "_k")
+    body = lw.b.share(Get(0, fv, loc), halve, loc)
+    out = lw.b.share_all([first, count], lambda f, c: prim("index", ZERO, Fold(f, Build(c, ks, ks, loc), fv, body,
+                                                                                loc), loc=loc), loc)
+    if rank(a.type) == 1:
+        return out
+    return with_shape(lw, out, lw.b.shape(a)[1:], lambda v: v, loc)
+
+
+# ------------------------------------------------------------ reductions
+
+def keep_dims(lw, t: Term, r: int, axes, loc) -> Term:
+    """A reduction's result with the reduced axes kept, of length 1 (keepdims=True)."""
+    return insert_axes(lw, t, sorted(range(r) if axes is None else axes), loc)
+
+
+def _float(lw, t: Term, loc) -> Term:
+    return lw.b.to_float(t, loc)
+
+
+def _combine(lw, name: str, loc):
+    return lambda x, y: lw.b.arith(name, x, y, loc)
+
+
+def along(lw, a: Term, axes, per_axis0, loc) -> Term:
+    """A reduction of atom a (rank 1 or 2) over `axes` (None: all) made from per_axis0, the
+    reduction of an atom along its axis 0: axis 1 of a matrix is axis 0 of its transpose, and
+    all axes of a matrix are axis 0 of the result of axis 0."""
+    r = rank(a.type)
+    if axes is None or len(axes) == r:
+        if r == 1:
+            return per_axis0(a)
+        return lw.b.share(per_axis0(a), per_axis0, loc)
+    if axes == (0,):
+        return per_axis0(a)
+    return lw.b.share(lw.b.transpose(a, loc), per_axis0, loc)
+
+
+def count_of(lw, a: Term, axes, loc) -> Term:
+    """How many elements each result of reducing atom a over axes combines."""
+    if axes is None:
+        return lw.b.count(a, loc)
+    n = lw.b.size(a, axes[0], loc)
+    for q in axes[1:]:
+        n = prim("mul", n, lw.b.size(a, q, loc), loc=loc)
+    return n
+
+
+def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
+    """NumPy's reduction `kind` of atom a over axes (None: all), without keepdims."""
+    r = rank(a.type)
+    if kind == "sum":
+        if axes is None or len(axes) == r:
+            return lw.b.sum_all(a, loc)
+        return lw.b.reduce_axis(a, axes[0], "sum", loc)
+    if kind in ("vmax", "vmin"):
+        if axes is None or len(axes) == r:
+            return lw.b.reduce_all(a, kind, loc)
+        return lw.b.reduce_axis(a, axes[0], kind, loc)
+    if kind == "prod":
+        unit = Const(1.0, Float, loc) if scalar_of(a.type) == Float else Const(1, Int, loc)
+        return along(lw, a, axes, lambda x: tree0(lw, x, _combine(lw, "mul", loc), unit, loc), loc)
+    if kind == "mean":
+        def divide(n):
+            f = lambda x: prim("div", _float(lw, x, loc), _float(lw, n, loc), loc=loc)
+            total = reduce(lw, a, axes, "sum", loc)
+            return lw.b.elementwise(f, [total], loc) if is_array(total) else f(total)
+        return lw.b.share(count_of(lw, a, axes, loc), divide, loc)
+    if kind in ("var", "std"):
+        return _variance(lw, a, axes, kind, ddof, loc)
+    if kind in ("argmax", "argmin"):
+        if r == 1:
+            return prim(kind, a, loc=loc)
+        if axes is None:
+            return lw.b.share(reshape(lw, a, [Const(-1, Int)], loc, np.ravel), lambda v: prim(kind, v, loc=loc), loc)
+        col = axes[0] == 0
+        src = lw.b.transpose(a, loc) if col else a
+        return lw.b.share(src, lambda m: builds(lw, [lw.b.size(m, 0, loc)], lambda i: prim(
+            kind, prim("index", i, m, loc=loc), loc=loc), loc), loc)
+    raise AssertionError(kind)
+
+
+def _variance(lw, a: Term, axes, kind: str, ddof: Term | None, loc) -> Term:
+    """NumPy's _var: the mean kept as an axis of length 1, the squares of the differences from
+    it summed, divided by max(n - ddof, 0); std is its square root."""
+    r = rank(a.type)
+
+    def body(x, n):
+        mean = keep_dims(lw, reduce(lw, x, axes, "mean", loc), r, axes, loc)
+        diff = lw.b.elementwise(lambda p, q: lw.b.arith("sub", _float(lw, p, loc), q, loc), [x, mean], loc)
+        sq = lw.b.elementwise(lambda d: lw.b.share(d, lambda e: prim("mul", e, e, loc=loc), loc), [diff], loc)
+        dof = _float(lw, n, loc) if ddof is None else prim("sub", _float(lw, n, loc), _float(lw, ddof, loc), loc=loc)
+        dof = prim("max", dof, Const(0.0, Float, loc), loc=loc)
+
+        def divide(total, d):
+            f = lambda s: prim("div", s, d, loc=loc)
+            if kind == "std":
+                f = (lambda g: lambda s: prim("sqrt", g(s), loc=loc))(f)
+            return lw.b.elementwise(f, [total], loc) if is_array(total) else f(total)
+        return lw.b.share_all([lw.b.share(sq, lambda s: reduce(lw, s, axes, "sum", loc), loc), dof], divide, loc)
+    return lw.b.share(count_of(lw, a, axes, loc), lambda n: body(a, n), loc)
+
+
+_REDUCERS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "vmax", np.amax: "vmax",
+             np.min: "vmin", np.amin: "vmin", np.var: "var", np.std: "std", np.argmax: "argmax",
+             np.argmin: "argmin"}
+_SIGNATURES = {  # NumPy's parameters, in order (out, initial and where are not supported)
+    "sum": ("a", "axis", "dtype", "out", "keepdims"), "prod": ("a", "axis", "dtype", "out", "keepdims"),
+    "mean": ("a", "axis", "dtype", "out", "keepdims"), "vmax": ("a", "axis", "out", "keepdims"),
+    "vmin": ("a", "axis", "out", "keepdims"), "var": ("a", "axis", "dtype", "out", "ddof", "keepdims"),
+    "std": ("a", "axis", "dtype", "out", "ddof", "keepdims"), "argmax": ("a", "axis", "out", "keepdims"),
+    "argmin": ("a", "axis", "out", "keepdims")}
+_COMPS = (ast.ListComp, ast.GeneratorExp)
+
+
+def h_reduce(lw, obj, node, args, kwargs):
+    """np.sum, np.prod, np.mean, np.max, np.min, np.var, np.std, np.argmax, np.argmin with
+    axis (an int or a tuple) and keepdims, and the array methods of the same names."""
+    kind, loc, name = _REDUCERS[obj], lw.loc(node), display(obj)
+    p = bind_args(lw, obj, node, args, kwargs, _SIGNATURES[kind])
+    if "out" in p and not _is_none(p["out"]):
+        lw.fail(p["out"], name, f"out= of {name}() is not supported; a compiled function makes new arrays",
+                hint="assign the result")
+    a0 = p["a"]
+    if kind == "sum" and isinstance(a0, ast.GeneratorExp) and _is_none(p.get("axis")) and _is_none(p.get("keepdims")):
+        return lw.b.sum_all(lw.comprehension(a0, "sum"), loc)  # np.sum(e for ...): no vector made
+    t = lw.comprehension(a0, None) if isinstance(a0, ast.ListComp) else lw.arg(a0)
+    if lw.is_list(t):
+        t = t.replace()
+    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
+    dtype = dtype_of(lw, p.get("dtype"), obj, None)
+    if not is_array(t):
+        if t.type not in (Int, Float, Bool) or isinstance(a0, ast.GeneratorExp):
+            lw.fail(node, name, f"{name}() takes an array, got a {t.type}", CatadTypeError)
+        if _is_none(p.get("axis")) and kind in ("sum", "prod", "vmax", "vmin"):
+            return t
+        if _is_none(p.get("axis")) and kind == "mean":
+            return lw.b.to_float(t, loc)
+        t = builds(lw, [ONE], lambda i: t, loc)  # NumPy reduces a number as an array of one element
+        keep = False
+    r = rank(t.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, Float if kind not in ("argmax", "argmin") else Int)
+    if axes is not None and kind in ("argmax", "argmin") and len(axes) > 1:
+        lw.fail(p["axis"], name, f"axis of {name}() must be one integer", CatadTypeError)
+    if axes is not None:
+        axes = tuple(sorted(axes))
+    ddof = None if _is_none(p.get("ddof")) else lw.arg(p["ddof"])
+    if ddof is not None and ddof.type not in (Int, Float):
+        lw.fail(p["ddof"], name, f"ddof of {name}() must be a number, got a {ddof.type}", CatadTypeError)
+    if dtype == Float:
+        t = lw.b.to_float(t, loc)
+    elif dtype is not None and dtype != scalar_of(t.type):
+        lw.fail(p["dtype"], "dtype", f"dtype of {name}() may only be float here", CatadTypeError)
+    if scalar_of(t.type) == Bool and kind in ("sum", "prod"):
+        t = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [t], loc)  # NumPy counts True as 1
+    elif scalar_of(t.type) == Bool:
+        lw.fail(node, name, f"{name}() of an array of Bools is not supported", CatadTypeError)
+
+    def body(a):
+        out = reduce(lw, a, axes, kind, loc, ddof)
+        return keep_dims(lw, out, r, axes, loc) if keep else out
+    return lw.b.share(t, body, loc)
+
+
+TABLE += [((fn,), h_reduce, _SIGNATURES[kind][1:]) for fn, kind in _REDUCERS.items()]
+METHODS.update({"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min, "var": np.var,
+                "std": np.std, "argmax": np.argmax, "argmin": np.argmin})
+
+
+# ------------------------------------------------------------ along an axis: scans, differences, rolls
+
+def along_axis(lw, a: Term, axis: int, f0, loc) -> Term:
+    """f0 (an array of the same rank from an atom, working along axis 0) applied along `axis`
+    of atom a: axis 1 of a matrix is axis 0 of its transpose."""
+    if axis == 0:
+        return f0(a)
+    return lw.b.share(lw.b.transpose(a, loc), lambda t: lw.b.share(f0(t), lambda u: lw.b.transpose(u, loc), loc),
+                      loc)
+
+
+def _one_axis(lw, p, obj, t: Term, default):
+    """The axis argument of a function taking one axis: an int normalised, or a Failure;
+    default when absent (None: the flattened array, as NumPy's)."""
+    if _is_none(p.get("axis")):
+        return default
+    axes = static_axes(lw, p["axis"], obj, rank(t.type))
+    if isinstance(axes, Failure):
+        return axes
+    if len(axes) != 1:
+        lw.fail(p["axis"], display(obj), f"axis of {display(obj)}() must be one integer", CatadTypeError)
+    return axes[0]
+
+
+def h_cumulative(lw, obj, node, args, kwargs):
+    """np.cumsum, np.cumprod (axis=None: of the flattened array), as a scan (see scan0)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "dtype"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    if dtype_of(lw, p.get("dtype"), obj, None) == Float:
+        a = lw.b.to_float(a, loc)
+    if scalar_of(a.type) == Bool:
+        a = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [a], loc)
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+    op = _combine(lw, "add" if obj is np.cumsum else "mul", loc)
+    f0 = lambda x: scan0(lw, x, op, loc)
+    if axis is None:
+        flat = a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], loc, obj)
+        return lw.b.share(flat, f0, loc)
+    return lw.b.share(a, lambda x: along_axis(lw, x, axis, f0, loc), loc)
+
+
+def _diff0(lw, a: Term, loc) -> Term:
+    """a[1:] - a[:-1] along axis 0 of atom a."""
+    n = lw.b.size(a, 0, loc)
+    size = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
+    sub = lambda x, y: lw.b.arith("sub", x, y, loc)
+    if rank(a.type) == 1:
+        return builds(lw, [size], lambda i: sub(prim("index", prim("add", i, ONE, loc=loc), a, loc=loc),
+                                                prim("index", i, a, loc=loc)), loc)
+    return builds(lw, [size, lw.b.size(a, 1, loc)], lambda i, j: sub(
+        index_chain(a, [prim("add", i, ONE, loc=loc), j], loc), index_chain(a, [i, j], loc)), loc)
+
+
+def h_diff(lw, obj, node, args, kwargs):
+    """np.diff(a, n=1, axis=-1): O(len) per order n."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    order = 1 if _is_none(p.get("n")) else static_int(lw, p["n"], obj, "n")
+    axis = _one_axis(lw, p, obj, a, rank(a.type) - 1)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+    if order < 0:
+        return Failure(loc, display(obj), f"order must be non-negative but got {order}").term(lw, a.type)
+    if scalar_of(a.type) == Bool:
+        lw.fail(node, display(obj), f"{display(obj)}() of Bools is not supported", CatadTypeError)
+    for _ in range(order):
+        a = lw.b.share(a, lambda x: along_axis(lw, x, axis, lambda y: _diff0(lw, y, loc), loc), loc)
+    return a
+
+
+def _roll0(lw, a: Term, shift: Term, loc) -> Term:
+    n = lw.b.size(a, 0, loc)
+    src = lambda i: prim("mod", prim("sub", i, shift, loc=loc), n, loc=loc)  # Python's mod: never negative
+    if rank(a.type) == 1:
+        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
+    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+
+
+def h_roll(lw, obj, node, args, kwargs):
+    """np.roll(a, shift, axis=None) by an Int shift."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shift", "axis"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    shift = int_arg(lw, p["shift"], obj, "shift")
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+
+    def body(x, s):
+        if axis is None and rank(a.type) == 2:
+            flat = reshape(lw, x, [Const(-1, Int)], loc, obj)
+            rolled = lw.b.share(flat, lambda f: _roll0(lw, f, s, loc), loc)
+            return reshape(lw, rolled, [lw.b.size(x, 0, loc), lw.b.size(x, 1, loc)], loc, obj)
+        return along_axis(lw, x, axis or 0, lambda y: _roll0(lw, y, s, loc), loc)
+    return lw.b.share_all([a, shift], body, loc)
+
+
+TABLE += [
+    ((np.cumsum, np.cumprod), h_cumulative, ("axis", "dtype")),
+    ((np.diff,), h_diff, ("n", "axis")),
+    ((np.roll,), h_roll, ("shift", "axis")),
+]
+METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
+
+
+# ------------------------------------------------------------ joining and splitting
+
+def sequence_arg(lw, a, obj, node) -> list[Term]:
+    """The arrays of a sequence argument: a list or tuple display (each item lowered on its
+    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value."""
+    if isinstance(a, (ast.List, ast.Tuple)):
+        items = [lw.expr(e) for e in a.elts]
+    else:
+        t = lw.arg(a)
+        if not isinstance(t.type, TupleT):
+            if is_array(t) and rank(t.type) == 2:  # a matrix is a sequence of its rows
+                lw.fail(a, display(obj), f"{display(obj)}() of a matrix (a sequence of rows) is not supported",
+                        hint="pass a list of arrays")
+            lw.fail(a, display(obj), f"{display(obj)}() takes a list or tuple of arrays, got a {t.type}",
+                    CatadTypeError)
+        items = list(t.items) if isinstance(t, Tuple) else [Get(k, t, lw.loc(a)) for k in range(len(t.type.items))]
+    if not items:
+        lw.fail(a, display(obj), "need at least one array to concatenate")
+    out = []
+    for x in items:
+        if lw.is_list(x):
+            x = x.replace()
+        if not is_array(x) and x.type not in (Int, Float, Bool):
+            lw.fail(a, display(obj), f"{display(obj)}() takes arrays, got a {x.type}", CatadTypeError)
+        out.append(x)
+    floats = any(scalar_of(x.type) == Float for x in out)
+    return [lw.b.to_float(x, lw.loc(node)) if floats else x for x in out]
+
+
+def _same_rank(lw, xs: list[Term], obj, loc):
+    ranks = [rank(x.type) for x in xs]
+    for k, r in enumerate(ranks):
+        if r != ranks[0]:
+            return Failure(loc, display(obj), "all the input arrays must have same number of dimensions, but the "
+                           f"array at index 0 has {ranks[0]} dimension(s) and the array at index {k} has {r} "
+                           "dimension(s)")
+    return None
+
+
+def concatenate(lw, xs: list[Term], axis: int, loc, name: str) -> Term:
+    """Atoms xs (one rank) joined along axis (0 or 1): NumPy's check that the other axis agrees,
+    then a build whose element comes from the array its index falls in."""
+    binds = []
+    if rank(xs[0].type) == 2:
+        other = 1 - axis
+        d0 = lw.b.shape(xs[0])[other]
+        for k, x in enumerate(xs[1:], 1):
+            dk = lw.b.shape(x)[other]
+            if not lw.b.shapes.same(d0, dk):
+                binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
+                                    _JOIN_MESSAGE.format(axis=other, k=k), equal=((dk.size, d0.size),))
+    if axis == 1:
+        ts = [lw.b.transpose(x, loc) for x in xs]
+        out = lw.b.share_all(ts, lambda *us: lw.b.share(_concatenate0(lw, list(us), loc), lambda c: lw.b.transpose(
+            c, loc), loc), loc)
+    else:
+        out = _concatenate0(lw, xs, loc)
+    return make_lets(binds, out)
+
+
+def _concatenate0(lw, xs: list[Term], loc) -> Term:
+    """Atoms xs joined along axis 0 (their other axes known to agree)."""
+    r = rank(xs[0].type)
+    sizes = [lw.b.size(x, 0, loc) for x in xs]
+    offsets, total = [], sizes[0]
+    for n in sizes[1:]:
+        offsets.append(total)
+        total = prim("add", total, n, loc=loc)
+
+    def body(offs, total):
+        def elem(i, *rest):
+            out = index_chain(xs[-1], [prim("sub", i, offs[-1], loc=loc) if offs else i, *rest], loc)
+            for k in range(len(xs) - 2, -1, -1):
+                at = i if k == 0 else prim("sub", i, offs[k - 1], loc=loc)
+                out = If(prim("lt", i, offs[k], loc=loc), index_chain(xs[k], [at, *rest], loc), out, loc)
+            return out
+        dims = [total] + ([lw.b.size(xs[0], 1, loc)] if r == 2 else [])
+        return builds(lw, dims, elem, loc)
+    # the offsets and the total bound once (they are sums of sizes)
+    return lw.b.share_all(offsets + [total], lambda *vs: body(list(vs[:-1]), vs[-1]), loc)
+
+
+def h_concatenate(lw, obj, node, args, kwargs):
+    """np.concatenate(arrays, axis=0)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, p["arrays"], obj, node)
+    if any(not is_array(x) for x in xs):
+        return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
+    bad = _same_rank(lw, xs, obj, loc)
+    if bad:
+        return bad.term(lw, xs[0].type)
+    if _is_none(p.get("axis")) and "axis" in p:  # axis=None: the arrays flattened
+        xs = [reshape(lw, x, [Const(-1, Int)], loc, obj) if rank(x.type) == 2 else x for x in xs]
+        axis = 0
+    else:
+        axis = 0 if "axis" not in p else static_axes(lw, p["axis"], obj, rank(xs[0].type))
+        if isinstance(axis, Failure):
+            return axis.term(lw, xs[0].type)
+        axis = axis if isinstance(axis, int) else axis[0]
+    return lw.b.share_all(xs, lambda *ys: concatenate(lw, list(ys), axis, loc, name), loc)
+
+
+def stack_rows(lw, xs: list[Term], loc, name: str, message: str) -> Term:
+    """Vectors (atoms) of one length as the rows of a matrix (scalars as a vector), with NumPy's
+    check that the lengths agree."""
+    if not is_array(xs[0]):
+        return prim("vector", *xs, loc=loc)
+    d0, binds = lw.b.shape(xs[0])[0], []
+    for k, x in enumerate(xs[1:], 1):
+        dk = lw.b.shape(x)[0]
+        if not lw.b.shapes.same(d0, dk):
+            binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
+                                message.replace("{k}", str(k)), equal=((dk.size, d0.size),))
+    return make_lets(binds, prim("vector", *xs, loc=loc))
+
+
+def h_stack(lw, obj, node, args, kwargs):
+    """np.stack(arrays, axis=0) of scalars or vectors."""
+    p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, p["arrays"], obj, node)
+    if len({x.type for x in xs}) > 1:
+        return Failure(loc, name, "all input arrays must have the same shape").term(lw, vec_of(Float, 1))
+    r = rank(xs[0].type) + 1
+    refuse_rank(lw, node, obj, r)
+    axis = 0 if _is_none(p.get("axis")) else static_axes(lw, p["axis"], obj, r)
+    if isinstance(axis, Failure):
+        return axis.term(lw, vec_of(scalar_of(xs[0].type), r))
+    axis = axis if isinstance(axis, int) else axis[0]
+    message = "all input arrays must have the same shape"
+
+    def body(*ys):
+        rows = stack_rows(lw, list(ys), loc, name, message)
+        return rows if axis == 0 else lw.b.share(rows, lambda m: lw.b.transpose(m, loc), loc)
+    return lw.b.share_all(xs, body, loc)
+
+
+_JOIN_MESSAGE = ("all the input array dimensions except for the concatenation axis must match exactly, but along "
+                 "dimension {axis}, the array at index 0 has size {{0}} and the array at index {k} has size {{1}}")
+
+
+def h_stacks(lw, obj, node, args, kwargs):
+    """np.vstack, np.hstack, np.column_stack, as NumPy defines them from concatenate."""
+    _arity(lw, obj, node, args, 1)
+    loc, name = lw.loc(node), display(obj)
+    xs = sequence_arg(lw, args[0], obj, node)
+
+    def body(*ys):
+        ys = list(ys)
+        if obj is np.hstack:
+            if all(rank(y.type) <= 1 for y in ys):  # vectors (and numbers) end to end
+                ys = [y if is_array(y) else builds(lw, [ONE], lambda i, y=y: y, loc) for y in ys]
+                return _join(lw, ys, 0, loc, name)
+            return _join(lw, ys, 1, loc, name)
+        if obj is np.vstack:  # vectors (and numbers) as rows
+            if all(not is_array(y) for y in ys):
+                return builds(lw, [Const(len(ys), Int, loc), ONE], lambda i, j: prim("index", i, prim(
+                    "vector", *ys, loc=loc), loc=loc), loc)
+            if all(rank(y.type) == 1 for y in ys):
+                return stack_rows(lw, ys, loc, name, _JOIN_MESSAGE.format(axis=1, k="{k}"))
+            ys = [insert_axes(lw, y, [0] if is_array(y) else [0, 1], loc) if rank(y.type) < 2 else y for y in ys]
+            return _join(lw, ys, 0, loc, name)
+        # column_stack: vectors (and numbers) as columns
+        if all(rank(y.type) == 1 for y in ys):
+            rows = stack_rows(lw, ys, loc, name, _JOIN_MESSAGE.format(axis=0, k="{k}"))
+            return lw.b.share(rows, lambda m: lw.b.transpose(m, loc), loc)
+        ys = [insert_axes(lw, y, [1] if is_array(y) else [0, 1], loc) if rank(y.type) < 2 else y for y in ys]
+        return _join(lw, ys, 1, loc, name)
+    return lw.b.share_all(xs, body, loc)
+
+
+def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
+    bad = _same_rank(lw, ys, np.concatenate, loc)
+    if bad:
+        return bad.term(lw, ys[0].type)
+    return lw.b.share_all(ys, lambda *zs: concatenate(lw, list(zs), axis, loc, name), loc)
+
+
+def h_split(lw, obj, node, args, kwargs):
+    """np.split(a, sections, axis=0) into a constant number of equal parts: a tuple."""
+    p = bind_args(lw, obj, node, args, kwargs, ("ary", "indices_or_sections", "axis"), 2)
+    a, loc, name = array_arg(lw, p["ary"], obj, node), lw.loc(node), display(obj)
+    k = static_int(lw, p["indices_or_sections"], obj, "the number of sections")
+    if k <= 0:
+        lw.fail(p["indices_or_sections"], name, "number sections must be larger than 0.", CatadTypeError)
+    axis = _one_axis(lw, p, obj, a, 0)
+    if isinstance(axis, Failure):
+        return axis.term(lw, TupleT((a.type,) * k))
+
+    def body(x):
+        n = lw.b.size(x, axis, loc)
+        chk = lw.b.check(prim("eq", prim("mod", n, Const(k, Int), loc=loc), ZERO, loc=loc), (), loc, name,
+                         "array split does not result in an equal division")
+
+        def parts(m):
+            def part(q):
+                start = lambda i: i if q == 0 else prim("add", prim("mul", Const(q, Int), m, loc=loc), i, loc=loc)
+                if rank(x.type) == 1:
+                    return builds(lw, [m], lambda i: prim("index", start(i), x, loc=loc), loc)
+                if axis == 0:
+                    return builds(lw, [m, lw.b.size(x, 1, loc)], lambda i, j: index_chain(x, [start(i), j], loc), loc)
+                return builds(lw, [lw.b.size(x, 0, loc), m], lambda i, j: index_chain(x, [i, start(j)], loc), loc)
+            return Tuple(tuple(part(q) for q in range(k)), loc)
+        return make_lets(chk, lw.b.share(prim("floordiv", n, Const(k, Int), loc=loc), parts, loc))
+    return lw.b.share(a, body, loc)
+
+
+def h_repeat(lw, obj, node, args, kwargs):
+    """np.repeat(a, repeats, axis=None) with an Int number of repeats."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "repeats", "axis"), 2)
+    a, loc, name = array_arg(lw, p["a"], obj, node), lw.loc(node), display(obj)
+    reps = lw.arg(p["repeats"])
+    if reps.type != Int:
+        lw.fail(p["repeats"], name, f"repeats of {name}() must be an Int (an array of repeats is not supported)",
+                CatadTypeError)
+    axis = _one_axis(lw, p, obj, a, None)
+    if isinstance(axis, Failure):
+        return axis.term(lw, a.type)
+
+    def body(x, k):
+        chk = nonneg_check(lw, [k], loc, name)
+        if axis is None and rank(x.type) == 2:
+            x = reshape(lw, x, [Const(-1, Int)], loc, obj)
+        return make_lets(chk, lw.b.share(x, lambda y: along_axis(lw, y, axis or 0, lambda z: _repeat0(lw, z, k, loc),
+                                                                  loc), loc))
+    return lw.b.share_all([a, reps], body, loc)
+
+
+def _repeat0(lw, a: Term, k: Term, loc) -> Term:
+    n = prim("mul", lw.b.size(a, 0, loc), k, loc=loc)
+    src = lambda i: prim("floordiv", i, k, loc=loc)
+    if rank(a.type) == 1:
+        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
+    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+
+
+def h_tile(lw, obj, node, args, kwargs):
+    """np.tile(A, reps) with reps an Int or a pair of Ints."""
+    p = bind_args(lw, obj, node, args, kwargs, ("A", "reps"), 2)
+    a, loc, name = array_arg(lw, p["A"], obj, node), lw.loc(node), display(obj)
+    reps = shape_arg(lw, p["reps"], obj)
+    r = max(rank(a.type), len(reps))
+    refuse_rank(lw, node, obj, r)
+    reps = [ONE] * (r - len(reps)) + reps
+
+    def body(x, *ks):
+        if rank(x.type) < r:
+            x = insert_axes(lw, x, [0], loc)
+        chk = nonneg_check(lw, list(ks), loc, name)
+
+        def tiled(y):
+            ns = [lw.b.size(y, q, loc) for q in range(r)]
+            sizes = [n if isinstance(k, Const) and k.value == 1 else prim("mul", n, k, loc=loc)
+                     for n, k in zip(ns, ks)]
+            return builds(lw, sizes, lambda *ix: index_chain(y, [
+                i if isinstance(k, Const) and k.value == 1 else prim("mod", i, n, loc=loc)
+                for i, n, k in zip(ix, ns, ks)], loc), loc)
+        return make_lets(chk, lw.b.share(x, tiled, loc))
+    return lw.b.share_all([a] + reps, body, loc)
+
+
+def h_pad(lw, obj, node, args, kwargs):
+    """np.pad(array, pad_width) with constant values (0, or constant_values=c)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("array", "pad_width", "mode"), 2)
+    a, loc, name = array_arg(lw, p["array"], obj, node), lw.loc(node), display(obj)
+    if not _is_none(p.get("mode")):
+        m = p["mode"]
+        if not (isinstance(m, ast.Constant) and m.value == "constant"):
+            lw.fail(m, name, f"{name}() supports mode='constant' only")
+    fill = Const(0.0, Float, loc) if "constant_values" not in kwargs else lw.arg(kwargs["constant_values"])
+    if is_array(fill) or fill.type not in (Int, Float):
+        lw.fail(kwargs.get("constant_values"), name, f"constant_values of {name}() must be a number", CatadTypeError)
+    if scalar_of(a.type) == Float or fill.type == Int and scalar_of(a.type) == Int:
+        fill = lw.b.to_float(fill, loc) if scalar_of(a.type) == Float else fill
+    else:
+        lw.fail(node, name, f"{name}() of an array of {scalar_of(a.type)} with a {fill.type} value converts it, "
+                            "which is not supported", CatadTypeError)
+    r = rank(a.type)
+    widths = _pad_widths(lw, p["pad_width"], obj, r)
+
+    def body(x, f, *ws):
+        pairs = [ws[2 * q: 2 * q + 2] for q in range(r)]
+        chk = nonneg_check(lw, list(ws), loc, name, "index can't contain negative values")
+
+        def elem(*ix):
+            inside, at = [], []
+            for q, (i, (before, _)) in enumerate(zip(ix, pairs)):
+                j = prim("sub", i, before, loc=loc)
+                at.append(j)
+                inside += [prim("le", ZERO, j, loc=loc), prim("lt", j, lw.b.size(x, q, loc), loc=loc)]
+            return If(all_(inside), index_chain(x, at, loc), f, loc)
+        sizes = [prim("add", prim("add", lw.b.size(x, q, loc), b, loc=loc), e, loc=loc) for q, (b, e) in
+                 enumerate(pairs)]
+        return make_lets(chk, builds(lw, sizes, elem, loc))
+    return lw.b.share_all([a, fill] + widths, body, loc)
+
+
+def _pad_widths(lw, a, obj, r: int) -> list[Term]:
+    """pad_width as (before, after) per axis, flattened: n, (b, e), or ((b0, e0), (b1, e1))."""
+    def ints(node):
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [ints(e) for e in node.elts]
+        t = lw.expr(node)
+        if t.type != Int:
+            lw.fail(node, display(obj), f"pad_width of {display(obj)}() must be Ints", CatadTypeError)
+        return t
+    w = ints(a)
+    if not isinstance(w, list):
+        w = [w, w]
+    if all(not isinstance(x, list) for x in w):
+        w = [w] * r if len(w) == 2 else [w * 2] * r if len(w) == 1 else None
+    if w is None or len(w) != r or any(not isinstance(x, list) or len(x) not in (1, 2) for x in w):
+        lw.fail(a, display(obj), f"pad_width of {display(obj)}() must be n, (before, after) or one pair per axis")
+    return [y for x in w for y in (x * 2 if len(x) == 1 else x)]
+
+
+TABLE += [
+    ((np.concatenate,), h_concatenate, ("arrays", "axis")),
+    ((np.stack,), h_stack, ("arrays", "axis")),
+    ((np.vstack, np.hstack, np.column_stack), h_stacks, ()),
+    ((np.split,), h_split, ("indices_or_sections", "axis")),
+    ((np.repeat,), h_repeat, ("repeats", "axis")),
+    ((np.tile,), h_tile, ("reps",)),
+    ((np.pad,), h_pad, ("pad_width", "mode", "constant_values")),
+]
+METHODS.update({"repeat": np.repeat})
+
+
+# ------------------------------------------------------------ matrices: diagonals, triangles, cross products
+
+def _diagonal(lw, m: Term, k: int, loc) -> Term:
+    """The k-th diagonal of atom m, a matrix: m[i + r0, i + c0] for i < its length."""
+    r0, c0 = max(-k, 0), max(k, 0)
+    rows = prim("sub", lw.b.size(m, 0, loc), Const(r0, Int), loc=loc) if r0 else lw.b.size(m, 0, loc)
+    cols = prim("sub", lw.b.size(m, 1, loc), Const(c0, Int), loc=loc) if c0 else lw.b.size(m, 1, loc)
+    n = prim("max", prim("min", rows, cols, loc=loc), ZERO, loc=loc)
+    shift = lambda i, c: i if c == 0 else prim("add", i, Const(c, Int), loc=loc)
+    return builds(lw, [n], lambda i: index_chain(m, [shift(i, r0), shift(i, c0)], loc), loc)
+
+
+def h_trace(lw, obj, node, args, kwargs):
+    """np.trace(a, offset=0): the sum of a diagonal."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "offset"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    k = 0 if _is_none(p.get("offset")) else static_int(lw, p["offset"], obj, "offset")
+    if rank(a.type) != 2:
+        return Failure(loc, display(obj), "diag requires an array of at least two dimensions").term(
+            lw, scalar_of(a.type))
+    return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+
+
+def h_diag(lw, obj, node, args, kwargs):
+    """np.diag(v, k=0): a vector's diagonal matrix, or a matrix's diagonal."""
+    p = bind_args(lw, obj, node, args, kwargs, ("v", "k"))
+    a, loc = array_arg(lw, p["v"], obj, node), lw.loc(node)
+    k = 0 if _is_none(p.get("k")) else static_int(lw, p["k"], obj, "k")
+    if rank(a.type) == 2:
+        return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
+    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+
+    def body(v):
+        n = lw.b.size(v, 0, loc)
+        size = prim("add", n, Const(abs(k), Int), loc=loc) if k else n
+
+        def elem(i, j):
+            on = prim("eq", j, prim("add", i, Const(k, Int), loc=loc) if k else i, loc=loc)
+            return If(on, prim("index", i if k >= 0 else j, v, loc=loc), zero, loc)
+        return builds(lw, [size, size], elem, loc)
+    return lw.b.share(a, body, loc)
+
+
+def h_triangle(lw, obj, node, args, kwargs):
+    """np.triu(m, k=0), np.tril(m, k=0) (a vector is taken as the rows of a square matrix)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
+    a, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
+    k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
+    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    upper = obj is np.triu
+
+    def body(m, k):
+        rows = lw.b.size(m, 0, loc)
+        keep = lambda i, j: prim("le", k, prim("sub", j, i, loc=loc), loc=loc) if upper else \
+            prim("le", prim("sub", j, i, loc=loc), k, loc=loc)
+        if rank(a.type) == 1:
+            return builds(lw, [rows, rows], lambda i, j: If(keep(i, j), prim("index", j, m, loc=loc), zero, loc), loc)
+        return builds(lw, [rows, lw.b.size(m, 1, loc)], lambda i, j: If(keep(i, j), index_chain(m, [i, j], loc),
+                                                                          zero, loc), loc)
+    return lw.b.share_all([a, k], body, loc)
+
+
+def h_cross(lw, obj, node, args, kwargs):
+    """np.cross(a, b) of 3-vectors (or rows of 3 elements, broadcast as NumPy does)."""
+    _arity(lw, obj, node, args, 2)
+    loc, name = lw.loc(node), display(obj)
+    a, b = (array_arg(lw, x, obj, node) for x in args)
+    ra, rb = rank(a.type), rank(b.type)
+
+    def body(x, y):
+        binds = []
+        for t in (x, y):
+            d = lw.b.shape(t)[-1]
+            three = Const(3, Int, loc)
+            if not lw.b.shapes.equal(d.size, three):
+                binds += lw.b.check(prim("eq", d.size, three, loc=loc), (d.size,), loc, name,
+                                    "incompatible dimensions for cross product (dimension must be 3 here; catad "
+                                    "does not take NumPy's 2-element vectors), got {0}", equal=((d.size, three),))
+        col = lambda t, c: prim("index", Const(c, Int), t, loc=loc) if rank(t.type) == 1 else builds(
+            lw, [lw.b.size(t, 0, loc)], lambda i: index_chain(t, [i, Const(c, Int)], loc), loc)
+        mul = _combine(lw, "mul", loc)
+        comps = []
+        for c0, c1, c2 in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+            f = lambda p, q, r, s: lw.b.arith("sub", mul(p, q), mul(r, s), loc)
+            ts = [col(x, c1), col(y, c2), col(x, c2), col(y, c1)]
+            comps.append(lw.b.elementwise(f, ts, loc, name) if max(ra, rb) == 2 else f(*ts))
+        if max(ra, rb) == 1:
+            return make_lets(binds, prim("vector", *comps, loc=loc))
+
+        def rows(*cs):
+            return builds(lw, [lw.b.size(cs[0], 0, loc)], lambda i: prim(
+                "vector", *(prim("index", i, c, loc=loc) for c in cs), loc=loc), loc)
+        return make_lets(binds, lw.b.share_all(comps, rows, loc))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_trapezoid(lw, obj, node, args, kwargs):
+    """np.trapezoid(y, x=None, dx=1.0) of a vector: sum(d * (y[1:] + y[:-1]) / 2.0), NumPy's order."""
+    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
+    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
+    if rank(y.type) != 1 or not _is_none(p.get("axis")):
+        lw.fail(node, name, f"{name}() of a vector is supported (without axis)", CatadTypeError)
+    if not _is_none(p.get("x")):
+        x = array_arg(lw, p["x"], obj, node)
+        d = lw.b.share(x, lambda v: _diff0(lw, v, loc), loc)
+    else:
+        d = lw.b.to_float(Const(1.0, Float, loc) if _is_none(p.get("dx")) else lw.arg(p["dx"]), loc)
+
+    def body(v, dd):
+        n = lw.b.size(v, 0, loc)
+        m = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
+        upper = builds(lw, [m], lambda i: prim("index", prim("add", i, ONE, loc=loc), v, loc=loc), loc)
+        lower = builds(lw, [m], lambda i: prim("index", i, v, loc=loc), loc)
+        pair = lw.b.elementwise(_combine(lw, "add", loc), [upper, lower], loc, name)
+        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", lw.b.arith("mul", a, s, loc), Const(2.0, Float, loc),
+                                                         loc), [dd, pair], loc, name)
+        return lw.b.to_float(lw.b.sum_all(terms, loc), loc)
+    return lw.b.share_all([lw.b.to_float(y, loc), d], body, loc)
+
+
+def h_norm(lw, obj, node, args, kwargs):
+    """np.linalg.norm(x, ord=None, axis=None, keepdims=False): the Euclidean (Frobenius) norm,
+    over all elements or along an axis."""
+    p = bind_args(lw, obj, node, args, kwargs, ("x", "ord", "axis", "keepdims"))
+    x, loc, name = array_arg(lw, p["x"], obj, node), lw.loc(node), display(obj)
+    if not _is_none(p.get("ord")):
+        o = lw.arg(p["ord"])
+        if not (isinstance(o, Const) and o.value == 2 and (rank(x.type) == 1 or not _is_none(p.get("axis")))
+                or isinstance(o, Const) and o.value == "fro"):
+            lw.fail(p["ord"], name, f"ord of {name}() is supported only as 2 for vectors (the Euclidean norm)")
+    r = rank(x.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        return axes.term(lw, Float)
+    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
+    squares = lw.b.elementwise(lambda e: lw.b.share(e, lambda v: lw.b.arith("mul", v, v, loc), loc), [x], loc)
+
+    def body(sq):
+        total = reduce(lw, sq, tuple(sorted(axes)) if axes else None, "sum", loc)
+        root = lambda s: prim("sqrt", lw.b.to_float(s, loc), loc=loc)
+        out = lw.b.elementwise(root, [total], loc) if is_array(total) else root(total)
+        return keep_dims(lw, out, r, axes, loc) if keep else out
+    return lw.b.share(squares, body, loc)
+
+
+TABLE += [
+    ((np.trace,), h_trace, ("offset",)),
+    ((np.diag,), h_diag, ("k",)),
+    ((np.triu, np.tril), h_triangle, ("k",)),
+    ((np.cross,), h_cross, ()),
+    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
+    ((np.linalg.norm,), h_norm, ("ord", "axis", "keepdims")),
+]
+METHODS.update({"trace": np.trace})
+
+
+# ------------------------------------------------------------ np.arange
+
+def h_arange(lw, obj, node, args, kwargs):
+    """np.arange(stop), (start, stop), (start, stop, step), of Ints or Floats, as NumPy computes
+    it: ceil((stop - start) / step) elements (none if that is negative), the first start, the
+    second start + step, the k-th start + k * ((start + step) - start)."""
+    _arity(lw, obj, node, args, 1, 3)
+    loc, name = lw.loc(node), display(obj)
+    ts = [lw.arg(a) for a in args]
+    for k in ("start", "stop", "step"):
+        if k in kwargs:
+            lw.fail(kwargs[k], name, f"{name}() takes its bounds by position here")
+    if any(t.type not in (Int, Float) for t in ts):
+        lw.fail(node, name, f"{name}() takes Ints or Floats, got ({', '.join(str(t.type) for t in ts)})",
+                CatadTypeError)
+    start, stop, step = (Const(0, Int, loc), ts[0], Const(1, Int, loc)) if len(ts) == 1 else \
+        (ts[0], ts[1], Const(1, Int, loc)) if len(ts) == 2 else ts
+    ty = dtype_of(lw, kwargs.get("dtype"), obj, Float if any(t.type == Float for t in ts) else Int)
+    if ty == Int and any(t.type == Float for t in ts):
+        lw.fail(kwargs.get("dtype"), name, f"{name}() with Float bounds and dtype=int is not supported",
+                CatadTypeError)
+    if ty == Bool:
+        lw.fail(kwargs.get("dtype"), name, f"{name}() of Bools is not supported", CatadTypeError)
+    k = lw.b.var(Int, loc, "_i")
+    if ty == Int:
+        if isinstance(step, Const) and step.value == 1:  # the common range(n)-like case
+            if isinstance(start, Const) and start.value == 0:
+                return lw.b.share(stop, lambda n: Build(prim("max", n, ZERO, loc=loc), k, k, loc), loc)
+            return lw.b.share_all([start, stop], lambda a, b: Build(prim("max", prim("sub", b, a, loc=loc), ZERO,
+                                                                         loc=loc), k, prim("add", a, k, loc=loc),
+                                                                    loc), loc)
+
+        def ints(a, b, s):
+            chk = [] if isinstance(s, Const) and s.value != 0 else \
+                lw.b.check(prim("ne", s, ZERO, loc=loc), (), loc, name, "division by zero")
+            # ceil((b - a) / s) = -((a - b) // s), exactly, for either sign of s
+            n = prim("max", prim("neg", prim("floordiv", prim("sub", a, b, loc=loc), s, loc=loc), loc=loc), ZERO,
+                     loc=loc)
+            return make_lets(chk, Build(n, k, prim("add", a, prim("mul", k, s, loc=loc), loc=loc), loc))
+        return lw.b.share_all([start, stop, step], ints, loc)
+    f = lambda t: lw.b.to_float(t, loc)
+
+    def floats(a, b, s):
+        chk = [] if isinstance(s, Const) and s.value != 0 else \
+            lw.b.check(prim("ne", s, Const(0.0, Float, loc), loc=loc), (), loc, name, "division by zero")
+
+        def counted(q):
+            inf = Const(math.inf, Float, loc)
+            finite = and_(prim("eq", q, q, loc=loc), prim("lt", q, inf, loc=loc))
+            chk2 = lw.b.check(finite, (), loc, name, "arange: cannot compute length")
+            return make_lets(chk2, lw.b.share(ceil_count(lw, q, loc), lambda n: lw.b.share(
+                prim("sub", prim("add", a, s, loc=loc), a, loc=loc), lambda d: Build(n, k, If(
+                    prim("eq", k, ZERO, loc=loc), a, If(prim("eq", k, ONE, loc=loc), prim("add", a, s, loc=loc),
+                                                         prim("add", a, prim("mul", f(k), d, loc=loc), loc=loc),
+                                                         loc), loc), loc), loc), loc))
+        return make_lets(chk, lw.b.share(prim("div", prim("sub", b, a, loc=loc), s, loc=loc), counted, loc))
+    return lw.b.share_all([f(start), f(stop), f(step)], floats, loc)
+
+
+def ceil_count(lw, q: Term, loc) -> Term:
+    """max(ceil(q), 0) as an Int, for an atom q (a finite Float): the Int has no Float
+    conversion in the core language, so a search: c doublings until 2**c >= q, then a binary
+    search of [0, 2**c] for the least Int n with n >= q (O(log q) scalar steps)."""
+    f = lambda t: lw.b.to_float(t, loc)
+    two = Const(2, Int, loc)
+    doublings = _steps(lw, ONE, lambda s: prim("lt", f(s), q, loc=loc), lambda s: prim("mul", s, two, loc=loc), loc)
+
+    def search(c):
+        hi = prim("pow", two, c, loc=loc)
+        fv = lw.b.var(TupleT((TupleT((Int, Int)), Int)), loc, "_f")
+
+        def step(state):
+            def body(lo, hi):
+                mid = prim("floordiv", prim("add", lo, hi, loc=loc), two, loc=loc)
+                return lw.b.share(mid, lambda m: lw.b.share(prim("lt", f(m), q, loc=loc), lambda below: Tuple((
+                    If(below, prim("add", m, ONE, loc=loc), lo, loc), If(below, hi, m, loc)), loc), loc), loc)
+            return lw.b.share(Get(0, state, loc), lambda lo: lw.b.share(Get(1, state, loc), lambda h: body(lo, h),
+                                                                        loc), loc)
+        ks = lw.b.var(Int, loc, "_k")
+        fold = Fold(Tuple((ZERO, hi), loc), Build(prim("add", c, ONE, loc=loc), ks, ks, loc), fv,
+                    lw.b.share(Get(0, fv, loc), step, loc), loc)
+        return Get(0, fold, loc)
+    return lw.b.share(doublings, search, loc)
+
+
+TABLE += [((np.arange,), h_arange, ("dtype",))]

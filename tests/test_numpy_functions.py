@@ -1,0 +1,481 @@
+"""NumPy's creation, shape, joining and reduction functions (catad/frontend/numpy_arrays.py),
+each checked by tests/shape_oracle.py against the user's own function run by NumPy: the value,
+gradients (reverse, forward and the Jacobian) against central differences, and, where NumPy
+raises, catad.ShapeError or BoundsError at the marked line. Shapes include length-1 axes and
+empty arrays; bad keyword and axis arguments are refused with a location.
+"""
+import numpy as np
+import pytest
+
+import catad
+from shape_oracle import check_like_numpy, rand
+
+
+def arr(*shape, seed=0, low=0.5, high=1.5):
+    return rand(np.random.default_rng(seed), shape, low, high)
+
+
+# ---------------------------------------------------------------- creation
+
+def eye_scaled(x, n):
+    return np.eye(n) * x + np.identity(n) + np.eye(n, n + 1, 1)[:, :n] * 2.0
+
+
+def eye_int(x, n):
+    return np.sum(np.eye(n, dtype=int)) * x
+
+
+def full_fn(x, n):
+    return np.full((2, n), x) + np.full(n, 2.0)
+
+
+def full_like_fn(v, x):
+    return np.full_like(v, x) * v
+
+
+def linspace_fn(a, b):
+    return np.linspace(a, b, 7) + np.linspace(b, a, 7, endpoint=False)
+
+
+def linspace_sizes(a, n):
+    return np.linspace(a, 2.0 * a, n)
+
+
+def arange_float(a, b):
+    return np.arange(a, b, 0.25) * a
+
+
+def arange_neg_step(a):
+    return np.arange(a, 0.0, -0.3) ** 2
+
+
+def arange_int_step(x, n):
+    return np.arange(1, n, 2) * x + np.arange(n, 0, -3) * x
+
+
+def angles(v):
+    return np.radians(v) + np.degrees(v) * 0.01 + np.deg2rad(v[0])
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_eye_full(n):
+    check_like_numpy(eye_scaled, 1.3, n)
+    check_like_numpy(eye_int, 1.3, n)
+    check_like_numpy(full_fn, 0.7, n)
+
+
+def test_negative_dimension_is_numpy_s_error():
+    check_like_numpy(eye_scaled, 1.3, -2)
+    check_like_numpy(full_fn, 0.7, -1)
+
+
+@pytest.mark.parametrize("shape", [(3,), (1,), (2, 3), (1, 1)])
+def test_full_like(shape):
+    check_like_numpy(full_like_fn, arr(*shape), 0.3)
+
+
+def test_linspace_and_arange():
+    check_like_numpy(linspace_fn, 0.3, 1.7)
+    for n in (0, 1, 2, 5):
+        check_like_numpy(linspace_sizes, 0.7, n)
+    check_like_numpy(linspace_sizes, 0.7, -1)
+    for a, b in ((0.5, 2.1), (0.5, 0.5), (1.0, 0.2)):
+        check_like_numpy(arange_float, a, b)
+    check_like_numpy(arange_neg_step, 1.7)
+    for n in (0, 1, 6):
+        check_like_numpy(arange_int_step, 0.5, n)
+    check_like_numpy(angles, arr(3))
+
+
+def test_arange_matches_numpy_bit_for_bit():
+    def ar(a, b, s):
+        return np.arange(a, b, s)
+    for a, b, s in [(0.0, 1.0, 0.1), (1.0, 0.0, -0.25), (0.0, 1e3, 0.7), (0.0, 1.0, 1e-3), (-2.5, 3.3, 0.9)]:
+        got = catad.vjp(ar, a, b, s)[0]
+        assert np.array_equal(got, np.arange(a, b, s)), (a, b, s)
+
+
+# ---------------------------------------------------------------- new axes and shapes
+
+def outer_diff(x, y):
+    return (x[:, None] - y[None, :]) ** 2 * x[:, np.newaxis]
+
+
+def row_of(m):
+    return m[0, None] * m[:, 1][:, None]
+
+
+def new_axes_mismatch(x, y):
+    return x[:, None] + y[:, None]  # <-
+
+
+def reshape_fn(x):
+    return x.reshape(-1, 2) * np.arange(2)[None, :]
+
+
+def reshape_rows(m):
+    return np.reshape(m, (m.shape[1], -1)).T + m.ravel().reshape(m.shape[0], m.shape[1]) + m.flatten()[0]
+
+
+def reshape_bad(x):
+    return x.reshape(3, 4)  # <-
+
+
+def reshape_bad_unknown(x):
+    return x.reshape(-1, 4)  # <-
+
+
+def dims_fn(m):
+    return np.squeeze(m[0][None, :], axis=0) + np.expand_dims(m[1], 0)[0] + m.transpose(1, 0).T[0] \
+        + np.swapaxes(m, 0, 1).T[1] + np.moveaxis(m, 0, 1)[:, 0] + np.transpose(m, (0, 1))[0]
+
+
+def squeeze_fn(m):
+    return np.squeeze(m) * 2.0
+
+
+def squeeze_bad(m):
+    return np.squeeze(m, axis=0)  # <-
+
+
+def shape_fns(m):
+    return np.shape(m)[0] * 1.5 + np.size(m) + np.ndim(m) + m.size + np.sum(m)
+
+
+@pytest.mark.parametrize("sx,sy", [((3,), (2,)), ((1,), (4,)), ((3,), (1,)), ((0,), (2,))])
+def test_none_indexing(sx, sy):
+    check_like_numpy(outer_diff, arr(*sx), arr(*sy, seed=1))
+
+
+def test_none_indexing_mismatch_and_rows():
+    check_like_numpy(new_axes_mismatch, arr(3), arr(4))
+    check_like_numpy(new_axes_mismatch, arr(3), arr(1))
+    check_like_numpy(row_of, arr(2, 3))
+
+
+@pytest.mark.parametrize("n", [0, 2, 8])
+def test_reshape(n):
+    check_like_numpy(reshape_fn, arr(n))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4), (3, 1)])
+def test_reshape_matrix(shape):
+    check_like_numpy(reshape_rows, arr(*shape))
+
+
+def reshape_bad_trailing(x):
+    return x.reshape(3, -1)  # <-
+
+
+def test_reshape_errors():
+    check_like_numpy(reshape_bad, arr(10))
+    check_like_numpy(reshape_bad, arr(12))
+    # NumPy's message names the shape as (2) and (3,newaxis), which the oracle does not parse
+    check_like_numpy(reshape_fn, arr(5), shapes=["size 5", "shape (2)"])
+    check_like_numpy(reshape_bad_unknown, arr(10), shapes=["size 10", "shape (4)"])
+    check_like_numpy(reshape_bad_trailing, arr(10), shapes=["size 10", "shape (3,newaxis)"])
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 2)])
+def test_axes_functions(shape):
+    check_like_numpy(dims_fn, arr(*shape))
+
+
+def test_squeeze():
+    check_like_numpy(squeeze_fn, arr(1, 3))
+    check_like_numpy(squeeze_fn, arr(3, 1))
+    check_like_numpy(squeeze_bad, arr(1, 3))
+    check_like_numpy(squeeze_bad, arr(2, 3), shapes=["cannot select an axis to squeeze out"])
+    check_like_numpy(shape_fns, arr(2, 3))
+
+
+# ---------------------------------------------------------------- reductions
+
+def sum_axes(m):
+    return np.sum(m, axis=0) * 2.0 + m.sum(axis=1, keepdims=True) + np.sum(m, axis=(0, 1), keepdims=True)
+
+
+def mean_axes(m):
+    return m.mean(axis=-1, keepdims=True) * np.mean(m, axis=0) + np.mean(m)
+
+
+def max_min_axes(m):
+    return np.max(m, axis=1, keepdims=True) - m.min(axis=0) + np.amax(m, axis=(0, 1))
+
+
+def prod_fn(m):
+    return np.prod(m, axis=0) + m.prod(axis=1, keepdims=True) + np.prod(m)
+
+
+def var_std(m):
+    return np.var(m, axis=1, ddof=1, keepdims=True) + m.std(axis=0) + np.std(m) + m.var()
+
+
+def vector_reductions(v):
+    return np.prod(v) + np.var(v) + np.std(v, ddof=1) + np.sum(v, axis=0, keepdims=True) + v.max(keepdims=True)
+
+
+def arg_reductions(m, w):
+    return np.argmax(m, axis=0) * w + np.argmin(m, axis=1)[0] + m.argmax() + np.argmax(m, axis=1, keepdims=True)
+
+
+def sum_bad_axis(m):
+    return np.sum(m, axis=2)  # <-
+
+
+def sum_duplicate_axis(m):
+    return np.sum(m, axis=(1, -1))  # <-
+
+
+def norm_axes(m):
+    return np.linalg.norm(m, axis=1) + np.linalg.norm(m, axis=0, keepdims=True) + np.linalg.norm(m)
+
+
+def var_keep(m):
+    return np.var(m, axis=1, keepdims=True) + m.var(axis=0) * 2.0
+
+
+REDUCTIONS = [sum_axes, mean_axes, max_min_axes, prod_fn, var_keep, norm_axes]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 3), (1, 4), (4, 1)])
+@pytest.mark.parametrize("fn", REDUCTIONS, ids=lambda f: f.__name__)
+def test_reductions(fn, shape):
+    check_like_numpy(fn, arr(*shape))
+
+
+# std is sqrt(var), whose derivative at var = 0 (over one element, or ddof leaving none) is not
+# finite: these take axes of more than one element
+@pytest.mark.parametrize("shape", [(2, 3), (3, 3), (2, 2)])
+def test_std(shape):
+    check_like_numpy(var_std, arr(*shape))
+
+
+@pytest.mark.parametrize("n", [2, 5, 16, 17])
+def test_vector_reductions(n):
+    check_like_numpy(vector_reductions, arr(n))
+
+
+def test_prod_of_empty_and_with_zeros():
+    check_like_numpy(prod_fn, arr(0, 3))
+    m = arr(3, 3)
+    m[1, 1] = 0.0
+    check_like_numpy(prod_fn, m)
+
+
+def test_arg_reductions_and_axis_errors():
+    check_like_numpy(arg_reductions, arr(3, 4), arr(4, seed=2))
+    check_like_numpy(sum_bad_axis, arr(2, 3))
+    check_like_numpy(sum_duplicate_axis, arr(2, 3), shapes=["duplicate value in 'axis'"])
+
+
+# ---------------------------------------------------------------- scans and differences
+
+def cumulative(m):
+    return np.cumsum(m, axis=0) * np.cumprod(m, axis=1) + m.cumsum(axis=1)
+
+
+def cumulative_flat(m):
+    return np.cumsum(m) + np.cumprod(m) * 0.5
+
+
+def diffs(m):
+    return np.sum(np.diff(m) ** 2) + np.sum(np.diff(m, axis=0)) + np.sum(np.diff(m, n=2, axis=1) * 3.0)
+
+
+def vector_diffs(v):
+    return np.diff(v) * np.diff(v, n=0)[1:] + np.cumsum(v)[1:]
+
+
+def rolls(m):
+    return np.roll(m, 1, axis=0) * m + np.roll(m, -2) + np.roll(m, 4, axis=1)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (5, 1), (4, 4)])
+def test_scans(shape):
+    check_like_numpy(cumulative, arr(*shape))
+    check_like_numpy(cumulative_flat, arr(*shape))
+    check_like_numpy(diffs, arr(*shape))
+    check_like_numpy(rolls, arr(*shape))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 9])
+def test_vector_scans(n):
+    check_like_numpy(vector_diffs, arr(n))
+
+
+def test_a_long_running_sum_is_exact_enough_and_log_steps():
+    v = np.random.default_rng(3).uniform(0.5, 1.5, 1000)
+
+    def running(v):
+        return np.cumsum(v)
+    np.testing.assert_allclose(catad.vjp(running, v)[0], np.cumsum(v), rtol=1e-13)
+    code = catad.explain(running, v).stage("code").text
+    assert "while True" in code and "for i in range" in code  # ceil(log2 n) steps, not n
+
+
+# ---------------------------------------------------------------- joining and splitting
+
+def concat_fn(v):
+    return np.concatenate([[0.0], v, [0.0]]) * 2.0
+
+
+def concat_axes(a, b):
+    return np.sum(np.concatenate((a, b), axis=0) ** 2) + np.sum(np.concatenate([a, a], axis=1) * 3.0)
+
+
+def concat_cols(a, b):
+    return np.concatenate([a, b], axis=1)  # <-
+
+
+def concat_rows(a, b):
+    return np.concatenate([a, b])  # <-
+
+
+def stacks(v, w):
+    return np.sum(np.stack([v, w * 2.0]) ** 2) + np.sum(np.stack([v, w], axis=1) * 3.0) \
+        + np.sum(np.vstack([v, w]) * np.vstack([w, v])) + np.sum(np.hstack([v, w]) ** 3) \
+        + np.sum(np.column_stack([v, w ** 2]))
+
+
+def stack_bad(v, w):
+    return np.stack([v, w])  # <-
+
+
+def vstack_bad(v, w):
+    return np.vstack([v, w])  # <-
+
+
+def split_repeat_tile(v):
+    a, b = np.split(v, 2)
+    return np.sum(a * b) + np.sum(np.repeat(v, 2) ** 2) + np.sum(np.tile(v, 2) * np.tile(v, (2, 1))[1].repeat(2))
+
+
+def split_bad(v):
+    a, b = np.split(v, 2)  # <-
+    return np.sum(a)
+
+
+def pads(v, m):
+    return np.sum(np.pad(v, 1) * np.arange(len(v) + 2)) + np.sum(np.pad(m, ((1, 0), (0, 2))) ** 2) + \
+        np.sum(np.pad(v, (2, 0), constant_values=1.5))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_concatenate(n):
+    check_like_numpy(concat_fn, arr(n))
+
+
+def test_concatenate_axes_and_errors():
+    check_like_numpy(concat_axes, arr(2, 3), arr(1, 3, seed=1))
+    check_like_numpy(concat_cols, arr(2, 3), arr(2, 1, seed=1))
+    must_match = "along dimension {}, the array at index 0 has size {} and the array at index 1 has size {}"
+    check_like_numpy(concat_cols, arr(2, 3), arr(3, 3, seed=1), shapes=[must_match.format(0, 2, 3)])
+    check_like_numpy(concat_rows, arr(2, 3), arr(2, 2, seed=1), shapes=[must_match.format(1, 3, 2)])
+    check_like_numpy(concat_rows, arr(3), arr(2, 2, seed=1), shapes=["index 0 has 1 dimension(s) and the array at "
+                                                                      "index 1 has 2 dimension(s)"])
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_stacks(n):
+    check_like_numpy(stacks, arr(n), arr(n, seed=1))
+
+
+def test_stack_errors():
+    check_like_numpy(stack_bad, arr(3), arr(2), shapes=["all input arrays must have the same shape"])
+    check_like_numpy(vstack_bad, arr(3), arr(2), shapes=["along dimension 1, the array at index 0 has size 3 and "
+                                                         "the array at index 1 has size 2"])
+
+
+def test_split_repeat_tile_pad():
+    check_like_numpy(split_repeat_tile, arr(4))
+    check_like_numpy(split_bad, arr(5), shapes=["array split does not result in an equal division"])
+    check_like_numpy(pads, arr(3), arr(2, 2, seed=1))
+
+
+# ---------------------------------------------------------------- matrices
+
+def diagonals(m):
+    return np.trace(m) + np.trace(m, 1) * 2.0 + np.sum(np.diag(m, -1) ** 3) + np.sum(np.diag(np.diag(m)) * m) \
+        + np.sum(np.diag(m[0], 1) ** 2)
+
+
+def triangles(m):
+    return np.triu(m) * 2.0 + np.tril(m, -1) ** 2 + np.triu(m, 1)
+
+
+def crosses(a, b):
+    return np.cross(a, b) ** 2
+
+
+def cross_bad(a, b):
+    return np.cross(a, b)  # <-
+
+
+def trapezoids(y, x):
+    return np.trapezoid(y ** 2, x) + np.trapezoid(y, dx=0.5) + np.trapezoid(y)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (1, 1)])
+def test_diagonals_and_triangles(shape):
+    check_like_numpy(diagonals, arr(*shape))
+    check_like_numpy(triangles, arr(*shape))
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (2, 3)), ((1, 3), (4, 3))])
+def test_cross(sa, sb):
+    check_like_numpy(crosses, arr(*sa), arr(*sb, seed=1))
+
+
+def test_cross_of_other_lengths_is_refused_at_run_time():
+    with pytest.raises(catad.ShapeError, match="cross product"):
+        catad.vjp(cross_bad, arr(4), arr(4))
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_trapezoid(n):
+    check_like_numpy(trapezoids, arr(n), np.sort(arr(n, seed=1)))
+
+
+# ---------------------------------------------------------------- refusals with a location
+
+def keyword_unknown(v):
+    return np.sum(v, axes=0)
+
+
+def axis_not_constant(v, k):
+    return np.sum(v, axis=k)
+
+
+def rank_three(m):
+    return m[:, None, :]
+
+
+def squeeze_unknown(m):
+    return np.squeeze(m[:, 0:1])
+
+
+def out_given(v):
+    return np.sum(v, out=v)
+
+
+@pytest.mark.parametrize("fn,args,kind,what", [
+    (keyword_unknown, (arr(3),), catad.UnsupportedSyntax, "does not take keyword argument 'axes'"),
+    (axis_not_constant, (arr(3), 0), catad.UnsupportedSyntax, "axis of np.sum must be an integer constant"),
+    (rank_three, (arr(2, 3),), catad.CatadTypeError, "rank 3"),
+    (squeeze_unknown, (arr(2, 3),), catad.UnsupportedSyntax, "give axis="),
+    (out_given, (arr(3),), catad.UnsupportedSyntax, "out= of np.sum"),
+])
+def test_refusals_are_located(fn, args, kind, what):
+    with pytest.raises(kind, match=what) as info:
+        catad.vjp(fn, *args)
+    assert "test_numpy_functions.py:" in str(info.value)
+
+
+def identity_with_k(n):
+    return np.identity(n, k=1)
+
+
+def test_identity_takes_no_offset():
+    with pytest.raises(catad.UnsupportedSyntax, match="np.identity\\(\\) does not take keyword argument 'k'"):
+        catad.vjp(identity_with_k, 3)
