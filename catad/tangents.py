@@ -32,13 +32,19 @@ class OneHot:
         self.i, self.value, self.n = int(i), value, int(n)
 
     def dense(self) -> np.ndarray | list:
+        # An index out of range comes only from a branch that was not taken (both branches of
+        # an if are computed, then one selected; the front end checks every index Python
+        # evaluates): its value is dropped, so it writes nothing rather than failing.
+        inside = -self.n <= self.i < self.n
         if isinstance(self.value, tuple):  # a vector of tuples: a list, element by element
             out: list = [ZERO] * self.n
-            out[self.i] = self.value
+            if inside:
+                out[self.i] = self.value
             return out
         v = np.asarray(densify(self.value), dtype=np.float64)
         out = np.zeros((self.n,) + v.shape)
-        out[self.i] = v
+        if inside:
+            out[self.i] = v
         return out
 
     def __repr__(self) -> str:

@@ -63,7 +63,7 @@ from . import arrays, checkpoint, folds, memory, runtime, tidy
 from .compiler import Compiler
 from .control import Fallback
 from .dispatch import CODEGEN
-from .values import ZERO, RT, Arr, is_zero
+from .values import ZERO, RT, Arr, Unvectorisable, is_zero
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
@@ -124,8 +124,14 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     `checkpoints` k, the reverse loop of each RFold keeps at most k of its states and
     recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all."""
     memory.keep_freed_memory()
-    return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                  inline, frozenset(zero_params), zero_safe, checkpoints))
+    try:
+        return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
+                                      inline, frozenset(zero_params), zero_safe, checkpoints))
+    except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
+        raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
+                         "catad's code generator, not of your code)", construct="code generation",
+                         hint="write the loop or comprehension that involves it another way (for example as "
+                              "whole-array NumPy), and please report it") from None
 
 
 def _deep(fn: Callable) -> Any:

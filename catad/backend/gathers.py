@@ -45,6 +45,8 @@ def index(c: Compiler, v, i: Arr):
     if isinstance(v, Stacked):
         if isinstance(v.body, tuple):
             return tuple(index(c, Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
+        if isinstance(v.body, RT) and v.mask is None:
+            return v.body  # a run-time tangent has no batch axes: every element is this one
         if i.iota is not None and i.iota == v.depth and c.lengths[i.iota] == v.n.code and \
                 c.sizes[i.iota] == v.N:
             return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy

@@ -43,6 +43,9 @@ def vsum(c: Compiler, v):
         v = arrays.as_stacked(c, v)
     if isinstance(v.body, tuple):
         return tuple(vsum(c, Stacked(b, v.depth, v.n, v.N, v.mask)) for b in v.body)
+    if isinstance(v.body, RT) and v.mask is None:
+        # a run-time tangent has no batch axes: every element is the same, so the sum is n times it
+        return tangent_ops.tscale(c, c.op("to_float({0})", [v.n], "f"), v.body)
     body = v.body if v.mask is None else control.masked(c, v.mask, v.body)
     sizes = c.sizes[:v.depth] + [v.N]
     return reduce(c, body, v.depth, v.N, sizes)

@@ -31,6 +31,8 @@ def update(c: Compiler, i: Arr, r, n: Arr):
     if isinstance(r, tuple):  # a vector of tuples is a tuple of vectors
         return tuple(update(c, i, x, n) for x in r)
     if isinstance(r, RT):
+        if c.depth > 0 or i.depth > 0 or n.depth > 0:  # a run-time tangent holds one lane's value
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
         return RT(c.assign(f"rt_update({i.code}, {r.code}, {n.code})"))
     if isinstance(r, Upd):
         r = settle(c, r, max(i.depth, n.depth))
