@@ -47,7 +47,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         if kwargs:
             lw.fail(node.keywords[0], "keyword argument", f"{display(obj)}() takes no keyword arguments here")
         return _primitive(lw, pname, obj, node, args)
-    fn = _user_function(obj)
+    fn = user_function(obj)
     if fn is not None:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
@@ -93,7 +93,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
                             + ", ".join(f".{m}()" for m in _METHODS) + " (make lists arrays with np.array)")
 
 
-def _user_function(obj: Any) -> Any:
+def user_function(obj: Any) -> Any:
     """The Python function behind obj (through decorators) when it is the user's, not a library's."""
     try:
         fn = inspect.unwrap(obj)

@@ -31,10 +31,7 @@ _UNSUPPORTED_STMTS = {
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
     ast.AsyncWith: ("with statement", "async with is not supported"),
-    ast.FunctionDef: ("nested def", "nested function definitions are not supported; define the helper at "
-                                    "module level and call it"),
-    ast.AsyncFunctionDef: ("nested def", "nested function definitions are not supported; define the helper "
-                                         "at module level and call it"),
+    ast.AsyncFunctionDef: ("nested def", "async def is not supported inside a compiled function; use a plain def"),
     ast.ClassDef: ("class definition", "classes cannot be defined inside a compiled function"),
     ast.Global: ("global statement", "global is not supported; module-level values can be read, not assigned"),
     ast.Nonlocal: ("nonlocal statement", "nonlocal is not supported; enclosing variables can be read, not "
@@ -60,7 +57,15 @@ class Unbound:
 
 
 def has_return(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+    """Whether the statement node holds a return (not one of a def nested in it)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _always_returns(stmts: list[ast.stmt]) -> bool:
@@ -158,6 +163,8 @@ class Statements:
     def statement(self, s: ast.stmt, pieces: list) -> None:
         loc = self.loc(s)
         if isinstance(s, ast.Assign):
+            if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
+                return
             value = self.expr(s.value)
             if len(s.targets) > 1:
                 value = self.bind_temp(value, pieces, loc)
@@ -190,6 +197,8 @@ class Statements:
                                                  "function; assign its value or return it")
         elif isinstance(s, ast.Pass):
             return
+        elif isinstance(s, ast.FunctionDef):
+            self.env[s.name] = self.local_function(s, pieces)  # functions.py: lowered where it is called
         elif type(s) in _UNSUPPORTED_STMTS:
             construct, message = _UNSUPPORTED_STMTS[type(s)]
             self.fail(s, construct, message)
