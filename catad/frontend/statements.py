@@ -17,7 +17,8 @@ import ast
 
 from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
-from ..lang.types import Tuple as TupleT
+from ..lang.types import Int, Tuple as TupleT, Vec
+from ..primitives import prim
 from .checks import Statement
 from .common import join_types
 from .source import relocate
@@ -250,10 +251,12 @@ class Statements:
             if tree is not None and tree.kind == "dict":  # Python would unpack its keys
                 self.fail(target, "unpacking", "unpacking a dict gives its keys, which catad does not compile",
                           hint="read its values by key: a, b = d['a'], d['b']")
+            if isinstance(ty, Vec):
+                return self.unpack_array(target, value, pieces, loc)
             if not isinstance(ty, TupleT) or len(ty.items) != n:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
-                self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; only tuples of the "
-                          "same length unpack", CatadTypeError, "index an array instead: a, b = v[0], v[1]")
+                self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
+                          "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -269,6 +272,34 @@ class Statements:
         else:
             self.fail(target, "assignment", f"cannot assign to {type(target).__name__}; assign to names "
                                             "or tuples of names")
+
+    def unpack_array(self, target: ast.Tuple | ast.List, value: Term, pieces: list, loc: Loc) -> None:
+        """a, b = v: the elements (rows of a matrix) along the first axis, as Python unpacks an
+        array; its length is checked first (Python's ValueError, as a catad.ShapeError) unless
+        it is known while compiling."""
+        n, is_list = len(target.elts), self.is_list(value)
+        atom = self.bind_temp(value, pieces, loc)
+        size, k = self.b.shape(atom)[0].size, Const(n, Int, loc)
+        checks, outer = [], self.b.statement
+        self.b.statement = None  # the checks stay here: in a loop's target, they run per iteration
+        try:
+            checks = self._unpack_checks(n, size, k, loc)
+        finally:
+            self.b.statement = outer
+        pieces += [("let", v, rhs, at) for v, rhs, at in checks]
+        for j, t in enumerate(target.elts):
+            item = prim("index", Const(j, Int, loc), atom, loc=loc)
+            self.assign(t, self.as_list(item) if is_list and isinstance(item.type, Vec) else item, pieces, loc)
+
+    def _unpack_checks(self, n: int, size: Term, k: Term, loc: Loc) -> list:
+        checks = []
+        if not self.b.shapes.at_most(k, size):
+            checks += self.b.check(prim("le", k, size, loc=loc), (size,), loc, "unpacking",
+                                   f"not enough values to unpack (expected {n}, got {{0}})")
+        if not self.b.shapes.at_most(size, k):
+            checks += self.b.check(prim("le", size, k, loc=loc), (), loc, "unpacking",
+                                   f"too many values to unpack (expected {n})")
+        return checks
 
     def if_statement(self, s: ast.If, pieces: list) -> None:
         """An if without return: lower each arm in a copy of env, then join what they change:
