@@ -50,6 +50,9 @@ if hasattr(ast, "TryStar"):
     _UNSUPPORTED_STMTS[ast.TryStar] = _UNSUPPORTED_STMTS[ast.Try]
 
 
+_GROWING = ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse")
+
+
 class Unbound:
     """The env entry of a variable that is not defined on every path to here."""
 
@@ -194,6 +197,11 @@ class Statements:
                 return  # a docstring or `...`
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
                 self.fail(s, "print", "print is not supported in a compiled function; print outside it")
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _GROWING:
+                self.fail(s, f"list.{v.func.attr}", f".{v.func.attr}() changes a list in place, which a compiled "
+                          "function does not do: its lists have the length they were made with",
+                          hint="build the list with a comprehension, [e for x in xs], or make an array of its "
+                               "final length first, out = np.zeros(n), and assign out[i] = e in the loop")
             self.fail(s, "expression statement", "an expression statement has no effect in a compiled "
                                                  "function; assign its value or return it")
         elif isinstance(s, ast.Pass):
