@@ -450,7 +450,18 @@ def nested_wrong_call(x):
     return g(x)  # ERR
 
 
+def def_in_branches(x):
+    if x > 0.0:
+        def g(t):
+            return t * 2.0
+    else:
+        def g(t):
+            return t * 3.0
+    return g(x)  # ERR
+
+
 @pytest.mark.parametrize("fn, cls, words", [
+    (def_in_branches, UnsupportedSyntax, ["'g' is a different function", "line", "before the if"]),
     (nested_recursion, UnsupportedSyntax, ["recursi", "fact"]),
     (nested_reads_unassigned, UnsupportedSyntax, ["'later'", "before it is assigned"]),
     (lambda_as_value, UnsupportedSyntax, ["lambda", "called"]),

@@ -22,7 +22,7 @@ from ..primitives import prim
 from . import calls
 from .common import is_array
 from .freenames import NOT_STATIC, Static
-from .functions import LocalFunction
+from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
 from ..trees import Tree
@@ -220,6 +220,8 @@ class Expressions:
         obj, path = self.static_path(func)
         self.guard(obj, path)
         if obj is NOT_STATIC:
+            if isinstance(func, ast.Name):
+                self.lookup(func.id, func)  # says why a name that is not a value is not defined here
             self.fail(node, "call", "only functions named directly can be called, e.g. f(x), np.exp(x)")
         if isinstance(obj, LocalFunction):  # a def or lambda written in this function
             return self.call_local(obj, node, list(node.args))

@@ -25,20 +25,9 @@ from typing import Any
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Term, Tuple, Var
 from .freenames import _VALUES, Static
-from .reads import Path
 from .source import Source, from_node
-from .statements import has_return
+from .statements import LocalFunction, has_return
 from ..trees import Tree
-
-
-class LocalFunction:
-    """A def or lambda written inside the function being compiled: its source, the lowerer of
-    the function it was defined in (whose variables it reads when it is called) and its
-    default values (terms computed when the def ran)."""
-
-    def __init__(self, src: Source, owner: Any, defaults: dict[str, Term]):
-        self.src, self.owner, self.defaults = src, owner, defaults
-        self.__name__ = src.name  # named in a recursion's cycle (catad.frontend.program)
 
 
 def describe(src: Source) -> str:

@@ -14,6 +14,7 @@ lowered in copies of ``env`` and the variables they change are joined afterwards
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
@@ -21,7 +22,7 @@ from ..lang.types import Int, Tuple as TupleT, Vec
 from ..primitives import prim
 from .checks import Statement
 from .common import join_types
-from .source import relocate
+from .source import Source, relocate
 from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
@@ -58,6 +59,16 @@ class Unbound:
 
     def __init__(self, message: str):
         self.message = message
+
+
+class LocalFunction:
+    """A def or lambda written inside the function being compiled: its source, the lowerer of
+    the function it was defined in (whose variables it reads when it is called) and its
+    default values (terms computed when the def ran)."""
+
+    def __init__(self, src: Source, owner: Any, defaults: dict[str, Term]):
+        self.src, self.owner, self.defaults = src, owner, defaults
+        self.__name__ = src.name  # named in a recursion's cycle (catad.frontend.program)
 
 
 def has_return(node: ast.AST) -> bool:
@@ -335,6 +346,10 @@ class Statements:
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
             if a is c:
                 before[n] = a
+            elif isinstance(a, LocalFunction) or isinstance(c, LocalFunction):
+                before[n] = Unbound(f"{n!r} is a different function after each branch of the if statement at line "
+                                    f"{loc.line} (or a function after one only); catad calls functions known while "
+                                    "compiling: define it once, before the if, and test inside it")
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "
