@@ -1,7 +1,10 @@
 """Arguments given to a transformed function (``grad(f)(1.0, y=2.0)``) bound as a call of f.
 
 Compiled code takes arguments positionally, in f's parameter order; keywords are put in
-their places as Python would, so ``argnums`` count positions in that order (as in JAX).
+their places as Python would, so ``argnums`` count positions in that order (as in JAX). The
+parameters after the last one given take their default values inside the compiled code (read
+there at each call, like globals, and never differentiated); one skipped before a parameter
+given by keyword is given its default value here.
 """
 from __future__ import annotations
 
@@ -32,12 +35,15 @@ def call_args(fn: Callable, args: tuple, kwargs: dict) -> tuple:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:  # Python's own words: missing, unexpected or duplicate arguments
         raise ArgumentError(f"{name}{sig}: {e}", _where(fn), "arguments") from None
-    bound.apply_defaults()
-    if bound.kwargs:  # keyword-only parameters: compiled code has no place for them
-        raise ArgumentError(f"{name} has keyword-only parameters ({', '.join(bound.kwargs)}), which catad "
-                            f"does not take", _where(fn), "keyword-only parameter",
-                            hint="make them ordinary parameters")
-    return bound.args
+    kwonly = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.name in bound.arguments]
+    if kwonly:  # keyword-only parameters: compiled code has no place for them
+        raise ArgumentError(f"{name} has keyword-only parameters ({', '.join(kwonly)}), which catad "
+                            f"cannot be given", _where(fn), "keyword-only parameter",
+                            hint="make them ordinary parameters, or leave them at their default values")
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    last = max((k for k, p in enumerate(positional) if p.name in bound.arguments), default=-1)
+    out = tuple(bound.arguments.get(p.name, p.default) for p in positional[:last + 1])
+    return out + tuple(bound.arguments.get(next((p.name for p in params if p.kind == p.VAR_POSITIONAL), ""), ()))
 
 
 def _where(fn: Callable) -> Loc | None:

@@ -64,7 +64,8 @@ def signature(fn: Callable, args: tuple, trees: tuple = ()) -> tuple:
 
 def _param_names(fn: Callable) -> list[str]:
     code = getattr(fn, "__code__", None)
-    return list(code.co_varnames[:code.co_argcount]) if code else []
+    names = list(code.co_varnames[:code.co_argcount]) if code else []
+    return names[1:] if getattr(fn, "__self__", None) is not None else names  # a bound method: after self
 
 
 def _stage(make):

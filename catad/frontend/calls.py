@@ -48,7 +48,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         if kwargs:
             lw.fail(node.keywords[0], "keyword argument", f"{display(obj)}() takes no keyword arguments here")
         return _primitive(lw, pname, obj, node, args)
-    fn = _user_function(obj)
+    fn = user_function(obj)
     if fn is not None:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
@@ -99,7 +99,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
                             + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
 
 
-def _user_function(obj: Any) -> Any:
+def user_function(obj: Any) -> Any:
     """The Python function behind obj (through decorators) when it is the user's, not a library's."""
     try:
         fn = inspect.unwrap(obj)
@@ -356,8 +356,16 @@ def h_outer(lw, obj, node, args, kwargs):
 
 
 def h_to_int(lw, obj, node, args, kwargs):
-    lw.fail(node, display(obj), f"{display(obj)}() converts to an Int, which is not supported",
-            hint="use // for integer division, or keep the value a Float")
+    """int(n) of an Int or Bool, or of a constant, is that Int; of a Float computed at run time
+    it is refused (its value would select code, and catad has no such conversion)."""
+    if obj is builtins.int and len(args) == 1 and not kwargs:
+        t = lw.arg(args[0])
+        if t.type in (Int, Bool):
+            return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), lw.loc(node), "{a} {b}")
+        if isinstance(t, Const) and t.type == Float and math.isfinite(t.value):
+            return Const(int(t.value), Int, lw.loc(node))
+    lw.fail(node, display(obj), f"{display(obj)}() converts to an Int, which is not supported for a Float "
+            "computed at run time", hint="use // for integer division, or keep the value a Float")
 
 
 def h_iteration_only(lw, obj, node, args, kwargs):

@@ -112,7 +112,7 @@ class Comprehensions:
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)
         if fn is range or (fn is not None and method is not None):
             return None
-        seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
+        seqs, start = self.iterated(it, fn)  # loops.py
         if not seqs or not all(isinstance(a.type, TupleT) for a in seqs):
             return None
         tree = self.tree(seqs[0]) if fn is None else None
@@ -124,7 +124,7 @@ class Comprehensions:
             return list(zip(keys, values)) if method == "items" else keys
         if method is not None:
             self.fail(it, "method", f".{method}() is a dict's method; this is a {seqs[0].type}")
-        return self.tuple_items(fn, seqs, self.loc(it))  # loops.py
+        return self.tuple_items(fn, seqs, self.loc(it), start)  # loops.py
 
     def _unrolled(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None,
                   items: list) -> Term:
@@ -190,11 +190,11 @@ class Comprehensions:
         it, loc = g.iter, self.loc(g.iter)
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
-        if fn is not None and it.keywords:
-            self.fail(it, "keyword argument", f"{fn.__name__}() takes no keyword arguments here")
         if fn is range:
+            if it.keywords:
+                self.fail(it, "keyword argument", "range() takes no keyword arguments")
             return self.range_iteration(it, g.target)
-        seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
+        seqs, start = self.iterated(it, fn)  # loops.py
         what = fn.__name__ if fn is not None else "for"
         if not seqs or (fn is enumerate and len(seqs) != 1) or not all(is_array(s) for s in seqs):
             self.fail(it, "comprehension", f"{what} in a comprehension needs arrays, got "
@@ -215,7 +215,7 @@ class Comprehensions:
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         else:
-            elem = Tuple((k, elems[0]), loc) if fn is enumerate else elems[0]
+            elem = Tuple((self.counted(k, start, loc), elems[0]), loc) if fn is enumerate else elems[0]
         return outer, size, k, elem
 
     def range_iteration(self, it: ast.Call, target: ast.expr):

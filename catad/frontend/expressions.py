@@ -11,7 +11,7 @@ Recursion follows the nesting of expressions. ``Expressions`` is a part of
 from __future__ import annotations
 
 import ast
-from typing import Any
+import types
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from . import calls
 from .common import is_array
-from .freenames import NOT_STATIC
+from .freenames import NOT_STATIC, Static
+from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
 from ..trees import Tree
@@ -35,8 +36,8 @@ _SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the oper
 
 _STRINGS = ("string", "strings are not supported; catad functions compute with numbers, arrays and tuples")
 _UNSUPPORTED_EXPRS = {
-    ast.Lambda: ("lambda", "lambdas inside a compiled function are not supported; define a module-level "
-                           "def and call it"),
+    ast.Lambda: ("lambda", "a lambda can be assigned to a name (f = lambda x: ...) and called, but not used as a "
+                           "value otherwise (higher-order functions are not supported)"),
     ast.NamedExpr: ("walrus", "assignment expressions (:=) are not supported; assign in a separate statement"),
     ast.Starred: ("starred", "starred expressions (*x) are not supported; write the elements out"),
     ast.Dict: ("dict", "dicts are not supported; use tuples or arrays"),
@@ -210,26 +211,24 @@ class Expressions:
             if kw.arg is None:
                 self.fail(kw, "**kwargs", "**kwargs in a call is not supported")
         func = node.func
+        if isinstance(func, ast.Lambda):  # (lambda x: ...)(y)
+            return self.call_local(self.local_function(func, None), node, list(node.args))
         if isinstance(func, ast.Attribute):
             receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
                 return calls.method(self, self.expr(func.value), func.attr, node)
-        obj = self.static(func)
+        obj, path = self.static_path(func)
+        self.guard(obj, path)
         if obj is NOT_STATIC:
+            if isinstance(func, ast.Name):
+                self.lookup(func.id, func)  # says why a name that is not a value is not defined here
             self.fail(node, "call", "only functions named directly can be called, e.g. f(x), np.exp(x)")
+        if isinstance(obj, LocalFunction):  # a def or lambda written in this function
+            return self.call_local(obj, node, list(node.args))
+        if isinstance(obj, types.MethodType) and calls.user_function(obj.__func__) is not None:
+            return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
+                                  Static(obj.__self__, path.attr("__self__")))
         return calls.call(self, obj, node, list(node.args))
-
-    def call_user(self, fn: Any, node: ast.Call, args: list) -> Term:
-        if node.keywords:
-            self.fail(node.keywords[0], "keyword argument", f"keyword arguments are not supported in calls of "
-                                                            f"{fn.__name__}; pass arguments by position")
-        ts = [self.arg(a) for a in args]
-        loc = self.loc(node)
-        units = tuple(self.b.units(t) for t in ts)
-        trees = tuple(self.tree(t) for t in ts)
-        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees)
-        ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
-        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
 
     def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:
         """Operands of an arithmetic operator when one is a list (catad.trees): beside an array,

@@ -29,6 +29,16 @@ _MISSING = object()
 _VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple, list, dict)  # what constant() compiles
 
 
+class Static:
+    """What a name is bound to when it is not a value catad computes with: a bound method's
+    self, or a default value that is a function or None; `path` says where each call finds it
+    again (reads.py). Its attributes are read like a global's (self.W), and it can be called
+    (a default np.tanh) or compared with `is None`."""
+
+    def __init__(self, obj: Any, path: Path):
+        self.obj, self.path = obj, path
+
+
 def _tuple_tree(lw, t: Tuple) -> Tree | None:
     """A tuple's tree: None unless a list or dict is inside."""
     items = tuple(lw.tree(x) for x in t.items)
@@ -49,8 +59,15 @@ class FreeNames:
         if isinstance(v, DictKey):
             self.fail(node, "dict key", f"{name!r} is a key of a dict (a string while compiling); catad uses "
                       f"such a key only to read its dict, e.g. d[{name}]")
+        if isinstance(v, Static):
+            return self.constant(v.obj, v.path, node, name)
+        if v is not _MISSING:  # a function defined in this one (functions.py)
+            self.fail(node, "function value", f"{name!r} is a function; functions can be called but not used as "
+                      "values (higher-order functions are not supported)", hint=f"call it: {name}(...)")
         if name in self.src.local_names:
             self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
+        if self.parent is not None:  # a nested def or lambda: what the enclosing function sees now
+            return self.parent.lookup(name, node)
         return self.constant(*self.resolve(name, node), node, name)
 
     def resolve(self, name: str, node: ast.AST) -> tuple[Any, Path]:
@@ -74,20 +91,38 @@ class FreeNames:
         global array, a user function), or NOT_STATIC for anything involving local values.
         What is not a value is compiled in, so each call checks it is still the same object."""
         obj, path = self.static_path(node)
-        if isinstance(obj, types.MethodType):  # a new object at each look-up (scipy.stats.norm.logpdf)
-            self.program.reads.equal(path, obj)  # == : the same function of the same receiver
-        elif obj is not NOT_STATIC and not isinstance(obj, _VALUES):
-            self.program.reads.same(path, obj)
+        self.guard(obj, path)
         return obj
 
+    def guard(self, obj: Any, path: Path | None) -> None:
+        """Each call checks that the object at path is still obj (a module, a function: what is
+        compiled in). A bound method is made anew at each attribute access: its function and its
+        self are compared."""
+        if obj is NOT_STATIC or path is None or isinstance(obj, _VALUES):
+            return
+        if isinstance(obj, types.MethodType):
+            self.program.reads.same(path.attr("__func__"), obj.__func__)
+            self.program.reads.same(path.attr("__self__"), obj.__self__)
+        else:
+            self.program.reads.same(path, obj)
+
     def static_path(self, node: ast.expr) -> tuple[Any, Path | None]:
+        """(the object, where it was found) for a static node; the path is None for a function
+        defined inside the compiled one, which has no place in Python's namespaces."""
         if isinstance(node, ast.Name):
-            if node.id in self.env or node.id in self.src.local_names:
+            v = self.env.get(node.id, _MISSING)
+            if isinstance(v, Static):
+                return v.obj, v.path
+            if v is not _MISSING and not isinstance(v, (Term, Unbound, DictKey)):
+                return v, None  # a nested def or lambda
+            if v is not _MISSING or node.id in self.src.local_names:
                 return NOT_STATIC, None
+            if self.parent is not None:
+                return self.parent.static_path(node)
             return self.resolve(node.id, node)
         if isinstance(node, ast.Attribute):
             base, path = self.static_path(node.value)
-            if base is NOT_STATIC:
+            if base is NOT_STATIC or path is None:
                 return NOT_STATIC, None
             try:
                 return getattr(base, node.attr), path.attr(node.attr)

@@ -380,6 +380,15 @@ class _Source:
         self.steps = steps  # a while loop's: the Int variable its trip count is bound to, before vec
 
 
+def nested_reads(node: ast.AST) -> set[str]:
+    """Names read inside the defs and lambdas nested in node: a call of one may read them."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if n is not node and isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            out |= {m.id for m in ast.walk(n) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Load)}
+    return out
+
+
 class Loops:
     """for statements to folds. Uses the lowerer's env, b (the Builder), names, src, run and
     assemble, bind, bind_temp and assign (statements.py), expr (expressions.py), static
@@ -398,21 +407,17 @@ class Loops:
             return
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
-        if fn is not None and it.keywords:
-            self.fail(it, "keyword argument", f"{fn.__name__}() takes no keyword arguments here")
         if fn is range:
             src = self.range_source(it, s.target)
         else:
-            seqs = [self.expr(a) for a in it.args] if fn is not None else [self.expr(it)]
-            if fn is enumerate and len(seqs) != 1:
-                self.fail(it, "enumerate", "enumerate takes one tuple or array")
+            seqs, start = self.iterated(it, fn)
             tuples = [isinstance(a.type, TupleT) for a in seqs]
             if seqs and all(tuples):
-                return self.unrolled(s, self.tuple_items(fn, seqs, self.loc(it)), pieces)
+                return self.unrolled(s, self.tuple_items(fn, seqs, self.loc(it), start), pieces)
             if any(tuples):
                 self.fail(it, fn.__name__, f"{fn.__name__} of a tuple and an array is not supported in a for loop",
                           hint="make both tuples, or both arrays")
-            src = self.iteration_source(it, fn, seqs)
+            src = self.iteration_source(it, fn, seqs, start)
         for v, t in src.outer:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
@@ -472,11 +477,44 @@ class Loops:
 
     # ------------------------------------------------------------ what the loop runs over
 
-    def tuple_items(self, fn, seqs: list[Term], loc: Loc) -> list[Term]:
+    def iterated(self, it: ast.expr, fn) -> tuple[list[Term], Term | None]:
+        """What a loop or comprehension runs over: the sequences of zip(...) or enumerate(...)
+        (or the iterable itself, for fn None), and enumerate's start (None: 0), an atom."""
+        if fn is None:
+            return [self.expr(it)], None
+        args = list(it.args)
+        for kw in it.keywords:
+            if fn is not enumerate or kw.arg != "start":
+                self.fail(kw, "keyword argument", f"{fn.__name__}() takes no keyword argument {kw.arg!r} here")
+            if len(args) != 1:
+                self.fail(kw, "enumerate", "enumerate() got multiple values for argument 'start'", CatadTypeError)
+            args.append(kw.value)
+        if fn is not enumerate:
+            return [self.expr(a) for a in args], None
+        if len(args) not in (1, 2):
+            self.fail(it, "enumerate", "enumerate takes one tuple or array, and a start", CatadTypeError)
+        seqs = [self.expr(args[0])]
+        start = self.expr(args[1]) if len(args) == 2 else None
+        if start is not None and start.type != Int:
+            self.fail(args[1], "enumerate", f"enumerate's start must be an Int, got a {start.type}", CatadTypeError)
+        if start is not None and not is_atom(start):
+            self.fail(args[1], "enumerate", "enumerate's start must be a constant or a variable here",
+                      hint="assign it to a variable before the loop")
+        return seqs, start
+
+    def counted(self, k: Term, start: Term | None, loc: Loc) -> Term:
+        """enumerate's count k from start."""
+        if start is None or isinstance(start, Const) and start.value == 0:
+            return k
+        if isinstance(k, Const) and isinstance(start, Const):
+            return Const(k.value + start.value, Int, loc)
+        return prim("add", start, k, loc=loc)
+
+    def tuple_items(self, fn, seqs: list[Term], loc: Loc, start: Term | None = None) -> list[Term]:
         """The items of a loop over a tuple, zip or enumerate of tuples."""
         cols = [self._items(a) for a in seqs]
         if fn is enumerate:
-            return [Tuple((Const(k, Int, loc), x), loc) for k, x in enumerate(cols[0])]
+            return [Tuple((self.counted(Const(k, Int, loc), start, loc), x), loc) for k, x in enumerate(cols[0])]
         if fn is zip:
             return [Tuple(tuple(xs), loc) for xs in zip(*cols)]
         return cols[0]
@@ -528,7 +566,7 @@ class Loops:
             self.fail(target, "for loop", "a dict's key can only be bound to a name")
         return target.id
 
-    def iteration_source(self, it: ast.expr, fn, seqs: list[Term]) -> _Source:
+    def iteration_source(self, it: ast.expr, fn, seqs: list[Term], start: Term | None = None) -> _Source:
         loc = self.loc(it)
         what = fn.__name__ if fn is not None else "for"
         if not seqs or not all(is_array(a) for a in seqs):
@@ -561,8 +599,8 @@ class Loops:
             return self._mark(x, lists[0])
         n = self.b.size(atoms[0], 0, loc)
         if fn is enumerate:
-            return _Source(outer, atoms[0], lambda x, c: Tuple((c, row(x, c)), loc), counts=True, length=n,
-                           rows_of=atoms[0])
+            return _Source(outer, atoms[0], lambda x, c: Tuple((self.counted(c, start, loc), row(x, c)), loc),
+                           counts=True, length=n, rows_of=atoms[0])
         return _Source(outer, atoms[0], row, length=n, rows_of=atoms[0])
 
     def _mark(self, t: Term, is_list: bool) -> Term:
@@ -675,6 +713,7 @@ class Loops:
                 self.fail(s.target, "for loop", f"the loop variable {n!r} is assigned in the loop body, which is "
                           "not supported", hint="assign to another name")
         live = read_after(self.src.node, getattr(s, _ORIGINAL, s)) | getattr(s, _LIVE, set())
+        live |= nested_reads(self.src.node)  # a def or lambda called in or after the loop reads them then
         exposed_reads = exposed(s.body, set(targets))
         n_const = lin_const(self.b.shapes.lin(src.length)) if src.length is not None else None
         runs = n_const is not None and n_const > 0

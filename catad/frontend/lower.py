@@ -11,7 +11,10 @@ made so far) and is composed of one part per concern:
 - freenames.py (``FreeNames``): what a name denotes, a local or a global, closure or builtin
   value read at each call (with reads.py);
 - comprehensions.py (``Comprehensions``): comprehensions and what they iterate over;
-- subscripts.py (``Subscripts``): subscripts, slices and list displays.
+- subscripts.py (``Subscripts``): subscripts, slices and list displays;
+- functions.py (``Functions``): calls of the user's functions (module-level ones, and defs and
+  lambdas written in the function, which are lowered where they are called), how arguments bind
+  to parameters, default values.
 
 The terms themselves are made by the Builder (build.py), calls of library functions by
 calls.py.
@@ -28,6 +31,7 @@ from .common import is_array
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
+from .functions import Functions
 from .loops import Loops
 from .updates import Updates
 from .reads import Path
@@ -50,20 +54,40 @@ class _Branch:
         self.b.branch_depth -= 1
 
 
-class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates):
+class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Functions):
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
-    compiles the user functions it calls (catad.frontend.program.ProgramCompiler)."""
+    compiles the user functions it calls (catad.frontend.program.ProgramCompiler).
+
+    `given` names the parameter each argument fills (*args once per item; by default the first
+    positional ones), `statics` binds parameters to what is not a value (a bound method's self);
+    the other parameters take their default values. With a `parent`, the lowerer of a def or
+    lambda written in the parent's function, lowered into the parent's Def where it is called
+    (functions.py): it shares the parent's names, Builder and hidden parameters, and reads the
+    names it does not bind from the parent."""
+
+    parent: "FunctionLowerer | None" = None
 
     def __init__(self, program: Any, src: Source, arg_types: tuple, units: tuple | None = None,
-                 trees: tuple | None = None):
+                 trees: tuple | None = None, given: tuple | None = None, statics: tuple = (),
+                 parent: "FunctionLowerer | None" = None):
         self.program = program  # compiles the user functions this one calls
         self.src = src
-        self.fn = src.fn
+        self.fn = src.fn if parent is None else parent.fn
         self.arg_types = arg_types
         self.units = units if units is not None else (None,) * len(arg_types)  # see catad.pipeline.signature
+        self.given = given if given is not None else src.positional[:len(arg_types)]
+        self.statics = statics
+        self.parent = parent
+        self.env: dict[str, Any] = {}
+        self.param_trees = trees or (None,) * len(arg_types)
+        self.result_tree: Tree | None = None
+        self._returned = False  # a return statement was lowered (its tree is result_tree)
+        if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
+            self.names, self.b, self.lists = parent.names, parent.b, parent.lists
+            self.hidden, self.trees = parent.hidden, parent.trees
+            return
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
-        self.env: dict[str, Any] = {}
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
         self.lists: dict[int, Term] = {}
@@ -71,10 +95,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
         # lower to tuples, and their Tree (catad.trees) says which item a key or index reads
-        self.param_trees = trees or (None,) * len(arg_types)
         self.trees: dict[int, tuple[Term, Tree]] = {}
-        self.result_tree: Tree | None = None
-        self._returned = False  # a return statement was lowered (its tree is result_tree)
 
     # ------------------------------------------------------------ helpers
 
@@ -92,12 +113,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def lower(self, name: str) -> Def:
         loc = self.loc(self.src.node)
-        params = []
-        for p, ty, units, tree in zip(self.src.params, self.arg_types, self.units, self.param_trees):
-            v = Var(self.names.user(p), ty, loc)
-            self.b.shapes.param(v, units)
-            self.env[p] = self.with_tree(v, tree)
-            params.append(v)
+        params = self.bind_params(loc)  # functions.py
         if not any(has_return(s) for s in self.src.body):
             self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
                                                "function must return its result")

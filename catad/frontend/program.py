@@ -10,6 +10,7 @@ from ..lang.terms import Def, Program
 from ..lang.types import Type, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
+from .freenames import Static
 from .reads import Path, ReadLog, Reads
 from .source import Source, parse_function
 
@@ -24,6 +25,14 @@ class ProgramCompiler:
         self.sources: dict[Any, Source] = {}
         self.reads = ReadLog()                          # what the functions read from Python
         self.hidden: dict[str, list[tuple[Path, Type, Any]]] = {}  # def name -> its hidden parameters
+        self.defaults: dict[tuple, Path] = {}           # (function, parameter) -> where its default is
+
+    def default_path(self, fn: Any, param: str) -> Path:
+        """Where fn keeps param's default value (one Path per compile, so one hidden parameter)."""
+        key = (fn, param)
+        if key not in self.defaults:
+            self.defaults[key] = Path.of_default(fn, param)
+        return self.defaults[key]
 
     def source(self, fn: Any) -> Source:
         if fn not in self.sources:
@@ -31,14 +40,19 @@ class ProgramCompiler:
         return self.sources[fn]
 
     def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None,
-                 units: tuple | None = None, trees: tuple | None = None) -> tuple[str, Type]:
+                 units: tuple | None = None, trees: tuple | None = None, given: tuple | None = None,
+                 statics: tuple = ()) -> tuple[str, Type]:
         """The Def of fn specialised to arg_types, to which axes of its array arguments have
         length 1 (units, see catad.pipeline.signature; None: not known) and to the structures
         of its list and dict arguments (trees, catad.trees), compiled on first use: its name and
-        result type (its result's tree: result_trees[name])."""
+        result type (its result's tree: result_trees[name]). `given` names the parameter each
+        argument fills (by default the first positional ones; the others take their default
+        values), `statics` binds parameters to objects that are not values (a method's self)."""
         units = units if units is not None else (None,) * len(arg_types)
         trees = trees if trees and any(t is not None for t in trees) else None
-        key = (fn, arg_types, units, trees)
+        src = self.source(fn)
+        given = given if given is not None else src.positional[:len(arg_types)]
+        key = (fn, arg_types, units, trees, given, tuple((p, id(st.obj), st.path.key) for p, st in statics))
         if key in self.done:
             return self.done[key]
         if fn in self.active:
@@ -47,14 +61,10 @@ class ProgramCompiler:
                                     call_loc, "recursion",
                                     hint="express the computation with sum(...), comprehensions or a fixed "
                                          "number of steps")
-        src = self.source(fn)
-        if len(arg_types) != len(src.params):
-            raise CatadTypeError(f"{src.name} takes {len(src.params)} argument(s) ({', '.join(src.params)}), "
-                                 f"got {len(arg_types)}", call_loc, "call")
         name = self._def_name(src.name)
         self.active.append(fn)
         try:
-            lowerer = FunctionLowerer(self, src, arg_types, units, trees)
+            lowerer = FunctionLowerer(self, src, arg_types, units, trees, given, statics)
             d = lowerer.lower(name)
             self.result_trees[name] = lowerer.result_tree
         finally:
@@ -84,6 +94,9 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
     parameters after the user's are the hidden ones, whose values ``reads.current()`` gives.
     Lists and dicts among the arguments come as tuples, with their structures in `trees`
     (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned."""
+    bound_self = None
+    if isinstance(fn, types.MethodType) and isinstance(inspect.unwrap(fn.__func__), types.FunctionType):
+        bound_self, fn = fn.__self__, fn.__func__  # a bound method: its self is read like a global
     try:
         fn = inspect.unwrap(fn)  # a decorated function compiles as the function it wraps
     except ValueError:
@@ -97,22 +110,43 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
     pc = ProgramCompiler()
     try:
         src = pc.source(fn)
-        params, where = src.params, src.loc(src.node)
-        if len(example_args) < len(params):
-            raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
-                                f"it was called with {len(example_args)}: nothing for parameter "
-                                f"{params[len(example_args)]!r}", where, "arguments")
-        if len(example_args) > len(params):
-            raise ArgumentError(f"{src.name} takes {len(params)} argument(s) ({', '.join(params)}) but "
-                                f"it was called with {len(example_args)}", where, "arguments")
-        arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, params))
-        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args), trees=trees)
+        statics = ()
+        if bound_self is not None:
+            if not src.positional:
+                raise ArgumentError(f"the method {src.name} has no parameter for self", src.loc(src.node), "method")
+            me = src.positional[0]
+            statics = ((me, Static(bound_self, Path.of_object(bound_self, me))),)
+        given = _entry_given(src, len(example_args), len(statics))
+        arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
+        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args), trees=trees,
+                               given=given, statics=statics)
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
                                 hint="split it into several assignments") from None
     out = Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))
     return out + (pc.result_trees[entry],) if with_tree else out
+
+
+def _entry_given(src: Source, n: int, bound: int) -> tuple[str, ...]:
+    """The parameters n positional arguments fill (after `bound` ones filled already: a method's
+    self); the others must have default values."""
+    positional = src.positional[bound:]
+    shown = ", ".join(positional + ((f"*{src.vararg}",) if src.vararg else ()))
+    where = src.loc(src.node)
+    if n > len(positional) and not src.vararg:
+        raise ArgumentError(f"{src.name} takes {len(positional)} argument(s) ({shown}) but it was called with {n}",
+                            where, "arguments")
+    keyword_only = [p for p in src.kwonly if p not in src.defaulted]
+    if keyword_only:
+        raise ArgumentError(f"{src.name}'s keyword-only parameter {keyword_only[0]!r} has no default value, and "
+                            "catad cannot give keyword-only arguments", where, "keyword-only parameter",
+                            hint="give it a default value, or make it an ordinary parameter")
+    missing = [p for p in positional[n:] if p not in src.defaulted]
+    if missing:
+        raise ArgumentError(f"{src.name} takes {len(positional)} argument(s) ({shown}) but it was called with {n}: "
+                            f"nothing for parameter {missing[0]!r}", where, "arguments")
+    return positional[:n] + (src.vararg,) * max(0, n - len(positional))
 
 
 def _describe(fn: Any) -> str:

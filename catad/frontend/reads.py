@@ -48,6 +48,15 @@ class Path:
         return cls(fn.__globals__, name)
 
     @classmethod
+    def of_default(cls, fn: Any, name: str) -> "Path":
+        return cls(DefaultSlot(fn, name), name)
+
+    @classmethod
+    def of_object(cls, obj: Any, name: str) -> "Path":
+        """obj itself (a bound method's self), under the name of the parameter it fills."""
+        return cls(types.CellType(obj), name)
+
+    @classmethod
     def of_builtin(cls, fn: Any, name: str) -> "Path":
         return cls(builtins.__dict__, name, shadow=fn.__globals__)
 
@@ -80,6 +89,29 @@ class Path:
 
     def __str__(self) -> str:
         return self.name + "".join(f".{k}" if is_attr else f"[{k}]" for is_attr, k in self.steps)
+
+
+class DefaultSlot:
+    """Where a function keeps the default value of one of its parameters (``__defaults__`` or
+    ``__kwdefaults__``, which Python fills once, when the def runs, and which can be replaced),
+    read as a closure cell is read (``cell_contents``)."""
+
+    __slots__ = ("fn", "param")
+
+    def __init__(self, fn: Any, param: str):
+        self.fn, self.param = fn, param
+
+    @property
+    def cell_contents(self) -> Any:
+        code = self.fn.__code__
+        positional = code.co_varnames[:code.co_argcount]
+        if self.param not in positional:
+            return self.fn.__kwdefaults__[self.param]
+        defaults = self.fn.__defaults__ or ()
+        k = positional.index(self.param) - (len(positional) - len(defaults))
+        if k < 0:
+            raise ValueError(f"{self.param} has no default value")
+        return defaults[k]
 
 
 class ReadLog:

@@ -18,15 +18,33 @@ class Source:
     line_offset: int            # added to ast line numbers to get the file's
     col_offset: int             # indentation removed by dedent
     node: ast.AST               # the FunctionDef or Lambda
-    params: tuple[str, ...]
+    params: tuple[str, ...]     # every parameter: positional ones, then *args, then keyword-only
     body: list[ast.stmt]
     identifiers: frozenset[str]  # every name written in the source: generated names avoid them
     local_names: frozenset[str]  # names the function assigns (Python makes them local)
+    positional: tuple[str, ...] = ()  # positional parameters (positional-only ones first)
+    n_posonly: int = 0
+    vararg: str | None = None   # the name of *args
+    kwonly: tuple[str, ...] = ()
+    defaulted: frozenset[str] = frozenset()  # the parameters that have default values
+
+    def signature(self) -> inspect.Signature:
+        """The parameters as Python binds a call to them (defaults are placeholders)."""
+        P = inspect.Parameter
+        ps = [P(n, P.POSITIONAL_ONLY if k < self.n_posonly else P.POSITIONAL_OR_KEYWORD,
+                default=_DEFAULT if n in self.defaulted else P.empty) for k, n in enumerate(self.positional)]
+        if self.vararg:
+            ps.append(P(self.vararg, P.VAR_POSITIONAL))
+        ps += [P(n, P.KEYWORD_ONLY, default=_DEFAULT if n in self.defaulted else P.empty) for n in self.kwonly]
+        return inspect.Signature(ps)
 
     def loc(self, node: ast.AST | None) -> Loc:
         if getattr(node, "lineno", None) is None:
             node = self.node
         return Loc(self.file, node.lineno + self.line_offset, node.col_offset + self.col_offset + 1)
+
+
+_DEFAULT = object()
 
 
 def relocate(e: CatadError, loc: Loc) -> None:
@@ -82,6 +100,8 @@ def _find_in_file(fn: Any, where: Loc, kinds: tuple) -> ast.AST:
         decorators = getattr(n, "decorator_list", None)
         return decorators[0].lineno if decorators else n.lineno
     found = [n for n in ast.walk(tree) if isinstance(n, kinds) and first_line(n) == where.line]
+    if len(found) > 1 and kinds == (ast.Lambda,):
+        found = _lambda_at(fn, found)
     if len(found) == 1:
         return found[0]
     if kinds == (ast.Lambda,) and found:
@@ -92,27 +112,76 @@ def _find_in_file(fn: Any, where: Loc, kinds: tuple) -> ast.AST:
                             "source", hint="define the function with def in a .py file")
 
 
+def _lambda_at(fn: Any, lambdas: list[ast.Lambda]) -> list[ast.Lambda]:
+    """Of several lambdas on one line, the one whose code fn runs: the innermost whose span
+    holds the positions of all of fn's instructions (co_positions, Python 3.11+)."""
+    positions = getattr(fn.__code__, "co_positions", None)
+    if positions is None:
+        return lambdas
+    spans = [(l, c, el, ec) for l, el, c, ec in positions() if None not in (l, el, c, ec)
+             and (l, c) != (el, ec)]
+    if not spans:
+        return lambdas
+
+    def holds(n):
+        lo, hi = (n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)
+        return all(lo <= (l, c) and (el, ec) <= hi for l, c, el, ec in spans)
+    inside = [n for n in lambdas if holds(n)]
+    size = lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)
+    return [min(inside, key=size)] if inside else lambdas
+
+
 def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
     src = Source(fn, name, file, line_offset, col_offset, node, (), body, frozenset(), frozenset())
     a = node.args
-    if a.vararg or a.kwarg:
-        raise UnsupportedSyntax(f"{name} takes *args or **kwargs, which are not supported", src.loc(node),
-                                "*args", hint="declare each parameter by name")
-    if a.kwonlyargs:
-        raise UnsupportedSyntax(f"{name} has keyword-only parameters, which are not supported",
-                                src.loc(node), "keyword-only parameter", hint="use positional parameters")
-    if a.defaults or any(d is not None for d in a.kw_defaults):
-        raise UnsupportedSyntax(f"{name} has parameters with default values, which are not supported",
-                                src.loc(node), "default value", hint="pass every argument explicitly")
-    src.params = tuple(p.arg for p in a.posonlyargs + a.args)
-    names, local = set(src.params), set(src.params)
+    if a.kwarg:
+        raise UnsupportedSyntax(f"{name} takes **{a.kwarg.arg} (**kwargs), which is not supported", src.loc(node),
+                                "**kwargs", hint="declare each parameter by name")
+    src.positional = tuple(p.arg for p in a.posonlyargs + a.args)
+    src.n_posonly = len(a.posonlyargs)
+    src.vararg = a.vararg.arg if a.vararg else None
+    src.kwonly = tuple(p.arg for p in a.kwonlyargs)
+    src.params = src.positional + ((src.vararg,) if src.vararg else ()) + src.kwonly
+    src.defaulted = frozenset(src.positional[len(src.positional) - len(a.defaults):] if a.defaults else ()) | \
+        frozenset(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    names = set(src.params)
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             names.add(n.id)
         elif isinstance(n, ast.arg):
             names.add(n.arg)
+    src.identifiers, src.local_names = frozenset(names), frozenset(set(src.params) | assigned_names(body))
+    return src
+
+
+def from_node(parent: Source, node: ast.FunctionDef | ast.Lambda) -> Source:
+    """A def or lambda written inside the function `parent` (it has no function object while
+    compiling: catad compiles it where it is called)."""
+    body = node.body if isinstance(node, ast.FunctionDef) else [ast.copy_location(ast.Return(value=node.body),
+                                                                                  node.body)]
+    name = node.name if isinstance(node, ast.FunctionDef) else "lambda"
+    return _make(None, name, node, body, parent.file, parent.line_offset, parent.col_offset)
+
+
+def assigned_names(body: list[ast.stmt]) -> set[str]:
+    """The names a function body binds, which Python makes its locals: assignment and loop
+    targets, and nested defs; not what the nested defs and lambdas themselves bind."""
+    local: set[str] = set()
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(n.name)  # its body is its own scope; its defaults and decorators are ours
+            todo += n.decorator_list + (n.args.defaults + [d for d in n.args.kw_defaults if d is not None]
+                                        if not isinstance(n, ast.ClassDef) else n.bases)
+            continue
+        if isinstance(n, ast.Lambda):
+            todo += n.args.defaults + [d for d in n.args.kw_defaults if d is not None]
+            continue
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
             for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
                 local.update(m.id for m in ast.walk(t) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store))
-    src.identifiers, src.local_names = frozenset(names), frozenset(local)
-    return src
+        elif isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
+            local.add(n.target.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return local

@@ -14,13 +14,15 @@ lowered in copies of ``env`` and the variables they change are joined afterwards
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
-from ..lang.types import Tuple as TupleT
+from ..lang.types import Int, Tuple as TupleT, Vec
+from ..primitives import prim
 from .checks import Statement
 from .common import join_types
-from .source import relocate
+from .source import Source, relocate
 from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
@@ -31,10 +33,7 @@ _UNSUPPORTED_STMTS = {
                                "exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
     ast.AsyncWith: ("with statement", "async with is not supported"),
-    ast.FunctionDef: ("nested def", "nested function definitions are not supported; define the helper at "
-                                    "module level and call it"),
-    ast.AsyncFunctionDef: ("nested def", "nested function definitions are not supported; define the helper "
-                                         "at module level and call it"),
+    ast.AsyncFunctionDef: ("nested def", "async def is not supported inside a compiled function; use a plain def"),
     ast.ClassDef: ("class definition", "classes cannot be defined inside a compiled function"),
     ast.Global: ("global statement", "global is not supported; module-level values can be read, not assigned"),
     ast.Nonlocal: ("nonlocal statement", "nonlocal is not supported; enclosing variables can be read, not "
@@ -52,6 +51,9 @@ if hasattr(ast, "TryStar"):
     _UNSUPPORTED_STMTS[ast.TryStar] = _UNSUPPORTED_STMTS[ast.Try]
 
 
+_GROWING = ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse")
+
+
 class Unbound:
     """The env entry of a variable that is not defined on every path to here."""
 
@@ -59,8 +61,26 @@ class Unbound:
         self.message = message
 
 
+class LocalFunction:
+    """A def or lambda written inside the function being compiled: its source, the lowerer of
+    the function it was defined in (whose variables it reads when it is called) and its
+    default values (terms computed when the def ran)."""
+
+    def __init__(self, src: Source, owner: Any, defaults: dict[str, Term]):
+        self.src, self.owner, self.defaults = src, owner, defaults
+        self.__name__ = src.name  # named in a recursion's cycle (catad.frontend.program)
+
+
 def has_return(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+    """Whether the statement node holds a return (not one of a def nested in it)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _always_returns(stmts: list[ast.stmt]) -> bool:
@@ -158,6 +178,8 @@ class Statements:
     def statement(self, s: ast.stmt, pieces: list) -> None:
         loc = self.loc(s)
         if isinstance(s, ast.Assign):
+            if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
+                return
             value = self.expr(s.value)
             if len(s.targets) > 1:
                 value = self.bind_temp(value, pieces, loc)
@@ -186,10 +208,17 @@ class Statements:
                 return  # a docstring or `...`
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
                 self.fail(s, "print", "print is not supported in a compiled function; print outside it")
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _GROWING:
+                self.fail(s, f"list.{v.func.attr}", f".{v.func.attr}() changes a list in place, which a compiled "
+                          "function does not do: its lists have the length they were made with",
+                          hint="build the list with a comprehension, [e for x in xs], or make an array of its "
+                               "final length first, out = np.zeros(n), and assign out[i] = e in the loop")
             self.fail(s, "expression statement", "an expression statement has no effect in a compiled "
                                                  "function; assign its value or return it")
         elif isinstance(s, ast.Pass):
             return
+        elif isinstance(s, ast.FunctionDef):
+            self.env[s.name] = self.local_function(s, pieces)  # functions.py: lowered where it is called
         elif type(s) in _UNSUPPORTED_STMTS:
             construct, message = _UNSUPPORTED_STMTS[type(s)]
             self.fail(s, construct, message)
@@ -241,10 +270,12 @@ class Statements:
             if tree is not None and tree.kind == "dict":  # Python would unpack its keys
                 self.fail(target, "unpacking", "unpacking a dict gives its keys, which catad does not compile",
                           hint="read its values by key: a, b = d['a'], d['b']")
+            if isinstance(ty, Vec):
+                return self.unpack_array(target, value, pieces, loc)
             if not isinstance(ty, TupleT) or len(ty.items) != n:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
-                self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; only tuples of the "
-                          "same length unpack", CatadTypeError, "index an array instead: a, b = v[0], v[1]")
+                self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
+                          "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -260,6 +291,34 @@ class Statements:
         else:
             self.fail(target, "assignment", f"cannot assign to {type(target).__name__}; assign to names "
                                             "or tuples of names")
+
+    def unpack_array(self, target: ast.Tuple | ast.List, value: Term, pieces: list, loc: Loc) -> None:
+        """a, b = v: the elements (rows of a matrix) along the first axis, as Python unpacks an
+        array; its length is checked first (Python's ValueError, as a catad.ShapeError) unless
+        it is known while compiling."""
+        n, is_list = len(target.elts), self.is_list(value)
+        atom = self.bind_temp(value, pieces, loc)
+        size, k = self.b.shape(atom)[0].size, Const(n, Int, loc)
+        checks, outer = [], self.b.statement
+        self.b.statement = None  # the checks stay here: in a loop's target, they run per iteration
+        try:
+            checks = self._unpack_checks(n, size, k, loc)
+        finally:
+            self.b.statement = outer
+        pieces += [("let", v, rhs, at) for v, rhs, at in checks]
+        for j, t in enumerate(target.elts):
+            item = prim("index", Const(j, Int, loc), atom, loc=loc)
+            self.assign(t, self.as_list(item) if is_list and isinstance(item.type, Vec) else item, pieces, loc)
+
+    def _unpack_checks(self, n: int, size: Term, k: Term, loc: Loc) -> list:
+        checks = []
+        if not self.b.shapes.at_most(k, size):
+            checks += self.b.check(prim("le", k, size, loc=loc), (size,), loc, "unpacking",
+                                   f"not enough values to unpack (expected {n}, got {{0}})")
+        if not self.b.shapes.at_most(size, k):
+            checks += self.b.check(prim("le", size, k, loc=loc), (), loc, "unpacking",
+                                   f"too many values to unpack (expected {n})")
+        return checks
 
     def if_statement(self, s: ast.If, pieces: list) -> None:
         """An if without return: lower each arm in a copy of env, then join what they change:
@@ -287,6 +346,10 @@ class Statements:
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
             if a is c:
                 before[n] = a
+            elif isinstance(a, LocalFunction) or isinstance(c, LocalFunction):
+                before[n] = Unbound(f"{n!r} is a different function after each branch of the if statement at line "
+                                    f"{loc.line} (or a function after one only); catad calls functions known while "
+                                    "compiling: define it once, before the if, and test inside it")
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "

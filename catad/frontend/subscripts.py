@@ -188,7 +188,9 @@ class Subscripts:
 
     def _display_leaves(self, node: ast.List | ast.Tuple) -> list:
         if not node.elts:
-            self.fail(node, "empty list", "an empty list has no element type", hint="use np.zeros(0)")
+            self.fail(node, "empty list", "an empty list has no element type, and a compiled function's lists "
+                      "cannot grow", hint="for a list filled by .append in a loop, make an array of its final "
+                      "length first, out = np.zeros(n), and assign out[i] = ... in the loop; or use np.zeros(0)")
         out = []
         for e in node.elts:
             if isinstance(e, ast.Starred):

@@ -1,0 +1,198 @@
+"""Calls of the user's functions and how their arguments are bound to their parameters.
+
+- A module-level function of the user's is compiled by the program (one Def per signature,
+  inlined before differentiating); a call binds its arguments as Python does (by position, by
+  keyword, ``*args``), and the parameters it does not pass take their default values. A
+  default value is the object Python made when the def ran, kept in the function's
+  ``__defaults__``: it is read like a global at each call (catad.frontend.reads), so an int is
+  a constant compared at each call and a float or an array a hidden parameter.
+- A def or lambda written inside the compiled function (a :class:`LocalFunction`) is lowered
+  where it is called, into the caller's term: its parameters are bound to the arguments, its
+  default values are the values computed when the def ran, and the names it does not bind are
+  looked up in the enclosing function when it is called (Python's closures are late-binding:
+  they see a variable's value at the time of the call, not of the def).
+- A bound method's self is a :class:`catad.frontend.freenames.Static`: its attributes are read
+  like globals, at each call.
+
+``Functions`` is a part of :class:`catad.frontend.lower.FunctionLowerer`.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from ..errors import CatadTypeError, Loc
+from ..lang.terms import Call, Term, Tuple, Var
+from .freenames import _VALUES, Static
+from .source import Source, from_node
+from .statements import LocalFunction, has_return
+from ..trees import Tree
+
+
+def describe(src: Source) -> str:
+    """A function's parameters in words: "2 argument(s) (x, y=...)"."""
+    shown = [p + ("=..." if p in src.defaulted else "") for p in src.positional]
+    if src.vararg:
+        shown.append("*" + src.vararg)
+    elif src.kwonly:
+        shown.append("*")
+    shown += [p + ("=..." if p in src.defaulted else "") for p in src.kwonly]
+    return f"{len(src.positional)} argument(s) ({', '.join(shown)})"
+
+
+def _default_node(src: Source, name: str) -> ast.AST:
+    a = src.node.args
+    positional = a.posonlyargs + a.args
+    if name in src.positional:
+        return a.defaults[src.positional.index(name) - (len(positional) - len(a.defaults))]
+    return a.kw_defaults[src.kwonly.index(name)]
+
+
+class Functions:
+    """Uses the lowerer's env, program, src, b, fail, loc, arg, expr, bind, bind_temp, tree,
+    with_tree, constant, guard, hidden_param and returning_block."""
+
+    # ------------------------------------------------------------ the compiled function's parameters
+
+    def bind_params(self, loc: Loc) -> list[Var]:
+        """The Def's parameters: one per argument given (`given` names the parameter each fills,
+        *args once per item), in the order of the signature; the others are bound to what a
+        bound method's self is (`statics`) or to their default values."""
+        params, items = [], []
+        for p, ty, units, tree in zip(self.given, self.arg_types, self.units, self.param_trees):
+            v = Var(self.names.user(p), ty, loc)
+            self.b.shapes.param(v, units)
+            params.append(v)
+            if p == self.src.vararg:
+                items.append(self.with_tree(v, tree))
+            else:
+                self.env[p] = self.with_tree(v, tree)
+        for p, static in self.statics:
+            self.env[p] = static
+        if self.src.vararg:
+            self.env[self.src.vararg] = self.tuple_of(items, loc)
+        for p in self.src.params:
+            if p not in self.env:
+                self.env[p] = self.default_value(p)
+        return params
+
+    def tuple_of(self, items: list[Term], loc: Loc) -> Term:
+        """*args: the tuple of the arguments (with the structure of those that are lists or dicts)."""
+        t = Tuple(tuple(items), loc)
+        trees = tuple(self.tree(x) for x in items)
+        return self.with_tree(t, Tree("tuple", trees)) if any(x is not None for x in trees) else t
+
+    def default_value(self, p: str) -> Any:
+        """The default value of parameter p of the function being compiled, read at each call."""
+        node = _default_node(self.src, p)
+        path = self.program.default_path(self.fn, p)
+        obj = path.get()
+        if isinstance(obj, _VALUES):
+            return self.constant(obj, path, node, f"the default value of {p!r}")
+        self.guard(obj, path)  # a function or None: compared by identity at each call
+        return Static(obj, path)
+
+    # ------------------------------------------------------------ calls
+
+    def call_arguments(self, src: Source, node: ast.Call, args: list, bound: tuple = ()) -> list[tuple[str, Term]]:
+        """(parameter, argument) pairs of a call, in the order of the parameters, bound as Python
+        binds them (*args: one pair per item); `bound` are the values of the first parameters
+        given already (a bound method's self). Arguments are lowered in the order written."""
+        values = list(bound) + [self.arg(a) for a in args]
+        n = len(values)
+        keywords = {kw.arg: n + k for k, kw in enumerate(node.keywords)}
+        values += [self.expr(kw.value) for kw in node.keywords]
+        try:
+            arguments = src.signature().bind(*range(n), **keywords).arguments
+        except TypeError as e:  # what Python would raise: missing, unexpected or repeated arguments
+            self.fail(node, "call", f"{src.name} takes {describe(src)}: {e}", CatadTypeError)
+        out = []
+        for p, k in arguments.items():
+            out += [(p, values[i]) for i in k] if p == src.vararg else [(p, values[k])]
+        return out
+
+    def call_user(self, fn: Any, node: ast.Call, args: list, bound_self: Static | None = None) -> Term:
+        """A call of a module-level function of the user's (or a method: bound_self is its self)."""
+        src, loc = self.program.source(fn), self.loc(node)
+        if bound_self is not None and not src.positional:
+            self.fail(node, "method", f"the method {src.name} has no parameter for self")
+        pairs = self.call_arguments(src, node, args, (None,) if bound_self is not None else ())
+        statics = ((pairs.pop(0)[0], bound_self),) if bound_self is not None else ()
+        given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
+        units = tuple(self.b.units(t) for t in ts)
+        trees = tuple(self.tree(t) for t in ts)
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics)
+        ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
+        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+
+    def call_local(self, f: LocalFunction, node: ast.Call, args: list) -> Term:
+        """A call of a def or lambda written in the compiled function: its body lowered here, its
+        parameters let-bound to the arguments, the names it does not bind read in its enclosing
+        function now."""
+        if any(g is f for g in self.program.active):
+            self.fail(node, "recursion", f"recursive call of {f.src.name}; recursion is not supported",
+                      hint="express the computation with sum(...), comprehensions or a loop")
+        loc = self.loc(node)
+        pairs = self.call_arguments(f.src, node, args)
+        inner = type(self)(self.program, f.src, (), parent=f.owner)
+        pieces: list = []
+        items = [t for p, t in pairs if p == f.src.vararg]
+        given = {p: t for p, t in pairs if p != f.src.vararg}
+        if f.src.vararg:
+            given[f.src.vararg] = self.tuple_of(items, loc)
+        for p in f.src.params:
+            inner.bind(p, given[p] if p in given else f.defaults[p], pieces, loc)
+        if not any(has_return(s) for s in f.src.body):
+            self.fail(f.src.node, "return", f"{f.src.name} has no return statement (it returns None); a function "
+                      "catad compiles must return a value")
+        self.program.active.append(f)
+        try:
+            body, ret_loc = inner.returning_block(f.src.body, f.src.node)
+        finally:
+            self.program.active.pop()
+        return self.with_tree(inner.assemble(pieces, body, ret_loc), inner.result_tree)
+
+    # ------------------------------------------------------------ defs and lambdas in the function
+
+    def local_function(self, node: ast.FunctionDef | ast.Lambda, pieces: list | None) -> LocalFunction:
+        """The function a def statement or a lambda makes; its default values are computed now,
+        as Python computes them when the def runs (bound in pieces)."""
+        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+            self.fail(node.decorator_list[0], "decorator", "a decorated def inside a compiled function is not "
+                      "supported", hint="define the decorated function at module level")
+        src = from_node(self.src, node)
+        a, defaults = node.args, {}
+        nodes = list(zip(src.positional[len(src.positional) - len(a.defaults):], a.defaults)) + \
+            [(p, d) for p, d in zip(src.kwonly, a.kw_defaults) if d is not None]
+        for p, d in nodes:
+            if pieces is None:
+                self.fail(d, "lambda", "a lambda called where it is written cannot have default values",
+                          hint="assign the lambda to a name first")
+            defaults[p] = self.bind_temp(self.expr(d), pieces, self.loc(d))
+        return LocalFunction(src, self, defaults)
+
+    def assign_functions(self, s: ast.Assign, pieces: list) -> bool:
+        """`f = lambda ...` (also `f, g = lambda ..., lambda ...`): binds the names to the
+        functions; False when the value is not a lambda (or a tuple of them)."""
+        def lambdas(v):
+            return isinstance(v, ast.Lambda) or isinstance(v, ast.Tuple) and any(lambdas(e) for e in v.elts)
+        if not lambdas(s.value):
+            return False
+
+        def assign(target, value):
+            if isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
+                self.env[target.id] = self.local_function(value, pieces)
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Tuple) \
+                    and len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                for t, v in zip(target.elts, value.elts):
+                    assign(t, v)
+            elif isinstance(value, ast.Lambda):
+                self.fail(target, "lambda", "a lambda can only be assigned to a name", hint="f = lambda x: ...")
+            else:
+                self.fail(value, "lambda", "a tuple holding a lambda can only be unpacked into names, one per item",
+                          hint="f, g = lambda x: ..., lambda x: ...")
+        for target in s.targets:
+            assign(target, s.value)
+        return True
+
