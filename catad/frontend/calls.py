@@ -163,6 +163,7 @@ def _dtype(lw, kwargs, obj):
 
 
 def h_sum(lw, obj, node, args, kwargs):
+    """sum(v) of a vector or a generator: the sum of a build (a matrix sums its rows, as Python's sum does)."""
     _arity(lw, obj, node, args, 1)
     if isinstance(args[0], _COMPS):
         return lw.comprehension(args[0], "sum")
@@ -197,6 +198,7 @@ def h_max(lw, obj, node, args, kwargs):
 
 
 def h_abs(lw, obj, node, args, kwargs):
+    """abs(x), np.abs, np.fabs: elementwise absolute value (math.fabs of scalars only)."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     if obj is builtins.abs:
@@ -209,6 +211,7 @@ def h_abs(lw, obj, node, args, kwargs):
 
 
 def h_float(lw, obj, node, args, kwargs):
+    """float(x) of a number: an Int made a Float."""
     _arity(lw, obj, node, args, 1)
     t = lw.arg(args[0])
     if t.type not in (Int, Float, Bool):
@@ -218,6 +221,7 @@ def h_float(lw, obj, node, args, kwargs):
 
 
 def h_len(lw, obj, node, args, kwargs):
+    """len(v): an array's first axis, a tuple's or list's length (a constant)."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
@@ -228,6 +232,7 @@ def h_len(lw, obj, node, args, kwargs):
 
 
 def h_pow(lw, obj, node, args, kwargs):
+    """pow(a, b), np.power, math.pow: the primitive pow, elementwise with broadcasting."""
     _arity(lw, obj, node, args, 2)
     a, b = (lw.arg(x) for x in args)
     if obj is math.pow:
@@ -240,6 +245,7 @@ def h_pow(lw, obj, node, args, kwargs):
 
 
 def h_array(lw, obj, node, args, kwargs):
+    """np.array, np.asarray, np.copy of a list display or an array: a vector or matrix build (dtype float or int)."""
     _arity(lw, obj, node, args, 1)
     a, loc = args[0], lw.loc(node)
     if isinstance(a, (ast.List, ast.Tuple)):
@@ -291,6 +297,7 @@ def _filled(lw, obj, node, dims, kwargs):
 
 
 def h_like(lw, obj, node, args, kwargs):
+    """np.zeros_like, np.ones_like, np.empty_like: a build of the constant, shaped like the argument."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     if not is_array(t) or scalar_of(t.type) not in (Int, Float):
@@ -301,6 +308,7 @@ def h_like(lw, obj, node, args, kwargs):
 
 
 def h_dot(lw, obj, node, args, kwargs):
+    """np.dot, np.matmul, @: sums of products over the shared axis (vectors and matrices)."""
     _arity(lw, obj, node, args, 2)
     a, b = (lw.arg(x) for x in args)
     if obj is np.matmul:
@@ -309,6 +317,7 @@ def h_dot(lw, obj, node, args, kwargs):
 
 
 def h_maximum(lw, obj, node, args, kwargs):
+    """np.maximum, np.minimum: elementwise max and min with broadcasting."""
     _arity(lw, obj, node, args, 2)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     name = "max" if obj is np.maximum else "min"
@@ -323,6 +332,7 @@ def h_maximum(lw, obj, node, args, kwargs):
 
 
 def h_where(lw, obj, node, args, kwargs):
+    """np.where(c, a, b): an elementwise if with broadcasting (the branch not chosen adds nothing to the gradient)."""
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
@@ -334,12 +344,14 @@ def _square(lw, loc):
 
 
 def h_square(lw, obj, node, args, kwargs):
+    """np.square(x): x * x elementwise."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
     return lw.b.elementwise(_square(lw, loc), [t], loc) if is_array(t) else _square(lw, loc)(t)
 
 
 def h_outer(lw, obj, node, args, kwargs):
+    """np.outer(u, v) of two vectors: the matrix of products."""
     _arity(lw, obj, node, args, 2)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     if any(rank(t.type) != 1 for t in ts):
@@ -369,11 +381,13 @@ def h_to_int(lw, obj, node, args, kwargs):
 
 
 def h_iteration_only(lw, obj, node, args, kwargs):
+    """range, zip, enumerate: only as what a loop or comprehension runs over."""
     lw.fail(node, obj.__name__, f"{obj.__name__}() is only supported as the iterable of a comprehension",
             hint=f"e.g. [e for x in {obj.__name__}(...)] or sum(e for x in {obj.__name__}(...))")
 
 
 def h_print(lw, obj, node, args, kwargs):
+    """print: refused (a compiled function has no side effects)."""
     lw.fail(node, "print", "print is not supported in a compiled function; print outside it")
 
 
@@ -438,3 +452,45 @@ def display(obj: Any) -> str:
     mod = getattr(obj, "__module__", None)
     base = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
     return f"{mod}.{base}" if mod and mod != "builtins" else base
+
+
+def supported_table() -> list[tuple[str, tuple[str, ...], str]]:
+    """(name, keyword arguments taken, what it is) for every function the front end can call,
+    from the tables it dispatches on (the handlers here, numpy_arrays.TABLE, special_calls'
+    LIBRARY_HANDLERS, the primitive registry's aliases): what docs/supported.rst shows."""
+    handlers = _handlers()
+    by_name = {}
+    for mod, prefix in ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg.")):
+        for n in dir(mod):
+            if not n.startswith("_") and prefix + n in set(_catalogue()[1]):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    by_name[prefix + n] = getattr(mod, n)
+    rows = []
+    for name in supported_names():
+        if name in special_calls.LIBRARY_HANDLERS:
+            h, allowed = special_calls.LIBRARY_HANDLERS[name]
+            rows.append((name, tuple(allowed), _summary(h)))
+            continue
+        obj = by_name.get(name)
+        if obj is not None and id(obj) in handlers:
+            h, allowed = handlers[id(obj)]
+            rows.append((name, tuple(allowed), _summary(h)))
+            continue
+        p = next((p for p in PRIMITIVES.values()
+                  if any(a is obj for a in p.aliases) or name in p.library_aliases), None)
+        what = f"primitive ``{p.name}``" + (f": {p.doc}" if p.doc else "") if p is not None else ""
+        rows.append((name, (), what))
+    return rows
+
+
+def _summary(h) -> str:
+    """The first line of a handler's docstring (what it lowers to), or ''."""
+    doc = (getattr(h, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def array_methods() -> list[str]:
+    """The array methods the front end compiles (see method)."""
+    from . import numpy_arrays
+    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy"})

@@ -30,9 +30,11 @@ class Comprehensions:
     targets) and static (freenames.py)."""
 
     def x_ListComp(self, node: ast.ListComp) -> Term:
+        """[e for ...]: a build (several for clauses nest; filters only inside sum)."""
         return self.as_list(self.comprehension(node, None))
 
     def x_GeneratorExp(self, node: ast.GeneratorExp) -> Term:
+        """(e for ...) as the argument of sum, max or min: the reduction of a build."""
         self.fail(node, "generator expression", "a generator expression is only supported as the argument "
                                                 "of sum, max or min; use [... for ...] to make a vector")
 

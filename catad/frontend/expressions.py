@@ -82,6 +82,7 @@ class Expressions:
         return t
 
     def x_Constant(self, node: ast.Constant) -> Term:
+        """int, float and bool constants (a string only as a dict's key; None is refused)."""
         v, loc = node.value, self.loc(node)
         if isinstance(v, bool):
             return Const(v, Bool, loc)
@@ -95,9 +96,11 @@ class Expressions:
                                     "True and False")
 
     def x_Name(self, node: ast.Name) -> Term:
+        """a local variable, or a global, closure or builtin value read at each call."""
         return self.lookup(node.id, node)
 
     def x_Attribute(self, node: ast.Attribute) -> Term:
+        """x.shape, x.T, x.ndim, x.size of arrays; module attributes (np.pi, math.e) and globals' attributes read at each call."""
         obj, path = self.static_path(node)
         if obj is not NOT_STATIC:
             return self.constant(obj, path, node, ast.unparse(node))
@@ -117,11 +120,13 @@ class Expressions:
                                      ".shape, .T, .ndim and .size of arrays (make lists arrays with np.array)")
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
+        """a tuple display (a tuple of lists or dicts keeps their structure)."""
         t = Tuple(tuple(self.expr(e) for e in node.elts), self.loc(node))
         items = tuple(self.tree(x) for x in t.items)  # a tuple of lists or dicts keeps their structure
         return self.with_tree(t, Tree("tuple", items)) if any(x is not None for x in items) else t
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
+        """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy does)."""
         return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term:
@@ -141,6 +146,7 @@ class Expressions:
         return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
 
     def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
+        """-x, +x, not b."""
         loc = self.loc(node)
         if isinstance(node.op, ast.Not):
             return prim("not", self.condition(node.operand, "not"), loc=loc)
@@ -157,6 +163,7 @@ class Expressions:
                                     "supported: -x, +x, not b")
 
     def x_BoolOp(self, node: ast.BoolOp) -> Term:
+        """and, or on Bools (both sides evaluated only as Python would)."""
         # a and b = if a then b else False: the right side is only evaluated when needed
         word = "and" if isinstance(node.op, ast.And) else "or"
         vals = [self.condition(node.values[0], f"'{word}'")]
@@ -168,6 +175,7 @@ class Expressions:
         return acc
 
     def x_Compare(self, node: ast.Compare) -> Term:
+        """< <= > >= == != (chained on scalars; elementwise on arrays)."""
         return self.compare_chain(self.expr(node.left), node.ops, node.comparators, node)
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
@@ -196,6 +204,7 @@ class Expressions:
         return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
+        """a if c else b (only the chosen branch's derivative counts)."""
         c = self.condition(node.test, "conditional expression")
         with self.branch():
             a, b = self.expr(node.body), self.expr(node.orelse)
@@ -204,6 +213,7 @@ class Expressions:
         return self.as_list(t) if self.is_list(a) or self.is_list(b) else t
 
     def x_Call(self, node: ast.Call) -> Term:
+        """calls of library functions (see the table above), of your functions, methods and lambdas."""
         for a in node.args:
             if isinstance(a, ast.Starred):
                 self.fail(a, "starred", "*args in a call is not supported; pass the arguments one by one")

@@ -421,6 +421,7 @@ def h_ravel(lw, obj, node, args, kwargs):
 
 
 def h_expand_dims(lw, obj, node, args, kwargs):
+    """np.expand_dims(a, axis): a new axis of length 1."""
     p = bind_args(lw, obj, node, args, kwargs, ("a", "axis"), 2)
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     t = lw.arg(p["axis"])
@@ -490,6 +491,7 @@ def h_transpose(lw, obj, node, args, kwargs):
 
 
 def h_swapaxes(lw, obj, node, args, kwargs):
+    """np.swapaxes(a, axis1, axis2) and .swapaxes: two axes exchanged."""
     p = bind_args(lw, obj, node, args, kwargs, ("a", "axis1", "axis2"), 3)
     a = array_arg(lw, p["a"], obj, node)
     r = rank(a.type)
@@ -503,6 +505,7 @@ def h_swapaxes(lw, obj, node, args, kwargs):
 
 
 def h_moveaxis(lw, obj, node, args, kwargs):
+    """np.moveaxis(a, source, destination): an axis moved."""
     p = bind_args(lw, obj, node, args, kwargs, ("a", "source", "destination"), 3)
     a = array_arg(lw, p["a"], obj, node)
     r = rank(a.type)

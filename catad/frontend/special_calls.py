@@ -175,6 +175,7 @@ def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name:
 
 
 def h_logsumexp(lw, obj, node, args, kwargs):
+    """scipy.special.logsumexp(a, axis, b, keepdims): shifted by the max, stable; its gradient is the softmax."""
     name = library_name(obj)
     a, axis_, b_, keep_, sign_ = _params(lw, name, node, args, kwargs, ("a", "axis", "b", "keepdims", "return_sign"), 1)
     if _static(lw, name, sign_, "return_sign", bool):
@@ -191,6 +192,7 @@ def h_logsumexp(lw, obj, node, args, kwargs):
 
 def _softmax(log: bool):
     def h(lw, obj, node, args, kwargs):
+        """scipy.special.softmax or log_softmax(x, axis): exp(x - logsumexp(x)), stable."""
         name = library_name(obj)
         x, axis_ = _params(lw, name, node, args, kwargs, ("x", "axis"), 1)
         loc = lw.loc(node)
@@ -287,6 +289,7 @@ def _location_scale(kind: str, value, shapes: tuple = ()):
     by the scale (log(scale) subtracted from a log-density); nan where the scale or a shape
     parameter is not positive (SciPy's argcheck)."""
     def h(lw, obj, node, args, kwargs):
+        """A location-scale distribution's function: value((x - loc) / scale), scaled; nan where scale <= 0."""
         name = library_name(obj)
         given = _params(lw, name, node, args, kwargs, ("x",) + shapes + ("loc", "scale"), 1 + len(shapes))
         loc = lw.loc(node)
@@ -339,6 +342,7 @@ def h_heaviside(lw, obj, node, args, kwargs):
 
 
 def h_reciprocal(lw, obj, node, args, kwargs):
+    """np.reciprocal(x) of Floats: 1 / x elementwise."""
     if len(args) != 1:
         lw.fail(node, "np.reciprocal", f"np.reciprocal() takes 1 argument, got {len(args)}", CatadTypeError)
     t, loc = lw.arg(args[0]), lw.loc(node)

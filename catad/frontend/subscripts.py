@@ -41,6 +41,7 @@ class Subscripts:
     marking of Python lists (as_list, is_list)."""
 
     def x_Subscript(self, node: ast.Subscript) -> Term:
+        """v[i], m[i, j], m[i], slices v[a:b], None/np.newaxis, integer-array indexing, t[0] of tuples and lists, d['k'] of dicts."""
         base, loc = self.expr(node.value), self.loc(node)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if isinstance(base.type, TupleT):
@@ -168,6 +169,7 @@ class Subscripts:
         return t
 
     def x_List(self, node: ast.List) -> Term:
+        """a list display: an array when its values make one (as np.array would), else a Python list of values."""
         if not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts) and node.elts:
             items = [self.expr(e) for e in node.elts]
             if not _one_array(items):  # [W, b] of two shapes, [x, 1.0]: a Python list of values

@@ -18,6 +18,12 @@
     The rule reference: every rule of ``catad.rules`` with its law as math, each a
     target of the ``:rule:`` role (which the steps of a derivation use).
 
+``.. catad-supported::``
+    What the front end accepts, from the tables it dispatches on: every library function it
+    can call with the keyword arguments it takes and what it lowers to
+    (``catad.frontend.calls.supported_table``), the array methods, and the Python expression
+    forms (the lowerer's ``x_<node>`` methods, with their docstrings).
+
 ``.. catad-command:: ARGS``
     Runs ``catad ARGS`` in the document's directory and shows the command line and what it
     printed; ``:exit:`` is the exit status expected (default 0).
@@ -387,6 +393,49 @@ class RulesDirective(SphinxDirective):
         return out
 
 
+# ====================================================================== catad-supported
+
+class SupportedDirective(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        from docutils.statemachine import StringList
+        from sphinx.util.nodes import nested_parse_with_titles
+        from catad.frontend.calls import array_methods, supported_table
+        from catad.frontend.lower import FunctionLowerer
+
+        self.env.note_reread()
+        rows = supported_table()
+        lines = [f"Functions ({len(rows)})", "~" * 40, "",
+                 ".. list-table::", "   :header-rows: 1", "   :widths: 30 25 45", "",
+                 "   * - Name", "     - Keyword arguments", "     - What it is"]
+        for name, keywords, what in rows:
+            kw = ", ".join(f"``{k}``" for k in keywords) or _NONE
+            lines += [f"   * - ``{name}``", f"     - {kw}", f"     - {_rst_text(what) or _NONE}"]
+        methods = array_methods()
+        lines += ["", f"Array methods ({len(methods)})", "~" * 40, "",
+                  ", ".join(f"``.{m}()``" for m in methods), ""]
+        forms = sorted(m for m in dir(FunctionLowerer) if m.startswith("x_"))
+        lines += [f"Python expressions ({len(forms)})", "~" * 40, "",
+                  "The expression forms the front end lowers (each an ``ast`` node type); any other "
+                  "form is refused with a located :class:`catad.CatadError`.", ""]
+        for m in forms:
+            doc = (getattr(FunctionLowerer, m).__doc__ or "").strip().splitlines()
+            lines.append(f"- ``ast.{m[2:]}``" + (f": {_rst_text(doc[0])}" if doc else ""))
+        node = nodes.section(ids=["catad-supported"])
+        nested_parse_with_titles(self.state, StringList(lines, source="catad-supported"), node)
+        return node.children
+
+
+_NONE = "\\-"  # an empty cell, as reStructuredText writes a lone dash
+
+
+def _rst_text(text: str) -> str:
+    """Plain text safe inside reStructuredText: markup characters escaped, ``literals`` kept."""
+    parts = text.split("``")
+    for k in range(0, len(parts), 2):
+        parts[k] = re.sub(r"([*_`|\\])", r"\\\1", parts[k])
+    return "``".join(parts)
+
+
 # ====================================================================== catad-command
 
 class CommandDirective(SphinxDirective):
@@ -469,6 +518,7 @@ def setup(app):
     app.add_directive("catad-derivation", DerivationDirective)
     app.add_directive("catad-rules", RulesDirective)
     app.add_directive("catad-command", CommandDirective)
+    app.add_directive("catad-supported", SupportedDirective)
     app.connect("missing-reference", unknown_rule)
     keep_doctest_sources()
     return {"version": catad.__version__, "parallel_read_safe": False, "parallel_write_safe": True}
