@@ -319,3 +319,28 @@ def test_cases_have_both_outcomes():
     assert numpy_raises(first_k, vec(3), 4) is IndexError
     assert numpy_raises(guarded_next, vec(3)) is None
     assert numpy_raises(slice_by_args, vec(3), 5, 7) is None
+
+
+def _reads_out_of_range_in_loop(m, v):
+    s = 0.0
+    for row in m:
+        s = s + v[5] * row[0]
+    return s
+
+
+def _reads_out_of_range_in_comprehension(m, v):
+    return sum(v[5] * m[i, 0] for i in range(len(m)))
+
+
+@pytest.mark.parametrize("fn", [_reads_out_of_range_in_loop, _reads_out_of_range_in_comprehension])
+def test_an_index_in_a_loop_that_does_not_run_is_never_evaluated(fn):
+    # Python evaluates v[5] only when the loop runs: with no rows nothing raises, in the primal,
+    # grad and jvp (the index is the same for every iteration, so the compiled code reads it
+    # once, before the loop: it must not fail there)
+    empty, v = np.zeros((0, 2)), np.ones(3)
+    assert fn(empty, v) == 0.0
+    value, (gm, gv) = catad.value_and_grad(fn, (0, 1))(empty, v)
+    assert value == 0.0 and gm.shape == (0, 2) and not gv.any()
+    assert catad.jvp(fn, (empty, v), (empty, v)) == (0.0, 0.0)
+    with pytest.raises(catad.BoundsError, match="index 5 is out of bounds"):
+        catad.grad(fn)(np.ones((2, 2)), v)

@@ -58,7 +58,9 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
     """x[i] for a Vec x (axis `d` after lifting) and an Int i, for all lanes at once."""
     d = max(x.depth, i.depth)
     xl = c.lift(x, d)
-    guarded = c.mask is not None
+    # in discarded lanes, and in a build with no lanes at all (a loop that does not run, whose
+    # checks never fail), an index may be out of range: it must read something, not raise
+    guarded = c.mask is not None or (c.depth > 0 and i.depth == 0)
     if guarded and i.iota is None:  # a discarded lane may index an empty vector
         xl = Arr(c.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
     if i.depth == 0:
