@@ -57,11 +57,12 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
     """program with the independent parts of its loops made builds and sums, and a note per loop."""
     notes: list[str] = []
     defs, changed = [], False
+    failing = _failing_functions(program)
     for d in program.defs:
         if not any(isinstance(n, Fold) for n in _subterms(d.body)):
             defs.append(d)
             continue
-        v = _Vectoriser(d, notes)
+        v = _Vectoriser(d, notes, failing)
         body = v.term(d.body)
         changed |= body is not d.body
         defs.append(d.replace(body=body) if body is not d.body else d)
@@ -176,8 +177,8 @@ def _shown(name: str) -> str:
 # ---------------------------------------------------------------- the pass
 
 class _Vectoriser:
-    def __init__(self, d: Def, notes: list[str]):
-        self.notes = notes
+    def __init__(self, d: Def, notes: list[str], failing: frozenset):
+        self.notes, self.failing = notes, failing
         self.fresh = _Fresh(FreshNames.avoiding(d.body, params=d.params))
         self.env: dict[str, Term] = {}   # let-bound variable -> its right side (names are unique)
 
@@ -256,7 +257,7 @@ class _Loop:
             if isinstance(r, Get) and r.tup == t and r.index == 1 and self.elem is None:
                 self.elem = lt.var
                 continue
-            body_lets.append(lt)
+            body_lets += _floated(lt, self.vz.failing, self.fresh)
         if self.elem is None or len(set(self.comp.values())) != m:
             raise _Bail("its body is not in the form the front end makes")
         self.compvar = {k: None for k in range(m)}
@@ -520,27 +521,11 @@ class _Loop:
                     self.set_lets(lets)
         deps = self.deps_all(lets)
         subst = self.invariant | set(self.induction)
-        # 3. the places a run fails: one distinct condition at most, reading no state that may stay
-        fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs)]
-        # Python stops at the first iteration that fails, a build at the first check that fails in
-        # any iteration: the same error when the checks that do not change with the iteration come
-        # first and one condition that does follows (as often as it likes)
-        varying = {_ELEM} | set(self.induction)
-        dependent: set = set()
-        for lt in fails:
-            conds = set()
-            for n in _subterms(lt.rhs):
-                if isinstance(n, Call) and n.fn == "check":
-                    conds.add(("check", self.canon(n.args[0])))
-                elif isinstance(n, Call) and n.fn in _RAISING:
-                    conds.add((n.fn, self.canon(n.args[0])))
-            if self.deps_of(lt.rhs, deps) & varying:
-                dependent |= conds
-            elif dependent:
-                dependent.add(None)  # an invariant check after a varying one
-        if len(dependent) > 1:
-            raise _Bail("its body has several checks that may fail, and a vectorised loop would not keep "
-                        "the order in which Python meets them")
+        # 3. the places a run fails. A build checks all its iterations at once, so with several
+        # checks it may raise another error first than Python, which stops at the first iteration
+        # that fails: the program then reruns the loops as the front end made them (Pipeline.
+        # sequential_code), which raise Python's error. The checks must read no state that stays.
+        fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs, self.vz.failing)]
         fail_deps = frozenset().union(*(self.deps_of(lt.rhs, deps) for lt in fails)) - {_ELEM}
         if fail_deps - subst:
             raise _Bail("a check in its body reads the loop's state")
@@ -945,8 +930,60 @@ def _mentions(t: Term, v: Var) -> bool:
     return any(x.name == v.name for x in free_vars(t))
 
 
-def _raises(t: Term) -> bool:
-    return any(isinstance(n, Call) and n.fn in _RAISING for n in _subterms(t))
+def _raises(t: Term, failing: frozenset = frozenset()) -> bool:
+    """Does t compute something that raises an error of its own (a max of nothing) or call a
+    user function in `failing` (whose body may fail)?"""
+    return any(isinstance(n, Call) and (n.fn in _RAISING or n.fn in failing) for n in _subterms(t))
+
+
+def _failing_functions(program: Program) -> frozenset:
+    """The user functions whose calls may fail: a check or a raising reduction in their body,
+    or a call of one that may."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for d in program.defs:
+            if d.name not in out and (may_fail(d.body) or _raises(d.body, frozenset(out))):
+                out.add(d.name)
+                changed = True
+    return frozenset(out)
+
+
+def _floated(lt: Let, failing: frozenset, fresh: _Fresh) -> list[_Bind]:
+    """The binding lt with what may fail inside its operands bound before it, in the order it
+    is evaluated in: the lets in its operands (`acc + x[i] * (let j = ...; check(j); y[j])`)
+    and an operand that may fail (`main + logsumexp(v)`, whose max may raise). A check then has
+    a binding of its own, which reads no state (acc) when its condition does not. Evaluation
+    order is kept: what moves before the binding is what the binding evaluated first, and what
+    it evaluated before that stays and cannot fail. Branches, builds and loops are not entered
+    (what runs there is conditional or repeated) but may be bound whole. Binder names are
+    unique, so nothing is captured."""
+    out: list[_Bind] = []
+
+    def go(t: Term) -> Term:
+        """What of t stays in place once its lets and failing operands are bound before it."""
+        if isinstance(t, (Var, Const)):
+            return t
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            for x in lets:
+                out.append(_Bind(x.var, go(x.rhs), x.loc))
+            return go(body)
+        if isinstance(t, (Call, Tuple)) and not (isinstance(t, Call) and t.fn == "check"):
+            field = "args" if isinstance(t, Call) else "items"
+            parts = []
+            for a in getattr(t, field):
+                r = go(a)
+                if not isinstance(r, (Var, Const)) and (may_fail(r) or _raises(r, failing)):
+                    v = fresh.var(Var("_f", r.type, t.loc))
+                    out.append(_Bind(v, r, lt.loc))
+                    r = v
+                parts.append(r)
+            return t.replace(**{field: tuple(parts)}) if any(a is not b for a, b in zip(parts, getattr(t, field))) else t
+        return t
+    rhs = go(lt.rhs)
+    return out + [_Bind(lt.var, rhs, lt.loc)]
 
 
 __all__ = ["vectorise_loops"]
