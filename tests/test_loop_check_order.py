@@ -18,19 +18,21 @@ from catad.pipeline import compiled, pipeline
 from test_loops import check
 
 
-def python_error(f, args) -> tuple[BaseException, int]:
-    """The error f raises at args and the line of this file it is raised at (the innermost)."""
+def python_error(f, args) -> tuple[BaseException, tuple[str, int]]:
+    """The error f raises at args and the file and line of the user's code it is raised at
+    (the innermost frame outside NumPy)."""
     try:
         f(*args)
     except Exception as e:  # noqa: BLE001 - any error Python raises is the one to match
-        frames = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == __file__]
-        return e, frames[-1].lineno
+        frames = [fr for fr in traceback.extract_tb(e.__traceback__) if "site-packages" not in fr.filename]
+        return e, (frames[-1].filename, frames[-1].lineno)
     raise AssertionError(f"{f.__name__} raised nothing at {args}")
 
 
 def tangents(args) -> tuple:
-    return tuple(np.ones_like(a, dtype=float) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
-                 else np.zeros_like(a) if isinstance(a, np.ndarray) else 0 for a in args)
+    return tuple(tangents(a) if isinstance(a, tuple) else np.ones_like(a, dtype=float)
+                 if isinstance(a, np.ndarray) and a.dtype.kind == "f" else np.zeros_like(a)
+                 if isinstance(a, np.ndarray) else 0.0 if isinstance(a, float) else 0 for a in args)
 
 
 def same_error(f, args, own_message: str | None = None):
@@ -51,7 +53,7 @@ def same_error(f, args, own_message: str | None = None):
             assert own_message in got.message and said not in got.message, (name, str(got), said)
         else:
             assert got.message in (said, f"{got.construct}: {said}"), (name, str(got), said)
-        assert got.loc is not None and got.loc.file == __file__ and got.loc.line == line, (name, str(got), line)
+        assert got.loc is not None and (got.loc.file, got.loc.line) == line, (name, str(got), line)
 
 
 def vectorised(f, *args):

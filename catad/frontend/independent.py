@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..lang.fold import Fold
+from ..lang.fold import Fold, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, free_vars,
                           let_chain, make_lets, may_fail)
@@ -589,15 +589,19 @@ class _Loop:
                 kinds[k] = ("vsum",) + vinc
                 continue
             stay_reason[k] = self.why(k, results[k], deps)
-        # a build holding a loop that stays would be a Python loop in the backend all the same
+        # A loop inside a build runs as one loop for all its lanes when its trip count is the
+        # same in every lane (catad.backend.folds: batched); else the build would be a Python
+        # loop in the backend all the same, and stays one here.
+        bound = _bound_names(self.f.body)
         for k, kind in list(kinds.items()):
             if kind[0] in ("sum", "map", "vsum"):
-                value = kind[1] if kind[0] == "sum" else kind[2]
+                value = kind[1] if kind[0] == "sum" else kind[2] if kind[0] == "map" else Build(*kind[1:])
                 need = self.closure([value] + [lt.rhs for lt in fails], lets)
                 held = [lt.rhs for lt in lets if lt.var.name in need] + [value]
-                if any(isinstance(n, Fold) for t in held for n in _subterms(t)):
+                loops = [n for t in held for n in _subterms(t) if isinstance(n, (Fold, WhileCount))]
+                if not all(self.same_trips(n, deps, bound) for n in loops):
                     del kinds[k]
-                    stay_reason[k] = "is computed by a loop inside it that runs as a Python loop"
+                    stay_reason[k] = "is computed by a loop inside it whose trip count changes with the iteration"
         # 5. a component that stays keeps what it reads in the fold
         stay = set(stay_reason)
         changed = True
@@ -899,6 +903,24 @@ class _Loop:
             return vals  # the loop writes every element
         return make_lets(hoisted, level(0, [], None))
 
+    def same_trips(self, n: Term, deps, bound: set[str]) -> bool:
+        """Does the inner loop n run over the same vector in every iteration of this one? Its
+        vector reads only what is bound outside this loop, the components the loop leaves as
+        they are and the body's lets that read nothing else (not a while loop: its count is
+        found by running it)."""
+        if not isinstance(n, Fold):
+            return False
+        for v in free_vars(n.vec):
+            if v.name in self.names:
+                if self.deps_of(v, deps) - self.invariant:
+                    return False
+            elif v.name in self.comp:
+                if self.comp[v.name] not in self.invariant:
+                    return False
+            elif v.name in bound:  # the element, or a name bound inside an operand: not traced
+                return False
+        return True
+
     # ------------------------------------------------------------ element-wise sums
 
     def elementwise_increment(self, k: int, r: Term, deps):
@@ -1012,6 +1034,15 @@ def _indexish(t: Term) -> bool:
     if isinstance(t, If):
         return _indexish(t.cond) and _indexish(t.then) and _indexish(t.orelse)
     return _arith(t) and (not isinstance(t, Call) or all(_indexish(a) for a in t.args))
+
+
+def _bound_names(t: Term) -> set[str]:
+    """The variables bound anywhere in t (lets, builds, lambdas)."""
+    out = set()
+    for n in _subterms(t):
+        for b in _binders(n):
+            out.add(getattr(n, b).name)
+    return out
 
 
 def _nonneg_term(t: Term, nonneg: set[str]) -> bool:
