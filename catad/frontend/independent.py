@@ -24,14 +24,20 @@ into each build that needs it (with fresh names), so a value two components shar
 computed by each (a constant factor, not a loss of sharing that grows).
 
 Errors stay Python's. Bounds checks that the loop's range proves (``x[i]`` for ``i`` in
-``range(len(x))``) are dropped and the negative-index wrapping of an index proven
-non-negative is removed, as for a comprehension; every other check of the body goes into
-every build made from it and into the fold that stays. Python raises at the first iteration
-that fails, and a vectorised check at the first check that fails in any iteration; these
-agree when the checks that do not change with the iteration come first and one condition
-that does follows (repeated or not), so a body with several is left a fold (its order of
-failures is kept). A check reading the loop's state also leaves the loop as it was, and so
-does a part of the body holding a loop that stays (it would be a Python loop all the same).
+``range(len(x))``, ``out[r]`` for ``r`` in ``range(c + 1, len(out))`` with ``c`` an enclosing
+loop's index) are dropped and the negative-index wrapping of an index proven non-negative is
+removed, as for a comprehension; every other check of the body goes into every build made from
+it and into the fold that stays. Checks and failing calls inside an operand are bound first, in
+evaluation order (:func:`_floated`). Python raises at the first iteration that fails, a build at
+the first check that fails in any iteration; with several checks these may differ, and the
+pipeline then reruns the loops as the front end made them (``Pipeline.sequential_code``), which
+raise Python's error. A check reading the loop's state leaves the loop as it was, and so does a
+part of the body holding a loop whose trip count changes with the iteration (an inner loop over
+the same vector in every iteration runs once for all lanes in the backend: batched).
+
+Also an *element-wise sum*: ``out = build(len, \\a. if c then out[a] + h else out[a])`` (what
+an inner map ``out[r] = out[r] + e`` over part of the array becomes), tests and h reading no
+state: ``build(len, \\a. out0[a] + sum(build(n, \\k. h_k[a])))``.
 
 :func:`vectorise_loops` gives the new program and one note per loop, which ``explain``'s
 code stage shows.
