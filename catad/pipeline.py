@@ -97,6 +97,9 @@ class Pipeline:
         self.record = record
         self._traces: dict[str, list] = {}  # stage -> its rewrite steps, once the stage is made
         self._code: dict[tuple, Compiled] = {}
+        # the front end's program before its independent loops were vectorised (None when
+        # none was): the order of its errors is Python's (see `sequential_code`)
+        self.sequential: Program | None = None
 
     @property
     def n_hidden(self) -> int:
@@ -201,7 +204,10 @@ class Pipeline:
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None) -> Compiled:
         if which == "primal":
-            return backend.compile_program(self.core)
+            c = backend.compile_program(self.core)
+            if self.sequential is not None:  # its errors are those of the loops as Python runs them
+                c.locate, c.rerun = (lambda *a: self.sequential_code(*a)), True
+            return c
         n = len(self.core.main.params)
         users = n - self.n_hidden
         if which == "forward":  # the hidden parameters' tangents are zero
@@ -212,7 +218,15 @@ class Pipeline:
             c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe,
                                     checkpoints=checkpoints)
         c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
+        c.rerun = self.sequential is not None
         return c
+
+    @_stage
+    def sequential_code(self) -> Compiled:
+        """The primal program with every loop a fold, as the front end made it: it checks in
+        the order Python does, iteration by iteration. Compiled only when a program whose
+        loops were vectorised raises, to raise the error Python raises first."""
+        return backend.compile_program(self.sequential)
 
 
 def check_checkpoints(k: Any) -> int | None:
@@ -287,10 +301,12 @@ def bind(fn: Callable, args: tuple) -> Bound:
 def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     with paused_gc():
         program, reads, result_tree = frontend.compile_with_reads(fn, tuple(args), trees, with_tree=True)
+        sequential = program
         program, loops = frontend.vectorise_loops(program)  # independent iterations: builds and sums
         check_program(program)
     p = Pipeline(program, reads, trees=trees, result_tree=result_tree)
     p.loop_notes = loops
+    p.sequential = sequential if program is not sequential else None
     return p
 
 

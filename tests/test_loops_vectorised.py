@@ -357,11 +357,34 @@ def inner_dependence(m):
     return np.sum(out * out)
 
 
-def test_an_inner_loop_with_a_dependence_keeps_both_loops():
+def test_an_inner_loop_with_a_dependence_is_one_loop_for_all_rows():
+    # the inner loop's trip count is the same in every row: the outer loop is a build, in
+    # which the inner loop runs once for all the rows (catad.backend.folds: batched)
     args = (RNG_M.uniform(-1, 1, (3, 4)),)
     check(inner_dependence, args)
-    text = still_loops(inner_dependence, *args)
-    assert "is computed by a loop inside it" in text, text
+    text = code(inner_dependence, *args)
+    assert "'s' depends on its value in the previous iteration" in text, text
+    assert "is vectorised: no Python loop ('out' a build)" in text, text
+    primal = text.split("# its forward derivative")[0]
+    assert len(python_loops(primal)) == 1, primal
+    assert "batch_full" in primal, primal
+
+
+def inner_dependence_ragged(m):
+    out = np.zeros(len(m))
+    for i in range(len(m)):
+        s = 0.0
+        for j in range(i + 1):
+            s = s * 0.5 + m[i][j]
+        out[i] = s
+    return np.sum(out * out)
+
+
+def test_an_inner_loop_whose_trip_count_changes_keeps_both_loops():
+    args = (RNG_M.uniform(-1, 1, (4, 4)),)
+    check(inner_dependence_ragged, args)
+    text = still_loops(inner_dependence_ragged, *args)
+    assert "is computed by a loop inside it whose trip count changes with the iteration" in text, text
 
 
 def matvec(m, x):

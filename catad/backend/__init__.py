@@ -82,19 +82,23 @@ class Compiled:
     # Derivative programs lose the user's source locations on the way through CL; the
     # caller may give the primal program (which has them) to name where an error is.
     locate: Callable | None = None
+    # Set when this program may raise a different error first than the source does (loops made
+    # builds check every iteration at once: catad.frontend.independent): then `locate` runs for
+    # every error, a program that raises Python's, and what it raises is raised.
+    rerun: bool = False
 
     def __call__(self, *args: Any) -> Any:
         try:
             return self.fn(*args)
         except CatadError as e:
-            if e.loc is not None or self.locate is None:
+            if self.locate is None or e.loc is not None and not self.rerun:
                 raise
-            unlocated = e
+            first = e
         try:
-            self.locate(*args)  # the same error, raised where the source says
+            self.locate(*args)  # the error the source raises first, where the source says
         except CatadError as e:
             raise e from None
-        raise unlocated
+        raise first
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""

@@ -24,14 +24,20 @@ into each build that needs it (with fresh names), so a value two components shar
 computed by each (a constant factor, not a loss of sharing that grows).
 
 Errors stay Python's. Bounds checks that the loop's range proves (``x[i]`` for ``i`` in
-``range(len(x))``) are dropped and the negative-index wrapping of an index proven
-non-negative is removed, as for a comprehension; every other check of the body goes into
-every build made from it and into the fold that stays. Python raises at the first iteration
-that fails, and a vectorised check at the first check that fails in any iteration; these
-agree when the checks that do not change with the iteration come first and one condition
-that does follows (repeated or not), so a body with several is left a fold (its order of
-failures is kept). A check reading the loop's state also leaves the loop as it was, and so
-does a part of the body holding a loop that stays (it would be a Python loop all the same).
+``range(len(x))``, ``out[r]`` for ``r`` in ``range(c + 1, len(out))`` with ``c`` an enclosing
+loop's index) are dropped and the negative-index wrapping of an index proven non-negative is
+removed, as for a comprehension; every other check of the body goes into every build made from
+it and into the fold that stays. Checks and failing calls inside an operand are bound first, in
+evaluation order (:func:`_floated`). Python raises at the first iteration that fails, a build at
+the first check that fails in any iteration; with several checks these may differ, and the
+pipeline then reruns the loops as the front end made them (``Pipeline.sequential_code``), which
+raise Python's error. A check reading the loop's state leaves the loop as it was, and so does a
+part of the body holding a loop whose trip count changes with the iteration (an inner loop over
+the same vector in every iteration runs once for all lanes in the backend: batched).
+
+Also an *element-wise sum*: ``out = build(len, \\a. if c then out[a] + h else out[a])`` (what
+an inner map ``out[r] = out[r] + e`` over part of the array becomes), tests and h reading no
+state: ``build(len, \\a. out0[a] + sum(build(n, \\k. h_k[a])))``.
 
 :func:`vectorise_loops` gives the new program and one note per loop, which ``explain``'s
 code stage shows.
@@ -41,11 +47,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..lang.fold import Fold
+from ..lang.fold import Fold, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, free_vars,
                           let_chain, make_lets, may_fail)
-from ..lang.types import Bool, Float, Int, Tuple as TupleT
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec
 from ..primitives import prim
 
 _K = Var("\0k", Int)        # the iteration number, in canonical forms
@@ -57,11 +63,12 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
     """program with the independent parts of its loops made builds and sums, and a note per loop."""
     notes: list[str] = []
     defs, changed = [], False
+    failing = _failing_functions(program)
     for d in program.defs:
         if not any(isinstance(n, Fold) for n in _subterms(d.body)):
             defs.append(d)
             continue
-        v = _Vectoriser(d, notes)
+        v = _Vectoriser(d, notes, failing)
         body = v.term(d.body)
         changed |= body is not d.body
         defs.append(d.replace(body=body) if body is not d.body else d)
@@ -176,10 +183,11 @@ def _shown(name: str) -> str:
 # ---------------------------------------------------------------- the pass
 
 class _Vectoriser:
-    def __init__(self, d: Def, notes: list[str]):
-        self.notes = notes
+    def __init__(self, d: Def, notes: list[str], failing: frozenset):
+        self.notes, self.failing = notes, failing
         self.fresh = _Fresh(FreshNames.avoiding(d.body, params=d.params))
         self.env: dict[str, Term] = {}   # let-bound variable -> its right side (names are unique)
+        self.nonneg: set[str] = set()    # elements of enclosing loops over indices known >= 0
 
     def term(self, t: Term) -> Term:
         """t with its folds (inner ones first) taken apart where they can be."""
@@ -204,7 +212,19 @@ class _Vectoriser:
                     and body2 is body:
                 return t
             return make_lets(out, body2)
+        if isinstance(t, Fold):
+            self.learn_nonneg(t)
         return _map_children(t, self.term)
+
+    def learn_nonneg(self, f: Fold) -> None:
+        """The element of a fold over range(a, b) with a >= 0 is not negative: so is an index
+        of its body's loops that starts from it (range(c + 1, d))."""
+        src = self.env.get(f.vec.name) if isinstance(f.vec, Var) else None
+        if not (isinstance(src, Build) and _nonneg_term(src.body, self.nonneg | {src.var.name})):
+            return
+        for lt in let_chain(f.body)[0]:
+            if isinstance(lt.rhs, Get) and lt.rhs.tup == f.var and lt.rhs.index == 1:
+                self.nonneg.add(lt.var.name)
 
     # ------------------------------------------------------------ one fold
 
@@ -256,7 +276,7 @@ class _Loop:
             if isinstance(r, Get) and r.tup == t and r.index == 1 and self.elem is None:
                 self.elem = lt.var
                 continue
-            body_lets.append(lt)
+            body_lets += _floated(lt, self.vz.failing, self.fresh)
         if self.elem is None or len(set(self.comp.values())) != m:
             raise _Bail("its body is not in the form the front end makes")
         self.compvar = {k: None for k in range(m)}
@@ -392,25 +412,46 @@ class _Loop:
                 return None
         return {a: c for a, c in out.items() if c}, const
 
-    def k_offset(self, t: Term) -> int | None:
-        """c when t is the iteration number plus a constant c (the index of range(c, ...))."""
+    def k_offset(self, t: Term) -> Term | None:
+        """c when t is the iteration number plus c, an Int not negative that does not change in
+        the loop (the start of range(c, ...), an enclosing loop's index plus 1), as a term that
+        holds before the loop; None otherwise."""
         form = self.lin(t)
-        if form is None or form[0] != {_K: 1}:
+        if form is None or form[0].get(_K) != 1 or form[1] < 0:
             return None
-        return form[1]
+        rest = {a: c for a, c in form[0].items() if a != _K}
+        if not all(c > 0 and self.invariant_nonneg(a) for a, c in rest.items()):
+            return None
+        out: Term | None = None
+        for a, c in rest.items():
+            term = a if c == 1 else prim("mul", Const(c, Int), a)
+            out = term if out is None else prim("add", out, term)
+        if out is None:
+            return Const(form[1], Int)
+        return prim("add", out, Const(form[1], Int)) if form[1] else out
+
+    def invariant_nonneg(self, a: Term) -> bool:
+        """Is the atom a (of a canonical linear form) a length, or an enclosing loop's index
+        known not negative, and the same in every iteration?"""
+        local = self.names | set(self.comp) | {self.elem.name}
+        if any(v.name in local for v in free_vars(a)):
+            return False
+        return _is_length(a) or isinstance(a, Var) and a.name in self.vz.nonneg
 
     def nonneg(self, t: Term) -> bool:
-        c = self.k_offset(t)
-        return c is not None and c >= 0
+        return self.k_offset(t) is not None
 
-    def le_len(self, n: Term, length: Term, plus: int = 0) -> bool:
+    def le_len(self, n: Term, length: Term, plus: Term | int = 0) -> bool:
         """Is n + plus <= length proven whenever n > 0 (n a trip count, length an array's)?"""
         n, length = self.canon(n), self.canon(length)
         lf = self.lin(length)
+        pf = self.lin(plus) if isinstance(plus, Term) else ({}, plus)
+        if pf is None:
+            return False
         todo = [n]
         while todo:
             a = todo.pop()
-            if a == length and plus <= 0:
+            if a == length and not pf[0] and pf[1] <= 0:
                 return True
             if isinstance(a, Call) and a.fn == "max" and len(a.args) == 2 and a.args[1] == Const(0, Int):
                 todo.append(a.args[0])
@@ -421,9 +462,9 @@ class _Loop:
             af = self.lin(a)
             if af is not None and lf is not None:
                 diff = dict(af[0])
-                for atom, c in lf[0].items():
+                for atom, c in list(lf[0].items()) + [(atom, -c) for atom, c in pf[0].items()]:
                     diff[atom] = diff.get(atom, 0) - c
-                if not any(diff.values()) and af[1] + plus - lf[1] <= 0:
+                if not any(diff.values()) and af[1] + pf[1] - lf[1] <= 0:
                     return True
         return False
 
@@ -441,7 +482,7 @@ class _Loop:
         neg, i1 = lo.args
         i2, length = hi.args
         c = self.k_offset(i1)
-        if c is None or c < 0 or self.canon(i1) != self.canon(i2):
+        if c is None or self.canon(i1) != self.canon(i2):
             return False
         ok_neg = (isinstance(neg, Call) and neg.fn == "neg" and self.canon(neg.args[0]) == self.canon(length)) or \
             (isinstance(neg, Const) and isinstance(length, Const) and neg.value == -length.value)
@@ -520,27 +561,11 @@ class _Loop:
                     self.set_lets(lets)
         deps = self.deps_all(lets)
         subst = self.invariant | set(self.induction)
-        # 3. the places a run fails: one distinct condition at most, reading no state that may stay
-        fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs)]
-        # Python stops at the first iteration that fails, a build at the first check that fails in
-        # any iteration: the same error when the checks that do not change with the iteration come
-        # first and one condition that does follows (as often as it likes)
-        varying = {_ELEM} | set(self.induction)
-        dependent: set = set()
-        for lt in fails:
-            conds = set()
-            for n in _subterms(lt.rhs):
-                if isinstance(n, Call) and n.fn == "check":
-                    conds.add(("check", self.canon(n.args[0])))
-                elif isinstance(n, Call) and n.fn in _RAISING:
-                    conds.add((n.fn, self.canon(n.args[0])))
-            if self.deps_of(lt.rhs, deps) & varying:
-                dependent |= conds
-            elif dependent:
-                dependent.add(None)  # an invariant check after a varying one
-        if len(dependent) > 1:
-            raise _Bail("its body has several checks that may fail, and a vectorised loop would not keep "
-                        "the order in which Python meets them")
+        # 3. the places a run fails. A build checks all its iterations at once, so with several
+        # checks it may raise another error first than Python, which stops at the first iteration
+        # that fails: the program then reruns the loops as the front end made them (Pipeline.
+        # sequential_code), which raise Python's error. The checks must read no state that stays.
+        fails = [lt for lt in lets if may_fail(lt.rhs) or _raises(lt.rhs, self.vz.failing)]
         fail_deps = frozenset().union(*(self.deps_of(lt.rhs, deps) for lt in fails)) - {_ELEM}
         if fail_deps - subst:
             raise _Bail("a check in its body reads the loop's state")
@@ -565,16 +590,24 @@ class _Loop:
                 if not (bad - subst) and not ({v.name for v in free_vars(e)} & row_vars):
                     kinds[k] = ("map", levels, e)
                     continue
+            vinc = self.elementwise_increment(k, results[k], deps)
+            if vinc is not None and not (self.deps_of(vinc[2], deps) - {_ELEM}) - subst:
+                kinds[k] = ("vsum",) + vinc
+                continue
             stay_reason[k] = self.why(k, results[k], deps)
-        # a build holding a loop that stays would be a Python loop in the backend all the same
+        # A loop inside a build runs as one loop for all its lanes when its trip count is the
+        # same in every lane (catad.backend.folds: batched); else the build would be a Python
+        # loop in the backend all the same, and stays one here.
+        bound = _bound_names(self.f.body)
         for k, kind in list(kinds.items()):
-            if kind[0] in ("sum", "map"):
-                value = kind[1] if kind[0] == "sum" else kind[2]
+            if kind[0] in ("sum", "map", "vsum"):
+                value = kind[1] if kind[0] == "sum" else kind[2] if kind[0] == "map" else Build(*kind[1:])
                 need = self.closure([value] + [lt.rhs for lt in fails], lets)
                 held = [lt.rhs for lt in lets if lt.var.name in need] + [value]
-                if any(isinstance(n, Fold) for t in held for n in _subterms(t)):
+                loops = [n for t in held for n in _subterms(t) if isinstance(n, (Fold, WhileCount))]
+                if not all(self.same_trips(n, deps, bound) for n in loops):
                     del kinds[k]
-                    stay_reason[k] = "is computed by a loop inside it that runs as a Python loop"
+                    stay_reason[k] = "is computed by a loop inside it whose trip count changes with the iteration"
         # 5. a component that stays keeps what it reads in the fold
         stay = set(stay_reason)
         changed = True
@@ -594,7 +627,7 @@ class _Loop:
                 stay.add(j)
                 stay_reason[j] = "a check in the loop reads it"
         out_kinds = {k: v for k, v in kinds.items() if k not in stay}
-        if not any(v[0] in ("sum", "map") for v in out_kinds.values()):
+        if not any(v[0] in ("sum", "map", "vsum") for v in out_kinds.values()):
             why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason, key=self._named_first)) \
                 or "nothing in it is a sum or a map"
             raise _Bail(why)
@@ -616,12 +649,19 @@ class _Loop:
                 v = self.fresh.var(Var("_sum", vals.type))
                 made.append((v, vals))
                 values[k] = prim("add", self.inits[k], prim("sum", v, loc=f.loc), loc=f.loc)
+            elif kind[0] == "vsum":
+                length, a, h = kind[1], kind[2], kind[3]
+                vals = self.build_of(Build(length, a, h, f.loc), lets, fails)
+                v = self.fresh.var(Var("_sums", vals.type))
+                made.append((v, vals))
+                values[k] = self.vsum_value(k, length, v, lets)
             else:
                 levels, e = kind[1], kind[2]
-                vals = self.build_of(e, lets, fails)
+                own = self.own_increment(k, levels, e)  # out[i] = out[i] + h: the values of h
+                vals = self.build_of(e if own is None else own, lets, fails)
                 v = self.fresh.var(Var("_map", vals.type))
                 made.append((v, vals))
-                values[k] = self.map_value(k, levels, v, lets)
+                values[k] = self.map_value(k, levels, v, lets, own is not None)
         if stay:
             staying = sorted(stay)
             folded = self.remaining(staying, lets, results, fails)
@@ -631,8 +671,8 @@ class _Loop:
                 values[k] = fv if len(staying) == 1 else Get(pos, fv, f.loc)
         result = values[0] if m == 1 else Tuple(tuple(values[k] for k in range(m)), f.loc)
         made.append((var, result))
-        said = [f"{_q(self.compvar[k].name)} a {'sum' if v[0] == 'sum' else 'build'}"
-                for k, v in sorted(out_kinds.items()) if v[0] in ("sum", "map")]
+        said = [f"{_q(self.compvar[k].name)} a {'build' if v[0] == 'map' else 'sum'}"
+                for k, v in sorted(out_kinds.items()) if v[0] in ("sum", "map", "vsum")]
         if stay:
             names = ", ".join(_q(self.compvar[k].name) for k in sorted(stay))
             why = "; ".join(f"{_q(self.compvar[k].name)} {stay_reason[k]}" for k in sorted(stay_reason, key=self._named_first))
@@ -762,8 +802,7 @@ class _Loop:
         e = t
         if not self.index_loop and not self.induction:
             return None
-        at = [self.k_offset(j) for _, _, j in levels]  # the loop's index plus a constant, or None
-        at = [c if c is not None and c >= 0 else None for c in at]
+        at = [self.k_offset(j) for _, _, j in levels]  # the loop's index plus an offset, or None
         if sum(c is not None for c in at) != 1:
             return None
         if not check_deps:
@@ -804,9 +843,26 @@ class _Loop:
         new_lets = [_Bind(lt.var, fix(lt.rhs), lt.loc) for lt in lets]
         return new_lets, results
 
-    def map_value(self, k: int, levels, vals: Var, lets) -> Term:
+    def own_increment(self, k: int, levels, e: Term) -> Term | None:
+        """h when the element written is its own initial value plus h (out[i] = out[i] + h, or
+        out[i] += h): then the loop's values are those of h, and the array after the loop is
+        out0 + h where written, which a loop around this one sees as an increment."""
+        if len(levels) != 1 or levels[0][3] is None:
+            return None
+        t = self._resolve_local(e)
+        if not (isinstance(t, Call) and t.fn == "add" and len(t.args) == 2):
+            return None
+        own, h = t.args
+        own = self._resolve_local(own)
+        if not (isinstance(own, Call) and own.fn == "index" and own.args[1] == self.inits[k]
+                and self.canon(own.args[0]) == self.canon(levels[0][2])):
+            return None
+        return h
+
+    def map_value(self, k: int, levels, vals: Var, lets, increments: bool = False) -> Term:
         """The array after the loop: vals at the loop's index where it covers the array, the
-        initial array elsewhere (the hoisted lengths and fixed indices first)."""
+        initial array elsewhere (the hoisted lengths and fixed indices first). With
+        `increments`, vals are what the loop adds to the initial elements it writes."""
         f = self.f
         a0 = self.inits[k]
         roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if here is None]
@@ -821,31 +877,104 @@ class _Loop:
 
         def level(i: int, path: list[Var], at: Term | None) -> Term:
             if i == len(levels):
-                return prim("index", at, vals, loc=f.loc)
+                val = prim("index", at, vals, loc=f.loc)
+                if increments:  # the same addition Python does: out0[a] + h
+                    own = a0
+                    for p in path:
+                        own = prim("index", p, own, loc=f.loc)
+                    val = prim("add", own, val, loc=f.loc)
+                return val
             length, binder, j, here = levels[i]
             a = self.fresh.var(Var("_j", Int))
             orig = a0
             for p in path + [a]:
                 orig = prim("index", p, orig, loc=f.loc)
+            zero = here == Const(0, Int)
             if here is None:
                 inner = level(i + 1, path + [a], at)
             else:  # element a is iteration a - here's
-                c = Const(here, Int)
-                inner = level(i + 1, path + [a], prim("sub", a, c, loc=f.loc) if here else a)
-            if here == 0 and self.le_len(length, self.n_canon) and self.le_len(self.n_canon, length):
+                inner = level(i + 1, path + [a], a if zero else prim("sub", a, here, loc=f.loc))
+            if zero and self.le_len(length, self.n_canon) and self.le_len(self.n_canon, length):
                 body = inner
             elif here is not None:
-                end = prim("add", self.n, c, loc=f.loc) if here else self.n
+                end = self.n if zero else prim("add", self.n, here, loc=f.loc)
                 body = If(prim("lt", a, end, loc=f.loc), inner, orig, f.loc)
-                if here:
-                    body = If(prim("le", c, a, loc=f.loc), body, orig, f.loc)
+                if not zero:
+                    body = If(prim("le", here, a, loc=f.loc), body, orig, f.loc)
             else:
                 body = If(prim("eq", a, self.fresh.copy(j, env), loc=f.loc), inner, orig, f.loc)
             return Build(self.fresh.copy(length, env), a, body, f.loc)
-        if len(levels) == 1 and levels[0][3] == 0 and self.le_len(levels[0][0], self.n_canon) \
+        if len(levels) == 1 and levels[0][3] == Const(0, Int) and self.le_len(levels[0][0], self.n_canon) \
                 and self.le_len(self.n_canon, levels[0][0]):
             return vals  # the loop writes every element
         return make_lets(hoisted, level(0, [], None))
+
+    def same_trips(self, n: Term, deps, bound: set[str]) -> bool:
+        """Does the inner loop n run over the same vector in every iteration of this one? Its
+        vector reads only what is bound outside this loop, the components the loop leaves as
+        they are and the body's lets that read nothing else (not a while loop: its count is
+        found by running it)."""
+        if not isinstance(n, Fold):
+            return False
+        for v in free_vars(n.vec):
+            if v.name in self.names:
+                if self.deps_of(v, deps) - self.invariant:
+                    return False
+            elif v.name in self.comp:
+                if self.comp[v.name] not in self.invariant:
+                    return False
+            elif v.name in bound:  # the element, or a name bound inside an operand: not traced
+                return False
+        return True
+
+    # ------------------------------------------------------------ element-wise sums
+
+    def elementwise_increment(self, k: int, r: Term, deps):
+        """(length, a, h) when r is the component's array with h added to element a, where
+        tests hold (`build(len, \\a. if c then out[a] + h else out[a])`, which an inner loop
+        `out[j] = out[j] + e` over some of the elements becomes), h and the tests reading no
+        state; where a test fails, h is 0.0 (added to out0[a] once, after the loop). None
+        otherwise."""
+        cv = self.compvar[k]
+        t = self._resolve_local(r)
+        if not (isinstance(t, Build) and cv.type == Vec(Float) and not self.deps_of(t.size, deps)):
+            return None
+        if self.canon(t.size) != self.canon(prim("size", self.inits[k])):
+            return None
+        a = t.var
+        h = self._own_plus(t.body, prim("index", a, cv), k, deps)
+        if h is None or h == Const(0.0, Float) or k in self.deps_of(h, deps) or _mentions(h, cv):
+            return None
+        return t.size, a, h
+
+    def _own_plus(self, t: Term, mine: Term, k: int, deps) -> Term | None:
+        """h with t = mine + h, under ifs whose tests read no state (mine alone: h is 0.0)."""
+        if t == mine:
+            return Const(0.0, Float)
+        if isinstance(t, Call) and t.fn == "add" and len(t.args) == 2 and t.args[0] == mine:
+            return t.args[1]
+        if isinstance(t, If) and k not in self.deps_of(t.cond, deps) and not _mentions(t.cond, self.compvar[k]):
+            a, b = self._own_plus(t.then, mine, k, deps), self._own_plus(t.orelse, mine, k, deps)
+            return None if a is None or b is None else If(t.cond, a, b, t.loc)
+        return None
+
+    def vsum_value(self, k: int, length: Term, sums: Var, lets) -> Term:
+        """out0 plus, element by element, the sum over the iterations of what each added:
+        `build(len, \\a. out0[a] + sum(build(n, \\k. sums[k][a])))` (the length hoisted)."""
+        f = self.f
+        need = self.closure([length], lets)
+        env: dict[str, Term] = {}
+        hoisted = []
+        for lt in lets:
+            if lt.var.name in need:
+                nv = self.fresh.var(lt.var)
+                hoisted.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
+                env[lt.var.name] = nv
+        a = self.fresh.var(Var("_a", Int))
+        it = self.fresh.var(Var("_k", Int))
+        column = Build(self.n, it, prim("index", a, prim("index", it, sums, loc=f.loc), loc=f.loc), f.loc)
+        total = prim("add", prim("index", a, self.inits[k], loc=f.loc), prim("sum", column, loc=f.loc), loc=f.loc)
+        return make_lets(hoisted, Build(self.fresh.copy(length, env), a, total, f.loc))
 
     # ------------------------------------------------------------ building
 
@@ -913,6 +1042,28 @@ def _indexish(t: Term) -> bool:
     return _arith(t) and (not isinstance(t, Call) or all(_indexish(a) for a in t.args))
 
 
+def _bound_names(t: Term) -> set[str]:
+    """The variables bound anywhere in t (lets, builds, lambdas)."""
+    out = set()
+    for n in _subterms(t):
+        for b in _binders(n):
+            out.add(getattr(n, b).name)
+    return out
+
+
+def _nonneg_term(t: Term, nonneg: set[str]) -> bool:
+    """Is the Int term t never negative: constants, lengths, sums and products of such, and
+    the variables named in nonneg?"""
+    if isinstance(t, Const):
+        return t.type == Int and t.value >= 0
+    if isinstance(t, Var):
+        return t.name in nonneg
+    if isinstance(t, Call) and t.fn in ("add", "mul", "max"):
+        return all(_nonneg_term(a, nonneg) for a in t.args) or t.fn == "max" and any(
+            _nonneg_term(a, nonneg) for a in t.args)
+    return _is_length(t)
+
+
 def _is_length(t: Term) -> bool:
     return isinstance(t, Call) and t.fn in ("size", "dim")
 
@@ -945,8 +1096,60 @@ def _mentions(t: Term, v: Var) -> bool:
     return any(x.name == v.name for x in free_vars(t))
 
 
-def _raises(t: Term) -> bool:
-    return any(isinstance(n, Call) and n.fn in _RAISING for n in _subterms(t))
+def _raises(t: Term, failing: frozenset = frozenset()) -> bool:
+    """Does t compute something that raises an error of its own (a max of nothing) or call a
+    user function in `failing` (whose body may fail)?"""
+    return any(isinstance(n, Call) and (n.fn in _RAISING or n.fn in failing) for n in _subterms(t))
+
+
+def _failing_functions(program: Program) -> frozenset:
+    """The user functions whose calls may fail: a check or a raising reduction in their body,
+    or a call of one that may."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for d in program.defs:
+            if d.name not in out and (may_fail(d.body) or _raises(d.body, frozenset(out))):
+                out.add(d.name)
+                changed = True
+    return frozenset(out)
+
+
+def _floated(lt: Let, failing: frozenset, fresh: _Fresh) -> list[_Bind]:
+    """The binding lt with what may fail inside its operands bound before it, in the order it
+    is evaluated in: the lets in its operands (`acc + x[i] * (let j = ...; check(j); y[j])`)
+    and an operand that may fail (`main + logsumexp(v)`, whose max may raise). A check then has
+    a binding of its own, which reads no state (acc) when its condition does not. Evaluation
+    order is kept: what moves before the binding is what the binding evaluated first, and what
+    it evaluated before that stays and cannot fail. Branches, builds and loops are not entered
+    (what runs there is conditional or repeated) but may be bound whole. Binder names are
+    unique, so nothing is captured."""
+    out: list[_Bind] = []
+
+    def go(t: Term) -> Term:
+        """What of t stays in place once its lets and failing operands are bound before it."""
+        if isinstance(t, (Var, Const)):
+            return t
+        if isinstance(t, Let):
+            lets, body = let_chain(t)
+            for x in lets:
+                out.append(_Bind(x.var, go(x.rhs), x.loc))
+            return go(body)
+        if isinstance(t, (Call, Tuple)) and not (isinstance(t, Call) and t.fn == "check"):
+            field = "args" if isinstance(t, Call) else "items"
+            parts = []
+            for a in getattr(t, field):
+                r = go(a)
+                if not isinstance(r, (Var, Const)) and (may_fail(r) or _raises(r, failing)):
+                    v = fresh.var(Var("_f", r.type, t.loc))
+                    out.append(_Bind(v, r, lt.loc))
+                    r = v
+                parts.append(r)
+            return t.replace(**{field: tuple(parts)}) if any(a is not b for a, b in zip(parts, getattr(t, field))) else t
+        return t
+    rhs = go(lt.rhs)
+    return out + [_Bind(lt.var, rhs, lt.loc)]
 
 
 __all__ = ["vectorise_loops"]
