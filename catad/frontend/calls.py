@@ -22,6 +22,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
+from . import linalg
 from .common import index_chain, is_array
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -498,7 +499,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.transpose,), h_transpose, ()), ((range, zip, enumerate), h_iteration_only, ()),
         ((np.square,), h_square, ()), ((np.linalg.norm,), h_norm, ()), ((np.outer,), h_outer, ()),
         ((np.clip,), h_clip, ()), ((np.arange,), h_arange, ()),
-    ] + [((o,), h, ()) for o, h in _REFUSED]
+    ] + [((o,), h, ()) for o, h in _REFUSED] + linalg.HANDLERS
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
