@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..lang.types import rank
 from . import arrays
-from .values import ZERO, RT, Arr
+from .values import ZERO, RT, Arr, is_zero
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -82,7 +82,7 @@ def p_cholesky(c: Compiler, t, a):
 
 def _action(c: Compiler, t, fn: str, primal: list[Arr], x, extra: str = ""):
     """fn(primal..., x): zero for the zero tangent, run-time for a run-time one."""
-    if x is ZERO:
+    if is_zero(x):  # the zero tangent, or a vector of them
         return ZERO
     if isinstance(x, RT):
         codes = [p.code for p in primal] + [x.code] + ([extra] if extra else [])
