@@ -343,6 +343,8 @@ def test_errors_name_the_line_with_numpy_s_message():
         catad.grad(mismatch)(np.eye(3), np.ones(2))
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
         catad.grad(singular)(np.zeros((2, 2)))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):  # documented: det's gradient solves
+        catad.grad(det)(np.array([[1.0, 2.0], [2.0, 4.0]]))
     with pytest.raises(np.linalg.LinAlgError):  # NumPy raises LinAlgError for these; so does catad
         np.linalg.det(np.ones((2, 3)))
 
