@@ -194,8 +194,8 @@ def test_log_det_of_a_covariance_through_cholesky():
 # here A_k = base + shifts[k] I, so that each lane of a comprehension solves its own matrix.
 
 def batch_comprehension(base, shifts, eye, bs):
-    return sum(np.linalg.slogdet(base + shifts[k] * eye)[1] + np.sum(np.linalg.solve(base + shifts[k] * eye, bs[k]) ** 2)
-               for k in range(len(shifts)))
+    return sum(np.linalg.slogdet(base + shifts[k] * eye)[1]
+               + np.sum(np.linalg.solve(base + shifts[k] * eye, bs[k]) ** 2) for k in range(len(shifts)))
 
 
 def batch_inverse(base, shifts, eye):
@@ -249,6 +249,25 @@ def test_stacks_of_matrices():
 
 def test_a_loop_over_matrices():
     check_gradients(batch_loop, (spd(3), np.array([0.5, 1.0, 2.0]), np.eye(3)))
+
+
+def recurrence(m, b):
+    acc = 0.0
+    for j in range(2):
+        acc = acc * 0.5 + np.linalg.slogdet(m)[1] + np.sum(np.linalg.solve(m, b) * acc)
+    return acc + np.sum(np.linalg.inv(m)) + np.sum(np.linalg.cholesky(m @ m.T))
+
+
+def batch_of_loops(base, shifts, eye, b):
+    return sum(recurrence(base + shifts[k] * eye, b) for k in range(len(shifts)))
+
+
+def test_a_comprehension_that_runs_as_a_python_loop():
+    """A loop inside a comprehension: the comprehension's derivative runs element by element,
+    with run-time tangents (catad.backend.linalg passes them to the kernels)."""
+    args = (general(3), np.array([0.5, 1.0, 2.0]), np.eye(3), np.ones(3))
+    check_gradients(batch_of_loops, args, rtol=1e-5, atol=1e-6)
+    assert "Python loop" in catad.explain(batch_of_loops, *args).stage("code").text
 
 
 def test_lanes_a_condition_discards_are_never_solved():
@@ -357,7 +376,8 @@ def test_explain_shows_the_maps_and_the_rules():
     assert "lmLinear(lsolve/lsolve_t, a)" in jac and "lmLinear(neg_matmul/neg_matmul_t, x)" in jac
     assert r"\mathcal{L}_{f,f'}(a) \odot x = f(a, x)" in d.latex()  # the law of fwd-linear, where it fired
     m = L.Linear("lsolve", "lsolve_t", (Var("A", M),), Vec(Float), Vec(Float))
-    assert latex_lm(L.Transpose(m)) == r"\mathcal{L}_{\mathrm{lsolve}}(A)^\top" and str(m) == "lmLinear(lsolve/lsolve_t, A)"
+    assert latex_lm(L.Transpose(m)) == r"\mathcal{L}_{\mathrm{lsolve}}(A)^\top"
+    assert str(m) == "lmLinear(lsolve/lsolve_t, A)"
     fired = {s.rule for s in d.steps}
     assert {"fwd-linear", "rev-linear"} <= fired
     rev = d.stage("reverse").text
