@@ -40,7 +40,7 @@ from catad.primitives.registry import PRIMITIVES, PrimitiveTypeError
 from catad.rewrite import BY_NAME, RULES, replay, rewrite
 from catad.rewrite.catalogue import cheap
 from catad.rewrite.engine import replace_at
-from catad.tangents import ZERO
+from catad.tangents import ZERO, OneHot
 
 from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, lmfold, meaning, mixed
 
@@ -865,6 +865,60 @@ def _rev_let(g, captured):
 for _name, _gen in [("fwd-let", _fwd_let), ("rev-let", _rev_let)]:
     instances(_name, tangents=True)((lambda f: lambda g: f(g, False))(_gen))
     violations(_name)((lambda f: lambda g: f(g, True))(_gen))
+
+
+# ====================================================================== opaque maps (linear algebra)
+# lmLinear(fwd, rev, args): each pair of actions the linear-algebra Jacobians use (catad.ad.rules),
+# at random primal values (well-conditioned matrices: they are solved with), possibly transposed;
+# tangents of Floats, vectors and n x n matrices, dense or (sparse mode) ZERO or a OneHot row.
+
+MF = Vec(VF)
+
+
+def _well_conditioned(g: Gen) -> np.ndarray:
+    m = np.array([[g.c.real() for _ in range(g.n)] for _ in range(g.n)])
+    return m @ m.T + g.n * np.eye(g.n)
+
+
+def linear_map(g: Gen) -> L.Linear:
+    kind = g.c.pick(["logdet", "inv", "lsolve", "neg_matmul", "chol"])
+    a = _well_conditioned(g)
+    t = g.c.pick([VF, MF])
+    if kind == "logdet":
+        m = L.Linear("logdet_jvp", "logdet_vjp", (g.fresh("A", MF, a),), MF, Float)
+    elif kind == "inv":
+        m = L.Linear("inv_jvp", "inv_vjp", (g.fresh("B", MF, np.linalg.inv(a)),), MF, MF)
+    elif kind == "lsolve":
+        m = L.Linear("lsolve", "lsolve_t", (g.fresh("A", MF, a),), t, t)
+    elif kind == "neg_matmul":
+        m = L.Linear("neg_matmul", "neg_matmul_t", (g.fresh("x", t, g.dense_value(t)),), MF, t)
+    else:
+        m = L.Linear("chol_jvp", "chol_vjp", (g.fresh("L", MF, np.linalg.cholesky(a)),), MF, MF)
+    return L.Linear(m.rev, m.fwd, m.args, m.t, m.s) if g.c.coin(0.3) else m
+
+
+def linear_tangent(g: Gen, t: Type) -> Var:
+    if g.sparse and g.c.coin(0.6):
+        if t != Float and g.c.coin():
+            row = g.dense_value(t.elem)
+            return g.fresh("z", t, OneHot(g.c.int(0, g.n - 1), row, g.n))
+        return g.fresh("z", t, ZERO)
+    return g.fresh("d", t, g.dense_value(t))
+
+
+@instances("fwd-linear", tangents=True)
+def _(g):
+    m = linear_map(g)
+    return Apply(m, linear_tangent(g, m.src))
+
+
+@instances("rev-linear", tangents=True)
+def _(g):
+    m = linear_map(g)
+    return ApplyR(linear_tangent(g, m.tgt), m)
+
+
+instances("tr-linear")(lambda g: T(linear_map(g)))
 
 
 # ====================================================================== known bugs

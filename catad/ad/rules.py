@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lang.terms import Term, iconst
-from ..lang.types import Float, Type
+from ..lang.types import Float, Type, Vec
 from ..linearmaps import terms as L
 from ..primitives import prim
 from ..primitives.derivatives import partials
@@ -45,7 +45,12 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
-    return _combine(list(zip(rule(fn, xs, tgt, bind), dxs)), src, tgt)
+    maps = rule(fn, xs, tgt, bind)
+    if isinstance(maps, L.LM):  # one map from the tuple of all the arguments' tangents
+        if all(isinstance(d, L.Zero) for d in dxs):
+            return L.Zero(src, tgt)
+        return L.Compose(maps, L.VCat(tuple(dxs)))
+    return _combine(list(zip(maps, dxs)), src, tgt)
 
 
 def _scalar_rule(fn, xs, tgt, bind):
@@ -75,7 +80,59 @@ def _j_vector(fn, xs, tgt, bind):
     return [L.IndexUpdate(iconst(k), n, tgt) for k in range(len(xs))]
 
 
-_ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector}
+# ---------------------------------------------------------------- linear algebra
+# The standard matrix-calculus results as opaque maps (lmLinear: a forward and a transposed
+# action, catad/primitives/linalg.py), at primal values bound once. Nothing forms an inverse
+# where a solve will do: the actions of det's and solve's derivatives are solves.
+
+M = Vec(Vec(Float))
+
+
+def _linear(fwd: str, rev: str, args: tuple[Term, ...], s: Type, t: Type) -> L.Linear:
+    return L.Linear(fwd, rev, args, s, t)
+
+
+def _logdet(a: Term) -> L.Linear:
+    """d log|det A| = tr(A^{-1} dA); its transpose g -> g A^{-T}."""
+    return _linear("logdet_jvp", "logdet_vjp", (a,), M, Float)
+
+
+def _j_det(fn, xs, tgt, bind):
+    """d det A = det(A) tr(A^{-1} dA): the log-determinant's map scaled by det(A)."""
+    (a,) = xs
+    return [L.Compose(L.Scale(bind("d", prim("det", a)), Float), _logdet(a))]
+
+
+def _j_slogdet(fn, xs, tgt, bind):
+    """d (sign, log|det A|) = (0, tr(A^{-1} dA)): the sign is locally constant."""
+    (a,) = xs
+    return [L.VCat((L.Zero(M, Float), _logdet(a)))]
+
+
+def _j_inv(fn, xs, tgt, bind):
+    """d A^{-1} = -B dA B at B = A^{-1}; transpose G -> -B^T G B^T."""
+    (a,) = xs
+    return [_linear("inv_jvp", "inv_vjp", (bind("B", prim("inv", a)),), M, M)]
+
+
+def _j_solve(fn, xs, tgt, bind):
+    """x = A^{-1} b: dx = A^{-1} (db - dA x), one map from (dA, db), so that the forward
+    tangent takes one solve with A and the cotangent one with A^T (y = A^{-T} g, then
+    (-y x^T, y)), whichever arguments vary."""
+    a, b = xs
+    x = bind("x", prim("solve", a, b))
+    rhs = L.HCat((_linear("neg_matmul", "neg_matmul_t", (x,), M, b.type), L.One(b.type)))
+    return L.Compose(_linear("lsolve", "lsolve_t", (a,), b.type, b.type), rhs)
+
+
+def _j_cholesky(fn, xs, tgt, bind):
+    """dL = L Phi(L^{-1} sym(dA) L^{-T}) (Murray 2016), sym(dA) made of dA's lower triangle."""
+    (a,) = xs
+    return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
+
+
+_ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
+                "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky}
 
 
 __all__ = ["jacobian_of_call"]

@@ -17,7 +17,7 @@ from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, WhileCount
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, folds, gathers, reductions, scatters, tangent_ops
+from . import arrays, checks, control, folds, gathers, linalg, reductions, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -92,4 +92,8 @@ CODEGEN = {
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "vector": arrays.p_vector,
     "check": checks.p_check,
+    # linear algebra (catad/backend/linalg.py): the functions and their derivatives' actions
+    **{name: getattr(linalg, "p_" + name) for name in (
+        "det", "slogdet", "inv", "solve", "cholesky", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
+        "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
 }

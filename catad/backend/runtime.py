@@ -14,6 +14,10 @@ from .. import tangents as T
 from ..errors import Loc as _Loc, ShapeError as _ShapeError
 from ..primitives import registry as R
 from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
+# the linear-algebra kernels, called by name by catad/backend/linalg.py's code
+from ..primitives.linalg import (la_chol_jvp, la_chol_vjp, la_cholesky, la_det, la_inv, la_inv_jvp,  # noqa: F401
+                                 la_inv_vjp, la_logdet_jvp, la_logdet_vjp, la_lsolve, la_lsolve_t, la_neg_matmul,
+                                 la_neg_matmul_t, la_slogdet, la_solve, la_where_eye)
 
 ZERO = T.ZERO
 OneHot = T.OneHot
@@ -381,3 +385,4 @@ def tmul0(k, x):
     """k * x for a tangent x in the zero-safe variant of a derivative program: 0 wherever
     x is 0, even where k is inf or NaN (catad.tangents.times)."""
     return T.times(k, x)
+

@@ -22,7 +22,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
-from . import special_calls
+from . import linalg, special_calls
 from .common import index_chain, is_array
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -410,7 +410,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")),
         ((np.add, np.subtract, np.multiply, np.divide, np.true_divide), special_calls.h_operator, ()),
         ((np.heaviside,), special_calls.h_heaviside, ()), ((np.reciprocal,), special_calls.h_reciprocal, ()),
-    ] + [((o,), h, ()) for o, h in _REFUSED]
+    ] + [((o,), h, ()) for o, h in _REFUSED] + linalg.HANDLERS
     from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
     table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}

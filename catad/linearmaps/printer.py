@@ -17,6 +17,8 @@ def show_lm(m: L.LM, show: Callable[[Term], str]) -> str:
     if isinstance(m, L.LMFold):
         return (f"lmFold(\\{m.var.name}. {show(m.body)}, \\{m.var.name}. {show(m.dbody)}, "
                 f"{show(m.acc)}, {show(m.vec)})")
+    if isinstance(m, L.Linear):  # lmLinear(fwd/rev, args): the two actions named, then the primal values
+        return f"lmLinear({m.fwd}/{m.rev}, {', '.join(show(a) for a in m.args)})"
     if isinstance(m, L.Zero):
         return "lmZero()"
     if isinstance(m, L.One):
@@ -66,6 +68,9 @@ def latex_lm(m: Term, coef: Callable[[Term], str] | None = None) -> str:
         return r"\Sigma"
     if isinstance(m, L.Broadcast):
         return r"\mathrm{bcast}_{" + coef(m.n) + "}"
+    if isinstance(m, L.Linear):
+        return (r"\mathcal{L}_{\mathrm{" + m.fwd.replace("_", r"\_") + "}}(" + ", ".join(coef(a) for a in m.args)
+                + ")")
     if isinstance(m, L.LMFold):
         lam = r"(\lambda " + coef(m.var) + ". "
         return (r"\mathrm{lmFold}\," + lam + coef(m.body) + r")\," + lam + latex_lm(m.dbody, coef) + r")\,"

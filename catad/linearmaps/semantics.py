@@ -25,6 +25,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..lang.terms import Const
+from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO, Acc, OneHot, densify, is_zero, tadd, tget, times, tscale  # noqa: F401
 from . import terms as L
 
@@ -103,6 +104,8 @@ def _fwd(m: L.LM, x: Any):
         n = _coef(m.n)
         x = np.asarray(x, dtype=np.float64)
         return np.broadcast_to(x, (n,) + x.shape).copy()
+    if isinstance(m, L.Linear):
+        return _linear(m.fwd, m, x)
     raise TypeError(f"not a linear map: {type(m).__name__}")
 
 
@@ -155,7 +158,15 @@ def _rev(m: L.LM, ct: Any):
         return np.broadcast_to(c, (n,) + c.shape).copy()
     if isinstance(m, L.Broadcast):
         return np.sum(densify(ct), axis=0)
+    if isinstance(m, L.Linear):
+        return _linear(m.rev, m, ct)
     raise TypeError(f"not a linear map: {type(m).__name__}")
+
+
+def _linear(action: str, m: L.Linear, x: Any) -> Any:
+    """An lmLinear's forward or transposed action: a primitive of its args and the tangent (which
+    may be sparse; the kernels densify it)."""
+    return PRIMITIVES[action].impl(*(_coef(a) for a in m.args), x)
 
 
 _STEPS = {"fwd": _fwd, "rev": _rev}
@@ -423,6 +434,8 @@ def _transpose_node(m: L.LM, memo: dict) -> L.LM:
         return L.Broadcast(m.n, m.s)
     if isinstance(m, L.Broadcast):
         return L.Sum(m.n, m.s)
+    if isinstance(m, L.Linear):
+        return L.Linear(m.rev, m.fwd, m.args, m.t, m.s)
     if isinstance(m, (L.VCatV, L.HCatV)) and isinstance(m.ms, Const):
         from ..lang.types import LinMap, Vec
         e = m.ms.type.elem

@@ -18,6 +18,7 @@ from .._node import node
 from ..errors import CatadTypeError
 from ..lang.terms import Const, Term, Var
 from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
+from ..primitives import prim
 
 
 class LM(Term):
@@ -251,6 +252,33 @@ class Broadcast(LM):
 
 
 @node
+class Linear(LM):
+    """An opaque linear map given by two primitives of catad.primitives: its forward action
+    `fwd` and its transposed action `rev`, at fixed primal values `args` (the Jacobians of the
+    linear-algebra functions, e.g. dA -> -B dA B at B = inv(A)):
+
+        lmLinear(fwd, rev, args) . x = fwd(*args, x)        r ._R lmLinear(fwd, rev, args) = rev(*args, r)
+
+    and its transpose is lmLinear(rev, fwd, args). Both primitives take a symbolic zero or a
+    sparse tangent. The pair must be adjoint: <fwd(*args, x), r> = <x, rev(*args, r)> (checked
+    by tests/test_linalg.py for each pair the Jacobians use)."""
+
+    fwd: str
+    rev: str
+    args: tuple[Term, ...]
+    s: Type
+    t: Type
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name, x, y in ((self.fwd, self.s, self.t), (self.rev, self.t, self.s)):
+            got = prim(name, *self.args, zero_tangent(x)).type
+            if got != y:
+                raise CatadTypeError(f"lmLinear: {name} maps {x} to {got}, not {y}", construct="lmLinear")
+        self._set_lm_type(self.s, self.t)
+
+
+@node
 class LMFold(LM):
     """lmFold (\\var. body) (\\var. dbody) acc vec : (s, (a, Vec b)) -o a (notes Fig. 12-13),
     the Jacobian of fold (\\var. body) acc vec with respect to its environment s (the
@@ -352,6 +380,10 @@ def zero_tangent(t: Type) -> Const:
 LM_FIELDS = ("m1", "m2", "m", "items")  # fields holding linear maps (not coefficients)
 
 
+def _frozen(value: Any, ty: Type) -> Const:
+    return Const(tuple(value) if isinstance(value, list) else value, ty)
+
+
 def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
     """The linear-map value of t: every coefficient term evaluated by `ev` and frozen as a
     Const, every sub-map evaluated likewise (sub-maps that are values already are reused)."""
@@ -361,10 +393,11 @@ def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
         if f in LM_FIELDS:
             changes[f] = tuple(ev(x) for x in v) if isinstance(v, tuple) else ev(v)
         elif isinstance(v, Term) and not isinstance(v, Const):
-            value = ev(v)
-            changes[f] = Const(tuple(value) if isinstance(value, list) else value, v.type)
+            changes[f] = _frozen(ev(v), v.type)
+        elif isinstance(v, tuple) and any(isinstance(x, Term) and not isinstance(x, Const) for x in v):
+            changes[f] = tuple(x if isinstance(x, Const) else _frozen(ev(x), x.type) for x in v)  # lmLinear's args
     return t.replace(**changes) if changes else t
 
 
 __all__ = ["Apply", "ApplyR", "zero_tangent", "LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
-           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "LMFold", "FoldClosure", "evaluate_lm", "Int"]
+           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "Linear", "LMFold", "FoldClosure", "evaluate_lm", "Int"]

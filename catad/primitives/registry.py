@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 
 from ..errors import ShapeError
+from . import linalg as _la
 from . import special as S
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
@@ -707,6 +708,116 @@ register(Primitive("tsum", t_tsum, _tsum,
                    doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))
 
 
+# ---------------------------------------------------------------- linear algebra (np.linalg)
+# The functions on square Float matrices and the linear maps of their derivatives (each the
+# forward or the transposed action of an lmLinear map: catad.linearmaps.terms.Linear). Their
+# NumPy kernels are in catad/primitives/linalg.py, shared with the backend; every stage of them
+# is named in STRUCTURAL below.
+
+MATRIX = Vec(Vec(Float))
+
+
+def _matrix_arg(ts, what: str, n: int = 1) -> None:
+    if len(ts) < n or ts[0] != MATRIX:
+        raise PrimitiveTypeError(f"{what} takes a matrix of Floats (Vec (Vec Float)), got ({_fmt(ts)})")
+
+
+def _typing_of_matrix(result: Type):
+    def typing(ts):
+        _matrix_arg(ts, "it")
+        return result
+    return typing
+
+
+def t_solve(ts):
+    """solve(A, b): b a vector or a matrix of Floats; the result has b's type."""
+    _matrix_arg(ts, "solve(A, b)")
+    if ts[1] not in (Vec(Float), MATRIX):
+        raise PrimitiveTypeError(f"solve(A, b) takes a vector or a matrix of Floats b, got ({_fmt(ts)})")
+    return ts[1]
+
+
+def _t_action(tangent: Type, result: Type):
+    """An action of a derivative at a matrix: (M, tangent) -> result."""
+    def typing(ts):
+        if ts != (MATRIX, tangent):
+            raise PrimitiveTypeError(f"expects ({MATRIX}, {tangent}), got ({_fmt(ts)})")
+        return result
+    return typing
+
+
+def t_rhs_action(ts):
+    """(A, db) -> A^{-1} db and its transpose: db a vector or a matrix."""
+    if ts not in ((MATRIX, Vec(Float)), (MATRIX, MATRIX)):
+        raise PrimitiveTypeError(f"expects a matrix and a vector or a matrix of Floats, got ({_fmt(ts)})")
+    return ts[1]
+
+
+def t_neg_matmul(ts):
+    """(x, dA) -> -dA x, with x a vector or a matrix."""
+    if ts not in ((Vec(Float), MATRIX), (MATRIX, MATRIX)):
+        raise PrimitiveTypeError(f"expects a vector or a matrix of Floats and a matrix, got ({_fmt(ts)})")
+    return ts[0]
+
+
+def t_neg_matmul_t(ts):
+    """(x, g) -> -g x^T, with x and g vectors or matrices of one type."""
+    if ts not in ((Vec(Float), Vec(Float)), (MATRIX, MATRIX)):
+        raise PrimitiveTypeError(f"expects two vectors or two matrices of Floats, got ({_fmt(ts)})")
+    return MATRIX
+
+
+def _float_of(f):
+    def impl(*xs):
+        y = f(*xs)
+        return y if y is _tangents().ZERO else float(y)
+    return impl
+
+
+_LINALG = [
+    # name, typing, reference implementation, aliases, doc
+    ("det", _typing_of_matrix(Float), _float_of(_la.la_det), (np.linalg.det,),
+     "det(A), the determinant of a square matrix (np.linalg.det); its derivative det(A) tr(A^{-1} dA) is "
+     "applied by a solve"),
+    ("slogdet", _typing_of_matrix(TupleT((Float, Float))),
+     lambda a: tuple(float(v) for v in _la.la_slogdet(a)), (np.linalg.slogdet,),
+     "slogdet(A) = (sign, log|det A|) (np.linalg.slogdet); the sign's derivative is 0"),
+    ("inv", _typing_of_matrix(MATRIX), _la.la_inv, (np.linalg.inv,),
+     "inv(A), the inverse of a square matrix (np.linalg.inv; LinAlgError when it is singular)"),
+    ("solve", t_solve, lambda a, b: _la.la_solve(a, b, np.ndim(b) == 1), (np.linalg.solve,),
+     "solve(A, b) = A^{-1} b for a vector or a matrix b (np.linalg.solve); its derivative solves with A "
+     "and A^T, never forming A^{-1}"),
+    ("cholesky", _typing_of_matrix(MATRIX), _la.la_cholesky, (np.linalg.cholesky,),
+     "cholesky(A) = L, lower triangular with L L^T = A, from A's lower triangle (np.linalg.cholesky; "
+     "LinAlgError when A is not positive definite): the derivative with respect to A's strictly upper "
+     "triangle is 0"),
+    ("logdet_jvp", _t_action(MATRIX, Float), _float_of(_la.la_logdet_jvp), (),
+     "logdet_jvp(A, dA) = tr(A^{-1} dA) = d log|det A|, by one solve (0 for the zero tangent)"),
+    ("logdet_vjp", _t_action(Float, MATRIX), _la.la_logdet_vjp, (),
+     "logdet_vjp(A, g) = g A^{-T}, the transpose of logdet_jvp (A^{-T} by a solve of A^T against I)"),
+    ("inv_jvp", _t_action(MATRIX, MATRIX), _la.la_inv_jvp, (),
+     "inv_jvp(B, dA) = -B dA B, d inv at B = inv(A)"),
+    ("inv_vjp", _t_action(MATRIX, MATRIX), _la.la_inv_vjp, (),
+     "inv_vjp(B, G) = -B^T G B^T, the transpose of inv_jvp"),
+    ("lsolve", t_rhs_action, _la.la_lsolve, (),
+     "lsolve(A, db) = A^{-1} db by a solve, db a tangent (0 for the zero tangent)"),
+    ("lsolve_t", t_rhs_action, _la.la_lsolve_t, (),
+     "lsolve_t(A, g) = A^{-T} g by a solve, the transpose of lsolve"),
+    ("neg_matmul", t_neg_matmul, _la.la_neg_matmul, (),
+     "neg_matmul(x, dA) = -dA x, the part of d solve(A, b) that dA makes (before the solve)"),
+    ("neg_matmul_t", t_neg_matmul_t, _la.la_neg_matmul_t, (),
+     "neg_matmul_t(x, g) = -g x^T, the transpose of neg_matmul (an outer product for vectors)"),
+    ("chol_jvp", _t_action(MATRIX, MATRIX), _la.la_chol_jvp, (),
+     "chol_jvp(L, dA) = L Phi(L^{-1} sym(dA) L^{-T}) at L = cholesky(A), sym(dA) made of dA's lower "
+     "triangle, Phi the lower triangle with the diagonal halved (Murray 2016)"),
+    ("chol_vjp", _t_action(MATRIX, MATRIX), _la.la_chol_vjp, (),
+     "chol_vjp(L, G) = Phi(P + P^T), P = L^{-T} Phi(L^T G) L^{-1}: the transpose of chol_jvp"),
+]
+for _name, _typing, _impl, _aliases, _doc in _LINALG:
+    register(Primitive(_name, _typing, _impl, _aliases, arity=1 if _name in ("det", "slogdet", "inv", "cholesky")
+                       else 2, doc=_doc))
+
+
 # ---------------------------------------------------------------- structural primitives: every stage in one row
 # Typing and the reference implementation are the rows above; here, where each other stage
 # keeps the primitive's rules. Adding a structural primitive (or fold's parts) is a row here
@@ -734,6 +845,19 @@ STRUCTURAL = {
     "tscale": {"codegen": _CG + "tangent_ops:p_tscale"},
     "tmul": {"codegen": _CG + "tangent_ops:p_tmul"},
     "tsum": {"codegen": _CG + "reductions:p_tsum"},
+    # linear algebra: each function's Jacobian is made of lmLinear maps, whose forward and
+    # transposed actions are the *_jvp / *_vjp primitives (catad.rewrite.catalogue: fwd-linear)
+    "det": {"derivative": _AD + "_j_det", "linear maps": _LM + "Linear Scale", "codegen": _CG + "linalg:p_det"},
+    "slogdet": {"derivative": _AD + "_j_slogdet", "linear maps": _LM + "Linear VCat Zero",
+                "codegen": _CG + "linalg:p_slogdet"},
+    "inv": {"derivative": _AD + "_j_inv", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_inv"},
+    "solve": {"derivative": _AD + "_j_solve", "linear maps": _LM + "Linear Compose HCat One",
+              "codegen": _CG + "linalg:p_solve"},
+    "cholesky": {"derivative": _AD + "_j_cholesky", "linear maps": _LM + "Linear",
+                 "codegen": _CG + "linalg:p_cholesky"},
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
+        "chol_jvp", "chol_vjp")},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

@@ -61,7 +61,7 @@ def is_atom(t: Any) -> bool:
 
 def cheap(t: Any) -> bool:
     """Copying t duplicates no work: an atom, a projection or tuple of cheap terms, or a
-    leaf map over atoms."""
+    leaf map over atoms (not an lmLinear: applying each copy would solve again)."""
     if is_atom(t):
         return True
     if isinstance(t, Get):
@@ -729,6 +729,28 @@ def _(b):
     dr = _step_var(m, "_r", a)
     body = Let(m.var, Get(0, t_dr), Let(dr, Get(1, t_dr), ApplyR(dr, m.dbody)))
     return RFold(m.acc, m.vec, m.var, m.body, b["r"], t_dr, body)
+
+
+# ================================================================ opaque linear maps (linear algebra)
+# lmLinear(fwd, rev, args): a linear map given by its forward and transposed actions, two
+# primitives at fixed primal values (the Jacobians of det, slogdet, inv, solve and cholesky,
+# catad.ad.rules). Applying it calls the action; transposing it swaps them.
+
+GLin = "linear algebra: lmLinear"
+
+rule("fwd-linear", GLin, "lmLinear(f, f', a) . x = f(a, x) (the map is defined by its action)",
+     "lmApply(lmLinear(f, f', a), x)", "f(a, x)", r"\mathcal{L}_{f,f'}(a) \odot x = f(a, x)",
+     "an opaque map applies its forward action, a primitive (e.g. -B dx B for inv, A^{-1} dx for solve)",
+     P(A, m=P(L.Linear, fwd=V("f"), args=V("a")), x=X))(lambda b: prim(b["f"], *b["a"], b["x"]))
+rule("rev-linear", GLin, "r ._R lmLinear(f, f', a) = f'(a, r) (f' is the transpose of f: <f(a, x), r> = "
+     "<x, f'(a, r)>)", "lmApplyR(r, lmLinear(f, f', a))", "f'(a, r)",
+     r"r \odot_R \mathcal{L}_{f,f'}(a) = f'(a, r)",
+     "an opaque map's cotangent is its transposed action (e.g. A^{-T} r for solve: a solve, no inverse)",
+     P(ApplyR, r=R, m=P(L.Linear, rev=V("f"), args=V("a"))))(lambda b: prim(b["f"], *b["a"], b["r"]))
+rule("tr-linear", GT, "notes Fig. 5, for an opaque map: lmLinear(f, f', a)^T = lmLinear(f', f, a)",
+     "lmTranspose(lmLinear(f, f', a))", "lmLinear(f', f, a)",
+     r"\mathcal{L}_{f,f'}(a)^\top = \mathcal{L}_{f',f}(a)", "transposing swaps the two actions",
+     P(T, m=_Named("m", L.Linear)))(lambda b: L.Linear(b["m"].rev, b["m"].fwd, b["m"].args, b["m"].t, b["m"].s))
 
 
 BY_NAME = {r.name: r for r in RULES}
