@@ -695,3 +695,51 @@ def test_einsum_ellipsis_is_refused_with_a_location():
     with pytest.raises(catad.UnsupportedSyntax, match="'...'") as info:
         catad.vjp(einsum_ellipsis, arr(2, 3))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+# ---------------------------------------------------------------- @ on stacks of matrices
+
+def batched_matmul(a, b):
+    return (a @ b) * 2.0 + np.matmul(a, b)
+
+
+def matmul_mixed(a, m, v):
+    return np.sum(a @ m) + np.sum((a @ m[:, :1]) ** 2) + np.sum(a @ m[:, 0]) + np.sum(m[:, 0] @ np.swapaxes(a, 1, 2))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (2, 4, 2)), ((1, 3, 4), (3, 4, 2)), ((2, 1, 2, 3), (3, 3, 1)),
+                                   ((3, 4), (2, 4, 2)), ((2, 3, 4), (3, 4, 2))])
+def test_matmul_stacks(sa, sb):
+    check_like_numpy(batched_matmul, arr(*sa), arr(*sb, seed=1))
+
+
+def test_matmul_stacks_core_mismatch_is_numpy_s():
+    check_like_numpy(batched_matmul, arr(2, 3, 4), arr(2, 3, 2, seed=1), shapes=["size 3 is different from 4"])
+
+
+def test_matmul_stacks_with_vectors_and_matrices():
+    check_like_numpy(matmul_mixed, arr(2, 3, 4), arr(4, 2, seed=1), arr(4, seed=2))
+
+
+# ---------------------------------------------------------------- masks: ~, &, |, ^ and np.logical_*
+
+def masks(x, y):
+    m = (x > 1.0) & ~(y > 1.0) | (x < 0.7) ^ np.logical_not(y < 0.8)
+    n = np.logical_and(x > 0.9, np.logical_or(y < 0.9, x > 1.2)) | np.logical_xor(x > 1.1, y > 1.1)
+    return np.where(m, x * y, 2.0 * x) + np.where(n, y, -x) + np.sum(np.logical_not(m)) \
+        + np.where(np.logical_and(x, 1.0), 1.0, 0.0)
+
+
+@pytest.mark.parametrize("sx,sy", [((3, 4), (3, 4)), ((2, 3, 2), (3, 2)), ((5,), (1,))])
+def test_masks(sx, sy):
+    check_like_numpy(masks, arr(*sx), arr(*sy, seed=1))
+
+
+def invert_float(x):
+    return ~x
+
+
+def test_invert_of_numbers_is_refused():
+    with pytest.raises(catad.UnsupportedSyntax, match="~mask") as info:
+        catad.vjp(invert_float, arr(3))
+    assert "test_numpy_functions.py:" in str(info.value)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import CatadTypeError
 from ..lang.fold import Fold, WhileCount
-from ..lang.terms import FALSE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
+from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import _arity, display
@@ -1662,3 +1662,72 @@ def h_einsum(lw, obj, node, args, kwargs):
 
 
 TABLE += [((np.einsum,), h_einsum, ("optimize",))]
+
+
+_MATMUL_CORE = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                "(n?,k),(k,m?)->(n?,m?) (size {0} is different from {1})")
+
+
+def matmul(lw, a: Term, b: Term, loc) -> Term:
+    """a @ b with an operand of rank 3 or more: NumPy's stacks of matrices, the axes before
+    the last two broadcast (a vector is a row on the left, a column on the right, its axis
+    then dropped); the contracted lengths must be equal."""
+    ra, rb = rank(a.type), rank(b.type)
+    nb = max(ra, rb) - 2
+    batch = [chr(ord("A") + q) for q in range(nb)]
+    la = "".join(batch[nb - (ra - 2):]) + "nk" if ra > 1 else "k"
+    lb = "".join(batch[nb - (rb - 2):]) + "km" if rb > 1 else "k"
+    out = "".join(batch) + ("n" if ra > 1 else "") + ("m" if rb > 1 else "")
+    if scalar_of(a.type) == Float or scalar_of(b.type) == Float:
+        a, b = lw.b.to_float(a, loc), lw.b.to_float(b, loc)
+
+    def mismatch(order):
+        parts, j = [], 0
+        for ls, r in ((la, ra), (lb, rb)):
+            own = ["{%d}" % (j + q) for q in range(r)]
+            nbatch = max(r - 2, 0)
+            lead = ["newaxis"] * (nb - nbatch)
+            parts.append(f"{_shape_text(own)}->{_shape_text(lead + own[:nbatch] + ['newaxis'] * min(r, 2))} ")
+            j += r
+        core = (["{%d}" % (ra - 2)] if ra > 1 else []) + (["{%d}" % (ra + rb - 1)] if rb > 1 else [])
+        return ("operands could not be broadcast together with remapped shapes [original->remapped]: "
+                + "".join(parts) + f" and requested shape {_shape_text(core)}")
+
+    def body(x, y):
+        kx, ky = lw.b.shape(x)[-1], lw.b.shape(y)[0 if rb == 1 else -2]
+        chk = [] if lw.b.shapes.same(kx, ky) else lw.b.check(prim("eq", kx.size, ky.size, loc=loc),
+                                                              (ky.size, kx.size), loc, "matmul", _MATMUL_CORE,
+                                                              equal=((ky.size, kx.size),))
+        return make_lets(chk, contract(lw, [x, y], [la, lb], out, loc, "matmul", mismatch))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_logical(lw, obj, node, args, kwargs):
+    """np.logical_not, np.logical_and, np.logical_or, np.logical_xor, elementwise with NumPy's
+    broadcasting; a number is true where it is not 0."""
+    loc, name = lw.loc(node), display(obj)
+    _arity(lw, obj, node, args, 1 if obj is np.logical_not else 2)
+    ts = [lw.arg(a) for a in args]
+    for t in ts:
+        if scalar_of(t.type) not in (Bool, Int, Float):
+            lw.fail(node, name, f"{name}() takes Bools or numbers, got a {t.type}", CatadTypeError)
+
+    def truth(x):
+        if x.type == Bool:
+            return x
+        zero = Const(0.0, Float, loc) if x.type == Float else ZERO
+        return prim("ne", x, zero, loc=loc)
+
+    def f(*xs):
+        xs = [truth(x) for x in xs]
+        if obj is np.logical_not:
+            return prim("not", xs[0], loc=loc)
+        if obj is np.logical_and:
+            return If(xs[0], xs[1], FALSE, loc)
+        if obj is np.logical_or:
+            return If(xs[0], TRUE, xs[1], loc)
+        return lw.b.share(xs[1], lambda y: If(xs[0], prim("not", y, loc=loc), y, loc), loc)
+    return lw.b.elementwise(f, ts, loc, name) if any(is_array(t) for t in ts) else f(*ts)
+
+
+TABLE += [((np.logical_not, np.logical_and, np.logical_or, np.logical_xor), h_logical, ())]
