@@ -1548,7 +1548,7 @@ _EINSUM_COUNT = ("{} operands provided to einstein sum function than specified i
 
 
 def _shape_text(parts: list[str]) -> str:
-    """A shape as NumPy prints it in einsum's and reshape's messages: leading newaxes left
+    """A shape as NumPy prints it in einsum's and matmul's messages: leading newaxes left
     out, (3,) for one axis."""
     while parts and parts[0] == "newaxis":
         parts = parts[1:]
