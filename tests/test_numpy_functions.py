@@ -743,3 +743,24 @@ def test_invert_of_numbers_is_refused():
     with pytest.raises(catad.UnsupportedSyntax, match="~mask") as info:
         catad.vjp(invert_float, arr(3))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def traces3(t):
+    return np.trace(t) ** 2 + np.trace(t, offset=1) + np.trace(t, offset=-1)
+
+
+def diag3(t):
+    return np.diag(t)  # <-
+
+
+def triu3(t):
+    return np.triu(t)
+
+
+def test_trace_of_rank_three_and_diag_s_error():
+    check_like_numpy(traces3, arr(3, 3, 2))
+    check_like_numpy(traces3, arr(2, 4, 1, 2))
+    check_like_numpy(diag3, arr(2, 2, 2), shapes=["Input must be 1- or 2-d."])
+    with pytest.raises(catad.CatadTypeError, match="stack of matrices") as info:
+        catad.vjp(triu3, arr(2, 2, 2))
+    assert "test_numpy_functions.py:" in str(info.value)

@@ -1315,10 +1315,17 @@ def h_trace(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("a", "offset"))
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     k = 0 if _is_none(p.get("offset")) else static_int(lw, p["offset"], obj, "offset")
-    if rank(a.type) != 2:
+    r = rank(a.type)
+    if r < 2:
         return Failure(loc, display(obj), "diag requires an array of at least two dimensions").term(
             lw, scalar_of(a.type))
-    return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+    if r == 2:
+        return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+    # rank 3 and more: the traces of the matrices over the first two axes, at each index of the others
+    last = tuple(range(2, r)) + (0, 1)
+    return lw.b.share(permute(lw, a, last, loc), lambda t: builds(lw, [lw.b.size(t, q, loc) for q in range(r - 2)],
+                      lambda *ix: lw.b.share(index_chain(t, list(ix), loc), lambda m: prim(
+                          "sum", _diagonal(lw, m, k, loc), loc=loc), loc), loc), loc)
 
 
 def h_diag(lw, obj, node, args, kwargs):
@@ -1326,6 +1333,8 @@ def h_diag(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("v", "k"))
     a, loc = array_arg(lw, p["v"], obj, node), lw.loc(node)
     k = 0 if _is_none(p.get("k")) else static_int(lw, p["k"], obj, "k")
+    if rank(a.type) > 2:
+        return Failure(loc, display(obj), "Input must be 1- or 2-d.").term(lw, a.type)
     if rank(a.type) == 2:
         return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
     zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
@@ -1348,6 +1357,9 @@ def h_triangle(lw, obj, node, args, kwargs):
     k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
     zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
     upper = obj is np.triu
+    if rank(a.type) > 2:
+        lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
+                CatadTypeError, "apply it to each matrix, e.g. np.stack([np.triu(m) for m in t])")
 
     def body(m, k):
         rows = lw.b.size(m, 0, loc)
@@ -1366,6 +1378,8 @@ def h_cross(lw, obj, node, args, kwargs):
     loc, name = lw.loc(node), display(obj)
     a, b = (array_arg(lw, x, obj, node) for x in args)
     ra, rb = rank(a.type), rank(b.type)
+    if max(ra, rb) > 2:
+        lw.fail(node, name, f"{name}() of arrays of rank 3 or more is not supported", CatadTypeError)
 
     def body(x, y):
         binds = []
