@@ -447,10 +447,6 @@ def axis_not_constant(v, k):
     return np.sum(v, axis=k)
 
 
-def rank_three(m):
-    return m[:, None, :]
-
-
 def squeeze_unknown(m):
     return np.squeeze(m[:, 0:1])
 
@@ -462,7 +458,6 @@ def out_given(v):
 @pytest.mark.parametrize("fn,args,kind,what", [
     (keyword_unknown, (arr(3),), catad.UnsupportedSyntax, "does not take keyword argument 'axes'"),
     (axis_not_constant, (arr(3), 0), catad.UnsupportedSyntax, "axis of np.sum must be an integer constant"),
-    (rank_three, (arr(2, 3),), catad.CatadTypeError, "rank 3"),
     (squeeze_unknown, (arr(2, 3),), catad.UnsupportedSyntax, "give axis="),
     (out_given, (arr(3),), catad.UnsupportedSyntax, "out= of np.sum"),
 ])
@@ -479,3 +474,293 @@ def identity_with_k(n):
 def test_identity_takes_no_offset():
     with pytest.raises(catad.UnsupportedSyntax, match="np.identity\\(\\) does not take keyword argument 'k'"):
         catad.vjp(identity_with_k, 3)
+
+
+# ---------------------------------------------------------------- arrays of rank 3 and 4 (issue 16)
+
+def pairwise(x):
+    d = x[:, None, :] - x[None, :, :]  # <-
+    return np.sum(d ** 2, axis=-1) + np.sqrt(np.sum(d ** 2, axis=2) + 1.0)
+
+
+def rank_three(m):
+    return m[:, None, :] * m[None, :, None, :] * 2.0
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (1, 3), (3, 1), (0, 2)])
+def test_pairwise_differences(shape):
+    check_like_numpy(pairwise, arr(*shape))
+    check_like_numpy(rank_three, arr(*shape))
+
+
+def reshape3(v):
+    return np.reshape(v, (2, 3, -1)) * np.arange(24.0).reshape(2, 3, 4) + v.reshape(-1, 3, 2, 2).ravel()[0]
+
+
+def reshape_back(t):
+    return t.reshape(t.shape[0] * t.shape[1], -1) ** 2 + np.reshape(t, (-1,))[:t.shape[2]]
+
+
+def reshape3_bad(v):
+    return v.reshape(2, 3, 4)  # <-
+
+
+def reshape3_bad_unknown(v):
+    return v.reshape(2, -1, 4)  # <-
+
+
+def reshape3_bad_leading(v):
+    return v.reshape(-1, 3, 4)  # <-
+
+
+def test_reshape_rank_three():
+    check_like_numpy(reshape3, arr(24))
+    check_like_numpy(reshape_back, arr(2, 3, 4))
+    check_like_numpy(reshape_back, arr(1, 2, 1))
+    check_like_numpy(reshape3_bad, arr(10))
+    check_like_numpy(reshape3_bad_unknown, arr(10), shapes=["size 10", "shape (2,newaxis,4)"])
+    check_like_numpy(reshape3_bad_leading, arr(10), shapes=["size 10", "shape (3,4)"])
+
+
+def axes3(t):
+    return np.transpose(t, (1, 2, 0)) * np.moveaxis(t, 0, -1) + np.swapaxes(np.swapaxes(t, 0, 2), 0, 1) \
+        + t.transpose(1, 2, 0) ** 2 + np.moveaxis(t, (0, 1), (2, 0))
+
+
+def expand4(t):
+    return np.expand_dims(t, (0, 2)) * 2.0 + np.squeeze(t[None, :, None], axis=(0, 2))[None] \
+        + np.squeeze(np.expand_dims(t, axis=-1))[None, :, :, None]
+
+
+def transpose3_repeated(t):
+    return np.transpose(t, (0, 1, 1))  # <-
+
+
+def moveaxis_unequal(t):
+    return np.moveaxis(t, (0, 1), 2)  # <-
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (2, 3, 4)])
+def test_axes_functions_rank_three(shape):
+    t = arr(*shape)
+    if shape[0] == shape[1] == shape[2]:
+        check_like_numpy(axes3, t)
+    check_like_numpy(expand4, t)
+    check_like_numpy(transpose3_repeated, t, shapes=["repeated axis in transpose"])
+    check_like_numpy(moveaxis_unequal, t, shapes=["must have the same number of elements"])
+
+
+def reductions3(t):
+    return np.sum(t, axis=(0, 2)) * np.prod(t, axis=1).sum(axis=1) \
+        + np.sum(np.max(t, axis=(0, 2), keepdims=True) * np.min(t, axis=1, keepdims=True)) \
+        + np.argmax(t, axis=1).sum() + np.argmin(t, axis=0)[0, 0] + np.argmax(t) \
+        + np.var(t, axis=(1, 2)).sum() + np.std(t, axis=2, ddof=1).sum() + np.mean(t, axis=(0, 1)).sum() \
+        + np.prod(t) + np.prod(t, axis=(0, 2)).sum() + np.linalg.norm(t, axis=2).sum()
+
+
+def reductions4(q):
+    return np.mean(q, axis=(1, 3), keepdims=True) * q + np.sum(q, axis=(0, 1, 3))[None, None, :, None] \
+        + np.max(q, axis=-1)[:, :, :, None]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 2, 3), (3, 1, 2)])
+def test_reductions_rank_three(shape):
+    check_like_numpy(reductions3, arr(*shape))
+
+
+def test_reductions_rank_four():
+    check_like_numpy(reductions4, arr(2, 3, 2, 2))
+    check_like_numpy(reductions4, arr(1, 2, 3, 1))
+
+
+def along3(t):
+    return np.cumsum(t, axis=1) * np.cumprod(t, axis=2) + np.roll(t, 1, axis=2) + np.roll(t, -1) \
+        + np.repeat(t, 2, axis=1)[:, :t.shape[1]] * 0.5 + np.cumsum(t).reshape(t.shape)
+
+
+def diff3(t):
+    return np.diff(t, axis=1) ** 2 + np.diff(t, n=2, axis=0).sum()
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 1, 2)])
+def test_scans_rank_three(shape):
+    check_like_numpy(along3, arr(*shape))
+    check_like_numpy(diff3, arr(*shape))
+
+
+def stack3(m, w):
+    return np.stack([m, w], axis=0) + np.stack((w, m), axis=-1).transpose(2, 0, 1) \
+        + np.moveaxis(np.stack([m, m * w], axis=1), 1, 0)
+
+
+def stack3_bad(m, w):
+    return np.stack([m, w])  # <-
+
+
+def concat3(t, u):
+    return np.concatenate([t, u], axis=1).sum(axis=1) + np.concatenate((t, t * 2.0), axis=2)[:, :, :2] \
+        + np.concatenate([t, u[:, :1]], axis=1).sum() + np.concatenate([t, u], axis=None).sum()
+
+
+def concat3_bad(t, u):
+    return np.concatenate([t, u], axis=0)  # <-
+
+
+def split_tile3(t):
+    a, b = np.split(t, 2, axis=2)
+    return a * b + np.tile(t, (1, 2, 1))[:, :t.shape[1]] + np.tile(t[0], (2, 1, 1)) + np.vstack([t, t])[:2] \
+        + np.hstack([t, t])[:, :t.shape[1]]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4), (3, 1)])
+def test_stack_rank_three(shape):
+    check_like_numpy(stack3, arr(*shape), arr(*shape, seed=1))
+    check_like_numpy(stack3_bad, arr(*shape), arr(shape[0], shape[1] + 1, seed=1), shapes=["same shape"])
+
+
+def test_concatenate_split_tile_rank_three():
+    check_like_numpy(concat3, arr(2, 3, 4), arr(2, 2, 4, seed=1))
+    check_like_numpy(concat3_bad, arr(2, 3, 4), arr(2, 2, 4, seed=1), shapes=["along dimension 1"])
+    check_like_numpy(concat3, arr(2, 3, 4), arr(2, 2, 5, seed=1), shapes=["along dimension 2"])
+    check_like_numpy(split_tile3, arr(2, 3, 4))
+    check_like_numpy(split_tile3, arr(1, 1, 2))
+
+
+# ---------------------------------------------------------------- np.einsum
+
+def einsum_attention(q, k, v):
+    s = np.einsum('ij,kj->ik', q, k)
+    w = np.exp(s - np.max(s, axis=1, keepdims=True))
+    w = w / np.sum(w, axis=1, keepdims=True)
+    return np.einsum('ij,jk->ik', w, v) + np.einsum('ij->ji', q)[0, 0]
+
+
+def einsum_forms(m, v):
+    return np.einsum('ii->', m) + np.einsum('i,i->', v, v) + np.einsum('i,i', v, v) + np.sum(np.einsum('ii->i', m) * v) \
+        + np.einsum('ij,j,i', m, v, v) + np.sum(np.einsum('ij,ik->jk', m, m) ** 2) + np.einsum('ji', m)[0, 1] \
+        + np.sum(np.einsum('i,j->ij', v, v) * m) + np.sum(np.einsum('ij', m) * m)
+
+
+def einsum_batched(a, b):
+    return np.einsum('bij,bjk->bik', a, b) * 2.0 + np.einsum('bij,bjk->b', a, b)[:, None, None]
+
+
+def einsum_rank4(a, b):
+    return np.einsum('bhqd,bhkd->bhqk', a, b) + np.einsum('bhqd->bq', a)[:, None, :, None]
+
+
+def einsum_mismatch(m, w):
+    return np.einsum('ij,jk->ik', m, w)  # <-
+
+
+def einsum_diagonal_mismatch(m):
+    return np.einsum('ii->', m)  # <-
+
+
+def einsum_too_many(m):
+    return np.einsum('ijk->', m)  # <-
+
+
+def einsum_output_twice(m):
+    return np.einsum('ij->ii', m)  # <-
+
+
+def einsum_operands(m):
+    return np.einsum('ij,jk->ik', m)  # <-
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_einsum(n):
+    check_like_numpy(einsum_attention, arr(n, 2), arr(4, 2, seed=1), arr(4, 3, seed=2))
+    check_like_numpy(einsum_forms, arr(n, n), arr(n, seed=1))
+    check_like_numpy(einsum_batched, arr(2, n, 3), arr(2, 3, 2, seed=1))
+    check_like_numpy(einsum_batched, arr(1, n, 3), arr(2, 3, 2, seed=1))  # 1 broadcasts, as NumPy's
+    check_like_numpy(einsum_rank4, arr(2, 2, n, 3), arr(2, 2, 2, 3, seed=1))
+
+
+def test_einsum_errors_are_numpy_s():
+    check_like_numpy(einsum_mismatch, arr(2, 3), arr(2, 4, seed=1))
+    check_like_numpy(einsum_batched, arr(2, 2, 3), arr(3, 3, 2, seed=1))
+    check_like_numpy(einsum_diagonal_mismatch, arr(2, 3), shapes=["index 'i' don't match (2 != 3)"])
+    check_like_numpy(einsum_too_many, arr(2, 3), shapes=["operand 0"])
+    check_like_numpy(einsum_output_twice, arr(2, 3), shapes=["multiple times"])
+    check_like_numpy(einsum_operands, arr(2, 3), shapes=["more operands"])
+
+
+def einsum_ellipsis(m):
+    return np.einsum('...ij->...ji', m)
+
+
+def test_einsum_ellipsis_is_refused_with_a_location():
+    with pytest.raises(catad.UnsupportedSyntax, match="'...'") as info:
+        catad.vjp(einsum_ellipsis, arr(2, 3))
+    assert "test_numpy_functions.py:" in str(info.value)
+
+
+# ---------------------------------------------------------------- @ on stacks of matrices
+
+def batched_matmul(a, b):
+    return (a @ b) * 2.0 + np.matmul(a, b)
+
+
+def matmul_mixed(a, m, v):
+    return np.sum(a @ m) + np.sum((a @ m[:, :1]) ** 2) + np.sum(a @ m[:, 0]) + np.sum(m[:, 0] @ np.swapaxes(a, 1, 2))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (2, 4, 2)), ((1, 3, 4), (3, 4, 2)), ((2, 1, 2, 3), (3, 3, 1)),
+                                   ((3, 4), (2, 4, 2)), ((2, 3, 4), (3, 4, 2))])
+def test_matmul_stacks(sa, sb):
+    check_like_numpy(batched_matmul, arr(*sa), arr(*sb, seed=1))
+
+
+def test_matmul_stacks_core_mismatch_is_numpy_s():
+    check_like_numpy(batched_matmul, arr(2, 3, 4), arr(2, 3, 2, seed=1), shapes=["size 3 is different from 4"])
+
+
+def test_matmul_stacks_with_vectors_and_matrices():
+    check_like_numpy(matmul_mixed, arr(2, 3, 4), arr(4, 2, seed=1), arr(4, seed=2))
+
+
+# ---------------------------------------------------------------- masks: ~, &, |, ^ and np.logical_*
+
+def masks(x, y):
+    m = (x > 1.0) & ~(y > 1.0) | (x < 0.7) ^ np.logical_not(y < 0.8)
+    n = np.logical_and(x > 0.9, np.logical_or(y < 0.9, x > 1.2)) | np.logical_xor(x > 1.1, y > 1.1)
+    return np.where(m, x * y, 2.0 * x) + np.where(n, y, -x) + np.sum(np.logical_not(m)) \
+        + np.where(np.logical_and(x, 1.0), 1.0, 0.0)
+
+
+@pytest.mark.parametrize("sx,sy", [((3, 4), (3, 4)), ((2, 3, 2), (3, 2)), ((5,), (1,))])
+def test_masks(sx, sy):
+    check_like_numpy(masks, arr(*sx), arr(*sy, seed=1))
+
+
+def invert_float(x):
+    return ~x
+
+
+def test_invert_of_numbers_is_refused():
+    with pytest.raises(catad.UnsupportedSyntax, match="~mask") as info:
+        catad.vjp(invert_float, arr(3))
+    assert "test_numpy_functions.py:" in str(info.value)
+
+
+def traces3(t):
+    return np.trace(t) ** 2 + np.trace(t, offset=1) + np.trace(t, offset=-1)
+
+
+def diag3(t):
+    return np.diag(t)  # <-
+
+
+def triu3(t):
+    return np.triu(t)
+
+
+def test_trace_of_rank_three_and_diag_s_error():
+    check_like_numpy(traces3, arr(3, 3, 2))
+    check_like_numpy(traces3, arr(2, 4, 1, 2))
+    check_like_numpy(diag3, arr(2, 2, 2), shapes=["Input must be 1- or 2-d."])
+    with pytest.raises(catad.CatadTypeError, match="stack of matrices") as info:
+        catad.vjp(triu3, arr(2, 2, 2))
+    assert "test_numpy_functions.py:" in str(info.value)

@@ -19,7 +19,7 @@ from ..errors import CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Call, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
-from . import calls
+from . import calls, numpy_arrays
 from .common import is_array
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
@@ -29,10 +29,13 @@ from ..trees import Tree
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
+_LOGICAL = {  # & | ^ of Bools (masks): NumPy's logical and, or, xor
+    ast.BitAnd: lambda lw, x, y, loc: If(x, y, FALSE, loc), ast.BitOr: lambda lw, x, y, loc: If(x, TRUE, y, loc),
+    ast.BitXor: lambda lw, x, y, loc: lw.b.share(y, lambda v: If(x, prim("not", v, loc=loc), v, loc), loc)}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the operation
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}.items()}
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}.items()}
 
 _STRINGS = ("string", "strings are not supported; catad functions compute with numbers, arrays and tuples")
 _UNSUPPORTED_EXPRS = {
@@ -137,11 +140,16 @@ class Expressions:
             if not is_array(a) or not is_array(b):
                 self.fail(node, "@", f"@ multiplies arrays, got {a.type} and {b.type}", CatadTypeError,
                           "use * to scale by a scalar")
+            if rank(a.type) > 2 or rank(b.type) > 2:
+                return numpy_arrays.matmul(self, a, b, loc)  # stacks of matrices
             return self.b.dot(a, b, loc, "matmul")
+        if type(op) in _LOGICAL and scalar_of(a.type) == Bool and scalar_of(b.type) == Bool:
+            f = lambda x, y: _LOGICAL[type(op)](self, x, y, loc)
+            return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
         name = _BINOPS.get(type(op))
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
-                                        "+ - * / // % ** @")
+                                        "+ - * / // % ** @, and & | ^ of Bools")
         f = lambda x, y: self.b.arith(name, x, y, loc)
         return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
 
@@ -159,8 +167,10 @@ class Expressions:
             return self.b.elementwise(f, [a], loc) if is_array(a) else f(a)
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
+        if isinstance(node.op, ast.Invert) and is_array(a) and scalar_of(a.type) == Bool:
+            return self.b.elementwise(lambda x: prim("not", x, loc=loc), [a], loc)  # NumPy's logical not
         self.fail(node, "operator", f"unary {type(node.op).__name__} is not supported on a {a.type}; "
-                                    "supported: -x, +x, not b")
+                                    "supported: -x, +x, not b, ~mask (an array of Bools)")
 
     def x_BoolOp(self, node: ast.BoolOp) -> Term:
         """and, or on Bools (both sides evaluated only as Python would)."""

@@ -2,8 +2,8 @@
 
 Each handler (``h_*``, listed in ``TABLE`` and called through calls.py's table) makes builds,
 indexing, sums and, for scans and products, folds: their derivatives are those of these terms,
-so no Jacobian is a matrix. Arrays are of rank 1 and 2; a result of rank 3 is refused where it
-is made. Shapes are NumPy's: the shape facts of every array made (which axes have length 1)
+so no Jacobian is a matrix. Arrays are of any rank (an axis is moved first, worked along and
+moved back where a function works along one axis). Shapes are NumPy's: the shape facts of every array made (which axes have length 1)
 come from the sizes of its builds (shapes.py), and every size NumPy checks is checked once per
 call, with NumPy's message, by a ``check`` (checks.py) unless it is proven while compiling.
 
@@ -20,14 +20,12 @@ import numpy as np
 
 from ..errors import CatadTypeError
 from ..lang.fold import Fold, WhileCount
-from ..lang.terms import FALSE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
+from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Let, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import _arity, display
 from .common import ONE, ZERO, all_, and_, index_chain, is_array
-
-_MAX_RANK = 2
-
+from .shapes import fresh
 
 # ------------------------------------------------------------ arguments
 
@@ -121,19 +119,13 @@ def placeholder(lw, ty: Type, loc=None) -> Term:
 
 
 def array_arg(lw, a, obj, node, what: str = "an array") -> Term:
-    """An argument that must be an array of rank 1 or 2 (a list display or a list becomes one)."""
+    """An argument that must be an array (a list display or a list becomes one)."""
     t = lw.arg(a)
     if lw.is_list(t):
         t = t.replace()
     if not is_array(t):
         lw.fail(node, display(obj), f"{display(obj)}() takes {what}, got a {t.type}", CatadTypeError)
     return t
-
-
-def refuse_rank(lw, node, obj, r: int) -> None:
-    if r > _MAX_RANK:
-        lw.fail(node, display(obj), f"{display(obj)}() here makes an array of rank {r}; catad's arrays have "
-                                    f"rank 1 or 2", CatadTypeError)
 
 
 def dtype_of(lw, a, obj, default: Type | None) -> Type | None:
@@ -174,7 +166,6 @@ def shape_arg(lw, a, obj) -> list[Term]:
     if not dims or any(d.type != Int for d in dims):
         lw.fail(a, display(obj), f"the shape given to {display(obj)}() must be Ints, got "
                                  f"({', '.join(str(d.type) for d in dims)})", CatadTypeError)
-    refuse_rank(lw, a, obj, len(dims))
     return dims
 
 
@@ -354,16 +345,34 @@ def insert_axes(lw, t: Term, positions: list[int], loc) -> Term:
 
 
 def _flat_reader(lw, a: Term, loc):
-    """k -> the element at flat (C-order) position k of atom a, of rank 1 or 2."""
-    if rank(a.type) == 1:
+    """k -> the element at flat (C-order) position k of atom a: index q is
+    (k // stride_q) % size_q, stride_q the product of the sizes after q (no % for axis 0)."""
+    r = rank(a.type)
+    if r == 1:
         return lambda k: prim("index", k, a, loc=loc)
-    cols = lw.b.size(a, 1, loc)
-    return lambda k: index_chain(a, [prim("floordiv", k, cols, loc=loc), prim("mod", k, cols, loc=loc)], loc)
+    sizes = [lw.b.size(a, q, loc) for q in range(r)]
+
+    def read(k):
+        idx, stride = [], None
+        for q in range(r - 1, -1, -1):
+            at = k if stride is None else prim("floordiv", k, stride, loc=loc)
+            idx.append(at if q == 0 else prim("mod", at, sizes[q], loc=loc))
+            stride = sizes[q] if stride is None else prim("mul", stride, sizes[q], loc=loc)
+        return index_chain(a, idx[::-1], loc)
+    return read
+
+
+def _flat_index(ix: tuple, sz: tuple, loc) -> Term:
+    """The C-order flat position of index ix in an array of sizes sz: ((i0 * s1 + i1) * s2 + i2)..."""
+    out = ix[0]
+    for i, n in zip(ix[1:], sz[1:]):
+        out = prim("add", prim("mul", out, n, loc=loc), i, loc=loc)
+    return out
 
 
 def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
-    """t (rank 1 or 2) with the shape dims (one may be the constant -1: what the size leaves),
-    read in C order; NumPy's error when the sizes disagree."""
+    """t with the shape dims (one may be the constant -1: what the size leaves), read in C
+    order; NumPy's error when the sizes disagree."""
     name = display(obj)
     unknown = [q for q, d in enumerate(dims) if isinstance(d, Const) and d.value == -1]
     if len(unknown) > 1:
@@ -376,10 +385,16 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
         prod = known[0] if known else ONE
         for d in known[1:]:
             prod = prim("mul", prod, d, loc=loc)
-        # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4) or (4,newaxis)
-        parts = ["{%d}" % (q + 1) for q in range(len(known))]
-        if unknown and unknown[0] == len(ds) - 1 and len(ds) > 1:
-            parts.append("newaxis")
+        # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4), (4,newaxis) or (2,newaxis,4)
+        # (a leading -1 is not shown)
+        parts, k = [], 0
+        for q in range(len(ds)):
+            if q in unknown:
+                if q:
+                    parts.append("newaxis")
+            else:
+                k += 1
+                parts.append("{%d}" % k)
         shown = "(" + ",".join(parts) + ("," if len(parts) == 1 and not unknown else "") + ")"
         message = "cannot reshape array of size {0} into shape " + shown
         nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
@@ -393,10 +408,7 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
 
         def made(*sz):
             read = _flat_reader(lw, a, loc)
-            if len(sz) == 1:
-                return builds(lw, list(sz), lambda i: read(i), loc)
-            return builds(lw, list(sz), lambda i, j: read(prim("add", prim("mul", i, sz[1], loc=loc), j, loc=loc)),
-                          loc)
+            return builds(lw, list(sz), lambda *ix: read(_flat_index(ix, sz, loc)), loc)
         if unknown:
             sizes[unknown[0]] = prim("floordiv", n, prod, loc=loc)
         return make_lets(chk, lw.b.share_all(sizes, made, loc))
@@ -429,8 +441,7 @@ def h_expand_dims(lw, obj, node, args, kwargs):
     out_rank = rank(a.type) + n_new
     axes = static_axes(lw, p["axis"], obj, out_rank)
     if isinstance(axes, Failure):
-        return axes.term(lw, vec_of(scalar_of(a.type), min(out_rank, _MAX_RANK)))
-    refuse_rank(lw, node, obj, out_rank)
+        return axes.term(lw, vec_of(scalar_of(a.type), out_rank))
     return insert_axes(lw, a, sorted(axes), loc)
 
 
@@ -465,14 +476,33 @@ def h_squeeze(lw, obj, node, args, kwargs):
     return lw.b.share(a, body, loc)
 
 
-def _permutation(lw, a, obj, node, axes: tuple) -> Term:
-    if axes == (1, 0):
-        return lw.b.transpose(a, lw.loc(node))
-    return a
+def permute(lw, a: Term, perm, loc) -> Term:
+    """np.transpose(a, perm): axis q of the result is axis perm[q] of a."""
+    r = rank(a.type)
+    perm = tuple(perm)
+    if perm == tuple(range(r)):
+        return a
+    if perm == tuple(range(r - 1, -1, -1)):
+        return lw.b.transpose(a, loc)
+    return lw.b.share(a, lambda x: builds(lw, [lw.b.size(x, perm[q], loc) for q in range(r)], lambda *ix: index_chain(
+        x, [ix[perm.index(d)] for d in range(r)], loc), loc), loc)
+
+
+def to_front(r: int, axis: int) -> tuple:
+    """The permutation moving `axis` of a rank-r array first, the others in order."""
+    return (axis,) + tuple(d for d in range(r) if d != axis)
+
+
+def inverse(perm) -> tuple:
+    return tuple(sorted(range(len(perm)), key=lambda q: perm[q]))
+
+
+def _renamed(f: Failure, message: str) -> Failure:
+    return Failure(f.loc, f.construct, message, f.kind) if f.message.startswith("duplicate") else f
 
 
 def h_transpose(lw, obj, node, args, kwargs):
-    """np.transpose(a, axes=None), np.permute_dims: rank 2 only has two orders."""
+    """np.transpose(a, axes=None), np.permute_dims, a.transpose(*axes)."""
     p = bind_args(lw, obj, node, args, kwargs, ("a", "axes"))
     a = lw.arg(p["a"])
     if not is_array(a):
@@ -486,8 +516,8 @@ def h_transpose(lw, obj, node, args, kwargs):
         return Failure(lw.loc(node), display(obj), "axes don't match array").term(lw, a.type)
     axes = static_axes(lw, p["axes"], obj, r, "axes")
     if isinstance(axes, Failure):
-        return axes.term(lw, a.type)
-    return _permutation(lw, a, obj, node, axes)
+        return _renamed(axes, "repeated axis in transpose").term(lw, a.type)
+    return permute(lw, a, axes, lw.loc(node))
 
 
 def h_swapaxes(lw, obj, node, args, kwargs):
@@ -500,12 +530,16 @@ def h_swapaxes(lw, obj, node, args, kwargs):
         ax = static_axes(lw, p[k], obj, r, k)
         if isinstance(ax, Failure):
             return ax.term(lw, a.type)
+        if len(ax) != 1:
+            lw.fail(p[k], display(obj), f"{k} of {display(obj)}() must be one integer", CatadTypeError)
         got.append(ax[0])
-    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+    perm = list(range(r))
+    perm[got[0]], perm[got[1]] = perm[got[1]], perm[got[0]]
+    return permute(lw, a, perm, lw.loc(node))
 
 
 def h_moveaxis(lw, obj, node, args, kwargs):
-    """np.moveaxis(a, source, destination): an axis moved."""
+    """np.moveaxis(a, source, destination) of an axis or a tuple of them, as NumPy orders them."""
     p = bind_args(lw, obj, node, args, kwargs, ("a", "source", "destination"), 3)
     a = array_arg(lw, p["a"], obj, node)
     r = rank(a.type)
@@ -513,11 +547,16 @@ def h_moveaxis(lw, obj, node, args, kwargs):
     for k in ("source", "destination"):
         ax = static_axes(lw, p[k], obj, r, k)
         if isinstance(ax, Failure):
-            return ax.term(lw, a.type)
-        if len(ax) != 1:
-            lw.fail(p[k], display(obj), f"{display(obj)}() moves one axis here", CatadTypeError)
-        got.append(ax[0])
-    return _permutation(lw, a, obj, node, (1, 0) if got[0] != got[1] else (0, 1))
+            return _renamed(ax, f"repeated axis in `{k}` argument").term(lw, a.type)
+        got.append(ax)
+    source, destination = got
+    if len(source) != len(destination):
+        return Failure(lw.loc(node), display(obj), "`source` and `destination` arguments must have the same number "
+                       "of elements").term(lw, a.type)
+    order = [d for d in range(r) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return permute(lw, a, order, lw.loc(node))
 
 
 def h_shape(lw, obj, node, args, kwargs):
@@ -581,13 +620,13 @@ def _steps(lw, start: Term, cond, step, loc) -> Term:
 
 def _rows_op(lw, op, x: Term, i: Term, y: Term, j: Term, take_y: Term, loc) -> Term:
     """Element i of x combined with element j of y where take_y holds, else element i of x;
-    elementwise along the second axis for matrices."""
-    if rank(x.type) == 1:
-        xi, yj = prim("index", i, x, loc=loc), prim("index", j, y, loc=loc)
-        return If(take_y, op(yj, xi), xi, loc)
-    k = lw.b.var(Int, loc, "_j")
-    xi, yj = index_chain(x, [i, k], loc), index_chain(y, [j, k], loc)
-    return Build(prim("dim", x, Const(1, Int), loc=loc), k, If(take_y, op(yj, xi), xi, loc), loc)
+    elementwise along the other axes for arrays of rank 2 and more."""
+    ks = [lw.b.var(Int, loc, "_j") for _ in range(rank(x.type) - 1)]
+    xi, yj = index_chain(x, [i, *ks], loc), index_chain(y, [j, *ks], loc)
+    out = If(take_y, op(yj, xi), xi, loc)
+    for q, k in reversed(list(enumerate(ks, 1))):
+        out = Build(prim("dim", x, Const(q, Int), loc=loc), k, out, loc)
+    return out
 
 
 def scan0(lw, a: Term, op, loc) -> Term:
@@ -625,12 +664,7 @@ def tree0(lw, a: Term, op, unit: Term, loc) -> Term:
     two = Const(2, Int, loc)
     n = lw.b.size(a, 0, loc)
     padded = prim("add", n, ONE, loc=loc)
-    if rank(a.type) == 1:
-        first = builds(lw, [padded], lambda i: If(prim("lt", i, n, loc=loc), prim("index", i, a, loc=loc), unit,
-                                                  loc), loc)
-    else:
-        first = builds(lw, [padded, lw.b.size(a, 1, loc)], lambda i, j: If(
-            prim("lt", i, n, loc=loc), index_chain(a, [i, j], loc), unit, loc), loc)
+    first = _along0(lw, a, padded, lambda i, read: If(prim("lt", i, n, loc=loc), read(i), unit, loc), loc)
     count = _steps(lw, padded, lambda s: prim("lt", ONE, s, loc=loc),
                    lambda s: prim("floordiv", prim("add", s, ONE, loc=loc), two, loc=loc), loc)
     fv = lw.b.var(TupleT((a.type, Int)), loc, "_f")
@@ -669,17 +703,26 @@ def _combine(lw, name: str, loc):
 
 
 def along(lw, a: Term, axes, per_axis0, loc) -> Term:
-    """A reduction of atom a (rank 1 or 2) over `axes` (None: all) made from per_axis0, the
-    reduction of an atom along its axis 0: axis 1 of a matrix is axis 0 of its transpose, and
-    all axes of a matrix are axis 0 of the result of axis 0."""
+    """A reduction of atom a over `axes` (None: all; sorted) made from per_axis0, the reduction
+    of an atom along its axis 0: all axes are axis 0 again and again; some, one at a time from
+    the last, each moved first."""
     r = rank(a.type)
     if axes is None or len(axes) == r:
-        if r == 1:
-            return per_axis0(a)
-        return lw.b.share(per_axis0(a), per_axis0, loc)
-    if axes == (0,):
-        return per_axis0(a)
-    return lw.b.share(lw.b.transpose(a, loc), per_axis0, loc)
+        out = per_axis0(a)
+        for _ in range(r - 1):
+            out = lw.b.share(out, per_axis0, loc)
+        return out
+    return by_axis(lw, a, axes, lambda x, q: per_axis0(x) if q == 0 else lw.b.share(
+        permute(lw, x, to_front(rank(x.type), q), loc), per_axis0, loc), loc)
+
+
+def by_axis(lw, a: Term, axes, one, loc) -> Term:
+    """A reduction over the sorted `axes` of atom a as one(x, q), x reduced along its axis q,
+    from the last axis to the first (so the axes before stay where they are)."""
+    out = one(a, axes[-1])
+    for q in reversed(axes[:-1]):
+        out = lw.b.share(out, lambda x, q=q: one(x, q), loc)
+    return out
 
 
 def count_of(lw, a: Term, axes, loc) -> Term:
@@ -698,11 +741,11 @@ def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
     if kind == "sum":
         if axes is None or len(axes) == r:
             return lw.b.sum_all(a, loc)
-        return lw.b.reduce_axis(a, axes[0], "sum", loc)
+        return by_axis(lw, a, axes, lambda x, q: lw.b.reduce_axis(x, q, "sum", loc), loc)
     if kind in ("vmax", "vmin"):
         if axes is None or len(axes) == r:
             return lw.b.reduce_all(a, kind, loc)
-        return lw.b.reduce_axis(a, axes[0], kind, loc)
+        return by_axis(lw, a, axes, lambda x, q: lw.b.reduce_axis(x, q, kind, loc), loc)
     if kind == "prod":
         unit = Const(1.0, Float, loc) if scalar_of(a.type) == Float else Const(1, Int, loc)
         return along(lw, a, axes, lambda x: tree0(lw, x, _combine(lw, "mul", loc), unit, loc), loc)
@@ -719,10 +762,9 @@ def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
             return prim(kind, a, loc=loc)
         if axes is None:
             return lw.b.share(reshape(lw, a, [Const(-1, Int)], loc, np.ravel), lambda v: prim(kind, v, loc=loc), loc)
-        col = axes[0] == 0
-        src = lw.b.transpose(a, loc) if col else a
-        return lw.b.share(src, lambda m: builds(lw, [lw.b.size(m, 0, loc)], lambda i: prim(
-            kind, prim("index", i, m, loc=loc), loc=loc), loc), loc)
+        last = tuple(d for d in range(r) if d != axes[0]) + (axes[0],)  # the axis moved last
+        return lw.b.share(permute(lw, a, last, loc), lambda m: builds(lw, [lw.b.size(m, q, loc) for q in range(
+            r - 1)], lambda *ix: prim(kind, index_chain(m, list(ix), loc), loc=loc), loc), loc)
     raise AssertionError(kind)
 
 
@@ -819,11 +861,19 @@ METHODS.update({"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, 
 
 def along_axis(lw, a: Term, axis: int, f0, loc) -> Term:
     """f0 (an array of the same rank from an atom, working along axis 0) applied along `axis`
-    of atom a: axis 1 of a matrix is axis 0 of its transpose."""
+    of atom a: the axis moved first, and back after."""
     if axis == 0:
         return f0(a)
-    return lw.b.share(lw.b.transpose(a, loc), lambda t: lw.b.share(f0(t), lambda u: lw.b.transpose(u, loc), loc),
-                      loc)
+    perm = to_front(rank(a.type), axis)
+    return lw.b.share(permute(lw, a, perm, loc), lambda t: lw.b.share(f0(t), lambda u: permute(
+        lw, u, inverse(perm), loc), loc), loc)
+
+
+def _along0(lw, a: Term, n: Term, elem, loc) -> Term:
+    """An array of a's shape but n along axis 0, of elem(i, read) at index (i, ...), where
+    read(k) is a[k, ...] (the same index along the other axes)."""
+    rest = [lw.b.size(a, q, loc) for q in range(1, rank(a.type))]
+    return builds(lw, [n] + rest, lambda i, *js: elem(i, lambda k: index_chain(a, [k, *js], loc)), loc)
 
 
 def _one_axis(lw, p, obj, t: Term, default):
@@ -862,12 +912,8 @@ def _diff0(lw, a: Term, loc) -> Term:
     """a[1:] - a[:-1] along axis 0 of atom a."""
     n = lw.b.size(a, 0, loc)
     size = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
-    sub = lambda x, y: lw.b.arith("sub", x, y, loc)
-    if rank(a.type) == 1:
-        return builds(lw, [size], lambda i: sub(prim("index", prim("add", i, ONE, loc=loc), a, loc=loc),
-                                                prim("index", i, a, loc=loc)), loc)
-    return builds(lw, [size, lw.b.size(a, 1, loc)], lambda i, j: sub(
-        index_chain(a, [prim("add", i, ONE, loc=loc), j], loc), index_chain(a, [i, j], loc)), loc)
+    return _along0(lw, a, size, lambda i, read: lw.b.arith("sub", read(prim("add", i, ONE, loc=loc)), read(i), loc),
+                   loc)
 
 
 def h_diff(lw, obj, node, args, kwargs):
@@ -890,9 +936,7 @@ def h_diff(lw, obj, node, args, kwargs):
 def _roll0(lw, a: Term, shift: Term, loc) -> Term:
     n = lw.b.size(a, 0, loc)
     src = lambda i: prim("mod", prim("sub", i, shift, loc=loc), n, loc=loc)  # Python's mod: never negative
-    if rank(a.type) == 1:
-        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
-    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+    return _along0(lw, a, n, lambda i, read: read(src(i)), loc)
 
 
 def h_roll(lw, obj, node, args, kwargs):
@@ -905,10 +949,10 @@ def h_roll(lw, obj, node, args, kwargs):
         return axis.term(lw, a.type)
 
     def body(x, s):
-        if axis is None and rank(a.type) == 2:
+        if axis is None and rank(a.type) >= 2:
             flat = reshape(lw, x, [Const(-1, Int)], loc, obj)
             rolled = lw.b.share(flat, lambda f: _roll0(lw, f, s, loc), loc)
-            return reshape(lw, rolled, [lw.b.size(x, 0, loc), lw.b.size(x, 1, loc)], loc, obj)
+            return reshape(lw, rolled, [lw.b.size(x, q, loc) for q in range(rank(a.type))], loc, obj)
         return along_axis(lw, x, axis or 0, lambda y: _roll0(lw, y, s, loc), loc)
     return lw.b.share_all([a, shift], body, loc)
 
@@ -961,21 +1005,24 @@ def _same_rank(lw, xs: list[Term], obj, loc):
 
 
 def concatenate(lw, xs: list[Term], axis: int, loc, name: str) -> Term:
-    """Atoms xs (one rank) joined along axis (0 or 1): NumPy's check that the other axis agrees,
-    then a build whose element comes from the array its index falls in."""
+    """Atoms xs (one rank) joined along axis: NumPy's checks that the other axes agree (array
+    by array, axis by axis), then a build whose element comes from the array its index falls in
+    (the axis moved first and back)."""
     binds = []
-    if rank(xs[0].type) == 2:
-        other = 1 - axis
-        d0 = lw.b.shape(xs[0])[other]
-        for k, x in enumerate(xs[1:], 1):
-            dk = lw.b.shape(x)[other]
+    r = rank(xs[0].type)
+    for k, x in enumerate(xs[1:], 1):
+        for other in range(r):
+            if other == axis:
+                continue
+            d0, dk = lw.b.shape(xs[0])[other], lw.b.shape(x)[other]
             if not lw.b.shapes.same(d0, dk):
                 binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
                                     _JOIN_MESSAGE.format(axis=other, k=k), equal=((dk.size, d0.size),))
-    if axis == 1:
-        ts = [lw.b.transpose(x, loc) for x in xs]
-        out = lw.b.share_all(ts, lambda *us: lw.b.share(_concatenate0(lw, list(us), loc), lambda c: lw.b.transpose(
-            c, loc), loc), loc)
+    if axis != 0:
+        perm = to_front(r, axis)
+        ts = [permute(lw, x, perm, loc) for x in xs]
+        out = lw.b.share_all(ts, lambda *us: lw.b.share(_concatenate0(lw, list(us), loc), lambda c: permute(
+            lw, c, inverse(perm), loc), loc), loc)
     else:
         out = _concatenate0(lw, xs, loc)
     return make_lets(binds, out)
@@ -997,7 +1044,7 @@ def _concatenate0(lw, xs: list[Term], loc) -> Term:
                 at = i if k == 0 else prim("sub", i, offs[k - 1], loc=loc)
                 out = If(prim("lt", i, offs[k], loc=loc), index_chain(xs[k], [at, *rest], loc), out, loc)
             return out
-        dims = [total] + ([lw.b.size(xs[0], 1, loc)] if r == 2 else [])
+        dims = [total] + [lw.b.size(xs[0], q, loc) for q in range(1, r)]
         return builds(lw, dims, elem, loc)
     # the offsets and the total bound once (they are sums of sizes)
     return lw.b.share_all(offsets + [total], lambda *vs: body(list(vs[:-1]), vs[-1]), loc)
@@ -1014,7 +1061,7 @@ def h_concatenate(lw, obj, node, args, kwargs):
     if bad:
         return bad.term(lw, xs[0].type)
     if _is_none(p.get("axis")) and "axis" in p:  # axis=None: the arrays flattened
-        xs = [reshape(lw, x, [Const(-1, Int)], loc, obj) if rank(x.type) == 2 else x for x in xs]
+        xs = [reshape(lw, x, [Const(-1, Int)], loc, obj) if rank(x.type) >= 2 else x for x in xs]
         axis = 0
     else:
         axis = 0 if "axis" not in p else static_axes(lw, p["axis"], obj, rank(xs[0].type))
@@ -1025,28 +1072,37 @@ def h_concatenate(lw, obj, node, args, kwargs):
 
 
 def stack_rows(lw, xs: list[Term], loc, name: str, message: str) -> Term:
-    """Vectors (atoms) of one length as the rows of a matrix (scalars as a vector), with NumPy's
-    check that the lengths agree."""
+    """Arrays (atoms) of one shape as the items of an array of one more axis (scalars as a
+    vector), with NumPy's check that the shapes agree (axis by axis)."""
     if not is_array(xs[0]):
         return prim("vector", *xs, loc=loc)
-    d0, binds = lw.b.shape(xs[0])[0], []
+    binds = []
     for k, x in enumerate(xs[1:], 1):
-        dk = lw.b.shape(x)[0]
-        if not lw.b.shapes.same(d0, dk):
-            binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
-                                message.replace("{k}", str(k)), equal=((dk.size, d0.size),))
-    return make_lets(binds, prim("vector", *xs, loc=loc))
+        for q in range(rank(x.type)):
+            d0, dk = lw.b.shape(xs[0])[q], lw.b.shape(x)[q]
+            if not lw.b.shapes.same(d0, dk):
+                binds += lw.b.check(prim("eq", d0.size, dk.size, loc=loc), (d0.size, dk.size), loc, name,
+                                    message.replace("{k}", str(k)), equal=((dk.size, d0.size),))
+    if rank(xs[0].type) == 1:
+        return make_lets(binds, prim("vector", *xs, loc=loc))
+
+    def elem(i, *rest):  # a vector literal holds scalars or vectors: item i of a higher rank chosen by i
+        out = index_chain(xs[-1], list(rest), loc)
+        for k in range(len(xs) - 2, -1, -1):
+            out = If(prim("eq", i, Const(k, Int), loc=loc), index_chain(xs[k], list(rest), loc), out, loc)
+        return out
+    sizes = [Const(len(xs), Int, loc)] + [lw.b.size(xs[0], q, loc) for q in range(rank(xs[0].type))]
+    return make_lets(binds, builds(lw, sizes, elem, loc))
 
 
 def h_stack(lw, obj, node, args, kwargs):
-    """np.stack(arrays, axis=0) of scalars or vectors."""
+    """np.stack(arrays, axis=0) of scalars or arrays of one shape."""
     p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
     loc, name = lw.loc(node), display(obj)
     xs = sequence_arg(lw, p["arrays"], obj, node)
     if len({x.type for x in xs}) > 1:
         return Failure(loc, name, "all input arrays must have the same shape").term(lw, vec_of(Float, 1))
     r = rank(xs[0].type) + 1
-    refuse_rank(lw, node, obj, r)
     axis = 0 if _is_none(p.get("axis")) else static_axes(lw, p["axis"], obj, r)
     if isinstance(axis, Failure):
         return axis.term(lw, vec_of(scalar_of(xs[0].type), r))
@@ -1055,7 +1111,7 @@ def h_stack(lw, obj, node, args, kwargs):
 
     def body(*ys):
         rows = stack_rows(lw, list(ys), loc, name, message)
-        return rows if axis == 0 else lw.b.share(rows, lambda m: lw.b.transpose(m, loc), loc)
+        return rows if axis == 0 else permute(lw, rows, inverse(to_front(r, axis)), loc)
     return lw.b.share_all(xs, body, loc)
 
 
@@ -1119,11 +1175,9 @@ def h_split(lw, obj, node, args, kwargs):
         def parts(m):
             def part(q):
                 start = lambda i: i if q == 0 else prim("add", prim("mul", Const(q, Int), m, loc=loc), i, loc=loc)
-                if rank(x.type) == 1:
-                    return builds(lw, [m], lambda i: prim("index", start(i), x, loc=loc), loc)
-                if axis == 0:
-                    return builds(lw, [m, lw.b.size(x, 1, loc)], lambda i, j: index_chain(x, [start(i), j], loc), loc)
-                return builds(lw, [lw.b.size(x, 0, loc), m], lambda i, j: index_chain(x, [i, start(j)], loc), loc)
+                sizes = [m if d == axis else lw.b.size(x, d, loc) for d in range(rank(x.type))]
+                return builds(lw, sizes, lambda *ix: index_chain(x, [start(i) if d == axis else i for d, i in
+                                                                     enumerate(ix)], loc), loc)
             return Tuple(tuple(part(q) for q in range(k)), loc)
         return make_lets(chk, lw.b.share(prim("floordiv", n, Const(k, Int), loc=loc), parts, loc))
     return lw.b.share(a, body, loc)
@@ -1143,7 +1197,7 @@ def h_repeat(lw, obj, node, args, kwargs):
 
     def body(x, k):
         chk = nonneg_check(lw, [k], loc, name)
-        if axis is None and rank(x.type) == 2:
+        if axis is None and rank(x.type) >= 2:
             x = reshape(lw, x, [Const(-1, Int)], loc, obj)
         return make_lets(chk, lw.b.share(x, lambda y: along_axis(lw, y, axis or 0, lambda z: _repeat0(lw, z, k, loc),
                                                                   loc), loc))
@@ -1152,10 +1206,7 @@ def h_repeat(lw, obj, node, args, kwargs):
 
 def _repeat0(lw, a: Term, k: Term, loc) -> Term:
     n = prim("mul", lw.b.size(a, 0, loc), k, loc=loc)
-    src = lambda i: prim("floordiv", i, k, loc=loc)
-    if rank(a.type) == 1:
-        return builds(lw, [n], lambda i: prim("index", src(i), a, loc=loc), loc)
-    return builds(lw, [n, lw.b.size(a, 1, loc)], lambda i, j: index_chain(a, [src(i), j], loc), loc)
+    return _along0(lw, a, n, lambda i, read: read(prim("floordiv", i, k, loc=loc)), loc)
 
 
 def h_tile(lw, obj, node, args, kwargs):
@@ -1164,12 +1215,11 @@ def h_tile(lw, obj, node, args, kwargs):
     a, loc, name = array_arg(lw, p["A"], obj, node), lw.loc(node), display(obj)
     reps = shape_arg(lw, p["reps"], obj)
     r = max(rank(a.type), len(reps))
-    refuse_rank(lw, node, obj, r)
     reps = [ONE] * (r - len(reps)) + reps
 
     def body(x, *ks):
         if rank(x.type) < r:
-            x = insert_axes(lw, x, [0], loc)
+            x = insert_axes(lw, x, list(range(r - rank(x.type))), loc)
         chk = nonneg_check(lw, list(ks), loc, name)
 
         def tiled(y):
@@ -1267,10 +1317,17 @@ def h_trace(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("a", "offset"))
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     k = 0 if _is_none(p.get("offset")) else static_int(lw, p["offset"], obj, "offset")
-    if rank(a.type) != 2:
+    r = rank(a.type)
+    if r < 2:
         return Failure(loc, display(obj), "diag requires an array of at least two dimensions").term(
             lw, scalar_of(a.type))
-    return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+    if r == 2:
+        return lw.b.share(a, lambda m: prim("sum", _diagonal(lw, m, k, loc), loc=loc), loc)
+    # rank 3 and more: the traces of the matrices over the first two axes, at each index of the others
+    last = tuple(range(2, r)) + (0, 1)
+    return lw.b.share(permute(lw, a, last, loc), lambda t: builds(lw, [lw.b.size(t, q, loc) for q in range(r - 2)],
+                      lambda *ix: lw.b.share(index_chain(t, list(ix), loc), lambda m: prim(
+                          "sum", _diagonal(lw, m, k, loc), loc=loc), loc), loc), loc)
 
 
 def h_diag(lw, obj, node, args, kwargs):
@@ -1278,6 +1335,8 @@ def h_diag(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("v", "k"))
     a, loc = array_arg(lw, p["v"], obj, node), lw.loc(node)
     k = 0 if _is_none(p.get("k")) else static_int(lw, p["k"], obj, "k")
+    if rank(a.type) > 2:
+        return Failure(loc, display(obj), "Input must be 1- or 2-d.").term(lw, a.type)
     if rank(a.type) == 2:
         return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
     zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
@@ -1300,6 +1359,9 @@ def h_triangle(lw, obj, node, args, kwargs):
     k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
     zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
     upper = obj is np.triu
+    if rank(a.type) > 2:
+        lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
+                CatadTypeError, "apply it to each matrix, e.g. np.stack([np.triu(m) for m in t])")
 
     def body(m, k):
         rows = lw.b.size(m, 0, loc)
@@ -1318,6 +1380,8 @@ def h_cross(lw, obj, node, args, kwargs):
     loc, name = lw.loc(node), display(obj)
     a, b = (array_arg(lw, x, obj, node) for x in args)
     ra, rb = rank(a.type), rank(b.type)
+    if max(ra, rb) > 2:
+        lw.fail(node, name, f"{name}() of arrays of rank 3 or more is not supported", CatadTypeError)
 
     def body(x, y):
         binds = []
@@ -1492,3 +1556,194 @@ def ceil_count(lw, q: Term, loc) -> Term:
 
 
 TABLE += [((np.arange,), h_arange, ("dtype",))]
+
+
+# ------------------------------------------------------------ np.einsum and batched matmul
+
+_EINSUM_COUNT = ("{} operands provided to einstein sum function than specified in the subscripts string")
+
+
+def _shape_text(parts: list[str]) -> str:
+    """A shape as NumPy prints it in einsum's and matmul's messages: leading newaxes left
+    out, (3,) for one axis."""
+    while parts and parts[0] == "newaxis":
+        parts = parts[1:]
+    return "(" + ",".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def contract(lw, ops: list[Term], letters: list[str], out: str, loc, name: str, mismatch) -> Term:
+    """The sum over the letters not in `out` of the products of the elements of atoms ops,
+    operand k indexed by letters[k] (a letter twice in one operand: its diagonal), as builds
+    over the letters of out: NumPy's einsum. A letter's lengths in one operand must be equal
+    (NumPy's message); across operands they broadcast (1 stretches) and a mismatch is
+    mismatch(iteration letters), a message over the operands' sizes {k} in order."""
+    binds = []
+    for k, (x, ls) in enumerate(zip(ops, letters)):
+        shape = lw.b.shape(x)
+        for q, c in enumerate(ls):
+            first = ls.index(c)
+            if first != q and not lw.b.shapes.same(shape[first], shape[q]):
+                a, b = shape[first].size, shape[q].size
+                binds += lw.b.check(prim("eq", a, b, loc=loc), (a, b), loc, name,
+                                    f"dimensions in operand {k} for collapsing index '{c}' don't match ({{0}} != {{1}})",
+                                    equal=((b, a),))
+    summed = sorted({c for ls in letters for c in ls} - set(out))
+    order = list(out) + summed
+    dims, reads, conds = {}, {}, []
+    for c in order:
+        members = [(k, lw.b.shape(x)[ls.index(c)]) for k, (x, ls) in enumerate(zip(ops, letters)) if c in ls]
+        dim, rd, b, cs = lw.b.broadcast_axis(members, loc)
+        dims[c], reads[c] = dim, rd
+        binds += b
+        conds += cs
+    sizes = tuple(d.size for x in ops for d in lw.b.shape(x))
+    binds += lw.b.check(all_(conds), sizes, loc, name, mismatch(order), equal=tuple(lw.b.equal))
+    lw.b.equal.clear()
+
+    def product(ix: dict) -> Term:
+        out_t = None
+        for k, (x, ls) in enumerate(zip(ops, letters)):
+            e = index_chain(x, [reads[c][k](ix[c]) for c in ls], loc)
+            out_t = e if out_t is None else lw.b.arith("mul", out_t, e, loc)
+        return out_t
+
+    def summing(ix: dict, rest: list[str]) -> Term:
+        if not rest:
+            return product(ix)
+        i = lw.b.var(Int, loc, "_k")
+        return prim("sum", Build(fresh(dims[rest[0]].size, loc), i, summing({**ix, rest[0]: i}, rest[1:]), loc), loc=loc)
+
+    body = builds(lw, [fresh(dims[c].size, loc) for c in out], lambda *ix: summing(dict(zip(out, ix)), summed), loc) \
+        if out else summing({}, summed)
+    return make_lets(binds, body)
+
+
+def h_einsum(lw, obj, node, args, kwargs):
+    """np.einsum(subscripts, *operands) with explicit ('ij,jk->ik') or implicit output,
+    repeated letters (traces, diagonals), any number of operands; without '...'."""
+    loc, name = lw.loc(node), display(obj)
+    if not args:
+        lw.fail(node, name, f"{name}() takes the subscripts and the operands", CatadTypeError)
+    spec = args[0]
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
+        lw.fail(spec, name, f"the subscripts of {name}() must be a string written out, e.g. 'ij,jk->ik'")
+    text = spec.value.replace(" ", "")
+    if "." in text:
+        lw.fail(spec, name, f"{name}() with '...' (broadcasting over the axes not named) is not supported",
+                hint="name every axis, e.g. 'bij,bjk->bik'")
+    if text.count("->") > 1 or "-" in text.replace("->", "") or ">" in text.replace("->", ""):
+        lw.fail(spec, name, f"{name}() subscripts must have at most one '->'", CatadTypeError)
+    ops = [array_arg(lw, a, obj, node) if not isinstance(a, ast.Constant) else lw.arg(a) for a in args[1:]]
+    for x in ops:
+        if scalar_of(x.type) not in (Int, Float):
+            lw.fail(node, name, f"{name}() takes arrays of numbers, got a {x.type}", CatadTypeError)
+    if any(scalar_of(x.type) == Float for x in ops):
+        ops = [lw.b.to_float(x, loc) for x in ops]
+    ins, arrow, out = text.partition("->")
+    letters = ins.split(",")
+    counts = {}
+    for c in "".join(letters):
+        counts[c] = counts.get(c, 0) + 1
+    if not arrow:
+        out = "".join(sorted(c for c, n in counts.items() if n == 1))
+    elem = Float if any(scalar_of(x.type) == Float for x in ops) else Int
+    fail = lambda message: Failure(loc, name, message).term(lw, vec_of(elem, len(out)) if out else elem)
+    bad = next((c for c in text.replace("->", "").replace(",", "") if not c.isalpha()), None)
+    if bad is not None:
+        return fail(f"invalid subscript '{bad}' in einstein sum subscripts string, subscripts must be letters")
+    if len(letters) != len(ops):
+        return fail(_EINSUM_COUNT.format("more" if len(letters) > len(ops) else "fewer"))
+    for k, (x, ls) in enumerate(zip(ops, letters)):
+        if len(ls) > rank(x.type):
+            return fail(f"einstein sum subscripts string contains too many subscripts for operand {k}")
+        if len(ls) < rank(x.type):
+            return fail("operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
+                        "provided to broadcast the extra dimensions.")
+    for c in out:
+        if out.count(c) > 1:
+            return fail(f"einstein sum subscripts string includes output subscript '{c}' multiple times")
+        if c not in counts:
+            return fail(f"einstein sum subscripts string included output subscript '{c}' which never appeared in "
+                        "an input")
+
+    def mismatch(order):
+        parts, j = [], 0
+        for x, ls in zip(ops, letters):
+            own = ["{%d}" % (j + q) for q in range(len(ls))]
+            j += len(ls)
+            mapped = [own[ls.index(c)] if c in ls else "newaxis" for c in order]
+            parts.append(f"{_shape_text(own)}->{_shape_text(mapped)} ")
+        return "operands could not be broadcast together with remapped shapes [original->remapped]: " + "".join(parts)
+    return lw.b.share_all(ops, lambda *xs: contract(lw, list(xs), letters, out, loc, name, mismatch), loc)
+
+
+TABLE += [((np.einsum,), h_einsum, ("optimize",))]
+
+
+_MATMUL_CORE = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                "(n?,k),(k,m?)->(n?,m?) (size {0} is different from {1})")
+
+
+def matmul(lw, a: Term, b: Term, loc) -> Term:
+    """a @ b with an operand of rank 3 or more: NumPy's stacks of matrices, the axes before
+    the last two broadcast (a vector is a row on the left, a column on the right, its axis
+    then dropped); the contracted lengths must be equal."""
+    ra, rb = rank(a.type), rank(b.type)
+    nb = max(ra, rb) - 2
+    batch = [chr(ord("A") + q) for q in range(nb)]
+    la = "".join(batch[nb - (ra - 2):]) + "nk" if ra > 1 else "k"
+    lb = "".join(batch[nb - (rb - 2):]) + "km" if rb > 1 else "k"
+    out = "".join(batch) + ("n" if ra > 1 else "") + ("m" if rb > 1 else "")
+    if scalar_of(a.type) == Float or scalar_of(b.type) == Float:
+        a, b = lw.b.to_float(a, loc), lw.b.to_float(b, loc)
+
+    def mismatch(order):
+        parts, j = [], 0
+        for ls, r in ((la, ra), (lb, rb)):
+            own = ["{%d}" % (j + q) for q in range(r)]
+            nbatch = max(r - 2, 0)
+            lead = ["newaxis"] * (nb - nbatch)
+            parts.append(f"{_shape_text(own)}->{_shape_text(lead + own[:nbatch] + ['newaxis'] * min(r, 2))} ")
+            j += r
+        core = (["{%d}" % (ra - 2)] if ra > 1 else []) + (["{%d}" % (ra + rb - 1)] if rb > 1 else [])
+        return ("operands could not be broadcast together with remapped shapes [original->remapped]: "
+                + "".join(parts) + f" and requested shape {_shape_text(core)}")
+
+    def body(x, y):
+        kx, ky = lw.b.shape(x)[-1], lw.b.shape(y)[0 if rb == 1 else -2]
+        chk = [] if lw.b.shapes.same(kx, ky) else lw.b.check(prim("eq", kx.size, ky.size, loc=loc),
+                                                              (ky.size, kx.size), loc, "matmul", _MATMUL_CORE,
+                                                              equal=((ky.size, kx.size),))
+        return make_lets(chk, contract(lw, [x, y], [la, lb], out, loc, "matmul", mismatch))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_logical(lw, obj, node, args, kwargs):
+    """np.logical_not, np.logical_and, np.logical_or, np.logical_xor, elementwise with NumPy's
+    broadcasting; a number is true where it is not 0."""
+    loc, name = lw.loc(node), display(obj)
+    _arity(lw, obj, node, args, 1 if obj is np.logical_not else 2)
+    ts = [lw.arg(a) for a in args]
+    for t in ts:
+        if scalar_of(t.type) not in (Bool, Int, Float):
+            lw.fail(node, name, f"{name}() takes Bools or numbers, got a {t.type}", CatadTypeError)
+
+    def truth(x):
+        if x.type == Bool:
+            return x
+        zero = Const(0.0, Float, loc) if x.type == Float else ZERO
+        return prim("ne", x, zero, loc=loc)
+
+    def f(*xs):
+        xs = [truth(x) for x in xs]
+        if obj is np.logical_not:
+            return prim("not", xs[0], loc=loc)
+        if obj is np.logical_and:
+            return If(xs[0], xs[1], FALSE, loc)
+        if obj is np.logical_or:
+            return If(xs[0], TRUE, xs[1], loc)
+        return lw.b.share(xs[1], lambda y: If(xs[0], prim("not", y, loc=loc), y, loc), loc)
+    return lw.b.elementwise(f, ts, loc, name) if any(is_array(t) for t in ts) else f(*ts)
+
+
+TABLE += [((np.logical_not, np.logical_and, np.logical_or, np.logical_xor), h_logical, ())]

@@ -94,10 +94,6 @@ class Subscripts:
         if rank(t.type) != rank(base.type) - sum(not isinstance(it, ast.Slice) for it in plain):
             self.fail(node, "subscript", "None (np.newaxis) beside an integer array index is not supported",
                       hint="index in two steps, e.g. v[idx][:, None]")
-        out_rank = rank(t.type) + len(positions)
-        if out_rank > 2:
-            self.fail(node, "subscript", f"this subscript makes an array of rank {out_rank}; catad's arrays have "
-                      "rank 1 or 2", CatadTypeError)
         return numpy_arrays.insert_axes(self, t, positions, self.loc(node))
 
     def array_subscript(self, base: Term, items: list, node: ast.Subscript) -> Term:
