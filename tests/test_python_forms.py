@@ -567,3 +567,31 @@ def enumerate_tuple(x):
 def test_enumerate_start():
     for f in (qing, enumerate_loop, enumerate_tuple):
         agrees(f, X)
+
+
+def _softmax_axis(z, axis=-1):
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _attention_with_axes(q, k):
+    s = _softmax_axis(q @ k.T / 2.0, axis=-1)
+    t = _softmax_axis(q @ k.T, 0)
+    return np.sum(s * s) + np.sum(t[0]) + np.sum(_softmax_axis(q))
+
+
+def test_a_helper_is_specialised_to_its_constant_int_arguments():
+    # NumPy's axis= must be a constant: a helper given axis=-1 by its caller is compiled for
+    # that value (and again for axis 0), as the corpus's attention layers need
+    rng = np.random.default_rng(5)
+    q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    value, g = catad.value_and_grad(_attention_with_axes)(q, k)
+    assert value == pytest.approx(_attention_with_axes(q, k), rel=1e-13)
+    h = 1e-6
+    fd = np.zeros_like(q)
+    for idx in np.ndindex(*q.shape):
+        a, b = q.copy(), q.copy()
+        a[idx] += h
+        b[idx] -= h
+        fd[idx] = (_attention_with_axes(a, k) - _attention_with_axes(b, k)) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

@@ -23,7 +23,8 @@ import inspect
 from typing import Any
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Call, Term, Tuple, Var
+from ..lang.terms import Call, Const, Term, Tuple, Var
+from ..lang.types import Bool, Int
 from .freenames import _VALUES, Static
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
@@ -47,6 +48,10 @@ def _default_node(src: Source, name: str) -> ast.AST:
     if name in src.positional:
         return a.defaults[src.positional.index(name) - (len(positional) - len(a.defaults))]
     return a.kw_defaults[src.kwonly.index(name)]
+
+
+def _int_constant(t: Any) -> bool:
+    return isinstance(t, Const) and t.type in (Int, Bool)
 
 
 class Functions:
@@ -119,6 +124,10 @@ class Functions:
             self.fail(node, "method", f"the method {src.name} has no parameter for self")
         pairs = self.call_arguments(src, node, args, (None,) if bound_self is not None else ())
         statics = ((pairs.pop(0)[0], bound_self),) if bound_self is not None else ()
+        # an Int or Bool constant argument (an axis, a count, a flag) is compiled into the callee,
+        # which is specialised to it, as NumPy's axis= and friends need a constant there
+        statics += tuple((p, t) for p, t in pairs if _int_constant(t) and p != src.vararg)
+        pairs = [(p, t) for p, t in pairs if not (_int_constant(t) and p != src.vararg)]
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)

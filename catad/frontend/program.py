@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from ..errors import ArgumentError, CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import Def, Program
+from ..lang.terms import Const, Def, Program
 from ..lang.types import Type, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
@@ -52,7 +52,9 @@ class ProgramCompiler:
         trees = trees if trees and any(t is not None for t in trees) else None
         src = self.source(fn)
         given = given if given is not None else src.positional[:len(arg_types)]
-        key = (fn, arg_types, units, trees, given, tuple((p, id(st.obj), st.path.key) for p, st in statics))
+        key = (fn, arg_types, units, trees, given,
+               tuple((p, ("const", st.type, st.value) if isinstance(st, Const) else (id(st.obj), st.path.key))
+                     for p, st in statics))
         if key in self.done:
             return self.done[key]
         if fn in self.active:
