@@ -245,12 +245,12 @@ def h_clenshaw(lw, obj, node, args, kwargs):
                                  finish(_fold_over(lw, Tuple((a0, a1), loc), r, step, loc), e))
 
             def leg(e):
-                def step(s, ci):  # nd -= 1; c0 = c[-i] - (c1*(nd-1))/nd; c1 = tmp + (c1*x*(2*nd-1))/nd
+                def step(s, ci):  # nd -= 1; c0 = c[-i] - c1*((nd-1)/nd); c1 = tmp + c1*x*((2*nd-1)/nd)
                     def go(b0, b1, nd):
                         return lw.b.share(prim("sub", nd, ONE, loc=loc), lambda d: Tuple((
-                            sub(ci, div(mul(b1, fl(prim("sub", d, ONE, loc=loc))), fl(d))),
-                            add(b0, div(mul(mul(b1, e), fl(prim("sub", prim("mul", two, d, loc=loc), ONE, loc=loc))),
-                                        fl(d))),
+                            sub(ci, mul(b1, div(fl(prim("sub", d, ONE, loc=loc)), fl(d)))),
+                            add(b0, mul(mul(b1, e), div(fl(prim("sub", prim("mul", two, d, loc=loc), ONE, loc=loc)),
+                                                        fl(d)))),
                             d), loc), loc)
                     return lw.b.share_all([Get(0, s, loc), Get(1, s, loc), Get(2, s, loc)], go, loc)
                 return finish(_fold_over(lw, Tuple((a0, a1, n), loc), r, step, loc), e)
