@@ -7,6 +7,7 @@ catad.ShapeError or BoundsError at the marked line.
 import numpy as np
 import pytest
 from numpy.polynomial import chebyshev, legendre, polynomial
+import scipy.integrate
 from scipy.special import logsumexp
 
 import catad
@@ -297,3 +298,32 @@ def test_insert():
     for n in (2, 3, 5):
         check_like_numpy(insert_at, arr(n))
     check_like_numpy(insert_at, arr(1))  # NumPy's IndexError
+
+
+# ---------------------------------------------------------------- scipy.integrate.simpson
+
+def simpson_x(y, x):
+    return scipy.integrate.simpson(y, x=x)  # <-
+
+
+def simpson_dx(y, h):
+    return scipy.integrate.simpson(y, dx=h)
+
+
+def simpson_integral(params, x):
+    mu, log_s = params
+    y = np.exp(-0.5 * ((x - mu) / np.exp(log_s)) ** 2)
+    return scipy.integrate.simpson(y, x=x)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 9])
+def test_simpson_odd_and_even_numbers_of_samples(n):
+    x = np.cumsum(arr(n, seed=4, low=0.1, high=1.0))
+    check_like_numpy(simpson_x, arr(n), x)
+    check_like_numpy(simpson_dx, arr(n), 0.3)
+
+
+def test_simpson():
+    check_like_numpy(simpson_integral, np.array([0.2, -0.3]), np.linspace(-3, 3, 21))
+    check_like_numpy(simpson_integral, np.array([0.2, -0.3]), np.linspace(-3, 3, 20))
+    check_like_numpy(simpson_x, arr(4), arr(3), shapes=())  # SciPy's ValueError

@@ -444,3 +444,89 @@ TABLE = [
     ((np.interp,), h_interp, ("left", "right", "period")),
     ((np.insert,), h_insert, ("axis",)),
 ]
+
+
+# ------------------------------------------------------------ scipy.integrate.simpson
+
+def h_simpson(lw, obj, node, args, kwargs):
+    """scipy.integrate.simpson(y, x=None, *, dx=1.0) of a vector: SciPy's (1.11 and later) composite rule, with Cartwright's correction of the last interval for an even number of samples."""
+    name = "scipy.integrate.simpson"
+    if len(args) > 2:
+        lw.fail(node, name, f"{name}() takes at most 2 positional arguments (y, x), got {len(args)}", CatadTypeError)
+    p = dict(zip(("y", "x"), args))
+    for k, v in kwargs.items():
+        if k in p:
+            lw.fail(v, name, f"{name}() got multiple values for argument {k!r}", CatadTypeError)
+        p[k] = v
+    if "y" not in p:
+        lw.fail(node, name, f"{name}() missing required argument 'y'", CatadTypeError)
+    loc = lw.loc(node)
+    if not _is_none(p.get("axis")):
+        t = lw.arg(p["axis"])
+        if not (isinstance(t, Const) and t.type == Int and t.value in (0, -1)):
+            lw.fail(p["axis"], name, f"axis of {name}() is supported only for a vector (axis=-1 or 0)")
+    y = _vector_arg(lw, p["y"], obj, node, "y")
+    has_x = not _is_none(p.get("x"))
+    x = _vector_arg(lw, p["x"], obj, node, "x") if has_x else None
+    dx = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
+    if dx.type != Float:
+        lw.fail(p["dx"], name, f"dx of {name}() must be a number, got a {dx.type}", CatadTypeError)
+    add, sub, mul = _combine(lw, "add", loc), _combine(lw, "sub", loc), _combine(lw, "mul", loc)
+    div = lambda a, b: lw.b.arith("div", a, b, loc)
+    two = Const(2, Int, loc)
+    ip = lambda o: (lambda a, b: prim(o, a, b, loc=loc))
+    iadd, isub, imul, imax = ip("add"), ip("sub"), ip("mul"), ip("max")
+
+    def safe_div(num, den):  # np.true_divide(num, den, out=zeros, where=den != 0)
+        return lw.b.share(den, lambda d: If(prim("ne", d, _f(0.0), loc=loc), div(num, d), _f(0.0), loc), loc)
+
+    def body(ys, xs, dxv):
+        n = lw.b.size(ys, 0, loc)
+        chk = []
+        if xs is not None and not lw.b.shapes.equal(n, lw.b.size(xs, 0, loc)):
+            chk += lw.b.check(prim("eq", n, lw.b.size(xs, 0, loc), loc=loc), (), loc, name,
+                              "If given, length of x along axis must be the same as y.", equal=((lw.b.size(
+                                  xs, 0, loc), n),))
+        chk += _positive_check(lw, n, loc, name, "index -1 is out of bounds for axis 0 with size {0}", "bounds")
+        at = lambda v, i: prim("index", imax(i, ZERO), v, loc=loc)
+        h = lambda i: sub(at(xs, iadd(i, ONE)), at(xs, i))  # np.diff(x)[i]
+        pairs = imax(prim("floordiv", isub(n, ONE), two, loc=loc), ZERO)
+
+        def pair(k):
+            i = imul(two, k)
+            y0, y1, y2 = at(ys, i), at(ys, iadd(i, ONE)), at(ys, iadd(i, two))
+            if xs is None:
+                return add(add(y0, mul(_f(4.0), y1)), y2)
+
+            def spaced(h0, h1):
+                def with_sums(hsum, ratio):
+                    inv = safe_div(_f(1.0), ratio)
+                    return mul(div(hsum, _f(6.0)), add(add(
+                        mul(y0, sub(_f(2.0), inv)), mul(y1, mul(hsum, safe_div(hsum, mul(h0, h1))))),
+                        mul(y2, sub(_f(2.0), ratio))))
+                return lw.b.share_all([add(h0, h1), safe_div(h0, h1)], with_sums, loc)
+            return lw.b.share_all([h(i), h(iadd(i, ONE))], spaced, loc)
+        total = prim("sum", builds(lw, [pairs], pair, loc), loc=loc)
+        basic = total if xs is not None else mul(total, div(dxv, _f(3.0)))
+
+        def even(b):
+            last = isub(n, ONE)
+            ylast, yprev, yprev2 = at(ys, last), at(ys, isub(n, two)), at(ys, isub(n, Const(3, Int)))
+            step = (lambda i: h(i)) if xs is not None else (lambda i: dxv)
+
+            def two_points(hl):  # 0.0 + 0.5 * last_dx * (y[-1] + y[-2])
+                return add(_f(0.0), mul(mul(_f(0.5), hl), add(ylast, yprev)))
+
+            def corrected(h0, h1):
+                alpha = safe_div(add(mul(_f(2.0), mul(h1, h1)), mul(mul(_f(3.0), h0), h1)), mul(_f(6.0), add(h1, h0)))
+                beta = safe_div(add(mul(h1, h1), mul(mul(_f(3.0), h0), h1)), mul(_f(6.0), h0))
+                eta = safe_div(mul(_f(1.0), mul(mul(h1, h1), h1)), mul(mul(_f(6.0), h0), add(h0, h1)))
+                return add(add(b, sub(add(mul(alpha, ylast), mul(beta, yprev)), mul(eta, yprev2))), _f(0.0))
+            hl = step(isub(n, two))
+            return If(prim("eq", n, two, loc=loc), two_points(hl),
+                      lw.b.share_all([step(isub(n, Const(3, Int))), hl], corrected, loc), loc)
+        odd = prim("eq", prim("mod", n, two, loc=loc), ONE, loc=loc)
+        return make_lets(chk, lw.b.share(basic, lambda b: If(odd, b, even(b), loc), loc))
+    if x is None:
+        return lw.b.share_all([y, dx], lambda ys, d: body(ys, None, d), loc)
+    return lw.b.share_all([y, x], lambda ys, xs: body(ys, xs, None), loc)
