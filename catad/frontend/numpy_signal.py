@@ -26,7 +26,11 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
   ``x == xp[-1]``), with respect to fp the interpolation weights, and with respect to xp
   that of the formula on that interval (the knots are not differentiated as the points where
   the interval changes);
-* ``np.insert(arr, index, value)`` of a vector, a constant index and a scalar value.
+* ``np.insert(arr, index, value)`` of a vector, a constant index and a scalar value;
+* ``scipy.integrate.simpson(y, x=None, *, dx=1.0)`` of a vector (a special_calls library row):
+  SciPy 1.11 and later's rule, Simpson's on pairs of intervals (all of them for an odd number
+  of samples) and, for an even number, Cartwright's correction of the last interval; the
+  parity is that of the run-time length, chosen by an if.
 """
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
   ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
   ``max=``, and ``None`` for no bound).
 
+``scipy.integrate.simpson`` is numpy_signal.py's (a row here, so that its name is SciPy's).
+
 SciPy is never imported here: a name is looked up only once its module is loaded (a function that
 calls scipy.special.logsumexp has imported it). Messages name SciPy's functions as users write
 them (``scipy.special.logsumexp``, ``scipy.stats.t.logpdf``), not by their private modules.
