@@ -327,3 +327,29 @@ def test_simpson():
     check_like_numpy(simpson_integral, np.array([0.2, -0.3]), np.linspace(-3, 3, 21))
     check_like_numpy(simpson_integral, np.array([0.2, -0.3]), np.linspace(-3, 3, 20))
     check_like_numpy(simpson_x, arr(4), arr(3), shapes=())  # SciPy's ValueError
+
+
+# ---------------------------------------------------------------- trapezoid along an axis
+
+def trapezoid_rows(y, x):
+    return np.trapezoid(y, x)  # <-
+
+
+def trapezoid_columns(y, x):
+    return np.trapezoid(y, x=x, axis=0)  # <-
+
+
+def trapezoid_dx(y, h):
+    return np.trapezoid(y, dx=h, axis=-2) + np.trapezoid(y, axis=1)[0]
+
+
+def test_trapezoid_along_an_axis():
+    y = arr(3, 4)
+    check_like_numpy(trapezoid_rows, y, np.cumsum(arr(4, seed=1)))
+    check_like_numpy(trapezoid_rows, y, arr(3, 4, seed=1))
+    check_like_numpy(trapezoid_columns, y, np.cumsum(arr(3, seed=1)))
+    check_like_numpy(trapezoid_columns, y, arr(3, 4, seed=2))
+    check_like_numpy(trapezoid_dx, y, 0.3)
+    check_like_numpy(trapezoid_dx, arr(1, 1), 0.3)
+    check_like_numpy(trapezoid_rows, y, np.cumsum(arr(2, seed=1)))  # d of length 1 broadcasts, as NumPy's
+    check_like_numpy(trapezoid_rows, y, np.cumsum(arr(3, seed=1)))  # NumPy's broadcast error

@@ -27,6 +27,8 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
   that of the formula on that interval (the knots are not differentiated as the points where
   the interval changes);
 * ``np.insert(arr, index, value)`` of a vector, a constant index and a scalar value;
+* ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` along an axis of a matrix (a vector's is
+  numpy_arrays.py's);
 * ``scipy.integrate.simpson(y, x=None, *, dx=1.0)`` of a vector (a special_calls library row):
   SciPy 1.11 and later's rule, Simpson's on pairs of intervals (all of them for an odd number
   of samples) and, for an even number, Cartwright's correction of the last interval; the
@@ -438,6 +440,57 @@ def h_insert(lw, obj, node, args, kwargs):
     return lw.b.share_all([a, value], body, loc)
 
 
+# ------------------------------------------------------------ trapezoid along an axis of a matrix
+
+def h_trapezoid(lw, obj, node, args, kwargs):
+    """np.trapezoid(y, x=None, dx=1.0, axis=-1): of a vector (numpy_arrays.h_trapezoid), or along an axis of a matrix, NumPy's sum(d * (y[1:] + y[:-1]) / 2.0) with d broadcast."""
+    from . import numpy_arrays
+    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
+    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
+    if rank(y.type) == 1:
+        if not _is_none(p.get("axis")) and static_int(lw, p["axis"], obj, "axis") not in (0, -1):
+            return Failure(loc, name, f"axis {static_int(lw, p['axis'], obj, 'axis')} is out of bounds for array "
+                                      "of dimension 1", "bounds").term(lw, Float)
+        rest = {k: v for k, v in kwargs.items() if k != "axis"}
+        return numpy_arrays.h_trapezoid(lw, obj, node, args[:3], rest)
+    axis = -1 if _is_none(p.get("axis")) else static_int(lw, p["axis"], obj, "axis")
+    if not -2 <= axis < 2:
+        return Failure(loc, name, f"axis {axis} is out of bounds for array of dimension 2", "bounds").term(
+            lw, prim("vector", _f(0.0)).type)
+    axis %= 2
+    y = lw.b.to_float(y, loc)
+    last = (lambda t: t) if axis == 1 else (lambda t: lw.b.transpose(t, loc))  # the axis made the last one
+    x = None
+    if not _is_none(p.get("x")):
+        x = lw.b.to_float(array_arg(lw, p["x"], obj, node), loc)
+    d = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
+    add, mul = _combine(lw, "add", loc), _combine(lw, "mul", loc)
+
+    def steps(t):  # t[..., 1:] - t[..., :-1] along the last axis of atom t
+        m = prim("max", prim("sub", lw.b.size(t, rank(t.type) - 1, loc), ONE, loc=loc), ZERO, loc=loc)
+        sub = lambda a, b: lw.b.arith("sub", a, b, loc)
+        if rank(t.type) == 1:
+            return builds(lw, [m], lambda j: sub(prim("index", prim("add", j, ONE, loc=loc), t, loc=loc),
+                                                 prim("index", j, t, loc=loc)), loc)
+        return builds(lw, [lw.b.size(t, 0, loc), m], lambda r, j: sub(
+            index_chain(t, [r, prim("add", j, ONE, loc=loc)], loc), index_chain(t, [r, j], loc)), loc)
+
+    def body(v, dd):
+        rows = lw.b.size(v, 0, loc)
+        m = prim("max", prim("sub", lw.b.size(v, 1, loc), ONE, loc=loc), ZERO, loc=loc)
+        pair = builds(lw, [rows, m], lambda r, j: add(index_chain(v, [r, prim("add", j, ONE, loc=loc)], loc),
+                                                       index_chain(v, [r, j], loc)), loc)
+        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", mul(a, s), _f(2.0), loc), [dd, pair], loc, name)
+        return lw.b.share(terms, lambda tm: builds(lw, [lw.b.size(tm, 0, loc)], lambda r: prim(
+            "sum", prim("index", r, tm, loc=loc), loc=loc), loc), loc)
+    if x is not None:
+        xd = x if rank(x.type) == 1 else last(x)
+        d = lw.b.share(xd, steps, loc)
+        if rank(x.type) == 1:  # NumPy's d of shape (1, len(x) - 1), broadcast against the pairs
+            d = numpy_arrays.insert_axes(lw, d, [0], loc)
+    return lw.b.share_all([last(y), d], body, loc)
+
+
 TABLE = [
     ((np.triu_indices, np.tril_indices), h_triangle_indices, ("k", "m")),
     ((np.polyval,), h_polyval, ()),
@@ -447,6 +500,7 @@ TABLE = [
     ((np.convolve, np.correlate), h_convolve, ("mode",)),
     ((np.interp,), h_interp, ("left", "right", "period")),
     ((np.insert,), h_insert, ("axis",)),
+    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
 ]
 
 
