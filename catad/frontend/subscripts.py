@@ -134,7 +134,7 @@ class Subscripts:
     def _subscript_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         loc = self.loc(node)
         takes = [k for k, item in enumerate(lowered) if item[0] == "take"]
-        if len(takes) == 2 and len(lowered) == 2:
+        if len(takes) == 2 and len(lowered) == 2 and rank(base.type) == 2:
             return self.gather(base, lowered[0][1], lowered[1][1], node)
         if len(takes) > 1:
             self.fail(node, "array index", "only one integer array can index an array (NumPy broadcasts "
