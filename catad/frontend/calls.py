@@ -17,6 +17,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
@@ -413,7 +414,14 @@ def _handlers() -> dict[int, tuple]:
     ] + [((o,), h, ()) for o, h in _REFUSED] + linalg.HANDLERS
     from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
     table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
+    from . import numpy_signal  # index generators, polynomials, convolutions, interpolation
+    table += numpy_signal.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
+
+
+_MODULES = ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg."),
+            (np.polynomial.polynomial, "np.polynomial.polynomial."), (np.polynomial.chebyshev, "np.polynomial.chebyshev."),
+            (np.polynomial.legendre, "np.polynomial.legendre."))
 
 
 @functools.lru_cache(maxsize=None)
@@ -424,7 +432,7 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...]]:
     ids |= {id(a) for p in PRIMITIVES.values() for a in p.aliases}
     short: dict[int, str] = {}
     every = []
-    for mod, prefix in ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg.")):
+    for mod, prefix in _MODULES:
         for n in dir(mod):
             if n.startswith("_"):
                 continue
@@ -460,7 +468,7 @@ def supported_table() -> list[tuple[str, tuple[str, ...], str]]:
     LIBRARY_HANDLERS, the primitive registry's aliases): what docs/supported.rst shows."""
     handlers = _handlers()
     by_name = {}
-    for mod, prefix in ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg.")):
+    for mod, prefix in _MODULES:
         for n in dir(mod):
             if not n.startswith("_") and prefix + n in set(_catalogue()[1]):
                 with warnings.catch_warnings():

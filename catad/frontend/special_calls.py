@@ -18,6 +18,8 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
   ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
   ``max=``, and ``None`` for no bound).
 
+``scipy.integrate.simpson`` is numpy_signal.py's (a row here, so that its name is SciPy's).
+
 SciPy is never imported here: a name is looked up only once its module is loaded (a function that
 calls scipy.special.logsumexp has imported it). Messages name SciPy's functions as users write
 them (``scipy.special.logsumexp``, ``scipy.stats.t.logpdf``), not by their private modules.
@@ -373,6 +375,12 @@ def h_clip(lw, obj, node, args, kwargs):
 # ------------------------------------------------------------ the tables
 
 # SciPy's functions handled here: public dotted name -> (handler, keyword arguments it takes)
+def _simpson(lw, obj, node, args, kwargs):
+    """scipy.integrate.simpson(y, x=None, *, dx=1.0) of a vector: SciPy's composite rule (numpy_signal.h_simpson)."""
+    from .numpy_signal import h_simpson
+    return h_simpson(lw, obj, node, args, kwargs)
+
+
 LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.logsumexp": (h_logsumexp, ("axis", "b", "keepdims", "return_sign")),
     "scipy.special.softmax": (_softmax(False), ("axis",)),
@@ -383,6 +391,7 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
        for k in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")},
     "scipy.stats.t.logpdf": (_location_scale("logpdf", _t_logpdf, ("df",)), ("x", "df", "loc", "scale")),
     "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
+    "scipy.integrate.simpson": (_simpson, ("x", "dx", "axis")),
 }
 
 
@@ -420,7 +429,7 @@ def _table(loaded: tuple) -> dict:
 
 
 def _loaded() -> tuple:
-    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats"))
+    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats", "scipy.integrate"))
 
 
 def lookup(obj: Any) -> tuple | None:

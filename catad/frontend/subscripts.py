@@ -9,11 +9,11 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError
-from ..lang.terms import Const, Get, Term, Tuple
+from ..lang.terms import Const, Get, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import numpy_arrays
-from .common import is_array
+from .common import ONE, is_array, or_
 from ..trees import Tree
 
 
@@ -112,8 +112,26 @@ class Subscripts:
                                   "with step 1", hint="use a comprehension, e.g. [v[i] for i in range(0, n, 2)]")
                 lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)))
             else:
-                lowered.append(self.index_item(it))
+                t = self.expr(it)
+                if len(items) == 1 and isinstance(t.type, TupleT) and (self.tree(t) is None or self.tree(t).kind == "tuple"):
+                    # m[idx] of a tuple idx (np.triu_indices(n)) is m[idx[0], idx[1]], as NumPy reads it
+                    if len(t.type.items) > rank(base.type):
+                        self.fail(node, "subscript", f"{len(t.type.items)} indices for an array of rank "
+                                                     f"{rank(base.type)}", CatadTypeError)
+                    parts = list(t.items) if isinstance(t, Tuple) else None
+                    if parts is None:
+                        return self.b.share(t, lambda v: self._subscript_items(
+                            base, [self.index_item(it, Get(k, v, loc)) for k in range(len(t.type.items))], node), loc)
+                    lowered += [self.index_item(it, x) for x in parts]
+                else:
+                    lowered.append(self.index_item(it, t))
+        return self._subscript_items(base, lowered, node)
+
+    def _subscript_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
+        loc = self.loc(node)
         takes = [k for k, item in enumerate(lowered) if item[0] == "take"]
+        if len(takes) == 2 and len(lowered) == 2 and rank(base.type) == 2:
+            return self.gather(base, lowered[0][1], lowered[1][1], node)
         if len(takes) > 1:
             self.fail(node, "array index", "only one integer array can index an array (NumPy broadcasts "
                       "several together)", hint="use a comprehension, e.g. [m[a[k], b[k]] for k in range(n)]")
@@ -144,9 +162,28 @@ class Subscripts:
                       f"{', '.join(map(repr, tree.keys))})", CatadTypeError)
         return k
 
-    def index_item(self, node: ast.expr) -> tuple:
+    def gather(self, base: Term, rows: Term, cols: Term, node: ast.Subscript) -> Term:
+        """m[rows, cols] of a matrix and two integer arrays: the elements m[rows[k], cols[k]] at
+        the broadcast shape of the index arrays (NumPy's IndexError when they do not broadcast),
+        each index checked against its axis and read as Python reads it."""
+        loc = self.loc(node)
+
+        def body(m, a, b):
+            binds = []
+            sa, sb = self.b.shape(a), self.b.shape(b)
+            if len(sa) == len(sb) == 1 and not self.b.shapes.same(sa[0], sb[0]):
+                na, nb = sa[0].size, sb[0].size
+                ok = or_(prim("eq", na, nb, loc=loc), or_(prim("eq", na, ONE, loc=loc), prim("eq", nb, ONE, loc=loc)))
+                binds = self.b.check(ok, ((na,), (nb,)), loc, "index", "shape mismatch: indexing arrays could not be "
+                                     "broadcast together with shapes {0} {1}", "bounds")
+            out = self.b.elementwise(lambda i, j: self.b.subscript(m, [("index", i), ("index", j)], loc), [a, b],
+                                     loc, "index")
+            return make_lets(binds, out)
+        return self.b.share_all([base, rows, cols], body, loc)
+
+    def index_item(self, node: ast.expr, t: Term | None = None) -> tuple:
         """("index", i) for an Int, ("take", a) for an array of Ints (NumPy's integer array indexing)."""
-        t = self.expr(node)
+        t = self.expr(node) if t is None else t
         if t.type == Int:
             return ("index", t)
         if is_array(t) and scalar_of(t.type) == Int:

@@ -1,0 +1,590 @@
+"""NumPy's index generators, polynomials, convolutions and interpolation as core terms.
+
+Each handler (``h_*``, listed in ``TABLE`` and called through calls.py's table) makes builds,
+indexing, sums and folds, so derivatives are those of these terms (no Jacobian is a matrix):
+
+* ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
+  row-major order. The number of indices in each row is a closed form; their running sum
+  (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
+* ``np.polyval(p, x)`` (Horner, highest degree first: ``y = y * x + p[i]`` from ``y = 0``),
+  ``np.polynomial.polynomial.polyval(x, c)`` (Horner from the last coefficient),
+  ``np.polynomial.chebyshev.chebval(x, c)`` and ``np.polynomial.legendre.legval(x, c)``
+  (Clenshaw's recurrence, NumPy's operations in NumPy's order): a fold over the coefficients
+  for each element of x;
+* ``np.polynomial.legendre.leggauss(n)`` for a constant n: NumPy's nodes and weights, computed
+  while compiling (they do not depend on the function's inputs);
+* ``np.convolve(a, v, mode='full')`` and ``np.correlate(a, v, mode='valid')``: each output
+  element a sum over v of products (terms outside a are zero). NumPy swaps a and v when v is
+  the longer; the result of 'full' and 'valid' does not depend on that, and that of 'same'
+  is the slice of the 'full' result NumPy's swap picks;
+* ``np.interp(x, xp, fp, left=None, right=None)``: for each x, the interval
+  ``xp[j] <= x < xp[j+1]`` (j counts the knots <= x; xp increasing, as NumPy requires) and
+  ``slope * (x - xp[j]) + fp[j]`` there, NumPy's formula; ``left``/``right`` (``fp[0]``,
+  ``fp[-1]`` by default) outside, ``fp[-1]`` at ``x == xp[-1]``. The interval is chosen by
+  comparisons, which have no derivative: the derivative with respect to x is the slope of
+  the interval x is in (the one to its right at a knot; 0 outside ``[xp[0], xp[-1]]`` and at
+  ``x == xp[-1]``), with respect to fp the interpolation weights, and with respect to xp
+  that of the formula on that interval (the knots are not differentiated as the points where
+  the interval changes);
+* ``np.insert(arr, index, value)`` of a vector, a constant index and a scalar value;
+* ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` along an axis of a matrix (a vector's is
+  numpy_arrays.py's);
+* ``scipy.integrate.simpson(y, x=None, *, dx=1.0)`` of a vector (a special_calls library row):
+  SciPy 1.11 and later's rule, Simpson's on pairs of intervals (all of them for an odd number
+  of samples) and, for an even number, Cartwright's correction of the last interval; the
+  parity is that of the run-time length, chosen by an if.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+import numpy as np
+import numpy.polynomial.chebyshev
+import numpy.polynomial.legendre
+import numpy.polynomial.polynomial
+
+from ..errors import CatadTypeError
+from ..lang.fold import Fold
+from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
+from ..primitives import prim
+from .calls import display
+from .common import ONE, ZERO, and_, index_chain, is_array
+from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, int_arg, reshape, scan0,
+                           static_int)
+
+_NAN = Const(math.nan, Float)
+
+
+def _f(v: float) -> Const:
+    return Const(float(v), Float)
+
+
+def _positive_check(lw, n: Term, loc, name: str, message: str, kind: str = "shape") -> list:
+    """The check that the length n is at least 1 (none where that is proven)."""
+    if lw.b.shapes.at_most(ONE, n):
+        return []
+    return lw.b.check(prim("le", ONE, n, loc=loc), (n,), loc, name, message, kind)
+
+
+def _vector_arg(lw, a, obj, node, what: str) -> Term:
+    """An argument that must be a vector (a scalar is a vector of one element, as NumPy's
+    ``ndmin=1``); of Floats."""
+    name = display(obj)
+    t = lw.display(a) if isinstance(a, (ast.List, ast.Tuple)) else lw.arg(a)
+    if lw.is_list(t):
+        t = t.replace()
+    if t.type in (Int, Float):
+        t = prim("vector", t, loc=lw.loc(node))
+    if not is_array(t) or scalar_of(t.type) not in (Int, Float):
+        lw.fail(node, name, f"{what} of {name}() must be a vector of numbers, got a {t.type}", CatadTypeError)
+    if rank(t.type) != 1:
+        lw.fail(node, name, f"{what} of {name}() must be a vector (NumPy: object too deep for desired array), "
+                            f"got a {t.type}", CatadTypeError)
+    return lw.b.to_float(t, lw.loc(node))
+
+
+def _static_str(lw, a, obj, what: str, default: str, choices: tuple) -> str:
+    if _is_none(a):
+        return default
+    v = a.value if isinstance(a, ast.Constant) else lw.static(a)
+    if not isinstance(v, str):
+        lw.fail(a, display(obj), f"{what} of {display(obj)}() must be a constant string", CatadTypeError)
+    if v not in choices:
+        lw.fail(a, display(obj), f"{what} must be one of {', '.join(repr(c) for c in choices[:-1])}, or "
+                                 f"{choices[-1]!r} (got {v!r})", CatadTypeError)
+    return v
+
+
+# ------------------------------------------------------------ triu_indices, tril_indices
+
+def h_triangle_indices(lw, obj, node, args, kwargs):
+    """np.triu_indices(n, k=0, m=None), np.tril_indices: the (rows, cols) Int vectors of a triangle."""
+    p = bind_args(lw, obj, node, args, kwargs, ("n", "k", "m"))
+    loc = lw.loc(node)
+    n = int_arg(lw, p["n"], obj, "n")
+    k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
+    m = n if _is_none(p.get("m")) else int_arg(lw, p["m"], obj, "m")
+    upper = obj is np.triu_indices
+    add = lambda a, b: prim("add", a, b, loc=loc)
+    sub = lambda a, b: prim("sub", a, b, loc=loc)
+    mx = lambda a, b: prim("max", a, b, loc=loc)
+    mn = lambda a, b: prim("min", a, b, loc=loc)
+
+    def body(n, k, m):
+        rows_n, cols_m = mx(n, ZERO), mx(m, ZERO)
+
+        def first(r):  # the first column of row r (upper), or the end of row r's columns (lower)
+            return mx(ZERO, add(r, k)) if upper else mn(cols_m, add(add(r, k), ONE))
+
+        def count(r):
+            return mx(ZERO, sub(cols_m, first(r))) if upper else mx(ZERO, first(r))
+        counts = builds(lw, [rows_n], count, loc)
+
+        def with_counts(cs):
+            cum = scan0(lw, cs, _combine(lw, "add", loc), loc)
+
+            def with_cum(cum):
+                total = prim("sum", cs, loc=loc)
+
+                def row(q):
+                    return prim("sum", builds(lw, [rows_n], lambda r: If(prim("le", prim("index", r, cum, loc=loc), q,
+                                                                               loc=loc), ONE, ZERO, loc), loc), loc=loc)
+
+                def made(tot):
+                    rows = builds(lw, [tot], row, loc)
+
+                    def col(rows):
+                        def at(q):
+                            r = prim("index", q, rows, loc=loc)
+                            start = sub(prim("index", r, cum, loc=loc), prim("index", r, cs, loc=loc))
+                            return add(first(r) if upper else ZERO, sub(q, start))
+                        return Tuple((rows, builds(lw, [tot], at, loc)), loc)
+                    return lw.b.share(rows, col, loc)
+                return lw.b.share(total, made, loc)
+            return lw.b.share(cum, with_cum, loc)
+        return lw.b.share(counts, with_counts, loc)
+    return lw.b.share_all([n, k, m], body, loc)
+
+
+# ------------------------------------------------------------ polynomials
+
+def _fold_over(lw, acc: Term, vec: Term, step, loc) -> Term:
+    """fold step(state, element) from acc over the elements of vec."""
+    ty = TupleT((acc.type, vec.type.elem))
+    v = lw.b.var(ty, loc, "_f")
+    body = lw.b.share(Get(0, v, loc), lambda s: lw.b.share(Get(1, v, loc), lambda e: step(s, e), loc), loc)
+    return Fold(acc, vec, v, body, loc)
+
+
+def _per_element(lw, f, x: Term, loc, name: str) -> Term:
+    """f of each element of x (an array of any rank), or of x, a scalar."""
+    if is_array(x):
+        return lw.b.elementwise(lambda e: lw.b.share(e, f, loc), [x], loc, name)
+    return lw.b.share(x, f, loc)
+
+
+def _reversed(lw, c: Term, count: Term, last: Term, loc) -> Term:
+    """The vector c[last], c[last - 1], ... of `count` elements (count >= 0 known)."""
+    return builds(lw, [count], lambda t: prim("index", prim("sub", last, t, loc=loc), c, loc=loc), loc)
+
+
+def h_polyval(lw, obj, node, args, kwargs):
+    """np.polyval(p, x): Horner's rule, highest degree first, for each element of x."""
+    p = bind_args(lw, obj, node, args, kwargs, ("p", "x"), 2)
+    loc, name = lw.loc(node), display(obj)
+    c = _vector_arg(lw, p["p"], obj, node, "p")
+    x = lw.b.to_float(lw.arg(p["x"]), loc)
+    if scalar_of(x.type) != Float:
+        lw.fail(node, name, f"x of {name}() must be a number or an array of numbers, got a {x.type}", CatadTypeError)
+    mul, add = _combine(lw, "mul", loc), _combine(lw, "add", loc)
+    return lw.b.share(c, lambda cs: _per_element(
+        lw, lambda e: _fold_over(lw, _f(0.0), cs, lambda y, ci: add(mul(y, e), ci), loc), x, loc, name), loc)
+
+
+def _series_args(lw, obj, node, args, kwargs):
+    p = bind_args(lw, obj, node, args, kwargs, ("x", "c", "tensor"), 2)
+    loc, name = lw.loc(node), display(obj)
+    if not _is_none(p.get("tensor")):
+        t = lw.arg(p["tensor"])
+        if not isinstance(t, Const):
+            lw.fail(p["tensor"], name, f"tensor of {name}() must be a constant", CatadTypeError)
+    c = _vector_arg(lw, p["c"], obj, node, "c")
+    x = lw.b.to_float(lw.arg(p["x"]), loc)
+    if scalar_of(x.type) != Float:
+        lw.fail(node, name, f"x of {name}() must be a number or an array of numbers, got a {x.type}", CatadTypeError)
+    return c, x, loc, name
+
+
+def h_power_series(lw, obj, node, args, kwargs):
+    """np.polynomial.polynomial.polyval(x, c): Horner's rule from the last coefficient, for each element of x."""
+    c, x, loc, name = _series_args(lw, obj, node, args, kwargs)
+    mul, add = _combine(lw, "mul", loc), _combine(lw, "add", loc)
+
+    def body(cs):
+        n = lw.b.size(cs, 0, loc)
+        chk = _positive_check(lw, n, loc, name, "index -1 is out of bounds for axis 0 with size {0}", "bounds")
+        last = prim("sub", n, ONE, loc=loc)
+        rest = _reversed(lw, cs, prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc),
+                         prim("sub", n, Const(2, Int), loc=loc), loc)
+
+        def each(r):
+            # c0 = c[-1] + x * 0; c0 = c[-i] + c0 * x
+            return _per_element(lw, lambda e: _fold_over(
+                lw, add(prim("index", prim("max", last, ZERO, loc=loc), cs, loc=loc), mul(e, _f(0.0))), r,
+                lambda y, ci: add(ci, mul(y, e)), loc), x, loc, name)
+        return make_lets(chk, lw.b.share(rest, each, loc))
+    return lw.b.share(c, body, loc)
+
+
+def h_clenshaw(lw, obj, node, args, kwargs):
+    """np.polynomial.chebyshev.chebval(x, c), np.polynomial.legendre.legval(x, c): Clenshaw's recurrence, NumPy's steps."""
+    c, x, loc, name = _series_args(lw, obj, node, args, kwargs)
+    legendre = obj is np.polynomial.legendre.legval
+    mul, add, sub = _combine(lw, "mul", loc), _combine(lw, "add", loc), _combine(lw, "sub", loc)
+    div = lambda a, b: lw.b.arith("div", a, b, loc)
+    fl = lambda t: lw.b.to_float(t, loc)
+    two = Const(2, Int, loc)
+
+    def body(cs):
+        n = lw.b.size(cs, 0, loc)
+        chk = _positive_check(lw, n, loc, name, "index -2 is out of bounds for axis 0 with size {0}", "bounds")
+        one = prim("eq", n, ONE, loc=loc)
+        at = lambda i: prim("index", i, cs, loc=loc)
+        # len(c) == 1: c0, c1 = c[0], 0; else c0, c1 = c[-2], c[-1], then c[-3], c[-4], ... folded in
+        c0 = If(one, at(ZERO), at(prim("max", prim("sub", n, two, loc=loc), ZERO, loc=loc)), loc)
+        c1 = If(one, _f(0.0), at(prim("sub", n, ONE, loc=loc)), loc)
+        rest = _reversed(lw, cs, prim("max", prim("sub", n, two, loc=loc), ZERO, loc=loc),
+                         prim("sub", n, Const(3, Int), loc=loc), loc)
+
+        def each(r, a0, a1):
+            def finish(fold, e):  # c0 + c1 * x
+                return lw.b.share(fold, lambda s: add(Get(0, s, loc), mul(Get(1, s, loc), e)), loc)
+
+            def cheb(e):
+                def step(s, ci):  # tmp = c0; c0 = c[-i] - c1; c1 = tmp + c1 * x2
+                    return lw.b.share(Get(1, s, loc), lambda b1: Tuple((
+                        sub(ci, b1), add(Get(0, s, loc), mul(b1, x2))), loc), loc)
+                x2 = lw.b.var(Float, loc, "_x2")
+                return make_lets([(x2, mul(_f(2.0), e), loc)],
+                                 finish(_fold_over(lw, Tuple((a0, a1), loc), r, step, loc), e))
+
+            def leg(e):
+                def step(s, ci):  # nd -= 1; c0 = c[-i] - c1*((nd-1)/nd); c1 = tmp + c1*x*((2*nd-1)/nd)
+                    def go(b0, b1, nd):
+                        return lw.b.share(prim("sub", nd, ONE, loc=loc), lambda d: Tuple((
+                            sub(ci, mul(b1, div(fl(prim("sub", d, ONE, loc=loc)), fl(d)))),
+                            add(b0, mul(mul(b1, e), div(fl(prim("sub", prim("mul", two, d, loc=loc), ONE, loc=loc)),
+                                                        fl(d)))),
+                            d), loc), loc)
+                    return lw.b.share_all([Get(0, s, loc), Get(1, s, loc), Get(2, s, loc)], go, loc)
+                return finish(_fold_over(lw, Tuple((a0, a1, n), loc), r, step, loc), e)
+            return _per_element(lw, leg if legendre else cheb, x, loc, name)
+        return make_lets(chk, lw.b.share_all([rest, c0, c1], each, loc))
+    return lw.b.share(c, body, loc)
+
+
+def h_leggauss(lw, obj, node, args, kwargs):
+    """np.polynomial.legendre.leggauss(deg) of a constant deg: NumPy's nodes and weights, computed while compiling."""
+    p = bind_args(lw, obj, node, args, kwargs, ("deg",))
+    loc, name = lw.loc(node), display(obj)
+    deg = static_int(lw, p["deg"], obj, "deg")
+    if deg <= 0:
+        return Failure(loc, name, "deg must be a positive integer").term(
+            lw, TupleT((prim("vector", _f(0.0)).type,) * 2))
+    nodes, weights = np.polynomial.legendre.leggauss(deg)
+    vec = lambda vs: prim("vector", *(Const(float(v), Float, loc) for v in vs), loc=loc)
+    return Tuple((vec(nodes), vec(weights)), loc)
+
+
+# ------------------------------------------------------------ convolve, correlate
+
+def h_convolve(lw, obj, node, args, kwargs):
+    """np.convolve(a, v, mode='full'), np.correlate(a, v, mode='valid'): builds of sums of products."""
+    conv = obj is np.convolve
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "v", "mode"), 2)
+    loc, name = lw.loc(node), display(obj)
+    mode = _static_str(lw, p.get("mode"), obj, "mode", "full" if conv else "valid", ("valid", "same", "full"))
+    a = _vector_arg(lw, p["a"], obj, node, "a")
+    v = _vector_arg(lw, p["v"], obj, node, "v")
+    add, sub, mn, mx = (lambda x, y, o=o: prim(o, x, y, loc=loc) for o in ("add", "sub", "min", "max"))
+    two = Const(2, Int, loc)
+
+    def body(x, y):
+        n, m = lw.b.size(x, 0, loc), lw.b.size(y, 0, loc)
+        chk = _positive_check(lw, n, loc, name, "a cannot be empty" if conv else "first array argument cannot be empty")
+        chk += _positive_check(lw, m, loc, name, "v cannot be empty" if conv else
+                               "second array argument cannot be empty")
+        s = mn(n, m)
+        if mode == "full":
+            size, off = sub(add(n, m), ONE), ZERO
+        elif mode == "valid":
+            size, off = add(sub(mx(n, m), s), ONE), sub(s, ONE)
+        else:
+            size = mx(n, m)
+            off = prim("floordiv", sub(s, ONE), two, loc=loc)
+            if not conv:  # correlate swaps (and reverses) when v is the longer
+                off = If(prim("lt", n, m, loc=loc), prim("floordiv", s, two, loc=loc), off, loc)
+
+        def out(off):
+            def elem(t):
+                def term(tv, j):
+                    # convolve: a[t - j] v[j]; correlate: a[t + j - (m - 1)] v[j]; zero outside a
+                    i = sub(tv, j) if conv else sub(add(tv, j), sub(m, ONE))
+                    return lw.b.share(i, lambda iv: If(
+                        and_(prim("le", ZERO, iv, loc=loc), prim("lt", iv, n, loc=loc)),
+                        lw.b.arith("mul", prim("index", mx(ZERO, mn(iv, sub(n, ONE))), x, loc=loc),
+                                   prim("index", j, y, loc=loc), loc), _f(0.0), loc), loc)
+                return lw.b.share(add(t, off), lambda tv: prim("sum", builds(lw, [m], lambda j: term(tv, j), loc),
+                                                               loc=loc), loc)
+            return builds(lw, [size], elem, loc)
+        return make_lets(chk, lw.b.share(off, out, loc))
+    return lw.b.share_all([a, v], body, loc)
+
+
+# ------------------------------------------------------------ interp
+
+def h_interp(lw, obj, node, args, kwargs):
+    """np.interp(x, xp, fp, left=None, right=None): NumPy's piecewise-linear formula on the interval of each x."""
+    p = bind_args(lw, obj, node, args, kwargs, ("x", "xp", "fp", "left", "right", "period"), 3)
+    loc, name = lw.loc(node), display(obj)
+    if not _is_none(p.get("period")):
+        lw.fail(p["period"], name, f"period of {name}() is not supported")
+    x = lw.b.to_float(lw.arg(p["x"]), loc)
+    if scalar_of(x.type) != Float:
+        lw.fail(node, name, f"x of {name}() must be a number or an array of numbers, got a {x.type}", CatadTypeError)
+    xp = _vector_arg(lw, p["xp"], obj, node, "xp")
+    fp = _vector_arg(lw, p["fp"], obj, node, "fp")
+    ends = []
+    for k in ("left", "right"):
+        if _is_none(p.get(k)):
+            ends.append(None)
+            continue
+        e = lw.b.to_float(lw.arg(p[k]), loc)
+        if e.type != Float:
+            lw.fail(p[k], name, f"{k} of {name}() must be a number, got a {e.type}", CatadTypeError)
+        ends.append(e)
+    add, sub, mul = _combine(lw, "add", loc), _combine(lw, "sub", loc), _combine(lw, "mul", loc)
+    div = lambda a, b: lw.b.arith("div", a, b, loc)
+    isnan = lambda t: prim("ne", t, t, loc=loc)
+
+    def body(xps, fps, *given):
+        it = iter(given)
+        left, right = (next(it) if e is not None else None for e in ends)
+        n, nf = lw.b.size(xps, 0, loc), lw.b.size(fps, 0, loc)
+        chk = _positive_check(lw, n, loc, name, "array of sample points is empty")
+        if not lw.b.shapes.equal(n, nf):
+            chk += lw.b.check(prim("eq", n, nf, loc=loc), (), loc, name, "fp and xp are not of the same length.",
+                              equal=((nf, n),))
+        last = prim("sub", n, ONE, loc=loc)
+        at = lambda i, v: prim("index", i, v, loc=loc)
+        lo = left if left is not None else at(ZERO, fps)
+        hi = right if right is not None else at(last, fps)
+
+        def at_x(e):
+            # j: the number of knots <= x, less one; read within 0 <= j <= n - 2 (j + 1 <= n - 1)
+            count = prim("sum", builds(lw, [n], lambda r: If(prim("le", at(r, xps), e, loc=loc), ONE, ZERO, loc),
+                                       loc), loc=loc)
+
+            def inner(j):
+                jj = prim("max", prim("min", j, prim("sub", n, Const(2, Int), loc=loc), loc=loc), ZERO, loc=loc)
+
+                def formula(j0, j1):
+                    x0, x1, f0, f1 = at(j0, xps), at(j1, xps), at(j0, fps), at(j1, fps)
+
+                    def with_slope(slope):
+                        first = add(mul(slope, sub(e, x0)), f0)
+                        second = add(mul(slope, sub(e, x1)), f1)
+                        # NumPy: at a knot fp[j]; where the formula is nan, the one from the right end,
+                        # then fp[j] where fp[j] == fp[j + 1]
+                        return lw.b.share(first, lambda r: If(isnan(r), If(prim("eq", x0, e, loc=loc), f0, lw.b.share(
+                            second, lambda r2: If(and_(isnan(r2), prim("eq", f0, f1, loc=loc)), f0, r2, loc), loc),
+                            loc), r, loc), loc)
+                    return lw.b.share(div(sub(f1, f0), sub(x1, x0)), with_slope, loc)
+                value = lw.b.share(jj, lambda j0: lw.b.share(prim("min", prim("add", j0, ONE, loc=loc), last, loc=loc),
+                                                            lambda j1: formula(j0, j1), loc), loc)
+                return If(isnan(e), _NAN, If(prim("lt", at(last, xps), e, loc=loc), hi, If(
+                    prim("eq", e, at(last, xps), loc=loc), at(last, fps), If(
+                        prim("lt", j, ZERO, loc=loc), lo, value, loc), loc), loc), loc)
+            return lw.b.share(prim("sub", count, ONE, loc=loc), inner, loc)
+        return make_lets(chk, _per_element(lw, at_x, x, loc, name))
+    return lw.b.share_all([xp, fp] + [e for e in ends if e is not None], body, loc)
+
+
+# ------------------------------------------------------------ insert
+
+def h_insert(lw, obj, node, args, kwargs):
+    """np.insert(arr, index, value) of a vector (a matrix flattened), a constant index and a scalar value."""
+    p = bind_args(lw, obj, node, args, kwargs, ("arr", "obj", "values", "axis"), 3)
+    loc, name = lw.loc(node), display(obj)
+    a = array_arg(lw, p["arr"], obj, node)
+    if not _is_none(p.get("axis")) and not (rank(a.type) == 1 and static_int(lw, p["axis"], obj, "axis") in (0, -1)):
+        lw.fail(p["axis"], name, f"axis of {name}() is supported only for a vector (axis=0)")
+    k = static_int(lw, p["obj"], obj, "the index")
+    value = lw.arg(p["values"])
+    if value.type not in (Int, Float, Bool):
+        lw.fail(p["values"], name, f"{name}() here inserts one number (a scalar value), got a {value.type}",
+                CatadTypeError)
+    if rank(a.type) == 2:
+        a = reshape(lw, a, [Const(-1, Int)], loc, obj)
+    elem = scalar_of(a.type)
+    if elem == Float:
+        value = lw.b.to_float(value, loc)
+    elif value.type != elem:
+        lw.fail(p["values"], name, f"{name}() of a {elem} array takes a {elem} value here (NumPy would convert "
+                                   f"the {value.type})", CatadTypeError)
+
+    def body(v, val):
+        n = lw.b.size(v, 0, loc)
+        kk = Const(k, Int, loc)
+        bound = Const(abs(k) if k < 0 else k, Int, loc)
+        if k < 0:
+            ok = prim("le", bound, n, loc=loc)
+            pos = prim("add", n, kk, loc=loc)
+        else:
+            ok = prim("le", bound, n, loc=loc)
+            pos = kk
+        chk = [] if lw.b.shapes.at_most(bound, n) else lw.b.check(
+            ok, (n,), loc, name, f"index {k} is out of bounds for axis 0 with size {{0}}", "bounds")
+
+        def made(q):
+            def elem(i):
+                before = prim("lt", i, q, loc=loc)
+                back = prim("max", prim("sub", i, ONE, loc=loc), ZERO, loc=loc)
+                return If(before, prim("index", prim("min", i, prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc),
+                                                     loc=loc), v, loc=loc),
+                          If(prim("eq", i, q, loc=loc), val, prim("index", back, v, loc=loc), loc), loc)
+            return builds(lw, [prim("add", n, ONE, loc=loc)], elem, loc)
+        return make_lets(chk, lw.b.share(pos, made, loc))
+    return lw.b.share_all([a, value], body, loc)
+
+
+# ------------------------------------------------------------ trapezoid along an axis of a matrix
+
+def h_trapezoid(lw, obj, node, args, kwargs):
+    """np.trapezoid(y, x=None, dx=1.0, axis=-1): of a vector (numpy_arrays.h_trapezoid), or along an axis of a matrix, NumPy's sum(d * (y[1:] + y[:-1]) / 2.0) with d broadcast."""
+    from . import numpy_arrays
+    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
+    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
+    if rank(y.type) == 1:
+        if not _is_none(p.get("axis")) and static_int(lw, p["axis"], obj, "axis") not in (0, -1):
+            return Failure(loc, name, f"axis {static_int(lw, p['axis'], obj, 'axis')} is out of bounds for array "
+                                      "of dimension 1", "bounds").term(lw, Float)
+        rest = {k: v for k, v in kwargs.items() if k != "axis"}
+        return numpy_arrays.h_trapezoid(lw, obj, node, args[:3], rest)
+    axis = -1 if _is_none(p.get("axis")) else static_int(lw, p["axis"], obj, "axis")
+    if not -2 <= axis < 2:
+        return Failure(loc, name, f"axis {axis} is out of bounds for array of dimension 2", "bounds").term(
+            lw, prim("vector", _f(0.0)).type)
+    axis %= 2
+    y = lw.b.to_float(y, loc)
+    last = (lambda t: t) if axis == 1 else (lambda t: lw.b.transpose(t, loc))  # the axis made the last one
+    x = None
+    if not _is_none(p.get("x")):
+        x = lw.b.to_float(array_arg(lw, p["x"], obj, node), loc)
+    d = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
+    add, mul = _combine(lw, "add", loc), _combine(lw, "mul", loc)
+
+    def steps(t):  # t[..., 1:] - t[..., :-1] along the last axis of atom t
+        m = prim("max", prim("sub", lw.b.size(t, rank(t.type) - 1, loc), ONE, loc=loc), ZERO, loc=loc)
+        sub = lambda a, b: lw.b.arith("sub", a, b, loc)
+        if rank(t.type) == 1:
+            return builds(lw, [m], lambda j: sub(prim("index", prim("add", j, ONE, loc=loc), t, loc=loc),
+                                                 prim("index", j, t, loc=loc)), loc)
+        return builds(lw, [lw.b.size(t, 0, loc), m], lambda r, j: sub(
+            index_chain(t, [r, prim("add", j, ONE, loc=loc)], loc), index_chain(t, [r, j], loc)), loc)
+
+    def body(v, dd):
+        rows = lw.b.size(v, 0, loc)
+        m = prim("max", prim("sub", lw.b.size(v, 1, loc), ONE, loc=loc), ZERO, loc=loc)
+        pair = builds(lw, [rows, m], lambda r, j: add(index_chain(v, [r, prim("add", j, ONE, loc=loc)], loc),
+                                                       index_chain(v, [r, j], loc)), loc)
+        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", mul(a, s), _f(2.0), loc), [dd, pair], loc, name)
+        return lw.b.share(terms, lambda tm: builds(lw, [lw.b.size(tm, 0, loc)], lambda r: prim(
+            "sum", prim("index", r, tm, loc=loc), loc=loc), loc), loc)
+    if x is not None:
+        xd = x if rank(x.type) == 1 else last(x)
+        d = lw.b.share(xd, steps, loc)
+        if rank(x.type) == 1:  # NumPy's d of shape (1, len(x) - 1), broadcast against the pairs
+            d = numpy_arrays.insert_axes(lw, d, [0], loc)
+    return lw.b.share_all([last(y), d], body, loc)
+
+
+TABLE = [
+    ((np.triu_indices, np.tril_indices), h_triangle_indices, ("k", "m")),
+    ((np.polyval,), h_polyval, ()),
+    ((np.polynomial.polynomial.polyval,), h_power_series, ("tensor",)),
+    ((np.polynomial.chebyshev.chebval, np.polynomial.legendre.legval), h_clenshaw, ("tensor",)),
+    ((np.polynomial.legendre.leggauss,), h_leggauss, ()),
+    ((np.convolve, np.correlate), h_convolve, ("mode",)),
+    ((np.interp,), h_interp, ("left", "right", "period")),
+    ((np.insert,), h_insert, ("axis",)),
+    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
+]
+
+
+# ------------------------------------------------------------ scipy.integrate.simpson
+
+def h_simpson(lw, obj, node, args, kwargs):
+    """scipy.integrate.simpson(y, x=None, *, dx=1.0) of a vector: SciPy's (1.11 and later) composite rule, with Cartwright's correction of the last interval for an even number of samples."""
+    name = "scipy.integrate.simpson"
+    if len(args) > 2:
+        lw.fail(node, name, f"{name}() takes at most 2 positional arguments (y, x), got {len(args)}", CatadTypeError)
+    p = dict(zip(("y", "x"), args))
+    for k, v in kwargs.items():
+        if k in p:
+            lw.fail(v, name, f"{name}() got multiple values for argument {k!r}", CatadTypeError)
+        p[k] = v
+    if "y" not in p:
+        lw.fail(node, name, f"{name}() missing required argument 'y'", CatadTypeError)
+    loc = lw.loc(node)
+    if not _is_none(p.get("axis")):
+        t = lw.arg(p["axis"])
+        if not (isinstance(t, Const) and t.type == Int and t.value in (0, -1)):
+            lw.fail(p["axis"], name, f"axis of {name}() is supported only for a vector (axis=-1 or 0)")
+    y = _vector_arg(lw, p["y"], obj, node, "y")
+    has_x = not _is_none(p.get("x"))
+    x = _vector_arg(lw, p["x"], obj, node, "x") if has_x else None
+    dx = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
+    if dx.type != Float:
+        lw.fail(p["dx"], name, f"dx of {name}() must be a number, got a {dx.type}", CatadTypeError)
+    add, sub, mul = _combine(lw, "add", loc), _combine(lw, "sub", loc), _combine(lw, "mul", loc)
+    div = lambda a, b: lw.b.arith("div", a, b, loc)
+    two = Const(2, Int, loc)
+    ip = lambda o: (lambda a, b: prim(o, a, b, loc=loc))
+    iadd, isub, imul, imax = ip("add"), ip("sub"), ip("mul"), ip("max")
+
+    def safe_div(num, den):  # np.true_divide(num, den, out=zeros, where=den != 0)
+        return lw.b.share(den, lambda d: If(prim("ne", d, _f(0.0), loc=loc), div(num, d), _f(0.0), loc), loc)
+
+    def body(ys, xs, dxv):
+        n = lw.b.size(ys, 0, loc)
+        chk = []
+        if xs is not None and not lw.b.shapes.equal(n, lw.b.size(xs, 0, loc)):
+            chk += lw.b.check(prim("eq", n, lw.b.size(xs, 0, loc), loc=loc), (), loc, name,
+                              "If given, length of x along axis must be the same as y.", equal=((lw.b.size(
+                                  xs, 0, loc), n),))
+        chk += _positive_check(lw, n, loc, name, "index -1 is out of bounds for axis 0 with size {0}", "bounds")
+        at = lambda v, i: prim("index", imax(i, ZERO), v, loc=loc)
+        h = lambda i: sub(at(xs, iadd(i, ONE)), at(xs, i))  # np.diff(x)[i]
+        pairs = imax(prim("floordiv", isub(n, ONE), two, loc=loc), ZERO)
+
+        def pair(k):
+            i = imul(two, k)
+            y0, y1, y2 = at(ys, i), at(ys, iadd(i, ONE)), at(ys, iadd(i, two))
+            if xs is None:
+                return add(add(y0, mul(_f(4.0), y1)), y2)
+
+            def spaced(h0, h1):
+                def with_sums(hsum, ratio):
+                    inv = safe_div(_f(1.0), ratio)
+                    return mul(div(hsum, _f(6.0)), add(add(
+                        mul(y0, sub(_f(2.0), inv)), mul(y1, mul(hsum, safe_div(hsum, mul(h0, h1))))),
+                        mul(y2, sub(_f(2.0), ratio))))
+                return lw.b.share_all([add(h0, h1), safe_div(h0, h1)], with_sums, loc)
+            return lw.b.share_all([h(i), h(iadd(i, ONE))], spaced, loc)
+        total = prim("sum", builds(lw, [pairs], pair, loc), loc=loc)
+        basic = total if xs is not None else mul(total, div(dxv, _f(3.0)))
+
+        def even(b):
+            last = isub(n, ONE)
+            ylast, yprev, yprev2 = at(ys, last), at(ys, isub(n, two)), at(ys, isub(n, Const(3, Int)))
+            step = (lambda i: h(i)) if xs is not None else (lambda i: dxv)
+
+            def two_points(hl):  # 0.0 + 0.5 * last_dx * (y[-1] + y[-2])
+                return add(_f(0.0), mul(mul(_f(0.5), hl), add(ylast, yprev)))
+
+            def corrected(h0, h1):
+                alpha = safe_div(add(mul(_f(2.0), mul(h1, h1)), mul(mul(_f(3.0), h0), h1)), mul(_f(6.0), add(h1, h0)))
+                beta = safe_div(add(mul(h1, h1), mul(mul(_f(3.0), h0), h1)), mul(_f(6.0), h0))
+                eta = safe_div(mul(_f(1.0), mul(mul(h1, h1), h1)), mul(mul(_f(6.0), h0), add(h0, h1)))
+                return add(add(b, sub(add(mul(alpha, ylast), mul(beta, yprev)), mul(eta, yprev2))), _f(0.0))
+            hl = step(isub(n, two))
+            return If(prim("eq", n, two, loc=loc), two_points(hl),
+                      lw.b.share_all([step(isub(n, Const(3, Int))), hl], corrected, loc), loc)
+        odd = prim("eq", prim("mod", n, two, loc=loc), ONE, loc=loc)
+        return make_lets(chk, lw.b.share(basic, lambda b: If(odd, b, even(b), loc), loc))
+    if x is None:
+        return lw.b.share_all([y, dx], lambda ys, d: body(ys, None, d), loc)
+    return lw.b.share_all([y, x], lambda ys, xs: body(ys, xs, None), loc)
