@@ -919,3 +919,31 @@ def updates_while_iterating(x):
 ], ids=lambda a: a.__name__ if callable(a) else None)
 def test_update_refusals(f, args, words):
     refused(f, args, *words)
+
+
+def _normalised_in_place(v):
+    w = np.exp(v)
+    w /= w.sum()
+    m = np.maximum(v, 0.0)
+    m[0] = 2.0
+    return w[0] + w[1] * 2.0 + np.sum(m * v)
+
+
+def _aliased_ufunc_result(v):
+    w = np.exp(v)
+    u = w
+    w /= 2.0  # ERR
+    return u[0]
+
+
+def test_a_ufunc_result_is_a_new_array_the_function_may_change():
+    # np.exp(v) and np.maximum(v, 0) make new arrays, so changing them in place changes nothing
+    # else (as w = v * 2.0 already did); a second name for one still makes it shared
+    v = np.array([0.1, 0.5, -0.3])
+    value, g = catad.value_and_grad(_normalised_in_place)(v)
+    assert value == pytest.approx(_normalised_in_place(v.copy()), rel=1e-13)
+    h = 1e-6
+    fd = np.array([(_normalised_in_place(v + h * e) - _normalised_in_place(v - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
+    with pytest.raises(catad.CatadError, match="may share its memory"):
+        catad.grad(_aliased_ufunc_result)(v)

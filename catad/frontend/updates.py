@@ -27,7 +27,10 @@ from ..primitives import prim
 from .common import and_, is_array
 
 OWNED = "\0owned"  # env's entry: the names whose arrays nothing else refers to
-_FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy)
+_FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy,
+          np.full, np.full_like, np.eye, np.identity, np.linspace, np.arange, np.concatenate, np.stack,
+          np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
+          np.outer, np.where, np.clip)  # each returns a new array (never a view of an argument)
 
 
 def owned_join(a, b):
@@ -71,7 +74,8 @@ class Updates:
         if isinstance(f, ast.Attribute) and f.attr == "copy" and not value.args:
             return True
         obj = self.static(f)
-        return any(obj is g for g in _FRESH)
+        # a ufunc (np.exp, np.maximum, ...) called without out= makes a new array
+        return any(obj is g for g in _FRESH) or isinstance(obj, np.ufunc) and not value.keywords
 
     def require_owned(self, name: str, node: ast.AST, what: str) -> None:
         if name in self.owned():
