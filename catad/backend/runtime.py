@@ -95,6 +95,8 @@ def take_iota(x, a: int, k: int, n: int, masked: bool = False):
         pad = [(0, 0)] * x.ndim
         pad[k] = (0, n - m)
         x = np.pad(x, pad)
+    if k == a + 1:  # the indexed axis is next to a (most reads): only drop axis a
+        return x[0] if a == 0 else x[(slice(None),) * a + (0,)]
     return np.squeeze(np.swapaxes(x, a, k), axis=k)
 
 
