@@ -70,7 +70,8 @@ def call(c: Compiler, t: K.Call):
     if any(not isinstance(a, Arr) for a in args):
         args = [arrays.scalar(c, a) for a in args]
     if p.vector is not None:
-        return c.op(p.vector, args, kind_of(t.type))
+        out = c.op(p.vector, args, kind_of(t.type))
+        return gathers.clamped(out, *args) if fn == "min" else out
     c.element_loops.add(fn)
     return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                 args, kind_of(t.type))

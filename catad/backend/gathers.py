@@ -67,6 +67,12 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         ic = i.code if not guarded else c.assign(f"safe_index({i.code}, {xl.code}.shape[{d}])")
         code = f"{xl.code}[{index_code(d, [ic])}]"
         return Arr(c.assign(code), d, xl.deps, xl.rank - 1, xl.kind)
+    if i.clamp is not None and not guarded and i.deps == {i.clamp[0]} and i.clamp[0] not in xl.deps:
+        # min(j, hi) for j over a build: NumPy's broadcasting of an axis whose length (hi + 1)
+        # is only known at run time; a view where it is the build's length or 1
+        a, hi = i.clamp
+        code = f"take_clamped({xl.code}, {a}, {d}, {c.sizes[a]}, {hi})"
+        return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     if i.iota is not None and i.iota not in xl.deps:
         code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{', True' if guarded else ''})"
         return Arr(c.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
@@ -76,6 +82,18 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         ic = c.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
     code = f"{xl.code}[{', '.join(parts + [ic])}]"
     return Arr(c.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
+
+
+def clamped(out: Arr, a: Arr, b: Arr) -> Arr:
+    """out = min(a, b) (Python's), marked (Arr.clamp) when it is min(j, hi) of a build's index j
+    and a depth-0 Int hi: the front end's read of a vector whose length, hi + 1, is only known
+    at run time, along an axis it broadcasts (frontend/broadcast.py), so that the read is a
+    view (take_clamped) and its cotangent a sum (scatters.scatter), not a gather and a scatter
+    at computed indices."""
+    if a.iota is not None and a.deps == {a.iota} and a.rank == 0 and a.kind == "i" and \
+            b.depth == 0 and not b.deps and b.rank == 0 and b.kind == "i" and out.deps == a.deps:
+        return Arr(out.code, out.depth, out.deps, 0, "i", None, (a.iota, b.code))
+    return out
 
 
 def p_size(c: Compiler, t, v):

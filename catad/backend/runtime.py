@@ -99,6 +99,8 @@ def take_iota(x, a: int, k: int, n: int, masked: bool = False):
         pad = [(0, 0)] * x.ndim
         pad[k] = (0, n - m)
         x = np.pad(x, pad)
+    if k == a + 1:  # the indexed axis is next to a (most reads): only drop axis a
+        return x[0] if a == 0 else x[(slice(None),) * a + (0,)]
     return np.squeeze(np.swapaxes(x, a, k), axis=k)
 
 
@@ -142,6 +144,54 @@ def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:
     return _ShapeError(f"{kind} of an empty array (NumPy raises ValueError: a zero-size array has no {kind})",
                        _Loc(*where) if where else None, kind,
                        hint="make sure the array is not empty, e.g. test its length first")
+
+
+def take_clamped(x, a: int, k: int, n: int, hi):
+    """x[..., min(i_a, hi), ...] (take_iota's read at min(i, hi) instead of i): a length only
+    known at run time broadcast to the build's n (frontend/broadcast.py), checked before to be
+    n (read i) or 1 (read 0, for every i). Both are views (the second a read-only broadcast);
+    any other case is read as indexed, so that the result is min's whatever the sizes."""
+    if hi >= n - 1 and x.shape[k] >= n:
+        return take_iota(x, a, k, n)
+    if hi == 0 and x.shape[k] >= 1:
+        y = take_iota(x, a, k, 1)
+        return np.broadcast_to(y, y.shape[:a] + (n,) + y.shape[a + 1:])
+    return take_iota(np.take(x, np.minimum(np.arange(n), hi), axis=k), a, k, n)
+
+
+def scatter_clamped(v, idx, a: int, summed: tuple, n: int, hi, pos: int):
+    """The sum over batch axis a and the batch axes `summed` of v placed at idx = min(i_a, hi)
+    along a new axis of length n at position `pos` of the result (the axes left after those
+    sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the read was i,
+    its sum over a when it was 0, and a scatter-add otherwise."""
+    N = idx.shape[a]
+    if not summed and a == pos and type(v) is np.ndarray and v.dtype == np.float64 and v.shape[a] == N:
+        if n == N and hi >= N - 1:  # the common cases, without the general bookkeeping below
+            return v.copy()
+        if n == 1 and hi == 0:
+            return v.sum(axis=a, keepdims=True)
+    v = np.asarray(v, dtype=np.float64)
+    if summed:
+        v = v.sum(axis=summed, keepdims=True)
+    if v.shape[a] != N:  # v does not vary along a: every lane adds it
+        v = np.broadcast_to(v, v.shape[:a] + (N,) + v.shape[a + 1:])
+    if hi >= N - 1 and n >= N:
+        z = v if n == N else np.concatenate(
+            [v, np.zeros(v.shape[:a] + (n - N,) + v.shape[a + 1:])], axis=a)
+    elif hi == 0 and n >= 1:
+        z = v.sum(axis=a, keepdims=True)
+        if n > 1:
+            z = np.concatenate([z, np.zeros(z.shape[:a] + (n - 1,) + z.shape[a + 1:])], axis=a)
+    else:
+        idx = np.minimum(np.arange(N), hi)
+        if N and (idx.min() < -n or idx.max() >= n):
+            raise AssertionError("catad: an index update out of range (an unchecked index)")
+        z = np.zeros(v.shape[:a] + (n,) + v.shape[a + 1:])
+        np.add.at(np.moveaxis(z, a, 0), idx, np.moveaxis(v, a, 0))
+    if summed:
+        z = z.reshape(tuple(s for b, s in enumerate(z.shape) if b not in summed))
+        a -= sum(1 for b in summed if b < a)
+    return np.array(np.moveaxis(z, a, pos))
 
 
 def scatter(shape: tuple, index: tuple, val):

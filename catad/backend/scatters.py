@@ -73,6 +73,16 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     moved = moved_axes(c, chain, v, d, summed, kept, cover, sizes)
     if moved is not None:
         return moved
+    up = chain[0]
+    if len(chain) == 1 and up.idx.clamp is not None and up.idx.deps == {up.idx.clamp[0]} and \
+            up.idx.clamp[0] in summed and not up.n.deps:
+        # the cotangent of take_clamped (gathers.gather): a sum over the broadcast axis, or v
+        a, hi = up.idx.clamp
+        other = tuple(sorted(b for b in summed if b != a))
+        code = f"scatter_clamped({c.lift(v, d).code}, {c.lift(up.idx, d).code}, {a}, {other}, {up.n.code}, {hi}, " \
+            f"{len(kept)})"
+        deps = frozenset(k for k, b in enumerate(kept) if b in cover)
+        return Arr(c.assign(code, "ct"), len(kept), deps, 1 + v.rank, "f")
     vl = c.lift(v, d)
     value = vl.code
     if d and not cover:
