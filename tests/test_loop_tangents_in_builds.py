@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import catad
+from backend_programs import central_difference as central
 
 
 def cg(A, b, iters):
@@ -24,17 +25,6 @@ def cg(A, b, iters):
         p = r + (rs_new / rs) * p
         rs = rs_new
     return np.sum(x)
-
-
-def central(f, args, k, h=1e-6):
-    x = args[k]
-    out = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        a, b = x.copy(), x.copy()
-        a[idx] += h
-        b[idx] -= h
-        out[idx] = (f(*args[:k], a, *args[k + 1:]) - f(*args[:k], b, *args[k + 1:])) / (2 * h)
-    return out
 
 
 @pytest.mark.parametrize("checkpoints", [None, 2])

@@ -7,6 +7,7 @@ import pytest
 
 import catad
 from catad import ShapeError
+from backend_programs import central_difference as central
 
 RNG = np.random.default_rng(3)
 T = RNG.normal(size=(2, 3, 4))
@@ -14,17 +15,6 @@ M = RNG.normal(size=(3, 4))
 V = RNG.normal(size=4)
 Q = RNG.normal(size=(2, 1, 3, 2))
 W2 = np.arange(24.0).reshape(4, 3, 2) * 0.1
-
-
-def central(f, args, k, h=1e-6):
-    x = args[k]
-    out = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        a, b = x.copy(), x.copy()
-        a[idx] += h
-        b[idx] -= h
-        out[idx] = (f(*args[:k], a, *args[k + 1:]) - f(*args[:k], b, *args[k + 1:])) / (2 * h)
-    return out
 
 
 CASES = {

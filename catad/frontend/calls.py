@@ -425,13 +425,14 @@ _MODULES = ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg
 
 
 @functools.lru_cache(maxsize=None)
-def _catalogue() -> tuple[dict[int, str], tuple[str, ...]]:
+def _catalogue() -> tuple[dict[int, str], tuple[str, ...], dict[str, Any]]:
     """Public names in builtins, math and numpy of everything the front end can call:
-    (the shortest name of each object by id, every name sorted)."""
+    (the shortest name of each object by id, every name sorted, the object of each name)."""
     ids = set(_handlers()) - {id(o) for o, _ in _REFUSED}
     ids |= {id(a) for p in PRIMITIVES.values() for a in p.aliases}
     short: dict[int, str] = {}
     every = []
+    objects: dict[str, Any] = {}
     for mod, prefix in _MODULES:
         for n in dir(mod):
             if n.startswith("_"):
@@ -444,9 +445,10 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...]]:
                     continue
             if id(o) in ids:
                 every.append(prefix + n)
+                objects[prefix + n] = o
                 if id(o) not in short or len(prefix + n) < len(short[id(o)]):
                     short[id(o)] = prefix + n
-    return short, tuple(sorted(every))
+    return short, tuple(sorted(every)), objects
 
 
 def supported_names() -> list[str]:
@@ -466,14 +468,7 @@ def supported_table() -> list[tuple[str, tuple[str, ...], str]]:
     """(name, keyword arguments taken, what it is) for every function the front end can call,
     from the tables it dispatches on (the handlers here, numpy_arrays.TABLE, special_calls'
     LIBRARY_HANDLERS, the primitive registry's aliases): what docs/supported.rst shows."""
-    handlers = _handlers()
-    by_name = {}
-    for mod, prefix in _MODULES:
-        for n in dir(mod):
-            if not n.startswith("_") and prefix + n in set(_catalogue()[1]):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    by_name[prefix + n] = getattr(mod, n)
+    handlers, by_name = _handlers(), _catalogue()[2]
     rows = []
     for name in supported_names():
         if name in special_calls.LIBRARY_HANDLERS:

@@ -75,18 +75,7 @@ class Comprehensions:
                 self.env[g.target.id] = var
             else:
                 self.assign(g.target, elem, pieces, loc)
-            with self.branch() if g.ifs else contextlib.nullcontext():  # filters guard the element
-                body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
-            conds = []
-            for n, cond in enumerate(g.ifs):
-                with self.branch() if n else contextlib.nullcontext():
-                    conds.append(self.condition(cond, "comprehension filter"))
-            for cond, c in reversed(list(zip(g.ifs, conds))):
-                if body.type not in (Int, Float):
-                    self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
-                                                            f"got {body.type}")
-                body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
-            body = self.assemble(pieces, body, None)
+            body = self.assemble(pieces, self._filtered(gens, k, elt, reduce, loc), None)
         finally:
             self.b.frames.pop()
             for n, v in saved.items():
@@ -101,6 +90,25 @@ class Comprehensions:
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
         return out
+
+    def _filtered(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None, loc) -> Term:
+        """The element of for clause k (the inner clauses' reduction, or elt) under its filters:
+        0 where a filter fails (filters only inside sum); the element and every filter after the
+        first are lowered as conditional, as Python evaluates them only when the filters before
+        them hold."""
+        g = gens[k]
+        with self.branch() if g.ifs else contextlib.nullcontext():  # filters guard the element
+            body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
+        conds = []
+        for n, cond in enumerate(g.ifs):
+            with self.branch() if n else contextlib.nullcontext():
+                conds.append(self.condition(cond, "comprehension filter"))
+        for cond, c in reversed(list(zip(g.ifs, conds))):
+            if body.type not in (Int, Float):
+                self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
+                                                        f"got {body.type}")
+            body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+        return body
 
     def static_items(self, it: ast.expr) -> list | None:
         """The items of a tuple, list or dict known while compiling that `it` runs over (a
@@ -142,14 +150,7 @@ class Comprehensions:
             for item in items:
                 pieces: list = []
                 self._bind_item(g.target, item, pieces, loc)
-                body = self._generators(gens, k + 1, elt, reduce) if k + 1 < len(gens) else self.expr(elt)
-                for cond in reversed(g.ifs):
-                    if body.type not in (Int, Float):
-                        self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
-                                                                f"got {body.type}")
-                    body = If(self.condition(cond, "comprehension filter"), body,
-                              Const(0.0 if body.type == Float else 0, body.type, loc), loc)
-                elems.append(self.assemble(pieces, body, None))
+                elems.append(self.assemble(pieces, self._filtered(gens, k, elt, reduce, loc), None))
         finally:
             for n, v in saved.items():
                 if v is _MISSING:

@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 from ..errors import CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Call, Const, If, Term, Tuple
+from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from . import calls, numpy_arrays
@@ -124,9 +124,7 @@ class Expressions:
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
-        t = Tuple(tuple(self.expr(e) for e in node.elts), self.loc(node))
-        items = tuple(self.tree(x) for x in t.items)  # a tuple of lists or dicts keeps their structure
-        return self.with_tree(t, Tree("tuple", items)) if any(x is not None for x in items) else t
+        return self.tuple_of([self.expr(e) for e in node.elts], self.loc(node))  # lower.py
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
         """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy does)."""

@@ -39,12 +39,6 @@ class Static:
         self.obj, self.path = obj, path
 
 
-def _tuple_tree(lw, t: Tuple) -> Tree | None:
-    """A tuple's tree: None unless a list or dict is inside."""
-    items = tuple(lw.tree(x) for x in t.items)
-    return Tree("tuple", items) if any(x is not None for x in items) else None
-
-
 class FreeNames:
     """Names to terms. Uses the lowerer's env, src, fn (the Python function, for its closure
     and globals), program (its read log), names, b (the shapes of hidden parameters) and hidden
@@ -152,9 +146,10 @@ class FreeNames:
             return self.hidden_param(path, ty, loc, units_of_value(obj))
         if isinstance(obj, (tuple, list)):
             self.program.reads.length(path, len(obj), type(obj))
-            t = Tuple(tuple(self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)), loc)
-            return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in t.items))) if isinstance(obj, list) \
-                else self.with_tree(t, _tuple_tree(self, t))
+            items = [self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)]
+            if isinstance(obj, list):
+                return self.with_tree(Tuple(tuple(items), loc), Tree("list", tuple(self.tree(x) for x in items)))
+            return self.tuple_of(items, loc)  # lower.py
         if isinstance(obj, dict):
             try:
                 tree_of(obj, what)

@@ -19,16 +19,14 @@
 from __future__ import annotations
 
 import ast
-import inspect
 from typing import Any
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Call, Const, Term, Tuple, Var
+from ..lang.terms import Call, Const, Term, Var
 from ..lang.types import Bool, Int
 from .freenames import _VALUES, Static
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
-from ..trees import Tree
 
 
 def describe(src: Source) -> str:
@@ -81,12 +79,6 @@ class Functions:
             if p not in self.env:
                 self.env[p] = self.default_value(p)
         return params
-
-    def tuple_of(self, items: list[Term], loc: Loc) -> Term:
-        """*args: the tuple of the arguments (with the structure of those that are lists or dicts)."""
-        t = Tuple(tuple(items), loc)
-        trees = tuple(self.tree(x) for x in items)
-        return self.with_tree(t, Tree("tuple", trees)) if any(x is not None for x in trees) else t
 
     def default_value(self, p: str) -> Any:
         """The default value of parameter p of the function being compiled, read at each call."""

@@ -866,14 +866,7 @@ class _Loop:
         f = self.f
         a0 = self.inits[k]
         roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if here is None]
-        need = self.closure(roots, lets)
-        env: dict[str, Term] = {}
-        hoisted = []
-        for lt in lets:
-            if lt.var.name in need:
-                nv = self.fresh.var(lt.var)
-                hoisted.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
-                env[lt.var.name] = nv
+        hoisted, env = self.hoisted(roots, lets)
 
         def level(i: int, path: list[Var], at: Term | None) -> Term:
             if i == len(levels):
@@ -958,11 +951,10 @@ class _Loop:
             return None if a is None or b is None else If(t.cond, a, b, t.loc)
         return None
 
-    def vsum_value(self, k: int, length: Term, sums: Var, lets) -> Term:
-        """out0 plus, element by element, the sum over the iterations of what each added:
-        `build(len, \\a. out0[a] + sum(build(n, \\k. sums[k][a])))` (the length hoisted)."""
-        f = self.f
-        need = self.closure([length], lets)
+    def hoisted(self, roots: list[Term], lets) -> tuple[list, dict]:
+        """Fresh copies of the lets of the body that `roots` need (lengths, fixed indices),
+        to bind before the loop, and the renaming of their variables."""
+        need = self.closure(roots, lets)
         env: dict[str, Term] = {}
         hoisted = []
         for lt in lets:
@@ -970,6 +962,13 @@ class _Loop:
                 nv = self.fresh.var(lt.var)
                 hoisted.append((nv, self.fresh.copy(lt.rhs, env), lt.loc))
                 env[lt.var.name] = nv
+        return hoisted, env
+
+    def vsum_value(self, k: int, length: Term, sums: Var, lets) -> Term:
+        """out0 plus, element by element, the sum over the iterations of what each added:
+        `build(len, \\a. out0[a] + sum(build(n, \\k. sums[k][a])))` (the length hoisted)."""
+        f = self.f
+        hoisted, env = self.hoisted([length], lets)
         a = self.fresh.var(Var("_a", Int))
         it = self.fresh.var(Var("_k", Int))
         column = Build(self.n, it, prim("index", a, prim("index", it, sums, loc=f.loc), loc=f.loc), f.loc)

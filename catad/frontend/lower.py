@@ -25,7 +25,7 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import Def, Term, Var
+from ..lang.terms import Def, Term, Tuple, Var
 from .build import Builder, Names
 from .common import is_array
 from .comprehensions import Comprehensions
@@ -127,6 +127,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if tree is not None:
             self.trees[id(t)] = (t, tree)
         return t
+
+    def tuple_of(self, items, loc) -> Term:
+        """The tuple of items, keeping the structure of those that are lists or dicts (a Tree
+        "tuple" when any is; a plain tuple has none)."""
+        t = Tuple(tuple(items), loc)
+        trees = tuple(self.tree(x) for x in items)
+        return self.with_tree(t, Tree("tuple", trees)) if any(x is not None for x in trees) else t
 
     def tree(self, t: Term) -> Tree | None:
         entry = self.trees.get(id(t))
