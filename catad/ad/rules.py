@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Term, iconst
-from ..lang.types import Float, Type, Vec
+from ..lang.terms import Get, Term, iconst
+from ..lang.types import Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..primitives import prim
 from ..primitives.derivatives import partials
@@ -131,8 +131,29 @@ def _j_cholesky(fn, xs, tgt, bind):
     return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
 
 
+# ---------------------------------------------------------------- discrete Fourier transforms
+# Each transform is linear over the reals: its Jacobian is the transform itself, an lmLinear map
+# whose forward action applies it to the tangent and whose transposed action is the adjoint
+# transform (catad/primitives/fft.py), both one np.fft call.
+
+def _j_dft(fn, xs, tgt, bind):
+    """d fft(z, n, axis, norm) = lmLinear(fft_jvp, fft_vjp, (n, m, axis, norm)), m the input's
+    length along the axis (the adjoint cuts or pads back to it); the transposed action gives the
+    real part (vjp_re) when the input is real."""
+    z, n, axis, norm = xs
+    a = z.type.items[0] if isinstance(z.type, TupleT) else z.type
+    part = Get(0, z) if isinstance(z.type, TupleT) else z
+    k = rank(a) + int(axis.value)  # axis is a constant from the end
+    m = bind("m", prim("size", part) if k == 0 else prim("dim", part, iconst(k)))
+    real = isinstance(z.type, Vec) and fn != "rfft"
+    rev = f"{fn}_vjp_re" if real else f"{fn}_vjp"
+    lin = L.Linear(f"{fn}_jvp", rev, (n, m, axis, norm), z.type, tgt)
+    return [lin] + [L.Zero(Int, tgt)] * 3
+
+
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
-                "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky}
+                "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
+                **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")}}
 
 
 __all__ = ["jacobian_of_call"]

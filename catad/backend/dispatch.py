@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 from ..errors import CatadError
 from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, WhileCount
+from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, folds, gathers, linalg, reductions, scatters, tangent_ops
+from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ TERMS = {
     Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, WhileCount: folds.while_count,
 }
 
+FFT_NAMES = _FFT_TRANSFORMS + tuple(_FFT_ACTIONS)
+
 # The primitives whose code the backend writes itself (the structural ones, and those whose
 # whole-array form depends on the values: not a `vector` template of the registry).
 CODEGEN = {
@@ -97,4 +100,6 @@ CODEGEN = {
     **{name: getattr(linalg, "p_" + name) for name in (
         "det", "slogdet", "inv", "solve", "cholesky", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
         "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
+    # discrete Fourier transforms (catad/backend/fft.py): the transforms and their derivatives' actions
+    **{name: getattr(fft, "p_" + name) for name in FFT_NAMES},
 }

@@ -18,6 +18,10 @@ from ..primitives import special as sf  # the special functions' whole-array for
 from ..primitives.linalg import (la_chol_jvp, la_chol_vjp, la_cholesky, la_det, la_inv, la_inv_jvp,  # noqa: F401
                                  la_inv_vjp, la_logdet_jvp, la_logdet_vjp, la_lsolve, la_lsolve_t, la_neg_matmul,
                                  la_neg_matmul_t, la_slogdet, la_solve, la_where_eye)
+# the Fourier transforms' kernels, called by name by catad/backend/fft.py's code (dft_fft, dft_rfft_vjp, ...)
+from ..primitives.fft import KERNELS as _FFT_KERNELS
+
+globals().update(_FFT_KERNELS)
 
 ZERO = T.ZERO
 OneHot = T.OneHot

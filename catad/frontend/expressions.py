@@ -19,7 +19,8 @@ from ..errors import CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
-from . import calls, numpy_arrays
+from . import calls, complexes, numpy_arrays
+from .complexes import Complex
 from .common import is_array
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
@@ -62,6 +63,15 @@ class Expressions:
     static, constant and hidden_param (freenames.py)."""
 
     def expr(self, node: ast.expr) -> Term:
+        """node's term; a complex value is refused here (complexes.py): the places that take one
+        call ``value``."""
+        t = self.value(node)
+        if isinstance(t, Complex):
+            complexes.refuse(self, node, t)
+        return t
+
+    def value(self, node: ast.expr) -> Term | Complex:
+        """node's term, or the Complex it denotes."""
         try:
             method = getattr(self, "x_" + type(node).__name__, None)
             if method is None:
@@ -76,6 +86,10 @@ class Expressions:
 
     def arg(self, a: ast.expr | Term) -> Term:
         return a if isinstance(a, Term) else self.expr(a)
+
+    def value_arg(self, a: ast.expr | Term | Complex) -> Term | Complex:
+        """An argument that may be complex (np.abs, np.fft.fft, ...)."""
+        return a if isinstance(a, (Term, Complex)) else self.value(a)
 
     def condition(self, node: ast.expr, what: str) -> Term:
         t = self.expr(node)
@@ -93,6 +107,8 @@ class Expressions:
             return Const(v, Int, loc)
         if isinstance(v, float):
             return Const(v, Float, loc)
+        if isinstance(v, complex):
+            return complexes.constant(v, loc, repr(v))
         if isinstance(v, (str, bytes)):
             self.fail(node, *_STRINGS)
         self.fail(node, "constant", f"the constant {v!r} is not supported; constants are ints, floats, "
@@ -107,30 +123,47 @@ class Expressions:
         obj, path = self.static_path(node)
         if obj is not NOT_STATIC:
             return self.constant(obj, path, node, ast.unparse(node))
-        base, loc, attr = self.expr(node.value), self.loc(node), node.attr
-        if is_array(base) and not self.is_list(base):
-            if attr == "shape":
-                return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
-                                                                for k in range(rank(a.type))), loc), loc)
-            if attr == "T":
-                return self.b.transpose(base, loc)
-            if attr == "ndim":
-                return Const(rank(base.type), Int, loc)
-            if attr == "size":
-                return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+        base, loc, attr = self.value(node.value), self.loc(node), node.attr
+        if isinstance(base, Complex):
+            return complexes.attribute(self, base, attr, node)
+        if is_array(base) and not self.is_list(base) and attr in ("shape", "T", "ndim", "size", "real", "imag"):
+            return self.array_attribute(base, attr, loc)
+        if scalar_of(base.type) in (Int, Float, Bool) and attr in ("real", "imag") and not self.is_list(base):
+            return self.array_attribute(base, attr, loc)
         what = "a Python list" if self.is_list(base) else f"a {base.type}"
         self.fail(node, "attribute", f"attribute .{attr} of {what} is not supported; supported: "
-                                     ".shape, .T, .ndim and .size of arrays (make lists arrays with np.array)")
+                                     ".shape, .T, .ndim, .size, .real and .imag of arrays (make lists arrays with "
+                                     "np.array)")
+
+    def array_attribute(self, base: Term, attr: str, loc) -> Term:
+        """x.shape, x.T, x.ndim, x.size of an array; x.real (x itself) and x.imag (zeros) of a real
+        array or number, as NumPy gives them."""
+        if attr == "shape":
+            return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
+                                                            for k in range(rank(a.type))), loc), loc)
+        if attr == "T":
+            return self.b.transpose(base, loc)
+        if attr == "ndim":
+            return Const(rank(base.type), Int, loc)
+        if attr == "size":
+            return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+        if attr == "real":
+            return base
+        zero = Const({Float: 0.0, Int: 0, Bool: False}[scalar_of(base.type)], scalar_of(base.type), loc)
+        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else zero
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
         return self.tuple_of([self.expr(e) for e in node.elts], self.loc(node))  # lower.py
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
-        """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy does)."""
-        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+        """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy
+        does); complex values' + - * / ** by complexes.py."""
+        return self.binop(node.op, self.value(node.left), self.value(node.right), node)
 
-    def binop(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term:
+    def binop(self, op: ast.operator, a: Term | Complex, b: Term | Complex, node: ast.AST) -> Term | Complex:
+        if isinstance(a, Complex) or isinstance(b, Complex):
+            return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
         a, b = self.list_operands(node, a, b)
         self.refuse_lists(node, [a, b], "an arithmetic operator")
@@ -156,7 +189,13 @@ class Expressions:
         loc = self.loc(node)
         if isinstance(node.op, ast.Not):
             return prim("not", self.condition(node.operand, "not"), loc=loc)
-        a = self.expr(node.operand)
+        a = self.value(node.operand)
+        if isinstance(a, Complex):
+            if isinstance(node.op, ast.UAdd):
+                return a
+            if isinstance(node.op, ast.USub):
+                return complexes.negate(self, a, node)
+            complexes.refuse(self, node, a, f"unary {type(node.op).__name__} is not defined for complex values")
         self.refuse_lists(node, [a], "a unary operator")
         if isinstance(node.op, ast.USub):
             if isinstance(a, Const) and a.type in (Int, Float):
@@ -184,10 +223,17 @@ class Expressions:
 
     def x_Compare(self, node: ast.Compare) -> Term:
         """< <= > >= == != (chained on scalars; elementwise on arrays)."""
-        return self.compare_chain(self.expr(node.left), node.ops, node.comparators, node)
+        return self.compare_chain(self._compared(node.left), node.ops, node.comparators, node)
+
+    def _compared(self, node: ast.expr) -> Term:
+        t = self.value(node)
+        if isinstance(t, Complex):
+            complexes.refuse(self, node, t, "comparing complex values is not supported (NumPy orders them by their "
+                                            "real parts first)", "compare np.abs(z), z.real or z.imag")
+        return t
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
-        right = self.expr(comps[0])
+        right = self._compared(comps[0])
         if len(ops) == 1:
             return self.compare(ops[0], left, right, node)
         loc = self.loc(node)
@@ -234,7 +280,10 @@ class Expressions:
         if isinstance(func, ast.Attribute):
             receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
-                return calls.method(self, self.expr(func.value), func.attr, node)
+                base = self.value(func.value)
+                if isinstance(base, Complex):
+                    return complexes.method(self, base, func.attr, node)
+                return calls.method(self, base, func.attr, node)
         obj, path = self.static_path(func)
         self.guard(obj, path)
         if obj is NOT_STATIC:

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ArgumentError, Loc
 from ..lang.terms import Const, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
+from .complexes import Complex
 from .reads import Path
 from ..trees import Tree, tree_of
 from .statements import Unbound
@@ -46,7 +47,7 @@ class FreeNames:
 
     def lookup(self, name: str, node: ast.AST) -> Term:
         v = self.env.get(name, _MISSING)
-        if isinstance(v, Term):
+        if isinstance(v, (Term, Complex)):
             return v
         if isinstance(v, Unbound):
             self.fail(node, "variable", v.message)
@@ -107,7 +108,7 @@ class FreeNames:
             v = self.env.get(node.id, _MISSING)
             if isinstance(v, Static):
                 return v.obj, v.path
-            if v is not _MISSING and not isinstance(v, (Term, Unbound, DictKey)):
+            if v is not _MISSING and not isinstance(v, (Term, Complex, Unbound, DictKey)):
                 return v, None  # a nested def or lambda
             if v is not _MISSING or node.id in self.src.local_names:
                 return NOT_STATIC, None

@@ -24,6 +24,8 @@ from typing import Any
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Term, Var
 from ..lang.types import Bool, Int
+from . import complexes
+from .complexes import Complex
 from .freenames import _VALUES, Static
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
@@ -96,10 +98,10 @@ class Functions:
         """(parameter, argument) pairs of a call, in the order of the parameters, bound as Python
         binds them (*args: one pair per item); `bound` are the values of the first parameters
         given already (a bound method's self). Arguments are lowered in the order written."""
-        values = list(bound) + [self.arg(a) for a in args]
+        values = list(bound) + [self._real_argument(a, src) for a in args]
         n = len(values)
         keywords = {kw.arg: n + k for k, kw in enumerate(node.keywords)}
-        values += [self.expr(kw.value) for kw in node.keywords]
+        values += [self._real_argument(kw.value, src) for kw in node.keywords]
         try:
             arguments = src.signature().bind(*range(n), **keywords).arguments
         except TypeError as e:  # what Python would raise: missing, unexpected or repeated arguments
@@ -108,6 +110,14 @@ class Functions:
         for p, k in arguments.items():
             out += [(p, values[i]) for i in k] if p == src.vararg else [(p, values[k])]
         return out
+
+    def _real_argument(self, a, src: Source) -> Term:
+        t = a if isinstance(a, Term) else self.value(a)
+        if isinstance(t, Complex):
+            complexes.refuse(self, a, t, f"it is passed to {src.name}, whose arguments are real",
+                             f"pass real values of it (z.real and z.imag, or np.abs(z)), or write the complex "
+                             f"arithmetic in the function that calls {src.name}")
+        return t
 
     def call_user(self, fn: Any, node: ast.Call, args: list, bound_self: Static | None = None) -> Term:
         """A call of a module-level function of the user's (or a method: bound_self is its self)."""

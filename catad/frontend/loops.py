@@ -50,6 +50,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, let_c
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
 from .common import is_array, join_types
+from .complexes import Complex
 from .freenames import NOT_STATIC
 from .shapes import lin_const, simple
 from .checks import Statement
@@ -699,6 +700,12 @@ class Loops:
                 if n not in self.env:
                     self.env[n] = self._unbound(n, s)
 
+    def _complex_state(self, s: ast.For, name: str) -> None:
+        self.fail(s, _kind(s), f"the loop changes the complex value {name!r} from one iteration to the next, which is "
+                  "not supported (a loop's state is real)",
+                  hint=f"carry its real and imaginary parts as two real variables ({name}_re, {name}_im), or compute "
+                       "it outside the loop")
+
     def _unbound(self, name: str, s: ast.For):
         return Unbound(_FIRST_ONLY.format(name=name, line=self.loc(s).line, kind=_kind(s)))
 
@@ -724,6 +731,8 @@ class Loops:
             carried = n in live or n in exposed_reads
             if not carried:
                 continue
+            if isinstance(before, Complex):
+                self._complex_state(s, n)
             if isinstance(before, Term):
                 state.append((n, before))
             elif n in exposed_reads:
@@ -907,6 +916,8 @@ class Loops:
                 outs.append(prim("add", counter, Const(1, Int), loc=loc))
                 continue
             out = self.env.get(n)
+            if isinstance(out, Complex):
+                self._complex_state(s, n)
             if not isinstance(out, Term):
                 self.fail(s, _kind(s), out.message if hasattr(out, "message") else f"{n!r} is not defined")
             outs.append(out)

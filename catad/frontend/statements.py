@@ -20,7 +20,9 @@ from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Int, Tuple as TupleT, Vec
 from ..primitives import prim
+from . import complexes
 from .checks import Statement
+from .complexes import Complex
 from .common import join_types
 from .source import Source, relocate
 from .updates import OWNED, owned_join
@@ -120,7 +122,12 @@ class Statements:
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
-                    value = self.expr(s.value)
+                    value = self.value(s.value)
+                    if isinstance(value, Complex):
+                        complexes.refuse(self, s.value, value, f"{self.src.name} would return it, and the results "
+                                         "of a compiled function are real",
+                                         "return a real value of it: np.abs(z), np.abs(z) ** 2, z.real or z.imag "
+                                         "(or both parts: return z.real, z.imag)")
                     self.returned(value, s)  # lower.py: the result's list or dict structure
                     return self.checked(pieces, start), value, self.loc(s)
                 if isinstance(s, ast.If) and has_return(s):
@@ -180,7 +187,7 @@ class Statements:
         if isinstance(s, ast.Assign):
             if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
                 return
-            value = self.expr(s.value)
+            value = self.value(s.value)
             if len(s.targets) > 1:
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
@@ -188,7 +195,7 @@ class Statements:
             self.note_assignment(s)  # updates.py: which names own their arrays
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
-                self.assign(s.target, self.expr(s.value), pieces, loc)
+                self.assign(s.target, self.value(s.value), pieces, loc)
                 self.note_assignment(s)
         elif isinstance(s, ast.AugAssign):
             if isinstance(s.target, ast.Subscript):
@@ -196,7 +203,7 @@ class Statements:
             if not isinstance(s.target, ast.Name):
                 self.assign(s.target, None, pieces, loc)  # an attribute: always refused
             self.aug_name_assignment(s)  # updates.py: an array changed in place must own its memory
-            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.expr(s.value), s)
+            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.value(s.value), s)
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
@@ -228,20 +235,28 @@ class Statements:
 
     bound_types: dict | None = None  # name -> types bound to it, recorded while a loop is probed (loops.py)
 
-    def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
+    def bind(self, name: str, value: Term | Complex, pieces: list, loc: Loc) -> None:
+        if isinstance(value, Complex):  # its bindings become statements; the name holds its parts
+            self.env[name] = self.bind_temp(value, pieces, loc)
+            return
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
-        is_list, tree = self.is_list(value), self.tree(value)
+        is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
         v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
+        if view:
+            self.mark_readonly(v)
         pieces.append(("let", v, value, loc))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
-    def bind_temp(self, value: Term, pieces: list, loc: Loc) -> Term:
+    def bind_temp(self, value: Term | Complex, pieces: list, loc: Loc) -> Term | Complex:
+        if isinstance(value, Complex):
+            pieces += [("let", v, rhs, at or loc) for v, rhs, at in value.lets]
+            return Complex((), value.re, value.im, value.text)
         tree = self.tree(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
@@ -258,9 +273,14 @@ class Statements:
             pieces.append(("let", lt.var, lt.rhs, lt.loc or loc))
         return body
 
-    def assign(self, target: ast.expr, value: Term | None, pieces: list, loc: Loc) -> None:
+    def assign(self, target: ast.expr, value: Term | Complex | None, pieces: list, loc: Loc) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, value, pieces, loc)
+        elif isinstance(value, Complex):
+            what = "unpacking" if isinstance(target, (ast.Tuple, ast.List)) else "assignment"
+            complexes.refuse(self, target, value, f"this {what} of it is not supported (a complex value can be "
+                             "assigned to a name)", "assign it to a name, or assign a real value of it "
+                             "(z.real, z.imag, np.abs(z))")
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in target.elts):
                 self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
@@ -335,6 +355,7 @@ class Statements:
             self.b.shapes.restore(dict(facts))
         self.env = before
         (p1, e1), (p2, e2) = arms
+        complex_names = self._complex_arms(before, e1, e2, loc)
         joined = []
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
@@ -371,4 +392,21 @@ class Statements:
             value = Get(k, t, loc) if len(joined) > 1 else t
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
+            if n in complex_names:  # the joined pair (re, im) of a complex value
+                pair = self.b.bound(self.b.var(value.type, loc), value)
+                pieces.append(("let", pair, value, loc))
+                value = complexes.from_pair(self, pair, loc, n)
             self.bind(n, value, pieces, loc)
+
+    def _complex_arms(self, before: dict, e1: dict, e2: dict, loc: Loc) -> set:
+        """The names a branch of an if statement makes complex: each arm's value made the pair
+        (re, im) its arm computes (a real value's imaginary part zeros), joined like a tuple."""
+        names = set()
+        for n in set(e1) | set(e2):
+            a, c = e1.get(n), e2.get(n)
+            if not (isinstance(a, Complex) or isinstance(c, Complex)) or a is before.get(n) and c is before.get(n):
+                continue
+            if isinstance(a, (Term, Complex)) and isinstance(c, (Term, Complex)):
+                e1[n], e2[n] = complexes.as_pair(self, a, loc), complexes.as_pair(self, c, loc)
+                names.add(n)
+        return names

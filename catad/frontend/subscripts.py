@@ -48,6 +48,8 @@ class Subscripts:
             tree = self.tree(base)
             if tree is not None and tree.kind == "dict":
                 k = self.dict_key(tree, items, node)
+            elif len(items) == 1 and isinstance(items[0], ast.Slice):
+                return self.tuple_slice(base, items[0], node)
             else:
                 k = None
                 if len(items) == 1 and not isinstance(items[0], ast.Slice):
@@ -73,6 +75,27 @@ class Subscripts:
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             return self.with_new_axes(base, items, plain, node)
         return self.array_subscript(base, items, node)
+
+    def tuple_slice(self, base: Term, item: ast.Slice, node: ast.Subscript) -> Term:
+        """t[a:b:c] of a tuple or list with constant bounds (x.shape[1:]): the tuple of the items
+        Python's slice selects (a list's slice a list)."""
+        bounds = []
+        for part in (item.lower, item.upper, item.step):
+            t = None if part is None else self.expr(part)
+            if t is not None and not (isinstance(t, Const) and t.type == Int):
+                self.fail(part, "tuple slice", "a tuple or list can only be sliced with integer constants here, "
+                          "e.g. t[1:] or t[:-1]")
+            bounds.append(None if t is None else int(t.value))
+        if bounds[2] == 0:
+            self.fail(item, "tuple slice", "slice step cannot be zero", CatadTypeError)
+        tree, loc = self.tree(base), self.loc(node)
+        picked = list(range(len(base.type.items)))[slice(*bounds)]
+        sub = Tree(tree.kind, tuple(tree.items[k] for k in picked)) if tree is not None else None
+
+        def body(v):
+            items = [v.items[k] if isinstance(v, Tuple) else Get(k, v, loc) for k in picked]
+            return self.with_tree(Tuple(tuple(items), loc), sub) if sub is not None else self.tuple_of(items, loc)
+        return body(base) if isinstance(base, Tuple) else self.b.share(base, body, loc)
 
     def newaxis(self, item: ast.expr) -> bool:
         """Is this subscript item None or np.newaxis (a new axis of length 1)?"""

@@ -24,13 +24,16 @@ from ..errors import CatadTypeError, Loc
 from ..lang.terms import Build, Const, If, Term, Var, is_atom, make_lets
 from ..lang.types import Float, Int, Vec, rank, scalar_of
 from ..primitives import prim
+from . import complexes
 from .common import and_, is_array
+from .complexes import Complex
 
 OWNED = "\0owned"  # env's entry: the names whose arrays nothing else refers to
 _FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy,
           np.full, np.full_like, np.eye, np.identity, np.linspace, np.arange, np.concatenate, np.stack,
           np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
-          np.outer, np.where, np.clip)  # each returns a new array (never a view of an argument)
+          np.outer, np.where, np.clip, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
+          np.hanning, np.hamming, np.blackman, np.bartlett)  # each returns a new array (never a view of an argument)
 
 
 def owned_join(a, b):
@@ -78,9 +81,14 @@ class Updates:
         return any(obj is g for g in _FRESH) or isinstance(obj, np.ufunc) and not value.keywords
 
     def require_owned(self, name: str, node: ast.AST, what: str) -> None:
+        cur = self.env.get(name)
+        if isinstance(cur, Term) and self.is_readonly(cur):
+            self.fail(node, "item assignment", f"{what} changes {name!r}, a read-only view made by "
+                      "sliding_window_view: NumPy raises ValueError: assignment destination is read-only",
+                      hint=f"build a new array from it instead (a comprehension, np.where, arithmetic), or copy it "
+                           f"first: {name} = {name}.copy()")
         if name in self.owned():
             return
-        cur = self.env.get(name)
         if name in self.src.params and isinstance(cur, Var) and cur.name == name:  # still the parameter
             msg = (f"{what} changes the array {name!r} the caller passed (NumPy would mutate the caller's "
                    "array in place, which a compiled function does not do)")
@@ -100,6 +108,9 @@ class Updates:
         if not isinstance(base, ast.Name):
             self.fail(target, "item assignment", "only an element or slice of a named array can be assigned "
                       "(v[i] = e, m[i, j] = e, v[a:b] = e)", hint="use m[i, j] = e instead of m[i][j] = e")
+        if isinstance(self.env.get(base.id), Complex):
+            complexes.refuse(self, target, self.env[base.id], "assigning to its elements is not supported",
+                             "build the parts as real arrays and combine them: re + 1j * im")
         self.require_owned(base.id, target, "this assignment")
         arr = self.lookup(base.id, base)
         if not is_array(arr):
@@ -143,7 +154,7 @@ class Updates:
     def aug_name_assignment(self, s: ast.AugAssign) -> None:
         """acc op= e on an array changes it in place in NumPy: refused unless acc owns its array."""
         current = self.env.get(s.target.id)
-        if isinstance(current, Term) and is_array(current):
+        if isinstance(current, Complex) and is_array(current.re) or isinstance(current, Term) and is_array(current):
             self.require_owned(s.target.id, s.target, f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ...")
 
     def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node) -> Term:

@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 
 from ..errors import ShapeError
+from . import fft as _fft
 from . import linalg as _la
 from . import special as S
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
@@ -818,6 +819,73 @@ for _name, _typing, _impl, _aliases, _doc in _LINALG:
                        else 2, doc=_doc))
 
 
+
+# ---------------------------------------------------------------- discrete Fourier transforms (np.fft)
+# A complex array is the pair (re, im) of Float arrays of one shape (a Tuple); a real array stands
+# for itself. fft(z, n, axis, norm): n the transform's length, axis from the end (< 0), norm an
+# index into catad.primitives.fft.NORMS. Their derivatives are lmLinear maps whose actions are the
+# *_jvp / *_vjp primitives (x, the tangent or cotangent, last after n, m (the input's length along
+# the axis), axis and norm). The kernels are in catad/primitives/fft.py, shared with the backend.
+
+
+def _float_array(t: Type) -> bool:
+    return isinstance(t, Vec) and scalar_of(t) == Float
+
+
+def _dft_input(t: Type, complex_only: bool = False, real_only: bool = False) -> Type:
+    """The real array type A of a transform's input: A itself, or the pair Tuple(A, A)."""
+    if _float_array(t) and not complex_only:
+        return t
+    if isinstance(t, TupleT) and len(t.items) == 2 and t.items[0] == t.items[1] and _float_array(t.items[0]) \
+            and not real_only:
+        return t.items[0]
+    what = "a Float array" if real_only else "a pair of Float arrays" if complex_only else \
+        "a Float array or a pair of them"
+    raise PrimitiveTypeError(f"expects {what}, got {t}")
+
+
+def _dft_typing(name: str):
+    """name(z, n, axis, norm): fft and ifft map a pair or a real array to a pair, rfft a real
+    array to a pair, irfft a pair or a real array to a real array."""
+    def typing(ts):
+        if len(ts) != 4 or ts[1:] != (Int, Int, Int):
+            raise PrimitiveTypeError(f"{name} takes (a value, Int, Int, Int), got ({_fmt(ts)})")
+        a = _dft_input(ts[0], real_only=name == "rfft")
+        return a if name == "irfft" else TupleT((a, a))
+    return typing
+
+
+def _dft_action_typing(name: str, kind: str):
+    """(n, m, axis, norm, x) -> the transform's derivative (jvp) or its transpose (vjp: to a pair;
+    vjp_re: to the real part) applied to x."""
+    def typing(ts):
+        if len(ts) != 5 or ts[:4] != (Int, Int, Int, Int):
+            raise PrimitiveTypeError(f"{name}_{kind} takes (Int, Int, Int, Int, a value), got ({_fmt(ts)})")
+        x = ts[4]
+        if kind == "jvp":
+            return _dft_typing(name)((x, Int, Int, Int))
+        a = _dft_input(x, complex_only=name != "irfft", real_only=name == "irfft")
+        return a if kind == "vjp_re" or name == "rfft" else TupleT((a, a))
+    return typing
+
+
+_DFT_DOCS = {
+    "fft": "np.fft.fft(z, n, axis, norm) of a complex value (the pair (re, im)) or a real array: the pair of "
+           "the result's parts",
+    "ifft": "np.fft.ifft(z, n, axis, norm), as fft",
+    "rfft": "np.fft.rfft(x, n, axis, norm) of a real array: the pair of the result's parts (n//2 + 1 along axis)",
+    "irfft": "np.fft.irfft(z, n, axis, norm) of a complex value (a pair) or a real array: a real array",
+}
+for _name in _fft.TRANSFORMS:
+    register(Primitive(_name, _dft_typing(_name), getattr(_fft, "dft_" + _name), (), arity=4,
+                       doc=_DFT_DOCS[_name] + "; its derivative is the transform itself, its transpose the adjoint "
+                       "transform (both by np.fft)"))
+    for _kind in _fft.ACTION_KINDS[_name]:
+        register(Primitive(f"{_name}_{_kind}", _dft_action_typing(_name, _kind), _fft.ACTIONS[f"{_name}_{_kind}"],
+                           (), arity=5, doc=f"the {'forward' if _kind == 'jvp' else 'transposed'} action of d "
+                           f"{_name} at (n, m, axis, norm)" + (" (the real part: the input was real)"
+                                                               if _kind == "vjp_re" else "")))
+
 # ---------------------------------------------------------------- structural primitives: every stage in one row
 # Typing and the reference implementation are the rows above; here, where each other stage
 # keeps the primitive's rules. Adding a structural primitive (or fold's parts) is a row here
@@ -858,6 +926,11 @@ STRUCTURAL = {
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
         "chol_jvp", "chol_vjp")},
+    # discrete Fourier transforms: each one's Jacobian is an lmLinear map whose actions are the
+    # *_jvp / *_vjp primitives (catad/primitives/fft.py)
+    **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
+       for _name in _fft.TRANSFORMS},
+    **{_name: {"codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))
