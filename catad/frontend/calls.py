@@ -33,6 +33,11 @@ _COMPS = (ast.ListComp, ast.GeneratorExp)
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
+    if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
+        first = lw.value_arg(args[0])
+        if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
+            return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
+        args = [_list_as_array(lw, args[0], first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
@@ -57,14 +62,14 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
                               f"{', '.join(supported_names())}, and functions you define")
 
 
-def _list_as_array(lw, a):
+def _list_as_array(lw, a, lowered=None):
     """A local list (a parameter's, or a list display's) of scalars or of arrays of one type,
     given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
-    floats); any other argument is left as it is."""
+    floats); any other argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
     if not (isinstance(base, ast.Name) and base.id in lw.env):
-        return a
-    t = lw.value(a)
+        return a if lowered is None else lowered
+    t = lw.value(a) if lowered is None else lowered
     if not isinstance(t, Term):  # a complex value: the handler takes it, or refuses it, itself
         return a
     return list_array(lw, t, a) or t
@@ -85,6 +90,7 @@ def list_array(lw, t: Term, node: ast.AST) -> Term | None:
 
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
+_PER_PART = (np.sum, np.mean, builtins.sum)  # linear: of a complex value, the function of each part
 
 
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 import math
 
+import numpy as np
+
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Const, Get, Term, Tuple, Var, is_atom, make_lets
 from ..lang.types import Float, Int, scalar_of
@@ -32,7 +34,7 @@ from ..primitives import prim
 from .common import is_array
 
 _TAKES = ("complex arithmetic (+ - * / and ** of an integer), np.fft's transforms, np.abs, np.angle, np.real, "
-          "np.imag, np.conj, len, and .real, .imag, .conj(), .shape")
+          "np.imag, np.conj, np.sum, np.mean, len, subscripts, and .real, .imag, .conj(), .sum(), .mean(), .shape")
 _HINT = "take a real value of it first: np.abs(z), np.abs(z) ** 2, np.angle(z), z.real or z.imag"
 
 
@@ -59,11 +61,10 @@ def text_of(node: ast.AST | None) -> str:
 
 def refuse(lw, node: ast.AST, z: Complex, where: str | None = None, hint: str | None = None):
     """The located error for a complex value used where catad takes only real ones."""
-    place = where or "it is used here where only real values are supported (a function's result, a comparison, " \
-                     "an argument of your function, an index, a list, a condition)"
-    lw.fail(node, "complex value", f"{z.text} is a complex value; catad computes with real numbers and keeps complex "
-                                   f"values only as intermediates, taken by {_TAKES}; {place}", CatadTypeError,
-            hint or _HINT)
+    place = where or "it is used where only real values are supported (a function's result, a comparison, an " \
+                     "argument of your function, an index, a list, a condition)"
+    lw.fail(node, "complex value", f"{z.text} is complex and {place}. catad computes with real numbers; complex "
+                                   f"values are intermediates only, taken by {_TAKES}", CatadTypeError, hint or _HINT)
 
 
 # ------------------------------------------------------------ making complex values
@@ -320,10 +321,23 @@ def attribute(lw, z: Complex, attr: str, node) -> Term | Complex:
 
 
 def method(lw, z: Complex, attr: str, node: ast.Call):
-    """z.conj(), z.conjugate()."""
+    """z.conj(), z.conjugate(), z.sum(...), z.mean(...)."""
     if attr in ("conj", "conjugate") and not node.args and not node.keywords:
         return conjugate(lw, z, lw.loc(node), text_of(node))
-    refuse(lw, node, z, f"method .{attr}() of a complex value is not supported (supported: .conj(), .conjugate())")
+    if attr in ("sum", "mean"):
+        from . import calls
+        fn = {"sum": np.sum, "mean": np.mean}[attr]
+        return per_part(lw, z, lambda part: calls.call(lw, fn, node, [part, *node.args]), node)
+    refuse(lw, node, z, f"method .{attr}() of a complex value is not supported (supported: .conj(), .conjugate(), "
+                        ".sum(), .mean())")
+
+
+def per_part(lw, z: Complex, f, node) -> Complex:
+    """A function that is linear over the reals (a sum, a mean) of a complex value: f of each part."""
+    loc = lw.loc(node)
+    re = f(z.re)
+    im = None if z.im is None else f(z.im)
+    return make(lw, list(z.lets), re, im, loc, text_of(node))
 
 
 # ------------------------------------------------------------ joins (if statements)

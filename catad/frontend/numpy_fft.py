@@ -59,7 +59,7 @@ def _norm(lw, a, obj) -> int | Failure:
     """norm=None, "backward", "ortho" or "forward" (a constant): its index in NORMS."""
     if _is_none(a):
         return 0
-    value = lw.static(a)
+    value = a.value if isinstance(a, ast.Constant) else lw.static(a)
     if not isinstance(value, str):
         lw.fail(a, display(obj), f"norm of {display(obj)}() must be a string constant or None, got "
                                  f"{ast.unparse(a)}", CatadTypeError)

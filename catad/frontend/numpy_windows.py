@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import CatadTypeError
 from ..lang.terms import Const, If, Term, Tuple, make_lets
-from ..lang.types import Float, Int, rank, scalar_of, vec_of
+from ..lang.types import Float, Int, Tuple as TupleT, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
 from .common import ONE, ZERO, all_, any_, index_chain
@@ -91,13 +91,13 @@ def h_window(lw, obj, node, args, kwargs):
 
 # ------------------------------------------------------------ sliding windows
 
-def _window_axes(lw, a, obj, r: int, count: int):
+def _window_axes(lw, a, obj, node, r: int, count: int):
     """axis= of sliding_window_view: None (every axis, one window each), an int or a tuple of
     ints, normalised, repeats allowed; a Failure (NumPy's error where the call runs)."""
     name = display(obj)
     if _is_none(a):
         if count != r:
-            return Failure(lw.loc(a) if a is not None else None, name,
+            return Failure(lw.loc(node), name,
                            f"Since axis is `None`, must provide window_shape for all dimensions of `x`; got {count} "
                            f"window_shape elements and `x.ndim` is {r}.")
         return tuple(range(r))
@@ -129,7 +129,7 @@ def h_sliding_window_view(lw, obj, node, args, kwargs):
     x = array_arg(lw, p["x"], obj, node)
     ws = _window_shape(lw, p["window_shape"], obj)
     r = rank(x.type)
-    axes = _window_axes(lw, p.get("axis"), obj, r, len(ws))
+    axes = _window_axes(lw, p.get("axis"), obj, node, r, len(ws))
 
     def body(xv, *wv):
         wv = list(wv)
@@ -165,7 +165,12 @@ def _window_shape(lw, a, obj) -> list[Term]:
     if isinstance(a, (ast.Tuple, ast.List)):
         return shape_arg(lw, a, obj)
     t = lw.arg(a)
-    return [t] if t.type == Int else shape_arg(lw, t, obj)
+    if t.type == Int:
+        return [t]
+    if isinstance(t.type, TupleT) and all(x == Int for x in t.type.items):
+        return shape_arg(lw, t, obj)
+    lw.fail(a, display(obj), f"window_shape of {display(obj)}() must be an Int or a tuple of Ints, got a {t.type}",
+            CatadTypeError)
 
 
 TABLE = [

@@ -124,7 +124,7 @@ class Statements:
                         self.fail(s, "return", "a bare return is not supported; return a value")
                     value = self.value(s.value)
                     if isinstance(value, Complex):
-                        complexes.refuse(self, s.value, value, f"{self.src.name} would return it, and the results "
+                        complexes.refuse(self, s.value, value, f"{self.src.name} would return it, but the results "
                                          "of a compiled function are real",
                                          "return a real value of it: np.abs(z), np.abs(z) ** 2, z.real or z.imag "
                                          "(or both parts: return z.real, z.imag)")
@@ -237,7 +237,8 @@ class Statements:
 
     def bind(self, name: str, value: Term | Complex, pieces: list, loc: Loc) -> None:
         if isinstance(value, Complex):  # its bindings become statements; the name holds its parts
-            self.env[name] = self.bind_temp(value, pieces, loc)
+            z = self.bind_temp(value, pieces, loc)
+            self.env[name] = Complex((), z.re, z.im, name)
             return
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)

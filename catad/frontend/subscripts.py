@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError
-from ..lang.terms import Const, Get, Term, Tuple, make_lets
+from ..lang.terms import Const, Get, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from . import numpy_arrays
+from . import complexes, numpy_arrays
+from .complexes import Complex
 from .common import ONE, is_array, or_
 from ..trees import Tree
 
@@ -42,8 +43,10 @@ class Subscripts:
 
     def x_Subscript(self, node: ast.Subscript) -> Term:
         """v[i], m[i, j], m[i], slices v[a:b], None/np.newaxis, integer-array indexing, t[0] of tuples and lists, d['k'] of dicts."""
-        base, loc = self.expr(node.value), self.loc(node)
+        base, loc = self.value(node.value), self.loc(node)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base, Complex):
+            return self.complex_subscript(base, items, node)
         if isinstance(base.type, TupleT):
             tree = self.tree(base)
             if tree is not None and tree.kind == "dict":
@@ -75,6 +78,39 @@ class Subscripts:
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             return self.with_new_axes(base, items, plain, node)
         return self.array_subscript(base, items, node)
+
+    def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
+        """z[...] of a complex array: the same subscript of both parts, its indices lowered once
+        (integers, slices with step 1, an integer array)."""
+        loc = self.loc(node)
+        if not is_array(z.re):
+            complexes.refuse(self, node, z, "a complex scalar cannot be indexed")
+        if len(items) > rank(z.re.type):
+            self.fail(node, "subscript", f"{len(items)} indices for an array of rank {rank(z.re.type)}",
+                      CatadTypeError)
+        lets, lowered = list(z.lets), []
+
+        def atom(t: Term) -> Term:
+            if t is None or is_atom(t):
+                return t
+            v = self.b.bound(self.b.var(t.type, loc, "_ix"), t)
+            lets.append((v, t, loc))
+            return v
+        for it in items:
+            if self.newaxis(it) or isinstance(it, ast.Constant) and it.value is Ellipsis:
+                complexes.refuse(self, node, z, "a subscript of it with None or ... is not supported",
+                                 "index its parts: z.real[...] and z.imag[...]")
+            if isinstance(it, ast.Slice):
+                if it.step is not None:
+                    step = self.expr(it.step)
+                    if not (isinstance(step, Const) and step.type == Int and step.value == 1):
+                        self.fail(it, "slice step", "slices with a step are not supported; only v[a:b] with step 1")
+                lowered.append(("slice", atom(self.index_term(it.lower)), atom(self.index_term(it.upper))))
+            else:
+                kind, t = self.index_item(it)
+                lowered.append((kind, atom(t)))
+        parts = [None if p is None else self._subscript_items(p, lowered, node) for p in (z.re, z.im)]
+        return complexes.make(self, lets, parts[0], parts[1], loc, complexes.text_of(node))
 
     def tuple_slice(self, base: Term, item: ast.Slice, node: ast.Subscript) -> Term:
         """t[a:b:c] of a tuple or list with constant bounds (x.shape[1:]): the tuple of the items

@@ -18,12 +18,13 @@ scale `norm` gives, P the cut or padding from m to n and K keeping the first n//
 
     fft   = s D P         adjoint  g -> P^T s D^H g = cut_m(conj(fft(conj g)))
     ifft  = s D^H P       adjoint  g -> P^T s D g   = cut_m(conj(ifft(conj g)))
-    rfft  = K s D P       adjoint  g -> P^T Re(s D^H K^T g) = cut_m(Re fft(conj(pad_n g)))
+    rfft  = K s D P       adjoint  g -> P^T Re(s D^H K^T g) = cut_m(irfft(g / c, norm = dual(norm)))
     irfft: y_j = s sum_{k <= n//2} c_k Re(z_k w^{jk}) (w = e^{2 pi i / n}, c_0 = 1, c_{n/2} = 1
            for even n, else c_k = 2; NumPy drops Im z_0 and Im z_{n/2})
                           adjoint  g -> cut_k(c s D g) = cut_k(c rfft(g, norm = dual(norm)))
 
-(dual swaps "backward" and "forward": s of irfft "backward" is 1/n, rfft's "forward" scale).
+(dual swaps "backward" and "forward": s of irfft "backward" is 1/n, rfft's "forward" scale; the
+rfft adjoint's g / c undoes irfft's doubling of the terms between 0 and n/2).
 When the transform's input is real, the adjoint is the real part of the complex one (the
 transpose of the embedding x -> x + 0i).
 
@@ -93,6 +94,18 @@ def _resize(a, m: int, axis: int):
     return np.pad(a, pad)
 
 
+def _hermitian_weights(n: int, ndim: int, axis: int):
+    """c_k of irfft's sum (1 at k = 0 and, for even n, at k = n/2; 2 between), shaped to multiply
+    along axis."""
+    w = np.full(n // 2 + 1, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    shape = [1] * ndim
+    shape[axis] = n // 2 + 1
+    return w.reshape(shape)
+
+
 def _np(name: str):
     return getattr(np.fft, name)
 
@@ -148,17 +161,14 @@ def dft_vjp(name: str, n, m, axis, norm, g, real: bool = False):
         c = np.conj(_np(name)(np.conj(_complex(re, im if im is not None else np.zeros_like(re))), n, axis=axis,
                               norm=norm))
     elif name == "rfft":
-        h = _resize(_complex(re, im if im is not None else np.zeros_like(re)), n, axis)  # K^T: zeros after n//2+1
-        c = _np("fft")(np.conj(h), n, axis=axis, norm=norm)
+        # Re(s D^H pad_n(g)) = irfft(g / c, norm = dual): g halved at 0 < k < n/2, which irfft counts
+        # twice; it drops Im g_0 and Im g_{n/2}, whose contributions to the real part are 0 anyway
+        h = _complex(re, im if im is not None else np.zeros_like(re))
+        h = h / _hermitian_weights(n, h.ndim, axis)
+        c = _np("irfft")(h, n, axis=axis, norm=NORMS[_DUAL[NORMS.index(norm)]])
         real = True
     else:  # irfft: g is real
-        w = np.full(n // 2 + 1, 2.0)
-        w[0] = 1.0
-        if n % 2 == 0:
-            w[-1] = 1.0
-        shape = [1] * re.ndim
-        shape[axis] = n // 2 + 1
-        c = _np("rfft")(re, n, axis=axis, norm=NORMS[_DUAL[NORMS.index(norm)]]) * w.reshape(shape)
+        c = _np("rfft")(re, n, axis=axis, norm=NORMS[_DUAL[NORMS.index(norm)]]) * _hermitian_weights(n, re.ndim, axis)
     c = _resize(c, m, axis)
     return np.ascontiguousarray(c.real) if real else _pair(c)
 
