@@ -67,8 +67,8 @@ def _list_as_array(lw, a, lowered=None):
     given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
     floats); any other argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
-    if not (isinstance(base, ast.Name) and base.id in lw.env):
-        return a if lowered is None else lowered
+    if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), (Term, complexes.Complex))):
+        return a if lowered is None else lowered  # not a local value (a default None or string: the handler reads it)
     t = lw.value(a) if lowered is None else lowered
     if not isinstance(t, Term):  # a complex value: the handler takes it, or refuses it, itself
         return a

@@ -60,6 +60,8 @@ def _norm(lw, a, obj) -> int | Failure:
     if _is_none(a):
         return 0
     value = a.value if isinstance(a, ast.Constant) else lw.static(a)
+    if value is None:
+        return 0
     if not isinstance(value, str):
         lw.fail(a, display(obj), f"norm of {display(obj)}() must be a string constant or None, got "
                                  f"{ast.unparse(a)}", CatadTypeError)

@@ -187,7 +187,12 @@ class Statements:
         if isinstance(s, ast.Assign):
             if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
                 return
-            value = self.value(s.value)
+            value = self.assigned_value(s)
+            if isinstance(value, list):  # a, b = z1, z2 of complex values: item by item
+                for target, item in zip(s.targets[0].elts, value):
+                    self.assign(target, item, pieces, loc)
+                self.note_assignment(s)
+                return
             if len(s.targets) > 1:
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
@@ -232,6 +237,19 @@ class Statements:
         else:
             self.fail(s, type(s).__name__, f"{type(s).__name__} statements are not supported; supported "
                                            "statements: assignment, if/elif/else, return, pass")
+
+    def assigned_value(self, s: ast.Assign):
+        """The value of an assignment; for `a, b = e1, e2` where some e is complex (not a value
+        of the core language, so not in a tuple), the list of the items, bound in order first."""
+        v, targets = s.value, s.targets
+        if not (isinstance(v, ast.Tuple) and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
+                and len(targets[0].elts) == len(v.elts) and not any(isinstance(e, ast.Starred)
+                                                                    for e in v.elts + targets[0].elts)):
+            return self.value(v)
+        items = [self.value(e) for e in v.elts]
+        if not any(isinstance(t, Complex) for t in items):
+            return self.tuple_of(items, self.loc(v))  # as x_Tuple makes it
+        return items
 
     bound_types: dict | None = None  # name -> types bound to it, recorded while a loop is probed (loops.py)
 

@@ -45,7 +45,7 @@ TRANSFORMS = ("fft", "ifft", "rfft", "irfft")
 def _arr(x):
     """A value's or tangent's part as a Float array, None for the symbolic zero."""
     x = densify(x)
-    return None if x is ZERO else np.asarray(x, dtype=np.float64)
+    return None if x is ZERO or x is None else np.asarray(x, dtype=np.float64)
 
 
 def _parts(z):
