@@ -86,7 +86,10 @@ def _axis(lw, a, obj, r: int) -> int | Failure:
 
 
 def h_fft(lw, obj, node, args, kwargs):
-    """np.fft.fft, ifft, rfft, irfft(a, n=None, axis=-1, norm=None): the primitive transform along the axis."""
+    """np.fft.fft, ifft, rfft, irfft(a, n=None, axis=-1, norm=None): a primitive, differentiated by itself.
+
+    Its derivative is the transform of the tangent and its transpose the adjoint transform
+    (catad/primitives/fft.py)."""
     name, shown = _FFT[id(obj)], display(obj)
     p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis", "norm", "out"), 1)
     if not _is_none(p.get("out")):
@@ -195,7 +198,7 @@ def h_angle(lw, obj, node, args, kwargs):
 
 
 TABLE = [
-    ((np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft), h_fft, ("n", "axis", "norm", "out")),
+    ((np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft), h_fft, ("n", "axis", "norm")),
     ((np.real, np.imag), h_real, ()),
     ((np.conj,), h_conj, ()),
     ((np.angle,), h_angle, ("deg",)),
