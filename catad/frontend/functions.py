@@ -125,6 +125,7 @@ class Functions:
         trees = tuple(self.tree(t) for t in ts)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
+        self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
 
     def call_local(self, f: LocalFunction, node: ast.Call, args: list) -> Term:
@@ -152,6 +153,7 @@ class Functions:
             body, ret_loc = inner.returning_block(f.src.body, f.src.node)
         finally:
             self.program.active.pop()
+        self.b.may_raise_here()  # its checks run in its body, after what the statement did before
         return self.with_tree(inner.assemble(pieces, body, ret_loc), inner.result_tree)
 
     # ------------------------------------------------------------ defs and lambdas in the function
