@@ -25,7 +25,7 @@ from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
-from ..trees import Tree
+from ..trees import NONE, Tree
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
@@ -183,8 +183,37 @@ class Expressions:
         return acc
 
     def x_Compare(self, node: ast.Compare) -> Term:
-        """< <= > >= == != (chained on scalars; elementwise on arrays)."""
+        """< <= > >= == != (chained on scalars; elementwise on arrays); `x is None`, `x is not None`."""
+        known = self.static_test(node)
+        if known is not None:
+            return Const(known, Bool, self.loc(node))
         return self.compare_chain(self.expr(node.left), node.ops, node.comparators, node)
+
+    def static_test(self, node: ast.expr) -> bool | None:
+        """The value of a test known while compiling, else None: `x is None` and `x is not None`
+        (a value catad computes with is never None; a default, global or closure that is None
+        is compared at each call), `not` of one, True and False. An `if` on such a test runs only
+        the branch Python runs, so the other may use x as the None it is not."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_test(node.operand)
+            return None if inner is None else not inner
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        a, b = node.left, node.comparators[0]
+        other = b if _is_none(a) else a if _is_none(b) else None
+        if other is None:
+            self.fail(node, "comparison", "`is` and `is not` are supported only against None",
+                      hint="compare numbers with == or !=")
+        obj, path = self.static_path(other) if isinstance(other, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if obj is NOT_STATIC or not (obj is None or callable(obj) or isinstance(obj, types.ModuleType)):
+            # a value, read (and its type checked) at each call; None when the argument was (catad.trees)
+            none = self.tree(self.expr(other)) is NONE
+        else:
+            self.guard(obj, path)  # None, a function, a module: the same object at each call
+            none = obj is None
+        return none if isinstance(node.ops[0], ast.Is) else not none
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
         right = self.expr(comps[0])
@@ -213,6 +242,9 @@ class Expressions:
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
         """a if c else b (only the chosen branch's derivative counts)."""
+        known = self.static_test(node.test)
+        if known is not None:
+            return self.expr(node.body if known else node.orelse)
         c = self.condition(node.test, "conditional expression")
         with self.branch():
             a, b = self.expr(node.body), self.expr(node.orelse)
@@ -281,3 +313,7 @@ class Expressions:
         items = tuple(kept.values())
         return self.with_tree(Tuple(items, self.loc(node)),
                               Tree("dict", tuple(self.tree(v) for v in items), tuple(kept)))
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

@@ -123,6 +123,9 @@ class Statements:
                     value = self.expr(s.value)
                     self.returned(value, s)  # lower.py: the result's list or dict structure
                     return self.checked(pieces, start), value, self.loc(s)
+                if isinstance(s, ast.If) and self.static_test(s.test) is not None:
+                    todo.extend(reversed(s.body if self.static_test(s.test) else s.orelse))  # Python runs only this arm
+                    continue
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
