@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from ..errors import CatadError, CatadTypeError
+from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
@@ -100,7 +100,14 @@ class Expressions:
 
     def x_Name(self, node: ast.Name) -> Term:
         """a local variable, or a global, closure or builtin value read at each call."""
-        return self.lookup(node.id, node)
+        t = self.lookup(node.id, node)
+        if self.tree(t) is NONE:  # an argument that is None (catad.trees), used as a value
+            message = f"{node.id!r} is None (NoneType) here, where it is used as a value"
+            hint = f"test it with `if {node.id} is None:` first, or pass a value"
+            if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
+                raise ArgumentError(f"argument {message}", self.loc(node), "argument", hint=hint)
+            self.fail(node, "None", message, CatadTypeError, hint=hint)
+        return t
 
     def x_Attribute(self, node: ast.Attribute) -> Term:
         """x.shape, x.T, x.ndim, x.size of arrays; module attributes (np.pi, math.e) and globals' attributes read at each call."""
@@ -209,7 +216,8 @@ class Expressions:
         obj, path = self.static_path(other) if isinstance(other, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
         if obj is NOT_STATIC or not (obj is None or callable(obj) or isinstance(obj, types.ModuleType)):
             # a value, read (and its type checked) at each call; None when the argument was (catad.trees)
-            none = self.tree(self.expr(other)) is NONE
+            t = self.lookup(other.id, other) if isinstance(other, ast.Name) else self.expr(other)
+            none = self.tree(t) is NONE
         else:
             self.guard(obj, path)  # None, a function, a module: the same object at each call
             none = obj is None

@@ -25,6 +25,7 @@ from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Term, Var
 from ..lang.types import Bool, Int
 from .freenames import _VALUES, Static
+from ..trees import NONE
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
 
@@ -126,6 +127,8 @@ class Functions:
             return Static(None, None)
         if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Static):
             return self.env[a.id]
+        if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Term) and self.tree(self.env[a.id]) is NONE:
+            return Static(None, None)  # an argument that is None
         return self.arg(a)
 
     def call_user(self, fn: Any, node: ast.Call, args: list, bound_self: Static | None = None) -> Term:
