@@ -211,8 +211,8 @@ class Expressions:
         a, b = node.left, node.comparators[0]
         other = b if _is_none(a) else a if _is_none(b) else None
         if other is None:
-            self.fail(node, "comparison", "`is` and `is not` are supported only against None",
-                      hint="compare numbers with == or !=")
+            self.fail(node, "comparison", f"comparison {type(node.ops[0]).__name__} is supported only against None "
+                      "(x is None, x is not None); supported: < <= > >= == !=")
         obj, path = self.static_path(other) if isinstance(other, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
         if obj is NOT_STATIC or not (obj is None or callable(obj) or isinstance(obj, types.ModuleType)):
             # a value, read (and its type checked) at each call; None when the argument was (catad.trees)
