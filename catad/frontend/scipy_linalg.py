@@ -163,7 +163,7 @@ def h_cho_factor(lw, obj, node, args, kwargs):
 
 # ------------------------------------------------------------ solve_triangular, cho_solve
 
-_TRANS = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}  # 'C' (conjugate) is 'T' for real matrices
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}  # 'C' (conjugate) solves as 'T' for real matrices
 
 
 def h_solve_triangular(lw, obj, node, args, kwargs):
@@ -176,8 +176,8 @@ def h_solve_triangular(lw, obj, node, args, kwargs):
     if trans not in _TRANS or isinstance(trans, bool):
         lw.fail(trans_, name, f"trans of {name} must be a constant 0, 1, 2, 'N', 'T' or 'C'", CatadTypeError)
     flags = (int(_flag(lw, name, lower_, "lower", False)) + 2 * _TRANS[trans]
-             + 4 * int(_flag(lw, name, unit_, "unit_diagonal", False))
-             + 8 * int(not _flag(lw, name, check_, "check_finite", True)))
+             + 8 * int(_flag(lw, name, unit_, "unit_diagonal", False))
+             + 16 * int(not _flag(lw, name, check_, "check_finite", True)))
     loc = lw.loc(node)
     t, rhs = _matrix(lw, name, node, a, False), _rhs(lw, name, node, b)
 

@@ -276,6 +276,8 @@ class Statements:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
                           "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
+            if not isinstance(value, Tuple) and _atoms(let_chain(value)[1]):
+                value = self.flatten(value, pieces, loc)  # its lets as statements, then its atoms
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:

@@ -902,8 +902,8 @@ _DECOMPOSITIONS = [
     ("expm_vjp", _signature(MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp,
      "expm_vjp(A, G) = L(A^T, G), the transpose of expm_jvp"),
     ("trisolve", _signature(MATRIX, None, Int, result=1), lambda a, b, f: _tr.la_trisolve(a, b, f, np.ndim(b) == 1),
-     "trisolve(A, b, flags), scipy.linalg.solve_triangular(A, b, lower=flags & 1, trans=flags >> 1 & 1, "
-     "unit_diagonal=flags & 4, check_finite=not flags & 8): SciPy's own solve, reading one triangle of A"),
+     "trisolve(A, b, flags), scipy.linalg.solve_triangular(A, b, lower=flags & 1, trans=flags >> 1 & 3, "
+     "unit_diagonal=flags & 8, check_finite=not flags & 16): SciPy's own solve, reading one triangle of A"),
     ("tri_lsolve", _signature(MATRIX, Int, None, result=2), _tr.la_tri_lsolve,
      "tri_lsolve(A, flags, db) = op(T)^{-1} db, a tangent solved like trisolve"),
     ("tri_lsolve_t", _signature(MATRIX, Int, None, result=2), _tr.la_tri_lsolve_t,

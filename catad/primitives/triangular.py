@@ -6,7 +6,7 @@ The values are SciPy's own (the kernels call it, with its checks: a singular tri
 SciPy's LinAlgError, a non-finite input its ValueError). SciPy reads only one triangle of each
 matrix, so each derivative is that of the triangle read: the other triangle's derivative is 0.
 Static options are Int arguments, constants of the program: solve_triangular's `flags` is
-lower + 2 trans + 4 unit_diagonal + 8 (not check_finite); cholesky's and cho_solve's `flags` are
+lower + 2 trans (0, 1 or 2) + 8 unit_diagonal + 16 (not check_finite); cholesky's and cho_solve's `flags` are
 lower + 2 (not check_finite); derivative kernels never check (a tangent is not SciPy's input).
 Like np.linalg.solve's (linalg.py), a derivative of a solve is applied by solving, never by
 forming an inverse:
@@ -34,9 +34,10 @@ def _scipy():
 
 
 def _options(flags) -> tuple[bool, int, bool]:
-    """solve_triangular's (lower, trans, unit_diagonal)."""
+    """solve_triangular's (lower, trans, unit_diagonal); trans 2 ('C') is 1 for real matrices, but
+    SciPy takes another LAPACK path for it, so the primal solve passes it on."""
     flags = int(flags)
-    return bool(flags & 1), (flags >> 1) & 1, bool(flags & 4)
+    return bool(flags & 1), (flags >> 1) & 3, bool(flags & 8)
 
 
 def _lower(flags) -> bool:
@@ -66,7 +67,7 @@ def _tri(x, lower: bool, unit: bool = False):
 def la_trisolve(a, b, flags, vec: bool):
     lower, trans, unit = _options(flags)
     return _as_matrix(b, vec, lambda m: _scipy().solve_triangular(
-        a, m, trans=trans, lower=lower, unit_diagonal=unit, check_finite=not int(flags) & 8))
+        a, m, trans=trans, lower=lower, unit_diagonal=unit, check_finite=not int(flags) & 16))
 
 
 def la_tri_lsolve(a, flags, db, vec: bool | None = None):
@@ -74,7 +75,7 @@ def la_tri_lsolve(a, flags, db, vec: bool | None = None):
     db = _dense(db)
     if db is None:
         return ZERO
-    return la_trisolve(a, db, int(flags) | 8, _vec(db, vec))
+    return la_trisolve(a, db, int(flags) | 16, _vec(db, vec))
 
 
 def la_tri_lsolve_t(a, flags, g, vec: bool | None = None):
@@ -82,7 +83,8 @@ def la_tri_lsolve_t(a, flags, g, vec: bool | None = None):
     g = _dense(g)
     if g is None:
         return ZERO
-    return la_trisolve(a, g, (int(flags) ^ 2) | 8, _vec(g, vec))
+    lower, trans, unit = _options(flags)
+    return la_trisolve(a, g, int(lower) + 2 * int(not trans) + 8 * int(unit) + 16, _vec(g, vec))
 
 
 def la_tri_neg_matmul(x, flags, da, vec: bool | None = None):
