@@ -649,6 +649,36 @@ def test_lexsort_errors():
         catad.grad(lambda x: np.sum(x[np.lexsort(3)]))(np.ones(3))
 
 
+# ---------------------------------------------------------------------- loops
+
+def recurrence(m, b):
+    """Each function in a loop whose state feeds the next iteration's matrices."""
+    acc = 0.0
+    for j in range(2):
+        s = np.tanh(acc)
+        U, S, Vt = np.linalg.svd(m * (1.0 + 0.1 * s), full_matrices=False)
+        w, v = np.linalg.eigh(m + m.T + s * np.eye(3))
+        x = scipy.linalg.solve_triangular(m + 3 * np.eye(3), b * s + 1.0, lower=True, trans="T")
+        y = scipy.linalg.cho_solve(scipy.linalg.cho_factor(m @ m.T + np.eye(3)), b * s)
+        e = scipy.linalg.expm(m * 0.1 * s)
+        acc = 0.5 * acc + 0.1 * (S[0] + np.sum(U[:, 0] * Vt[0]) + w[-1] + np.sum(v[:, 0] ** 2 * x) + np.sum(y)
+                                 + np.sum(e) + np.sum(scipy.linalg.cholesky(m @ m.T + np.eye(3))))
+    return acc
+
+
+def batch_of_loops(base, shifts, b):
+    return sum(recurrence(base + shifts[k] * np.eye(3), b) for k in range(len(shifts)))
+
+
+def test_in_loops_and_a_comprehension_that_runs_as_a_python_loop():
+    """A loop's derivative carries run-time tangents (catad.backend.linalg passes them to the
+    kernels); in a comprehension the loop runs element by element."""
+    base, b = RNG.normal(size=(3, 3)), RNG.normal(size=3)
+    check_gradients(recurrence, (base, b), rtol=1e-5, atol=1e-6)
+    args = (base, np.array([0.5, 1.0, 2.0]), b)
+    check_gradients(batch_of_loops, args, rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------------- the linear maps
 
 def _maps():

@@ -30,7 +30,7 @@ import ast
 import math
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, If, Term, Tuple, iconst, make_lets
+from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, iconst, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .common import index_chain
@@ -188,14 +188,22 @@ def h_solve_triangular(lw, obj, node, args, kwargs):
     return lw.b.share_all([t, rhs], body, loc)
 
 
+def _rebuild_lets(lets: list, body: Term) -> Term:
+    for lt in reversed(lets):
+        body = Let(lt.var, lt.rhs, body, lt.loc)
+    return body
+
+
 def _factor_and_lower(lw, name: str, node, cl) -> tuple[Term, bool]:
     """cho_solve's (c, lower): a tuple whose second item is a constant (cho_factor's result, or a
     display such as (L, True))."""
     if isinstance(cl, (ast.Tuple, ast.List)) and len(cl.elts) == 2:
         return lw.arg(cl.elts[0]), _flag(lw, name, cl.elts[1], "lower", False)
     t = lw.arg(cl)
-    if isinstance(t, Tuple) and len(t.items) == 2 and isinstance(t.items[1], Const) and t.items[1].type == Bool:
-        return t.items[0], bool(t.items[1].value)
+    lets, body = let_chain(t)  # cho_factor(a) called in place: its lets, then (c, lower)
+    if isinstance(body, Tuple) and len(body.items) == 2 and isinstance(body.items[1], Const) and \
+            body.items[1].type == Bool:
+        return _rebuild_lets(lets, body.items[0]), bool(body.items[1].value)
     lw.fail(cl, name, f"the first argument of {name} must be (c, lower) with lower a constant True or False",
             CatadTypeError, "pass cho_factor's result, or a tuple such as (L, True)")
 
