@@ -4,8 +4,8 @@ Each handler (``h_*``, listed in ``TABLE`` and called through calls.py's table) 
 indexing, sums and folds, so derivatives are those of these terms (no Jacobian is a matrix):
 
 * ``np.lexsort(keys)`` of a tuple of vectors (or a matrix whose rows are the keys): NumPy's
-  permutation, an Int vector (no derivative), computed while compiling when every key is a
-  constant, else by the ``lexsort`` primitive (for every lane of a build at once);
+  permutation, an Int vector (no derivative), by the ``lexsort`` primitive (for every lane of a
+  build at once), whether the keys are constants or computed;
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -50,7 +50,7 @@ import numpy.polynomial.polynomial
 from ..errors import CatadTypeError
 from ..lang.fold import Fold
 from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from .calls import display
 from .common import ONE, ZERO, all_, and_, index_chain, is_array
@@ -515,10 +515,6 @@ def h_lexsort(lw, obj, node, args, kwargs):
         last = (-1, 1) if matrix else (-1, 0)
         if not (isinstance(t, Const) and t.type == Int and t.value in last):
             lw.fail(p["axis"], "np.lexsort", "axis of np.lexsort must be the keys' last axis (-1) here", CatadTypeError)
-    if all(isinstance(k, Const) for k in items):  # known while compiling: NumPy's permutation now
-        keys_now = items[0].py_value if matrix else tuple(k.py_value for k in items)
-        return Const(np.lexsort(keys_now), Vec(Int), loc)
-
     def body(*ks):
         if matrix:
             return prim("lexsort", *ks, loc=loc)

@@ -40,6 +40,8 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 def _params(lw, name, node, args, kwargs, names, required):
+    """special_calls' binding of arguments (imported here: special_calls imports this module for
+    its table)."""
     from .special_calls import _params as params
     return params(lw, name, node, args, kwargs, names, required)
 
