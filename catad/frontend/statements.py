@@ -236,7 +236,7 @@ class Statements:
             self.bound_types[name].append(value.type)
         is_list, tree = self.is_list(value), self.tree(value)
         value = self.flatten(value, pieces, loc)
-        if is_atom(value):
+        if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
@@ -279,6 +279,8 @@ class Statements:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
                           "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
+            if not isinstance(value, Tuple) and _atoms(let_chain(value)[1]):
+                value = self.flatten(value, pieces, loc)  # its lets as statements, then its atoms
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -375,3 +377,9 @@ class Statements:
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
             self.bind(n, value, pieces, loc)
+
+
+def _atoms(t: Term) -> bool:
+    """A tuple display of atoms: kept as the name's value, so its items stay what they are (a
+    constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by cho_solve)."""
+    return isinstance(t, Tuple) and all(is_atom(x) for x in t.items)
