@@ -151,8 +151,83 @@ def _j_dft(fn, xs, tgt, bind):
     return [lin] + [L.Zero(Int, tgt)] * 3
 
 
+# ---------------------------------------------------------------- decompositions and SciPy's solvers
+# (catad/primitives/spectral.py and triangular.py). A static option is an Int argument, whose
+# map is zero; a decomposition's results are bound once and read by each map.
+
+V = Vec(Float)
+
+
+def _parts(bind: Bind, name: str, call: Term, n: int) -> list[Term]:
+    whole = bind(name, call)
+    return [bind(name + str(k), Get(k, whole)) for k in range(n)]
+
+
+def _j_svd(fn, xs, tgt, bind):
+    """d(U, S, Vh) by Townsend (2016): one map per result, at the decomposition."""
+    a, full = xs
+    u, s, vt = _parts(bind, "USV", prim("svd", a, full), 3)
+    return [L.VCat((_linear("svdu_jvp", "svdu_vjp", (u, s, vt), M, M), _linear("svals_jvp", "svals_vjp", (u, vt), M, V),
+                    _linear("svdvt_jvp", "svdvt_vjp", (u, s, vt), M, M))), L.Zero(Int, tgt)]
+
+
+def _j_svdvals(fn, xs, tgt, bind):
+    """ds_k = u_k^T dA v_k, at the reduced decomposition."""
+    (a,) = xs
+    u, _, vt = _parts(bind, "USV", prim("svd", a, iconst(0)), 3)
+    return [_linear("svals_jvp", "svals_vjp", (u, vt), M, V)]
+
+
+def _j_eigh(fn, xs, tgt, bind):
+    """dw_i = v_i^T dS v_i, dV = V (F o (V^T dS V))."""
+    a, upper = xs
+    w, v = _parts(bind, "WV", prim("eigh", a, upper), 2)
+    return [L.VCat((_linear("eigvals_jvp", "eigvals_vjp", (v, upper), M, V),
+                    _linear("eigvecs_jvp", "eigvecs_vjp", (w, v, upper), M, M))), L.Zero(Int, tgt)]
+
+
+def _j_eigvalsh(fn, xs, tgt, bind):
+    """dw_i = v_i^T dS v_i, at eigh's eigenvectors."""
+    a, upper = xs
+    _, v = _parts(bind, "WV", prim("eigh", a, upper), 2)
+    return [_linear("eigvals_jvp", "eigvals_vjp", (v, upper), M, V), L.Zero(Int, tgt)]
+
+
+def _j_expm(fn, xs, tgt, bind):
+    """The Frechet derivative L(A, .) and its adjoint L(A^T, .)."""
+    (a,) = xs
+    return [_linear("expm_jvp", "expm_vjp", (a,), M, M)]
+
+
+def _j_trisolve(fn, xs, tgt, bind):
+    """x = op(T)^{-1} b: dx = op(T)^{-1} (db - op(dT) x), one map from (dA, db, flags) as solve's."""
+    a, b, flags = xs
+    x = bind("x", prim("trisolve", a, b, flags))
+    rhs = L.HCat((_linear("tri_neg_matmul", "tri_neg_matmul_t", (x, flags), M, b.type), L.One(b.type),
+                  L.Zero(Int, b.type)))
+    return L.Compose(_linear("tri_lsolve", "tri_lsolve_t", (a, flags), b.type, b.type), rhs)
+
+
+def _j_sp_cholesky(fn, xs, tgt, bind):
+    """Murray's map for the lower factor, transposed for the upper one."""
+    a, lower = xs
+    c = bind("C", prim("sp_cholesky", a, lower))
+    return [_linear("sp_chol_jvp", "sp_chol_vjp", (c, lower), M, M), L.Zero(Int, tgt)]
+
+
+def _j_cho_solve(fn, xs, tgt, bind):
+    """x = M^{-1} b, M = L L^T: dx = M^{-1} (db - dM x), one map from (dC, db, lower)."""
+    c, b, lower = xs
+    x = bind("x", prim("cho_solve", c, b, lower))
+    rhs = L.HCat((_linear("cho_neg_matmul", "cho_neg_matmul_t", (c, x, lower), M, b.type), L.One(b.type),
+                  L.Zero(Int, b.type)))
+    return L.Compose(_linear("cho_lsolve", "cho_lsolve", (c, lower), b.type, b.type), rhs)
+
+
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
+                "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
+                "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")}}
 
 

@@ -22,6 +22,21 @@ from ..primitives.linalg import (la_chol_jvp, la_chol_vjp, la_cholesky, la_det, 
 from ..primitives.fft import KERNELS as _FFT_KERNELS
 
 globals().update(_FFT_KERNELS)
+from ..primitives.spectral import KERNELS as _SPECTRAL
+from ..primitives.triangular import KERNELS as _TRIANGULAR
+
+globals().update(_SPECTRAL)  # la_svd, la_eigh, la_expm_jvp, ...: called by name (catad/backend/linalg.py)
+globals().update(_TRIANGULAR)  # la_trisolve, la_cho_solve, ...
+
+
+def lexsort_keys(*keys):
+    """np.lexsort of keys along their last axis, the batch axes before it broadcast."""
+    return np.lexsort(np.broadcast_arrays(*keys))
+
+
+def lexsort_rows(m):
+    """np.lexsort of the rows of each matrix of a stack (the last row the primary key)."""
+    return np.lexsort(np.moveaxis(np.asarray(m), -2, 0))
 
 ZERO = T.ZERO
 OneHot = T.OneHot

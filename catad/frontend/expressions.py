@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from ..errors import CatadError, CatadTypeError
+from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
@@ -26,7 +26,7 @@ from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
-from ..trees import Tree
+from ..trees import NONE, Tree
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
@@ -116,7 +116,14 @@ class Expressions:
 
     def x_Name(self, node: ast.Name) -> Term:
         """a local variable, or a global, closure or builtin value read at each call."""
-        return self.lookup(node.id, node)
+        t = self.lookup(node.id, node)
+        if self.tree(t) is NONE:  # an argument that is None (catad.trees), used as a value
+            message = f"{node.id!r} is None (NoneType) here, where it is used as a value"
+            hint = f"test it with `if {node.id} is None:` first, or pass a value"
+            if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
+                raise ArgumentError(f"argument {message}", self.loc(node), "argument", hint=hint)
+            self.fail(node, "None", message, CatadTypeError, hint=hint)
+        return t
 
     def x_Attribute(self, node: ast.Attribute) -> Term:
         """x.shape, x.T, x.ndim, x.size of arrays; module attributes (np.pi, math.e) and globals' attributes read at each call."""
@@ -222,7 +229,10 @@ class Expressions:
         return acc
 
     def x_Compare(self, node: ast.Compare) -> Term:
-        """< <= > >= == != (chained on scalars; elementwise on arrays)."""
+        """< <= > >= == != (chained on scalars; elementwise on arrays); `x is None`, `x is not None`."""
+        known = self.static_test(node)
+        if known is not None:
+            return Const(known, Bool, self.loc(node))
         return self.compare_chain(self._compared(node.left), node.ops, node.comparators, node)
 
     def _compared(self, node: ast.expr) -> Term:
@@ -231,6 +241,33 @@ class Expressions:
             complexes.refuse(self, node, t, "comparing complex values is not supported (NumPy orders them by their "
                                             "real parts first)", "compare np.abs(z), z.real or z.imag")
         return t
+
+    def static_test(self, node: ast.expr) -> bool | None:
+        """The value of a test known while compiling, else None: `x is None` and `x is not None`
+        (a value catad computes with is never None; a default, global or closure that is None
+        is compared at each call), `not` of one, True and False. An `if` on such a test runs only
+        the branch Python runs, so the other may use x as the None it is not."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_test(node.operand)
+            return None if inner is None else not inner
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        a, b = node.left, node.comparators[0]
+        other = b if _is_none(a) else a if _is_none(b) else None
+        if other is None:
+            self.fail(node, "comparison", f"comparison {type(node.ops[0]).__name__} is supported only against None "
+                      "(x is None, x is not None); supported: < <= > >= == !=")
+        obj, path = self.static_path(other) if isinstance(other, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if obj is NOT_STATIC or not (obj is None or callable(obj) or isinstance(obj, types.ModuleType)):
+            # a value, read (and its type checked) at each call; None when the argument was (catad.trees)
+            t = self.lookup(other.id, other) if isinstance(other, ast.Name) else self.expr(other)
+            none = self.tree(t) is NONE
+        else:
+            self.guard(obj, path)  # None, a function, a module: the same object at each call
+            none = obj is None
+        return none if isinstance(node.ops[0], ast.Is) else not none
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
         right = self._compared(comps[0])
@@ -259,6 +296,9 @@ class Expressions:
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
         """a if c else b (only the chosen branch's derivative counts)."""
+        known = self.static_test(node.test)
+        if known is not None:
+            return self.expr(node.body if known else node.orelse)
         c = self.condition(node.test, "conditional expression")
         with self.branch():
             a, b = self.expr(node.body), self.expr(node.orelse)
@@ -330,3 +370,7 @@ class Expressions:
         items = tuple(kept.values())
         return self.with_tree(Tuple(items, self.loc(node)),
                               Tree("dict", tuple(self.tree(v) for v in items), tuple(kept)))
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

@@ -1157,9 +1157,13 @@ def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
 
 
 def h_split(lw, obj, node, args, kwargs):
-    """np.split(a, sections, axis=0) into a constant number of equal parts: a tuple."""
+    """np.split(a, sections, axis=0) into a constant number of equal parts, or at a constant list
+    of indices (the parts a[:i1], a[i1:i2], ..., a[ik:] as slices, so clipped as slices are): a tuple."""
     p = bind_args(lw, obj, node, args, kwargs, ("ary", "indices_or_sections", "axis"), 2)
     a, loc, name = array_arg(lw, p["ary"], obj, node), lw.loc(node), display(obj)
+    points = _split_points(lw, p["indices_or_sections"])
+    if points is not None:
+        return _split_at(lw, p, obj, a, points, loc)
     k = static_int(lw, p["indices_or_sections"], obj, "the number of sections")
     if k <= 0:
         lw.fail(p["indices_or_sections"], name, "number sections must be larger than 0.", CatadTypeError)
@@ -1180,6 +1184,43 @@ def h_split(lw, obj, node, args, kwargs):
                                                                      enumerate(ix)], loc), loc)
             return Tuple(tuple(part(q) for q in range(k)), loc)
         return make_lets(chk, lw.b.share(prim("floordiv", n, Const(k, Int), loc=loc), parts, loc))
+    return lw.b.share(a, body, loc)
+
+
+def _split_points(lw, a) -> list[int] | None:
+    """The indices of np.split written as a list or tuple of integer constants, else None."""
+    if not isinstance(a, (ast.List, ast.Tuple)):
+        return None
+    items = [lw.arg(e) for e in a.elts]
+    if not all(isinstance(t, Const) and t.type == Int for t in items):
+        lw.fail(a, "np.split", "the indices of np.split must be integer constants, e.g. np.split(x, [2, 5])")
+    return [int(t.value) for t in items]
+
+
+def _split_at(lw, p, obj, a: Term, points: list[int], loc) -> Term:
+    axis = _one_axis(lw, p, obj, a, 0)
+    if isinstance(axis, Failure):
+        return axis.term(lw, TupleT((a.type,) * (len(points) + 1)))
+
+    def body(x):
+        n = lw.b.size(x, axis, loc)
+
+        def bound(i: int | None) -> Term:  # a slice bound i as Python clips it into [0, n]
+            if i is None:
+                return n
+            if i >= 0:
+                return prim("min", Const(i, Int), n, loc=loc)
+            return prim("max", prim("add", n, Const(i, Int), loc=loc), ZERO, loc=loc)
+
+        def part(lo: int, hi: int | None) -> Term:
+            def sized(start):
+                m = prim("max", prim("sub", bound(hi), start, loc=loc), ZERO, loc=loc)
+                sizes = [m if d == axis else lw.b.size(x, d, loc) for d in range(rank(x.type))]
+                return builds(lw, sizes, lambda *ix: index_chain(
+                    x, [prim("add", start, i, loc=loc) if d == axis else i for d, i in enumerate(ix)], loc), loc)
+            return lw.b.share(bound(lo), sized, loc)
+        edges = [0, *points, None]
+        return Tuple(tuple(part(lo, hi) for lo, hi in zip(edges, edges[1:])), loc)
     return lw.b.share(a, body, loc)
 
 
@@ -1618,9 +1659,43 @@ def contract(lw, ops: list[Term], letters: list[str], out: str, loc, name: str, 
     return make_lets(binds, body)
 
 
+def _ellipsis_named(text: str, ranks: list[int]) -> tuple[str, str | None]:
+    """Subscripts with '...' written out with letters of their own: each operand's ellipsis
+    stands for its axes not named, aligned on the right across operands as NumPy broadcasts
+    them; the output (implicit: the ellipsis axes, then the letters used once, sorted) gets them
+    all. Returns (subscripts, None), or (text, NumPy's error message)."""
+    ins, arrow, out = text.partition("->")
+    terms = ins.split(",")
+    for k, term in enumerate(terms + ([out] if arrow else [])):
+        if term.replace("...", "", 1).count(".") or term.count("...") > 1:
+            which = f"operand {k}" if k < len(terms) else "the output"
+            return text, (f"einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') "
+                          f"in {which}")
+    if len(terms) != len(ranks):
+        return text, None  # the caller says how many operands there should be
+    widths = []
+    for k, (term, r) in enumerate(zip(terms, ranks)):
+        named = len(term.replace("...", ""))
+        if "..." in term and named > r:
+            return text, f"einstein sum subscripts string contains too many subscripts for operand {k}"
+        widths.append(r - named if "..." in term else 0)
+    width = max(widths, default=0)
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in text][:width]
+    if arrow and "..." not in out and width > 0:
+        return text, ("output has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
+                      "provided to broadcast the extra dimensions.")
+    named = [t.replace("...", "".join(spare[width - w:])) for t, w in zip(terms, widths)]
+    if arrow:
+        out = out.replace("...", "".join(spare))
+    else:
+        used = "".join(t.replace("...", "") for t in terms)
+        out = "".join(spare) + "".join(sorted(c for c in set(used) if used.count(c) == 1))
+    return ",".join(named) + "->" + out, None
+
+
 def h_einsum(lw, obj, node, args, kwargs):
     """np.einsum(subscripts, *operands) with explicit ('ij,jk->ik') or implicit output,
-    repeated letters (traces, diagonals), any number of operands; without '...'."""
+    repeated letters (traces, diagonals), any number of operands, and '...' for the axes not named."""
     loc, name = lw.loc(node), display(obj)
     if not args:
         lw.fail(node, name, f"{name}() takes the subscripts and the operands", CatadTypeError)
@@ -1628,9 +1703,6 @@ def h_einsum(lw, obj, node, args, kwargs):
     if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
         lw.fail(spec, name, f"the subscripts of {name}() must be a string written out, e.g. 'ij,jk->ik'")
     text = spec.value.replace(" ", "")
-    if "." in text:
-        lw.fail(spec, name, f"{name}() with '...' (broadcasting over the axes not named) is not supported",
-                hint="name every axis, e.g. 'bij,bjk->bik'")
     if text.count("->") > 1 or "-" in text.replace("->", "") or ">" in text.replace("->", ""):
         lw.fail(spec, name, f"{name}() subscripts must have at most one '->'", CatadTypeError)
     ops = [array_arg(lw, a, obj, node) if not isinstance(a, ast.Constant) else lw.arg(a) for a in args[1:]]
@@ -1639,6 +1711,11 @@ def h_einsum(lw, obj, node, args, kwargs):
             lw.fail(node, name, f"{name}() takes arrays of numbers, got a {x.type}", CatadTypeError)
     if any(scalar_of(x.type) == Float for x in ops):
         ops = [lw.b.to_float(x, loc) for x in ops]
+    if "." in text:
+        text, message = _ellipsis_named(text, [rank(x.type) for x in ops])
+        if message is not None:
+            elem = Float if any(scalar_of(x.type) == Float for x in ops) else Int
+            return Failure(loc, name, message).term(lw, elem)
     ins, arrow, out = text.partition("->")
     letters = ins.split(",")
     counts = {}

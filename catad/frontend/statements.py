@@ -130,6 +130,9 @@ class Statements:
                                          "(or both parts: return z.real, z.imag)")
                     self.returned(value, s)  # lower.py: the result's list or dict structure
                     return self.checked(pieces, start), value, self.loc(s)
+                if isinstance(s, ast.If) and self.static_test(s.test) is not None:
+                    todo.extend(reversed(s.body if self.static_test(s.test) else s.orelse))  # Python runs only this arm
+                    continue
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
@@ -262,7 +265,7 @@ class Statements:
             self.bound_types[name].append(value.type)
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         value = self.flatten(value, pieces, loc)
-        if is_atom(value):
+        if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
@@ -315,6 +318,8 @@ class Statements:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
                           "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
+            if not isinstance(value, Tuple) and _atoms(let_chain(value)[1]):
+                value = self.flatten(value, pieces, loc)  # its lets as statements, then its atoms
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -429,3 +434,8 @@ class Statements:
                 e1[n], e2[n] = complexes.as_pair(self, a, loc), complexes.as_pair(self, c, loc)
                 names.add(n)
         return names
+
+def _atoms(t: Term) -> bool:
+    """A tuple display of atoms: kept as the name's value, so its items stay what they are (a
+    constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by cho_solve)."""
+    return isinstance(t, Tuple) and all(is_atom(x) for x in t.items)
