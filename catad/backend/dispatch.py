@@ -89,7 +89,7 @@ CODEGEN = {
     "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
-    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "vector": arrays.p_vector,
     "check": checks.p_check,

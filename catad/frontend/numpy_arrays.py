@@ -197,6 +197,11 @@ def _unit(ty: Type, value, loc) -> Const:
     return Const({Float: float, Int: int, Bool: bool}[ty](value), ty, loc)
 
 
+def zero_of(ty: Type, loc) -> Const:
+    """The zero of a scalar type (0.0, 0 or False): what NumPy fills with in an array of that dtype."""
+    return _unit(ty, 0, loc)
+
+
 def h_eye(lw, obj, node, args, kwargs):
     """np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float)."""
     loc = lw.loc(node)
@@ -1339,7 +1344,7 @@ def h_diag(lw, obj, node, args, kwargs):
         return Failure(loc, display(obj), "Input must be 1- or 2-d.").term(lw, a.type)
     if rank(a.type) == 2:
         return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
 
     def body(v):
         n = lw.b.size(v, 0, loc)
@@ -1357,7 +1362,7 @@ def h_triangle(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
     a, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
     k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
     upper = obj is np.triu
     if rank(a.type) > 2:
         lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
