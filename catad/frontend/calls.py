@@ -35,7 +35,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
-        args = [_list_as_array(lw, a) for a in args]
+        args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
         fn, allowed = handler
         for name, kw in kwargs.items():
@@ -56,15 +56,23 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
                               f"{', '.join(supported_names())}, and functions you define")
 
 
-def _list_as_array(lw, a):
+_SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they
+# check an empty list themselves
+
+
+def _list_as_array(lw, a, obj):
     """A local list (a parameter's, or a list display's) of scalars or of arrays of one type,
     given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
-    floats); any other argument is left as it is."""
+    floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
+    argument is left as it is."""
     base = a.value if isinstance(a, ast.Subscript) else a
     if not (isinstance(base, ast.Name) and base.id in lw.env):
         return a
     t = lw.expr(a)
-    return list_array(lw, t, a) or t
+    made = list_array(lw, t, a)
+    if made is not None:
+        return made
+    return t if any(obj is f for f in _SEQUENCES) else lw.nonempty_list(t, a, f"{display(obj)}()")
 
 
 def list_array(lw, t: Term, node: ast.AST) -> Term | None:
@@ -170,6 +178,8 @@ def h_sum(lw, obj, node, args, kwargs):
         return lw.comprehension(args[0], "sum")
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
+        t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
+                                               "the shape of the list's elements")
         return prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
@@ -259,6 +269,7 @@ def h_array(lw, obj, node, args, kwargs):
             lw.fail(node, display(obj), f"{display(obj)}() takes a list, a list comprehension or an array, "
                                         f"got a {t.type}", CatadTypeError)
         if lw.is_list(t):
+            t = lw.nonempty_list(t, node, f"{display(obj)}()")
             t = t.replace()  # an equal but distinct term: the array is not marked as a list
     dtype = _dtype(lw, kwargs, obj)
     if dtype == Float:

@@ -177,6 +177,8 @@ class Statements:
 
     def statement(self, s: ast.stmt, pieces: list) -> None:
         loc = self.loc(s)
+        if self.list_statement(s, pieces):  # lists.py: xs = [], xs.append(e), xs += ys of a list
+            return
         if isinstance(s, ast.Assign):
             if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
                 return
@@ -237,7 +239,7 @@ class Statements:
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
-        v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
+        v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         pieces.append(("let", v, value, loc))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 

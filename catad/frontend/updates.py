@@ -67,8 +67,8 @@ class Updates:
         return _referenced_in(self, node)
 
     def _fresh(self, value: ast.expr, name: str) -> bool:
-        if isinstance(value, (ast.BinOp, ast.UnaryOp)):
-            return True
+        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List)):
+            return True  # arithmetic makes a new array, a display or comprehension a new list
         if not isinstance(value, ast.Call):
             return False
         f = value.func
