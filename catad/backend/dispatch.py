@@ -17,7 +17,7 @@ from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, WhileCount
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, folds, gathers, linalg, reductions, scatters, tangent_ops
+from . import arrays, checks, control, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ CODEGEN = {
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
+    "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "vector": arrays.p_vector,
     "check": checks.p_check,

@@ -66,8 +66,8 @@ def _list_as_array(lw, a, obj):
     floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
     argument is left as it is."""
     base = a.value if isinstance(a, ast.Subscript) else a
-    if not (isinstance(base, ast.Name) and base.id in lw.env):
-        return a
+    if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), Term)):
+        return a  # not a value: a def or lambda given to scipy.optimize.brentq is its handler's
     t = lw.expr(a)
     made = list_array(lw, t, a)
     if made is not None:

@@ -21,6 +21,7 @@ import sympy
 
 from ..errors import ShapeError
 from . import linalg as _la
+from . import roots as _roots
 from . import special as S
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
@@ -638,6 +639,28 @@ def last_hit_kernel(idx, n):
     return out
 
 
+def t_brentq(ts):
+    if len(ts) < 6 or ts[0] != Site or ts[1:5] != (Float, Float, Float, Float) or ts[5] != Int:
+        raise PrimitiveTypeError(f"brentq(site, a, b, xtol, rtol, maxiter, values...) takes a Site, four Floats and an "
+                                 f"Int, then the function's values, got ({_fmt(ts)})")
+    return Float
+
+
+def t_stop_gradient(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"stop_gradient takes a Float, got {_fmt(ts)}")
+    return Float
+
+
+register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
+                   doc="brentq(site, a, b, xtol, rtol, maxiter, values...): scipy.optimize.brentq of the user's "
+                       "function at site (catad/primitives/roots.py), its derivative zero (the front end adds the "
+                       "implicit function theorem's)"))
+register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
+                   doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
+                       "correction of a root: catad/frontend/roots.py)"))
+
+
 register(Primitive("last_hit", t_last_hit, last_hit_kernel, arity=2,
                    doc="last_hit(idx, n): for each p < n the last k with idx[k] == p, or -1 (which write of "
                        "a[idx] = v is kept: NumPy's last); an Int result, so its derivative is zero"))
@@ -868,6 +891,8 @@ STRUCTURAL = {
     "argmax": {"codegen": _CG + "reductions:p_argmax"},
     "argmin": {"codegen": _CG + "reductions:p_argmin"},
     "last_hit": {"codegen": _CG + "scatters:p_last_hit"},
+    "brentq": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_brentq"},
+    "stop_gradient": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_stop_gradient"},
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
