@@ -68,9 +68,15 @@ def closure_over_arrays(w, v, c):
     return r * r + np.sum(w)
 
 
+def largest(w):
+    return scipy.optimize.brentq(lambda x: np.max(w * x) - 1.0, 0.01, 100.0, xtol=1e-14)
+
+
 def test_a_def_reading_arrays_of_the_function():
     w, v = np.abs(RNG.normal(size=4)) + 0.1, np.abs(RNG.normal(size=4)) + 0.1
     agrees(closure_over_arrays, w, v, 0.3, argnums=(0, 1, 2))
+    _, g = agrees(largest, np.array([0.5, 2.0, 1.0]))
+    np.testing.assert_allclose(g, [0.0, -0.25, 0.0], rtol=1e-12)  # x = 1 / max(w): only the largest counts
 
 
 def piecewise(a):

@@ -24,12 +24,12 @@ write that a later one replaced gets none), and a's cotangent is kept where noth
 from __future__ import annotations
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Const, If, Term, make_lets
+from ..lang.terms import Build, If, Term, make_lets
 from ..lang.types import Int, rank, scalar_of
 from ..primitives import prim
 from .common import ONE, ZERO, all_, index_chain, or_
 from .numpy_arrays import _flat_index, _flat_reader, builds, scan0
-from .shapes import Dim, fresh
+from .shapes import fresh
 
 _CONSTRUCT = "item assignment"
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Call, Const, If, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of, vec_of
+from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from .common import ONE, ZERO, is_array, join_types
 from .shapes import Dim, canonical, fresh, lin_const, simple
@@ -159,7 +159,7 @@ class Lists:
                           "of value, or arrays")
             return self.b.share(b, lambda y: self._joined(a, [prim("index", Const(j, Int), y, loc=loc)
                                                               for j in range(k)], node), loc)
-        items = [self.with_tree(b.items[k] if isinstance(b, Tuple) else self.b_get(b, k), self.item_tree(b, k))
+        items = [self.with_tree(b.items[k] if isinstance(b, Tuple) else Get(k, b, b.loc), self.item_tree(b, k))
                  for k in range(len(b.type.items))]
         return self.b.share(a, lambda x: self._joined(x, items, node), loc) if self.list_kind(a) == "vector" \
             else self._joined(a, items, node)
@@ -180,16 +180,12 @@ class Lists:
             return [self.expr(e) for e in node.elts]
         t = self.expr(node)
         if isinstance(t.type, TupleT):
-            return [self.with_tree(t.items[k] if isinstance(t, Tuple) else self.b_get(t, k), self.item_tree(t, k))
+            return [self.with_tree(t.items[k] if isinstance(t, Tuple) else Get(k, t, t.loc), self.item_tree(t, k))
                     for k in range(len(t.type.items))]
         if is_array(t):
             return t
         self.fail(node, "list.extend", f"a list is extended by a list, a tuple or an array, got a {t.type}",
                   CatadTypeError)
-
-    def b_get(self, t: Term, k: int) -> Term:
-        from ..lang.terms import Get
-        return Get(k, t, t.loc)
 
     # ------------------------------------------------------------ growing a list
 
@@ -230,7 +226,7 @@ class Lists:
             self.fail(node, "list.extend", "extending a list of values of different types by an array is not "
                       "supported", hint="extend it by a list or a tuple")
         if self.tree(cur) is not None:  # a tuple list: one more value each
-            old = [cur.items[k] if isinstance(cur, Tuple) else self.b_get(cur, k) for k in range(len(cur.type.items))]
+            old = [cur.items[k] if isinstance(cur, Tuple) else Get(k, cur, cur.loc) for k in range(len(cur.type.items))]
             trees = [self.item_tree(cur, k) for k in range(len(old))] + [self.tree(x) for x in items]
             return self.with_tree(Tuple(tuple(old + list(items)), loc), Tree("list", tuple(trees)))
         return self._concat(cur, items, node)

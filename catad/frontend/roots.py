@@ -32,11 +32,11 @@ from ..errors import CatadTypeError
 from ..lang.fold import FOLDS
 from ..lang.inline import _Renaming
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
-from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Vec, is_differentiable, scalar_of
+from ..lang.types import Bool, Float, Int, Site, Tuple as TupleT, Vec, is_differentiable
 from ..primitives import PRIMITIVES, prim
 from ..primitives.derivatives import partials
 from ..primitives.roots import RootSite
-from .common import and_, is_array
+from .common import and_
 from .freenames import NOT_STATIC
 from .shapes import fresh, simple
 from .statements import LocalFunction
@@ -198,7 +198,7 @@ class _Forward:
     """Forward-mode differentiation of a core term in one Float variable: the term that
     computes d(term)/d(var) beside the term's own values (its lets are kept, each followed by
     its tangent's). Scalar primitives take their partials from the registry (the partials the
-    differentiation stage uses); a build, a sum, an index and a vector literal map their
+    differentiation stage uses); a build, a sum, an index, max/min and a vector literal map their
     tangents; Ints and Bools have none. Lambdas (folds) are not differentiated here."""
 
     def __init__(self, lw, node):
@@ -304,6 +304,9 @@ class _Forward:
             return primal, prim("sum", ds[0], loc=loc)
         if t.fn == "vector":
             return primal, prim("vector", *(d if d is not None else self.zero(p, out) for p, d in args), loc=loc)
+        if t.fn in ("vmax", "vmin"):  # the tangent where the first extreme element is (as the Jacobian rule)
+            at = prim("argmax" if t.fn == "vmax" else "argmin", ps[0], loc=loc)
+            return primal, prim("index", at, ds[0], loc=loc)
         if t.fn == "stop_gradient":
             return primal, None
         if t.fn not in PRIMITIVES or any(isinstance(a.type, (Vec, TupleT)) for a in ps):
