@@ -83,10 +83,19 @@ def penalty_i(x, a=1e-5):
     return sum(fi ** 2 for fi in f)
 
 
+def maybe_longer(x):
+    out = [x[1]]
+    if x[0] > 0:
+        out.append(x[0])  # the list's length depends on the data
+    return sum(out) * len(out)
+
+
 def test_appends_outside_loops():
     agrees(straight, X)
     agrees(tuple_list, X)
     agrees(penalty_i, X)
+    agrees(maybe_longer, np.array([1.0, 2.0]))
+    agrees(maybe_longer, np.array([-1.0, 2.0]))
 
 
 # ---------------------------------------------------------------- in loops
@@ -311,6 +320,13 @@ def callers_list(xs, x):
     return x
 
 
+def empty_in_one_branch(x):
+    out = []
+    if x > 0:
+        out.append(x)
+    return sum(out)  # ERR
+
+
 def read_empty(x):
     out = []
     return len(out) + x  # ERR
@@ -327,6 +343,7 @@ def test_located_refusals():
     assert info.value.loc.line == marked_line(callers_list) and "'xs'" in str(info.value), str(info.value)
     assert "make a new list" in str(info.value)
     refused(read_empty, (1.0,), UnsupportedSyntax, "'out' is empty here", "np.zeros(0)")
+    refused(empty_in_one_branch, (1.0,), UnsupportedSyntax, "'out' is empty after one branch", "first element")
 
 
 def test_element_lengths_computed_in_the_loop_are_refused_at_the_loop():

@@ -22,6 +22,7 @@ from ..lang.types import Int, Tuple as TupleT, Vec
 from ..primitives import prim
 from .checks import Statement
 from .common import join_types
+from .lists import ListState
 from .source import Source, relocate
 from .updates import OWNED, owned_join
 
@@ -352,6 +353,10 @@ class Statements:
                 before[n] = Unbound(f"{n!r} is a different function after each branch of the if statement at line "
                                     f"{loc.line} (or a function after one only); catad calls functions known while "
                                     "compiling: define it once, before the if, and test inside it")
+            elif isinstance(a, ListState) or isinstance(c, ListState):
+                before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
+                                    "and not after the other; catad takes a list's element type from what is "
+                                    "appended to it: give it a first element before the if, or make an array")
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "
