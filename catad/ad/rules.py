@@ -59,6 +59,11 @@ def _scalar_rule(fn, xs, tgt, bind):
             for x, k in zip(xs, partials(fn, xs))]
 
 
+def _j_constant(fn, xs, tgt, bind):
+    """A primitive whose derivative is zero (brentq's root, stop_gradient)."""
+    return [L.Zero(x.type, tgt) for x in xs]
+
+
 def _j_index(fn, xs, tgt, bind):
     i, v = xs
     return [L.Zero(i.type, tgt), L.Index(i, _size(v, bind), v.type)]
@@ -225,6 +230,7 @@ def _j_cho_solve(fn, xs, tgt, bind):
 
 
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
+                "brentq": _j_constant, "stop_gradient": _j_constant,
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,

@@ -18,7 +18,7 @@ from ..lang.fold import FFold, Fold, RFold, WhileCount
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, scatters, tangent_ops
+from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ CODEGEN = {
     "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
-    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
+    "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "vector": arrays.p_vector,
     "check": checks.p_check,

@@ -40,6 +40,8 @@ def lexsort_rows(m):
 
 ZERO = T.ZERO
 OneHot = T.OneHot
+last_hit = R.last_hit_kernel  # which write of an assignment through an index array is kept
+brentq = R.PRIMITIVES["brentq"].impl  # scipy.optimize.brentq of the user's function (catad/primitives/roots.py)
 
 
 def f64(x):

@@ -22,6 +22,20 @@ def p_update(c: Compiler, t, i: Arr, r, n: Arr):
     return update(c, i, r, n)
 
 
+def p_last_hit(c: Compiler, t, idx, n: Arr):
+    """last_hit(idx, n) (catad.primitives.registry.last_hit_kernel) for all the lanes at once:
+    idx's batch axes lead, each lane's positions along its last axis. A ragged idx (padded
+    lanes would be read as writes) or a length n that varies with the lane has no whole-array
+    form here."""
+    if isinstance(idx, Stacked) and idx.mask is not None:
+        raise Unvectorisable("the writes of an assignment through an index array of a ragged length")
+    if not isinstance(n, Arr) or n.deps:
+        raise Unvectorisable("an assignment through an index array into arrays of lengths that vary")
+    a = arrays.dense(c, idx)
+    n_code = n.code if n.depth == 0 else f"{n.code}.reshape(-1)[0]"
+    return Arr(c.assign(f"last_hit({a.code}, {n_code})", "hit"), a.depth, a.deps, 1, "i")
+
+
 def update(c: Compiler, i: Arr, r, n: Arr):
     """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed."""
     if r is ZERO:

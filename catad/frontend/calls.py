@@ -37,11 +37,11 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
             return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
-        args = [_list_as_array(lw, args[0], first)] + list(args[1:])
+        args = [_list_as_array(lw, args[0], obj, first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
-        args = [_list_as_array(lw, a) for a in args]
+        args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
         fn, allowed = handler
         for name, kw in kwargs.items():
@@ -62,17 +62,27 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
                               f"{', '.join(supported_names())}, and functions you define")
 
 
-def _list_as_array(lw, a, lowered=None):
+_SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they
+# check an empty list themselves
+
+
+def _list_as_array(lw, a, obj, lowered=None):
     """A local list (a parameter's, or a list display's) of scalars or of arrays of one type,
     given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
-    floats); any other argument is left as it is (`lowered`: a's term, when it is lowered)."""
+    floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
+    argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
     if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), (Term, complexes.Complex))):
-        return a if lowered is None else lowered  # not a local value (a default None or string: the handler reads it)
+        # not a local value (a default None or string, a def or lambda given to scipy.optimize.brentq):
+        # the handler reads it
+        return a if lowered is None else lowered
     t = lw.value(a) if lowered is None else lowered
     if not isinstance(t, Term):  # a complex value: the handler takes it, or refuses it, itself
         return a
-    return list_array(lw, t, a) or t
+    made = list_array(lw, t, a)
+    if made is not None:
+        return made
+    return t if any(obj is f for f in _SEQUENCES) else lw.nonempty_list(t, a, f"{display(obj)}()")
 
 
 def list_array(lw, t: Term, node: ast.AST) -> Term | None:
@@ -183,6 +193,8 @@ def h_sum(lw, obj, node, args, kwargs):
         return lw.comprehension(args[0], "sum")
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
+        t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
+                                               "the shape of the list's elements")
         return prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
@@ -278,6 +290,8 @@ def h_array(lw, obj, node, args, kwargs):
             lw.fail(node, display(obj), f"{display(obj)}() takes a list, a list comprehension or an array, "
                                         f"got a {t.type}", CatadTypeError)
         if lw.is_list(t) or lw.is_readonly(t):
+            if lw.is_list(t):
+                t = lw.nonempty_list(t, node, f"{display(obj)}()")
             t = t.replace()  # an equal but distinct term: the array is not marked as a list or a view
     dtype = _dtype(lw, kwargs, obj)
     if dtype == Float:

@@ -172,6 +172,8 @@ class Expressions:
         if isinstance(a, Complex) or isinstance(b, Complex):
             return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
+        if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
+            return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
         a, b = self.list_operands(node, a, b)
         self.refuse_lists(node, [a, b], "an arithmetic operator")
         if isinstance(op, ast.MatMult):

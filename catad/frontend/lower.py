@@ -32,6 +32,7 @@ from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
 from .functions import Functions
+from .lists import Lists
 from .loops import Loops
 from .updates import Updates
 from .reads import Path
@@ -54,7 +55,7 @@ class _Branch:
         self.b.branch_depth -= 1
 
 
-class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Functions):
+class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Lists, Functions):
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
     compiles the user functions it calls (catad.frontend.program.ProgramCompiler).
 

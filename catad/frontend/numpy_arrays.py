@@ -197,6 +197,11 @@ def _unit(ty: Type, value, loc) -> Const:
     return Const({Float: float, Int: int, Bool: bool}[ty](value), ty, loc)
 
 
+def zero_of(ty: Type, loc) -> Const:
+    """The zero of a scalar type (0.0, 0 or False): what NumPy fills with in an array of that dtype."""
+    return _unit(ty, 0, loc)
+
+
 def h_eye(lw, obj, node, args, kwargs):
     """np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float)."""
     loc = lw.loc(node)
@@ -967,13 +972,24 @@ METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
 
 # ------------------------------------------------------------ joining and splitting
 
-def sequence_arg(lw, a, obj, node) -> list[Term]:
+class Rows:
+    """A sequence argument that is one array (a list filled by append, or an ndarray): the
+    arrays to join are its items along axis 0, a number of them known only at run time."""
+
+    def __init__(self, t: Term):
+        self.t = t
+
+
+def sequence_arg(lw, a, obj, node, rows: bool = False) -> list[Term] | Rows:
     """The arrays of a sequence argument: a list or tuple display (each item lowered on its
-    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value."""
+    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value; with `rows`,
+    an array or a vector list is Rows (the caller joins its items)."""
     if isinstance(a, (ast.List, ast.Tuple)):
         items = [lw.expr(e) for e in a.elts]
     else:
         t = lw.arg(a)
+        if rows and is_array(t):
+            return Rows(t.replace() if lw.is_list(t) else t)
         if not isinstance(t.type, TupleT):
             if is_array(t) and rank(t.type) == 2:  # a matrix is a sequence of its rows
                 lw.fail(a, display(obj), f"{display(obj)}() of a matrix (a sequence of rows) is not supported",
@@ -1050,11 +1066,49 @@ def _concatenate0(lw, xs: list[Term], loc) -> Term:
     return lw.b.share_all(offsets + [total], lambda *vs: body(list(vs[:-1]), vs[-1]), loc)
 
 
+def _some_rows(lw, v: Term, loc, name: str, message: str) -> list:
+    """The check that the array v, a sequence of arrays, has one at least (NumPy's error)."""
+    n = lw.b.size(v, 0, loc)
+    if lw.b.shapes.at_most(ONE, n):
+        return []
+    return lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, name, message)
+
+
+def joined_rows(lw, t: Term, axis: int, loc, obj, message: str) -> Term:
+    """np.concatenate(t, axis) of an array t read as the sequence of its items (arrays of rank
+    r - 1 >= 1): t's first axis moved before the items' axis `axis`, merged with it."""
+    r = rank(t.type)
+    name = display(obj)
+
+    def body(v):
+        order = list(range(1, axis + 1)) + [0] + list(range(axis + 1, r))
+        w = permute(lw, v, order, loc)
+
+        def merged(x):
+            dims = [lw.b.size(x, q, loc) for q in range(r)]
+            return reshape(lw, x, dims[:axis] + [prim("mul", dims[axis], dims[axis + 1], loc=loc)] + dims[axis + 2:],
+                           loc, obj)
+        return make_lets(_some_rows(lw, v, loc, name, message), lw.b.share(w, merged, loc))
+    return lw.b.share(t, body, loc)
+
+
 def h_concatenate(lw, obj, node, args, kwargs):
-    """np.concatenate(arrays, axis=0)."""
+    """np.concatenate(arrays, axis=0) of a list or tuple of arrays, or of the items of an array."""
     p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, p["arrays"], obj, node)
+    xs = sequence_arg(lw, p["arrays"], obj, node, rows=True)
+    if isinstance(xs, Rows):
+        t = xs.t
+        if rank(t.type) < 2:
+            return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
+        message = "need at least one array to concatenate"
+        if _is_none(p.get("axis")) and "axis" in p:  # every item flattened, one after the other
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, name, message),
+                                                     reshape(lw, v, [Const(-1, Int)], loc, obj)), loc)
+        axis = 0 if "axis" not in p else static_axes(lw, p["axis"], obj, rank(t.type) - 1)
+        if isinstance(axis, Failure):
+            return axis.term(lw, vec_of(scalar_of(t.type), rank(t.type) - 1))
+        return joined_rows(lw, t, axis if isinstance(axis, int) else axis[0], loc, obj, message)
     if any(not is_array(x) for x in xs):
         return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
     bad = _same_rank(lw, xs, obj, loc)
@@ -1099,7 +1153,15 @@ def h_stack(lw, obj, node, args, kwargs):
     """np.stack(arrays, axis=0) of scalars or arrays of one shape."""
     p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, p["arrays"], obj, node)
+    xs = sequence_arg(lw, p["arrays"], obj, node, rows=True)
+    if isinstance(xs, Rows):  # the items of an array (a list filled by append) stacked: the array
+        r = rank(xs.t.type)
+        axis = 0 if _is_none(p.get("axis")) else static_axes(lw, p["axis"], obj, r)
+        if isinstance(axis, Failure):
+            return axis.term(lw, xs.t.type)
+        axis = axis if isinstance(axis, int) else axis[0]
+        return lw.b.share(xs.t, lambda v: make_lets(_some_rows(lw, v, loc, name, "need at least one array to stack"),
+                                                    permute(lw, v, inverse(to_front(r, axis)), loc)), loc)
     if len({x.type for x in xs}) > 1:
         return Failure(loc, name, "all input arrays must have the same shape").term(lw, vec_of(Float, 1))
     r = rank(xs[0].type) + 1
@@ -1123,7 +1185,9 @@ def h_stacks(lw, obj, node, args, kwargs):
     """np.vstack, np.hstack, np.column_stack, as NumPy defines them from concatenate."""
     _arity(lw, obj, node, args, 1)
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, args[0], obj, node)
+    xs = sequence_arg(lw, args[0], obj, node, rows=obj is not np.column_stack)
+    if isinstance(xs, Rows):
+        return _stacked_items(lw, xs.t, obj, loc)
 
     def body(*ys):
         ys = list(ys)
@@ -1147,6 +1211,22 @@ def h_stacks(lw, obj, node, args, kwargs):
         ys = [insert_axes(lw, y, [1] if is_array(y) else [0, 1], loc) if rank(y.type) < 2 else y for y in ys]
         return _join(lw, ys, 1, loc, name)
     return lw.b.share_all(xs, body, loc)
+
+
+def _stacked_items(lw, t: Term, obj, loc) -> Term:
+    """np.vstack / np.hstack of the items of an array t (items of rank r - 1), as NumPy makes
+    them at least 2-d (vstack) or 1-d (hstack) and concatenates them."""
+    r, message = rank(t.type), "need at least one array to concatenate"
+    if obj is np.vstack:
+        if r == 1:  # numbers as rows of one
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message),
+                                                     insert_axes(lw, v, [1], loc)), loc)
+        if r == 2:  # vectors as rows
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message), v), loc)
+        return joined_rows(lw, t, 0, loc, obj, message)
+    if r == 1:  # numbers end to end
+        return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message), v), loc)
+    return joined_rows(lw, t, 0 if r == 2 else 1, loc, obj, message)
 
 
 def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
@@ -1380,7 +1460,7 @@ def h_diag(lw, obj, node, args, kwargs):
         return Failure(loc, display(obj), "Input must be 1- or 2-d.").term(lw, a.type)
     if rank(a.type) == 2:
         return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
 
     def body(v):
         n = lw.b.size(v, 0, loc)
@@ -1398,7 +1478,7 @@ def h_triangle(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
     a, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
     k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
     upper = obj is np.triu
     if rank(a.type) > 2:
         lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",

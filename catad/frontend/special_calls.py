@@ -383,6 +383,12 @@ def _simpson(lw, obj, node, args, kwargs):
     return h_simpson(lw, obj, node, args, kwargs)
 
 
+def _brentq(lw, obj, node, args, kwargs):
+    """scipy.optimize.brentq(f, a, b, args=(), ...): SciPy's root of your function f, its derivative by the implicit function theorem."""
+    from .roots import h_brentq  # roots.py lowers the function given to it (the lowerer's parts)
+    return h_brentq(lw, obj, node, args, kwargs)
+
+
 LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.logsumexp": (h_logsumexp, ("axis", "b", "keepdims", "return_sign")),
     "scipy.special.softmax": (_softmax(False), ("axis",)),
@@ -395,6 +401,7 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
     "scipy.integrate.simpson": (_simpson, ("x", "dx", "axis")),
     **scipy_linalg.LIBRARY_HANDLERS,  # scipy.linalg's solvers and expm, multivariate_normal
+    "scipy.optimize.brentq": (_brentq, ("f", "a", "b", "args", "xtol", "rtol", "maxiter", "full_output", "disp")),
 }
 
 
@@ -432,7 +439,8 @@ def _table(loaded: tuple) -> dict:
 
 
 def _loaded() -> tuple:
-    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats", "scipy.integrate", "scipy.linalg"))
+    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats", "scipy.integrate", "scipy.linalg",
+                                            "scipy.optimize"))
 
 
 def lookup(obj: Any) -> tuple | None:

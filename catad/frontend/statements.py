@@ -24,6 +24,7 @@ from . import complexes
 from .checks import Statement
 from .complexes import Complex
 from .common import join_types
+from .lists import ListState
 from .source import Source, relocate
 from .updates import OWNED, owned_join
 
@@ -187,6 +188,8 @@ class Statements:
 
     def statement(self, s: ast.stmt, pieces: list) -> None:
         loc = self.loc(s)
+        if self.list_statement(s, pieces):  # lists.py: xs = [], xs.append(e), xs += ys of a list
+            return
         if isinstance(s, ast.Assign):
             if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
                 return
@@ -269,7 +272,7 @@ class Statements:
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
-        v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
+        v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         if view:
             self.mark_readonly(v)
         pieces.append(("let", v, value, loc))
@@ -395,6 +398,10 @@ class Statements:
                 before[n] = Unbound(f"{n!r} is a different function after each branch of the if statement at line "
                                     f"{loc.line} (or a function after one only); catad calls functions known while "
                                     "compiling: define it once, before the if, and test inside it")
+            elif isinstance(a, ListState) or isinstance(c, ListState):
+                before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
+                                    "and not after the other; catad takes a list's element type from what is "
+                                    "appended to it: give it a first element before the if, or make an array")
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "

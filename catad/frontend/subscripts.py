@@ -14,7 +14,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import ONE, is_array, or_
+from .common import ONE, is_array, or_, static_int
 from ..trees import Tree
 
 
@@ -51,17 +51,17 @@ class Subscripts:
             tree = self.tree(base)
             if tree is not None and tree.kind == "dict":
                 k = self.dict_key(tree, items, node)
-            elif len(items) == 1 and isinstance(items[0], ast.Slice):
-                return self.tuple_slice(base, items[0], node)
             else:
                 k = None
-                if len(items) == 1 and not isinstance(items[0], ast.Slice):
-                    t = self.expr(items[0])
-                    k = t.value if isinstance(t, Const) and t.type == Int else None
                 what = "list" if tree is not None else "tuple"
+                if len(items) == 1 and isinstance(items[0], ast.Slice):
+                    return self.tuple_slice(base, items[0], what, node)
+                if len(items) == 1:
+                    k = static_int(self.expr(items[0]))
                 if k is None:
-                    self.fail(node, f"{what} index", f"a {what} can only be indexed by an integer constant here, "
-                                                     "e.g. t[0] or t[-1]",
+                    self.fail(node, f"{what} index", f"a {what} can only be indexed by an integer known while "
+                              f"compiling here (a constant, len({what}) - 1, or the variable of a range loop over "
+                              "constants, which is unrolled)",
                               hint="a list of arrays of one shape can be made an array: np.array(xs)[i]"
                               if what == "list" else None)
                 n = len(base.type.items)
@@ -112,26 +112,31 @@ class Subscripts:
         parts = [None if p is None else self._subscript_items(p, lowered, node) for p in (z.re, z.im)]
         return complexes.make(self, lets, parts[0], parts[1], loc, complexes.text_of(node))
 
-    def tuple_slice(self, base: Term, item: ast.Slice, node: ast.Subscript) -> Term:
-        """t[a:b:c] of a tuple or list with constant bounds (x.shape[1:]): the tuple of the items
-        Python's slice selects (a list's slice a list)."""
+    def tuple_slice(self, base: Term, sl: ast.Slice, what: str, node: ast.Subscript) -> Term:
+        """t[a:b:c] of a tuple or list with bounds known while compiling: the tuple (list) of the
+        items Python's slice selects, each keeping its structure."""
         bounds = []
-        for part in (item.lower, item.upper, item.step):
-            t = None if part is None else self.expr(part)
-            if t is not None and not (isinstance(t, Const) and t.type == Int):
-                self.fail(part, "tuple slice", "a tuple or list can only be sliced with integer constants here, "
-                          "e.g. t[1:] or t[:-1]")
-            bounds.append(None if t is None else int(t.value))
+        for part in (sl.lower, sl.upper, sl.step):
+            k = None if part is None else static_int(self.expr(part))
+            if part is not None and k is None:
+                self.fail(node, f"{what} slice", f"a {what} can only be sliced by integers known while compiling",
+                          hint="e.g. layers[:-1] or layers[1:3]")
+            bounds.append(k)
         if bounds[2] == 0:
-            self.fail(item, "tuple slice", "slice step cannot be zero", CatadTypeError)
-        tree, loc = self.tree(base), self.loc(node)
-        picked = list(range(len(base.type.items)))[slice(*bounds)]
-        sub = Tree(tree.kind, tuple(tree.items[k] for k in picked)) if tree is not None else None
+            self.fail(node, f"{what} slice", "slice step cannot be zero", CatadTypeError)
+        ks = range(*slice(*bounds).indices(len(base.type.items)))
+        loc = self.loc(node)
+        trees = tuple(self.item_tree(base, k) for k in ks)
 
-        def body(v):
-            items = [v.items[k] if isinstance(v, Tuple) else Get(k, v, loc) for k in picked]
-            return self.with_tree(Tuple(tuple(items), loc), sub) if sub is not None else self.tuple_of(items, loc)
-        return body(base) if isinstance(base, Tuple) else self.b.share(base, body, loc)
+        def sliced(b):
+            items = [self.with_tree(b.items[k] if isinstance(b, Tuple) else Get(k, b, loc), t) for k, t in zip(ks, trees)]
+            t = Tuple(tuple(items), loc)
+            return self.with_tree(t, Tree("list", trees)) if what == "list" else self.tuple_of(items, loc)
+        if isinstance(base, Tuple) or is_atom(base):
+            return sliced(base)
+        inner = []
+        out = self.b.share(base, lambda b: inner.append(sliced(b)) or inner[0], loc)  # computed once
+        return self.with_tree(out, self.tree(inner[0]))
 
     def newaxis(self, item: ast.expr) -> bool:
         """Is this subscript item None or np.newaxis (a new axis of length 1)?"""

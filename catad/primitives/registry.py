@@ -22,6 +22,7 @@ import sympy
 from ..errors import ShapeError
 from . import fft as _fft
 from . import linalg as _la
+from . import roots as _roots
 from . import spectral as _sp
 from . import special as S
 from . import triangular as _tr
@@ -615,6 +616,59 @@ register(Primitive("argmin", t_arg_reduce, lambda v: int(np.argmin(v)), (np.argm
                    doc="the index of the first smallest element of a Vec"))
 
 
+def t_last_hit(ts):
+    if ts != (Vec(Int), Int):
+        raise PrimitiveTypeError(f"last_hit(idx, n) takes (Vec Int, Int), got ({_fmt(ts)})")
+    return Vec(Int)
+
+
+def last_hit_kernel(idx, n):
+    """For each position p < n, the last k with idx[..., k] == p, or -1 where p is not in idx
+    (along the last axis; leading axes are lanes, each with its own idx). An index outside
+    0 <= idx < n is left out: the front end checks the indices it writes (these are lanes a
+    branch discards). np.maximum.at makes "last" exact, where NumPy does not promise an
+    order for the repeated indices of a fancy assignment."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = int(n)
+    out = np.full(idx.shape[:-1] + (n,), -1, dtype=np.int64)
+    m = idx.shape[-1]
+    if m == 0 or n == 0 or out.size == 0:
+        return out
+    lanes, flat = out.reshape(-1, n), idx.reshape(-1, m)
+    ok = (flat >= 0) & (flat < n)
+    rows = np.broadcast_to(np.arange(flat.shape[0])[:, None], flat.shape)[ok]
+    ks = np.broadcast_to(np.arange(m), flat.shape)[ok]
+    np.maximum.at(lanes, (rows, flat[ok]), ks)
+    return out
+
+
+def t_brentq(ts):
+    if len(ts) < 6 or ts[0] != Site or ts[1:5] != (Float, Float, Float, Float) or ts[5] != Int:
+        raise PrimitiveTypeError(f"brentq(site, a, b, xtol, rtol, maxiter, values...) takes a Site, four Floats and an "
+                                 f"Int, then the function's values, got ({_fmt(ts)})")
+    return Float
+
+
+def t_stop_gradient(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"stop_gradient takes a Float, got {_fmt(ts)}")
+    return Float
+
+
+register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
+                   doc="brentq(site, a, b, xtol, rtol, maxiter, values...): scipy.optimize.brentq of the user's "
+                       "function at site (catad/primitives/roots.py), its derivative zero (the front end adds the "
+                       "implicit function theorem's)"))
+register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
+                   doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
+                       "correction of a root: catad/frontend/roots.py)"))
+
+
+register(Primitive("last_hit", t_last_hit, last_hit_kernel, arity=2,
+                   doc="last_hit(idx, n): for each p < n the last k with idx[k] == p, or -1 (which write of "
+                       "a[idx] = v is kept: NumPy's last); an Int result, so its derivative is zero"))
+
+
 # ---------------------------------------------------------------- tangent spaces (notes Section 2.2)
 # The vector-space operations of tangents, used by forward and reverse derivative
 # programs. They accept the symbolic zero and sparse index updates of catad.tangents.
@@ -1022,6 +1076,9 @@ STRUCTURAL = {
              "codegen": _CG + "reductions:p_vmin"},
     "argmax": {"codegen": _CG + "reductions:p_argmax"},
     "argmin": {"codegen": _CG + "reductions:p_argmin"},
+    "last_hit": {"codegen": _CG + "scatters:p_last_hit"},
+    "brentq": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_brentq"},
+    "stop_gradient": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_stop_gradient"},
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
