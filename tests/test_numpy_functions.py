@@ -753,6 +753,33 @@ def test_einsum_ellipsis_errors_are_numpy_s():
     check_like_numpy(einsum_ellipsis_dots, arr(3), shapes=["not part of an ellipsis"])
 
 
+def inner_vdot(a, b):
+    return np.sum(np.inner(a, b) ** 2) + np.vdot(a, a) * 0.5 + np.sum(np.inner(2.0, b))
+
+
+def inner_only(a, b):
+    return np.inner(a, b)  # <-
+
+
+def vdot_only(a, b):
+    return np.vdot(a, b)  # <-
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_inner_and_vdot(n):
+    check_like_numpy(inner_vdot, arr(n), arr(n, seed=1))
+    check_like_numpy(inner_vdot, arr(2, n), arr(4, n, seed=1))
+    check_like_numpy(inner_vdot, arr(2, 2, n), arr(n, seed=1))
+    check_like_numpy(vdot_only, arr(2, n), arr(2 * n, seed=1))
+
+
+def test_inner_and_vdot_errors_are_numpy_s():
+    check_like_numpy(inner_only, arr(3), arr(4, seed=1))
+    check_like_numpy(inner_only, arr(1), arr(4, seed=1))       # no broadcasting of 1
+    check_like_numpy(inner_only, arr(2, 3), arr(4, 2, seed=1))
+    check_like_numpy(vdot_only, arr(3), arr(4, seed=1))
+
+
 # ---------------------------------------------------------------- @ on stacks of matrices
 
 def batched_matmul(a, b):

@@ -1875,6 +1875,63 @@ def matmul(lw, a: Term, b: Term, loc) -> Term:
     return lw.b.share_all([a, b], body, loc)
 
 
+def h_inner(lw, obj, node, args, kwargs):
+    """np.inner(a, b): the sums of products over the last axes of a and b (the others side by
+    side: shape a.shape[:-1] + b.shape[:-1]); a number times an array when one is a number.
+    The last axes' lengths must be equal (no broadcasting of 1), as NumPy checks."""
+    a, b = (lw.arg(x) for x in _two(lw, obj, node, args))
+    loc = lw.loc(node)
+    if not is_array(a) or not is_array(b):
+        return lw.binop(ast.Mult(), a, b, node)
+    ra, rb = rank(a.type), rank(b.type)
+    la, lb = _LETTERS[:ra - 1] + "z", _LETTERS[ra - 1:ra + rb - 2] + "z"
+    # NumPy's words: b's shape with its last axis first, as its implementation moves it
+    shown = (_shape_text(["{%d}" % k for k in range(ra)]) + " and "
+             + _shape_text(["{%d}" % (ra + rb - 1)] + ["{%d}" % (ra + k) for k in range(rb - 1)]))
+    message = f"shapes {shown} not aligned: {{{ra - 1}}} (dim {ra - 1}) != {{{ra + rb - 1}}} (dim 0)"
+
+    def body(x, y):
+        sx, sy = lw.b.shape(x), lw.b.shape(y)
+        chk = [] if lw.b.shapes.same(sx[-1], sy[-1]) else lw.b.check(
+            prim("eq", sx[-1].size, sy[-1].size, loc=loc), tuple(d.size for d in sx + sy), loc, "np.inner",
+            message, equal=((sx[-1].size, sy[-1].size),))
+        # the same sizes in the same order: contract's own check (of 1 broadcasting) never fails after chk
+        return make_lets(chk, contract(lw, [x, y], [la, lb], la[:-1] + lb[:-1], loc, "np.inner", lambda _: message))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_vdot(lw, obj, node, args, kwargs):
+    """np.vdot(a, b) of real arrays: the sum of the products of their elements in C order (both
+    flattened; their sizes must be equal, as NumPy's reshape checks); of numbers, their product."""
+    a, b = (lw.arg(x) for x in _two(lw, obj, node, args))
+    loc = lw.loc(node)
+    if not is_array(a) and not is_array(b):
+        return lw.binop(ast.Mult(), a, b, node)
+    if not (is_array(a) and is_array(b)):
+        lw.fail(node, "np.vdot", "np.vdot() of a number and an array is not supported (NumPy takes it only when the "
+                "array has one element)", hint="write np.sum(a * b)")
+    flat = [t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel) for t in (a, b)]
+
+    def body(x, y):
+        nx, ny = lw.b.shape(x)[0].size, lw.b.shape(y)[0].size
+        chk = [] if lw.b.shapes.same(lw.b.shape(x)[0], lw.b.shape(y)[0]) else lw.b.check(
+            prim("eq", nx, ny, loc=loc), (ny, nx), loc, "np.vdot", "cannot reshape array of size {0} into shape ({1},)",
+            equal=((nx, ny),))
+        message = "cannot reshape array of size {1} into shape ({0},)"  # contract's sizes: x's, then y's
+        return make_lets(chk, contract(lw, [x, y], ["z", "z"], "", loc, "np.vdot", lambda _: message))
+    return lw.b.share_all(flat, body, loc)
+
+
+def _two(lw, obj, node, args) -> list:
+    if len(args) != 2:
+        lw.fail(node, display(obj), f"{display(obj)}() takes 2 arguments, got {len(args)}", CatadTypeError)
+    return args
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxy"
+TABLE += [((np.inner,), h_inner, ()), ((np.vdot,), h_vdot, ())]
+
+
 def h_logical(lw, obj, node, args, kwargs):
     """np.logical_not, np.logical_and, np.logical_or, np.logical_xor, elementwise with NumPy's
     broadcasting; a number is true where it is not 0."""
