@@ -25,7 +25,40 @@ def node(cls):
     cls._fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _IGNORED)
     cls._values = staticmethod(_getter(cls._fields))
     cls._init_fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    cls.__init__ = _fast_init(cls)
     return cls
+
+
+def _fast_init(cls):
+    """The dataclass's __init__ (the same parameters and defaults, then __post_init__), but
+    setting each field through its slot's own setter, where the frozen dataclass's looks up
+    object.__setattr__ for every field: programs are made of hundreds of thousands of nodes."""
+    params, lines, env = [], [], {}
+    for f in dataclasses.fields(cls):
+        if not f.init or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: a node's fields are set by __init__, their defaults plain values")
+        env[f"_set_{f.name}"] = _slot(cls, f.name).__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        lines.append(f"    _set_{f.name}(self, {f.name})")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines + ["    self.__post_init__()"]), env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _slot(cls, name: str):
+    """The slot descriptor holding field `name` of cls's instances (declared by cls or a base)."""
+    for c in cls.__mro__:
+        d = c.__dict__.get(name)
+        if d is not None:
+            if type(d).__name__ != "member_descriptor":
+                raise TypeError(f"{cls.__name__}.{name} is not a slot")
+            return d
+    raise TypeError(f"{cls.__name__} has no slot {name}")
 
 
 def _slotted(cls):
@@ -67,9 +100,10 @@ class Node:
         pass  # subclasses compute their types here; the hash waits until it is needed
 
     def __hash__(self) -> int:
-        h = _hash_of(self)
-        if h is not None:
-            return h
+        try:
+            return self._hash
+        except AttributeError:  # not computed yet
+            pass
         values = type(self)._values(self)
         for v in values:  # children hashed already (most new nodes): no stack needed
             if isinstance(v, Node):
@@ -78,7 +112,7 @@ class Node:
             elif isinstance(v, tuple) and not all(_hash_of(x) is not None for x in v if isinstance(x, Node)):
                 return _hash_tree(self)
         h = hash((type(self).__name__, *values))
-        object.__setattr__(self, "_hash", h)
+        _set_hash(self, h)
         return h
 
     def __eq__(self, other: Any) -> bool:
@@ -129,6 +163,9 @@ class Node:
         return f"{type(self).__name__}<{self}>"
 
 
+_set_hash = Node.__dict__["_hash"].__set__  # the slot's own setter (frozen nodes refuse setattr)
+
+
 def _hash_of(n: Node) -> int | None:
     """n's hash if it has been computed, else None."""
     try:
@@ -152,7 +189,7 @@ def _hash_tree(root: Node) -> int:
             stack.extend(unhashed)
             continue
         stack.pop()
-        object.__setattr__(n, "_hash", hash((type(n).__name__, *type(n)._values(n))))
+        _set_hash(n, hash((type(n).__name__, *type(n)._values(n))))
     return root._hash
 
 

@@ -42,14 +42,12 @@ class ArrayValue:
 
 
 class Term(Node):
-    __slots__ = ("_type", "_fails")  # the type, set at construction; may_fail's answer, when asked
-
-    @property
-    def type(self) -> Type:
-        return self._type
+    # `type`: the term's type, set at construction (a slot, read without a call: every pass
+    # asks); `_fails`: may_fail's answer, when asked
+    __slots__ = ("type", "_fails")
 
     def _set_type(self, t: Type) -> None:
-        object.__setattr__(self, "_type", t)
+        _SET_TYPE(self, t)
 
     def __str__(self) -> str:
         from .printer import show
@@ -62,6 +60,9 @@ class Term(Node):
 
     def show_with(self, show) -> str:
         raise TypeError(f"not a core term: {type(self).__name__}")
+
+
+_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slot's own setter
 
 
 @node
