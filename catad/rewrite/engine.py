@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 from .._node import Node
 from ..errors import CatadError
-from ..lang.terms import ChainFreeVars, Term
+from ..lang.terms import ChainFreeVars, Const, Term, Var
 from .rule import P, Rule
 
 
@@ -53,48 +53,78 @@ class RewriteStep:
 
 def term_children(t: Node) -> list[Term]:
     """t's term children, in field order (tuples of terms flattened)."""
-    plan = _PLANS.get(type(t))
-    if plan is None:
-        plan = _plan(type(t))
-    out = []
-    for f, kind in plan:
-        v = getattr(t, f)
-        if kind == 1:
-            if isinstance(v, Term):
-                out.append(v)
-        elif isinstance(v, tuple):
-            out.extend(x for x in v if isinstance(x, Term))
-        elif isinstance(v, Term):
-            out.append(v)
-    return out
+    f = _CHILDREN.get(type(t))
+    if f is None:
+        f = _CHILDREN[type(t)] = _compile_children(type(t))
+    return f(t)
 
 
 def with_children(t: Node, kids: list[Term]) -> Node:
-    """t with its term children replaced, in the order of :func:`term_children`."""
-    plan = _PLANS.get(type(t))
-    if plan is None:
-        plan = _plan(type(t))
-    changes, k = None, 0
-    for f, kind in plan:
-        v = getattr(t, f)
-        if isinstance(v, Term):
-            if kids[k] is not v:
-                changes = changes or {}
-                changes[f] = kids[k]
-            k += 1
-        elif isinstance(v, tuple):
-            new, changed = [], False
-            for x in v:
-                if isinstance(x, Term):
-                    changed = changed or kids[k] is not x
-                    new.append(kids[k])
-                    k += 1
-                else:
-                    new.append(x)
-            if changed:
-                changes = changes or {}
-                changes[f] = tuple(new)
-    return t.replace(**changes) if changes else t
+    """t with its term children replaced, in the order of :func:`term_children` (t itself
+    when each is the one it has)."""
+    f = _WITH.get(type(t))
+    if f is None:
+        f = _WITH[type(t)] = _compile_with(type(t))
+    return f(t, kids)
+
+
+# term_children and with_children as one function per class of node, written from its plan
+# (below) when the class is first met: no loop over the fields, no look-up by name, and the
+# new node made at once (every pass calls them at every node).
+_CHILDREN: dict[type, Any] = {}
+_WITH: dict[type, Any] = {}
+
+
+def _compile_children(cls: type):
+    lines = ["def children(t):", "    out = []"]
+    for f, kind in _plan(cls):
+        lines.append(f"    v = t.{f}")
+        if kind == 1:
+            lines.append("    if isinstance(v, Term): out.append(v)")
+        else:
+            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
+                      "    elif isinstance(v, Term): out.append(v)"]
+    lines.append("    return out")
+    return _define("\n".join(lines), "children", cls)
+
+
+def _compile_with(cls: type):
+    plan = _plan(cls)
+    lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
+    for f, _ in plan:
+        v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
+        lines += [f"    {v} = t.{f}",
+                  f"    if isinstance({v}, Term):",
+                  f"        new = kids[k]",
+                  f"        k += 1",
+                  f"        if new is not {v}:",
+                  f"            {v} = new",
+                  f"            changed = True",
+                  f"    elif isinstance({v}, tuple):",
+                  f"        items, moved = [], False",
+                  f"        for x in {v}:",
+                  f"            if isinstance(x, Term):",
+                  f"                new = kids[k]",
+                  f"                k += 1",
+                  f"                moved = moved or new is not x",
+                  f"                items.append(new)",
+                  f"            else:",
+                  f"                items.append(x)",
+                  f"        if moved:",
+                  f"            {v} = tuple(items)",
+                  f"            changed = True"]
+    planned = {f for f, _ in plan}
+    args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
+    lines += ["    if not changed:", "        return t", f"    return cls({args})"]
+    return _define("\n".join(lines), "with_children", cls)
+
+
+def _define(src: str, name: str, cls: type):
+    env = {"Term": Term, "cls": cls}
+    exec(src, env)
+    fn = env[name]
+    fn.__qualname__ = f"{name}[{cls.__name__}]"
+    return fn
 
 
 # The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
@@ -129,10 +159,15 @@ class Rewriter:
         self.rules = list(rules)
         self.stage = stage
         self.trace = trace if trace is not None else []
-        self.indexed: dict[type, tuple[str, ...]] = {}  # class -> the fields its rules ask about
-        self.by_key: dict[tuple, list[Rule]] = {}         # see _rules_for
+        # class -> (the fields its rules ask about, the key function of those fields, key -> the
+        # rules that may match there): see _rules_for
+        self.indexed: dict[type, tuple] = {}
         self.normal: dict[int, Node] = {} if normal is None else normal
         self.free_vars: ChainFreeVars | None = None  # the rules' free variables, during normalize
+        # Whether no rule can match a variable or a constant (true of the catalogue): then an
+        # atom met as a child is recorded normal where it is met, without a visit of its own.
+        self.atoms_normal = not any(_may_match(r.pattern, cls, {}) or not isinstance(r.pattern, P)
+                                    for r in self.rules for cls in (Var, Const))
 
     def _rules_for(self, t: Node) -> list[Rule]:
         """The rules that can match at t, in catalogue order. Most patterns ask a field of
@@ -140,14 +175,16 @@ class Rewriter:
         call); the rules whose demands t's fields do not meet would fail to match, so they
         are left out, by a table keyed by t's class and what is in those fields."""
         cls = type(t)
-        fields = self.indexed.get(cls)
-        if fields is None:
-            fields = self.indexed[cls] = _indexed_fields(self.rules, cls)
-        key = (cls, *[_key_part(getattr(t, f)) for f in fields])
-        rules = self.by_key.get(key)
+        keyed = self.indexed.get(cls)
+        if keyed is None:
+            fields = _indexed_fields(self.rules, cls)
+            keyed = self.indexed[cls] = (fields, _compile_key(fields), {})
+        fields, key_of, table = keyed
+        key = key_of(t)
+        rules = table.get(key)
         if rules is None:
-            parts = dict(zip(fields, key[1:]))
-            rules = self.by_key[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
+            parts = dict(zip(fields, key))
+            rules = table[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
         return rules
 
     def normalize(self, t: Term) -> Term:
@@ -166,33 +203,45 @@ class Rewriter:
         normal forms of those done so far). A frame whose children are all done tries the
         rules at its term; a rewrite's result takes the frame's place, as its normal form
         is the frame's."""
-        normal, trace = self.normal, self.trace
+        normal, trace, atoms = self.normal, self.trace, self.atoms_normal
         # A rule that loops takes steps without making any node normal, where a terminating
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
         steps_before, normal_before = len(trace), len(normal)
         stack = [(t, None, term_children(t), [])]
+        frames = 0
         while True:
             node, path, kids, new = stack[-1]
-            k = len(new)
-            while k < len(kids) and id(kids[k]) in normal:
-                new.append(kids[k])
+            k, n = len(new), len(kids)
+            while k < n:
+                kid = kids[k]
+                if id(kid) not in normal:
+                    if not atoms or (type(kid) is not Var and type(kid) is not Const):
+                        break
+                    normal[id(kid)] = kid  # an atom no rule matches: normal, no frame needed
+                new.append(kid)
                 k += 1
-            if k < len(kids):
+            if k < n:
                 sub, sub_path = kids[k], (k, path)
             else:
                 stack.pop()
-                sub, sub_path = self._rewrite_at(with_children(node, new), path)
+                for a, b in zip(new, kids):
+                    if a is not b:
+                        node = with_children(node, new)
+                        break
+                sub, sub_path = self._rewrite_at(node, path)
                 if id(sub) in normal:
                     if not stack:
                         return sub
                     stack[-1][3].append(sub)
                     continue
             stack.append((sub, sub_path, term_children(sub), []))
-            taken = len(trace) - steps_before
-            if taken > 10_000 and taken > 50 * (len(normal) - normal_before) + 10_000:
-                raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
-                                 construct="rewrite")
+            frames += 1
+            if not frames & 255:  # now and then: the trace's length may be a call (StepCount)
+                taken = len(trace) - steps_before
+                if taken > 10_000 and taken > 50 * (len(normal) - normal_before) + 10_000:
+                    raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
+                                     construct="rewrite")
 
     def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
         """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
@@ -230,6 +279,14 @@ def _indexed_fields(rules: list[Rule], cls: type) -> tuple[str, ...]:
 def _key_part(v: Any) -> Any:
     """A field's part of the rule-table key: a name itself, else the class of the value."""
     return v if isinstance(v, str) else type(v)
+
+
+def _compile_key(fields: tuple[str, ...]):
+    """The function from a node to the key parts (_key_part) of these fields, as a tuple."""
+    parts = "".join(f"(t.{f} if isinstance(t.{f}, str) else type(t.{f})), " for f in fields)
+    env: dict = {}
+    exec(f"def key(t):\n    return ({parts})", env)
+    return env["key"]
 
 
 def _may_match(p: Any, cls: type, parts: dict) -> bool:
