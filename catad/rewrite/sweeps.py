@@ -72,6 +72,17 @@ def substitute(t: Term, env: dict, special=None) -> Term:
         return env.get(t, t)
     if cls is Const:
         return t
+    if special is None:  # most terms after ANF are flat (their children atoms): no stack needed
+        kids = term_children(t)
+        for k in kids:
+            if type(k) is not Var and type(k) is not Const:
+                break
+        else:
+            new = [env.get(k, k) if type(k) is Var else k for k in kids]
+            for a, b in zip(new, kids):
+                if a is not b:
+                    return _rebuild(t, new)
+            return t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
     while stack:
