@@ -11,6 +11,7 @@ that these types are consistent.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
 import numpy as np
@@ -62,7 +63,8 @@ class Term(Node):
         raise TypeError(f"not a core term: {type(self).__name__}")
 
 
-_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slot's own setter
+_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slots' own setters
+_SET_FAILS = Term.__dict__["_fails"].__set__
 
 
 @node
@@ -215,6 +217,102 @@ class Program(Node):
 
     def __str__(self) -> str:
         return "\n\n".join(str(d) for d in self.defs)
+
+
+# ---------------------------------------------------------------- children
+
+def term_children(t: Node) -> list["Term"]:
+    """t's term children, in field order (tuples of terms flattened)."""
+    f = _CHILDREN.get(type(t))
+    if f is None:
+        f = _CHILDREN[type(t)] = _compile_children(type(t))
+    return f(t)
+
+
+def with_children(t: Node, kids: list["Term"]) -> Node:
+    """t with its term children replaced, in the order of :func:`term_children` (t itself
+    when each is the one it has)."""
+    f = _WITH.get(type(t))
+    if f is None:
+        f = _WITH[type(t)] = _compile_with(type(t))
+    return f(t, kids)
+
+
+# term_children and with_children as one function per class of node, written from its plan
+# (below) when the class is first met: no loop over the fields, no look-up by name, and the
+# new node made at once (every pass calls them at every node).
+_CHILDREN: dict[type, Any] = {}
+_WITH: dict[type, Any] = {}
+
+
+def _compile_children(cls: type):
+    lines = ["def children(t):", "    out = []"]
+    for f, kind in _plan(cls):
+        lines.append(f"    v = t.{f}")
+        if kind == 1:
+            lines.append("    if isinstance(v, Term): out.append(v)")
+        else:
+            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
+                      "    elif isinstance(v, Term): out.append(v)"]
+    lines.append("    return out")
+    return _define("\n".join(lines), "children", cls)
+
+
+def _compile_with(cls: type):
+    plan = _plan(cls)
+    lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
+    for f, _ in plan:
+        v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
+        lines += [f"    {v} = t.{f}",
+                  f"    if isinstance({v}, Term):",
+                  f"        new = kids[k]",
+                  f"        k += 1",
+                  f"        if new is not {v}:",
+                  f"            {v} = new",
+                  f"            changed = True",
+                  f"    elif isinstance({v}, tuple):",
+                  f"        items, moved = [], False",
+                  f"        for x in {v}:",
+                  f"            if isinstance(x, Term):",
+                  f"                new = kids[k]",
+                  f"                k += 1",
+                  f"                moved = moved or new is not x",
+                  f"                items.append(new)",
+                  f"            else:",
+                  f"                items.append(x)",
+                  f"        if moved:",
+                  f"            {v} = tuple(items)",
+                  f"            changed = True"]
+    planned = {f for f, _ in plan}
+    args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
+    lines += ["    if not changed:", "        return t", f"    return cls({args})"]
+    return _define("\n".join(lines), "with_children", cls)
+
+
+def _define(src: str, name: str, cls: type):
+    env = {"Term": Term, "cls": cls}
+    exec(src, env)
+    fn = env[name]
+    fn.__qualname__ = f"{name}[{cls.__name__}]"
+    return fn
+
+
+# The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
+# 0 for a field whose declared type does not say (looked at every time). Fields declared
+# to hold names, numbers, types or locations never hold terms and are not looked at.
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+_NO_TERMS = {"str", "int", "bool", "Type", "Loc | None", "tuple[int, ...]", "tuple[Type, ...]", "tuple[str, ...]"}
+_ONE = {"Term", "Var"}
+_MANY = {"tuple[Term, ...]", "tuple[Var, ...]"}
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    declared = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+                for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    plan = tuple((f, 1 if declared.get(f) in _ONE else 2 if declared.get(f) in _MANY else 0)
+                 for f in cls._fields if declared.get(f) not in _NO_TERMS)
+    _PLANS[cls] = plan
+    return plan
 
 
 # ---------------------------------------------------------------- helpers
@@ -425,7 +523,7 @@ def subterms(t: Term) -> list[Term]:
         seen.add(id(n))
         out.append(n)
         if type(n) is not Var and type(n) is not Const:
-            stack.extend(k for k in n.children() if isinstance(k, Term))
+            stack.extend(term_children(n))
     return out
 
 
@@ -448,14 +546,14 @@ def may_fail(t: Term) -> bool:
         if getattr(n, "_fails", None) is not None:
             stack.pop()
             continue
-        kids = [k for k in n.children() if isinstance(k, Term)]
-        todo = [k for k in kids if getattr(k, "_fails", None) is None]
+        kids = term_children(n)
+        # an atom never fails (and keeps no answer: most children are atoms)
+        todo = [k for k in kids if type(k) is not Var and type(k) is not Const and getattr(k, "_fails", None) is None]
         if todo:
             stack.extend(todo)
             continue
         stack.pop()
-        out = (isinstance(n, Call) and n.fn == "check") or any(k._fails for k in kids)
-        object.__setattr__(n, "_fails", out)
+        _SET_FAILS(n, (isinstance(n, Call) and n.fn == "check") or any(getattr(k, "_fails", False) for k in kids))
     return t._fails
 
 

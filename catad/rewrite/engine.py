@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 from .._node import Node
 from ..errors import CatadError
-from ..lang.terms import ChainFreeVars, Const, Term, Var
+from ..lang.terms import ChainFreeVars, Const, Term, Var, term_children, with_children
 from .rule import P, Rule
 
 
@@ -49,101 +49,6 @@ class RewriteStep:
 
     def __repr__(self) -> str:
         return f"RewriteStep({self.rule!r}, {self.stage!r}, {self.position}, {self.before}, {self.after})"
-
-
-def term_children(t: Node) -> list[Term]:
-    """t's term children, in field order (tuples of terms flattened)."""
-    f = _CHILDREN.get(type(t))
-    if f is None:
-        f = _CHILDREN[type(t)] = _compile_children(type(t))
-    return f(t)
-
-
-def with_children(t: Node, kids: list[Term]) -> Node:
-    """t with its term children replaced, in the order of :func:`term_children` (t itself
-    when each is the one it has)."""
-    f = _WITH.get(type(t))
-    if f is None:
-        f = _WITH[type(t)] = _compile_with(type(t))
-    return f(t, kids)
-
-
-# term_children and with_children as one function per class of node, written from its plan
-# (below) when the class is first met: no loop over the fields, no look-up by name, and the
-# new node made at once (every pass calls them at every node).
-_CHILDREN: dict[type, Any] = {}
-_WITH: dict[type, Any] = {}
-
-
-def _compile_children(cls: type):
-    lines = ["def children(t):", "    out = []"]
-    for f, kind in _plan(cls):
-        lines.append(f"    v = t.{f}")
-        if kind == 1:
-            lines.append("    if isinstance(v, Term): out.append(v)")
-        else:
-            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
-                      "    elif isinstance(v, Term): out.append(v)"]
-    lines.append("    return out")
-    return _define("\n".join(lines), "children", cls)
-
-
-def _compile_with(cls: type):
-    plan = _plan(cls)
-    lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
-    for f, _ in plan:
-        v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
-        lines += [f"    {v} = t.{f}",
-                  f"    if isinstance({v}, Term):",
-                  f"        new = kids[k]",
-                  f"        k += 1",
-                  f"        if new is not {v}:",
-                  f"            {v} = new",
-                  f"            changed = True",
-                  f"    elif isinstance({v}, tuple):",
-                  f"        items, moved = [], False",
-                  f"        for x in {v}:",
-                  f"            if isinstance(x, Term):",
-                  f"                new = kids[k]",
-                  f"                k += 1",
-                  f"                moved = moved or new is not x",
-                  f"                items.append(new)",
-                  f"            else:",
-                  f"                items.append(x)",
-                  f"        if moved:",
-                  f"            {v} = tuple(items)",
-                  f"            changed = True"]
-    planned = {f for f, _ in plan}
-    args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
-    lines += ["    if not changed:", "        return t", f"    return cls({args})"]
-    return _define("\n".join(lines), "with_children", cls)
-
-
-def _define(src: str, name: str, cls: type):
-    env = {"Term": Term, "cls": cls}
-    exec(src, env)
-    fn = env[name]
-    fn.__qualname__ = f"{name}[{cls.__name__}]"
-    return fn
-
-
-# The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
-# 0 for a field whose declared type does not say (looked at every time). Fields declared
-# to hold names, numbers, types or locations never hold terms and are not looked at.
-_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
-_NO_TERMS = {"str", "int", "bool", "Type", "Loc | None", "tuple[int, ...]", "tuple[Type, ...]", "tuple[str, ...]"}
-_ONE = {"Term", "Var"}
-_MANY = {"tuple[Term, ...]", "tuple[Var, ...]"}
-
-
-def _plan(cls: type) -> tuple[tuple[str, int], ...]:
-    import dataclasses
-    declared = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-                for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
-    plan = tuple((f, 1 if declared.get(f) in _ONE else 2 if declared.get(f) in _MANY else 0)
-                 for f in cls._fields if declared.get(f) not in _NO_TERMS)
-    _PLANS[cls] = plan
-    return plan
 
 
 class Rewriter:
