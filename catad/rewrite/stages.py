@@ -16,7 +16,16 @@ from .engine import Rewriter
 
 
 def optimise(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
-    return Def(d.name, d.params, Rewriter(RULES, stage, trace, normal).normalize(d.body), d.loc)
+    return optimised(d, stage, trace, normal)[0]
+
+
+def optimised(d: Def, stage: str, trace: list, normal: dict | None = None) -> tuple[Def, dict]:
+    """optimise's result and the memo of the terms the rewriting left normal (by id): every
+    term of the result, and the normal terms it dropped on the way, which the memo keeps
+    alive (so no other term takes their ids). A later stage may start from it instead of
+    :func:`normal_memo` of the result, a walk of the whole program."""
+    rw = Rewriter(RULES, stage, trace, normal)
+    return Def(d.name, d.params, rw.normalize(d.body), d.loc), rw.normal
 
 
 def normal_memo(t) -> dict:
@@ -59,4 +68,4 @@ class StepCount:
         return self.n
 
 
-__all__ = ["StepCount", "finish", "normal_memo", "optimise", "transposed"]
+__all__ = ["StepCount", "finish", "normal_memo", "optimise", "optimised", "transposed"]
