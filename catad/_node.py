@@ -33,7 +33,7 @@ def _fast_init(cls):
     """The dataclass's __init__ (the same parameters and defaults, then __post_init__), but
     setting each field through its slot's own setter, where the frozen dataclass's looks up
     object.__setattr__ for every field: programs are made of hundreds of thousands of nodes."""
-    params, lines, env = [], [], {}
+    params, lines, env = [], ["    _set_hash(self, -1)"], {"_set_hash": _set_hash}
     for f in dataclasses.fields(cls):
         if not f.init or f.default_factory is not dataclasses.MISSING:
             raise TypeError(f"{cls.__name__}.{f.name}: a node's fields are set by __init__, their defaults plain values")
@@ -94,22 +94,23 @@ def _getter(fields: tuple[str, ...]):
 class Node:
     _fields: tuple[str, ...] = ()
     _values = staticmethod(_getter(()))
-    __slots__ = ("_hash",)  # computed when first asked for (most nodes never are): unset till then
+    # computed when first asked for (most nodes never are): -1 till then (__init__ sets it;
+    # Python's hash of anything is never -1)
+    __slots__ = ("_hash",)
 
     def __post_init__(self) -> None:
         pass  # subclasses compute their types here; the hash waits until it is needed
 
     def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:  # not computed yet
-            pass
+        h = self._hash
+        if h != -1:
+            return h
         values = type(self)._values(self)
         for v in values:  # children hashed already (most new nodes): no stack needed
             if isinstance(v, Node):
-                if _hash_of(v) is None:
+                if v._hash == -1:
                     return _hash_tree(self)
-            elif isinstance(v, tuple) and not all(_hash_of(x) is not None for x in v if isinstance(x, Node)):
+            elif isinstance(v, tuple) and not all(x._hash != -1 for x in v if isinstance(x, Node)):
                 return _hash_tree(self)
         h = hash((type(self).__name__, *values))
         _set_hash(self, h)
@@ -168,10 +169,8 @@ _set_hash = Node.__dict__["_hash"].__set__  # the slot's own setter (frozen node
 
 def _hash_of(n: Node) -> int | None:
     """n's hash if it has been computed, else None."""
-    try:
-        return n._hash
-    except AttributeError:
-        return None
+    h = n._hash
+    return None if h == -1 else h
 
 
 def _hash_tree(root: Node) -> int:
@@ -181,10 +180,10 @@ def _hash_tree(root: Node) -> int:
     stack = [root]
     while stack:
         n = stack[-1]
-        if _hash_of(n) is not None:
+        if n._hash != -1:
             stack.pop()
             continue
-        unhashed = [c for c in _field_nodes(n) if _hash_of(c) is None]
+        unhashed = [c for c in _field_nodes(n) if c._hash == -1]
         if unhashed:
             stack.extend(unhashed)
             continue
@@ -195,18 +194,36 @@ def _hash_tree(root: Node) -> int:
 
 def _field_nodes(n: Node) -> list[Node]:
     """The nodes in n's fields, in tuples (of tuples) too; fields declared to hold names,
-    numbers or locations are not looked at (see _plan)."""
-    plan = _PLANS.get(type(n))
-    if plan is None:
-        plan = _plan(type(n))
-    out, todo = [], [getattr(n, f) for f in plan]
+    numbers or locations are not looked at (see _plan): one generated function per class."""
+    f = _FIELD_NODES.get(type(n))
+    if f is None:
+        f = _FIELD_NODES[type(n)] = _compile_field_nodes(type(n))
+    return f(n)
+
+
+def _compile_field_nodes(cls: type):
+    lines = ["def field_nodes(n):", "    out = []"]
+    for f in _plan(cls):
+        lines += [f"    v = n.{f}",
+                  "    if isinstance(v, Node): out.append(v)",
+                  "    elif isinstance(v, tuple): _flatten(v, out)"]
+    env = {"Node": Node, "_flatten": _flatten}
+    exec("\n".join(lines + ["    return out"]), env)
+    return env["field_nodes"]
+
+
+def _flatten(v: tuple, out: list) -> None:
+    """The nodes in the tuple v (of tuples), appended to out."""
+    todo = list(v)
     while todo:
-        v = todo.pop()
-        if isinstance(v, Node):
-            out.append(v)
-        elif isinstance(v, tuple):
-            todo.extend(v)
-    return out
+        x = todo.pop()
+        if isinstance(x, Node):
+            out.append(x)
+        elif isinstance(x, tuple):
+            todo.extend(x)
+
+
+_FIELD_NODES: dict[type, Any] = {}
 
 
 _PLANS: dict[type, tuple[str, ...]] = {}
