@@ -528,8 +528,19 @@ def subterms(t: Term) -> list[Term]:
 
 
 def var_names(*terms: Term) -> set[str]:
-    """The names of every variable in the terms, bound or free."""
-    return {n.name for t in terms for n in subterms(t) if type(n) is Var}
+    """The names of every variable in the terms, bound or free (each other node visited once)."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = list(terms)
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is Var:
+            names.add(n.name)
+        elif cls is not Const and id(n) not in seen:
+            seen.add(id(n))
+            stack.extend(term_children(n))
+    return names
 
 
 def may_fail(t: Term) -> bool:
@@ -567,20 +578,17 @@ def rename(t: Term, env: dict) -> Term:
         n, done = stack.pop()
         if id(n) in memo:
             continue
-        if isinstance(n, (Var, Const)):
-            memo[id(n)] = env.get(n, n) if isinstance(n, Var) else n
+        cls = type(n)
+        if cls is Var:
+            memo[id(n)] = env.get(n, n)
             continue
-        kids = [k for k in n.children() if isinstance(k, Term)]
+        if cls is Const:
+            memo[id(n)] = n
+            continue
+        kids = term_children(n)
         if not done:
             stack.append((n, True))
             stack.extend((k, False) for k in kids if id(k) not in memo)
             continue
-        changes = {}
-        for f in n._init_fields:
-            v = getattr(n, f)
-            if isinstance(v, Term) and memo[id(v)] is not v:
-                changes[f] = memo[id(v)]
-            elif isinstance(v, tuple) and any(isinstance(x, Term) and memo[id(x)] is not x for x in v):
-                changes[f] = tuple(memo[id(x)] if isinstance(x, Term) else x for x in v)
-        memo[id(n)] = n.replace(**changes) if changes else n
+        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
     return memo[id(t)]
