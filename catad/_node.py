@@ -33,7 +33,8 @@ def _fast_init(cls):
     """The dataclass's __init__ (the same parameters and defaults, then __post_init__), but
     setting each field through its slot's own setter, where the frozen dataclass's looks up
     object.__setattr__ for every field: programs are made of hundreds of thousands of nodes."""
-    params, lines, env = [], ["    _set_hash(self, -1)"], {"_set_hash": _set_hash}
+    params, lines = [], ["    _set_hash(self, -1)", "    _set_normal(self, None)"]
+    env = {"_set_hash": _set_hash, "_set_normal": _set_normal}
     for f in dataclasses.fields(cls):
         if not f.init or f.default_factory is not dataclasses.MISSING:
             raise TypeError(f"{cls.__name__}.{f.name}: a node's fields are set by __init__, their defaults plain values")
@@ -94,9 +95,10 @@ def _getter(fields: tuple[str, ...]):
 class Node:
     _fields: tuple[str, ...] = ()
     _values = staticmethod(_getter(()))
-    # computed when first asked for (most nodes never are): -1 till then (__init__ sets it;
-    # Python's hash of anything is never -1)
-    __slots__ = ("_hash",)
+    # _hash: computed when first asked for (most nodes never are): -1 till then (__init__ sets
+    # it; Python's hash of anything is never -1). _normal: the marks of the rewriting that
+    # found the node normal (catad.rewrite.engine.NormalMarks), None till then.
+    __slots__ = ("_hash", "_normal")
 
     def __post_init__(self) -> None:
         pass  # subclasses compute their types here; the hash waits until it is needed
@@ -164,7 +166,8 @@ class Node:
         return f"{type(self).__name__}<{self}>"
 
 
-_set_hash = Node.__dict__["_hash"].__set__  # the slot's own setter (frozen nodes refuse setattr)
+_set_hash = Node.__dict__["_hash"].__set__  # the slots' own setters (frozen nodes refuse setattr)
+_set_normal = Node.__dict__["_normal"].__set__
 
 
 def _hash_of(n: Node) -> int | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .._node import Node
+from .._node import Node, _set_normal
 from ..errors import CatadError
 from ..lang.terms import ChainFreeVars, Const, Term, Var, term_children, with_children
 from .rule import P, Rule
@@ -51,23 +51,37 @@ class RewriteStep:
         return f"RewriteStep({self.rule!r}, {self.stage!r}, {self.position}, {self.before}, {self.after})"
 
 
+class NormalMarks:
+    """Which terms are known to be normal, marked on the terms themselves (Node._normal, no
+    table of them): the terms a rewriting with these marks left normal, and those of `base`,
+    the marks of the stage before. A term marked by another rewriting (other rules, another
+    stage) is not taken to be normal here. Marks cost no memory of their own and keep no
+    term alive."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: "NormalMarks | None" = None):
+        self.base = self if base is None else base
+
+
 class Rewriter:
-    """Normalises terms by `rules`. `normal` (id -> term, kept alive there) holds the terms
-    known to be normal; a stage passes the memo of the stage before it, so what that one
-    left normal is not visited again (only the parts a sweep made are). That is sound when
-    a term normal under the earlier rules is normal under these: the sweeps' own rules
+    """Normalises terms by `rules`. `normal` (NormalMarks) says which terms are known to be
+    normal; a stage passes marks whose base is the stage before it, so what that one left
+    normal is not visited again (only the parts a sweep made are). That is sound when a
+    term normal under the earlier rules is normal under these: the sweeps' own rules
     (fwd-let-bound, rev-let-bound) match only lmApply and lmApplyR, which no earlier stage
     leaves in a program, and every stage uses the whole catalogue."""
 
     def __init__(self, rules: Iterable[Rule], stage: str = "", trace: list | None = None,
-                 normal: dict | None = None):
+                 normal: "NormalMarks | None" = None):
         self.rules = list(rules)
         self.stage = stage
         self.trace = trace if trace is not None else []
         # class -> (the fields its rules ask about, the key function of those fields, key -> the
         # rules that may match there): see _rules_for
         self.indexed: dict[type, tuple] = {}
-        self.normal: dict[int, Node] = {} if normal is None else normal
+        self.normal = NormalMarks() if normal is None else normal
+        self.marked = 0  # terms this rewriter marked normal (the step limit reads it)
         self.free_vars: ChainFreeVars | None = None  # the rules' free variables, during normalize
         # Whether no rule can match a variable or a constant (true of the catalogue): then an
         # atom met as a child is recorded normal where it is met, without a visit of its own.
@@ -108,11 +122,12 @@ class Rewriter:
         normal forms of those done so far). A frame whose children are all done tries the
         rules at its term; a rewrite's result takes the frame's place, as its normal form
         is the frame's."""
-        normal, trace, atoms = self.normal, self.trace, self.atoms_normal
+        marks, trace, atoms = self.normal, self.trace, self.atoms_normal
+        base = marks.base
         # A rule that loops takes steps without making any node normal, where a terminating
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
-        steps_before, normal_before = len(trace), len(normal)
+        steps_before, marked_before = len(trace), self.marked
         stack = [(t, None, term_children(t), [])]
         frames = 0
         while True:
@@ -120,10 +135,12 @@ class Rewriter:
             k, n = len(new), len(kids)
             while k < n:
                 kid = kids[k]
-                if id(kid) not in normal:
+                m = kid._normal
+                if m is not marks and m is not base:
                     if not atoms or (type(kid) is not Var and type(kid) is not Const):
                         break
-                    normal[id(kid)] = kid  # an atom no rule matches: normal, no frame needed
+                    _set_normal(kid, marks)  # an atom no rule matches: normal, no frame needed
+                    self.marked += 1
                 new.append(kid)
                 k += 1
             if k < n:
@@ -135,7 +152,8 @@ class Rewriter:
                         node = with_children(node, new)
                         break
                 sub, sub_path = self._rewrite_at(node, path)
-                if id(sub) in normal:
+                m = sub._normal
+                if m is marks or m is base:
                     if not stack:
                         return sub
                     stack[-1][3].append(sub)
@@ -144,7 +162,7 @@ class Rewriter:
             frames += 1
             if not frames & 255:  # now and then: the trace's length may be a call (StepCount)
                 taken = len(trace) - steps_before
-                if taken > 10_000 and taken > 50 * (len(normal) - normal_before) + 10_000:
+                if taken > 10_000 and taken > 50 * (self.marked - marked_before) + 10_000:
                     raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
                                      construct="rewrite")
 
@@ -156,7 +174,8 @@ class Rewriter:
             if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
                 return out, path
-        self.normal[id(t)] = t
+        _set_normal(t, self.normal)
+        self.marked += 1
         return t, path
 
     def steps(self) -> list[RewriteStep]:
