@@ -349,6 +349,15 @@ def make_lets(bindings: Iterable[tuple[Var, Term] | tuple[Var, Term, Loc | None]
     return body
 
 
+def remake_lets(kept: Iterable[tuple[Let, Term]], body: Term) -> Term:
+    """The lets of a chain that a pass kept, each (the let, its new right side), nested
+    around body: a let whose right side and body are the ones it had is itself (a pass
+    that changes nothing below a point of a chain makes no new lets there)."""
+    for lt, rhs in reversed(list(kept)):
+        body = lt if rhs is lt.rhs and body is lt.body else Let(lt.var, rhs, body, lt.loc)
+    return body
+
+
 def is_atom(t: Term) -> bool:
     return isinstance(t, (Var, Const))
 
