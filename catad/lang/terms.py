@@ -436,16 +436,34 @@ class ChainFreeVars:
             if id(n) in memo:
                 stack.pop()
                 continue
-            kids = _fv_children(n)
+            cls = type(n)
+            kids = n.args if cls is Call else _fv_children(n)
             # checked at every visit, not only the first: a sibling's let may have taken
             # over a child's set meanwhile (a let body shared by two lets). Atoms, most
             # children, are read directly and not memoised.
-            missing = [k for k in kids if type(k) is not Var and type(k) is not Const and id(k) not in memo]
-            if missing:
+            missing = None
+            for k in kids:
+                kind = type(k)
+                if kind is not Var and kind is not Const and id(k) not in memo:
+                    if missing is None:
+                        missing = [k]
+                    else:
+                        missing.append(k)
+            if missing is not None:
                 stack.extend(missing)
                 continue
             stack.pop()
-            memo[id(n)] = self._node(n, kids)
+            if cls is Call:  # most nodes: the union of the arguments'
+                out = set()
+                for k in kids:
+                    kind = type(k)
+                    if kind is Var:
+                        out.add(k)
+                    elif kind is not Const:
+                        out |= memo[id(k)]
+                memo[id(n)] = out
+            else:
+                memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
 
     def _of(self, k: Term) -> set:
@@ -503,7 +521,7 @@ def _fv_children(n: Term):
     if getattr(n, "LAMBDAS", ()):  # a lambda's binder is not a free variable
         binders = {f for f, _ in n.LAMBDAS}
         return [getattr(n, f) for f in n._fields if f not in binders and isinstance(getattr(n, f), Term)]
-    return [k for k in n.children() if isinstance(k, Term)]
+    return term_children(n)
 
 
 def _fv_lambdas(n: Term, of) -> frozenset:
