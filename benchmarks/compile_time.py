@@ -23,6 +23,8 @@ primitive's derivative, handler tables: at 4f5228f 0.1 s for the vector chain, 0
 high-water mark of resident memory (/proc/self/clear_refs) and times the call:
 
   first s    wall time of the first call, median of --repeats processes (min-max beside it)
+  cpu s      the process's CPU time over the first call (median): on a machine other work
+             loads, what the call cost this process, where `first s` also counts waiting
   x2         per-doubling growth of `first s` from the previous size of the same chain,
              (t2 / t1) ** (1 / log2(n2 / n1)): 2.0 is linear
   second s   a second call in the same process (the run alone, compiled program cached)
@@ -154,9 +156,10 @@ def child(kind: str, n: int, catad_path: str | None, data_dir: Path, cold: bool,
     reset_peak_rss()
     before = maxrss_kib()
     print(json.dumps({"before_kib": before, "start": time.time()}), flush=True)  # for the parent if it kills us
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     call()
     out["first"] = time.perf_counter() - t
+    out["cpu"] = time.process_time() - cpu
     out["peak_kib"] = maxrss_kib() - before
     if traced:
         out["traced"] = tracemalloc.get_traced_memory()[1] - base
@@ -210,7 +213,7 @@ def measure(kind: str, n: int, args) -> dict:
         if "timeout" in r or "error" in r:
             row.update({k: r[k] for k in ("timeout", "error", "peak_kib") if k in r})
             return row
-    for key in ("first", "second", "peak_kib", "warm_up"):
+    for key in ("first", "cpu", "second", "peak_kib", "warm_up"):
         values = [r[key] for r in row["runs"] if r.get(key) is not None]
         row[key] = statistics.median(values) if values else None
     row["catad_file"] = row["runs"][0]["catad_file"]
@@ -243,7 +246,7 @@ def fmt_mb(row: dict) -> str:
 
 
 def table(rows: list[dict], args) -> str:
-    head = ["kind", "n", "first s", "min-max", "x2", "second s", "peak MB"]
+    head = ["kind", "n", "first s", "min-max", "x2", "cpu s", "second s", "peak MB"]
     head += ["traced MB"] if args.tracemalloc else []
     head += ["warm-up s", "load", "note"]
     lines = [head]
@@ -252,6 +255,7 @@ def table(rows: list[dict], args) -> str:
         line = [r["kind"], str(r["n"]) if r["kind"] in CHAINS else "-", fmt_time(r),
                 f"{min(firsts):.2f}-{max(firsts):.2f}" if len(firsts) > 1 else "-",
                 ("> " if r.get("timeout") else "") + f"{r['x2']:.2f}" if "x2" in r else "-",
+                f"{r['cpu']:.3f}" if r.get("cpu") is not None else "-",
                 f"{r['second']:.4f}" if r.get("second") is not None else "-", fmt_mb(r)]
         if args.tracemalloc:
             line.append(f"{r['traced'] / MB:.0f}" if r.get("traced") is not None else "-")

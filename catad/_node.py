@@ -25,7 +25,41 @@ def node(cls):
     cls._fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _IGNORED)
     cls._values = staticmethod(_getter(cls._fields))
     cls._init_fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    cls.__init__ = _fast_init(cls)
     return cls
+
+
+def _fast_init(cls):
+    """The dataclass's __init__ (the same parameters and defaults, then __post_init__), but
+    setting each field through its slot's own setter, where the frozen dataclass's looks up
+    object.__setattr__ for every field: programs are made of hundreds of thousands of nodes."""
+    params, lines = [], ["    _set_hash(self, -1)", "    _set_normal(self, None)"]
+    env = {"_set_hash": _set_hash, "_set_normal": _set_normal}
+    for f in dataclasses.fields(cls):
+        if not f.init or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: a node's fields are set by __init__, their defaults plain values")
+        env[f"_set_{f.name}"] = _slot(cls, f.name).__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        lines.append(f"    _set_{f.name}(self, {f.name})")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines + ["    self.__post_init__()"]), env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _slot(cls, name: str):
+    """The slot descriptor holding field `name` of cls's instances (declared by cls or a base)."""
+    for c in cls.__mro__:
+        d = c.__dict__.get(name)
+        if d is not None:
+            if type(d).__name__ != "member_descriptor":
+                raise TypeError(f"{cls.__name__}.{name} is not a slot")
+            return d
+    raise TypeError(f"{cls.__name__} has no slot {name}")
 
 
 def _slotted(cls):
@@ -61,24 +95,27 @@ def _getter(fields: tuple[str, ...]):
 class Node:
     _fields: tuple[str, ...] = ()
     _values = staticmethod(_getter(()))
-    __slots__ = ("_hash",)  # computed when first asked for (most nodes never are): unset till then
+    # _hash: computed when first asked for (most nodes never are): -1 till then (__init__ sets
+    # it; Python's hash of anything is never -1). _normal: the marks of the rewriting that
+    # found the node normal (catad.rewrite.engine.NormalMarks), None till then.
+    __slots__ = ("_hash", "_normal")
 
     def __post_init__(self) -> None:
         pass  # subclasses compute their types here; the hash waits until it is needed
 
     def __hash__(self) -> int:
-        h = _hash_of(self)
-        if h is not None:
+        h = self._hash
+        if h != -1:
             return h
         values = type(self)._values(self)
         for v in values:  # children hashed already (most new nodes): no stack needed
             if isinstance(v, Node):
-                if _hash_of(v) is None:
+                if v._hash == -1:
                     return _hash_tree(self)
-            elif isinstance(v, tuple) and not all(_hash_of(x) is not None for x in v if isinstance(x, Node)):
+            elif isinstance(v, tuple) and not all(x._hash != -1 for x in v if isinstance(x, Node)):
                 return _hash_tree(self)
         h = hash((type(self).__name__, *values))
-        object.__setattr__(self, "_hash", h)
+        _set_hash(self, h)
         return h
 
     def __eq__(self, other: Any) -> bool:
@@ -129,12 +166,14 @@ class Node:
         return f"{type(self).__name__}<{self}>"
 
 
+_set_hash = Node.__dict__["_hash"].__set__  # the slots' own setters (frozen nodes refuse setattr)
+_set_normal = Node.__dict__["_normal"].__set__
+
+
 def _hash_of(n: Node) -> int | None:
     """n's hash if it has been computed, else None."""
-    try:
-        return n._hash
-    except AttributeError:
-        return None
+    h = n._hash
+    return None if h == -1 else h
 
 
 def _hash_tree(root: Node) -> int:
@@ -144,32 +183,50 @@ def _hash_tree(root: Node) -> int:
     stack = [root]
     while stack:
         n = stack[-1]
-        if _hash_of(n) is not None:
+        if n._hash != -1:
             stack.pop()
             continue
-        unhashed = [c for c in _field_nodes(n) if _hash_of(c) is None]
+        unhashed = [c for c in _field_nodes(n) if c._hash == -1]
         if unhashed:
             stack.extend(unhashed)
             continue
         stack.pop()
-        object.__setattr__(n, "_hash", hash((type(n).__name__, *type(n)._values(n))))
+        _set_hash(n, hash((type(n).__name__, *type(n)._values(n))))
     return root._hash
 
 
 def _field_nodes(n: Node) -> list[Node]:
     """The nodes in n's fields, in tuples (of tuples) too; fields declared to hold names,
-    numbers or locations are not looked at (see _plan)."""
-    plan = _PLANS.get(type(n))
-    if plan is None:
-        plan = _plan(type(n))
-    out, todo = [], [getattr(n, f) for f in plan]
+    numbers or locations are not looked at (see _plan): one generated function per class."""
+    f = _FIELD_NODES.get(type(n))
+    if f is None:
+        f = _FIELD_NODES[type(n)] = _compile_field_nodes(type(n))
+    return f(n)
+
+
+def _compile_field_nodes(cls: type):
+    lines = ["def field_nodes(n):", "    out = []"]
+    for f in _plan(cls):
+        lines += [f"    v = n.{f}",
+                  "    if isinstance(v, Node): out.append(v)",
+                  "    elif isinstance(v, tuple): _flatten(v, out)"]
+    env = {"Node": Node, "_flatten": _flatten}
+    exec("\n".join(lines + ["    return out"]), env)
+    return env["field_nodes"]
+
+
+def _flatten(v: tuple, out: list) -> None:
+    """The nodes in the tuple v (of tuples), appended to out."""
+    todo = list(v)
     while todo:
-        v = todo.pop()
-        if isinstance(v, Node):
-            out.append(v)
-        elif isinstance(v, tuple):
-            todo.extend(v)
-    return out
+        x = todo.pop()
+        if isinstance(x, Node):
+            out.append(x)
+        elif isinstance(x, tuple):
+            todo.extend(x)
+
+
+_FIELD_NODES: dict[type, Any] = {}
 
 
 _PLANS: dict[type, tuple[str, ...]] = {}

@@ -40,7 +40,8 @@ from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative
-from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
+from .rewrite.engine import NormalMarks
+from .rewrite.stages import StepCount, finish, optimised, transposed
 
 # The stages of catad.explain, in order; "code" is the backend's output.
 STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
@@ -135,13 +136,17 @@ class Pipeline:
         # rewrote would stay alive beside the later stages (made again if asked for)
         jac = (self.jacobian if self.record or "jacobian_program" in vars(self)
                else self._jacobian_program().main)
-        return self._traced("jacobian-optimised", lambda trace: optimise(jac, "jacobian-optimised", trace))
+        def make(trace):
+            out, self._normal = optimised(jac, "jacobian-optimised", trace)
+            return out
+        return self._traced("jacobian-optimised", make)
 
-    def normal(self) -> dict:
-        """The terms of the optimised Jacobian, all normal: each later stage starts from them,
-        so its rewriting visits only what its sweep makes (see catad.rewrite.engine.Rewriter).
-        Made for each stage that asks, not kept: grad asks once."""
-        return normal_memo(self.jacobian_optimised.body)
+    def normal(self) -> NormalMarks:
+        """Marks for a later stage's rewriting, whose base is the optimising's: the optimised
+        Jacobian's terms are known to be normal, so the stage visits only what its sweep
+        makes (see catad.rewrite.engine.Rewriter); each stage marks what it makes its own way."""
+        self.jacobian_optimised
+        return NormalMarks(self._normal)
 
     @_stage
     def jacobian_transposed(self) -> Def:

@@ -170,7 +170,7 @@ def _deep(fn: Callable) -> Any:
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
              zero_safe: bool, checkpoints: int | None = None) -> Compiled:
     c = Compiler(vectorise, zero_safe, checkpoints)
-    c.reversed_folds = folds.reversed_folds(d.body)
+    c.find_reversed_folds = lambda: folds.reversed_folds(d.body)  # when a fold asks
     params = []
     for k, p in enumerate(d.params):
         name = c.name(p.name)

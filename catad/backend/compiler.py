@@ -52,9 +52,10 @@ class Compiler:
         self.vectorise = vectorise
         # reverse loops (RFold) keep every state (None) or at most this many (catad.backend.checkpoint)
         self.checkpoints = checkpoints
-        # the folds an RFold of the program runs backwards (folds.reversed_folds): their loops
-        # are written once, keeping states for the RFold
-        self.reversed_folds: frozenset = frozenset()
+        # what finds the folds an RFold of the program runs backwards (reversed_folds: their
+        # loops are written once, keeping states for the RFold), and what it found
+        self.find_reversed_folds = frozenset
+        self._reversed_folds: frozenset | None = None
         self.reverse_loops = 0  # RFolds compiled
         # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
         self.zero_safe = zero_safe
@@ -78,6 +79,15 @@ class Compiler:
         self.ragged_masks: set[str] = set()
         self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
         self._n = 0
+
+    @property
+    def reversed_folds(self) -> frozenset:
+        """The folds an RFold of the program runs backwards (catad.backend.folds.reversed_folds),
+        found when first asked: by the first fold compiled (most programs have none, and are
+        not walked for them then)."""
+        if self._reversed_folds is None:
+            self._reversed_folds = self.find_reversed_folds()
+        return self._reversed_folds
 
     # ------------------------------------------------------------ emission
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..lang.fold import Fold, RFold
 from ..lang.inline import canonical
-from ..lang.terms import Term, Var, free_vars
+from ..lang.terms import Term, Var, free_vars, subterms
 from ..lang.types import Bool, Float, Tuple as TupleT, Type, Vec, is_differentiable, rank
 from . import arrays, control, gathers, tangent_ops
 from .control import _components
@@ -345,19 +345,12 @@ class _Ran:
 def reversed_folds(body: Term) -> frozenset:
     """The canonical forms of the folds an RFold in body runs backwards (and their skeletons,
     free variables anonymised: _reversed)."""
-    out, stack = set(), [body]
-    while stack:
-        t = stack.pop()
+    out = set()
+    for t in subterms(body):
         if isinstance(t, RFold):
             f = Fold(t.acc, t.vec, t.var, t.body)
             out.add(canonical(f))
             out.add(("skeleton", _skeleton(f)))  # for folds inside builds (_reversed)
-        for f in t._fields:
-            v = getattr(t, f)
-            if isinstance(v, Term):
-                stack.append(v)
-            elif isinstance(v, tuple):
-                stack.extend(x for x in v if isinstance(x, Term))
     return frozenset(out)
 
 

@@ -68,7 +68,8 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     for k in range(len(lines) - 1, -1, -1):
         loop = parsed[k][0] != BASE or parsed[k][2].startswith("for ")
         barrier_after[k] = k if loop else barrier_after[k + 1]
-    pending: dict[str, tuple[str, int]] = {}  # name -> (expression, nesting)
+    pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
+    operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
     out = []
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
@@ -78,10 +79,15 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
         u = use_at.get(target, -1)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
-                and not (u < len(lines) and u == barrier_after[k + 1])
-                and _makes_array(expr) and _operand(parsed[u][2] if u < len(lines) else result, target)):
-            pending[target] = (expr, nesting + 1)
-        elif target is not None:
+                and not (u < len(lines) and u == barrier_after[k + 1])):
+            makes, atomic = _array_kind(expr)
+            if makes:
+                if u not in operands:
+                    operands[u] = _operands(parsed[u][2] if u < len(lines) else result)
+                if target in operands[u]:
+                    pending[target] = (expr, nesting + 1, atomic)
+                    continue
+        if target is not None:
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
@@ -89,34 +95,38 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     return out, result
 
 
-def _makes_array(expr: str) -> bool:
-    """Whether expr computes a new array (or number) by arithmetic, a ufunc or an einsum,
-    rather than a view or a helper's result: the temporaries NumPy can reuse."""
+def _array_kind(expr: str) -> tuple[bool, bool]:
+    """(whether expr computes a new array (or number) by arithmetic, a ufunc or an einsum,
+    rather than a view or a helper's result: the temporaries NumPy can reuse; whether it can
+    stand as an operand without parentheses, as can also a parenthesised expr: see
+    _substitute), from one parse."""
     try:
         node = ast.parse(expr, mode="eval").body
     except SyntaxError:
-        return False
+        return False, False
+    atomic = isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant))
     if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-        return True
+        return True, atomic
     if isinstance(node, ast.Call):
         f = node.func
-        return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np") or \
-            (isinstance(f, ast.Name) and f.id == "contract")
-    return False
+        return ((isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np") or
+                (isinstance(f, ast.Name) and f.id == "contract")), atomic
+    return False, atomic
 
 
-def _operand(expr: str, name: str) -> bool:
-    """Whether name is an operand of arithmetic in expr (where NumPy may reuse it)."""
+def _operands(expr: str) -> set:
+    """The names that are operands of arithmetic in expr (where NumPy may reuse them)."""
     try:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError:
-        return False
+        return set()
+    out = set()
     for node in ast.walk(tree):
-        operands = [node.left, node.right] if isinstance(node, ast.BinOp) else \
-            [node.operand] if isinstance(node, ast.UnaryOp) else []
-        if any(isinstance(o, ast.Name) and o.id == name for o in operands):
-            return True
-    return False
+        for o in ([node.left, node.right] if isinstance(node, ast.BinOp) else
+                  [node.operand] if isinstance(node, ast.UnaryOp) else []):
+            if isinstance(o, ast.Name):
+                out.add(o.id)
+    return out
 
 
 def _substitute(expr: str, pending: dict) -> tuple[str, int]:
@@ -126,9 +136,10 @@ def _substitute(expr: str, pending: dict) -> tuple[str, int]:
     parts, at = [], 0
     for start, end, name in _references(expr):
         if name in pending:
-            text, depth = pending.pop(name)
+            text, depth, atomic = pending.pop(name)
             nesting = max(nesting, depth)
-            parts += [expr[at:start], text if _atomic(text) else f"({text})"]
+            atomic = atomic or text.startswith("(") and _closes_at_end(text)
+            parts += [expr[at:start], text if atomic else f"({text})"]
             at = end
     return "".join(parts) + expr[at:], nesting
 
@@ -137,17 +148,6 @@ def _references(expr: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of each variable in expr: not an attribute, a keyword
     argument's name, or text inside a string."""
     return [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(expr) if m.group(1)]
-
-
-def _atomic(expr: str) -> bool:
-    """Whether expr can stand as an operand without parentheses."""
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return False
-    if isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant)):
-        return True
-    return expr.startswith("(") and _closes_at_end(expr)
 
 
 def _closes_at_end(expr: str) -> bool:

@@ -19,15 +19,37 @@ compiling stays symbolic instead of becoming arrays:
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..lang.types import Bool, Int, Type, scalar_of
+
+
+def _quick(cls):
+    """cls, a frozen dataclass, with an __init__ like the dataclass's (the same parameters and
+    defaults) that fills the instance's __dict__ directly, where the dataclass's calls
+    object.__setattr__ for each field: the code generator makes a value for every operation."""
+    params, lines, env = [], [], {}
+    for f in dataclasses.fields(cls):
+        if not f.init or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: plain fields only")
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        lines.append(f"    d[{f.name!r}] = {f.name}")
+    exec(f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(lines), env)
+    cls.__init__ = env["__init__"]
+    cls.__init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return cls
 
 
 class Unvectorisable(Exception):
     """This build has no whole-array form here: compile it as a Python loop instead."""
 
 
+@_quick
 @dataclass(frozen=True, eq=False)
 class Arr:
     code: str                    # a Python name, literal or view expression
@@ -50,6 +72,7 @@ class _Zero:
 ZERO = _Zero()
 
 
+@_quick
 @dataclass(frozen=True, eq=False)
 class Upd:
     """update(idx, val, n), summed over its `extra` innermost batch axes: a sum over a
@@ -62,12 +85,14 @@ class Upd:
     extra: int = 0
 
 
+@_quick
 @dataclass(frozen=True, eq=False)
 class TSum:
     a: object
     b: object
 
 
+@_quick
 @dataclass(frozen=True, eq=False)
 class Stacked:
     body: object                 # at depth + 1
@@ -77,6 +102,7 @@ class Stacked:
     mask: Arr | None = None      # ragged: which lanes of axis `depth` are elements
 
 
+@_quick
 @dataclass(frozen=True, eq=False)
 class RT:
     code: str

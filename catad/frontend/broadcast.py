@@ -74,7 +74,11 @@ class Broadcasting:
                 i = self.var(Int, loc, "_i")
                 idx = [ix + [reads[j](i)] if j in reads else ix for j, ix in enumerate(idx)]
                 return Build(fresh(out.size, loc), i, go(k + 1, idx), loc)
-            return make_lets(binds, go(0, [[] for _ in terms]))
+            out = go(0, [[] for _ in terms])
+            # go calls itself through its closure, a cycle that would keep every term it reached
+            # alive until the garbage collector, paused while compiling, runs again
+            del go
+            return make_lets(binds, out)
         return self.share_all(kept, body, loc)
 
     def broadcast_axis(self, members: list[tuple[int, Dim]], loc: Loc | None):

@@ -218,7 +218,9 @@ class Functions:
         functions; False when the value is not a lambda (or a tuple of them)."""
         def lambdas(v):
             return isinstance(v, ast.Lambda) or isinstance(v, ast.Tuple) and any(lambdas(e) for e in v.elts)
-        if not lambdas(s.value):
+        found = lambdas(s.value)
+        del lambdas  # a function calling itself through its closure: a cycle (see broadcast.elementwise)
+        if not found:
             return False
 
         def assign(target, value):

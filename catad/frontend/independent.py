@@ -63,11 +63,13 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
     """program with the independent parts of its loops made builds and sums, and a note per loop."""
     notes: list[str] = []
     defs, changed = [], False
-    failing = _failing_functions(program)
+    failing = None  # found when a function has a loop (most have none: no walk of them then)
     for d in program.defs:
         if not any(isinstance(n, Fold) for n in _subterms(d.body)):
             defs.append(d)
             continue
+        if failing is None:
+            failing = _failing_functions(program)
         v = _Vectoriser(d, notes, failing)
         body = v.term(d.body)
         changed |= body is not d.body

@@ -11,6 +11,7 @@ that these types are consistent.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
 import numpy as np
@@ -42,14 +43,12 @@ class ArrayValue:
 
 
 class Term(Node):
-    __slots__ = ("_type", "_fails")  # the type, set at construction; may_fail's answer, when asked
-
-    @property
-    def type(self) -> Type:
-        return self._type
+    # `type`: the term's type, set at construction (a slot, read without a call: every pass
+    # asks); `_fails`: may_fail's answer, when asked
+    __slots__ = ("type", "_fails")
 
     def _set_type(self, t: Type) -> None:
-        object.__setattr__(self, "_type", t)
+        _SET_TYPE(self, t)
 
     def __str__(self) -> str:
         from .printer import show
@@ -62,6 +61,10 @@ class Term(Node):
 
     def show_with(self, show) -> str:
         raise TypeError(f"not a core term: {type(self).__name__}")
+
+
+_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slots' own setters
+_SET_FAILS = Term.__dict__["_fails"].__set__
 
 
 @node
@@ -216,6 +219,102 @@ class Program(Node):
         return "\n\n".join(str(d) for d in self.defs)
 
 
+# ---------------------------------------------------------------- children
+
+def term_children(t: Node) -> list["Term"]:
+    """t's term children, in field order (tuples of terms flattened)."""
+    f = _CHILDREN.get(type(t))
+    if f is None:
+        f = _CHILDREN[type(t)] = _compile_children(type(t))
+    return f(t)
+
+
+def with_children(t: Node, kids: list["Term"]) -> Node:
+    """t with its term children replaced, in the order of :func:`term_children` (t itself
+    when each is the one it has)."""
+    f = _WITH.get(type(t))
+    if f is None:
+        f = _WITH[type(t)] = _compile_with(type(t))
+    return f(t, kids)
+
+
+# term_children and with_children as one function per class of node, written from its plan
+# (below) when the class is first met: no loop over the fields, no look-up by name, and the
+# new node made at once (every pass calls them at every node).
+_CHILDREN: dict[type, Any] = {}
+_WITH: dict[type, Any] = {}
+
+
+def _compile_children(cls: type):
+    lines = ["def children(t):", "    out = []"]
+    for f, kind in _plan(cls):
+        lines.append(f"    v = t.{f}")
+        if kind == 1:
+            lines.append("    if isinstance(v, Term): out.append(v)")
+        else:
+            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
+                      "    elif isinstance(v, Term): out.append(v)"]
+    lines.append("    return out")
+    return _define("\n".join(lines), "children", cls)
+
+
+def _compile_with(cls: type):
+    plan = _plan(cls)
+    lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
+    for f, _ in plan:
+        v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
+        lines += [f"    {v} = t.{f}",
+                  f"    if isinstance({v}, Term):",
+                  f"        new = kids[k]",
+                  f"        k += 1",
+                  f"        if new is not {v}:",
+                  f"            {v} = new",
+                  f"            changed = True",
+                  f"    elif isinstance({v}, tuple):",
+                  f"        items, moved = [], False",
+                  f"        for x in {v}:",
+                  f"            if isinstance(x, Term):",
+                  f"                new = kids[k]",
+                  f"                k += 1",
+                  f"                moved = moved or new is not x",
+                  f"                items.append(new)",
+                  f"            else:",
+                  f"                items.append(x)",
+                  f"        if moved:",
+                  f"            {v} = tuple(items)",
+                  f"            changed = True"]
+    planned = {f for f, _ in plan}
+    args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
+    lines += ["    if not changed:", "        return t", f"    return cls({args})"]
+    return _define("\n".join(lines), "with_children", cls)
+
+
+def _define(src: str, name: str, cls: type):
+    env = {"Term": Term, "cls": cls}
+    exec(src, env)
+    fn = env[name]
+    fn.__qualname__ = f"{name}[{cls.__name__}]"
+    return fn
+
+
+# The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
+# 0 for a field whose declared type does not say (looked at every time). Fields declared
+# to hold names, numbers, types or locations never hold terms and are not looked at.
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+_NO_TERMS = {"str", "int", "bool", "Type", "Loc | None", "tuple[int, ...]", "tuple[Type, ...]", "tuple[str, ...]"}
+_ONE = {"Term", "Var"}
+_MANY = {"tuple[Term, ...]", "tuple[Var, ...]"}
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    declared = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+                for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    plan = tuple((f, 1 if declared.get(f) in _ONE else 2 if declared.get(f) in _MANY else 0)
+                 for f in cls._fields if declared.get(f) not in _NO_TERMS)
+    _PLANS[cls] = plan
+    return plan
+
+
 # ---------------------------------------------------------------- helpers
 
 def const(value: Any, loc: Loc | None = None) -> Const:
@@ -247,6 +346,15 @@ def make_lets(bindings: Iterable[tuple[Var, Term] | tuple[Var, Term, Loc | None]
     """Nest bindings (outermost first) around body, iteratively."""
     for b in reversed(list(bindings)):
         body = Let(b[0], b[1], body, b[2] if len(b) > 2 else None)
+    return body
+
+
+def remake_lets(kept: Iterable[tuple[Let, Term]], body: Term) -> Term:
+    """The lets of a chain that a pass kept, each (the let, its new right side), nested
+    around body: a let whose right side and body are the ones it had is itself (a pass
+    that changes nothing below a point of a chain makes no new lets there)."""
+    for lt, rhs in reversed(list(kept)):
+        body = lt if rhs is lt.rhs and body is lt.body else Let(lt.var, rhs, body, lt.loc)
     return body
 
 
@@ -328,16 +436,34 @@ class ChainFreeVars:
             if id(n) in memo:
                 stack.pop()
                 continue
-            kids = _fv_children(n)
+            cls = type(n)
+            kids = n.args if cls is Call else _fv_children(n)
             # checked at every visit, not only the first: a sibling's let may have taken
             # over a child's set meanwhile (a let body shared by two lets). Atoms, most
             # children, are read directly and not memoised.
-            missing = [k for k in kids if type(k) is not Var and type(k) is not Const and id(k) not in memo]
-            if missing:
+            missing = None
+            for k in kids:
+                kind = type(k)
+                if kind is not Var and kind is not Const and id(k) not in memo:
+                    if missing is None:
+                        missing = [k]
+                    else:
+                        missing.append(k)
+            if missing is not None:
                 stack.extend(missing)
                 continue
             stack.pop()
-            memo[id(n)] = self._node(n, kids)
+            if cls is Call:  # most nodes: the union of the arguments'
+                out = set()
+                for k in kids:
+                    kind = type(k)
+                    if kind is Var:
+                        out.add(k)
+                    elif kind is not Const:
+                        out |= memo[id(k)]
+                memo[id(n)] = out
+            else:
+                memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
 
     def _of(self, k: Term) -> set:
@@ -395,7 +521,7 @@ def _fv_children(n: Term):
     if getattr(n, "LAMBDAS", ()):  # a lambda's binder is not a free variable
         binders = {f for f, _ in n.LAMBDAS}
         return [getattr(n, f) for f in n._fields if f not in binders and isinstance(getattr(n, f), Term)]
-    return [k for k in n.children() if isinstance(k, Term)]
+    return term_children(n)
 
 
 def _fv_lambdas(n: Term, of) -> frozenset:
@@ -424,13 +550,24 @@ def subterms(t: Term) -> list[Term]:
         seen.add(id(n))
         out.append(n)
         if type(n) is not Var and type(n) is not Const:
-            stack.extend(k for k in n.children() if isinstance(k, Term))
+            stack.extend(term_children(n))
     return out
 
 
 def var_names(*terms: Term) -> set[str]:
-    """The names of every variable in the terms, bound or free."""
-    return {n.name for t in terms for n in subterms(t) if type(n) is Var}
+    """The names of every variable in the terms, bound or free (each other node visited once)."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = list(terms)
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is Var:
+            names.add(n.name)
+        elif cls is not Const and id(n) not in seen:
+            seen.add(id(n))
+            stack.extend(term_children(n))
+    return names
 
 
 def may_fail(t: Term) -> bool:
@@ -447,14 +584,14 @@ def may_fail(t: Term) -> bool:
         if getattr(n, "_fails", None) is not None:
             stack.pop()
             continue
-        kids = [k for k in n.children() if isinstance(k, Term)]
-        todo = [k for k in kids if getattr(k, "_fails", None) is None]
+        kids = term_children(n)
+        # an atom never fails (and keeps no answer: most children are atoms)
+        todo = [k for k in kids if type(k) is not Var and type(k) is not Const and getattr(k, "_fails", None) is None]
         if todo:
             stack.extend(todo)
             continue
         stack.pop()
-        out = (isinstance(n, Call) and n.fn == "check") or any(k._fails for k in kids)
-        object.__setattr__(n, "_fails", out)
+        _SET_FAILS(n, (isinstance(n, Call) and n.fn == "check") or any(getattr(k, "_fails", False) for k in kids))
     return t._fails
 
 
@@ -468,20 +605,17 @@ def rename(t: Term, env: dict) -> Term:
         n, done = stack.pop()
         if id(n) in memo:
             continue
-        if isinstance(n, (Var, Const)):
-            memo[id(n)] = env.get(n, n) if isinstance(n, Var) else n
+        cls = type(n)
+        if cls is Var:
+            memo[id(n)] = env.get(n, n)
             continue
-        kids = [k for k in n.children() if isinstance(k, Term)]
+        if cls is Const:
+            memo[id(n)] = n
+            continue
+        kids = term_children(n)
         if not done:
             stack.append((n, True))
             stack.extend((k, False) for k in kids if id(k) not in memo)
             continue
-        changes = {}
-        for f in n._init_fields:
-            v = getattr(n, f)
-            if isinstance(v, Term) and memo[id(v)] is not v:
-                changes[f] = memo[id(v)]
-            elif isinstance(v, tuple) and any(isinstance(x, Term) and memo[id(x)] is not x for x in v):
-                changes[f] = tuple(memo[id(x)] if isinstance(x, Term) else x for x in v)
-        memo[id(n)] = n.replace(**changes) if changes else n
+        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
     return memo[id(t)]

@@ -28,11 +28,11 @@ class LM(Term):
 
     @property
     def src(self) -> Type:
-        return self._type.src
+        return self.type.src
 
     @property
     def tgt(self) -> Type:
-        return self._type.tgt
+        return self.type.tgt
 
     def _set_lm_type(self, src: Type, tgt: Type) -> None:
         self._set_type(LinMap(src, tgt))

@@ -83,13 +83,26 @@ def lookup(name: str) -> Primitive | None:
 
 
 def _by_alias() -> dict[int, str]:
-    out = {id(a): p.name for p in PRIMITIVES.values() for a in p.aliases}
-    for p in PRIMITIVES.values():
-        for name in p.library_aliases:
-            obj = library_callable(name)
-            if obj is not None:
-                out[id(obj)] = p.name
-    return out
+    """id of each callable a primitive stands for -> the primitive's name. Made again only when
+    a primitive is registered (all are when this module is imported), or a library function
+    (scipy.special.expit) is another object than before (its module loaded since): the front
+    end asks at every call it lowers."""
+    if _ALIASES[0] != len(PRIMITIVES):
+        _ALIASES[:] = [len(PRIMITIVES), None,
+                       [(name.rpartition(".")[0], name.rpartition(".")[2], p.name)
+                        for p in PRIMITIVES.values() for name in p.library_aliases]]
+    library = [(id(obj), p) for module, attr, p in _ALIASES[2]
+               if (m := sys.modules.get(module)) is not None and (obj := getattr(m, attr, None)) is not None]
+    if _ALIASES[1] is None or _ALIASES[1][0] != library:
+        out = {id(a): p.name for p in PRIMITIVES.values() for a in p.aliases}
+        out.update(library)
+        _ALIASES[1] = (library, out)
+    return _ALIASES[1][1]
+
+
+# the number of primitives registered, (the library functions found, the table), (module,
+# name, primitive) of each library alias
+_ALIASES: list = [None, None, []]
 
 
 def library_callable(name: str) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..lang.anf import anf_def
 from ..lang.fold import lambdas, operands
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
-                          make_lets, may_fail)
+                          may_fail, remake_lets)
 from .engine import term_children, with_children
 from .sweeps import substitute
 
@@ -60,8 +60,8 @@ def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
                 continue
             added_table.append((rhs, _MISSING))
             table[rhs] = lt.var
-            out.append((lt.var, rhs, lt.loc))
-        return make_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
+            out.append((lt, rhs))
+        return remake_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
     finally:
         _undo(table, added_table)
         _undo(env, added_env)
@@ -72,10 +72,20 @@ def _cse_inner(t: Term, table: dict, env: dict, trace, stage) -> Term:
     if isinstance(t, Let):
         return _cse(t, table, env, trace, stage)
     if isinstance(t, If):
-        return If(t.cond, _cse(t.then, table, env, trace, stage), _cse(t.orelse, table, env, trace, stage), t.loc)
+        return _if(t, _cse(t.then, table, env, trace, stage), _cse(t.orelse, table, env, trace, stage))
     if isinstance(t, Build):
-        return Build(t.size, t.var, _cse(t.body, table, env, trace, stage), t.loc)
+        return _build(t, _cse(t.body, table, env, trace, stage))
     return t
+
+
+def _if(t: If, then: Term, orelse: Term) -> Term:
+    """t with these branches (t itself when they are its own)."""
+    return t if then is t.then and orelse is t.orelse else If(t.cond, then, orelse, t.loc)
+
+
+def _build(t: Build, body: Term) -> Term:
+    """t with this body (t itself when it is its own)."""
+    return t if body is t.body else Build(t.size, t.var, body, t.loc)
 
 
 def _outer_subst(t: Term, env: dict) -> Term:
@@ -208,8 +218,8 @@ def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
                 added.append((lt.var, env.get(lt.var, _MISSING)))
                 env[lt.var] = rhs
             else:
-                out.append((lt.var, rhs, lt.loc))
-        return make_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
+                out.append((lt, rhs))
+        return remake_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
     finally:
         _undo(env, added)
 
@@ -218,7 +228,7 @@ def _inline_nested(t: Term, single: set, env: dict, memo: dict) -> Term:
     if isinstance(t, Let):
         return _inline(t, single, env, memo)
     if isinstance(t, If):
-        return If(t.cond, _inline(t.then, single, env, memo), _inline(t.orelse, single, env, memo), t.loc)
+        return _if(t, _inline(t.then, single, env, memo), _inline(t.orelse, single, env, memo))
     if isinstance(t, Build):
-        return Build(t.size, t.var, _inline(t.body, single, env, memo), t.loc)
+        return _build(t, _inline(t.body, single, env, memo))
     return t

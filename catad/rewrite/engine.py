@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .._node import Node
+from .._node import Node, _set_normal
 from ..errors import CatadError
-from ..lang.terms import ChainFreeVars, Term
+from ..lang.terms import ChainFreeVars, Const, Term, Var, term_children, with_children
 from .rule import P, Rule
 
 
@@ -51,88 +51,42 @@ class RewriteStep:
         return f"RewriteStep({self.rule!r}, {self.stage!r}, {self.position}, {self.before}, {self.after})"
 
 
-def term_children(t: Node) -> list[Term]:
-    """t's term children, in field order (tuples of terms flattened)."""
-    plan = _PLANS.get(type(t))
-    if plan is None:
-        plan = _plan(type(t))
-    out = []
-    for f, kind in plan:
-        v = getattr(t, f)
-        if kind == 1:
-            if isinstance(v, Term):
-                out.append(v)
-        elif isinstance(v, tuple):
-            out.extend(x for x in v if isinstance(x, Term))
-        elif isinstance(v, Term):
-            out.append(v)
-    return out
+class NormalMarks:
+    """Which terms are known to be normal, marked on the terms themselves (Node._normal, no
+    table of them): the terms a rewriting with these marks left normal, and those of `base`,
+    the marks of the stage before. A term marked by another rewriting (other rules, another
+    stage) is not taken to be normal here. Marks cost no memory of their own and keep no
+    term alive."""
 
+    __slots__ = ("base",)
 
-def with_children(t: Node, kids: list[Term]) -> Node:
-    """t with its term children replaced, in the order of :func:`term_children`."""
-    plan = _PLANS.get(type(t))
-    if plan is None:
-        plan = _plan(type(t))
-    changes, k = None, 0
-    for f, kind in plan:
-        v = getattr(t, f)
-        if isinstance(v, Term):
-            if kids[k] is not v:
-                changes = changes or {}
-                changes[f] = kids[k]
-            k += 1
-        elif isinstance(v, tuple):
-            new, changed = [], False
-            for x in v:
-                if isinstance(x, Term):
-                    changed = changed or kids[k] is not x
-                    new.append(kids[k])
-                    k += 1
-                else:
-                    new.append(x)
-            if changed:
-                changes = changes or {}
-                changes[f] = tuple(new)
-    return t.replace(**changes) if changes else t
-
-
-# The fields of a class of node that may hold terms: 1 for a term, 2 for a tuple of terms,
-# 0 for a field whose declared type does not say (looked at every time). Fields declared
-# to hold names, numbers, types or locations never hold terms and are not looked at.
-_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
-_NO_TERMS = {"str", "int", "bool", "Type", "Loc | None", "tuple[int, ...]", "tuple[Type, ...]", "tuple[str, ...]"}
-_ONE = {"Term", "Var"}
-_MANY = {"tuple[Term, ...]", "tuple[Var, ...]"}
-
-
-def _plan(cls: type) -> tuple[tuple[str, int], ...]:
-    import dataclasses
-    declared = {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-                for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
-    plan = tuple((f, 1 if declared.get(f) in _ONE else 2 if declared.get(f) in _MANY else 0)
-                 for f in cls._fields if declared.get(f) not in _NO_TERMS)
-    _PLANS[cls] = plan
-    return plan
+    def __init__(self, base: "NormalMarks | None" = None):
+        self.base = self if base is None else base
 
 
 class Rewriter:
-    """Normalises terms by `rules`. `normal` (id -> term, kept alive there) holds the terms
-    known to be normal; a stage passes the memo of the stage before it, so what that one
-    left normal is not visited again (only the parts a sweep made are). That is sound when
-    a term normal under the earlier rules is normal under these: the sweeps' own rules
+    """Normalises terms by `rules`. `normal` (NormalMarks) says which terms are known to be
+    normal; a stage passes marks whose base is the stage before it, so what that one left
+    normal is not visited again (only the parts a sweep made are). That is sound when a
+    term normal under the earlier rules is normal under these: the sweeps' own rules
     (fwd-let-bound, rev-let-bound) match only lmApply and lmApplyR, which no earlier stage
     leaves in a program, and every stage uses the whole catalogue."""
 
     def __init__(self, rules: Iterable[Rule], stage: str = "", trace: list | None = None,
-                 normal: dict | None = None):
+                 normal: "NormalMarks | None" = None):
         self.rules = list(rules)
         self.stage = stage
         self.trace = trace if trace is not None else []
-        self.indexed: dict[type, tuple[str, ...]] = {}  # class -> the fields its rules ask about
-        self.by_key: dict[tuple, list[Rule]] = {}         # see _rules_for
-        self.normal: dict[int, Node] = {} if normal is None else normal
+        # class -> (the fields its rules ask about, the key function of those fields, key -> the
+        # rules that may match there): see _rules_for
+        self.indexed: dict[type, tuple] = {}
+        self.normal = NormalMarks() if normal is None else normal
+        self.marked = 0  # terms this rewriter marked normal (the step limit reads it)
         self.free_vars: ChainFreeVars | None = None  # the rules' free variables, during normalize
+        # Whether no rule can match a variable or a constant (true of the catalogue): then an
+        # atom met as a child is recorded normal where it is met, without a visit of its own.
+        self.atoms_normal = not any(_may_match(r.pattern, cls, {}) or not isinstance(r.pattern, P)
+                                    for r in self.rules for cls in (Var, Const))
 
     def _rules_for(self, t: Node) -> list[Rule]:
         """The rules that can match at t, in catalogue order. Most patterns ask a field of
@@ -140,14 +94,16 @@ class Rewriter:
         call); the rules whose demands t's fields do not meet would fail to match, so they
         are left out, by a table keyed by t's class and what is in those fields."""
         cls = type(t)
-        fields = self.indexed.get(cls)
-        if fields is None:
-            fields = self.indexed[cls] = _indexed_fields(self.rules, cls)
-        key = (cls, *[_key_part(getattr(t, f)) for f in fields])
-        rules = self.by_key.get(key)
+        keyed = self.indexed.get(cls)
+        if keyed is None:
+            fields = _indexed_fields(self.rules, cls)
+            keyed = self.indexed[cls] = (fields, _compile_key(fields), {})
+        fields, key_of, table = keyed
+        key = key_of(t)
+        rules = table.get(key)
         if rules is None:
-            parts = dict(zip(fields, key[1:]))
-            rules = self.by_key[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
+            parts = dict(zip(fields, key))
+            rules = table[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
         return rules
 
     def normalize(self, t: Term) -> Term:
@@ -166,33 +122,49 @@ class Rewriter:
         normal forms of those done so far). A frame whose children are all done tries the
         rules at its term; a rewrite's result takes the frame's place, as its normal form
         is the frame's."""
-        normal, trace = self.normal, self.trace
+        marks, trace, atoms = self.normal, self.trace, self.atoms_normal
+        base = marks.base
         # A rule that loops takes steps without making any node normal, where a terminating
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
-        steps_before, normal_before = len(trace), len(normal)
+        steps_before, marked_before = len(trace), self.marked
         stack = [(t, None, term_children(t), [])]
+        frames = 0
         while True:
             node, path, kids, new = stack[-1]
-            k = len(new)
-            while k < len(kids) and id(kids[k]) in normal:
-                new.append(kids[k])
+            k, n = len(new), len(kids)
+            while k < n:
+                kid = kids[k]
+                m = kid._normal
+                if m is not marks and m is not base:
+                    if not atoms or (type(kid) is not Var and type(kid) is not Const):
+                        break
+                    _set_normal(kid, marks)  # an atom no rule matches: normal, no frame needed
+                    self.marked += 1
+                new.append(kid)
                 k += 1
-            if k < len(kids):
+            if k < n:
                 sub, sub_path = kids[k], (k, path)
             else:
                 stack.pop()
-                sub, sub_path = self._rewrite_at(with_children(node, new), path)
-                if id(sub) in normal:
+                for a, b in zip(new, kids):
+                    if a is not b:
+                        node = with_children(node, new)
+                        break
+                sub, sub_path = self._rewrite_at(node, path)
+                m = sub._normal
+                if m is marks or m is base:
                     if not stack:
                         return sub
                     stack[-1][3].append(sub)
                     continue
             stack.append((sub, sub_path, term_children(sub), []))
-            taken = len(trace) - steps_before
-            if taken > 10_000 and taken > 50 * (len(normal) - normal_before) + 10_000:
-                raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
-                                 construct="rewrite")
+            frames += 1
+            if not frames & 255:  # now and then: the trace's length may be a call (StepCount)
+                taken = len(trace) - steps_before
+                if taken > 10_000 and taken > 50 * (self.marked - marked_before) + 10_000:
+                    raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
+                                     construct="rewrite")
 
     def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
         """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
@@ -202,7 +174,8 @@ class Rewriter:
             if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
                 return out, path
-        self.normal[id(t)] = t
+        _set_normal(t, self.normal)
+        self.marked += 1
         return t, path
 
     def steps(self) -> list[RewriteStep]:
@@ -230,6 +203,14 @@ def _indexed_fields(rules: list[Rule], cls: type) -> tuple[str, ...]:
 def _key_part(v: Any) -> Any:
     """A field's part of the rule-table key: a name itself, else the class of the value."""
     return v if isinstance(v, str) else type(v)
+
+
+def _compile_key(fields: tuple[str, ...]):
+    """The function from a node to the key parts (_key_part) of these fields, as a tuple."""
+    parts = "".join(f"(t.{f} if isinstance(t.{f}, str) else type(t.{f})), " for f in fields)
+    env: dict = {}
+    exec(f"def key(t):\n    return ({parts})", env)
+    return env["key"]
 
 
 def _may_match(p: Any, cls: type, parts: dict) -> bool:

@@ -8,23 +8,25 @@ Each records its steps in `trace`.
 """
 from __future__ import annotations
 
-from ..lang.terms import Def, Tuple, let_chain, make_lets, subterms
+from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
 from .cleanup import cse_def, dead_code_def, inline_single_use_def
-from .engine import Rewriter
+from .engine import NormalMarks, Rewriter
 
 
-def optimise(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
-    return Def(d.name, d.params, Rewriter(RULES, stage, trace, normal).normalize(d.body), d.loc)
+def optimise(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -> Def:
+    return optimised(d, stage, trace, normal)[0]
 
 
-def normal_memo(t) -> dict:
-    """Every subterm of t (the output of a normalisation: all of them normal), by id."""
-    return {id(n): n for n in subterms(t)}
+def optimised(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -> tuple[Def, NormalMarks]:
+    """optimise's result and the marks of the terms the rewriting left normal (every term of
+    the result among them): a later stage's rewriting starts from them (NormalMarks(base=...))."""
+    rw = Rewriter(RULES, stage, trace, normal)
+    return Def(d.name, d.params, rw.normalize(d.body), d.loc), rw.normal
 
 
-def transposed(d: Def, trace: list, normal: dict | None = None) -> Def:
+def transposed(d: Def, trace: list, normal: NormalMarks | None = None) -> Def:
     """R$f: the Jacobian with its result map transposed, the transposes pushed inwards
     by the laws of Fig. 5 (a transposed let-bound map stays a transposed variable)."""
     lets, final = let_chain(d.body)
@@ -34,7 +36,7 @@ def transposed(d: Def, trace: list, normal: dict | None = None) -> Def:
     return Def("R$" + d.name.removeprefix("D$"), d.params, out, d.loc)
 
 
-def finish(d: Def, stage: str, trace: list, normal: dict | None = None) -> Def:
+def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -> Def:
     """Optimise (visiting only what is not known normal), then CSE and dead-code elimination
     (the notes' last step), then put back what ANF bound but is used once, so only shared
     values stay let-bound. (Optimising leaves no dead let: the let-dead rule is tried at
@@ -59,4 +61,4 @@ class StepCount:
         return self.n
 
 
-__all__ = ["StepCount", "finish", "normal_memo", "optimise", "transposed"]
+__all__ = ["StepCount", "finish", "optimise", "optimised", "transposed"]

@@ -32,7 +32,7 @@ from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
 from .catalogue import RULES, cheap, tsum as sum_tangents
 from ..primitives.registry import PRIMITIVES
-from .engine import Rewriter, term_children, with_children
+from .engine import NormalMarks, Rewriter, term_children, with_children
 from .rule import P, Rule, V
 
 
@@ -72,6 +72,17 @@ def substitute(t: Term, env: dict, special=None) -> Term:
         return env.get(t, t)
     if cls is Const:
         return t
+    if special is None:  # most terms after ANF are flat (their children atoms): no stack needed
+        kids = term_children(t)
+        for k in kids:
+            if type(k) is not Var and type(k) is not Const:
+                break
+        else:
+            new = [env.get(k, k) if type(k) is Var else k for k in kids]
+            for a, b in zip(new, kids):
+                if a is not b:
+                    return _rebuild(t, new)
+            return t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
     while stack:
@@ -108,7 +119,7 @@ def _rebuild(n: Term, kids: list[Term]) -> Term:
 
 # ================================================================ forward
 
-def forward_derivative(jac: Def, trace: list | None = None, normal: dict | None = None) -> Def:
+def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
     """fwd$f(params, dparams) = (f(params), J dparams), without linear maps. `normal`: the
     terms known to be normal (see Rewriter)."""
     names = _Names(jac)
@@ -120,7 +131,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: dict | None 
 
 
 class _Forward:
-    def __init__(self, dx: Term, names: _Names, trace: list | None, normal: dict | None = None):
+    def __init__(self, dx: Term, names: _Names, trace: list | None, normal: NormalMarks | None = None):
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
@@ -232,7 +243,7 @@ class Pending(Term):
         return f"pending({show(self.ct)} at {show(self.key)})"
 
 
-def reverse_derivative(jac: Def, trace: list | None = None, normal: dict | None = None) -> Def:
+def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
     """rev$f(params, dr) = (f(params), J^T dr), without linear maps. `normal`: the terms
     known to be normal (see Rewriter)."""
     names = _Names(jac)
@@ -269,7 +280,7 @@ def _location_key(m: Term) -> tuple:
 
 
 class _Reverse:
-    def __init__(self, names: _Names, trace: list | None, src: Type, normal: dict | None = None):
+    def __init__(self, names: _Names, trace: list | None, src: Type, normal: NormalMarks | None = None):
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
