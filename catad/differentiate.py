@@ -30,6 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_diff
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .pipeline import Bound, bind, check_checkpoints
+from .transforms import Transformation, mark
 from .trees import matching, unflat
 
 
@@ -200,8 +201,7 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | N
 
     def gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False, checkpoints=checkpoints)
-    gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
-    return gradient
+    return mark(gradient, Transformation("grad", fn, argnums, checkpoints))
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
@@ -210,7 +210,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoint
 
     def value_and_gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True, checkpoints=checkpoints)
-    return value_and_gradient
+    return mark(value_and_gradient, Transformation("value_and_grad", fn, argnums, checkpoints))
 
 
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import backend, frontend  # their functions looked up when called, so tests can count compiles
+from . import backend, composite, frontend  # their functions looked up when called, so tests can count compiles
 from ._node import paused_gc
 from .ad import jacobian_program
 from .backend import Compiled
@@ -38,6 +38,7 @@ from .lang.inline import inline_program
 from .lang.terms import Def, Program
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
+from .transforms import Transformation, innermost, transformation_of
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative
 from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
@@ -63,6 +64,7 @@ def signature(fn: Callable, args: tuple, trees: tuple = ()) -> tuple:
 
 
 def _param_names(fn: Callable) -> list[str]:
+    fn = innermost(fn)  # a function made by a transformation takes f's arguments
     code = getattr(fn, "__code__", None)
     names = list(code.co_varnames[:code.co_argcount]) if code else []
     return names[1:] if getattr(fn, "__self__", None) is not None else names  # a bound method: after self
@@ -271,6 +273,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
     if not callable(fn):
         raise ArgumentError(f"expected a Python function, got {type(fn).__name__}")
     names = _param_names(fn)
+    given = args  # a transformed function binds its function to them as they are
     trees = tuple(tree_of(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
                   for i, a in enumerate(args))
     if any(t is not None for t in trees):
@@ -287,7 +290,8 @@ def bind(fn: Callable, args: tuple) -> Bound:
         hidden = p.reads.current()
         if hidden is not None:
             return Bound(fn, args, p, hidden)
-    p = _compile(fn, args, trees)
+    t = transformation_of(fn)
+    p = _compile(fn, args, trees) if t is None else _compile_transformed(t, given)
     hidden = p.reads.current()
     if hidden is None:
         raise CatadError(f"what {getattr(fn, '__name__', 'f')} reads from globals or closures changed while it "
@@ -307,6 +311,22 @@ def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     p = Pipeline(program, reads, trees=trees, result_tree=result_tree)
     p.loop_notes = loops
     p.sequential = sequential if program is not sequential else None
+    return p
+
+
+def _compile_transformed(t: Transformation, args: tuple) -> Pipeline:
+    """The pipeline of a function made by a catad transformation: its core program is made from
+    the derivative program of the function it transforms (catad.composite), and what that
+    function reads from globals and closures is what this one reads (the same hidden values,
+    the same guards: when they no longer hold, both are compiled again)."""
+    inner = bind(t.fn, args).pipeline
+    spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
+                           inner.trees, inner.result_tree)
+    with paused_gc():
+        program = composite.program(t, spec)
+        check_program(program)
+    p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
+    p.loop_notes, p.transformation, p.inner = [], t, inner
     return p
 
 

@@ -131,8 +131,74 @@ def _j_cholesky(fn, xs, tgt, bind):
     return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
 
 
+# ---------------------------------------------------------------- tangent operations
+# A derivative program is a program (issue 17): differentiated again, its tangent operations
+# are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
+# primal values (possibly the zero tangent or an index update at run time). Their partials
+# with respect to a tangent argument are the products of two tangents (touter, tdot, tprod),
+# given as lmLinear maps by a forward and a transposed action.
+
+def _by(fwd: str, rev: str, coefficient: Term, s: Type, t: Type) -> L.Linear:
+    """x |-> fwd(coefficient, x), whose transpose is r |-> rev(coefficient, r)."""
+    return _linear(fwd, rev, (coefficient,), s, t)
+
+
+def _j_tadd(fn, xs, tgt, bind):
+    """d (a + b) = da + db."""
+    return [L.One(tgt), L.One(tgt)]
+
+
+def _j_tscale(fn, xs, tgt, bind):
+    """d (k a) = dk a + k da: the map dk |-> dk a (touter, transpose <a, r>) and lmScale(k)."""
+    k, a = xs
+    return [_by("touter", "tdot", a, Float, tgt), L.Scale(k, tgt)]
+
+
+def _j_touter(fn, xs, tgt, bind):
+    """touter(a, k) = k a: d = k da + dk a."""
+    a, k = xs
+    return [L.Scale(k, tgt), _by("touter", "tdot", a, Float, tgt)]
+
+
+def _j_tdot(fn, xs, tgt, bind):
+    """d <a, r> = <da, r> + <a, dr>; the transpose of x |-> <c, x> is k |-> k c."""
+    a, r = xs
+    return [_by("tdot", "touter", r, a.type, Float), _by("tdot", "touter", a, a.type, Float)]
+
+
+def _j_tmul(fn, xs, tgt, bind):
+    """d (v * x) = x * dv + v * dx (elementwise; both maps are their own transposes)."""
+    v, x = xs
+    return [_by("tprod", "tprod", x, tgt, tgt), L.ScaleVec(v)]
+
+
+def _j_tprod(fn, xs, tgt, bind):
+    """d (a * b) = b * da + a * db."""
+    a, b = xs
+    return [_by("tprod", "tprod", b, tgt, tgt), _by("tprod", "tprod", a, tgt, tgt)]
+
+
+def _j_tsum(fn, xs, tgt, bind):
+    (v,) = xs
+    return [L.Sum(_size(v, bind), v.type)]
+
+
+def _j_update(fn, xs, tgt, bind):
+    """update(i, r, n) is linear in r: its map is the index update itself (transpose: r[i])."""
+    i, r, n = xs
+    return [L.Zero(i.type, tgt), L.IndexUpdate(i, n, tgt), L.Zero(n.type, tgt)]
+
+
+def _j_densify(fn, xs, tgt, bind):
+    """densify(t, like) is t (another representation of the same tangent); like gives a shape."""
+    t, like = xs
+    return [L.One(tgt), L.Zero(like.type, tgt)]
+
+
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
-                "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky}
+                "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
+                "tadd": _j_tadd, "tscale": _j_tscale, "touter": _j_touter, "tdot": _j_tdot, "tmul": _j_tmul,
+                "tprod": _j_tprod, "tsum": _j_tsum, "update": _j_update, "densify": _j_densify}
 
 
 __all__ = ["jacobian_of_call"]

@@ -91,6 +91,8 @@ CODEGEN = {
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
+    "touter": tangent_ops.p_touter, "tdot": tangent_ops.p_tdot, "tprod": tangent_ops.p_tprod,
+    "densify": tangent_ops.p_densify,
     "vector": arrays.p_vector,
     "check": checks.p_check,
     # linear algebra (catad/backend/linalg.py): the functions and their derivatives' actions

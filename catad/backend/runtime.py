@@ -331,6 +331,16 @@ def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 
 
+def tangent_dot(a, r):
+    """<a, r> of two run-time tangents (catad.primitives: tdot)."""
+    return R.PRIMITIVES["tdot"].impl(a, r)
+
+
+def tangent_prod(a, b):
+    """a * b elementwise of two run-time tangents (catad.primitives: tprod)."""
+    return R.PRIMITIVES["tprod"].impl(a, b)
+
+
 def rt_index(v, i):
     return T.tget(v, i) if not isinstance(v, list) else v[i]
 
