@@ -281,8 +281,15 @@ def bind(fn: Callable, args: tuple) -> Bound:
     else:
         trees = ()
     key = signature(fn, args, trees)
+    t = transformation_of(fn)
+    mode = _jacobian_mode(t, given) if t is not None and t.kind == "jacobian" else None
+    if mode is not None:
+        key = key + (mode,)
+    owner, path = _owner(fn)
+    if path:  # grad(f) made twice is one function: its pipelines are kept with f's
+        key = (path,) + key
     try:
-        table = _CACHE.setdefault(fn, {})
+        table = _CACHE.setdefault(owner, {})
     except TypeError:  # not weak-referenceable: do not cache
         table = {}
     pipelines = table.setdefault(key, [])
@@ -290,8 +297,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
         hidden = p.reads.current()
         if hidden is not None:
             return Bound(fn, args, p, hidden)
-    t = transformation_of(fn)
-    p = _compile(fn, args, trees) if t is None else _compile_transformed(t, given)
+    p = _compile(fn, args, trees) if t is None else _compile_transformed(t, given, mode)
     hidden = p.reads.current()
     if hidden is None:
         raise CatadError(f"what {getattr(fn, '__name__', 'f')} reads from globals or closures changed while it "
@@ -314,7 +320,32 @@ def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     return p
 
 
-def _compile_transformed(t: Transformation, args: tuple) -> Pipeline:
+def _owner(fn: Callable) -> tuple[Callable, tuple]:
+    """The plain function under fn's transformations, and the transformations (kind and
+    options, outermost first): the key of fn's pipelines in the cache, which holds no reference
+    to fn itself (a value referring to its weak key would keep it alive)."""
+    path = []
+    t = transformation_of(fn)
+    while t is not None:
+        argnums = tuple(t.argnums) if isinstance(t.argnums, list) else t.argnums
+        path.append((t.kind, argnums, t.checkpoints))
+        fn = t.fn
+        t = transformation_of(fn)
+    return fn, tuple(path)
+
+
+def _jacobian_mode(t: Transformation, args: tuple) -> str:
+    """How catad.jacobian(f) computes at args: "reverse" (a pass per element of the result) when
+    the result has no more elements than the arguments differentiated, else "forward" (a pass
+    per element of those arguments). The result's length is known by running f."""
+    from .linearmaps.semantics import tangent_size
+    b = bind(t.fn, args)
+    out = b.pipeline.code("primal")(*b.args, *b.hidden)
+    nums = composite.argnums_of(t.argnums, composite.users(b.pipeline.core, b.pipeline.n_hidden))
+    return "reverse" if tangent_size(out) <= tangent_size(tuple(b.args[k] for k in nums)) else "forward"
+
+
+def _compile_transformed(t: Transformation, args: tuple, mode: str | None = None) -> Pipeline:
     """The pipeline of a function made by a catad transformation: its core program is made from
     the derivative program of the function it transforms (catad.composite), and what that
     function reads from globals and closures is what this one reads (the same hidden values,
@@ -323,10 +354,10 @@ def _compile_transformed(t: Transformation, args: tuple) -> Pipeline:
     spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
                            inner.trees, inner.result_tree)
     with paused_gc():
-        program = composite.program(t, spec)
+        program = composite.program(t, spec, mode)
         check_program(program)
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
-    p.loop_notes, p.transformation, p.inner = [], t, inner
+    p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
 
 

@@ -514,6 +514,10 @@ def _is_zero(c: Const) -> bool:
 
 
 def _strip_type(t: Type) -> Type:
+    """The type of strip's result: a (t, Dt) pair's t; a value with no linear map inside as it
+    is (a 1-tuple of values stays one: a reverse program's cotangents, differentiated again)."""
+    if not has_lm(t):
+        return t
     if isinstance(t, TupleT):
         keep = [_strip_type(x) for x in t.items if not isinstance(x, LinMap)]
         return keep[0] if len(keep) == 1 else TupleT(tuple(keep))
