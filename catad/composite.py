@@ -100,8 +100,10 @@ def program(t: Transformation, inner: Inner, mode: str | None = None) -> Program
     """The core program of t applied to the function whose stages `inner` holds; `mode`
     ("forward" or "reverse") is how a "jacobian" computes (catad.pipeline chooses it by the
     lengths of the arguments and of the result)."""
-    nums = argnums_of(t.argnums, inner.users)
     names = FreshNames(p.name for p in inner.params)
+    if t.kind == "jvp":
+        return _jvp(t, inner, names)
+    nums = argnums_of(t.argnums, inner.users)
     kind = {"hessian": "jacfwd", "jacobian": "jacfwd" if mode == "forward" else "jacrev"}.get(t.kind, t.kind)
     body, defs = _MAKERS[kind](t, inner, nums, names)
     name = f"{t.kind}${inner.name}"
@@ -111,6 +113,8 @@ def program(t: Transformation, inner: Inner, mode: str | None = None) -> Program
 
 def result_tree(t: Transformation, inner: Inner) -> Any:
     """The structure (catad.trees) of what t's function returns."""
+    if t.kind == "jvp":
+        return _tuple_tree([inner.result_tree, inner.result_tree])
     users = inner.users
     nums = argnums_of(t.argnums, users)
     trees = inner.trees or (None,) * len(users)
@@ -161,6 +165,20 @@ def _grad(t: Transformation, inner: Inner, nums: tuple[int, ...], names: FreshNa
     g = grads[0] if single(t.argnums) else Tuple(tuple(grads))
     out = Tuple((Get(0, r), g)) if t.kind == "value_and_grad" else g
     return make_lets([(r, call)], out), (rev,)
+
+
+def _jvp(t: Transformation, inner: Inner, names: FreshNames) -> Program:
+    """(f(x), J dx) as a function of the primals x, then the tangents dx, then the hidden
+    parameters (which the front end passes last): catad.jvp inside a compiled function."""
+    fwd = inner.forward()
+    users, hidden = inner.users, inner.params[len(inner.users):]
+    dxs = tuple(names.var("d" + p.name, p.type) for p in users)
+    r = names.var("r", fwd.result_type)
+    call = Call(fwd.name, tuple(users) + tuple(hidden) + dxs + tuple(_zero(h.type) for h in hidden),
+                fwd.result_type)
+    body = make_lets([(r, call)], Tuple((Get(0, r), prim("densify", Get(1, r), Get(0, r)))))
+    name = f"jvp${inner.name}"
+    return Program((fwd, Def(name, tuple(users) + dxs + tuple(hidden), body)), name)
 
 
 # ---------------------------------------------------------------- Jacobians

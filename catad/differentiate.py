@@ -30,7 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_diff
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .pipeline import Bound, bind, check_checkpoints
-from .transforms import Transformation, mark
+from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
 
@@ -490,3 +490,7 @@ def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Line
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
     return _user_out(b, out), LinearMap(b, vals, params, out)
+
+
+for _kind in ("grad", "value_and_grad", "jacobian", "jacfwd", "jacrev", "hessian", "jvp", "hvp"):
+    register_maker(globals()[_kind], _kind)  # the front end compiles calls of them (catad.transforms)

@@ -38,7 +38,7 @@ from .lang.inline import inline_program
 from .lang.terms import Def, Program
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
-from .transforms import Transformation, innermost, transformation_of
+from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative
 from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
@@ -285,7 +285,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
     mode = _jacobian_mode(t, given) if t is not None and t.kind == "jacobian" else None
     if mode is not None:
         key = key + (mode,)
-    owner, path = _owner(fn)
+    owner, path = key_of(fn)
     if path:  # grad(f) made twice is one function: its pipelines are kept with f's
         key = (path,) + key
     try:
@@ -320,20 +320,6 @@ def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     return p
 
 
-def _owner(fn: Callable) -> tuple[Callable, tuple]:
-    """The plain function under fn's transformations, and the transformations (kind and
-    options, outermost first): the key of fn's pipelines in the cache, which holds no reference
-    to fn itself (a value referring to its weak key would keep it alive)."""
-    path = []
-    t = transformation_of(fn)
-    while t is not None:
-        argnums = tuple(t.argnums) if isinstance(t.argnums, list) else t.argnums
-        path.append((t.kind, argnums, t.checkpoints))
-        fn = t.fn
-        t = transformation_of(fn)
-    return fn, tuple(path)
-
-
 def _jacobian_mode(t: Transformation, args: tuple) -> str:
     """How catad.jacobian(f) computes at args: "reverse" (a pass per element of the result) when
     the result has no more elements than the arguments differentiated, else "forward" (a pass
@@ -346,11 +332,15 @@ def _jacobian_mode(t: Transformation, args: tuple) -> str:
 
 
 def _compile_transformed(t: Transformation, args: tuple, mode: str | None = None) -> Pipeline:
-    """The pipeline of a function made by a catad transformation: its core program is made from
-    the derivative program of the function it transforms (catad.composite), and what that
-    function reads from globals and closures is what this one reads (the same hidden values,
-    the same guards: when they no longer hold, both are compiled again)."""
-    inner = bind(t.fn, args).pipeline
+    """The pipeline of a function made by a catad transformation at args (see _transformed)."""
+    return _transformed(t, bind(t.fn, args).pipeline, mode)
+
+
+def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) -> Pipeline:
+    """The pipeline of t applied to the function whose pipeline is `inner`: its core program is
+    made from inner's derivative program (catad.composite), and what that function reads from
+    globals and closures is what this one reads (the same hidden values, the same guards: when
+    they no longer hold, both are compiled again)."""
     spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
                            inner.trees, inner.result_tree)
     with paused_gc():
@@ -359,6 +349,43 @@ def _compile_transformed(t: Transformation, args: tuple, mode: str | None = None
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
     p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
+
+
+def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:
+    """fn's pipeline for arguments known by their types and which axes have length 1 (None where
+    that is not known): a function the front end finds called inside the one it compiles."""
+    t = transformation_of(fn)
+    if t is not None:
+        return _transformed(t, _typed(t.fn, types, units, trees), "reverse" if t.kind == "jacobian" else None)
+    with paused_gc():
+        program, reads, result_tree = frontend.compile_with_reads(fn, (None,) * len(types), trees, with_tree=True,
+                                                                  signature=(types, units))
+        sequential = program
+        program, loops = frontend.vectorise_loops(program)
+        check_program(program)
+    p = Pipeline(program, reads, trees=trees, result_tree=result_tree)
+    p.loop_notes = loops
+    p.sequential = sequential if program is not sequential else None
+    return p
+
+
+def derived_def(t: Transformation, types: tuple, units: tuple, trees: tuple):
+    """(Def, Reads, result tree) of the function t makes, for the front end, which compiles a
+    call of it inside a function (catad.grad(f)(x) @ v): one definition (its callees inlined),
+    whose parameters are f's, then its hidden ones (catad.frontend.program.ProgramCompiler)."""
+    trees = trees if any(x is not None for x in trees) else ()
+    p = _typed(mark_of(t), types, units, trees)
+    return inline_program(p.core).main, p.reads, p.result_tree
+
+
+def mark_of(t: Transformation) -> Callable:
+    """A callable carrying t (what catad.grad returns), for a transformation the front end made."""
+    def made(*args):
+        raise CatadError("a derivative the front end made is called by compiled code only")
+    return mark(made, t)
+
+
+frontend.program.DERIVED = derived_def
 
 
 def pipeline(fn: Callable, *example_args: Any) -> Pipeline:

@@ -24,7 +24,9 @@ ATTRIBUTE = "__catad_transformation__"
 #                    by rows of reverse mode
 #   jacobian         the Jacobian, by whichever of the two takes fewer passes at run time
 #   hessian          the Jacobian of the gradient, in.shape + in.shape (jacfwd of jacrev)
-KINDS = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian")
+#   jvp              (a function of the primals, then the tangents) (f(x), J dx): catad.jvp(f, ...)
+#                    called inside a compiled function (only there)
+KINDS = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,43 @@ def mark(wrapper: Callable, t: Transformation) -> Callable:
     return wrapper
 
 
+def key_of(obj: Any) -> tuple[Any, tuple]:
+    """The plain function under obj's transformations, and the transformations (kind and
+    options, outermost first): grad(f) made twice is one function (a key of compile caches,
+    holding no reference to f itself)."""
+    path = []
+    t = transformation_of(obj)
+    while t is not None:
+        argnums = tuple(t.argnums) if isinstance(t.argnums, list) else t.argnums
+        path.append((t.kind, argnums, t.checkpoints))
+        obj = t.fn
+        t = transformation_of(obj)
+    return obj, tuple(path)
+
+
+# The functions that make transformed functions (catad.grad, ...) and those that apply a
+# derivative at once (catad.jvp, catad.hvp), by identity: the front end compiles a call of them
+# inside a function (catad.differentiate registers them; this module is below the front end).
+MAKERS: dict[int, str] = {}
+_BY_KIND: dict[str, Callable] = {}
+
+
+def register_maker(fn: Callable, kind: str) -> Callable:
+    MAKERS[id(fn)] = kind
+    _BY_KIND[kind] = fn
+    return fn
+
+
+def maker(kind: str) -> Callable:
+    """catad's function of that name (catad.grad for "grad")."""
+    return _BY_KIND[kind]
+
+
+def maker_kind(obj: Any) -> str | None:
+    """"grad", "jvp", ... when obj is catad's function of that name, else None."""
+    return MAKERS.get(id(obj))
+
+
 def innermost(obj: Any) -> Any:
     """The plain function under a chain of transformations (for messages and locations)."""
     t = transformation_of(obj)
@@ -73,4 +112,5 @@ def innermost(obj: Any) -> Any:
     return obj
 
 
-__all__ = ["ATTRIBUTE", "KINDS", "Transformation", "innermost", "mark", "transformation_of"]
+__all__ = ["ATTRIBUTE", "KINDS", "MAKERS", "Transformation", "innermost", "key_of", "maker", "maker_kind", "mark",
+           "register_maker", "transformation_of"]
