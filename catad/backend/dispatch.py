@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CatadError
 from ..lang import terms as K
-from ..lang.fold import FFold, Fold, RFold, WhileCount
+from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
 from . import arrays, checks, control, folds, gathers, linalg, reductions, scatters, tangent_ops
@@ -80,7 +80,7 @@ def call(c: Compiler, t: K.Call):
 TERMS = {
     K.Let: control.let, K.Var: var, K.Const: const, K.Tuple: tuple_, K.Get: get, K.If: control.if_,
     K.Build: control.build, K.Call: call,
-    Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, WhileCount: folds.while_count,
+    Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, Scan: folds.scan, WhileCount: folds.while_count,
 }
 
 # The primitives whose code the backend writes itself (the structural ones, and those whose

@@ -972,6 +972,13 @@ STRUCTURAL_TERMS = {
               "rule": "fwd-fold", "sweep": "fwd-sweep-nested", "codegen": "catad.backend.folds:ffold"},
     "RFold": {"term": "catad.lang.fold:RFold", "evaluation": "catad.lang.fold:eval_rfold",
               "rule": "rev-fold", "sweep": "rev-sweep-nested", "codegen": "catad.backend.folds:rfold"},
+    # a loop's derivatives differentiated again (issue 17): FFold and RFold are written with folds
+    # and scans (catad.lang.fold.as_scans, when converted to CL), and a scan's Jacobian holds its
+    # accumulators
+    "scan": {"term": "catad.lang.fold:Scan", "evaluation": "catad.lang.fold:eval_scan",
+             "CL": "catad.combinators.terms:Scan", "derivative": "catad.ad.transform:_AD.scan",
+             "linear maps": "catad.linearmaps.terms:LMScan", "rules": "fwd-scan rev-scan",
+             "codegen": "catad.backend.folds:scan"},
     "while": {"term": "catad.lang.fold:WhileCount", "evaluation": "catad.lang.fold:eval_while_count",
               "CL": "catad.combinators.terms:WhileCount", "derivative": "catad.ad.transform:_AD.while_count",
               "codegen": "catad.backend.folds:while_count"},
