@@ -87,9 +87,15 @@ class Compiled:
     # every error, a program that raises Python's, and what it raises is raised.
     rerun: bool = False
 
+    # the variant whose scans keep their accumulators as lists (made when first needed: only a
+    # program whose loop accumulators change shape needs it; see backend.folds.scan)
+    ragged: Callable | None = None
+
     def __call__(self, *args: Any) -> Any:
         try:
             return self.fn(*args)
+        except runtime.RaggedStates:
+            return self.ragged()(*args)
         except CatadError as e:
             if self.locate is None or e.loc is not None and not self.rerun:
                 raise
@@ -114,7 +120,7 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
                 inline: bool = True, zero_params: Any = (), zero_safe: bool = False,
-                checkpoints: int | None = None) -> Compiled:
+                checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -129,13 +135,23 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all."""
     memory.keep_freed_memory()
     try:
-        return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                      inline, frozenset(zero_params), zero_safe, checkpoints))
+        c = _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
+                                   inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists))
     except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
         raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
                          "catad's code generator, not of your code)", construct="code generation",
                          hint="write the loop or comprehension that involves it another way (for example as "
                               "whole-array NumPy), and please report it") from None
+    if not scan_lists:
+        made: list = []
+
+        def ragged() -> Compiled:
+            if not made:
+                made.append(compile_def(d, n_primal, vectorise, keep, inline, zero_params, zero_safe, checkpoints,
+                                        scan_lists=True))
+            return made[0]
+        c.ragged = ragged
+    return c
 
 
 def _deep(fn: Callable) -> Any:
@@ -167,8 +183,8 @@ def _deep(fn: Callable) -> Any:
 
 
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
-             zero_safe: bool, checkpoints: int | None = None) -> Compiled:
-    c = Compiler(vectorise, zero_safe, checkpoints)
+             zero_safe: bool, checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
+    c = Compiler(vectorise, zero_safe, checkpoints, scan_lists)
     c.reversed_folds = folds.reversed_folds(d.body)
     params = []
     for k, p in enumerate(d.params):

@@ -32,7 +32,8 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "safe_index", "take_iota", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
-                 "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf"}
+                 "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
+                 "stack_states", "tangent_dot", "tangent_prod"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
 
 
@@ -42,8 +43,12 @@ _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
 class Compiler:
     """One compilation: the code written so far and where it is being written."""
 
-    def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None):
+    def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None,
+                 scan_lists: bool = False):
         self.vectorise = vectorise
+        # a scan's accumulators kept as Python lists (they may differ in shape: np.prod's halving
+        # loop), read one at a time; else stacked into arrays (folds.scan)
+        self.scan_lists = scan_lists
         # reverse loops (RFold) keep every state (None) or at most this many (catad.backend.checkpoint)
         self.checkpoints = checkpoints
         # the folds an RFold of the program runs backwards (folds.reversed_folds): their loops

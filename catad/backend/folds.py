@@ -330,7 +330,10 @@ def fold(c: Compiler, t):
 def scan(c: Compiler, t):
     """scan (\\t. e) acc v: fold's loop, each accumulator appended to a list per leaf, the lists made
     arrays (a vector of the accumulators). Only outside vectorised builds (a build holding one is a
-    Python loop): a scan is what a loop's derivatives become when differentiated again (issue 17)."""
+    Python loop): a scan is what a loop's derivatives become when differentiated again (issue 17).
+    Accumulators whose shapes differ (a loop that halves an array) make no array: stack_states
+    raises RaggedStates, and the program runs its variant compiled with `scan_lists` (Compiled),
+    where they stay lists, read one at a time."""
     _check_depth(c, "a scan (a loop's derivative, differentiated again)")
     at = t.acc.type
     types = leaf_types(at)
@@ -349,7 +352,9 @@ def scan(c: Compiler, t):
         for k, a in zip(kept, acc):
             if k is not None:
                 c.emit(f"{k}.append({a.code})")
-    out = [ZERO if k is None else Arr(c.assign(f"np.array({k}, dtype={_DTYPE[kind_of(lt)]})"), 0, frozenset(),
+    if c.scan_lists:  # read one at a time (a build reading them is a Python loop)
+        return rebuild([ZERO if k is None else RT(k, True) for k in kept], Vec(at))
+    out = [ZERO if k is None else Arr(c.assign(f"stack_states({k}, {_DTYPE[kind_of(lt)]})"), 0, frozenset(),
                                       rank(lt) + 1, kind_of(lt))
            for k, lt in zip(kept, types)]
     return rebuild(out, Vec(at))

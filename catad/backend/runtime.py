@@ -331,6 +331,19 @@ def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 
 
+class RaggedStates(Exception):
+    """A scan's accumulators differ in shape: no array holds them (catad.backend.Compiled runs the
+    variant that keeps them as lists)."""
+
+
+def stack_states(states: list, dtype):
+    """A scan's accumulators as one array (RaggedStates when their shapes differ)."""
+    first = np.shape(states[0])
+    if any(np.shape(x) != first for x in states):
+        raise RaggedStates()
+    return np.array(states, dtype=dtype)
+
+
 def tangent_dot(a, r):
     """<a, r> of two run-time tangents (catad.primitives: tdot)."""
     return R.PRIMITIVES["tdot"].impl(a, r)
