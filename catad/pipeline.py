@@ -32,7 +32,7 @@ from ._node import paused_gc
 from .ad import jacobian_program
 from .backend import Compiled
 from .combinators import CLProgram, check_cl_program, to_cl_program
-from .errors import ArgumentError, CatadError
+from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
 from .lang.terms import Def, Program
@@ -200,8 +200,22 @@ class Pipeline:
         key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints)
         if key not in self._code:
             with paused_gc():
-                self._code[key] = self._compile(*key)
+                try:
+                    self._code[key] = self._compile(*key)
+                except CatadError as e:
+                    raise self._located(e) from None
         return self._code[key]
+
+    def _located(self, e: CatadError) -> CatadError:
+        """e, for a function made by a transformation, at the def of the function it transforms
+        when it names no place (derivative programs lose the source's places on the way to CL)."""
+        t = getattr(self, "transformation", None)
+        if e.loc is not None or t is None:
+            return e
+        code = getattr(innermost(t.fn), "__code__", None)
+        if code is None:
+            return e
+        return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None) -> Compiled:

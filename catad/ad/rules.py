@@ -21,6 +21,7 @@ from typing import Callable
 from ..lang.terms import Term, iconst
 from ..lang.types import Float, Type, Vec
 from ..linearmaps import terms as L
+from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 
@@ -45,12 +46,25 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
+    if fn in _NO_RULE:
+        raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
+                         f"{_NO_RULE[fn]}", construct="second derivative",
+                         hint="differentiate the function once, or compute this derivative another way "
+                              "(e.g. by central differences of catad's gradient)")
     maps = rule(fn, xs, tgt, bind)
     if isinstance(maps, L.LM):  # one map from the tuple of all the arguments' tangents
         if all(isinstance(d, L.Zero) for d in dxs):
             return L.Zero(src, tgt)
         return L.Compose(maps, L.VCat(tuple(dxs)))
     return _combine(list(zip(maps, dxs)), src, tgt)
+
+
+# primitives that only derivative programs hold, with no derivative of their own yet
+_LINALG_NOTE = ("the second derivatives of np.linalg's det, slogdet, inv, solve and cholesky are not "
+                "supported yet (their first derivatives are opaque maps)")
+_NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
+                                               "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
+            "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
 def _scalar_rule(fn, xs, tgt, bind):

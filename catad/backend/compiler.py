@@ -33,7 +33,7 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
-                 "stack_states", "tangent_dot", "tangent_prod"}
+                 "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
 
 

@@ -331,6 +331,12 @@ def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 
 
+def zero_tangent_length():
+    """The length of a vector catad knew to be zero while compiling (catad.backend.gathers.p_size):
+    generated code that is correct never reads it."""
+    raise AssertionError("catad read the length of a tangent it knew to be zero (catad's own bug: please report it)")
+
+
 class RaggedStates(Exception):
     """A scan's accumulators differ in shape: no array holds them (catad.backend.Compiled runs the
     variant that keeps them as lists)."""

@@ -528,6 +528,9 @@ rule("update-zero", GV, "update(i, 0, n) = 0", "update(i, 0, n)", "0", r"\delta_
      "writing zero writes nothing", _whole(Call, fn="update", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tsum-zero", GV, "sum(0) = 0", "tsum(0)", "0", r"\sum 0 = 0", "summing the zero tangent",
      _whole(Call, fn="tsum", args=V("args", lambda a: is_zero_tangent(a[0]))))(_zt)
+rule("tuple-zero", GV, "(0, ..., 0) = 0", "(0, ..., 0)", "0", r"(0, \dots, 0) = 0",
+     "a tuple of zero tangents is the zero tangent (a reverse program's cotangents, differentiated again)",
+     _whole(Tuple, items=V("items", lambda xs: len(xs) > 0 and all(is_zero_tangent(x) for x in xs))))(_zt)
 rule("build-zero", GV, "build(n, \\i. 0) = 0", "build(n, \\i. 0)", "0", r"\mathrm{build}(n, \lambda i.\ 0) = 0",
      "a vector of zero tangents is the zero tangent", _whole(Build, body=ZT))(_zt)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..lang.anf import anf_def
 from ..lang.fold import lambdas, operands
-from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, subterms,
                           make_lets, may_fail)
 from .engine import term_children, with_children
 from .sweeps import substitute
@@ -20,6 +20,35 @@ from .sweeps import substitute
 def cse_def(d: Def, trace: list | None = None, stage: str = "") -> Def:
     d = anf_def(d)
     return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage), d.loc)
+
+
+_ZERO_ARGS = {"index": (1,), "size": (0,), "tsum": (0,), "update": (1,), "tadd": (0, 1), "tscale": (1,),
+              "touter": (0, 1), "tdot": (0, 1), "tprod": (0, 1), "tmul": (1,), "densify": (0,)}
+
+
+def aliases_zero(d: Def) -> bool:
+    """Whether d binds a variable to the zero tangent (CSE then writes the zero into its uses,
+    x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish)."""
+    from ..tangents import ZERO
+    return any(type(n) is Let and type(n.rhs) is Const and n.rhs.value is ZERO for n in subterms(d.body))
+
+
+def zero_redex(d: Def) -> bool:
+    """Whether d holds a zero tangent where the rules would remove it (x[i] of x = 0, a tuple of
+    zeros, ...): CSE and the single-use inliner write zeros into their uses, which a derivative
+    program differentiated again binds to variables (catad.rewrite.stages.finish)."""
+    from ..tangents import ZERO
+
+    def zero(x) -> bool:
+        return type(x) is Const and x.value is ZERO
+    for n in subterms(d.body):
+        cls = type(n)
+        if cls is Call and any(zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
+            return True
+        if cls is Get and zero(n.tup) or cls is Build and zero(n.body) or \
+                cls is Tuple and n.items and all(zero(x) for x in n.items):
+            return True
+    return False
 
 
 _MISSING = object()

@@ -351,8 +351,10 @@ class _Reverse:
         return primal, cts, results
 
     def push(self, ct: Term, m: Term, cts: list) -> dict:
-        """Push ct ._R m with the rules; the pending cotangents by location (plus 'result')."""
-        if not isinstance(ct, (Var, Const)):
+        """Push ct ._R m with the rules; the pending cotangents by location (plus 'result'). A tuple of
+        atoms (a derivative program's output cotangent, differentiated again: (0, (1.0, 0, 0))) is
+        pushed as it is, so that its zero components stay zeros the rules remove."""
+        if not isinstance(ct, (Var, Const)) and not _atoms(ct):
             v = self.names.var("ct", ct.type)
             cts.append((v, ct))
             ct = v
@@ -511,6 +513,11 @@ def _summands(t: Term, bindings: list) -> list[Term]:
 def _is_zero(c: Const) -> bool:
     from ..tangents import ZERO
     return c.value is ZERO
+
+
+def _atoms(t: Term) -> bool:
+    """A tuple of atoms (or of such tuples)."""
+    return isinstance(t, Tuple) and all(isinstance(x, (Var, Const)) or _atoms(x) for x in t.items)
 
 
 def _strip_type(t: Type) -> Type:
