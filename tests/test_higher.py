@@ -452,6 +452,14 @@ def test_hessian_of_a_loop_against_central_differences(fn):
     np.testing.assert_allclose(H, fd.T, rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(catad.hessian(fn, checkpoints=2)(x), H, rtol=0, atol=0)
+    t = np.linspace(-1.0, 1.0, len(x))
+    np.testing.assert_allclose(catad.hvp(fn, (x,), (t,)), H @ t, rtol=1e-12, atol=1e-12)
+    _, vjp_fn = catad.vjp(catad.grad(fn), x)  # reverse over reverse: t^T H
+    if fn is halving_product:  # its loop's state halves in length: the cotangents of its states are ragged
+        with pytest.raises(catad.CatadError, match="changes shape"):
+            vjp_fn(t)
+        return
+    np.testing.assert_allclose(vjp_fn(t)[0], H @ t, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("fn", [iterate, newton_sqrt, piecewise])
@@ -556,3 +564,39 @@ def test_every_corpus_case_of_the_tests_with_a_float_output():
         assert np.max(np.abs(M @ np.ravel(t) - hv)) <= 1e-9 * scale * max(1.0, np.abs(t).sum()), case.name
         done += 1
     assert done >= 45
+
+
+# ---------------------------------------------------------------- explain and the command line
+
+def test_explain_shows_a_second_derivative_s_stages():
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    d = catad.explain(catad.grad(recurrence), x)
+    source = d.stage("source").text
+    assert "catad.grad(..., argnums=0) of recurrence" in source and "def recurrence(x):" in source
+    assert "fun rev$recurrence(" in d.stage("core").text  # the derivative program that is differentiated
+    assert d.stage("forward").text.startswith("fun fwd$grad$recurrence(")  # forward over reverse: H dx
+    assert d.stage("reverse").text.startswith("fun rev$grad$recurrence(")
+    fired = {s.rule for s in d.steps}
+    assert {"fwd-scan", "rev-scan", "fwd-sweep-nested"} <= fired  # the loop's reverse derivative, differentiated
+    assert "def fwd_grad_recurrence(" in d.stage("code").text
+
+
+def test_explain_says_how_a_jacobian_computes():
+    x = np.array([0.5, -1.0, 2.0])
+    few_outputs = catad.explain(catad.jacobian(lambda v: np.array([np.sum(v ** 2), v[0]])), x)
+    assert "here by reverse mode" in few_outputs.stage("source").text
+    many_outputs = catad.explain(catad.jacobian(lambda s: np.array([s, s * s, s ** 3, 2.0 * s])), 0.5)
+    assert "here by forward mode" in many_outputs.stage("source").text
+
+
+def test_the_command_explains_a_second_derivative(tmp_path, capsys):
+    from catad.cli import main
+    path = tmp_path / "model.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * x ** 2)\n")
+    assert main(["explain", f"{path}:f", "--args", "vec[3]", "--of", "grad", "--stage", "forward"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("fun fwd$grad$f(x : Vec Float, dx : Vec Float)")
+    assert main(["explain", f"{path}:f", "--args", "vec[3]", "--of", "grad,grad"]) == 2  # grad of a gradient: an array
+    assert "grad needs a function returning a float" in capsys.readouterr().err
+    assert main(["explain", f"{path}:f", "--args", "vec[3]", "--of", "hessian", "--stage", "source"]) == 0
+    assert "catad.hessian" in capsys.readouterr().out

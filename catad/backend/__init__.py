@@ -95,7 +95,7 @@ class Compiled:
         try:
             return self.fn(*args)
         except runtime.RaggedStates:
-            return self.ragged()(*args)
+            return self._ragged(args)
         except CatadError as e:
             if self.locate is None or e.loc is not None and not self.rerun:
                 raise
@@ -105,6 +105,20 @@ class Compiled:
         except CatadError as e:
             raise e from None
         raise first
+
+    def _ragged(self, args: tuple) -> Any:
+        """The variant whose scans keep lists (a loop whose accumulator changes shape), where the
+        vectors of their cotangents are not supported: an error there is refused, not raised."""
+        try:
+            return self.ragged()(*args)
+        except CatadError:
+            raise
+        except (IndexError, ValueError) as e:
+            raise CatadError(f"catad cannot run {self.name.split('$')[-1]}: a loop whose state changes shape "
+                             f"(as np.prod's halving loop) differentiated twice in reverse mode is not supported "
+                             f"({type(e).__name__}: {e})", construct="second derivative",
+                             hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
+                                  "catad.jvp of catad.grad)") from None
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""

@@ -39,7 +39,7 @@ def tadd(c: Compiler, a, b):
     if isinstance(a, tuple):
         return tuple(tadd(c, x, y) for x, y in zip(a, b))
     if isinstance(a, RT) or isinstance(b, RT):
-        return RT(c.assign(f"T_tadd({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
+        return RT(c.assign(f"T_tadd({arrays.rt_or_dense(c, a)}, {arrays.rt_or_dense(c, b)})"))
     if isinstance(a, Arr) and isinstance(b, Arr):
         for x, y in ((a, b), (b, a)):
             minus = _negated(c, y)
