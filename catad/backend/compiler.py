@@ -38,6 +38,7 @@ RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/lin
 
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
+_ADD = "({0} + {1})"  # and of a sum of them: summed over an axis, each term is (contractions.contract)
 
 
 class Compiler:
@@ -222,6 +223,8 @@ class Compiler:
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
         if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             self.defs[out.code] = ("mul", args[0], args[1])
+        elif template == _ADD and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            self.defs[out.code] = ("add", args[0], args[1])  # a sum of it: the sum of each (contractions)
         return out
 
     def reassociate(self, a: Arr, b: Arr):
