@@ -641,6 +641,21 @@ def _(g):
     return prim("tsum", zero_tangent(VF if g.c.coin(0.7) else Vec(VF)))
 
 
+@instances("tscale-by-one")
+def _(g):
+    return prim("tscale", g.coef(), Const(1.0, Float))
+
+
+@instances("touter-one")
+def _(g):
+    return prim("touter", Const(1.0, Float), g.tangent(Float, 1))
+
+
+@instances("tdot-one")
+def _(g):
+    return prim("tdot", Const(1.0, Float), g.tangent(Float, 1))
+
+
 @instances("tuple-zero")
 def _(g):
     return Tuple(tuple(zero_tangent(g.space()) for _ in range(g.c.int(1, 3))))

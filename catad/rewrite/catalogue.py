@@ -509,6 +509,18 @@ rule("tscale-zero", GV, "vector space: k * 0 = 0 (a symbolic zero stays zero)", 
      _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tscale-one", GV, "vector space: 1 * v = v", "1.0 * v", "v", r"1 \cdot v = v", "scaling by one",
      P(Call, fn="tscale", args=V("args", lambda a: is_const(a[0], 1.0))))(lambda b: b["args"][1])
+rule("tscale-by-one", GV, "k * 1 = k: a Float coefficient times the constant tangent 1.0", "k * 1.0", "k",
+     r"k \cdot 1 = k", "the output cotangent 1.0 of a gradient, differentiated again (exact: the tangent is not 0)",
+     P(Call, fn="tscale", args=V("args", lambda a: a[1].type == Float and is_const(a[1], 1.0))))(
+    lambda b: b["args"][0])
+rule("touter-one", GV, "touter(1, k) = k * 1 = k (Float)", "touter(1.0, k)", "k", r"k \cdot 1 = k",
+     "a Float tangent k times the coefficient 1.0",
+     P(Call, fn="touter", args=V("args", lambda a: a[0].type == Float and is_const(a[0], 1.0))))(
+    lambda b: b["args"][1])
+rule("tdot-one", GV, "tdot(1, r) = <1, r> = r (Float)", "tdot(1.0, r)", "r", r"\langle 1, r \rangle = r",
+     "the inner product of the Float coefficient 1.0 and a tangent",
+     P(Call, fn="tdot", args=V("args", lambda a: a[0].type == Float and is_const(a[0], 1.0))))(
+    lambda b: b["args"][1])
 @rule("tadd-tuple", GV, "product space: (a1, a2) + (b1, b2) = (a1 + b1, a2 + b2)", "(a1, ..., an) + (b1, ..., bn)",
       "(a1 + b1, ..., an + bn)", r"(a_1, a_2) + (b_1, b_2) = (a_1 + b_1, a_2 + b_2)", "tuples add componentwise",
       P(Call, fn="tadd", args=V("args", lambda a: isinstance(a[0], Tuple) and isinstance(a[1], Tuple))))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..lang.anf import anf_def
 from ..lang.fold import lambdas, operands
+from ..lang.types import Float
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, subterms,
                           make_lets, may_fail)
 from .engine import term_children, with_children
@@ -34,18 +35,27 @@ def aliases_zero(d: Def) -> bool:
 
 
 def zero_redex(d: Def) -> bool:
-    """Whether d holds a zero tangent where the rules would remove it (x[i] of x = 0, a tuple of
-    zeros, ...): CSE and the single-use inliner write zeros into their uses, which a derivative
-    program differentiated again binds to variables (catad.rewrite.stages.finish)."""
+    """Whether d holds a term the rules would simplify that CSE or the single-use inliner wrote:
+    a zero tangent where it is used (x[i] of x = 0, a tuple of zeros, ...), a component of a
+    tuple literal (the primal value of `r = rev$f(x, 1.0)` where only its gradient is used) or
+    a product by the constant 1.0: what a derivative program differentiated again binds to
+    variables (catad.rewrite.stages.finish)."""
     from ..tangents import ZERO
 
     def zero(x) -> bool:
         return type(x) is Const and x.value is ZERO
+
+    def one(x) -> bool:
+        return type(x) is Const and type(x.value) is float and x.value == 1.0
     for n in subterms(d.body):
         cls = type(n)
         if cls is Call and any(zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
             return True
-        if cls is Get and zero(n.tup) or cls is Build and zero(n.body) or \
+        if cls is Call and n.type == Float and (n.fn == "mul" and any(one(a) for a in n.args) or
+                                                 n.fn == "tscale" and one(n.args[1]) or
+                                                 n.fn in ("touter", "tdot") and one(n.args[0])):
+            return True
+        if cls is Get and (zero(n.tup) or type(n.tup) is Tuple) or cls is Build and zero(n.body) or \
                 cls is Tuple and n.items and all(zero(x) for x in n.items):
             return True
     return False
