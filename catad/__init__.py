@@ -7,8 +7,8 @@ computing the value and the full Jacobian as a linear map, which the JAX-style
 functions below apply forward or in reverse.
 """
 from .api import eval_cl, hidden_args, to_anf, to_cl, to_core, to_sympy
-from .differentiate import (LinearMap, grad, jacobian, jacobian_core, jvp, linearize, value_and_grad,
-                            vjp)
+from .differentiate import (LinearMap, grad, hessian, hvp, jacfwd, jacobian, jacobian_core, jacrev, jvp, linearize,
+                            value_and_grad, vjp)
 from .errors import ArgumentError, BoundsError, CatadError, CatadTypeError, LinAlgError, ShapeError, UnsupportedSyntax
 from .explain import Derivation, explain
 from .rewrite.catalogue import ALL_RULES as rules
@@ -17,5 +17,5 @@ __version__ = "0.1.0"
 __all__ = ["Derivation", "explain", "rules", "ArgumentError", "BoundsError", "CatadError", "CatadTypeError",
            "LinAlgError", "ShapeError", "UnsupportedSyntax", "LinearMap", "eval_cl",
            "hidden_args",
-           "grad", "jacobian", "jacobian_core", "jvp", "linearize", "to_anf", "to_cl", "to_core", "to_sympy",
+           "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacobian_core", "jacrev", "jvp", "linearize", "to_anf", "to_cl", "to_core", "to_sympy",
            "value_and_grad", "vjp", "__version__"]

@@ -256,6 +256,8 @@ def _explain(args: argparse.Namespace) -> int:
     except ArgsError as e:
         raise CliError(f"--args: {e}" if args.args is not None else str(e)) from None
     name = getattr(fn, "__qualname__", args.target)
+    for kind in (args.of or "").split(",") if args.of else ():  # innermost first: --of grad,grad
+        fn = _transform(kind.strip(), fn)
     try:
         d = explain(fn, *values)
     except (CatadError, CliError):
@@ -270,6 +272,17 @@ def _explain(args: argparse.Namespace) -> int:
         return 1
     print(render_derivation(d, args.format, args.stage, args.trace))
     return 0
+
+
+_TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian")
+
+
+def _transform(kind: str, fn):
+    """catad.<kind>(fn): explain then shows the derivation of that derivative (issue 17)."""
+    import catad
+    if kind not in _TRANSFORMS:
+        raise CliError(f"--of: {kind!r} is not one of {', '.join(_TRANSFORMS)}")
+    return getattr(catad, kind)(fn)
 
 
 # ====================================================================== the parser
@@ -348,7 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "the pipeline, optionally with the rewrite steps."),
         epilog='examples:\n  catad explain model.py:f\n  catad explain model.py:f --args "float, vec[3]"\n'
                "  catad explain model.py:f --stage core --format latex\n"
-               "  catad explain model.py:f --trace\n  catad explain model.py:f --format json")
+               "  catad explain model.py:f --trace\n  catad explain model.py:f --format json\n"
+               "  catad explain model.py:f --of grad --stage forward   (a Hessian-vector product)")
     explain.add_argument("target", metavar="FILE.py:FUNC", help="the file and the function in it")
     explain.add_argument("--args", metavar="TYPES", default=None, help=_ARGS_HELP)
     explain.add_argument("--stage", metavar="NAME", default=None,
@@ -359,6 +373,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "JSON always include them)")
     explain.add_argument("-f", "--format", choices=FORMATS, default="text",
                          help="text (default), latex or json (with --stage: only that stage)")
+    explain.add_argument("--of", metavar="TRANSFORM", default=None,
+                         help="explain catad.TRANSFORM(FUNC) instead (grad, value_and_grad, jacfwd, jacrev, "
+                              "jacobian, hessian; comma-separated, innermost first: --of grad,grad): its core "
+                              "stage is FUNC's derivative program, its forward and reverse stages the second "
+                              "derivatives")
     explain.set_defaults(run=_explain)
     return parser
 

@@ -30,6 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_diff
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .pipeline import Bound, bind, check_checkpoints
+from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
 
@@ -200,8 +201,7 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | N
 
     def gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False, checkpoints=checkpoints)
-    gradient.__name__ = f"grad_{getattr(fn, '__name__', 'f')}"
-    return gradient
+    return mark(gradient, Transformation("grad", fn, argnums, checkpoints))
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
@@ -210,7 +210,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoint
 
     def value_and_gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True, checkpoints=checkpoints)
-    return value_and_gradient
+    return mark(value_and_gradient, Transformation("value_and_grad", fn, argnums, checkpoints))
 
 
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
@@ -298,50 +298,116 @@ def vjp(fn: Callable, *primals: Any, checkpoints: int | None = None, **kw_primal
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
-    """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape;
-    ``checkpoints`` as for :func:`grad` (it applies when the rows are computed in reverse
-    mode: when the output has no more entries than the inputs)."""
+    """The Jacobian with respect to argument(s) argnums, shaped output.shape + input.shape, by
+    whichever of :func:`jacrev` (a reverse pass per element of the output) and :func:`jacfwd`
+    (a forward pass per element of the arguments argnums) takes fewer passes at the arguments
+    given; ``checkpoints`` as for :func:`grad` (it applies to the reverse passes)."""
     checkpoints = check_checkpoints(checkpoints)
 
     def jac(*args, **kwargs):
-        b = bind(fn, call_args(fn, args, kwargs))
-        vals, params = _canonical(b)
-        nums = _argnums(argnums, params)
-        out = _run_primal(b, vals)
-        if isinstance(out, tuple):
-            raise CatadError("jacobian needs a function returning a float or an array; this one returns a "
-                             "tuple (differentiate each component, or use vjp)", construct="jacobian")
-        result = b.core.main.result_type
-        if scalar_of(result) != Float:  # no tangent space: no rows to shape
-            raise CatadError(f"jacobian needs a function returning a float or a float array; "
-                             f"{getattr(fn, '__name__', 'f')} returns {result}", construct="jacobian")
-        full = _jacobian_matrix(b, vals, out, nums, checkpoints)
-        results = []
-        offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
-        for k in nums:
-            results.append(_blocks(full[:, offsets[k]:offsets[k + 1]], np.shape(out), vals[k]))
-        results = _user_args(b, tuple(results), nums)
-        return results[0] if isinstance(argnums, (int, np.integer)) else tuple(results)
-    return jac
+        return _jacobian_impl(fn, argnums, call_args(fn, args, kwargs), None, checkpoints, "jacobian")
+    return mark(jac, Transformation("jacobian", fn, argnums, checkpoints))
+
+
+def jacfwd(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """The Jacobian by columns: one forward pass per element of the arguments argnums (JAX's
+    jacfwd), shaped output.shape + input.shape; a tuple of blocks for a tuple of argnums, and a
+    tuple of such for a function returning a tuple. ``checkpoints`` as for :func:`grad` (it
+    applies where the function itself runs reverse passes: jacfwd of jacrev)."""
+    checkpoints = check_checkpoints(checkpoints)
+
+    def jac(*args, **kwargs):
+        return _jacobian_impl(fn, argnums, call_args(fn, args, kwargs), "forward", checkpoints, "jacfwd")
+    return mark(jac, Transformation("jacfwd", fn, argnums, checkpoints))
+
+
+def jacrev(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """The Jacobian by rows: one reverse pass per element of the output (JAX's jacrev), shaped
+    and structured as :func:`jacfwd`'s; ``checkpoints`` as for :func:`grad`."""
+    checkpoints = check_checkpoints(checkpoints)
+
+    def jac(*args, **kwargs):
+        return _jacobian_impl(fn, argnums, call_args(fn, args, kwargs), "reverse", checkpoints, "jacrev")
+    return mark(jac, Transformation("jacrev", fn, argnums, checkpoints))
+
+
+def hessian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+    """The Hessian of a float-valued fn with respect to argument(s) argnums: ``jacfwd(jacrev(fn,
+    argnums), argnums)`` as in JAX, shaped input.shape + input.shape (for a tuple of argnums, a
+    tuple of tuples of blocks: block [i][j] is shaped like argument i then argument j). Each
+    column is a forward pass over fn's reverse derivative program (forward over reverse: a
+    Hessian-vector product, see :func:`hvp`). ``checkpoints`` as for :func:`grad` (the reverse
+    loops of the gradient keep at most that many states)."""
+    checkpoints = check_checkpoints(checkpoints)
+    gradient = jacrev(fn, argnums, checkpoints=checkpoints)
+
+    def hess(*args, **kwargs):
+        args = call_args(fn, args, kwargs)
+        result = bind(fn, args).core.main.result_type
+        if result != Float:
+            raise CatadError(f"hessian needs a function returning a float; {getattr(fn, '__name__', 'f')} returns "
+                             f"{result} (use jacfwd(jacrev(f)) for the second derivative of a function returning "
+                             "an array)", construct="hessian")
+        return _jacobian_impl(gradient, argnums, args, "forward", checkpoints, "hessian")
+    return mark(hess, Transformation("hessian", gradient, argnums, checkpoints))
+
+
+def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | Sequence[int] = 0,
+        checkpoints: int | None = None) -> Any:
+    """The Hessian-vector product H t of a float-valued fn at primals, without forming H:
+    ``jvp(grad(fn, argnums), primals, tangents)[1]`` (JAX's autodiff cookbook), the forward
+    derivative of fn's reverse derivative program (forward over reverse). `tangents` has one
+    entry per primal (those of arguments not in argnums give the mixed second derivatives);
+    the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`."""
+    return jvp(grad(fn, argnums, checkpoints=checkpoints), primals, tangents)[1]
+
+
+def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpoints: int | None, what: str):
+    """The Jacobian of fn at args with respect to argnums (see :func:`jacfwd`): by forward or
+    reverse passes (mode), or by whichever takes fewer (None)."""
+    b = bind(fn, args)
+    vals, params = _canonical(b)
+    nums = _argnums(argnums, params)
+    out = _run_primal(b, vals)
+    result = b.core.main.result_type
+    parts = result.items if isinstance(result, TupleT) else (result,)
+    if any(isinstance(x, TupleT) or scalar_of(x) != Float for x in parts) or (what == "jacobian" and
+                                                                               isinstance(out, tuple)):
+        hint = " (differentiate each component, or use vjp)" if isinstance(out, tuple) else ""
+        raise CatadError(f"{what} needs a function returning a float or a float array"
+                         f"{', or a tuple of them' if what != 'jacobian' else ''}; "
+                         f"{getattr(fn, '__name__', 'f')} returns {result}{hint}", construct=what)
+    full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
+    outs = out if isinstance(out, tuple) else (out,)
+    rows = np.cumsum([0] + [S.tangent_size(o) for o in outs])
+    offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
+    per_result = []
+    for o, r0, r1 in zip(outs, rows, rows[1:]):
+        blocks = tuple(_blocks(full[r0:r1, offsets[k]:offsets[k + 1]], np.shape(o), vals[k]) for k in nums)
+        blocks = _user_args(b, blocks, nums)
+        per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
+    return tuple(per_result) if isinstance(out, tuple) else per_result[0]
 
 
 def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None,
-                     checkpoints: int | None = None) -> np.ndarray:
-    """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`,
-    only those arguments' columns are filled). One reverse pass per output or one
-    forward pass per input, whichever are fewer."""
+                     checkpoints: int | None = None, mode: str | None = None) -> np.ndarray:
+    """Rows: the flattened output; columns: the flattened inputs in order (with `wrt`, only
+    those arguments' columns are filled). One reverse pass per output (mode "reverse") or one
+    forward pass per input of wrt ("forward"); by default whichever are fewer."""
     m, n = S.tangent_size(out), S.tangent_size(vals)
-    if m <= n:
+    offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
+    columns = [j for k in (range(len(vals)) if wrt is None else wrt) for j in range(offsets[k], offsets[k + 1])]
+    if mode == "reverse" or mode is None and m <= len(columns):
         rows = [np.zeros(n)]
         for k in range(m):
             _, cts = _reverse(b, vals, S.unflatten(np.eye(1, m, k)[0], out), wrt, checkpoints)
             rows.append(S.flatten(cts, vals))
         return np.array(rows[1:]).reshape(m, n)
-    cols = [np.zeros(m)]
-    for k in range(n):
-        _, dt = _forward(b, vals, S.unflatten(np.eye(1, n, k)[0], vals))
-        cols.append(S.flatten(dt, out))
-    return np.array(cols[1:]).reshape(n, m).T.copy()
+    full = np.zeros((m, n))
+    for j in columns:
+        _, dt = _forward(b, vals, S.unflatten(np.eye(1, n, j)[0], vals))
+        full[:, j] = S.flatten(dt, out)
+    return full
 
 
 def _blocks(columns: np.ndarray, out_shape: tuple, like: Any) -> Any:
@@ -424,3 +490,7 @@ def linearize(fn: Callable, *primals: Any, **kw_primals: Any) -> tuple[Any, Line
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
     return _user_out(b, out), LinearMap(b, vals, params, out)
+
+
+for _kind in ("grad", "value_and_grad", "jacobian", "jacfwd", "jacrev", "hessian", "jvp", "hvp"):
+    register_maker(globals()[_kind], _kind)  # the front end compiles calls of them (catad.transforms)

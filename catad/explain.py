@@ -21,6 +21,7 @@ from .errors import CatadError
 from .pipeline import STAGES, Pipeline, check_checkpoints, pipeline
 from .rewrite.catalogue import ALL_BY_NAME
 from .rewrite.engine import RewriteStep
+from .transforms import innermost, transformation_of
 
 TITLES = {
     "source": "Original definition (Python)",
@@ -207,6 +208,37 @@ def memory_policy(checkpoints: int | None) -> str:
             "(binomial checkpointing: the others are recomputed)")
 
 
+def transformation_text(fn: Callable, p: Pipeline) -> list[str]:
+    """What a function made by catad's transformations is, outermost first, in words: the
+    function explained is a derivative program (its core stage), whose derivatives (forward,
+    reverse) are second derivatives (issue 17); for jacobian, which mode it runs and why."""
+    lines, t, q = [], transformation_of(fn), p
+    while t is not None:
+        name = getattr(innermost(t.fn), "__name__", "f")
+        inner = " of a derivative" if transformation_of(t.fn) is not None else ""
+        line = f"catad.{t.kind}(..., argnums={t.argnums!r}){inner} of {name}: {_KIND_TEXT[t.kind]}"
+        mode = getattr(q, "mode", None)
+        if t.kind == "jacobian" and mode is not None:
+            line += (f"; here by {mode} mode: one {mode} pass per element of the "
+                     f"{'result' if mode == 'reverse' else 'arguments differentiated'}, the fewer passes "
+                     f"at these arguments' lengths")
+        lines.append(line)
+        t, q = transformation_of(t.fn), getattr(q, "inner", None)
+    lines.append("the core stage is the derivative program as a program; the forward and reverse stages "
+                 "differentiate it again")
+    return lines
+
+
+_KIND_TEXT = {"grad": "its reverse derivative with the output's cotangent 1.0",
+              "value_and_grad": "its value and its reverse derivative with the output's cotangent 1.0",
+              "jacrev": "the Jacobian by rows, a reverse pass per element of the result",
+              "jacfwd": "the Jacobian by columns, a forward pass per element of the arguments",
+              "jacobian": "the Jacobian, by rows or by columns, whichever are fewer",
+              "hessian": "jacfwd of jacrev: the Hessian by forward passes over the gradient (forward over "
+                         "reverse)",
+              "jvp": "its forward derivative"}
+
+
 def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) -> Derivation:
     """The derivation of fn's derivatives at the types of example_args, stage by stage; the
     code stage's reverse derivative is compiled with `checkpoints` (as for catad.grad)."""
@@ -214,9 +246,11 @@ def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) ->
     p = pipeline(fn, *example_args)
     p.record = True  # the stages made from now on keep their rewrite steps (see Pipeline.trace)
     try:
-        source = textwrap.dedent(inspect.getsource(fn)).rstrip()
+        source = textwrap.dedent(inspect.getsource(innermost(fn))).rstrip()
     except (OSError, TypeError):
         source = "(source not available)"
+    if transformation_of(fn) is not None:  # a derivative differentiated again: say which
+        source = "\n".join(f"# {line}" for line in transformation_text(fn, p)) + "\n" + source
     programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "jacobian": p.jacobian,
                 "jacobian-optimised": p.jacobian_optimised, "jacobian-transposed": p.jacobian_transposed,
                 "forward": p.forward, "reverse": p.reverse}

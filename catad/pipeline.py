@@ -27,17 +27,18 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import backend, frontend  # their functions looked up when called, so tests can count compiles
+from . import backend, composite, frontend  # their functions looked up when called, so tests can count compiles
 from ._node import paused_gc
 from .ad import jacobian_program
 from .backend import Compiled
 from .combinators import CLProgram, check_cl_program, to_cl_program
-from .errors import ArgumentError, CatadError
+from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
-from .lang.terms import Def, Program
+from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
+from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative
 from .rewrite.engine import NormalMarks
@@ -64,6 +65,7 @@ def signature(fn: Callable, args: tuple, trees: tuple = ()) -> tuple:
 
 
 def _param_names(fn: Callable) -> list[str]:
+    fn = innermost(fn)  # a function made by a transformation takes f's arguments
     code = getattr(fn, "__code__", None)
     names = list(code.co_varnames[:code.co_argcount]) if code else []
     return names[1:] if getattr(fn, "__self__", None) is not None else names  # a bound method: after self
@@ -118,6 +120,7 @@ class Pipeline:
 
     def _jacobian_program(self) -> Program:
         # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
+        _refuse_first_order_only(self.core)
         return jacobian_program(to_cl_program(inline_program(self.core)))
 
     @_stage
@@ -203,8 +206,22 @@ class Pipeline:
         key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints)
         if key not in self._code:
             with paused_gc():
-                self._code[key] = self._compile(*key)
+                try:
+                    self._code[key] = self._compile(*key)
+                except CatadError as e:
+                    raise self._located(e) from None
         return self._code[key]
+
+    def _located(self, e: CatadError) -> CatadError:
+        """e, for a function made by a transformation, at the def of the function it transforms
+        when it names no place (derivative programs lose the source's places on the way to CL)."""
+        t = getattr(self, "transformation", None)
+        if e.loc is not None or t is None:
+            return e
+        code = getattr(innermost(t.fn), "__code__", None)
+        if code is None:
+            return e
+        return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None) -> Compiled:
@@ -232,6 +249,27 @@ class Pipeline:
         the order Python does, iteration by iteration. Compiled only when a program whose
         loops were vectorised raises, to raise the error Python raises first."""
         return backend.compile_program(self.sequential)
+
+
+# Primitives whose derivative rule is right at first order only: scipy.optimize.brentq's root is
+# x0 - (g - stop(g)) / stop(dg/dx) (catad/frontend/roots.py), whose derivative is the implicit
+# function theorem's, but whose second derivative would take dg/dx for a constant
+_FIRST_ORDER_ONLY = {"brentq": "scipy.optimize.brentq", "stop_gradient": "scipy.optimize.brentq"}
+
+
+def _refuse_first_order_only(program: Program) -> None:
+    """A derivative program (fwd$ or rev$, in a composite program: a second derivative) that
+    computes a first-order-only primitive is refused where the user's code calls it."""
+    if not any(d.name.startswith(("fwd$", "rev$")) for d in program.defs):
+        return
+    for d in program.defs:
+        for n in subterms(d.body):
+            if type(n) is Call and n.fn in _FIRST_ORDER_ONLY:
+                raise CatadError(f"the second derivative of {_FIRST_ORDER_ONLY[n.fn]}'s root is not supported "
+                                 "yet (its first derivative is the implicit function theorem's, at first order only)",
+                                 n.loc, "second derivative",
+                                 hint="differentiate the function once, or compute this derivative another way "
+                                      "(e.g. by central differences of catad's gradient)")
 
 
 def check_checkpoints(k: Any) -> int | None:
@@ -276,6 +314,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
     if not callable(fn):
         raise ArgumentError(f"expected a Python function, got {type(fn).__name__}")
     names = _param_names(fn)
+    given = args  # a transformed function binds its function to them as they are
     trees = tuple(tree_of(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
                   for i, a in enumerate(args))
     if any(t is not None for t in trees):
@@ -283,8 +322,15 @@ def bind(fn: Callable, args: tuple) -> Bound:
     else:
         trees = ()
     key = signature(fn, args, trees)
+    t = transformation_of(fn)
+    mode = _jacobian_mode(t, given) if t is not None and t.kind == "jacobian" else None
+    if mode is not None:
+        key = key + (mode,)
+    owner, path = key_of(fn)
+    if path:  # grad(f) made twice is one function: its pipelines are kept with f's
+        key = (path,) + key
     try:
-        table = _CACHE.setdefault(fn, {})
+        table = _CACHE.setdefault(owner, {})
     except TypeError:  # not weak-referenceable: do not cache
         table = {}
     pipelines = table.setdefault(key, [])
@@ -292,7 +338,7 @@ def bind(fn: Callable, args: tuple) -> Bound:
         hidden = p.reads.current()
         if hidden is not None:
             return Bound(fn, args, p, hidden)
-    p = _compile(fn, args, trees)
+    p = _compile(fn, args, trees) if t is None else _compile_transformed(t, given, mode)
     hidden = p.reads.current()
     if hidden is None:
         raise CatadError(f"what {getattr(fn, '__name__', 'f')} reads from globals or closures changed while it "
@@ -313,6 +359,74 @@ def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     p.loop_notes = loops
     p.sequential = sequential if program is not sequential else None
     return p
+
+
+def _jacobian_mode(t: Transformation, args: tuple) -> str:
+    """How catad.jacobian(f) computes at args: "reverse" (a pass per element of the result) when
+    the result has no more elements than the arguments differentiated, else "forward" (a pass
+    per element of those arguments). The result's length is known by running f."""
+    from .linearmaps.semantics import tangent_size
+    b = bind(t.fn, args)
+    out = b.pipeline.code("primal")(*b.args, *b.hidden)
+    nums = composite.argnums_of(t.argnums, composite.users(b.pipeline.core, b.pipeline.n_hidden))
+    return "reverse" if tangent_size(out) <= tangent_size(tuple(b.args[k] for k in nums)) else "forward"
+
+
+def _compile_transformed(t: Transformation, args: tuple, mode: str | None = None) -> Pipeline:
+    """The pipeline of a function made by a catad transformation at args (see _transformed)."""
+    return _transformed(t, bind(t.fn, args).pipeline, mode)
+
+
+def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) -> Pipeline:
+    """The pipeline of t applied to the function whose pipeline is `inner`: its core program is
+    made from inner's derivative program (catad.composite), and what that function reads from
+    globals and closures is what this one reads (the same hidden values, the same guards: when
+    they no longer hold, both are compiled again)."""
+    spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
+                           inner.trees, inner.result_tree)
+    with paused_gc():
+        program = composite.program(t, spec, mode)
+        check_program(program)
+    p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
+    p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
+    return p
+
+
+def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:
+    """fn's pipeline for arguments known by their types and which axes have length 1 (None where
+    that is not known): a function the front end finds called inside the one it compiles."""
+    t = transformation_of(fn)
+    if t is not None:
+        return _transformed(t, _typed(t.fn, types, units, trees), "reverse" if t.kind == "jacobian" else None)
+    with paused_gc():
+        program, reads, result_tree = frontend.compile_with_reads(fn, (None,) * len(types), trees, with_tree=True,
+                                                                  signature=(types, units))
+        sequential = program
+        program, loops = frontend.vectorise_loops(program)
+        check_program(program)
+    p = Pipeline(program, reads, trees=trees, result_tree=result_tree)
+    p.loop_notes = loops
+    p.sequential = sequential if program is not sequential else None
+    return p
+
+
+def derived_def(t: Transformation, types: tuple, units: tuple, trees: tuple):
+    """(Def, Reads, result tree) of the function t makes, for the front end, which compiles a
+    call of it inside a function (catad.grad(f)(x) @ v): one definition (its callees inlined),
+    whose parameters are f's, then its hidden ones (catad.frontend.program.ProgramCompiler)."""
+    trees = trees if any(x is not None for x in trees) else ()
+    p = _typed(mark_of(t), types, units, trees)
+    return inline_program(p.core).main, p.reads, p.result_tree
+
+
+def mark_of(t: Transformation) -> Callable:
+    """A callable carrying t (what catad.grad returns), for a transformation the front end made."""
+    def made(*args):
+        raise CatadError("a derivative the front end made is called by compiled code only")
+    return mark(made, t)
+
+
+frontend.program.DERIVED = derived_def
 
 
 def pipeline(fn: Callable, *example_args: Any) -> Pipeline:

@@ -137,6 +137,8 @@ class Gen:
             return self.vec()
         if t == Vec(VF):
             return np.array([self.vec() for _ in range(self.n)])
+        if isinstance(t, Vec) and isinstance(t.elem, TupleT):  # a vector of tuples: a list of them
+            return [self.dense_value(t.elem) for _ in range(self.n)]
         if isinstance(t, TupleT):
             return tuple(self.dense_value(s) for s in t.items)
         if t == Int:
@@ -661,6 +663,28 @@ def _step_value(g: Gen, t: Var, a: Type, acc: Term, summary: Term) -> Term:
         i = g.fresh("i", Int, bind=False)
         return Build(Const(g.n, Int), i, _step_value(g, t, Float, prim("index", i, acc), summary))
     return Tuple(tuple(_step_value(g, t, s, Get(k, acc), summary) for k, s in enumerate(a.items)))
+
+
+def lmscan(g: Gen) -> Term:
+    """A random lmScan (\\t. e') S v : (s, (a, Vec b)) -o Vec a. Its meaning reads the accumulators
+    S and the step maps e' only (not the body that made S), so the laws of fwd-scan and rev-scan
+    hold for any S of size(v) + 1 accumulators: S is random, e' as lmfold's."""
+    a = g.c.pick([Float, VF, TupleT((Float, VF))])
+    b = g.c.pick([Float, VF])
+    s = TupleT(tuple(g.c.pick([Float, VF]) for _ in range(g.c.int(0, 2))))
+    for x in s.items:
+        g.fresh("e", x, g.dense_value(x))
+    step = TupleT((a, b))
+    t = g.fresh("t", step, bind=False)
+    summary = prim("tanh", prim("add", _first_float(Get(0, t)), _first_float(Get(1, t))))
+    src = TupleT((s, step))
+    d = g.fresh("Dm", LinMap(src, a), bind=False)
+    m = g.lmap(src, a, 1) if s.items else L.HCat((L.Zero(s, a), g.lmap(step, a, 1)))
+    de = Let(d, m, L.Compose(L.Scale(summary, a), d))
+    v = g.fresh("v", Vec(b), g.dense_value(Vec(b))[:g.n - 1])  # n - 1 steps: the n accumulators are a vector
+    states = [g.dense_value(a) for _ in range(g.n)]
+    S = g.fresh("S", Vec(a), np.array(states) if not isinstance(a, TupleT) else states)
+    return L.LMScan(S, v, t, de)
 
 
 def lmfold(g: Gen) -> Term:

@@ -42,7 +42,7 @@ from catad.rewrite.catalogue import cheap
 from catad.rewrite.engine import replace_at
 from catad.tangents import ZERO, OneHot
 
-from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, lmfold, meaning, mixed
+from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, lmfold, lmscan, meaning, mixed
 
 COUNT = 100          # instances per rule and per side of a side condition
 RULE_NAMES = [r.name for r in RULES]
@@ -457,6 +457,25 @@ def _(g):
     return ApplyR(tan(g, m.tgt, None), m)
 
 
+def _fwd_scan(g, cheap_arg):
+    m = lmscan(g)
+    return Apply(m, tan(g, m.src, cheap_arg))
+
+
+def _rev_scan(g, cheap_arg):
+    m = lmscan(g)
+    return ApplyR(tan(g, m.tgt, cheap_arg), m)
+
+
+# a scan's Jacobian (issue 17: a loop's derivatives differentiated again) applied forward is a
+# scan of the tangents, in reverse a scan backwards and a build over the steps (random scans as
+# lmfold's, their accumulators S random: the law holds for any)
+instances("fwd-scan", tangents=True)(lambda g: _fwd_scan(g, True))
+violations("fwd-scan")(lambda g: _fwd_scan(g, False))
+instances("rev-scan", tangents=True)(lambda g: _rev_scan(g, True))
+violations("rev-scan")(lambda g: _rev_scan(g, False))
+
+
 instances("fwd-bind", tangents=True)(lambda g: _fwd_bind(g, False))
 violations("fwd-bind")(lambda g: _fwd_bind(g, True))
 instances("rev-bind", tangents=True)(lambda g: _rev_bind(g, False))
@@ -620,6 +639,26 @@ def _(g):
 @instances("tsum-zero")
 def _(g):
     return prim("tsum", zero_tangent(VF if g.c.coin(0.7) else Vec(VF)))
+
+
+@instances("tscale-by-one")
+def _(g):
+    return prim("tscale", g.coef(), Const(1.0, Float))
+
+
+@instances("touter-one")
+def _(g):
+    return prim("touter", Const(1.0, Float), g.tangent(Float, 1))
+
+
+@instances("tdot-one")
+def _(g):
+    return prim("tdot", Const(1.0, Float), g.tangent(Float, 1))
+
+
+@instances("tuple-zero")
+def _(g):
+    return Tuple(tuple(zero_tangent(g.space()) for _ in range(g.c.int(1, 3))))
 
 
 @instances("build-zero")

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lang.terms import Get, Term, iconst
-from ..lang.types import Float, Int, Tuple as TupleT, Type, Vec, rank
+from ..lang.types import Float, Int, Scalar, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
+from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 
@@ -45,12 +46,34 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
+    if fn in _NO_RULE:
+        raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
+                         f"{_NO_RULE[fn]}", construct="second derivative",
+                         hint="differentiate the function once, or compute this derivative another way "
+                              "(e.g. by central differences of catad's gradient)")
+    if rule is _scalar_rule and not (isinstance(tgt, Scalar) and all(isinstance(x.type, Scalar) for x in xs)):
+        # an action of an opaque map (lmLinear) that a derivative program computes
+        raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
+                         f"{_OPAQUE_NOTE}", construct="second derivative",
+                         hint="differentiate the function once, or compute this derivative another way "
+                              "(e.g. by central differences of catad's gradient)")
     maps = rule(fn, xs, tgt, bind)
     if isinstance(maps, L.LM):  # one map from the tuple of all the arguments' tangents
         if all(isinstance(d, L.Zero) for d in dxs):
             return L.Zero(src, tgt)
         return L.Compose(maps, L.VCat(tuple(dxs)))
     return _combine(list(zip(maps, dxs)), src, tgt)
+
+
+# primitives that only derivative programs hold, with no derivative of their own yet
+_LINALG_NOTE = ("the second derivatives of np.linalg's det, slogdet, inv, solve and cholesky are not "
+                "supported yet (their first derivatives are opaque maps)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.linalg's solvers and expm, "
+                "scipy.stats.multivariate_normal and np.fft's transforms are not supported yet (their first "
+                "derivatives are opaque maps)")
+_NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
+                                               "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
+            "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
 def _scalar_rule(fn, xs, tgt, bind):
@@ -229,12 +252,78 @@ def _j_cho_solve(fn, xs, tgt, bind):
     return L.Compose(_linear("cho_lsolve", "cho_lsolve", (c, lower), b.type, b.type), rhs)
 
 
+# ---------------------------------------------------------------- tangent operations
+# A derivative program is a program (issue 17): differentiated again, its tangent operations
+# are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
+# primal values (possibly the zero tangent or an index update at run time). Their partials
+# with respect to a tangent argument are the products of two tangents (touter, tdot, tprod),
+# given as lmLinear maps by a forward and a transposed action.
+
+def _by(fwd: str, rev: str, coefficient: Term, s: Type, t: Type) -> L.Linear:
+    """x |-> fwd(coefficient, x), whose transpose is r |-> rev(coefficient, r)."""
+    return _linear(fwd, rev, (coefficient,), s, t)
+
+
+def _j_tadd(fn, xs, tgt, bind):
+    """d (a + b) = da + db."""
+    return [L.One(tgt), L.One(tgt)]
+
+
+def _j_tscale(fn, xs, tgt, bind):
+    """d (k a) = dk a + k da: the map dk |-> dk a (touter, transpose <a, r>) and lmScale(k)."""
+    k, a = xs
+    return [_by("touter", "tdot", a, Float, tgt), L.Scale(k, tgt)]
+
+
+def _j_touter(fn, xs, tgt, bind):
+    """touter(a, k) = k a: d = k da + dk a."""
+    a, k = xs
+    return [L.Scale(k, tgt), _by("touter", "tdot", a, Float, tgt)]
+
+
+def _j_tdot(fn, xs, tgt, bind):
+    """d <a, r> = <da, r> + <a, dr>; the transpose of x |-> <c, x> is k |-> k c."""
+    a, r = xs
+    return [_by("tdot", "touter", r, a.type, Float), _by("tdot", "touter", a, a.type, Float)]
+
+
+def _j_tmul(fn, xs, tgt, bind):
+    """d (v * x) = x * dv + v * dx (elementwise; both maps are their own transposes)."""
+    v, x = xs
+    return [_by("tprod", "tprod", x, tgt, tgt), L.ScaleVec(v)]
+
+
+def _j_tprod(fn, xs, tgt, bind):
+    """d (a * b) = b * da + a * db."""
+    a, b = xs
+    return [_by("tprod", "tprod", b, tgt, tgt), _by("tprod", "tprod", a, tgt, tgt)]
+
+
+def _j_tsum(fn, xs, tgt, bind):
+    (v,) = xs
+    return [L.Sum(_size(v, bind), v.type)]
+
+
+def _j_update(fn, xs, tgt, bind):
+    """update(i, r, n) is linear in r: its map is the index update itself (transpose: r[i])."""
+    i, r, n = xs
+    return [L.Zero(i.type, tgt), L.IndexUpdate(i, n, tgt), L.Zero(n.type, tgt)]
+
+
+def _j_densify(fn, xs, tgt, bind):
+    """densify(t, like) is t (another representation of the same tangent); like gives a shape."""
+    t, like = xs
+    return [L.One(tgt), L.Zero(like.type, tgt)]
+
+
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
                 "brentq": _j_constant, "stop_gradient": _j_constant,
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
-                **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")}}
+                **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
+                "tadd": _j_tadd, "tscale": _j_tscale, "touter": _j_touter, "tdot": _j_tdot, "tmul": _j_tmul,
+                "tprod": _j_tprod, "tsum": _j_tsum, "update": _j_update, "densify": _j_densify}
 
 
 __all__ = ["jacobian_of_call"]

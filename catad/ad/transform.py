@@ -20,7 +20,7 @@ from ..combinators import terms as cl
 from ..combinators.convert import _FromCL, input_arity
 from ..combinators.typing import def_input_type
 from ..lang import terms as core
-from ..lang.fold import Fold, WhileCount
+from ..lang.fold import Fold, Scan, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
 from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
@@ -171,6 +171,8 @@ class _AD:
             return self.build(c, ctx, out)
         if isinstance(c, cl.Fold):
             return self.fold(c, ctx, out)
+        if isinstance(c, cl.Scan):
+            return self.scan(c, ctx, out)
         if isinstance(c, cl.WhileCount):
             return self.while_count(c, ctx, out)
         raise TypeError(f"not a CL term: {type(c).__name__}")
@@ -209,6 +211,24 @@ class _AD:
         ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
         p = L.VCat((ds, L.VCat((dacc, dvec))))
         return Fold(acc, vec, t, primal_body), L.Compose(lmf, p)
+
+    def scan(self, c: cl.Scan, ctx: Ctx, out: list) -> tuple[Term, Term]:
+        """D scan (\\t. e) acc v = lmScan (\\t. e') S v o p, S the scan's value (its accumulators), p
+        and e' as for fold: the Jacobian reads the accumulators instead of running the loop again."""
+        acc, dacc = self.diff(c.acc, ctx, out)
+        vec, dvec = self.diff(c.vec, ctx, out)
+        acc, vec = self.bind(out, "acc", acc), self.bind(out, "v", vec)
+        reads = _body_reads(c.body, len(ctx))
+        env = [(self.bind(out, "e", x), d) if k in reads else (x, d) for k, (x, d) in enumerate(ctx)]
+        in_s = [k for k in sorted(reads) if is_differentiable(env[k][0].type) and not isinstance(env[k][1], L.Zero)]
+        s = TupleT(tuple(env[k][0].type for k in in_s))
+        t = self.fresh(c.var.name, c.var.type)
+        states = self.bind(out, "S", Scan(acc, vec, t, self.primal(c.body, [x for x, _ in env] + [t])))
+        if not is_differentiable(acc.type):
+            return states, self.zero(states.type)
+        dbody = self.step_jacobian(c.body, env, in_s, s, t)
+        ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
+        return states, L.Compose(L.LMScan(states, vec, t, dbody), L.VCat((ds, L.VCat((dacc, dvec)))))
 
     def while_count(self, c: cl.WhileCount, ctx: Ctx, out: list) -> tuple[Term, Term]:
         """A while loop's trip count is an Int: its derivative is zero, and the fold over

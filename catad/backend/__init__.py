@@ -88,9 +88,15 @@ class Compiled:
     # every error, a program that raises Python's, and what it raises is raised.
     rerun: bool = False
 
+    # the variant whose scans keep their accumulators as lists (made when first needed: only a
+    # program whose loop accumulators change shape needs it; see backend.folds.scan)
+    ragged: Callable | None = None
+
     def __call__(self, *args: Any) -> Any:
         try:
             return self.fn(*args)
+        except runtime.RaggedStates:
+            return self._ragged(args)
         except CatadError as e:
             if self.locate is None or e.loc is not None and not self.rerun:
                 raise
@@ -100,6 +106,20 @@ class Compiled:
         except CatadError as e:
             raise e from None
         raise first
+
+    def _ragged(self, args: tuple) -> Any:
+        """The variant whose scans keep lists (a loop whose accumulator changes shape), where the
+        vectors of their cotangents are not supported: an error there is refused, not raised."""
+        try:
+            return self.ragged()(*args)
+        except CatadError:
+            raise
+        except (IndexError, ValueError) as e:
+            raise CatadError(f"catad cannot run {self.name.split('$')[-1]}: a loop whose state changes shape "
+                             f"(as np.prod's halving loop) differentiated twice in reverse mode is not supported "
+                             f"({type(e).__name__}: {e})", construct="second derivative",
+                             hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
+                                  "catad.jvp of catad.grad)") from None
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""
@@ -115,7 +135,7 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
                 inline: bool = True, zero_params: Any = (), zero_safe: bool = False,
-                checkpoints: int | None = None) -> Compiled:
+                checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -130,13 +150,23 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all."""
     memory.keep_freed_memory()
     try:
-        return _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                      inline, frozenset(zero_params), zero_safe, checkpoints))
+        c = _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
+                                   inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists))
     except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
         raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
                          "catad's code generator, not of your code)", construct="code generation",
                          hint="write the loop or comprehension that involves it another way (for example as "
                               "whole-array NumPy), and please report it") from None
+    if not scan_lists:
+        made: list = []
+
+        def ragged() -> Compiled:
+            if not made:
+                made.append(compile_def(d, n_primal, vectorise, keep, inline, zero_params, zero_safe, checkpoints,
+                                        scan_lists=True))
+            return made[0]
+        c.ragged = ragged
+    return c
 
 
 def _deep(fn: Callable) -> Any:
@@ -168,8 +198,8 @@ def _deep(fn: Callable) -> Any:
 
 
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
-             zero_safe: bool, checkpoints: int | None = None) -> Compiled:
-    c = Compiler(vectorise, zero_safe, checkpoints)
+             zero_safe: bool, checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
+    c = Compiler(vectorise, zero_safe, checkpoints, scan_lists)
     c.find_reversed_folds = lambda: folds.reversed_folds(d.body)  # when a fold asks
     params = []
     for k, p in enumerate(d.params):

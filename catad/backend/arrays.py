@@ -122,6 +122,17 @@ def rt(c: Compiler, x) -> str:
     raise AssertionError(x)
 
 
+def rt_or_dense(c: Compiler, x) -> str:
+    """Code for a depth-0 tangent as a run-time value, or, when a part of it has batch axes (an
+    update whose sums over a build are pending), as the array it makes."""
+    try:
+        return rt(c, x)
+    except Unvectorisable:
+        if depth_of(x) > 0:
+            raise
+        return dense(c, x).code
+
+
 def at(c: Compiler, s: Stacked, k: int) -> Stacked:
     """A Stacked made at depth d, used at depth k >= d: batch axes inserted at d."""
     if s.depth >= k:

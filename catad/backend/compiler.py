@@ -36,20 +36,25 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
-                 "last_hit", "brentq"}
+                 "last_hit", "brentq", "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
 RUNTIME_NAMES |= set(FFT_KERNELS)  # dft_fft, dft_fft_vjp, ... (catad/backend/fft.py)
 RUNTIME_NAMES |= set(SPECTRAL_KERNELS) | set(TRIANGULAR_KERNELS) | {"lexsort_keys", "lexsort_rows"}
 
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
+_ADD = "({0} + {1})"  # and of a sum of them: summed over an axis, each term is (contractions.contract)
 
 
 class Compiler:
     """One compilation: the code written so far and where it is being written."""
 
-    def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None):
+    def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None,
+                 scan_lists: bool = False):
         self.vectorise = vectorise
+        # a scan's accumulators kept as Python lists (they may differ in shape: np.prod's halving
+        # loop), read one at a time; else stacked into arrays (folds.scan)
+        self.scan_lists = scan_lists
         # reverse loops (RFold) keep every state (None) or at most this many (catad.backend.checkpoint)
         self.checkpoints = checkpoints
         # what finds the folds an RFold of the program runs backwards (reversed_folds: their
@@ -233,6 +238,8 @@ class Compiler:
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
         if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             self.defs[out.code] = ("mul", args[0], args[1])
+        elif template == _ADD and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+            self.defs[out.code] = ("add", args[0], args[1])  # a sum of it: the sum of each (contractions)
         return out
 
     def reassociate(self, a: Arr, b: Arr):

@@ -56,7 +56,13 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
         pads = {k - 1: n for k, n in pads.items()}  # pads are on element axes, after ax
         return einsum(c, ("einsum", ops, specs, out[:ax] + out[ax + 1:], pads, scalars, masks),
                       0, frozenset(), 0).code
+    if how is not None and how[0] == "add" and not x.rank:
+        return _distributed(c, x, ax, how[1], how[2])
     parts = factors(c, x)
+    sums = [k for k, f in enumerate(parts) if c.defs.get(f.code, ("",))[0] == "add" and not f.rank
+            and f.depth == x.depth]
+    if len(sums) == 1 and not x.rank and not _has_tangent(parts):  # k * (a + b): k * a + k * b
+        return _expanded(c, x, ax, parts, sums[0])
     whole = _has_tangent(parts)  # zero-safe: no scalar is taken out (see einsum_of)
     scalars = [] if whole else [f for f in parts if is_scalar0(f)]
     fs = parts if whole else [f for f in parts if not is_scalar0(f)]
@@ -72,6 +78,37 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
     axes = set().union(*(f.deps for f in fs))
     out = [LETTERS[b] if b in axes else None for b in range(x.depth) if b != ax]
     return einsum(c, einsum_of(c, parts, 0, out), 0, frozenset(), 0, hint="t", record=False).code
+
+
+def _distributed(c: Compiler, x: Arr, ax: int, a: Arr, b: Arr) -> str | None:
+    """sum over ax of a + b as the sum of each, when each is a product that contracts: the
+    product rule's d(Q x) = dQ x + Q dx summed is two einsums, not an N x K x D x D array."""
+    codes = []
+    for term in (a, b):
+        if term.depth != x.depth or ax not in term.deps:
+            return None
+        code = contract(c, term, ax)
+        if code is None:
+            return None
+        codes.append(code)
+    return c.assign(f"({codes[0]} + {codes[1]})")
+
+
+def _expanded(c: Compiler, x: Arr, ax: int, parts: list[Arr], k: int) -> str | None:
+    """sum over ax of a product one of whose factors is a sum a + b: the sum of the two products,
+    each one einsum (a ragged mask times d(Q x) in GMM's reverse program, differentiated again)."""
+    _, a, b = c.defs[parts[k].code]
+    codes = []
+    for term in (a, b):
+        fs = parts[:k] + factors(c, term) + parts[k + 1:]
+        if len([f for f in fs if not is_scalar0(f)]) < 2:
+            return None
+        axes = set().union(*(f.deps for f in fs))
+        if ax not in axes:
+            return None
+        out = [LETTERS[q] if q in axes else None for q in range(x.depth) if q != ax]
+        codes.append(einsum(c, einsum_of(c, fs, 0, out), 0, frozenset(), 0, hint="t", record=False).code)
+    return c.assign(f"({codes[0]} + {codes[1]})")
 
 
 def operand(c: Compiler, f: Arr) -> str:

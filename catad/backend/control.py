@@ -265,7 +265,13 @@ def loop_collect(c: Compiler, body, leaves: list) -> None:
         return
     if isinstance(body, Stacked):
         body = arrays.dense(c, body)
-    code = body.code if isinstance(body, Arr) else arrays.rt(c, body)
+    if isinstance(body, Arr):
+        code = body.code
+    else:
+        try:
+            code = arrays.rt(c, body)
+        except Unvectorisable:  # an update whose value has batch axes (a build inside the loop): scattered
+            code = arrays.dense(c, body).code
     leaves.append((c.name("acc"), code))
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CatadError
 from ..lang import terms as K
-from ..lang.fold import FFold, Fold, RFold, WhileCount
+from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
@@ -81,7 +81,7 @@ def call(c: Compiler, t: K.Call):
 TERMS = {
     K.Let: control.let, K.Var: var, K.Const: const, K.Tuple: tuple_, K.Get: get, K.If: control.if_,
     K.Build: control.build, K.Call: call,
-    Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, WhileCount: folds.while_count,
+    Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, Scan: folds.scan, WhileCount: folds.while_count,
 }
 
 FFT_NAMES = _FFT_TRANSFORMS + tuple(_FFT_ACTIONS)
@@ -95,6 +95,8 @@ CODEGEN = {
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
     "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
+    "touter": tangent_ops.p_touter, "tdot": tangent_ops.p_tdot, "tprod": tangent_ops.p_tprod,
+    "densify": tangent_ops.p_densify,
     "vector": arrays.p_vector,
     "check": checks.p_check,
     # linear algebra (catad/backend/linalg.py): the functions and their derivatives' actions

@@ -327,6 +327,39 @@ def fold(c: Compiler, t):
     return rebuild(acc, at)
 
 
+def scan(c: Compiler, t):
+    """scan (\\t. e) acc v: fold's loop, each accumulator appended to a list per leaf, the lists made
+    arrays (a vector of the accumulators). Only outside vectorised builds (a build holding one is a
+    Python loop): a scan is what a loop's derivatives become when differentiated again (issue 17).
+    Accumulators whose shapes differ (a loop that halves an array) make no array: stack_states
+    raises RaggedStates, and the program runs its variant compiled with `scan_lists` (Compiled),
+    where they stay lists, read one at a time."""
+    _check_depth(c, "a scan (a loop's derivative, differentiated again)")
+    at = t.acc.type
+    types = leaf_types(at)
+    acc = _state(c, [ZERO if is_zero(x) else primal_leaf(c, x, lt) for x, lt in zip(leaves(c.comp(t.acc), at), types)],
+                 "acc")
+    vec = _vector(c, c.comp(t.vec), t.vec.type)
+    kept = []
+    for a in acc:
+        k = None if a is ZERO else c.name("states")
+        if k is not None:
+            c.emit(f"{k} = [{a.code}]")
+        kept.append(k)
+    with _Loop(c, _length(vec)) as i:
+        new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
+        _carry(c, acc, [ZERO if a is ZERO else primal_leaf(c, x, lt) for a, x, lt in zip(acc, leaves(new, at), types)])
+        for k, a in zip(kept, acc):
+            if k is not None:
+                c.emit(f"{k}.append({a.code})")
+    if c.scan_lists:  # read one at a time (a build reading them is a Python loop)
+        return rebuild([ZERO if k is None else RT(k, True) for k in kept], Vec(at))
+    out = [ZERO if k is None else Arr(c.assign(f"stack_states({k}, {_DTYPE[kind_of(lt)]})"), 0, frozenset(),
+                                      rank(lt) + 1, kind_of(lt))
+           for k, lt in zip(kept, types)]
+    return rebuild(out, Vec(at))
+
+
 # ---------------------------------------------------------------- one forward loop per fold
 # A reverse program computes a fold's value (its primal) and applies the fold's RFold, whose
 # forward loop runs the same steps again to keep the states. The two are found equal up to

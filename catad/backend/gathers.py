@@ -98,8 +98,8 @@ def clamped(out: Arr, a: Arr, b: Arr) -> Arr:
 
 def p_size(c: Compiler, t, v):
     """size(v): the number of elements (rows) of v."""
-    if isinstance(v, tuple):
-        return p_size(c, t, v[0])
+    if isinstance(v, tuple):  # a vector of tuples: any component that is not the zero tangent knows
+        return p_size(c, t, next((x for x in v if not is_zero(x) and not _all_zero(x)), v[0]))
     if isinstance(v, Stacked):
         return v.n
     if isinstance(v, Upd):
@@ -108,9 +108,20 @@ def p_size(c: Compiler, t, v):
         return c.length(f"{v.code}.shape[{v.depth}]")
     if isinstance(v, RT) and c.depth == 0:
         return c.length(f"len({v.code})")
-    if isinstance(v, TSum):
-        return p_size(c, t, tsum_terms(v)[0])
+    if isinstance(v, TSum):  # a term that is not the zero tangent knows
+        terms = tsum_terms(v)
+        return p_size(c, t, next((x for x in terms if not is_zero(x) and not _all_zero(x)), terms[0]))
+    if is_zero(v) or _all_zero(v):
+        # A vector known to be zero while compiling is identically zero, so what its length is
+        # read for (the index update that is the cotangent of one of its elements, in a derivative
+        # program differentiated again) is multiplied by zero coefficients or dropped, and the
+        # generated code never reads it (tidy drops the line). Where it would be read, it raises.
+        return Arr(c.assign("zero_tangent_length()", "n"), 0, frozenset(), 0, "i")
     raise Unvectorisable("the size of a zero tangent")
+
+
+def _all_zero(x) -> bool:
+    return isinstance(x, tuple) and all(is_zero(y) or _all_zero(y) for y in x)
 
 
 def _axis(arg, k) -> int:

@@ -352,6 +352,35 @@ def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 
 
+def zero_tangent_length():
+    """The length of a vector catad knew to be zero while compiling (catad.backend.gathers.p_size):
+    generated code that is correct never reads it."""
+    raise AssertionError("catad read the length of a tangent it knew to be zero (catad's own bug: please report it)")
+
+
+class RaggedStates(Exception):
+    """A scan's accumulators differ in shape: no array holds them (catad.backend.Compiled runs the
+    variant that keeps them as lists)."""
+
+
+def stack_states(states: list, dtype):
+    """A scan's accumulators as one array (RaggedStates when their shapes differ)."""
+    first = np.shape(states[0])
+    if any(np.shape(x) != first for x in states):
+        raise RaggedStates()
+    return np.array(states, dtype=dtype)
+
+
+def tangent_dot(a, r):
+    """<a, r> of two run-time tangents (catad.primitives: tdot)."""
+    return R.PRIMITIVES["tdot"].impl(a, r)
+
+
+def tangent_prod(a, b):
+    """a * b elementwise of two run-time tangents (catad.primitives: tprod)."""
+    return R.PRIMITIVES["tprod"].impl(a, b)
+
+
 def rt_index(v, i):
     return T.tget(v, i) if not isinstance(v, list) else v[i]
 

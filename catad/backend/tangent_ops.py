@@ -1,4 +1,6 @@
-"""The tangent space's operations: tadd, tscale and tmul (catad.backend).
+"""The tangent space's operations: tadd, tscale and tmul, and for a derivative program
+differentiated again the products of two tangents (touter, tdot, tprod) and densify
+(catad.backend).
 
 Zeros stay symbolic, index updates stay updates and sums of updates stay sums (values.py),
 so adding and scaling push into the structure rather than materialising it. In the zero-safe
@@ -11,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..lang.types import Float
+from ..lang.types import Float, Tuple as TupleT, rank
 from . import arrays, scatters
-from .values import ZERO, RT, Arr, Stacked, TSum, Upd, is_zero, tsum_terms
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, is_zero, kind_of, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -37,7 +39,7 @@ def tadd(c: Compiler, a, b):
     if isinstance(a, tuple):
         return tuple(tadd(c, x, y) for x, y in zip(a, b))
     if isinstance(a, RT) or isinstance(b, RT):
-        return RT(c.assign(f"T_tadd({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
+        return RT(c.assign(f"T_tadd({arrays.rt_or_dense(c, a)}, {arrays.rt_or_dense(c, b)})"))
     if isinstance(a, Arr) and isinstance(b, Arr):
         for x, y in ((a, b), (b, a)):
             minus = _negated(c, y)
@@ -134,3 +136,92 @@ def times(c: Compiler, k: Arr, x: Arr) -> Arr:
     if k.rank == 0 and x.rank == 0:
         c.defs[out.code] = ("tmul", k, x)
     return out
+
+
+# ---------------------------------------------------------------- a derivative differentiated again
+# The products of two tangents (catad.ad.rules: the partials of tscale and tmul in their tangent
+# arguments), and densify, which gives a derivative's result to the program that called it.
+
+def _dense_or_zero(c: Compiler, x):
+    """x as an array, or ZERO when it is the zero tangent (known while compiling)."""
+    if is_zero(x):
+        return ZERO
+    if isinstance(x, RT):
+        if c.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        return RT(x.code)
+    return arrays.scalar(c, x) if not isinstance(x, (Stacked, Upd, TSum)) else arrays.dense(c, x)
+
+
+def p_touter(c: Compiler, t, a, k):
+    """touter(a, k) = k * a with k the tangent: 0 wherever k is 0."""
+    if is_zero(k) or is_zero(a):
+        return ZERO
+    k = arrays.scalar(c, k)
+    if isinstance(a, tuple):
+        return tuple(p_touter(c, t, x, k) for x in a)
+    a = _dense_or_zero(c, a)
+    if isinstance(a, RT):
+        return RT(c.assign(f"T_tscale({k.code}, {a.code})"))
+    if c.zero_safe:  # the tangent is k: where it is 0, so is the product
+        d = max(k.depth, a.depth)
+        code = f"tmul0({c.lift(a, d).code}, {c.expand(k, d, a.rank)})"
+        return Arr(c.assign(code), d, k.deps | a.deps, a.rank, "f")
+    if a.rank == 0:
+        return c.op("({0} * {1})", [k, a], "f")
+    d = max(k.depth, a.depth)
+    return Arr(c.assign(f"({c.expand(k, d, a.rank)} * {c.lift(a, d).code})"), d, k.deps | a.deps, a.rank, "f")
+
+
+def p_tdot(c: Compiler, t, a, r):
+    """tdot(a, r) = <a, r>: the sum over the element axes of a * r (0 when either is 0)."""
+    if isinstance(a, tuple):
+        parts = [p_tdot(c, t, x, y) for x, y in zip(a, r if isinstance(r, tuple) else (ZERO,) * len(a))]
+        return sum_all(c, parts)
+    a, r = _dense_or_zero(c, a), _dense_or_zero(c, r)
+    if a is ZERO or r is ZERO:
+        return ZERO
+    if isinstance(a, RT) or isinstance(r, RT):
+        return Arr(c.assign(f"tangent_dot({arrays.rt(c, a)}, {arrays.rt(c, r)})"))
+    prod = times(c, a, r) if c.zero_safe else c.op("({0} * {1})", [a, r], "f", a.rank)
+    if a.rank == 0:
+        return prod
+    axes = ", ".join(str(prod.depth + k) for k in range(a.rank))
+    return Arr(c.assign(f"{prod.code}.sum(axis=({axes},))"), prod.depth, prod.deps, 0, "f")
+
+
+def p_tprod(c: Compiler, t, a, b):
+    """tprod(a, b) = a * b elementwise, b the tangent (0 when either is 0)."""
+    a, b = _dense_or_zero(c, a), _dense_or_zero(c, b)
+    if a is ZERO or b is ZERO:
+        return ZERO
+    if isinstance(a, RT) or isinstance(b, RT):
+        return RT(c.assign(f"tangent_prod({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
+    if c.zero_safe:
+        return times(c, a, b)
+    return c.op("({0} * {1})", [a, b], "f", b.rank)
+
+
+def p_densify(c: Compiler, t, x, like):
+    """densify(x, like): the tangent x as a value shaped like `like` (zeros for ZERO)."""
+    return densified(c, x, like, t.type)
+
+
+def densified(c: Compiler, x, like, ty):
+    if isinstance(ty, TupleT):
+        parts = x if isinstance(x, tuple) else (ZERO,) * len(ty.items)
+        return tuple(densified(c, p, q, s) for p, q, s in zip(parts, like, ty.items))
+    kind = kind_of(ty)
+    if kind != "f":
+        return ZERO  # an Int or Bool has no tangent
+    if isinstance(x, RT):
+        if c.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        like = arrays.dense(c, like) if isinstance(like, (Stacked, Upd, TSum)) else like
+        return Arr(c.assign(f"dense_like({x.code}, {like.code})"), 0, frozenset(), rank(ty), "f")
+    if not is_zero(x):
+        return arrays.dense(c, x) if rank(ty) else arrays.scalar(c, x)
+    if rank(ty) == 0:
+        return c.const(0.0, Float)
+    like = arrays.dense(c, like)
+    return Arr(c.assign(f"np.zeros_like({like.code}, dtype=np.float64)"), like.depth, like.deps, like.rank, "f")

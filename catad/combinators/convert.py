@@ -12,7 +12,7 @@ programs convert without RecursionError.
 from __future__ import annotations
 
 from ..lang import terms as core
-from ..lang.fold import Fold, WhileCount
+from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount, as_scans
 from ..lang.names import FreshNames
 from ..lang.terms import free_vars, let_chain, make_lets
 from . import terms as cl
@@ -36,6 +36,7 @@ class _ToCL:
     def __init__(self, fv_cache: dict, root: core.Term):
         self.fv = fv_cache
         self.root = root  # keeps the terms whose ids key fv_cache alive
+        self.keep: list = []  # and the terms made while converting
 
     def names(self, t: core.Term) -> set[str]:
         return {v.name for v in self.fv[id(t)]}
@@ -72,9 +73,15 @@ class _ToCL:
         if isinstance(t, core.Build):
             return cl.Build(self.convert(t.size, ctx), t.var, self.convert(t.body, ctx + [t.var]), len(ctx),
                             t.body.type)
-        if isinstance(t, Fold):
-            return cl.Fold(self.convert(t.acc, ctx), self.convert(t.vec, ctx), t.var,
-                           self.convert(t.body, ctx + [t.var]), len(ctx))
+        if isinstance(t, (Fold, Scan)):
+            make = cl.Fold if isinstance(t, Fold) else cl.Scan
+            return make(self.convert(t.acc, ctx), self.convert(t.vec, ctx), t.var,
+                        self.convert(t.body, ctx + [t.var]), len(ctx))
+        if isinstance(t, (FFold, RFold)):  # a derivative program differentiated again (issue 17)
+            plain = as_scans(t)
+            free_vars(plain, self.fv)
+            self.keep.append(plain)  # its terms' ids key fv
+            return self.pruned(plain, ctx)
         if isinstance(t, WhileCount):  # both lambdas take the step at the same context position
             return cl.WhileCount(self.convert(t.acc, ctx), t.var, self.convert(t.cond, ctx + [t.cvar]),
                                  self.convert(t.body, ctx + [t.var]), len(ctx))
@@ -179,9 +186,10 @@ class _FromCL:
         if isinstance(c, cl.Build):
             i = self.fresh(c.var)
             return core.Build(self.convert(c.size, ctx), i, self.convert(c.body, ctx + [i]))
-        if isinstance(c, cl.Fold):
+        if isinstance(c, (cl.Fold, cl.Scan)):
             t = self.fresh(c.var)
-            return Fold(self.convert(c.acc, ctx), self.convert(c.vec, ctx), t, self.convert(c.body, ctx + [t]))
+            make = Fold if isinstance(c, cl.Fold) else Scan
+            return make(self.convert(c.acc, ctx), self.convert(c.vec, ctx), t, self.convert(c.body, ctx + [t]))
         if isinstance(c, cl.WhileCount):
             tc, t = self.fresh(c.var), self.fresh(c.var)
             return WhileCount(self.convert(c.acc, ctx), tc, self.convert(c.cond, ctx + [tc]), t,
@@ -198,7 +206,7 @@ def input_arity(c: cl.CL) -> int | None:
     while True:
         if isinstance(c, (cl.Prune,)):
             return c.n
-        if isinstance(c, (cl.Let, cl.Build, cl.Fold, cl.WhileCount)):
+        if isinstance(c, (cl.Let, cl.Build, cl.Fold, cl.Scan, cl.WhileCount)):
             return c.n
         if isinstance(c, cl.Call):
             return c.nargs if c.nargs != 1 else 1

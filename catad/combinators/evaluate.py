@@ -55,11 +55,14 @@ class CLEvaluator:
             n = self.eval(c.size, t)
             elems = [self.eval(c.body, snoc(t, c.n, i)) for i in range(max(int(n), 0))]
             return make_vector(elems, Vec(c.elem))
-        if isinstance(c, cl.Fold):
+        if isinstance(c, (cl.Fold, cl.Scan)):
             acc, v = self.eval(c.acc, t), self.eval(c.vec, t)
+            states = [acc]
             for i in range(len(v)):  # a loop: no recursion per element
                 acc = self.eval(c.body, snoc(t, c.n, (acc, v[i])))
-            return acc
+                if isinstance(c, cl.Scan):
+                    states.append(acc)
+            return acc if isinstance(c, cl.Fold) else make_vector(states, Vec(c.var.type.items[0]))
         if isinstance(c, cl.WhileCount):
             acc, i = self.eval(c.acc, t), 0
             while self.eval(c.cond, snoc(t, c.n, (acc, i))):

@@ -41,8 +41,8 @@ def show(c: cl.CL, indent: int = 0) -> str:
         return f"IF({show(c.cond, indent + 3)},{pad}   {show(c.then, indent + 3)},{pad}   {show(c.orelse, indent + 3)})"
     if isinstance(c, cl.Build):
         return f"B({show(c.size, indent + 2)}, {c.var.name},{pad}  {show(c.body, indent + 2)})"
-    if isinstance(c, cl.Fold):
-        return (f"FOLD({show(c.acc, indent + 5)}, {show(c.vec, indent + 5)}, {c.var.name},"
+    if isinstance(c, (cl.Fold, cl.Scan)):
+        return (f"{'FOLD' if isinstance(c, cl.Fold) else 'SCAN'}({show(c.acc, indent + 5)}, {show(c.vec, indent + 5)}, {c.var.name},"
                 f"{pad}     {show(c.body, indent + 5)})")
     if isinstance(c, cl.WhileCount):
         return (f"WHILE({show(c.acc, indent + 6)}, {c.var.name},{pad}      {show(c.cond, indent + 6)},"

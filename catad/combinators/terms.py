@@ -140,6 +140,18 @@ class Fold(CL):
 
 
 @node
+class Scan(CL):
+    """SCAN(c_a, c_v, t, c_e) : S => Vec A, as FOLD but keeping every accumulator (catad.lang.fold's
+    Scan: [acc_0, ..., acc_n])."""
+
+    acc: CL
+    vec: CL
+    var: Var
+    body: CL
+    n: int
+
+
+@node
 class WhileCount(CL):
     """WHILE(c_a, t, c_c, c_e) : S => Int with c_a : S => A, c_c : (S |> (A, Int)) => Bool and
     c_e : (S |> (A, Int)) => A: the steps of ``while c_c: acc = c_e`` from c_a (catad.lang.fold's

@@ -78,14 +78,14 @@ def _leaf_type(c: cl.CL, s: Type, defs: dict[str, cl.CLDef]) -> Type:
         if elem != c.elem:
             raise CatadTypeError(f"build records element type {c.elem}, its body gives {elem}", construct="CL build")
         return Vec(elem)
-    if isinstance(c, cl.Fold):
+    if isinstance(c, (cl.Fold, cl.Scan)):
         a, v = cl_type(c.acc, s, defs), cl_type(c.vec, s, defs)
         if not isinstance(v, Vec):
             raise CatadTypeError(f"FOLD folds over a Vec, got a {v}", construct="CL fold")
         body = cl_type(c.body, context_type(context_parts(s, c.n, "fold") + [TupleT((a, v.elem))]), defs)
         if body != a or c.var.type != TupleT((a, v.elem)):
             raise CatadTypeError(f"FOLD's body gives {body} for an accumulator {a}", construct="CL fold")
-        return a
+        return a if isinstance(c, cl.Fold) else Vec(a)
     if isinstance(c, cl.WhileCount):
         a = cl_type(c.acc, s, defs)
         inner = context_type(context_parts(s, c.n, "while") + [TupleT((a, Int))])

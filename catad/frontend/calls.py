@@ -26,6 +26,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
 from .common import index_chain, is_array
+from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
@@ -55,11 +56,48 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         if kwargs:
             lw.fail(node.keywords[0], "keyword argument", f"{display(obj)}() takes no keyword arguments here")
         return _primitive(lw, pname, obj, node, args)
+    made = transformation_of(obj)
+    if made is not None:  # catad.grad(f): f's derivative program (issue 17)
+        return lw.call_transformed(made, node, args)
+    if maker_kind(obj) in ("jvp", "hvp"):
+        return _jvp(lw, maker_kind(obj), node, args)
     fn = user_function(obj)
     if fn is not None:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
                               f"{', '.join(supported_names())}, and functions you define")
+
+
+def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
+    """catad.jvp(f, (x, ...), (dx, ...)) and catad.hvp(f, (x, ...), (dx, ...), argnums=k) in a
+    compiled function: the forward derivative of f (of grad(f) for hvp) at the primals, a Def
+    made by the pipeline (catad.transforms: the "jvp" transformation)."""
+    from ..transforms import Transformation
+    what = f"catad.{kind}"
+    allowed = {"argnums"} if kind == "hvp" else set()
+    for kw in node.keywords:
+        if kw.arg not in allowed:
+            lw.fail(kw, "keyword argument", f"{what}() does not take keyword argument {kw.arg!r} here")
+    if len(args) != 3 or not all(isinstance(a, (ast.Tuple, ast.List)) for a in args[1:]):
+        lw.fail(node, what, f"{what} takes a function, a tuple of primals and a tuple of tangents here",
+                hint=f"e.g. {what}(f, (x,), (dx,))")
+    fn = lw.function_operand(args[0], what)
+    if kind == "hvp":
+        argnums = {kw.arg: lw.static_option(kw.value, what, kw.arg) for kw in node.keywords}.get("argnums", 0)
+        from ..transforms import maker
+        fn = maker("grad")(fn, argnums)
+    primals, tangents = args[1].elts, args[2].elts
+    if len(primals) != len(tangents):
+        lw.fail(node, what, f"{what}: {len(primals)} primal(s) but {len(tangents)} tangent(s); give one tangent "
+                "per primal")
+    call = ast.copy_location(ast.Call(func=args[0], args=list(primals), keywords=[]), node)
+    ts = [lw.expr(a) for a in tangents]
+    out = lw.call_transformed(Transformation("jvp", fn), call, list(primals), tangents=ts)
+    for k, (p, t) in enumerate(zip(out.args, ts)):
+        if p.type != t.type:
+            lw.fail(tangents[k], what, f"{what}: tangent {k} is a {t.type}, its primal a {p.type}",
+                    hint="give each tangent its primal's type (a float for a float, an array of its shape)")
+    return Get(1, out, lw.loc(node)) if kind == "hvp" else out
 
 
 _SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they

@@ -319,6 +319,10 @@ class Expressions:
         func = node.func
         if isinstance(func, ast.Lambda):  # (lambda x: ...)(y)
             return self.call_local(self.local_function(func, None), node, list(node.args))
+        if isinstance(func, ast.Call):  # catad.grad(f)(x): the transformation, made while compiling
+            made = self.transformation_made(func)
+            if made is not None:
+                return self.call_transformed(made, node, list(node.args))
         if isinstance(func, ast.Attribute):
             receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()

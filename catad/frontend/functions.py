@@ -19,14 +19,19 @@
 from __future__ import annotations
 
 import ast
+import inspect
+import types
 from typing import Any
+
+import numpy as np
 
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Term, Var
 from ..lang.types import Bool, Int
 from . import complexes
+from .calls import user_function
 from .complexes import Complex
-from .freenames import _VALUES, Static
+from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
@@ -160,6 +165,85 @@ class Functions:
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+
+    def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
+        """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a
+        global h = catad.grad(f); a catad.transforms.Transformation t): f's derivative program,
+        compiled by the pipeline for these arguments' types, is a Def of this program (issue 17).
+        `tangents`: for catad.jvp(f, primals, tangents), the tangents' terms (after the primals)."""
+        from ..transforms import innermost
+        fn = innermost(t.fn)
+        what = f"catad.{t.kind}"
+        if not isinstance(fn, types.FunctionType) or user_function(fn) is None:
+            self.fail(node, what, f"{what} of {getattr(fn, '__name__', fn)!r}: catad differentiates a function of "
+                      "yours written with def at module level here", hint="write f with def at module level")
+        src, loc = self.program.source(fn), self.loc(node)
+        pairs = self.call_arguments(src, node, args)
+        given = tuple(p for p, _ in pairs)
+        if src.vararg in given or given != tuple(src.positional[:len(given)]):
+            self.fail(node, what, f"the arguments of {what}({src.name}) must fill its first parameters in order "
+                      "(no *args, no keyword that skips one)", hint="pass them by position")
+        ts = [x for _, x in pairs]
+        if tangents is not None:
+            ts += tangents
+            units = tuple(self.b.units(x) for x in ts[:len(given)])
+            trees = tuple(self.tree(x) for x in ts[:len(given)])
+            arg_types = tuple(x.type for x in ts[:len(given)])
+        else:
+            units, trees = tuple(self.b.units(x) for x in ts), tuple(self.tree(x) for x in ts)
+            arg_types = tuple(x.type for x in ts)
+        name, result = self.program.transformed(t, arg_types, loc, units, trees)
+        ts += [self.hidden_param(path, ty, loc, u) for path, ty, u in self.program.hidden[name]]
+        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+
+    def transformation_made(self, node: ast.Call) -> Any:
+        """The Transformation a call such as catad.grad(f, argnums=1) makes, evaluated while
+        compiling (f a function of yours, the options constants); None when node is not a call of
+        one of catad's transformations."""
+        from ..transforms import maker_kind, mark, transformation_of
+        maker, path = self.static_path(node.func)
+        if maker is NOT_STATIC or maker_kind(maker) in (None, "jvp", "hvp"):
+            return None
+        self.guard(maker, path)
+        what = f"catad.{maker_kind(maker)}"
+        try:
+            bound = inspect.signature(maker).bind(*node.args, **{kw.arg: kw.value for kw in node.keywords})
+        except TypeError as e:
+            self.fail(node, what, f"{what}: {e}", CatadTypeError)
+        options = {}
+        for name, value in bound.arguments.items():
+            if name == "fn":
+                fn = self.function_operand(value, what)
+            else:
+                options[name] = self.static_option(value, what, name)
+        return transformation_of(maker(fn, **options))
+
+    def function_operand(self, node: ast.AST, what: str) -> Any:
+        """The function a transformation is applied to: a module-level function (or one made by a
+        transformation, written in place: catad.grad(catad.grad(f)))."""
+        from ..transforms import mark
+        if isinstance(node, ast.Call):
+            t = self.transformation_made(node)
+            if t is not None:
+                return mark(lambda *a: None, t)
+        obj, path = self.static_path(node)
+        if obj is NOT_STATIC or path is None or not callable(obj):
+            self.fail(node, what, f"{what} of a function defined inside the compiled one, or of a value, is not "
+                      "supported here", hint="define the function with def at module level")
+        self.guard(obj, path)
+        return obj
+
+    def static_option(self, node: ast.AST, what: str, name: str) -> Any:
+        """An option of a transformation (argnums, checkpoints): a constant, or a global int."""
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            pass
+        obj, path = self.static_path(node)
+        if path is not None and (obj is None or isinstance(obj, (int, np.integer, tuple))):
+            self.program.reads.equal(path, obj)
+            return obj
+        self.fail(node, what, f"{what}'s {name} must be a constant here", hint=f"e.g. {name}=0")
 
     def call_local(self, f: LocalFunction, node: ast.Call, args: list) -> Term:
         """A call of a def or lambda written in the compiled function: its body lowered here, its

@@ -5,7 +5,7 @@ import inspect
 import types
 from typing import Any
 
-from ..errors import ArgumentError, CatadTypeError, Loc, UnsupportedSyntax
+from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import Const, Def, Program
 from ..lang.types import Type, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
@@ -13,6 +13,12 @@ from .lower import FunctionLowerer
 from .freenames import Static
 from .reads import Path, ReadLog, Reads
 from .source import Source, parse_function
+
+
+# catad.pipeline.derived_def, set when catad.pipeline is imported (the front end is below the
+# pipeline, which makes the derivative programs): the Def of a function made by a catad
+# transformation (catad.grad(f)) called inside the function compiled.
+DERIVED = None
 
 
 class ProgramCompiler:
@@ -76,6 +82,32 @@ class ProgramCompiler:
         self.done[key] = (name, d.result_type)
         return self.done[key]
 
+    def transformed(self, t: Any, arg_types: tuple[Type, ...], call_loc: Loc | None, units: tuple,
+                    trees: tuple) -> tuple[str, Type]:
+        """The Def of the function a catad transformation t makes (catad.grad(f), a
+        catad.transforms.Transformation) at these argument types: made by the pipeline from f's
+        derivative program, with f's hidden parameters (hidden[name]) and what f reads (its
+        guards join this compile's). Its name and result type, as :meth:`function` gives."""
+        from ..transforms import key_of, mark
+        owner, path = key_of(mark(lambda: None, t))
+        key = ("derived", owner, path, arg_types, units, trees)
+        if key in self.done:
+            return self.done[key]
+        try:
+            d, reads, result_tree = DERIVED(t, arg_types, units, trees)
+        except CatadError as e:
+            if e.loc is not None:
+                raise
+            raise type(e)(e.message, call_loc, e.construct, e.hint) from None
+        name = self._def_name(d.name)
+        self.defs.append(Def(name, d.params, d.body, call_loc))
+        self.hidden[name] = list(reads.hidden)
+        for guard in reads.guards:
+            self.reads.guards.setdefault(guard[0].key, guard)
+        self.result_trees[name] = result_tree
+        self.done[key] = (name, d.result_type)
+        return self.done[key]
+
     def _def_name(self, base: str) -> str:
         """base, or base_2, base_3, ... when taken by another signature or a primitive."""
         name, k = base, 1
@@ -91,11 +123,14 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
     return compile_with_reads(fn, example_args)[0]
 
 
-def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tree: bool = False):
+def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tree: bool = False,
+                       signature: tuple | None = None):
     """compile_function's Program, and what it read from globals and closures: the entry's
     parameters after the user's are the hidden ones, whose values ``reads.current()`` gives.
     Lists and dicts among the arguments come as tuples, with their structures in `trees`
-    (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned."""
+    (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned.
+    With `signature` (the arguments' types and which axes have length 1, None where that is not
+    known: a function called inside a compiled one), example_args only say how many there are."""
     bound_self = None
     if isinstance(fn, types.MethodType) and isinstance(inspect.unwrap(fn.__func__), types.FunctionType):
         bound_self, fn = fn.__self__, fn.__func__  # a bound method: its self is read like a global
@@ -119,9 +154,12 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
             me = src.positional[0]
             statics = ((me, Static(bound_self, Path.of_object(bound_self, me))),)
         given = _entry_given(src, len(example_args), len(statics))
-        arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
-        entry, _ = pc.function(fn, arg_types, units=tuple(units_of_value(a) for a in example_args), trees=trees,
-                               given=given, statics=statics)
+        if signature is None:
+            arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
+            units = tuple(units_of_value(a) for a in example_args)
+        else:
+            arg_types, units = signature
+        entry, _ = pc.function(fn, arg_types, units=units, trees=trees, given=given, statics=statics)
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",

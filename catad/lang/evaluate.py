@@ -25,6 +25,8 @@ def make_vector(elems: list, t: Type) -> np.ndarray:
         return _tangent_vector(elems)
     if not elems:
         return np.zeros((0,) * rank(t), dtype=dtype_of(t))
+    if len({np.shape(e) for e in elems}) > 1:  # a scan's accumulators that change shape: no array
+        return list(elems)
     return np.array(elems, dtype=dtype_of(t))
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from .._node import node
 from ..errors import CatadTypeError, Loc
-from .terms import Term, Var
+from .terms import Const, Term, Var
 from .types import Bool, Int, Tuple as TupleT, Type, Vec
 
 
@@ -98,6 +98,27 @@ class RFold(Term):
 
 
 @node
+class Scan(Term):
+    """scan (\\var. body) acc vec : Vec a, every accumulator of fold (\\var. body) acc vec:
+    [acc_0 = acc, acc_1, ..., acc_n] for n = size(vec), whose last is fold's value. What a
+    loop's derivatives are written with when they are differentiated again (issue 17): FFold
+    and RFold keep their accumulators inside (:func:`as_scans`), and the reverse derivative of
+    a scan is a scan backwards over the accumulators it kept (catad.rewrite.catalogue: rev-scan)."""
+
+    acc: Term
+    vec: Term
+    var: Var
+    body: Term
+    loc: Loc | None = None
+
+    LAMBDAS = (("var", "body"),)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self._set_type(Vec(self.acc.type))
+
+
+@node
 class WhileCount(Term):
     """count (\\cvar. cond) (\\var. body) acc : Int, the number of steps of
 
@@ -122,7 +143,7 @@ class WhileCount(Term):
         self._set_type(Int)
 
 
-FOLDS = (Fold, FFold, RFold, WhileCount)
+FOLDS = (Fold, FFold, RFold, Scan, WhileCount)
 
 
 def lambdas(t: Term) -> tuple[tuple[Var, Term], ...]:
@@ -144,6 +165,10 @@ def check_fold(t: Term, check: Callable[[Term, Var | None], Type]) -> Type:
     if isinstance(t, WhileCount):
         return _check_while(t, check)
     acc, vec = check(t.acc, None), check(t.vec, None)
+    if isinstance(t, Scan):
+        _expect(t.var.type, TupleT((acc, _elem(t.vec, "scan"))), "the variable of scan's lambda")
+        _expect(check(t.body, t.var), acc, "the body of scan's lambda")
+        return t.type
     b = _elem(t.vec, type(t).__name__)
     step = TupleT((acc, b))
     _expect(t.var.type, step, f"the variable of {type(t).__name__}'s lambda")
@@ -225,6 +250,17 @@ def eval_rfold(t: RFold, ev: Callable, ev_in: Callable) -> Any:
     return ds.value(), (dacc, make_vector(dbs, t.type.items[1].items[1]))
 
 
+def eval_scan(t: Scan, ev: Callable, ev_in: Callable) -> Any:
+    """fold, keeping every accumulator (a loop)."""
+    from .evaluate import make_vector
+    acc, v = ev(t.acc), ev(t.vec)
+    states = [acc]
+    for i in range(len(v)):
+        acc = ev_in(t.body, t.var, (acc, v[i]))
+        states.append(acc)
+    return make_vector(states, t.type)
+
+
 def eval_while_count(t: WhileCount, ev: Callable, ev_in: Callable) -> int:
     """The steps a while loop takes from acc (a loop, as Python runs it)."""
     acc, i = ev(t.acc), 0
@@ -234,7 +270,92 @@ def eval_while_count(t: WhileCount, ev: Callable, ev_in: Callable) -> int:
     return i
 
 
-EVALUATORS = {Fold: eval_fold, FFold: eval_ffold, RFold: eval_rfold, WhileCount: eval_while_count}
+EVALUATORS = {Fold: eval_fold, FFold: eval_ffold, RFold: eval_rfold, Scan: eval_scan, WhileCount: eval_while_count}
 
 
-__all__ = ["FOLDS", "EVALUATORS", "FFold", "Fold", "RFold", "WhileCount", "check_fold", "lambdas", "operands"]
+# ---------------------------------------------------------------- derivative loops as scans
+
+_FRESH = __import__("itertools").count()
+
+
+def _fresh(base: str, ty: Type) -> Var:
+    """A binder no program names ('$' is in no source name, the counter in no other binder)."""
+    return Var(f"{base}${next(_FRESH)}", ty)
+
+
+def as_scans(t: Term) -> Term:
+    """FFold and RFold, which only derivative programs hold, as loops without derivative lambdas
+    (for a derivative program differentiated again, issue 17), the same value:
+
+    FFold (\\t. e) acc v (\\t_dt. e_dt) dacc dv is the fold of the pairs (acc, dacc):
+
+        snd (fold (\\u. let t = (fst (fst u), v[snd u]); t_dt = (t, (snd (fst u), dv[snd u]))
+                        in (e, e_dt)) (acc, dacc) (range n))
+
+    RFold (\\t. e) (\\t_dr. e_dr) acc v dr keeps the accumulators S of the forward loop in a scan,
+    then the cotangents C of the accumulators in a scan backwards (C[k] is that of S[n - k]),
+    and each step's cotangents of the environment and of its element in builds over the steps:
+
+        let S = scan (\\t. e) acc v
+        let C = scan (\\u. let j = n - 1 - snd u in fst (snd e_dr[t_dr := ((S[j], v[j]), fst u)])) dr (range n)
+        let R = build(n, \\i. e_dr[t_dr := ((S[i], v[i]), C[n - 1 - i])])
+        (tsum(build(n, \\i. fst R[i])), (C[n], build(n, \\i. snd (snd R[i]))))
+
+    Tangent accumulators are densified (the zero tangent as zeros shaped like the primal), so
+    that a scan keeps arrays (catad.primitives: densify)."""
+    from ..primitives import prim
+    from .terms import Build, Get, Let, Tuple, make_lets
+    lets = []
+
+    def atom(x: Term, base: str) -> Term:
+        if isinstance(x, Var) or type(x).__name__ == "Const":
+            return x
+        v = _fresh(base, x.type)
+        lets.append((v, x))
+        return v
+
+    vec = atom(t.vec, "v")
+    n = _fresh("n", Int)
+    lets.append((n, prim("size", vec)))
+    k = _fresh("k", Int)
+    steps = Build(n, k, k)
+    if isinstance(t, FFold):
+        dvec = atom(t.dvec, "dv")
+        a = t.acc.type
+        u = _fresh("u", TupleT((TupleT((a, a)), Int)))
+        j, st, b = _fresh("j", Int), _fresh("s", TupleT((a, a))), _fresh("b", a)
+        body = make_lets([(j, Get(1, u)), (st, Get(0, u)),
+                          (t.var, Tuple((Get(0, st), prim("index", j, vec)))),
+                          (b, t.body),
+                          (t.dvar, Tuple((t.var, Tuple((Get(1, st), prim("index", j, dvec))))))],
+                         Tuple((b, prim("densify", t.dbody, b))))
+        acc = atom(t.acc, "acc")
+        fold = Fold(Tuple((acc, prim("densify", t.dacc, acc))), steps, u, body)
+        return make_lets(lets, Get(1, fold))
+    assert isinstance(t, RFold), type(t).__name__
+    a = t.acc.type
+    S = _fresh("S", Vec(a))
+    lets.append((S, Scan(t.acc, vec, t.var, t.body)))
+
+    def one_less(x: Term) -> Term:
+        return prim("sub", prim("sub", n, x), Const(1, Int))
+    u = _fresh("u", TupleT((a, Int)))
+    j = _fresh("j", Int)
+    back = make_lets([(j, one_less(Get(1, u))),
+                      (t.rvar, Tuple((Tuple((prim("index", j, S), prim("index", j, vec))), Get(0, u))))],
+                     prim("densify", Get(0, Get(1, t.rbody)), prim("index", j, S)))
+    C = _fresh("C", Vec(a))
+    lets.append((C, Scan(prim("densify", t.dr, prim("index", n, S)), steps, u, back)))
+    i = _fresh("i", Int)
+    each = make_lets([(t.rvar, Tuple((Tuple((prim("index", i, S), prim("index", i, vec))),
+                                      prim("index", one_less(i), C))))], t.rbody)
+    R = _fresh("R", Vec(t.rbody.type))
+    lets.append((R, Build(n, i, each)))
+    i2, i3 = _fresh("i", Int), _fresh("i", Int)
+    ds = prim("tsum", Build(n, i2, Get(0, prim("index", i2, R))))
+    dbs = Build(n, i3, Get(1, Get(1, prim("index", i3, R))))
+    return make_lets(lets, Tuple((ds, Tuple((prim("index", n, C), dbs)))))
+
+
+__all__ = ["FOLDS", "EVALUATORS", "FFold", "Fold", "RFold", "Scan", "WhileCount", "as_scans", "check_fold", "lambdas",
+           "operands"]

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ..primitives.registry import PRIMITIVES
-from .fold import FFold, Fold, RFold, WhileCount
+from .fold import FFold, Fold, RFold, Scan, WhileCount
 from .terms import ArrayValue, Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain
 
 # precedence of infix operators: higher binds tighter
@@ -52,7 +52,7 @@ def _show(t: Term, indent: int) -> tuple[str, int]:
     if isinstance(t, Build):
         head = f"build({show(t.size, indent)}, \\{t.var.name}. "
         return head + show(t.body, indent + len(head)) + ")", _ATOM
-    if isinstance(t, (Fold, FFold, RFold, WhileCount)):
+    if isinstance(t, (Fold, FFold, RFold, Scan, WhileCount)):
         return _show_fold(t, indent), _ATOM
     if isinstance(t, Tuple):
         inner = ", ".join(show(x, indent + 1) for x in t.items)
@@ -70,7 +70,7 @@ def _show_fold(t: Term, indent: int) -> str:
     RFold(\\t. e, \\t_dr. e_dr, acc, v, dr): the arguments in the order of notes Fig. 12."""
     pad = indent + 2
     lam = lambda v, b: f"\\{v.name}. {show(b, pad + len(v.name) + 3)}"  # noqa: E731
-    if isinstance(t, Fold):
+    if isinstance(t, (Fold, Scan)):
         parts = [lam(t.var, t.body), show(t.acc, pad), show(t.vec, pad)]
     elif isinstance(t, FFold):
         parts = [lam(t.var, t.body), show(t.acc, pad), show(t.vec, pad), lam(t.dvar, t.dbody),
@@ -79,7 +79,7 @@ def _show_fold(t: Term, indent: int) -> str:
         parts = [lam(t.cvar, t.cond), lam(t.var, t.body), show(t.acc, pad)]
     else:
         parts = [lam(t.var, t.body), lam(t.rvar, t.rbody), show(t.acc, pad), show(t.vec, pad), show(t.dr, pad)]
-    name = {Fold: "fold", WhileCount: "count"}.get(type(t), type(t).__name__)
+    name = {Fold: "fold", Scan: "scan", WhileCount: "count"}.get(type(t), type(t).__name__)
     one = f"{name}({', '.join(parts)})"
     if "\n" not in one and len(one) < 100:
         return one

@@ -126,6 +126,8 @@ def is_differentiable(t: Type) -> bool:
     """Does a value of this type carry a tangent? (Int and Bool do not.)"""
     if isinstance(t, Tuple):
         return any(is_differentiable(x) for x in t.items)
+    if isinstance(t, Vec):  # a vector of tuples (a loop's accumulators, kept by a scan) too
+        return is_differentiable(t.elem)
     return scalar_of(t) == Float
 
 

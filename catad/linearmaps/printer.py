@@ -17,6 +17,8 @@ def show_lm(m: L.LM, show: Callable[[Term], str]) -> str:
     if isinstance(m, L.LMFold):
         return (f"lmFold(\\{m.var.name}. {show(m.body)}, \\{m.var.name}. {show(m.dbody)}, "
                 f"{show(m.acc)}, {show(m.vec)})")
+    if isinstance(m, L.LMScan):
+        return f"lmScan(\\{m.var.name}. {show(m.dbody)}, {show(m.states)}, {show(m.vec)})"
     if isinstance(m, L.Linear):  # lmLinear(fwd/rev, args): the two actions named, then the primal values
         return f"lmLinear({m.fwd}/{m.rev}, {', '.join(show(a) for a in m.args)})"
     if isinstance(m, L.Zero):
@@ -75,4 +77,7 @@ def latex_lm(m: Term, coef: Callable[[Term], str] | None = None) -> str:
         lam = r"(\lambda " + coef(m.var) + ". "
         return (r"\mathrm{lmFold}\," + lam + coef(m.body) + r")\," + lam + latex_lm(m.dbody, coef) + r")\,"
                 + coef(m.acc) + r"\," + coef(m.vec))
+    if isinstance(m, L.LMScan):
+        return (r"\mathrm{lmScan}\,(\lambda " + coef(m.var) + ". " + latex_lm(m.dbody, coef) + r")\,"
+                + coef(m.states) + r"\," + coef(m.vec))
     raise TypeError(type(m).__name__)

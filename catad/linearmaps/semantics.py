@@ -39,6 +39,8 @@ def _stack(items: list) -> Any:
     nonzero = [v for v in items if v is not ZERO]
     if not nonzero:
         return ZERO
+    if any(isinstance(v, (tuple, list)) for v in nonzero):  # a vector of tuples: a list of its elements
+        return list(items)
     like = np.zeros_like(np.asarray(nonzero[0], dtype=np.float64))
     return np.array([like if v is ZERO else v for v in items], dtype=np.float64)
 
@@ -60,6 +62,8 @@ def _fwd(m: L.LM, x: Any):
         return ZERO
     if isinstance(m, L.LMFold):
         return fold_apply(m, x)
+    if isinstance(m, L.LMScan):
+        return scan_apply(m, x)
     if isinstance(m, L.One):
         return x
     if isinstance(m, L.Scale):
@@ -114,6 +118,8 @@ def _rev(m: L.LM, ct: Any):
         return ZERO
     if isinstance(m, L.LMFold):
         return fold_apply_reverse(m, ct)
+    if isinstance(m, L.LMScan):
+        return scan_apply_reverse(m, ct)
     if isinstance(m, (L.One,)):
         return ct
     if isinstance(m, L.Scale):
@@ -316,6 +322,47 @@ def fold_apply_reverse(m: L.LMFold, ct: Any) -> Any:
         ct, dbs[i] = _split(rest, 2)
         ds.add(step_ds)
     return ds.value(), (ct, make_vector(dbs, m.vec.type))
+
+
+def _scan_steps(m: L.LMScan):
+    """(the step Jacobian at step j, the number of steps, the accumulators)."""
+    from ..lang.evaluate import Evaluator
+    from ..lang.terms import Program
+    if m.closure is None:
+        raise TypeError("lmScan is not a value: its closure is not evaluated")
+    ev, env, c = Evaluator(Program((), "")), dict(m.closure.env), m.closure
+
+    def at(j):
+        env[m.var] = (c.acc[j], c.vec[j])
+        return ev.eval(m.dbody, env)
+    return at, len(c.vec), c.acc
+
+
+def scan_apply(m: L.LMScan, x: Any) -> Any:
+    """lmScan . (ds, (dacc, dv)): the tangents of every accumulator, carried along the loop."""
+    from ..lang.evaluate import make_vector
+    at, n, _ = _scan_steps(m)
+    ds, rest = _split(x, 2)
+    dacc, dv = _split(rest, 2)
+    out = [dacc]
+    for j in range(n):
+        out.append(apply(at(j), (ds, (out[-1], tget(dv, j)))))
+    return make_vector(out, m.states.type)
+
+
+def scan_apply_reverse(m: L.LMScan, ct: Any) -> Any:
+    """ct ._R lmScan = (ds, (dacc, dv)) for ct the cotangents of every accumulator: backwards from
+    the last, the cotangent of S[j] is ct[j] plus what step j's transposed Jacobian gives it."""
+    from ..lang.evaluate import make_vector
+    at, n, _ = _scan_steps(m)
+    c = tget(ct, n)
+    ds, dbs = Acc(), [ZERO] * n
+    for j in reversed(range(n)):
+        step_ds, rest = _split(apply_reverse(at(j), c), 2)
+        da, dbs[j] = _split(rest, 2)
+        ds.add(step_ds)
+        c = tadd(tget(ct, j), da)
+    return ds.value(), (c, make_vector(dbs, m.vec.type))
 
 
 # ---------------------------------------------------------------- matrices

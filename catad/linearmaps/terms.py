@@ -316,6 +316,42 @@ class LMFold(LM):
         return self.replace(closure=FoldClosure({x: ev(x) for x in free}, ev(self.acc), ev(self.vec)))
 
 
+@node
+class LMScan(LM):
+    """lmScan (\\var. dbody) S vec : (s, (a, Vec b)) -o Vec a, the Jacobian of scan (\\var. body)
+    acc vec (catad.lang.fold.Scan) with respect to its environment s, its initial accumulator and
+    its vector, at its accumulators S (the scan's value): the tangent of S[0] is dacc's, that of
+    S[j + 1] is dbody . (ds, (dS[j], dv[j])) with var = (S[j], vec[j]). dbody : (s, (a, b)) -o a is
+    the Jacobian of one step (as lmFold's); the forward loop is not run again (S holds it).
+
+    Its value closes over dbody's free variables and S's and vec's values (`closure`, as lmFold's)."""
+
+    states: Term
+    vec: Term
+    var: Var
+    dbody: Term
+    closure: Any = None
+
+    LAMBDAS = (("var", "dbody"),)
+
+    def __post_init__(self):
+        super().__post_init__()
+        d = _lm_type(self.dbody, "lmScan")
+        if not (isinstance(d.src, TupleT) and len(d.src.items) == 2) or not isinstance(self.states.type, Vec):
+            raise CatadTypeError(f"lmScan's step Jacobian has source (s, (a, b)), not {d.src}", construct="lmScan")
+        s = d.src.items[0]
+        self._set_lm_type(TupleT((s, TupleT((self.states.type.elem, self.vec.type)))), self.states.type)
+
+    @property
+    def env_type(self) -> Type:
+        return self.src.items[0]
+
+    def eval_with(self, ev):
+        from ..lang.terms import free_vars
+        free = free_vars(self.dbody) - {self.var}
+        return self.replace(closure=FoldClosure({x: ev(x) for x in free}, ev(self.states), ev(self.vec)))
+
+
 class FoldClosure:
     """The run-time part of an lmFold value: the lambdas' free variables and acc and v.
     Compared and hashed by identity (values hold arrays)."""
@@ -400,4 +436,4 @@ def evaluate_lm(t: LM, ev: Callable[[Term], Any]) -> LM:
 
 
 __all__ = ["Apply", "ApplyR", "zero_tangent", "LM", "Zero", "One", "Scale", "ScaleVec", "Compose", "VCat", "HCat", "Plus", "VCatV", "HCatV",
-           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "Linear", "LMFold", "FoldClosure", "evaluate_lm", "Int"]
+           "Transpose", "Index", "IndexUpdate", "Sum", "Broadcast", "Linear", "LMFold", "LMScan", "FoldClosure", "evaluate_lm", "Int"]

@@ -778,6 +778,90 @@ register(Primitive("tsum", t_tsum, _tsum,
                    doc="the sum of a Vec of tangents (0 and sparse updates allowed)"))
 
 
+def t_densify(ts):
+    x, like = ts
+    if x != like:
+        raise PrimitiveTypeError(f"densify(t, like) takes a tangent and a value of one type, got ({_fmt(ts)})")
+    return x
+
+
+def _densify(x, like):
+    """The tangent x as a dense value shaped like `like`: the symbolic zero as zeros, an
+    index update as its array (Int and Bool parts stay the zero tangent)."""
+    T = _tangents()
+    if isinstance(like, tuple):
+        parts = (T.ZERO,) * len(like) if x is T.ZERO else x
+        return tuple(_densify(a, b) for a, b in zip(parts, like))
+    kind = np.asarray(like).dtype.kind
+    if kind != "f":
+        return T.ZERO
+    x = T.densify(x)
+    if isinstance(like, np.ndarray):
+        return np.zeros(like.shape) if x is T.ZERO else np.asarray(x, dtype=np.float64).reshape(like.shape)
+    return 0.0 if x is T.ZERO else float(x)
+
+
+# The products of two tangents, which appear when a derivative program is differentiated
+# again (catad.ad.rules: the partials of tscale and tmul with respect to their tangent
+# arguments, which are primal values of the program differentiated): k * a with k the
+# tangent, <a, r>, and a * b elementwise, any of them the zero tangent or an index update.
+
+def t_touter(ts):
+    a, k = ts
+    if k != Float:
+        raise PrimitiveTypeError(f"touter(a, k) scales a tangent a by a Float tangent k, got ({_fmt(ts)})")
+    return a
+
+
+def t_tdot(ts):
+    a, r = ts
+    if a != r:
+        raise PrimitiveTypeError(f"tdot(a, r) takes two tangents of one type, got ({_fmt(ts)})")
+    return Float
+
+
+def t_tprod(ts):
+    a, b = ts
+    if a != b or not (a == Float or is_array_type(a)):
+        raise PrimitiveTypeError(f"tprod(a, b) multiplies two Float tangents or arrays of one type, got ({_fmt(ts)})")
+    return a
+
+
+def _tdot(a, r):
+    T = _tangents()
+    if a is T.ZERO or r is T.ZERO:
+        return 0.0
+    if isinstance(a, tuple):
+        return float(sum(_tdot(x, y) for x, y in zip(a, r)))
+    with np.errstate(all="ignore"):
+        return float(np.sum(np.asarray(T.densify(a), dtype=np.float64) * np.asarray(T.densify(r), dtype=np.float64)))
+
+
+def _tprod(a, b):
+    T = _tangents()
+    if a is T.ZERO or b is T.ZERO:
+        return T.ZERO
+    return T.times(T.densify(a), T.densify(b))
+
+
+register(Primitive("touter", t_touter, lambda a, k: _tangents().tscale(k, a) if k is not _tangents().ZERO
+                   else _tangents().ZERO, arity=2,
+                   doc="touter(a, k) = k * a: a tangent a scaled by a Float tangent k (the partial of "
+                       "tscale(k, a) in k; 0 wherever k is 0)"))
+register(Primitive("tdot", t_tdot, _tdot, arity=2,
+                   doc="tdot(a, r) = <a, r>, the sum of the elementwise products of two tangents (the "
+                       "transpose of touter)"))
+register(Primitive("tprod", t_tprod, _tprod, arity=2,
+                   doc="tprod(a, b) = a * b elementwise, for two tangents of one shape (the partial of "
+                       "tmul(v, x) in v; its own transpose)"))
+
+
+register(Primitive("densify", t_densify, _densify, arity=2,
+                   doc="densify(t, like): the tangent t as a value (zeros for the zero tangent, an array for "
+                       "an index update) shaped like `like`; what a derivative returns to the program that "
+                       "called it (catad.grad(f)(x) inside a compiled function: catad.composite)"))
+
+
 # ---------------------------------------------------------------- linear algebra (np.linalg)
 # The functions on square Float matrices and the linear maps of their derivatives (each the
 # forward or the transposed action of an lmLinear map: catad.linearmaps.terms.Linear). Their
@@ -1095,12 +1179,25 @@ STRUCTURAL = {
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
-    "update": {"codegen": _CG + "scatters:p_update"},
+    "update": {"derivative": _AD + "_j_update", "linear maps": _LM + "IndexUpdate",
+               "codegen": _CG + "scatters:p_update"},
     "scatter_add": {"codegen": _CG + "scatters:p_scatter_add"},
-    "tadd": {"codegen": _CG + "tangent_ops:p_tadd"},
-    "tscale": {"codegen": _CG + "tangent_ops:p_tscale"},
-    "tmul": {"codegen": _CG + "tangent_ops:p_tmul"},
-    "tsum": {"codegen": _CG + "reductions:p_tsum"},
+    "tadd": {"derivative": _AD + "_j_tadd", "linear maps": _LM + "One",
+             "codegen": _CG + "tangent_ops:p_tadd"},
+    "tscale": {"derivative": _AD + "_j_tscale", "linear maps": _LM + "Linear Scale",
+               "codegen": _CG + "tangent_ops:p_tscale"},
+    "tmul": {"derivative": _AD + "_j_tmul", "linear maps": _LM + "Linear ScaleVec",
+             "codegen": _CG + "tangent_ops:p_tmul"},
+    "tsum": {"derivative": _AD + "_j_tsum", "linear maps": _LM + "Sum",
+             "codegen": _CG + "reductions:p_tsum"},
+    "densify": {"derivative": _AD + "_j_densify", "linear maps": _LM + "One Zero",
+                "codegen": _CG + "tangent_ops:p_densify"},
+    # a derivative program differentiated again: the tangent operations' own Jacobians
+    "touter": {"derivative": _AD + "_j_touter", "linear maps": _LM + "Scale Linear",
+               "codegen": _CG + "tangent_ops:p_touter"},
+    "tdot": {"derivative": _AD + "_j_tdot", "linear maps": _LM + "Linear", "codegen": _CG + "tangent_ops:p_tdot"},
+    "tprod": {"derivative": _AD + "_j_tprod", "linear maps": _LM + "Linear",
+              "codegen": _CG + "tangent_ops:p_tprod"},
     # linear algebra: each function's Jacobian is made of lmLinear maps, whose forward and
     # transposed actions are the *_jvp / *_vjp primitives (catad.rewrite.catalogue: fwd-linear)
     "det": {"derivative": _AD + "_j_det", "linear maps": _LM + "Linear Scale", "codegen": _CG + "linalg:p_det"},
@@ -1155,6 +1252,13 @@ STRUCTURAL_TERMS = {
               "rule": "fwd-fold", "sweep": "fwd-sweep-nested", "codegen": "catad.backend.folds:ffold"},
     "RFold": {"term": "catad.lang.fold:RFold", "evaluation": "catad.lang.fold:eval_rfold",
               "rule": "rev-fold", "sweep": "rev-sweep-nested", "codegen": "catad.backend.folds:rfold"},
+    # a loop's derivatives differentiated again (issue 17): FFold and RFold are written with folds
+    # and scans (catad.lang.fold.as_scans, when converted to CL), and a scan's Jacobian holds its
+    # accumulators
+    "scan": {"term": "catad.lang.fold:Scan", "evaluation": "catad.lang.fold:eval_scan",
+             "CL": "catad.combinators.terms:Scan", "derivative": "catad.ad.transform:_AD.scan",
+             "linear maps": "catad.linearmaps.terms:LMScan", "rules": "fwd-scan rev-scan",
+             "codegen": "catad.backend.folds:scan"},
     "while": {"term": "catad.lang.fold:WhileCount", "evaluation": "catad.lang.fold:eval_while_count",
               "CL": "catad.combinators.terms:WhileCount", "derivative": "catad.ad.transform:_AD.while_count",
               "codegen": "catad.backend.folds:while_count"},

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ..lang.fold import FFold, RFold
+from ..lang.fold import FFold, RFold, Scan
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst, free_vars, may_fail
 from ..lang.types import Tuple as TupleT
-from ..lang.types import Float, Int, Scalar
+from ..lang.types import Float, Int, Scalar, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR, zero_tangent
 from ..primitives import prim
@@ -387,7 +387,7 @@ rule("fwd-scalevec", GF, "diag(v) . x = v * x elementwise", "lmApply(lmScaleVec(
      "a diagonal map multiplies elementwise (tmul: 0 wherever x is 0, even where v is inf or NaN)",
      P(A, m=P(L.ScaleVec, v=V("v")), x=X))(lambda b: prim("tmul", b["v"], b["x"]))
 
-_COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If, L.LMFold)
+_COPYING = (L.VCat, L.HCat, L.Plus, L.VCatV, L.HCatV, L.Broadcast, L.Sum, If, L.LMFold, L.LMScan)
 def _bound_argument(x: Term) -> Var:
     """A variable for x, named from a digest of x: deterministic (rules are functions),
     '$' keeps it apart from any Python name, and an inner binding that shadows an
@@ -509,6 +509,18 @@ rule("tscale-zero", GV, "vector space: k * 0 = 0 (a symbolic zero stays zero)", 
      _whole(Call, fn="tscale", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tscale-one", GV, "vector space: 1 * v = v", "1.0 * v", "v", r"1 \cdot v = v", "scaling by one",
      P(Call, fn="tscale", args=V("args", lambda a: is_const(a[0], 1.0))))(lambda b: b["args"][1])
+rule("tscale-by-one", GV, "k * 1 = k: a Float coefficient times the constant tangent 1.0", "k * 1.0", "k",
+     r"k \cdot 1 = k", "the output cotangent 1.0 of a gradient, differentiated again (exact: the tangent is not 0)",
+     P(Call, fn="tscale", args=V("args", lambda a: a[1].type == Float and is_const(a[1], 1.0))))(
+    lambda b: b["args"][0])
+rule("touter-one", GV, "touter(1, k) = k * 1 = k (Float)", "touter(1.0, k)", "k", r"k \cdot 1 = k",
+     "a Float tangent k times the coefficient 1.0",
+     P(Call, fn="touter", args=V("args", lambda a: a[0].type == Float and is_const(a[0], 1.0))))(
+    lambda b: b["args"][1])
+rule("tdot-one", GV, "tdot(1, r) = <1, r> = r (Float)", "tdot(1.0, r)", "r", r"\langle 1, r \rangle = r",
+     "the inner product of the Float coefficient 1.0 and a tangent",
+     P(Call, fn="tdot", args=V("args", lambda a: a[0].type == Float and is_const(a[0], 1.0))))(
+    lambda b: b["args"][1])
 @rule("tadd-tuple", GV, "product space: (a1, a2) + (b1, b2) = (a1 + b1, a2 + b2)", "(a1, ..., an) + (b1, ..., bn)",
       "(a1 + b1, ..., an + bn)", r"(a_1, a_2) + (b_1, b_2) = (a_1 + b_1, a_2 + b_2)", "tuples add componentwise",
       P(Call, fn="tadd", args=V("args", lambda a: isinstance(a[0], Tuple) and isinstance(a[1], Tuple))))
@@ -528,6 +540,9 @@ rule("update-zero", GV, "update(i, 0, n) = 0", "update(i, 0, n)", "0", r"\delta_
      "writing zero writes nothing", _whole(Call, fn="update", args=V("args", lambda a: is_zero_tangent(a[1]))))(_zt)
 rule("tsum-zero", GV, "sum(0) = 0", "tsum(0)", "0", r"\sum 0 = 0", "summing the zero tangent",
      _whole(Call, fn="tsum", args=V("args", lambda a: is_zero_tangent(a[0]))))(_zt)
+rule("tuple-zero", GV, "(0, ..., 0) = 0", "(0, ..., 0)", "0", r"(0, \dots, 0) = 0",
+     "a tuple of zero tangents is the zero tangent (a reverse program's cotangents, differentiated again)",
+     _whole(Tuple, items=V("items", lambda xs: len(xs) > 0 and all(is_zero_tangent(x) for x in xs))))(_zt)
 rule("build-zero", GV, "build(n, \\i. 0) = 0", "build(n, \\i. 0)", "0", r"\mathrm{build}(n, \lambda i.\ 0) = 0",
      "a vector of zero tangents is the zero tangent", _whole(Build, body=ZT))(_zt)
 
@@ -729,6 +744,79 @@ def _(b):
     dr = _step_var(m, "_r", a)
     body = Let(m.var, Get(0, t_dr), Let(dr, Get(1, t_dr), ApplyR(dr, m.dbody)))
     return RFold(m.acc, m.vec, m.var, m.body, b["r"], t_dr, body)
+
+
+# A scan (all the accumulators of a fold: catad.lang.fold.Scan) is what a loop's derivatives are
+# written with when they are differentiated again (issue 17). Its Jacobian lmScan holds the
+# accumulators S, so neither application runs the forward loop again: forward, the tangents of
+# all the accumulators are a scan; in reverse, their cotangents are a scan backwards, and each
+# step's transposed Jacobian, at the cotangent that scan gave it, a build over the steps.
+
+def _range(n: Term, m: L.LMScan) -> Term:
+    k = _step_var(m, "_k", Int)
+    return Build(n, k, k)
+
+
+@rule("fwd-scan", GFold, "lmScan (\\t. e') S v . dx = scan (\\u. let j = pi2 u; t = (S[j], v[j]) in "
+      "e' . (pi1 dx, (pi1 u, d_v[j]))) d_acc (range n): the tangent of each accumulator from the one before",
+      "lmApply(lmScan(\\t. e', S, v), dx)",
+      "scan(\\u. let j = pi2 u; t = (S[j], v[j]) in lmApply(e', (pi1 dx, (pi1 u, (pi2 pi2 dx)[j]))), "
+      "pi1 pi2 dx, range(size(v)))",
+      r"\mathrm{lmScan}\,(\lambda t.e')\,S\,v \odot dx = \mathrm{scan}\,(\lambda u.\,e' \odot (ds, (u_1, "
+      r"dv_{u_2})))\,d_{acc}\,(0..n-1)",
+      "the tangents of a loop's accumulators are carried along it: each step applies the body's Jacobian",
+      P(A, m=_Named("m", L.LMScan), x=CX), "dx is cheap (its part ds is read at every step)")
+def _(b):
+    m, dx = b["m"], b["x"]
+    a = m.states.type.elem
+    n = prim("size", m.vec)
+    u = _step_var(m, "_u", TupleT((a, Int)))
+    j, dvj = _step_var(m, "_j", Int), _step_var(m, "_dv", m.vec.type.elem)
+    rest = component(dx, 1)
+    dv = component(rest, 1)
+    body = Let(j, Get(1, u), Let(m.var, Tuple((prim("index", j, m.states), prim("index", j, m.vec))),
+               Let(dvj, prim("index", j, dv),
+                   prim("densify", A(m.dbody, Tuple((component(dx, 0), Tuple((Get(0, u), dvj))))),
+                        prim("index", prim("add", j, Const(1, Int)), m.states)))))
+    start = prim("densify", component(rest, 0), prim("index", Const(0, Int), m.states))
+    return Scan(start, _range(n, m), u, body)
+
+
+@rule("rev-scan", GFold, "r ._R lmScan (\\t. e') S v = (sum_j pi1 R[j], (C[n], build(n, \\j. pi2 pi2 R[j]))) where "
+      "C = scan backwards of the accumulators' cotangents (C[k] that of S[n - k]: C[k + 1] = r[j] + "
+      "pi1 pi2 (C[k] ._R e') at step j = n - 1 - k) and R[j] = C[n - 1 - j] ._R e' at step j",
+      "lmApplyR(r, lmScan(\\t. e', S, v))",
+      "let C = scan(\\u. let j = n - 1 - pi2 u; t = (S[j], v[j]) in r[j] + pi1 pi2 lmApplyR(pi1 u, e'), r[n], "
+      "range(n)); R = build(n, \\j. let t = (S[j], v[j]) in lmApplyR(C[n - 1 - j], e')) in "
+      "(tsum(build(n, \\j. pi1 R[j])), (C[n], build(n, \\j. pi2 pi2 R[j])))",
+      r"r \odot_R \mathrm{lmScan}\,(\lambda t.e')\,S\,v = (\textstyle\sum_j \pi_1 R_j, (C_n, "
+      r"[\pi_2 \pi_2 R_j]_j))",
+      "the cotangents of a loop's accumulators run it backwards over the accumulators kept; each step's cotangents "
+      "of the environment add up, each element gets its own",
+      P(ApplyR, r=CR, m=_Named("m", L.LMScan)), "r is cheap (it is read at every step)")
+def _(b):
+    m, r = b["m"], b["r"]
+    a, elem = m.states.type.elem, m.vec.type.elem
+    n = prim("size", m.vec)
+
+    def back(k: Term) -> Term:  # n - 1 - k
+        return prim("sub", prim("sub", n, k), Const(1, Int))
+    u = _step_var(m, "_u", TupleT((a, Int)))
+    j, c = _step_var(m, "_j", Int), _step_var(m, "_c", a)
+    at = Tuple((prim("index", j, m.states), prim("index", j, m.vec)))
+    step_ct = Let(j, back(Get(1, u)), Let(m.var, at, Let(c, Get(0, u), prim("densify", prim(
+        "tadd", prim("index", j, r), Get(0, Get(1, ApplyR(c, m.dbody)))), prim("index", j, m.states)))))
+    C = _step_var(m, "_C", m.states.type)
+    start = prim("densify", prim("index", n, r), prim("index", n, m.states))
+    i = _step_var(m, "_i", Int)
+    steps_ty = TupleT((m.env_type, TupleT((a, elem))))
+    R = _step_var(m, "_R", Vec(steps_ty))
+    each = Let(j, i, Let(m.var, at, ApplyR(prim("index", back(i), C), m.dbody)))
+    i2 = _step_var(m, "_i2", Int)
+    ds = prim("tsum", Build(n, i2, Get(0, prim("index", i2, R))))
+    dbs = Build(n, i2, Get(1, Get(1, prim("index", i2, R))))
+    return Let(C, Scan(start, _range(n, m), u, step_ct),
+               Let(R, Build(n, i, each), Tuple((ds, Tuple((prim("index", n, C), dbs))))))
 
 
 # ================================================================ opaque linear maps (linear algebra)

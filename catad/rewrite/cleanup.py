@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ..lang.anf import anf_def
 from ..lang.fold import lambdas, operands
-from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain,
-                          may_fail, remake_lets)
+from ..lang.types import Float
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
+                          may_fail, remake_lets, subterms)
 from .engine import term_children, with_children
 from .sweeps import substitute
 
@@ -20,6 +21,44 @@ from .sweeps import substitute
 def cse_def(d: Def, trace: list | None = None, stage: str = "") -> Def:
     d = anf_def(d)
     return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage), d.loc)
+
+
+_ZERO_ARGS = {"index": (1,), "size": (0,), "tsum": (0,), "update": (1,), "tadd": (0, 1), "tscale": (1,),
+              "touter": (0, 1), "tdot": (0, 1), "tprod": (0, 1), "tmul": (1,), "densify": (0,)}
+
+
+def aliases_zero(d: Def) -> bool:
+    """Whether d binds a variable to the zero tangent (CSE then writes the zero into its uses,
+    x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish)."""
+    from ..tangents import ZERO
+    return any(type(n) is Let and type(n.rhs) is Const and n.rhs.value is ZERO for n in subterms(d.body))
+
+
+def zero_redex(d: Def) -> bool:
+    """Whether d holds a term the rules would simplify that CSE or the single-use inliner wrote:
+    a zero tangent where it is used (x[i] of x = 0, a tuple of zeros, ...), a component of a
+    tuple literal (the primal value of `r = rev$f(x, 1.0)` where only its gradient is used) or
+    a product by the constant 1.0: what a derivative program differentiated again binds to
+    variables (catad.rewrite.stages.finish)."""
+    from ..tangents import ZERO
+
+    def zero(x) -> bool:
+        return type(x) is Const and x.value is ZERO
+
+    def one(x) -> bool:
+        return type(x) is Const and type(x.value) is float and x.value == 1.0
+    for n in subterms(d.body):
+        cls = type(n)
+        if cls is Call and any(zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
+            return True
+        if cls is Call and n.type == Float and (n.fn == "mul" and any(one(a) for a in n.args) or
+                                                 n.fn == "tscale" and one(n.args[1]) or
+                                                 n.fn in ("touter", "tdot") and one(n.args[0])):
+            return True
+        if cls is Get and (zero(n.tup) or type(n.tup) is Tuple) or cls is Build and zero(n.body) or \
+                cls is Tuple and n.items and all(zero(x) for x in n.items):
+            return True
+    return False
 
 
 _MISSING = object()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import cse_def, dead_code_def, inline_single_use_def
+from .cleanup import aliases_zero, cse_def, dead_code_def, inline_single_use_def, zero_redex
 from .engine import NormalMarks, Rewriter
 
 
@@ -42,7 +42,19 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -
     values stay let-bound. (Optimising leaves no dead let: the let-dead rule is tried at
     every let it makes, bottom-up, and a let it does not make was left normal, so without
     one, by an earlier normalisation; only CSE can make more.)"""
-    return inline_single_use_def(dead_code_def(cse_def(optimise(d, stage, trace, normal), trace, stage)))
+    d = optimise(d, stage, trace, normal)
+    for _ in range(4):  # a derivative program differentiated again binds zero tangents to variables:
+        zero = aliases_zero(d)  # CSE writes them where they are used, where the rules remove them
+        d = cse_def(d, trace, stage)
+        if not zero:
+            break
+        d = optimise(d, stage, trace, normal)
+    else:
+        d = cse_def(d, trace, stage)
+    d = inline_single_use_def(dead_code_def(d))
+    if zero_redex(d):  # the inliner wrote one where it is used
+        d = inline_single_use_def(dead_code_def(cse_def(optimise(d, stage, trace, normal), trace, stage)))
+    return d
 
 
 class StepCount:

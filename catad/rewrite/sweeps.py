@@ -362,8 +362,10 @@ class _Reverse:
         return primal, cts, results
 
     def push(self, ct: Term, m: Term, cts: list) -> dict:
-        """Push ct ._R m with the rules; the pending cotangents by location (plus 'result')."""
-        if not isinstance(ct, (Var, Const)):
+        """Push ct ._R m with the rules; the pending cotangents by location (plus 'result'). A tuple of
+        atoms (a derivative program's output cotangent, differentiated again: (0, (1.0, 0, 0))) is
+        pushed as it is, so that its zero components stay zeros the rules remove."""
+        if not isinstance(ct, (Var, Const)) and not _atoms(ct):
             v = self.names.var("ct", ct.type)
             cts.append((v, ct))
             ct = v
@@ -524,7 +526,16 @@ def _is_zero(c: Const) -> bool:
     return c.value is ZERO
 
 
+def _atoms(t: Term) -> bool:
+    """A tuple of atoms (or of such tuples)."""
+    return isinstance(t, Tuple) and all(isinstance(x, (Var, Const)) or _atoms(x) for x in t.items)
+
+
 def _strip_type(t: Type) -> Type:
+    """The type of strip's result: a (t, Dt) pair's t; a value with no linear map inside as it
+    is (a 1-tuple of values stays one: a reverse program's cotangents, differentiated again)."""
+    if not has_lm(t):
+        return t
     if isinstance(t, TupleT):
         keep = [_strip_type(x) for x in t.items if not isinstance(x, LinMap)]
         return keep[0] if len(keep) == 1 else TupleT(tuple(keep))

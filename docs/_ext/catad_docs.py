@@ -263,7 +263,7 @@ class DerivationDirective(SphinxDirective):
     has_content = True
     option_spec = {"args": directives.unchanged_required, "stages": directives.unchanged,
                    "math": directives.unchanged, "trace": directives.unchanged,
-                   "abridge": steps_and_lines}
+                   "abridge": steps_and_lines, "of": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_reread()  # generated from catad: rebuild on every build
@@ -271,6 +271,8 @@ class DerivationDirective(SphinxDirective):
         try:
             fn, namespace = self.function(out)
             args = eval(f"({self.options.get('args', '')},)", dict(namespace))  # noqa: S307 (the docs' own text)
+            for kind in names(self.options.get("of")):  # catad.grad(f), ...: innermost first
+                fn = getattr(catad, kind.replace("-", "_"))(fn)
             d = catad.explain(fn, *args)
         except Exception as e:
             raise self.error(f"catad-derivation {self.arguments[0]}: {type(e).__name__}: {e}") from None
