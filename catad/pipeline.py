@@ -35,7 +35,7 @@ from .combinators import CLProgram, check_cl_program, to_cl_program
 from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
-from .lang.terms import Def, Program
+from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
@@ -47,6 +47,9 @@ from .rewrite.stages import StepCount, finish, normal_memo, optimise, transposed
 STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
           "forward", "reverse", "code")
 TRACED = ("jacobian-optimised", "jacobian-transposed", "forward", "reverse")  # the stages that rewrite
+
+# the products of a tangent and a coefficient, which derivative programs hold
+_TANGENT_PRODUCTS = frozenset({"tscale", "tmul", "touter", "tdot", "tprod"})
 
 # fn -> signature -> its pipelines, newest first
 _CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
@@ -207,20 +210,16 @@ class Pipeline:
         return self._code[key]
 
     def _located(self, e: CatadError) -> CatadError:
-        """e, for a function made by a transformation, at the def of the function it transforms
-        when it names no place (derivative programs lose the source's places on the way to CL)."""
         t = getattr(self, "transformation", None)
-        if e.loc is not None or t is None:
-            return e
-        code = getattr(innermost(t.fn), "__code__", None)
-        if code is None:
-            return e
-        return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
+        return e if t is None else located(e, t.fn)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None) -> Compiled:
         if which == "primal":
-            c = backend.compile_program(self.core)
+            k = getattr(self, "transformation", None)  # a derivative's program: its reverse loops' checkpoints
+            # a program holding derivative programs: zero_safe applies to their products
+            c = backend.compile_def(inline_program(self.core).main, checkpoints=k and k.checkpoints,
+                                    zero_safe=zero_safe and self.holds_derivatives)
             if self.sequential is not None:  # its errors are those of the loops as Python runs them
                 c.locate, c.rerun = (lambda *a: self.sequential_code(*a)), True
             return c
@@ -236,6 +235,15 @@ class Pipeline:
         c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
         c.rerun = self.sequential is not None
         return c
+
+    @functools.cached_property
+    def holds_derivatives(self) -> bool:
+        """Whether the program holds a derivative program (a function made by a transformation,
+        or one calling catad.grad(f) inside): its tangent products are those of derivatives,
+        which have a zero-safe variant (catad.differentiate.primal)."""
+        if getattr(self, "transformation", None) is not None:
+            return True
+        return any(type(t) is Call and t.fn in _TANGENT_PRODUCTS for d in self.core.defs for t in subterms(d.body))
 
     @_stage
     def sequential_code(self) -> Compiled:
@@ -358,11 +366,24 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
     spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
                            inner.trees, inner.result_tree)
     with paused_gc():
-        program = composite.program(t, spec, mode)
+        try:
+            program = composite.program(t, spec, mode)
+        except CatadError as e:
+            raise located(e, t.fn) from None
         check_program(program)
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
     p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
+
+
+def located(e: CatadError, fn: Callable) -> CatadError:
+    """e at the def of the function a transformation transforms (fn, or the function under fn's
+    transformations) when it names no place: derivative programs lose the source's places on
+    the way to CL."""
+    code = getattr(innermost(fn), "__code__", None)
+    if e.loc is not None or code is None:
+        return e
+    return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
 
 
 def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:
