@@ -329,8 +329,10 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int
 def jacfwd(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
     """The Jacobian by columns: one forward pass per element of the arguments argnums (JAX's
     jacfwd), shaped output.shape + input.shape; a tuple of blocks for a tuple of argnums, and a
-    tuple of such for a function returning a tuple. ``checkpoints`` as for :func:`grad` (it
-    applies where the function itself runs reverse passes: jacfwd of jacrev)."""
+    tuple of such for a function returning a tuple. For one array argument and an array result
+    the passes run as one vectorised program over slices of the basis (memory bounded by the
+    slices' length), else one by one. ``checkpoints`` as for :func:`grad` (it applies where the
+    function itself runs reverse passes: jacfwd of jacrev)."""
     checkpoints = check_checkpoints(checkpoints)
 
     def jac(*args, **kwargs):
