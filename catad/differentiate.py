@@ -82,7 +82,7 @@ def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
             raise ArgumentError(f"argnums {argnums!r} is out of range for a function of {len(params)} argument(s)")
     nums = tuple(k % len(params) for k in nums)
     for k in nums:
-        if not is_differentiable(params[k].type):
+        if not is_differentiable(params[k].type) and params[k].type != TupleT(()):  # (): None, [], {}: no entries
             raise CatadError(f"cannot differentiate with respect to argument {params[k].name!r} of type "
                              f"{params[k].type}: catad differentiates with respect to floats and float arrays",
                              construct="argnums")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Loc:
@@ -60,6 +62,12 @@ class BoundsError(CatadError, IndexError):
     """An index out of range for its axis, as Python and NumPy check it (also an IndexError)."""
 
 
+class LinAlgError(ShapeError, np.linalg.LinAlgError):
+    """A matrix NumPy's or SciPy's linear algebra rejects with LinAlgError (not square, not
+    positive definite as SciPy checks it): also a numpy.linalg.LinAlgError, so ``except
+    np.linalg.LinAlgError`` in user code still works."""
+
+
 @dataclass(frozen=True)
 class Site:
     """Where a run-time check of a compiled program stands (see the ``check`` primitive),
@@ -69,11 +77,11 @@ class Site:
     loc: Loc | None
     construct: str
     message: str
-    kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError
+    kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError; "linalg": LinAlgError
     hint: str | None = None
 
     def error(self, values: tuple) -> CatadError:
-        cls = BoundsError if self.kind == "bounds" else ShapeError
+        cls = {"bounds": BoundsError, "linalg": LinAlgError}.get(self.kind, ShapeError)
         return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
 
     def __str__(self) -> str:

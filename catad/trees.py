@@ -20,7 +20,7 @@ class Tree:
     """A tuple, list or dict whose items are trees or leaves (None). A dict's keys are in
     its own order, which is also the order of its values in the compiled tuple."""
 
-    kind: str                       # "tuple", "list" or "dict"
+    kind: str                       # "tuple", "list", "dict", or "none" (None: compiled as ())
     items: tuple                    # Tree | None per item
     keys: tuple = ()                # a dict's keys
 
@@ -32,13 +32,23 @@ class Tree:
         return None
 
     def describe(self) -> str:
+        if self.kind == "none":
+            return "None"
         if self.kind == "dict":
             return "a dict with keys " + ", ".join(map(repr, self.keys))
         return f"a {self.kind} of {len(self.items)}"
 
 
+# None (an optional argument left out, `def f(x, w=None)`) is compiled as the empty tuple, its
+# tree saying it is None: the front end knows `w is None` while compiling, and the gradient or
+# tangent of a None argument is None, as with JAX's pytrees
+NONE = Tree("none", ())
+
+
 def tree_of(v: Any, what: str = "argument") -> Tree | None:
-    """v's tree, or None when v holds no list or dict (it is compiled as it is)."""
+    """v's tree, or None when v holds no list, dict or None (it is compiled as it is)."""
+    if v is None:
+        return NONE
     if isinstance(v, dict):
         for k in v:
             if not isinstance(k, (str, int)) or isinstance(k, bool):
@@ -57,6 +67,8 @@ def flat(v: Any, tree: Tree | None) -> Any:
     """v with its lists and dicts made tuples (v itself when tree is None)."""
     if tree is None:
         return v
+    if tree is NONE:
+        return ()
     values = v.values() if tree.kind == "dict" else v
     return tuple(flat(x, t) for x, t in zip(values, tree.items))
 
@@ -65,6 +77,8 @@ def unflat(v: Any, tree: Tree | None) -> Any:
     """The compiled value v (tuples) in tree's structure."""
     if tree is None:
         return v
+    if tree is NONE:
+        return None
     items = [unflat(x, t) for x, t in zip(v, tree.items)]
     if tree.kind == "dict":
         return dict(zip(tree.keys, items))
@@ -76,6 +90,10 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     tree; ArgumentError when its structure differs."""
     if tree is None:
         return v
+    if tree is NONE:
+        if v is not None:
+            raise ArgumentError(f"{what} must be None, like {like}; got a {type(v).__name__}")
+        return ()
     if tree.kind == "dict":
         if not isinstance(v, dict) or list(v) != list(tree.keys):
             keys = f"the keys {list(v)}" if isinstance(v, dict) else f"a {type(v).__name__}"
@@ -89,4 +107,4 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     return tuple(matching(x, t, f"{what}[{i}]", like) for i, (x, t) in enumerate(zip(v, tree.items)))
 
 
-__all__ = ["Tree", "flat", "matching", "tree_of", "unflat"]
+__all__ = ["NONE", "Tree", "flat", "matching", "tree_of", "unflat"]

@@ -154,13 +154,32 @@ def calls_a_helper(x, y, n):
 @pytest.mark.parametrize("nx, ny", [
     (4, 9),   # x[4] in scaled at iteration 2
     (9, 2),   # y[2] at 2
-    pytest.param(5, 3, marks=pytest.mark.xfail(strict=True, reason=(
-        "the front end checks y[i] before the statement, so before the callee's x[2 * i]: at iteration 3 "
-        "both fail and Python raises x's; so does a call with no loop (statements.py's check placement)"))),
+    (5, 3),  # x[6] in scaled and y[3] both fail at 3: Python raises x's, the first evaluated
 ])
 def test_a_check_in_a_callee(nx, ny):
     args = (vec(nx), vec(ny), 4)
     same_error(calls_a_helper, args)
+
+
+def calls_then_reads(x, y, k):
+    return scaled(x, k) + y[k] + x[k + 1]
+
+
+def local_then_reads(x, y, k):
+    def sc(v, j):
+        return v[j] * 3.0
+    return sc(x, k) + y[k]
+
+
+def reads_then_calls(x, y, k):
+    return y[k] + scaled(x, k)
+
+
+@pytest.mark.parametrize("f", [calls_then_reads, local_then_reads, reads_then_calls])
+@pytest.mark.parametrize("nx, ny", [(3, 3), (3, 5), (5, 3), (4, 3)])
+def test_a_callee_outside_loops(f, nx, ny):
+    # with k = 3, each of x[3], y[3] and x[4] may fail: Python raises the first evaluated
+    same_error(f, (vec(nx), vec(ny), 3))
 
 
 # ---------------------------------------------------------------- nested loops

@@ -356,6 +356,21 @@ def split_bad(v):
     return np.sum(a)
 
 
+def split_at(v):
+    a, b, c = np.split(v, [2, -1])
+    return np.sum(a ** 2) * np.sum(b) + np.sum(c ** 3)
+
+
+def split_at_axis(m):
+    a, b, c, d = np.split(m, (1, 3, 2), axis=1)  # c is empty (3:2), d is m[:, 2:]
+    return np.sum(a) * np.sum(b ** 2) + np.sum(c) + np.sum(np.sin(d))
+
+
+def split_past_the_end(v):
+    a, b = np.split(v, [10])
+    return np.sum(a ** 2) + np.sum(b)
+
+
 def pads(v, m):
     return np.sum(np.pad(v, 1) * np.arange(len(v) + 2)) + np.sum(np.pad(m, ((1, 0), (0, 2))) ** 2) + \
         np.sum(np.pad(v, (2, 0), constant_values=1.5))
@@ -391,6 +406,13 @@ def test_split_repeat_tile_pad():
     check_like_numpy(split_repeat_tile, arr(4))
     check_like_numpy(split_bad, arr(5), shapes=["array split does not result in an equal division"])
     check_like_numpy(pads, arr(3), arr(2, 2, seed=1))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 6])
+def test_split_at_indices(n):
+    check_like_numpy(split_at, arr(n))
+    check_like_numpy(split_past_the_end, arr(n))
+    check_like_numpy(split_at_axis, arr(2, n))
 
 
 # ---------------------------------------------------------------- matrices
@@ -691,10 +713,71 @@ def einsum_ellipsis(m):
     return np.einsum('...ij->...ji', m)
 
 
-def test_einsum_ellipsis_is_refused_with_a_location():
-    with pytest.raises(catad.UnsupportedSyntax, match="'...'") as info:
-        catad.vjp(einsum_ellipsis, arr(2, 3))
-    assert "test_numpy_functions.py:" in str(info.value)
+def einsum_ellipsis_forms(a, v):
+    return np.sum(np.einsum('...i,...i', a, a)) + np.sum(np.einsum('...i,i->...', a, v) ** 2) \
+        + np.sum(np.einsum('i...', a) * 2.0) + np.einsum('...', v)[0] + np.sum(np.einsum('...i,j', a, v) ** 2)
+
+
+def einsum_ellipsis_broadcast(a, b):
+    return np.einsum('...ij,...jk->...ik', a, b)  # <-
+
+
+def einsum_ellipsis_no_output(a):
+    return np.einsum('...i->i', a)  # <-
+
+
+def einsum_ellipsis_dropped(a):
+    return np.einsum('...i->', a)  # <-
+
+
+def einsum_ellipsis_dots(a):
+    return np.einsum('..i', a)  # <-
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_einsum_ellipsis(n):
+    check_like_numpy(einsum_ellipsis, arr(2, n))
+    check_like_numpy(einsum_ellipsis, arr(4, 2, n))
+    check_like_numpy(einsum_ellipsis_forms, arr(2, n, 3), arr(3, seed=1))
+    check_like_numpy(einsum_ellipsis_forms, arr(3), arr(3, seed=1))
+    check_like_numpy(einsum_ellipsis_broadcast, arr(2, n, 3), arr(3, 2, seed=1))       # (3, 2) broadcasts
+    check_like_numpy(einsum_ellipsis_broadcast, arr(4, 1, n, 3), arr(5, 3, 2, seed=1))  # 1 against 5
+    check_like_numpy(einsum_ellipsis_no_output, arr(n))  # no axes for '...': as 'i->i'
+
+
+
+def test_einsum_ellipsis_errors_are_numpy_s():
+    check_like_numpy(einsum_ellipsis_broadcast, arr(2, 2, 3), arr(3, 3, 2, seed=1))
+    check_like_numpy(einsum_ellipsis_dropped, arr(2, 3), shapes=["no '...' ellipsis"])
+    check_like_numpy(einsum_ellipsis_no_output, arr(2, 3), shapes=["no '...' ellipsis"])
+    check_like_numpy(einsum_ellipsis_dots, arr(3), shapes=["not part of an ellipsis"])
+
+
+def inner_vdot(a, b):
+    return np.sum(np.inner(a, b) ** 2) + np.vdot(a, a) * 0.5 + np.sum(np.inner(2.0, b))
+
+
+def inner_only(a, b):
+    return np.inner(a, b)  # <-
+
+
+def vdot_only(a, b):
+    return np.vdot(a, b)  # <-
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_inner_and_vdot(n):
+    check_like_numpy(inner_vdot, arr(n), arr(n, seed=1))
+    check_like_numpy(inner_vdot, arr(2, n), arr(4, n, seed=1))
+    check_like_numpy(inner_vdot, arr(2, 2, n), arr(n, seed=1))
+    check_like_numpy(vdot_only, arr(2, n), arr(2 * n, seed=1))
+
+
+def test_inner_and_vdot_errors_are_numpy_s():
+    check_like_numpy(inner_only, arr(3), arr(4, seed=1))
+    check_like_numpy(inner_only, arr(1), arr(4, seed=1))       # no broadcasting of 1
+    check_like_numpy(inner_only, arr(2, 3), arr(4, 2, seed=1))
+    check_like_numpy(vdot_only, arr(3), arr(4, seed=1))
 
 
 # ---------------------------------------------------------------- @ on stacks of matrices

@@ -312,11 +312,8 @@ def key_as_value(p, x):
     return s
 
 
-def list_index_not_constant(ws, x):
-    s = 0.0
-    for i in range(2):
-        s = s + np.sum(ws[i] * x)  # ERR
-    return s
+def list_index_not_constant(ws, x, k):
+    return np.sum(ws[k] * x)  # ERR: k is an argument, not known while compiling
 
 
 def returns_two_structures(x):
@@ -335,7 +332,8 @@ def err_line(fn):
     (missing_key, ({"W": np.ones(2)}, np.ones(2)), CatadTypeError, ["KeyError", "'V'", "'W'"]),
     (unpacks_dict, ({"a": np.ones(2), "b": np.ones(2)}, np.ones(2)), CatadError, ["unpacking a dict", "keys"]),
     (key_as_value, ({"a": 1.0}, 1.0), CatadError, ["'k'", "key", "d[k]"]),
-    (list_index_not_constant, ([np.ones(2), np.ones(2)], np.ones(2)), CatadError, ["list", "constant", "np.array"]),
+    (list_index_not_constant, ([np.ones(2), np.ones(2)], np.ones(2), 1), CatadError, ["list", "constant",
+                                                                                     "np.array"]),
     (returns_two_structures, (1.0,), CatadError, ["a dict with keys 'b' here", "a dict with keys 'a' at another"]),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refusals_are_located(fn, args, cls, words):

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Term, iconst
-from ..lang.types import Float, Type, Vec
+from ..lang.terms import Get, Term, iconst
+from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
 from ..primitives import prim
@@ -46,9 +46,11 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
-    if fn in _NO_RULE:
+    if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
+        reason = _NO_RULE.get(fn, "it has no derivative rule yet (the action of an opaque linear map, which a "
+                                  "first derivative of linear algebra or a transform is made of)")
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{_NO_RULE[fn]}", construct="second derivative",
+                         f"{reason}", construct="second derivative",
                          hint="differentiate the function once, or compute this derivative another way "
                               "(e.g. by central differences of catad's gradient)")
     maps = rule(fn, xs, tgt, bind)
@@ -67,10 +69,20 @@ _NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_
             "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
+def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
+    """Whether a call takes and gives scalars only (what partials derives)."""
+    return all(isinstance(t, Scalar) for t in (tgt,) + tuple(x.type for x in xs))
+
+
 def _scalar_rule(fn, xs, tgt, bind):
     """d p(xs) = S(dp/dx1) |><| ... |><| S(dp/dxk)."""
     return [L.Zero(x.type, tgt) if k is None or x.type != Float else L.Scale(bind("k", k), Float)
             for x, k in zip(xs, partials(fn, xs))]
+
+
+def _j_constant(fn, xs, tgt, bind):
+    """A primitive whose derivative is zero (brentq's root, stop_gradient)."""
+    return [L.Zero(x.type, tgt) for x in xs]
 
 
 def _j_index(fn, xs, tgt, bind):
@@ -209,8 +221,105 @@ def _j_densify(fn, xs, tgt, bind):
     return [L.One(tgt), L.Zero(like.type, tgt)]
 
 
+# ---------------------------------------------------------------- discrete Fourier transforms
+# Each transform is linear over the reals: its Jacobian is the transform itself, an lmLinear map
+# whose forward action applies it to the tangent and whose transposed action is the adjoint
+# transform (catad/primitives/fft.py), both one np.fft call.
+
+def _j_dft(fn, xs, tgt, bind):
+    """d fft(z, n, axis, norm) = lmLinear(fft_jvp, fft_vjp, (n, m, axis, norm)), m the input's
+    length along the axis (the adjoint cuts or pads back to it); the transposed action gives the
+    real part (vjp_re) when the input is real."""
+    z, n, axis, norm = xs
+    a = z.type.items[0] if isinstance(z.type, TupleT) else z.type
+    part = Get(0, z) if isinstance(z.type, TupleT) else z
+    k = rank(a) + int(axis.value)  # axis is a constant from the end
+    m = bind("m", prim("size", part) if k == 0 else prim("dim", part, iconst(k)))
+    real = isinstance(z.type, Vec) and fn != "rfft"
+    rev = f"{fn}_vjp_re" if real else f"{fn}_vjp"
+    lin = L.Linear(f"{fn}_jvp", rev, (n, m, axis, norm), z.type, tgt)
+    return [lin] + [L.Zero(Int, tgt)] * 3
+
+
+# ---------------------------------------------------------------- decompositions and SciPy's solvers
+# (catad/primitives/spectral.py and triangular.py). A static option is an Int argument, whose
+# map is zero; a decomposition's results are bound once and read by each map.
+
+V = Vec(Float)
+
+
+def _parts(bind: Bind, name: str, call: Term, n: int) -> list[Term]:
+    whole = bind(name, call)
+    return [bind(name + str(k), Get(k, whole)) for k in range(n)]
+
+
+def _j_svd(fn, xs, tgt, bind):
+    """d(U, S, Vh) by Townsend (2016): one map per result, at the decomposition."""
+    a, full = xs
+    u, s, vt = _parts(bind, "USV", prim("svd", a, full), 3)
+    return [L.VCat((_linear("svdu_jvp", "svdu_vjp", (u, s, vt), M, M), _linear("svals_jvp", "svals_vjp", (u, vt), M, V),
+                    _linear("svdvt_jvp", "svdvt_vjp", (u, s, vt), M, M))), L.Zero(Int, tgt)]
+
+
+def _j_svdvals(fn, xs, tgt, bind):
+    """ds_k = u_k^T dA v_k, at the reduced decomposition."""
+    (a,) = xs
+    u, _, vt = _parts(bind, "USV", prim("svd", a, iconst(0)), 3)
+    return [_linear("svals_jvp", "svals_vjp", (u, vt), M, V)]
+
+
+def _j_eigh(fn, xs, tgt, bind):
+    """dw_i = v_i^T dS v_i, dV = V (F o (V^T dS V))."""
+    a, upper = xs
+    w, v = _parts(bind, "WV", prim("eigh", a, upper), 2)
+    return [L.VCat((_linear("eigvals_jvp", "eigvals_vjp", (v, upper), M, V),
+                    _linear("eigvecs_jvp", "eigvecs_vjp", (w, v, upper), M, M))), L.Zero(Int, tgt)]
+
+
+def _j_eigvalsh(fn, xs, tgt, bind):
+    """dw_i = v_i^T dS v_i, at eigh's eigenvectors."""
+    a, upper = xs
+    _, v = _parts(bind, "WV", prim("eigh", a, upper), 2)
+    return [_linear("eigvals_jvp", "eigvals_vjp", (v, upper), M, V), L.Zero(Int, tgt)]
+
+
+def _j_expm(fn, xs, tgt, bind):
+    """The Frechet derivative L(A, .) and its adjoint L(A^T, .)."""
+    (a,) = xs
+    return [_linear("expm_jvp", "expm_vjp", (a,), M, M)]
+
+
+def _j_trisolve(fn, xs, tgt, bind):
+    """x = op(T)^{-1} b: dx = op(T)^{-1} (db - op(dT) x), one map from (dA, db, flags) as solve's."""
+    a, b, flags = xs
+    x = bind("x", prim("trisolve", a, b, flags))
+    rhs = L.HCat((_linear("tri_neg_matmul", "tri_neg_matmul_t", (x, flags), M, b.type), L.One(b.type),
+                  L.Zero(Int, b.type)))
+    return L.Compose(_linear("tri_lsolve", "tri_lsolve_t", (a, flags), b.type, b.type), rhs)
+
+
+def _j_sp_cholesky(fn, xs, tgt, bind):
+    """Murray's map for the lower factor, transposed for the upper one."""
+    a, lower = xs
+    c = bind("C", prim("sp_cholesky", a, lower))
+    return [_linear("sp_chol_jvp", "sp_chol_vjp", (c, lower), M, M), L.Zero(Int, tgt)]
+
+
+def _j_cho_solve(fn, xs, tgt, bind):
+    """x = M^{-1} b, M = L L^T: dx = M^{-1} (db - dM x), one map from (dC, db, lower)."""
+    c, b, lower = xs
+    x = bind("x", prim("cho_solve", c, b, lower))
+    rhs = L.HCat((_linear("cho_neg_matmul", "cho_neg_matmul_t", (c, x, lower), M, b.type), L.One(b.type),
+                  L.Zero(Int, b.type)))
+    return L.Compose(_linear("cho_lsolve", "cho_lsolve", (c, lower), b.type, b.type), rhs)
+
+
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
+                "brentq": _j_constant, "stop_gradient": _j_constant,
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
+                "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
+                "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
+                **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 "tadd": _j_tadd, "tscale": _j_tscale, "touter": _j_touter, "tdot": _j_tdot, "tmul": _j_tmul,
                 "tprod": _j_tprod, "tsum": _j_tsum, "update": _j_update, "densify": _j_densify}
 

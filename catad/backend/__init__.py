@@ -32,13 +32,14 @@ Where each construct is compiled (the functions take the Compiler, ``c``, first)
                      Python-loop fallback (Fallback)
     gathers.py       index (gather, take_iota), size, dim
     scatters.py      update, scatter_add: updates kept symbolic, then one scatter-add, or
-                     only moved axes (moved_axes)
+                     only moved axes (moved_axes); last_hit (an assignment's kept writes)
     reductions.py    sum, tsum (vsum, reduce, reduce_update); vmax, vmin, argmax, argmin
     contractions.py  a sum of a product as one einsum (factors, contract, einsum)
     tangent_ops.py   tadd, tscale, tmul, and the zero-safe product (times)
     arrays.py        symbolic values made arrays (dense) or run-time values (rt), moved into
                      deeper builds (at); vector literals (vector)
     checks.py        check: a shape or bounds check over all lanes at once
+    roots.py         brentq (SciPy's root, one call per root) and stop_gradient
     runtime.py       the helpers the generated code calls
     tidy.py          passes over the generated source (dead code, inlining single uses)
     memory.py        keeping freed memory in the process

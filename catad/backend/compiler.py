@@ -18,7 +18,10 @@ import numpy as np
 
 from ..errors import CatadError
 from ..lang.types import Bool, Float, Int, Site, Type
+from ..primitives.fft import KERNELS as FFT_KERNELS
 from ..primitives.linalg import KERNELS as LINALG_KERNELS
+from ..primitives.spectral import KERNELS as SPECTRAL_KERNELS
+from ..primitives.triangular import KERNELS as TRIANGULAR_KERNELS
 from .dispatch import TERMS
 from .values import Arr, index_code, is_scalar0, kind_of
 
@@ -33,8 +36,10 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
-                 "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length"}
+                 "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
+RUNTIME_NAMES |= set(FFT_KERNELS)  # dft_fft, dft_fft_vjp, ... (catad/backend/fft.py)
+RUNTIME_NAMES |= set(SPECTRAL_KERNELS) | set(TRIANGULAR_KERNELS) | {"lexsort_keys", "lexsort_rows"}
 
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)

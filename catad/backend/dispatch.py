@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 from ..errors import CatadError
 from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
+from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
-from . import arrays, checks, control, folds, gathers, linalg, reductions, scatters, tangent_ops
+from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
 
 if TYPE_CHECKING:
@@ -83,13 +84,16 @@ TERMS = {
     Fold: folds.fold, FFold: folds.ffold, RFold: folds.rfold, Scan: folds.scan, WhileCount: folds.while_count,
 }
 
+FFT_NAMES = _FFT_TRANSFORMS + tuple(_FFT_ACTIONS)
+
 # The primitives whose code the backend writes itself (the structural ones, and those whose
 # whole-array form depends on the values: not a `vector` template of the registry).
 CODEGEN = {
     "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
-    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin,
+    "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
+    "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "touter": tangent_ops.p_touter, "tdot": tangent_ops.p_tdot, "tprod": tangent_ops.p_tprod,
     "densify": tangent_ops.p_densify,
@@ -99,4 +103,12 @@ CODEGEN = {
     **{name: getattr(linalg, "p_" + name) for name in (
         "det", "slogdet", "inv", "solve", "cholesky", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
         "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
+    # discrete Fourier transforms (catad/backend/fft.py): the transforms and their derivatives' actions
+    **{name: getattr(fft, "p_" + name) for name in FFT_NAMES},
+    # decompositions, SciPy's solvers and np.lexsort (catad/backend/linalg.py)
+    **{name: getattr(linalg, "p_" + name) for name in (
+        "svd", "svdvals", "eigh", "eigvalsh", "expm", "trisolve", "sp_cholesky", "cho_solve", "lexsort",
+        "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
+        "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
 }

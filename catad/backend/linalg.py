@@ -128,3 +128,163 @@ def p_chol_jvp(c: Compiler, t, lo, da):
 
 def p_chol_vjp(c: Compiler, t, lo, g):
     return _action(c, t, "la_chol_vjp", [_solvable(c, lo)], g)
+
+
+# ---------------------------------------------------------------- decompositions and SciPy's solvers
+# (catad/primitives/spectral.py and triangular.py). A static option is an Int literal, passed as
+# it is. In lanes a mask discards, a decomposition sees diag(1, 2, ...) (distinct singular values
+# and eigenvalues: nothing fails and no gap is zero), a solver the identity and a zero
+# right-hand side (SciPy checks that its inputs are finite).
+
+def _spread(c: Compiler, a) -> Arr:
+    a = _primal(c, a)
+    if c.mask is None:
+        return a
+    d = max(a.depth, c.mask.depth)
+    return Arr(c.assign(f"la_where_spread({c.expand(c.mask, d, 2)}, {c.lift(a, d).code})"), d,
+               a.deps | c.mask.deps, a.rank, "f")
+
+
+def _rhs(c: Compiler, b, vec: bool) -> Arr:
+    b = _primal(c, b)
+    if c.mask is None:
+        return b
+    d = max(b.depth, c.mask.depth)
+    return Arr(c.assign(f"la_where_zero({c.expand(c.mask, d, 1 if vec else 2)}, {c.lift(b, d).code})"), d,
+               b.deps | c.mask.deps, b.rank, "f")
+
+
+def _parts(c: Compiler, both: Arr, ranks: tuple[int, ...]) -> tuple:
+    """The components of a kernel's tuple result, each an array of the lanes."""
+    return tuple(Arr(c.assign(f"{both.code}[{k}]", "la"), both.depth, both.deps, r, "f") for k, r in enumerate(ranks))
+
+
+def p_svd(c: Compiler, t, a, full):
+    return _parts(c, _call(c, "la_svd", [_spread(c, a), full], 2), (2, 1, 2))
+
+
+def p_svdvals(c: Compiler, t, a):
+    return _call(c, "la_svdvals", [_spread(c, a)], 1)
+
+
+def p_eigh(c: Compiler, t, a, upper):
+    return _parts(c, _call(c, "la_eigh", [_spread(c, a), upper], 2), (1, 2))
+
+
+def p_eigvalsh(c: Compiler, t, a, upper):
+    return _call(c, "la_eigvalsh", [_spread(c, a), upper], 1)
+
+
+def p_expm(c: Compiler, t, a):
+    return _call(c, "la_expm", [_solvable(c, a)], 2)
+
+
+def p_trisolve(c: Compiler, t, a, b, flags):
+    vec = rank(t.type) == 1
+    return _call(c, "la_trisolve", [_solvable(c, a), _rhs(c, b, vec), flags], rank(t.type), repr(vec))
+
+
+def p_sp_cholesky(c: Compiler, t, a, lower):
+    return _call(c, "la_sp_cholesky", [_solvable(c, a), lower], 2)
+
+
+def p_cho_solve(c: Compiler, t, cf, b, lower):
+    vec = rank(t.type) == 1
+    return _call(c, "la_cho_solve", [_solvable(c, cf), _rhs(c, b, vec), lower], rank(t.type), repr(vec))
+
+
+def p_lexsort(c: Compiler, t, *keys):
+    """np.lexsort along the last axis, every lane at once (an Int vector per lane)."""
+    keys = [_primal(c, k) for k in keys]
+    d = max(k.depth for k in keys)
+    fn = "lexsort_rows" if len(t.args) == 1 and rank(t.args[0].type) == 2 else "lexsort_keys"
+    code = f"{fn}({', '.join(c.lift(k, d).code for k in keys)})"
+    return Arr(c.assign(code, "order"), d, frozenset().union(*(k.deps for k in keys)), 1, "i")
+
+
+def p_svals_jvp(c: Compiler, t, u, vt, da):
+    return _action(c, t, "la_svals_jvp", [_primal(c, u), _primal(c, vt)], da)
+
+
+def p_svals_vjp(c: Compiler, t, u, vt, g):
+    return _action(c, t, "la_svals_vjp", [_primal(c, u), _primal(c, vt)], g)
+
+
+def _usv(c: Compiler, u, s, vt) -> list[Arr]:
+    return [_primal(c, u), _primal(c, s), _primal(c, vt)]
+
+
+def p_svdu_jvp(c: Compiler, t, u, s, vt, da):
+    return _action(c, t, "la_svdu_jvp", _usv(c, u, s, vt), da)
+
+
+def p_svdu_vjp(c: Compiler, t, u, s, vt, g):
+    return _action(c, t, "la_svdu_vjp", _usv(c, u, s, vt), g)
+
+
+def p_svdvt_jvp(c: Compiler, t, u, s, vt, da):
+    return _action(c, t, "la_svdvt_jvp", _usv(c, u, s, vt), da)
+
+
+def p_svdvt_vjp(c: Compiler, t, u, s, vt, g):
+    return _action(c, t, "la_svdvt_vjp", _usv(c, u, s, vt), g)
+
+
+def p_eigvals_jvp(c: Compiler, t, v, upper, da):
+    return _action(c, t, "la_eigvals_jvp", [_primal(c, v), upper], da)
+
+
+def p_eigvals_vjp(c: Compiler, t, v, upper, g):
+    return _action(c, t, "la_eigvals_vjp", [_primal(c, v), upper], g)
+
+
+def p_eigvecs_jvp(c: Compiler, t, w, v, upper, da):
+    return _action(c, t, "la_eigvecs_jvp", [_primal(c, w), _primal(c, v), upper], da)
+
+
+def p_eigvecs_vjp(c: Compiler, t, w, v, upper, g):
+    return _action(c, t, "la_eigvecs_vjp", [_primal(c, w), _primal(c, v), upper], g)
+
+
+def p_expm_jvp(c: Compiler, t, a, da):
+    return _action(c, t, "la_expm_jvp", [_solvable(c, a)], da)
+
+
+def p_expm_vjp(c: Compiler, t, a, g):
+    return _action(c, t, "la_expm_vjp", [_solvable(c, a)], g)
+
+
+def p_tri_lsolve(c: Compiler, t, a, flags, db):
+    return _action(c, t, "la_tri_lsolve", [_solvable(c, a), flags], db, _vec(t.type))
+
+
+def p_tri_lsolve_t(c: Compiler, t, a, flags, g):
+    return _action(c, t, "la_tri_lsolve_t", [_solvable(c, a), flags], g, _vec(t.type))
+
+
+def p_tri_neg_matmul(c: Compiler, t, x, flags, da):
+    return _action(c, t, "la_tri_neg_matmul", [_primal(c, x), flags], da, _vec(t.type))
+
+
+def p_tri_neg_matmul_t(c: Compiler, t, x, flags, g):
+    return _action(c, t, "la_tri_neg_matmul_t", [_primal(c, x), flags], g, _vec(t.args[0].type))
+
+
+def p_sp_chol_jvp(c: Compiler, t, cf, lower, da):
+    return _action(c, t, "la_sp_chol_jvp", [_solvable(c, cf), lower], da)
+
+
+def p_sp_chol_vjp(c: Compiler, t, cf, lower, g):
+    return _action(c, t, "la_sp_chol_vjp", [_solvable(c, cf), lower], g)
+
+
+def p_cho_lsolve(c: Compiler, t, cf, lower, db):
+    return _action(c, t, "la_cho_lsolve", [_solvable(c, cf), lower], db, _vec(t.type))
+
+
+def p_cho_neg_matmul(c: Compiler, t, cf, x, lower, dc):
+    return _action(c, t, "la_cho_neg_matmul", [_primal(c, cf), _primal(c, x), lower], dc, _vec(t.type))
+
+
+def p_cho_neg_matmul_t(c: Compiler, t, cf, x, lower, g):
+    return _action(c, t, "la_cho_neg_matmul_t", [_primal(c, cf), _primal(c, x), lower], g, _vec(t.args[1].type))

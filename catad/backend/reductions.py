@@ -95,7 +95,10 @@ def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
     if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
         # sum_i update(i, v_i, m) is the vector of the v_i (zeros after the last i)
         return Stacked(u.val, ax, u.n, n, None)
-    if ax == L - 1 and isinstance(u.val, Arr):  # innermost: keep it lazy
+    if ax == L - 1 and isinstance(u.val, (Arr, Upd)):
+        # innermost: keep it lazy. A row's update (u.val an Upd: x[i + k][j + l] in a 2-D window)
+        # too, so the sums over the axes its indices vary along join one scatter-add at the end
+        # instead of a scatter into (axes left) x (x's shape) now
         return Upd(u.idx, u.val, u.n, u.extra + 1)
     return scatters.scatter(c, u, {ax}, sizes)
 

@@ -18,9 +18,30 @@ from ..primitives import special as sf  # the special functions' whole-array for
 from ..primitives.linalg import (la_chol_jvp, la_chol_vjp, la_cholesky, la_det, la_inv, la_inv_jvp,  # noqa: F401
                                  la_inv_vjp, la_logdet_jvp, la_logdet_vjp, la_lsolve, la_lsolve_t, la_neg_matmul,
                                  la_neg_matmul_t, la_slogdet, la_solve, la_where_eye)
+# the Fourier transforms' kernels, called by name by catad/backend/fft.py's code (dft_fft, dft_rfft_vjp, ...)
+from ..primitives.fft import KERNELS as _FFT_KERNELS
+
+globals().update(_FFT_KERNELS)
+from ..primitives.spectral import KERNELS as _SPECTRAL
+from ..primitives.triangular import KERNELS as _TRIANGULAR
+
+globals().update(_SPECTRAL)  # la_svd, la_eigh, la_expm_jvp, ...: called by name (catad/backend/linalg.py)
+globals().update(_TRIANGULAR)  # la_trisolve, la_cho_solve, ...
+
+
+def lexsort_keys(*keys):
+    """np.lexsort of keys along their last axis, the batch axes before it broadcast."""
+    return np.lexsort(np.broadcast_arrays(*keys))
+
+
+def lexsort_rows(m):
+    """np.lexsort of the rows of each matrix of a stack (the last row the primary key)."""
+    return np.lexsort(np.moveaxis(np.asarray(m), -2, 0))
 
 ZERO = T.ZERO
 OneHot = T.OneHot
+last_hit = R.last_hit_kernel  # which write of an assignment through an index array is kept
+brentq = R.PRIMITIVES["brentq"].impl  # scipy.optimize.brentq of the user's function (catad/primitives/roots.py)
 
 
 def f64(x):

@@ -22,6 +22,20 @@ def p_update(c: Compiler, t, i: Arr, r, n: Arr):
     return update(c, i, r, n)
 
 
+def p_last_hit(c: Compiler, t, idx, n: Arr):
+    """last_hit(idx, n) (catad.primitives.registry.last_hit_kernel) for all the lanes at once:
+    idx's batch axes lead, each lane's positions along its last axis. A ragged idx (padded
+    lanes would be read as writes) or a length n that varies with the lane has no whole-array
+    form here."""
+    if isinstance(idx, Stacked) and idx.mask is not None:
+        raise Unvectorisable("the writes of an assignment through an index array of a ragged length")
+    if not isinstance(n, Arr) or n.deps:
+        raise Unvectorisable("an assignment through an index array into arrays of lengths that vary")
+    a = arrays.dense(c, idx)
+    n_code = n.code if n.depth == 0 else f"{n.code}.reshape(-1)[0]"
+    return Arr(c.assign(f"last_hit({a.code}, {n_code})", "hit"), a.depth, a.deps, 1, "i")
+
+
 def update(c: Compiler, i: Arr, r, n: Arr):
     """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed."""
     if r is ZERO:
@@ -64,6 +78,7 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     for up in chain:
         summed |= set(range(up.idx.depth - up.extra, up.idx.depth))
     kept = [b for b in range(d) if b not in summed]
+    sizes = _sizes(c, sizes, d, [v] + [up.idx for up in chain])
     shape = [sizes[b] if b in cover else "1" for b in kept]
     index = [c.lift(iotas_for(c, b, sizes), d).code if b in cover else "0" for b in kept]
     for up in chain:
@@ -95,6 +110,19 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     code = f"scatter({shape_code}, ({', '.join(index)},), {value})"
     deps = frozenset(k for k, b in enumerate(kept) if b in cover)
     return Arr(c.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
+
+
+def _sizes(c: Compiler, sizes: list[str], d: int, arrays_: list[Arr]) -> list[str]:
+    """The sizes of batch axes 0 .. d-1: `sizes`, and past its end (the axes of a row's update
+    that the outer update sums lazily: reductions.reduce_update) read from an array of the chain
+    that has that axis at full size."""
+    if len(sizes) >= d:
+        return sizes
+    out = list(sizes)
+    for b in range(len(sizes), d):
+        full_ = next((a for a in arrays_ if b in a.deps), None)
+        out.append(c.assign(f"{c.lift(full_, d).code}.shape[{b}]", "n") if full_ is not None else "1")
+    return out
 
 
 def moved_axes(c: Compiler, chain: list, v: Arr, d: int, summed: set, kept: list, cover: frozenset,

@@ -90,6 +90,14 @@ class Builder(Checks, Broadcasting, Indexing, Reductions):
         v = self.bound(self.var(t.type, loc), t)
         return Let(v, t, body(v), loc)
 
+    def share_atom(self, t: Term, binds: list, loc: Loc | None) -> Term:
+        """t, or a variable bound to it by a binding appended to binds (for make_lets)."""
+        if is_atom(t):
+            return t
+        v = self.bound(self.var(t.type, loc), t)
+        binds.append((v, t, loc))
+        return v
+
     def share_all(self, ts: list[Term], body: Callable[..., Term], loc: Loc | None) -> Term:
         binds, atoms = [], []
         for t in ts:

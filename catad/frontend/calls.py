@@ -17,13 +17,14 @@ import warnings
 from typing import Any
 
 import numpy as np
+import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the catalogue)
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, Get, Term, Tuple
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
-from . import linalg, special_calls
+from . import complexes, linalg, special_calls
 from .common import index_chain, is_array
 from ..transforms import maker_kind, transformation_of
 
@@ -33,10 +34,15 @@ _COMPS = (ast.ListComp, ast.GeneratorExp)
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
+    if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
+        first = lw.value_arg(args[0])
+        if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
+            return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
+        args = [_list_as_array(lw, args[0], obj, first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
-        args = [_list_as_array(lw, a) for a in args]
+        args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
         fn, allowed = handler
         for name, kw in kwargs.items():
@@ -94,15 +100,27 @@ def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
     return Get(1, out, lw.loc(node)) if kind == "hvp" else out
 
 
-def _list_as_array(lw, a):
+_SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they
+# check an empty list themselves
+
+
+def _list_as_array(lw, a, obj, lowered=None):
     """A local list (a parameter's, or a list display's) of scalars or of arrays of one type,
     given to a library function, is the array NumPy makes of it (np.dot(ws, ws) of a list of
-    floats); any other argument is left as it is."""
+    floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
+    argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
-    if not (isinstance(base, ast.Name) and base.id in lw.env):
+    if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), (Term, complexes.Complex))):
+        # not a local value (a default None or string, a def or lambda given to scipy.optimize.brentq):
+        # the handler reads it
+        return a if lowered is None else lowered
+    t = lw.value(a) if lowered is None else lowered
+    if not isinstance(t, Term):  # a complex value: the handler takes it, or refuses it, itself
         return a
-    t = lw.expr(a)
-    return list_array(lw, t, a) or t
+    made = list_array(lw, t, a)
+    if made is not None:
+        return made
+    return t if any(obj is f for f in _SEQUENCES) else lw.nonempty_list(t, a, f"{display(obj)}()")
 
 
 def list_array(lw, t: Term, node: ast.AST) -> Term | None:
@@ -120,11 +138,16 @@ def list_array(lw, t: Term, node: ast.AST) -> Term | None:
 
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
+_PER_PART = (np.sum, np.mean, builtins.sum)  # linear: of a complex value, the function of each part
 
 
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if attr == "copy" and is_array(base) and not node.args and not node.keywords:
-        return base  # values are never changed in place: a copy is the value (see updates.py)
+        # values are never changed in place: a copy is the value (see updates.py), but not a view
+        return base.replace() if lw.is_readonly(base) else base
+    if attr in ("conj", "conjugate") and is_array(base) and not lw.is_list(base) and not node.args \
+            and not node.keywords and scalar_of(base.type) in (Int, Float):
+        return base  # the conjugate of a real array is its value
     from . import numpy_arrays
     if is_array(base) and not lw.is_list(base):
         made = numpy_arrays.method(lw, base, attr, node)
@@ -133,7 +156,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
-    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy"})
+    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate"})
     lw.fail(node, "method", f"method .{attr}() of {what} is not supported; supported array methods: "
                             + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
 
@@ -208,6 +231,8 @@ def h_sum(lw, obj, node, args, kwargs):
         return lw.comprehension(args[0], "sum")
     t, loc = lw.arg(args[0]), lw.loc(node)
     if is_array(t):
+        t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
+                                               "the shape of the list's elements")
         return prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
@@ -239,7 +264,10 @@ def h_max(lw, obj, node, args, kwargs):
 def h_abs(lw, obj, node, args, kwargs):
     """abs(x), np.abs, np.fabs: elementwise absolute value (math.fabs of scalars only)."""
     _arity(lw, obj, node, args, 1)
-    t, loc = lw.arg(args[0]), lw.loc(node)
+    t, loc = lw.value_arg(args[0]), lw.loc(node)
+    if isinstance(t, complexes.Complex) and obj is not math.fabs and obj is not np.fabs:
+        return complexes.modulus(lw, t, loc)  # hypot(re, im)
+    t = lw.arg(args[0] if isinstance(t, complexes.Complex) else t)
     if obj is builtins.abs:
         lw.refuse_lists(node, [t], "abs()")
     floats = obj is math.fabs or obj is np.fabs  # fabs always gives a Float
@@ -262,7 +290,10 @@ def h_float(lw, obj, node, args, kwargs):
 def h_len(lw, obj, node, args, kwargs):
     """len(v): an array's first axis, a tuple's or list's length (a constant)."""
     _arity(lw, obj, node, args, 1)
-    t, loc = lw.arg(args[0]), lw.loc(node)
+    t, loc = lw.value_arg(args[0]), lw.loc(node)
+    if isinstance(t, complexes.Complex) and is_array(t.re):
+        return complexes.length(lw, t, loc)
+    t = lw.arg(args[0] if isinstance(t, complexes.Complex) else t)
     if is_array(t):
         return lw.b.length(t, loc)
     if isinstance(t.type, TupleT):
@@ -296,8 +327,10 @@ def h_array(lw, obj, node, args, kwargs):
         if not is_array(t):
             lw.fail(node, display(obj), f"{display(obj)}() takes a list, a list comprehension or an array, "
                                         f"got a {t.type}", CatadTypeError)
-        if lw.is_list(t):
-            t = t.replace()  # an equal but distinct term: the array is not marked as a list
+        if lw.is_list(t) or lw.is_readonly(t):
+            if lw.is_list(t):
+                t = lw.nonempty_list(t, node, f"{display(obj)}()")
+            t = t.replace()  # an equal but distinct term: the array is not marked as a list or a view
     dtype = _dtype(lw, kwargs, obj)
     if dtype == Float:
         return lw.b.to_float(t, loc)
@@ -454,10 +487,15 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
     from . import numpy_signal  # index generators, polynomials, convolutions, interpolation
     table += numpy_signal.TABLE
+    from . import numpy_fft  # np.fft's transforms, np.real, np.imag, np.conj, np.angle
+    table += numpy_fft.TABLE
+    from . import numpy_windows  # window functions, sliding_window_view
+    table += numpy_windows.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
-_MODULES = ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg."),
+_MODULES = ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg."), (np.fft, "np.fft."),
+            (numpy.lib.stride_tricks, "np.lib.stride_tricks."),
             (np.polynomial.polynomial, "np.polynomial.polynomial."), (np.polynomial.chebyshev, "np.polynomial.chebyshev."),
             (np.polynomial.legendre, "np.polynomial.legendre."))
 
@@ -534,4 +572,4 @@ def _summary(h) -> str:
 def array_methods() -> list[str]:
     """The array methods the front end compiles (see method)."""
     from . import numpy_arrays
-    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy"})
+    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate"})

@@ -34,11 +34,17 @@ class Frame:
 
 
 class Statement:
-    """A statement being lowered: the checks that go before it (see Builder.check)."""
+    """A statement being lowered: the checks that go before it (see Builder.check).
+
+    `raised` says that something lowered in it so far can raise where it is: a check that
+    stays at its operation, or a call of a function (whose checks run in its body). A later
+    check of the statement then stays where it is too: moved before the statement, it would
+    raise first where Python raises the earlier error."""
 
     def __init__(self, serial: int, depth: int):
         self.serial, self.depth = serial, depth
         self.checks: list[tuple] = []  # (variable, check, location)
+        self.raised = False
 
 
 class Checks:
@@ -64,12 +70,19 @@ class Checks:
         whole statement, where the program reads more plainly: those outside comprehensions
         and conditionals that read only what is known before the statement."""
         st = self.statement
-        if st is None or self.frames or self.branch_depth != st.depth:
+        if st is None or self.frames or self.branch_depth != st.depth or st.raised:
             return bindings
         local = []
         for b in bindings:
-            if all(self.names.serial.get(v.name, 0) <= st.serial for v in free_vars(b[1])):
+            if not local and all(self.names.serial.get(v.name, 0) <= st.serial for v in free_vars(b[1])):
                 st.checks.append(b)
             else:
                 local.append(b)
+        st.raised = bool(local)
         return local
+
+    def may_raise_here(self) -> None:
+        """What was just lowered can raise where it is (a call): the statement's later checks stay
+        where they are (see Statement)."""
+        if self.statement is not None:
+            self.statement.raised = True

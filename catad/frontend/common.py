@@ -5,7 +5,7 @@ evaluated only when needed), chains of index, the array test and the join of two
 from __future__ import annotations
 
 from ..errors import Loc
-from ..lang.terms import TRUE, Const, If, Term
+from ..lang.terms import TRUE, Call, Const, If, Term
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 
@@ -53,3 +53,20 @@ def index_chain(a: Term, idx: list[Term], loc: Loc | None) -> Term:
     for i in idx:
         a = prim("index", i, a, loc=loc)
     return a
+
+
+_INT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+            "neg": lambda a: -a, "floordiv": lambda a, b: a // b if b else None,
+            "mod": lambda a, b: a % b if b else None, "max": max, "min": min}
+
+
+def static_int(t: Term) -> int | None:
+    """The value of an Int term made of constants and integer arithmetic (len(layers) - 1 of a
+    list of known length, i + 1 in an unrolled loop), or None when it is not known while
+    compiling (or would raise: a division by zero is left for the program to raise)."""
+    if isinstance(t, Const) and t.type == Int and not isinstance(t.value, bool):
+        return int(t.value)
+    if not (isinstance(t, Call) and t.type == Int and t.fn in _INT_OPS):
+        return None
+    args = [static_int(a) for a in t.args]
+    return None if None in args else _INT_OPS[t.fn](*args)

@@ -61,7 +61,7 @@ class Comprehensions:
     def _generators(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None) -> Term:
         g = gens[k]
         loc = self.loc(g.target)
-        items = self.static_items(g.iter)
+        items = self.static_items(g.iter, [elt, *g.ifs, *gens[k + 1:]], g.target)
         if items is not None:
             return self._unrolled(gens, k, elt, reduce, items)
         outer, size, var, elem = self.iteration(g)
@@ -110,16 +110,20 @@ class Comprehensions:
             body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
         return body
 
-    def static_items(self, it: ast.expr) -> list | None:
+    def static_items(self, it: ast.expr, uses: list[ast.AST] = (), target: ast.expr | None = None) -> list | None:
         """The items of a tuple, list or dict known while compiling that `it` runs over (a
         tuple's items, zip or enumerate of tuples, a dict's keys, values or items, a key being
-        a DictKey), or None when it runs over an array or a range."""
+        a DictKey; a range of known bounds whose variable indexes a tuple or list in `uses`,
+        the rest of the comprehension), or None when it runs over an array or a range."""
         method = None
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
                 and it.func.attr in ("keys", "values", "items"):
             method, it = it.func.attr, it.func.value
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)
+        if fn is range and method is None and target is not None:
+            steps = self.unrolled_range(target, it, list(uses))  # loops.py
+            return None if steps is None else [Const(k, Int, self.loc(it)) for k in steps]
         if fn is range or (fn is not None and method is not None):
             return None
         seqs, start = self.iterated(it, fn)  # loops.py

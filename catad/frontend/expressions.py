@@ -15,17 +15,18 @@ import types
 
 import numpy as np
 
-from ..errors import CatadError, CatadTypeError
+from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
-from . import calls, numpy_arrays
+from . import calls, complexes, numpy_arrays
+from .complexes import Complex
 from .common import is_array
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
-from ..trees import Tree
+from ..trees import NONE, Tree
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
@@ -62,6 +63,15 @@ class Expressions:
     static, constant and hidden_param (freenames.py)."""
 
     def expr(self, node: ast.expr) -> Term:
+        """node's term; a complex value is refused here (complexes.py): the places that take one
+        call ``value``."""
+        t = self.value(node)
+        if isinstance(t, Complex):
+            complexes.refuse(self, node, t)
+        return t
+
+    def value(self, node: ast.expr) -> Term | Complex:
+        """node's term, or the Complex it denotes."""
         try:
             method = getattr(self, "x_" + type(node).__name__, None)
             if method is None:
@@ -76,6 +86,10 @@ class Expressions:
 
     def arg(self, a: ast.expr | Term) -> Term:
         return a if isinstance(a, Term) else self.expr(a)
+
+    def value_arg(self, a: ast.expr | Term | Complex) -> Term | Complex:
+        """An argument that may be complex (np.abs, np.fft.fft, ...)."""
+        return a if isinstance(a, (Term, Complex)) else self.value(a)
 
     def condition(self, node: ast.expr, what: str) -> Term:
         t = self.expr(node)
@@ -93,6 +107,8 @@ class Expressions:
             return Const(v, Int, loc)
         if isinstance(v, float):
             return Const(v, Float, loc)
+        if isinstance(v, complex):
+            return complexes.constant(v, loc, repr(v))
         if isinstance(v, (str, bytes)):
             self.fail(node, *_STRINGS)
         self.fail(node, "constant", f"the constant {v!r} is not supported; constants are ints, floats, "
@@ -100,38 +116,64 @@ class Expressions:
 
     def x_Name(self, node: ast.Name) -> Term:
         """a local variable, or a global, closure or builtin value read at each call."""
-        return self.lookup(node.id, node)
+        t = self.lookup(node.id, node)
+        if self.tree(t) is NONE:  # an argument that is None (catad.trees), used as a value
+            message = f"{node.id!r} is None (NoneType) here, where it is used as a value"
+            hint = f"test it with `if {node.id} is None:` first, or pass a value"
+            if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
+                raise ArgumentError(f"argument {message}", self.loc(node), "argument", hint=hint)
+            self.fail(node, "None", message, CatadTypeError, hint=hint)
+        return t
 
     def x_Attribute(self, node: ast.Attribute) -> Term:
         """x.shape, x.T, x.ndim, x.size of arrays; module attributes (np.pi, math.e) and globals' attributes read at each call."""
         obj, path = self.static_path(node)
         if obj is not NOT_STATIC:
             return self.constant(obj, path, node, ast.unparse(node))
-        base, loc, attr = self.expr(node.value), self.loc(node), node.attr
-        if is_array(base) and not self.is_list(base):
-            if attr == "shape":
-                return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
-                                                                for k in range(rank(a.type))), loc), loc)
-            if attr == "T":
-                return self.b.transpose(base, loc)
-            if attr == "ndim":
-                return Const(rank(base.type), Int, loc)
-            if attr == "size":
-                return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+        base, loc, attr = self.value(node.value), self.loc(node), node.attr
+        if isinstance(base, Complex):
+            return complexes.attribute(self, base, attr, node)
+        if is_array(base) and not self.is_list(base) and attr in ("shape", "T", "ndim", "size", "real", "imag"):
+            return self.array_attribute(base, attr, loc)
+        if scalar_of(base.type) in (Int, Float, Bool) and attr in ("real", "imag") and not self.is_list(base):
+            return self.array_attribute(base, attr, loc)
         what = "a Python list" if self.is_list(base) else f"a {base.type}"
         self.fail(node, "attribute", f"attribute .{attr} of {what} is not supported; supported: "
-                                     ".shape, .T, .ndim and .size of arrays (make lists arrays with np.array)")
+                                     ".shape, .T, .ndim, .size, .real and .imag of arrays (make lists arrays with "
+                                     "np.array)")
+
+    def array_attribute(self, base: Term, attr: str, loc) -> Term:
+        """x.shape, x.T, x.ndim, x.size of an array; x.real (x itself) and x.imag (zeros) of a real
+        array or number, as NumPy gives them."""
+        if attr == "shape":
+            return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
+                                                            for k in range(rank(a.type))), loc), loc)
+        if attr == "T":
+            return self.b.transpose(base, loc)
+        if attr == "ndim":
+            return Const(rank(base.type), Int, loc)
+        if attr == "size":
+            return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+        if attr == "real":
+            return base
+        zero = Const({Float: 0.0, Int: 0, Bool: False}[scalar_of(base.type)], scalar_of(base.type), loc)
+        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else zero
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
         return self.tuple_of([self.expr(e) for e in node.elts], self.loc(node))  # lower.py
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
-        """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy does)."""
-        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+        """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy
+        does); complex values' + - * / ** by complexes.py."""
+        return self.binop(node.op, self.value(node.left), self.value(node.right), node)
 
-    def binop(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term:
+    def binop(self, op: ast.operator, a: Term | Complex, b: Term | Complex, node: ast.AST) -> Term | Complex:
+        if isinstance(a, Complex) or isinstance(b, Complex):
+            return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
+        if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
+            return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
         a, b = self.list_operands(node, a, b)
         self.refuse_lists(node, [a, b], "an arithmetic operator")
         if isinstance(op, ast.MatMult):
@@ -156,7 +198,13 @@ class Expressions:
         loc = self.loc(node)
         if isinstance(node.op, ast.Not):
             return prim("not", self.condition(node.operand, "not"), loc=loc)
-        a = self.expr(node.operand)
+        a = self.value(node.operand)
+        if isinstance(a, Complex):
+            if isinstance(node.op, ast.UAdd):
+                return a
+            if isinstance(node.op, ast.USub):
+                return complexes.negate(self, a, node)
+            complexes.refuse(self, node, a, f"unary {type(node.op).__name__} is not defined for complex values")
         self.refuse_lists(node, [a], "a unary operator")
         if isinstance(node.op, ast.USub):
             if isinstance(a, Const) and a.type in (Int, Float):
@@ -183,11 +231,48 @@ class Expressions:
         return acc
 
     def x_Compare(self, node: ast.Compare) -> Term:
-        """< <= > >= == != (chained on scalars; elementwise on arrays)."""
-        return self.compare_chain(self.expr(node.left), node.ops, node.comparators, node)
+        """< <= > >= == != (chained on scalars; elementwise on arrays); `x is None`, `x is not None`."""
+        known = self.static_test(node)
+        if known is not None:
+            return Const(known, Bool, self.loc(node))
+        return self.compare_chain(self._compared(node.left), node.ops, node.comparators, node)
+
+    def _compared(self, node: ast.expr) -> Term:
+        t = self.value(node)
+        if isinstance(t, Complex):
+            complexes.refuse(self, node, t, "comparing complex values is not supported (NumPy orders them by their "
+                                            "real parts first)", "compare np.abs(z), z.real or z.imag")
+        return t
+
+    def static_test(self, node: ast.expr) -> bool | None:
+        """The value of a test known while compiling, else None: `x is None` and `x is not None`
+        (a value catad computes with is never None; a default, global or closure that is None
+        is compared at each call), `not` of one, True and False. An `if` on such a test runs only
+        the branch Python runs, so the other may use x as the None it is not."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_test(node.operand)
+            return None if inner is None else not inner
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        a, b = node.left, node.comparators[0]
+        other = b if _is_none(a) else a if _is_none(b) else None
+        if other is None:
+            self.fail(node, "comparison", f"comparison {type(node.ops[0]).__name__} is supported only against None "
+                      "(x is None, x is not None); supported: < <= > >= == !=")
+        obj, path = self.static_path(other) if isinstance(other, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if obj is NOT_STATIC or not (obj is None or callable(obj) or isinstance(obj, types.ModuleType)):
+            # a value, read (and its type checked) at each call; None when the argument was (catad.trees)
+            t = self.lookup(other.id, other) if isinstance(other, ast.Name) else self.expr(other)
+            none = self.tree(t) is NONE
+        else:
+            self.guard(obj, path)  # None, a function, a module: the same object at each call
+            none = obj is None
+        return none if isinstance(node.ops[0], ast.Is) else not none
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
-        right = self.expr(comps[0])
+        right = self._compared(comps[0])
         if len(ops) == 1:
             return self.compare(ops[0], left, right, node)
         loc = self.loc(node)
@@ -213,6 +298,9 @@ class Expressions:
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
         """a if c else b (only the chosen branch's derivative counts)."""
+        known = self.static_test(node.test)
+        if known is not None:
+            return self.expr(node.body if known else node.orelse)
         c = self.condition(node.test, "conditional expression")
         with self.branch():
             a, b = self.expr(node.body), self.expr(node.orelse)
@@ -238,7 +326,10 @@ class Expressions:
         if isinstance(func, ast.Attribute):
             receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
-                return calls.method(self, self.expr(func.value), func.attr, node)
+                base = self.value(func.value)
+                if isinstance(base, Complex):
+                    return complexes.method(self, base, func.attr, node)
+                return calls.method(self, base, func.attr, node)
         obj, path = self.static_path(func)
         self.guard(obj, path)
         if obj is NOT_STATIC:
@@ -285,3 +376,7 @@ class Expressions:
         items = tuple(kept.values())
         return self.with_tree(Tuple(items, self.loc(node)),
                               Tree("dict", tuple(self.tree(v) for v in items), tuple(kept)))
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

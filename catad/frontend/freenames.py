@@ -19,8 +19,10 @@ import numpy as np
 from ..errors import ArgumentError, Loc
 from ..lang.terms import Const, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
+from .complexes import Complex
 from .reads import Path
 from ..trees import Tree, tree_of
+from .lists import ListState
 from .statements import Unbound
 from .subscripts import DictKey
 
@@ -46,10 +48,12 @@ class FreeNames:
 
     def lookup(self, name: str, node: ast.AST) -> Term:
         v = self.env.get(name, _MISSING)
-        if isinstance(v, Term):
+        if isinstance(v, (Term, Complex)):
             return v
         if isinstance(v, Unbound):
             self.fail(node, "variable", v.message)
+        if isinstance(v, ListState):
+            return self.list_value(name, v, node)  # lists.py
         if isinstance(v, DictKey):
             self.fail(node, "dict key", f"{name!r} is a key of a dict (a string while compiling); catad uses "
                       f"such a key only to read its dict, e.g. d[{name}]")
@@ -107,7 +111,7 @@ class FreeNames:
             v = self.env.get(node.id, _MISSING)
             if isinstance(v, Static):
                 return v.obj, v.path
-            if v is not _MISSING and not isinstance(v, (Term, Unbound, DictKey)):
+            if v is not _MISSING and not isinstance(v, (Term, Complex, Unbound, DictKey, ListState)):
                 return v, None  # a nested def or lambda
             if v is not _MISSING or node.id in self.src.local_names:
                 return NOT_STATIC, None

@@ -28,8 +28,11 @@ import numpy as np
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Term, Var
 from ..lang.types import Bool, Int
+from . import complexes
 from .calls import user_function
+from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
+from ..trees import NONE
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
 
@@ -55,6 +58,15 @@ def _default_node(src: Source, name: str) -> ast.AST:
 
 def _int_constant(t: Any) -> bool:
     return isinstance(t, Const) and t.type in (Int, Bool)
+
+
+def _static_argument(t: Any) -> bool:
+    """An argument the callee is specialised to: an Int or Bool constant, None or a function."""
+    return _int_constant(t) or isinstance(t, Static)
+
+
+def describe_static(t: Static) -> str:
+    return "None" if t.obj is None else getattr(t.obj, "__name__", type(t.obj).__name__)
 
 
 class Functions:
@@ -101,10 +113,10 @@ class Functions:
         """(parameter, argument) pairs of a call, in the order of the parameters, bound as Python
         binds them (*args: one pair per item); `bound` are the values of the first parameters
         given already (a bound method's self). Arguments are lowered in the order written."""
-        values = list(bound) + [self.arg(a) for a in args]
+        values = list(bound) + [self.call_value(a, src) for a in args]
         n = len(values)
         keywords = {kw.arg: n + k for k, kw in enumerate(node.keywords)}
-        values += [self.expr(kw.value) for kw in node.keywords]
+        values += [self.call_value(kw.value, src) for kw in node.keywords]
         try:
             arguments = src.signature().bind(*range(n), **keywords).arguments
         except TypeError as e:  # what Python would raise: missing, unexpected or repeated arguments
@@ -113,6 +125,24 @@ class Functions:
         for p, k in arguments.items():
             out += [(p, values[i]) for i in k] if p == src.vararg else [(p, values[k])]
         return out
+
+    def call_value(self, a: ast.expr | Term, src: Source | None = None) -> Term | Static:
+        """An argument of a call of the user's function: a value, or None (written so, or a name
+        that is None or a function, such as a default), passed on as what it is, for the callee's
+        `is None` tests and calls. A complex value is refused: the callee's arguments are real."""
+        if isinstance(a, ast.Constant) and a.value is None:
+            return Static(None, None)
+        if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Static):
+            return self.env[a.id]
+        if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Term) and self.tree(self.env[a.id]) is NONE:
+            return Static(None, None)  # an argument that is None
+        t = a if isinstance(a, Term) else self.value(a)
+        if isinstance(t, Complex):
+            name = src.name if src is not None else "your function"
+            complexes.refuse(self, a, t, f"it is passed to {name}, whose arguments are real",
+                             f"pass real values of it (z.real and z.imag, or np.abs(z)), or write the complex "
+                             f"arithmetic in the function that calls {name}")
+        return t
 
     def call_user(self, fn: Any, node: ast.Call, args: list, bound_self: Static | None = None) -> Term:
         """A call of a module-level function of the user's (or a method: bound_self is its self)."""
@@ -123,13 +153,17 @@ class Functions:
         statics = ((pairs.pop(0)[0], bound_self),) if bound_self is not None else ()
         # an Int or Bool constant argument (an axis, a count, a flag) is compiled into the callee,
         # which is specialised to it, as NumPy's axis= and friends need a constant there
-        statics += tuple((p, t) for p, t in pairs if _int_constant(t) and p != src.vararg)
-        pairs = [(p, t) for p, t in pairs if not (_int_constant(t) and p != src.vararg)]
+        statics += tuple((p, t) for p, t in pairs if _static_argument(t) and p != src.vararg)
+        pairs = [(p, t) for p, t in pairs if not (_static_argument(t) and p != src.vararg)]
+        for p, t in pairs:
+            if isinstance(t, Static):
+                self.fail(node, "*args", f"{describe_static(t)} cannot be an item of *{p}; pass values there")
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
+        self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
@@ -227,7 +261,11 @@ class Functions:
         if f.src.vararg:
             given[f.src.vararg] = self.tuple_of(items, loc)
         for p in f.src.params:
-            inner.bind(p, given[p] if p in given else f.defaults[p], pieces, loc)
+            value = given[p] if p in given else f.defaults[p]
+            if isinstance(value, Static):
+                inner.env[p] = value
+            else:
+                inner.bind(p, value, pieces, loc)
         if not any(has_return(s) for s in f.src.body):
             self.fail(f.src.node, "return", f"{f.src.name} has no return statement (it returns None); a function "
                       "catad compiles must return a value")
@@ -236,6 +274,7 @@ class Functions:
             body, ret_loc = inner.returning_block(f.src.body, f.src.node)
         finally:
             self.program.active.pop()
+        self.b.may_raise_here()  # its checks run in its body, after what the statement did before
         return self.with_tree(inner.assemble(pieces, body, ret_loc), inner.result_tree)
 
     # ------------------------------------------------------------ defs and lambdas in the function
@@ -254,7 +293,8 @@ class Functions:
             if pieces is None:
                 self.fail(d, "lambda", "a lambda called where it is written cannot have default values",
                           hint="assign the lambda to a name first")
-            defaults[p] = self.bind_temp(self.expr(d), pieces, self.loc(d))
+            value = self.call_value(d)
+            defaults[p] = value if isinstance(value, Static) else self.bind_temp(value, pieces, self.loc(d))
         return LocalFunction(src, self, defaults)
 
     def assign_functions(self, s: ast.Assign, pieces: list) -> bool:

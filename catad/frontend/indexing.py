@@ -73,12 +73,12 @@ class Indexing:
                                                                axis + 1), loc))
         return self.share(x, sliced, loc)
 
-    def index(self, a: Term, i: Term, axis: int, loc: Loc | None, in_place: bool = False):
-        """(bindings, j): j is the index i of atom a's first axis in range 0 <= j < len, as
-        Python reads it (i + len for a negative i), and the bindings check that -len <= i < len.
-        A check is left out where the range is proven while compiling, and put before the
-        enclosing comprehensions (one check per call, not per element) where it can be."""
-        d = self.shape(a)[0]
+    def index(self, a: Term, i: Term, axis: int, loc: Loc | None, in_place: bool = False, dim: Dim | None = None):
+        """(bindings, j): j is the index i of atom a's first axis (or of an axis `dim`) in range
+        0 <= j < len, as Python reads it (i + len for a negative i), and the bindings check that
+        -len <= i < len. A check is left out where the range is proven while compiling, and put
+        before the enclosing comprehensions (one check per call, not per element) where it can be."""
+        d = self.shape(a)[0] if dim is None else dim
         message = f"index {{0}} is out of bounds for axis {axis} with size {{1}}"
 
         def chk(cond, shown):

@@ -49,9 +49,10 @@ from ..lang.inline import _Renaming
 from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
-from .common import is_array, join_types
+from .common import is_array, join_types, static_int
+from .complexes import Complex
 from .freenames import NOT_STATIC
-from .shapes import lin_const, simple
+from .shapes import Dim, canonical, lin_const, simple
 from .checks import Statement
 from .statements import Unbound
 from .subscripts import DictKey
@@ -408,6 +409,9 @@ class Loops:
         fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
         fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
         if fn is range:
+            steps = self.unrolled_range(s.target, it, s.body)
+            if steps is not None:
+                return self.unrolled(s, [Const(k, Int, self.loc(it)) for k in steps], pieces)
             src = self.range_source(it, s.target)
         else:
             seqs, start = self.iterated(it, fn)
@@ -421,6 +425,36 @@ class Loops:
         for v, t in src.outer:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
+
+    def unrolled_range(self, target: ast.expr, it: ast.Call, body: list[ast.AST]) -> range | None:
+        """The values of a range loop (or comprehension) to unroll, or None to fold it: a loop whose
+        body indexes a tuple or list (of items of different shapes, as a network's layers) by the
+        loop variable needs each item's shape, so it runs as Python does, one copy of the body per
+        value, when the range's bounds are known while compiling (range(len(layers)))."""
+        if not isinstance(target, ast.Name) or it.keywords or not 1 <= len(it.args) <= 3:
+            return None
+        name = target.id
+        if not any(isinstance(n, ast.Subscript) and name in _reads(n.slice) and self._holds_tuple(n.value)
+                   for b in body for n in ast.walk(b)):
+            return None
+        bounds = [static_int(self.expr(a)) for a in it.args]
+        if None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return None
+        return range(*bounds)
+
+    def _holds_tuple(self, node: ast.expr) -> bool:
+        """Is node a name (or an item of one) of a local or global tuple or list?"""
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        v = self.env.get(node.id)
+        if isinstance(v, Term):
+            return isinstance(v.type, TupleT)
+        if v is not None or node.id in self.src.local_names:
+            return False
+        obj = self.static(node)
+        return isinstance(obj, (tuple, list))
 
     def while_as_for(self, s: ast.While) -> ast.For:
         return while_as_for(s, self)
@@ -699,6 +733,12 @@ class Loops:
                 if n not in self.env:
                     self.env[n] = self._unbound(n, s)
 
+    def _complex_state(self, s: ast.For, name: str) -> None:
+        self.fail(s, _kind(s), f"the loop changes the complex value {name!r} from one iteration to the next, which is "
+                  "not supported (a loop's state is real)",
+                  hint=f"carry its real and imaginary parts as two real variables ({name}_re, {name}_im), or compute "
+                       "it outside the loop")
+
     def _unbound(self, name: str, s: ast.For):
         return Unbound(_FIRST_ONLY.format(name=name, line=self.loc(s).line, kind=_kind(s)))
 
@@ -717,6 +757,8 @@ class Loops:
         exposed_reads = exposed(s.body, set(targets))
         n_const = lin_const(self.b.shapes.lin(src.length)) if src.length is not None else None
         runs = n_const is not None and n_const > 0
+        grown = self.grown_lists(s)  # lists.py: lists the body appends to, carried as a buffer and a count
+        changed = [n for n in changed if n not in grown]
         state: list[tuple[str, Term]] = []
         first_only: list[str] = []
         for n in changed:
@@ -724,6 +766,8 @@ class Loops:
             carried = n in live or n in exposed_reads
             if not carried:
                 continue
+            if isinstance(before, Complex):
+                self._complex_state(s, n)
             if isinstance(before, Term):
                 state.append((n, before))
             elif n in exposed_reads:
@@ -739,10 +783,16 @@ class Loops:
                 ty = types.get(n)
                 if ty in (Float, Int, Bool):
                     state.append((n, Const({Float: 0.0, Int: 0, Bool: False}[ty], ty, loc)))
+        exact = {}
+        if grown:
+            more, exact = self.grown_state(s, src, grown, lambda extra: self._probe(s, src, state, [], extra), pieces)
+            state += more
         carried_names = {n for n, _ in state}
         result, out_names = self._fold(s, src, state, pieces)
         for k, n in enumerate(out_names):
             self.bind(n, result[k], pieces, loc)
+        if grown:
+            self.grown_after(s, grown, exact, pieces)
         for n in changed:
             if n not in carried_names and n not in targets:
                 # assigned in the loop and not carried: unbound after a loop that may not run, an
@@ -776,10 +826,12 @@ class Loops:
         for n in targets:
             self.env[n] = _LoopVar(n, self.loc(s).line)
 
-    def _probe(self, s, src, state, extra) -> dict[str, Type]:
-        """The types the body gives variables first assigned in it (a lowering thrown away). A loop
-        with jumps is probed without its guard (_PROBE_BODY): its first iteration always runs it."""
+    def _probe(self, s, src, state, extra, overrides: dict | None = None) -> dict[str, Type]:
+        """The types the body gives variables first assigned in it (a lowering thrown away), with
+        env's entries `overrides` (lists.py's recorders) while it runs. A loop with jumps is probed
+        without its guard (_PROBE_BODY): its first iteration always runs it."""
         saved_env, saved = dict(self.env), self.b.shapes.saved()
+        self.env.update(overrides or {})
         try:
             _, _, env = self._body(s, src, [(n, init.type) for n, init in state],
                                    [self._shape_of(init) for _, init in state], probe=True)
@@ -810,8 +862,8 @@ class Loops:
                     self.fail(s, _kind(s), f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
                               "after its body; give it one type", CatadTypeError)
                 new_types.append(joined)
-                new_shapes.append(sh if joined == ty and self._keeps(sh, out) else None)
-            if new_types == types and all((a is None) == (b is None) for a, b in zip(new_shapes, shapes)):
+                new_shapes.append(self._kept(sh, out) if joined == ty else None)
+            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes]:
                 break
             types, shapes = new_types, new_shapes
         else:
@@ -838,7 +890,7 @@ class Loops:
         names = [n for n, _ in state]
         for k, (n, sh) in enumerate(zip(names, shapes)):
             if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
-                self.b.shapes.dims[results[k].name] = sh
+                self.b.shapes.dims[results[k].name] = _filled(sh, results[k])
         keep = [(n, r) for n, r in zip(names, results) if n != "\0count"]
         out_results = [r for _, r in keep]
         out_names = [n for n, _ in keep]
@@ -848,25 +900,29 @@ class Loops:
             if sh is not None and isinstance(r.type, Vec) and not is_atom(r):
                 v = self.b.bound(self.b.var(r.type, loc), r)
                 pieces.append(("let", v, r, loc))
-                self.b.shapes.dims[v.name] = sh
+                self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
         return out_results, out_names
 
     def _shape_of(self, t: Term):
+        """A state's initial shape, per axis its Dim or None (a size that binds: not copied)."""
         if isinstance(t.type, Vec) and is_atom(t):
-            dims = self.b.shape(t)
-            if all(simple(d.size) for d in dims):
-                return dims
+            dims = tuple(d if simple(d.size) else None for d in self.b.shape(t))
+            return dims if any(d is not None for d in dims) else None
         return None
 
-    def _keeps(self, dims, out: Term) -> bool:
-        """Does the body give a state array back with the shape it entered with?"""
+    def _kept(self, dims, out: Term):
+        """The axes of a state array the body gives back with the length they entered with: per
+        axis its Dim, or None for one that changes (a vector shortened each iteration keeps its
+        rows' length); None when no axis is kept."""
         if dims is None:
-            return False
+            return None
         got = self.b.shapes.infer(out) if is_array(out) else None
         if got is None or len(got) != len(dims):
-            return False
-        return all(g is not None and self.b.shapes.same(g, d) and g.one == d.one for g, d in zip(got, dims))
+            return None
+        kept = tuple(d if d is not None and g is not None and self.b.shapes.same(g, d) and g.one == d.one else None
+                     for g, d in zip(got, dims))
+        return kept if any(d is not None for d in kept) else None
 
     def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
@@ -886,7 +942,7 @@ class Loops:
             value = acc if len(types) == 1 else Get(k, acc, loc)
             v = Var(self.names.user(n.strip("\0") or "_c"), ty, loc)
             if sh is not None:
-                self.b.shapes.dims[v.name] = sh
+                self.b.shapes.dims[v.name] = _filled(sh, v)
             elif isinstance(ty, Vec):
                 self.b.shapes.param(v, None)
             pieces.append(("let", v, value, loc))
@@ -907,6 +963,8 @@ class Loops:
                 outs.append(prim("add", counter, Const(1, Int), loc=loc))
                 continue
             out = self.env.get(n)
+            if isinstance(out, Complex):
+                self._complex_state(s, n)
             if not isinstance(out, Term):
                 self.fail(s, _kind(s), out.message if hasattr(out, "message") else f"{n!r} is not defined")
             outs.append(out)
@@ -917,6 +975,16 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+def _pattern(dims) -> tuple | None:
+    """Which axes of a state's shape are known (for the fixed point of _fold)."""
+    return None if dims is None else tuple(d is not None for d in dims)
+
+
+def _filled(dims: tuple, v: Var) -> tuple:
+    """A state's shape for the variable v: the kept axes' Dims, v's own lengths for the others."""
+    return tuple(d if d is not None else Dim(canonical(v, k), None) for k, d in enumerate(dims))
 
 
 def _zero(ty: Type, b, loc: Loc) -> Term | None:

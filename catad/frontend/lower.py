@@ -32,6 +32,7 @@ from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
 from .functions import Functions
+from .lists import Lists
 from .loops import Loops
 from .updates import Updates
 from .reads import Path
@@ -54,7 +55,7 @@ class _Branch:
         self.b.branch_depth -= 1
 
 
-class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Functions):
+class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Lists, Functions):
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
     compiles the user functions it calls (catad.frontend.program.ProgramCompiler).
 
@@ -83,7 +84,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.result_tree: Tree | None = None
         self._returned = False  # a return statement was lowered (its tree is result_tree)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
-            self.names, self.b, self.lists = parent.names, parent.b, parent.lists
+            self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.hidden, self.trees = parent.hidden, parent.trees
             return
         self.names = Names(src.identifiers)
@@ -91,6 +92,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
         self.lists: dict[int, Term] = {}
+        # terms holding a read-only view (sliding_window_view's): assigning into one is refused
+        self.views: dict[int, Term] = {}
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
@@ -153,6 +156,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.fail(node, "return", f"{self.src.name} returns {what(tree)} here and {what(self.result_tree)} "
                       "at another return", hint="return values of one structure at every return")
         self._returned, self.result_tree = True, tree
+
+    def mark_readonly(self, t: Term) -> Term:
+        self.views[id(t)] = t
+        return t
+
+    def is_readonly(self, t) -> bool:
+        return self.views.get(id(t)) is t
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t

@@ -197,6 +197,11 @@ def _unit(ty: Type, value, loc) -> Const:
     return Const({Float: float, Int: int, Bool: bool}[ty](value), ty, loc)
 
 
+def zero_of(ty: Type, loc) -> Const:
+    """The zero of a scalar type (0.0, 0 or False): what NumPy fills with in an array of that dtype."""
+    return _unit(ty, 0, loc)
+
+
 def h_eye(lw, obj, node, args, kwargs):
     """np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float)."""
     loc = lw.loc(node)
@@ -967,13 +972,24 @@ METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
 
 # ------------------------------------------------------------ joining and splitting
 
-def sequence_arg(lw, a, obj, node) -> list[Term]:
+class Rows:
+    """A sequence argument that is one array (a list filled by append, or an ndarray): the
+    arrays to join are its items along axis 0, a number of them known only at run time."""
+
+    def __init__(self, t: Term):
+        self.t = t
+
+
+def sequence_arg(lw, a, obj, node, rows: bool = False) -> list[Term] | Rows:
     """The arrays of a sequence argument: a list or tuple display (each item lowered on its
-    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value."""
+    own: [[0.0], x] is two arrays, not a ragged matrix), or a tuple or list value; with `rows`,
+    an array or a vector list is Rows (the caller joins its items)."""
     if isinstance(a, (ast.List, ast.Tuple)):
         items = [lw.expr(e) for e in a.elts]
     else:
         t = lw.arg(a)
+        if rows and is_array(t):
+            return Rows(t.replace() if lw.is_list(t) else t)
         if not isinstance(t.type, TupleT):
             if is_array(t) and rank(t.type) == 2:  # a matrix is a sequence of its rows
                 lw.fail(a, display(obj), f"{display(obj)}() of a matrix (a sequence of rows) is not supported",
@@ -1050,11 +1066,49 @@ def _concatenate0(lw, xs: list[Term], loc) -> Term:
     return lw.b.share_all(offsets + [total], lambda *vs: body(list(vs[:-1]), vs[-1]), loc)
 
 
+def _some_rows(lw, v: Term, loc, name: str, message: str) -> list:
+    """The check that the array v, a sequence of arrays, has one at least (NumPy's error)."""
+    n = lw.b.size(v, 0, loc)
+    if lw.b.shapes.at_most(ONE, n):
+        return []
+    return lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, name, message)
+
+
+def joined_rows(lw, t: Term, axis: int, loc, obj, message: str) -> Term:
+    """np.concatenate(t, axis) of an array t read as the sequence of its items (arrays of rank
+    r - 1 >= 1): t's first axis moved before the items' axis `axis`, merged with it."""
+    r = rank(t.type)
+    name = display(obj)
+
+    def body(v):
+        order = list(range(1, axis + 1)) + [0] + list(range(axis + 1, r))
+        w = permute(lw, v, order, loc)
+
+        def merged(x):
+            dims = [lw.b.size(x, q, loc) for q in range(r)]
+            return reshape(lw, x, dims[:axis] + [prim("mul", dims[axis], dims[axis + 1], loc=loc)] + dims[axis + 2:],
+                           loc, obj)
+        return make_lets(_some_rows(lw, v, loc, name, message), lw.b.share(w, merged, loc))
+    return lw.b.share(t, body, loc)
+
+
 def h_concatenate(lw, obj, node, args, kwargs):
-    """np.concatenate(arrays, axis=0)."""
+    """np.concatenate(arrays, axis=0) of a list or tuple of arrays, or of the items of an array."""
     p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, p["arrays"], obj, node)
+    xs = sequence_arg(lw, p["arrays"], obj, node, rows=True)
+    if isinstance(xs, Rows):
+        t = xs.t
+        if rank(t.type) < 2:
+            return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
+        message = "need at least one array to concatenate"
+        if _is_none(p.get("axis")) and "axis" in p:  # every item flattened, one after the other
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, name, message),
+                                                     reshape(lw, v, [Const(-1, Int)], loc, obj)), loc)
+        axis = 0 if "axis" not in p else static_axes(lw, p["axis"], obj, rank(t.type) - 1)
+        if isinstance(axis, Failure):
+            return axis.term(lw, vec_of(scalar_of(t.type), rank(t.type) - 1))
+        return joined_rows(lw, t, axis if isinstance(axis, int) else axis[0], loc, obj, message)
     if any(not is_array(x) for x in xs):
         return Failure(loc, name, "zero-dimensional arrays cannot be concatenated").term(lw, vec_of(Float, 1))
     bad = _same_rank(lw, xs, obj, loc)
@@ -1099,7 +1153,15 @@ def h_stack(lw, obj, node, args, kwargs):
     """np.stack(arrays, axis=0) of scalars or arrays of one shape."""
     p = bind_args(lw, obj, node, args, kwargs, ("arrays", "axis"))
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, p["arrays"], obj, node)
+    xs = sequence_arg(lw, p["arrays"], obj, node, rows=True)
+    if isinstance(xs, Rows):  # the items of an array (a list filled by append) stacked: the array
+        r = rank(xs.t.type)
+        axis = 0 if _is_none(p.get("axis")) else static_axes(lw, p["axis"], obj, r)
+        if isinstance(axis, Failure):
+            return axis.term(lw, xs.t.type)
+        axis = axis if isinstance(axis, int) else axis[0]
+        return lw.b.share(xs.t, lambda v: make_lets(_some_rows(lw, v, loc, name, "need at least one array to stack"),
+                                                    permute(lw, v, inverse(to_front(r, axis)), loc)), loc)
     if len({x.type for x in xs}) > 1:
         return Failure(loc, name, "all input arrays must have the same shape").term(lw, vec_of(Float, 1))
     r = rank(xs[0].type) + 1
@@ -1123,7 +1185,9 @@ def h_stacks(lw, obj, node, args, kwargs):
     """np.vstack, np.hstack, np.column_stack, as NumPy defines them from concatenate."""
     _arity(lw, obj, node, args, 1)
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, args[0], obj, node)
+    xs = sequence_arg(lw, args[0], obj, node, rows=obj is not np.column_stack)
+    if isinstance(xs, Rows):
+        return _stacked_items(lw, xs.t, obj, loc)
 
     def body(*ys):
         ys = list(ys)
@@ -1149,6 +1213,22 @@ def h_stacks(lw, obj, node, args, kwargs):
     return lw.b.share_all(xs, body, loc)
 
 
+def _stacked_items(lw, t: Term, obj, loc) -> Term:
+    """np.vstack / np.hstack of the items of an array t (items of rank r - 1), as NumPy makes
+    them at least 2-d (vstack) or 1-d (hstack) and concatenates them."""
+    r, message = rank(t.type), "need at least one array to concatenate"
+    if obj is np.vstack:
+        if r == 1:  # numbers as rows of one
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message),
+                                                     insert_axes(lw, v, [1], loc)), loc)
+        if r == 2:  # vectors as rows
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message), v), loc)
+        return joined_rows(lw, t, 0, loc, obj, message)
+    if r == 1:  # numbers end to end
+        return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message), v), loc)
+    return joined_rows(lw, t, 0 if r == 2 else 1, loc, obj, message)
+
+
 def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
     bad = _same_rank(lw, ys, np.concatenate, loc)
     if bad:
@@ -1157,9 +1237,13 @@ def _join(lw, ys: list[Term], axis: int, loc, name: str) -> Term:
 
 
 def h_split(lw, obj, node, args, kwargs):
-    """np.split(a, sections, axis=0) into a constant number of equal parts: a tuple."""
+    """np.split(a, sections, axis=0) into a constant number of equal parts, or at a constant list
+    of indices (the parts a[:i1], a[i1:i2], ..., a[ik:] as slices, so clipped as slices are): a tuple."""
     p = bind_args(lw, obj, node, args, kwargs, ("ary", "indices_or_sections", "axis"), 2)
     a, loc, name = array_arg(lw, p["ary"], obj, node), lw.loc(node), display(obj)
+    points = _split_points(lw, p["indices_or_sections"])
+    if points is not None:
+        return _split_at(lw, p, obj, a, points, loc)
     k = static_int(lw, p["indices_or_sections"], obj, "the number of sections")
     if k <= 0:
         lw.fail(p["indices_or_sections"], name, "number sections must be larger than 0.", CatadTypeError)
@@ -1180,6 +1264,43 @@ def h_split(lw, obj, node, args, kwargs):
                                                                      enumerate(ix)], loc), loc)
             return Tuple(tuple(part(q) for q in range(k)), loc)
         return make_lets(chk, lw.b.share(prim("floordiv", n, Const(k, Int), loc=loc), parts, loc))
+    return lw.b.share(a, body, loc)
+
+
+def _split_points(lw, a) -> list[int] | None:
+    """The indices of np.split written as a list or tuple of integer constants, else None."""
+    if not isinstance(a, (ast.List, ast.Tuple)):
+        return None
+    items = [lw.arg(e) for e in a.elts]
+    if not all(isinstance(t, Const) and t.type == Int for t in items):
+        lw.fail(a, "np.split", "the indices of np.split must be integer constants, e.g. np.split(x, [2, 5])")
+    return [int(t.value) for t in items]
+
+
+def _split_at(lw, p, obj, a: Term, points: list[int], loc) -> Term:
+    axis = _one_axis(lw, p, obj, a, 0)
+    if isinstance(axis, Failure):
+        return axis.term(lw, TupleT((a.type,) * (len(points) + 1)))
+
+    def body(x):
+        n = lw.b.size(x, axis, loc)
+
+        def bound(i: int | None) -> Term:  # a slice bound i as Python clips it into [0, n]
+            if i is None:
+                return n
+            if i >= 0:
+                return prim("min", Const(i, Int), n, loc=loc)
+            return prim("max", prim("add", n, Const(i, Int), loc=loc), ZERO, loc=loc)
+
+        def part(lo: int, hi: int | None) -> Term:
+            def sized(start):
+                m = prim("max", prim("sub", bound(hi), start, loc=loc), ZERO, loc=loc)
+                sizes = [m if d == axis else lw.b.size(x, d, loc) for d in range(rank(x.type))]
+                return builds(lw, sizes, lambda *ix: index_chain(
+                    x, [prim("add", start, i, loc=loc) if d == axis else i for d, i in enumerate(ix)], loc), loc)
+            return lw.b.share(bound(lo), sized, loc)
+        edges = [0, *points, None]
+        return Tuple(tuple(part(lo, hi) for lo, hi in zip(edges, edges[1:])), loc)
     return lw.b.share(a, body, loc)
 
 
@@ -1339,7 +1460,7 @@ def h_diag(lw, obj, node, args, kwargs):
         return Failure(loc, display(obj), "Input must be 1- or 2-d.").term(lw, a.type)
     if rank(a.type) == 2:
         return lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc)
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
 
     def body(v):
         n = lw.b.size(v, 0, loc)
@@ -1357,7 +1478,7 @@ def h_triangle(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
     a, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
     k = ZERO if _is_none(p.get("k")) else int_arg(lw, p["k"], obj, "k")
-    zero = Const(0.0, Float, loc) if scalar_of(a.type) == Float else Const(0, Int, loc)
+    zero = zero_of(scalar_of(a.type), loc)  # NumPy keeps the dtype: False for Bools
     upper = obj is np.triu
     if rank(a.type) > 2:
         lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
@@ -1618,9 +1739,43 @@ def contract(lw, ops: list[Term], letters: list[str], out: str, loc, name: str, 
     return make_lets(binds, body)
 
 
+def _ellipsis_named(text: str, ranks: list[int]) -> tuple[str, str | None]:
+    """Subscripts with '...' written out with letters of their own: each operand's ellipsis
+    stands for its axes not named, aligned on the right across operands as NumPy broadcasts
+    them; the output (implicit: the ellipsis axes, then the letters used once, sorted) gets them
+    all. Returns (subscripts, None), or (text, NumPy's error message)."""
+    ins, arrow, out = text.partition("->")
+    terms = ins.split(",")
+    for k, term in enumerate(terms + ([out] if arrow else [])):
+        if term.replace("...", "", 1).count(".") or term.count("...") > 1:
+            which = f"operand {k}" if k < len(terms) else "the output"
+            return text, (f"einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') "
+                          f"in {which}")
+    if len(terms) != len(ranks):
+        return text, None  # the caller says how many operands there should be
+    widths = []
+    for k, (term, r) in enumerate(zip(terms, ranks)):
+        named = len(term.replace("...", ""))
+        if "..." in term and named > r:
+            return text, f"einstein sum subscripts string contains too many subscripts for operand {k}"
+        widths.append(r - named if "..." in term else 0)
+    width = max(widths, default=0)
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in text][:width]
+    if arrow and "..." not in out and width > 0:
+        return text, ("output has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
+                      "provided to broadcast the extra dimensions.")
+    named = [t.replace("...", "".join(spare[width - w:])) for t, w in zip(terms, widths)]
+    if arrow:
+        out = out.replace("...", "".join(spare))
+    else:
+        used = "".join(t.replace("...", "") for t in terms)
+        out = "".join(spare) + "".join(sorted(c for c in set(used) if used.count(c) == 1))
+    return ",".join(named) + "->" + out, None
+
+
 def h_einsum(lw, obj, node, args, kwargs):
     """np.einsum(subscripts, *operands) with explicit ('ij,jk->ik') or implicit output,
-    repeated letters (traces, diagonals), any number of operands; without '...'."""
+    repeated letters (traces, diagonals), any number of operands, and '...' for the axes not named."""
     loc, name = lw.loc(node), display(obj)
     if not args:
         lw.fail(node, name, f"{name}() takes the subscripts and the operands", CatadTypeError)
@@ -1628,9 +1783,6 @@ def h_einsum(lw, obj, node, args, kwargs):
     if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
         lw.fail(spec, name, f"the subscripts of {name}() must be a string written out, e.g. 'ij,jk->ik'")
     text = spec.value.replace(" ", "")
-    if "." in text:
-        lw.fail(spec, name, f"{name}() with '...' (broadcasting over the axes not named) is not supported",
-                hint="name every axis, e.g. 'bij,bjk->bik'")
     if text.count("->") > 1 or "-" in text.replace("->", "") or ">" in text.replace("->", ""):
         lw.fail(spec, name, f"{name}() subscripts must have at most one '->'", CatadTypeError)
     ops = [array_arg(lw, a, obj, node) if not isinstance(a, ast.Constant) else lw.arg(a) for a in args[1:]]
@@ -1639,6 +1791,11 @@ def h_einsum(lw, obj, node, args, kwargs):
             lw.fail(node, name, f"{name}() takes arrays of numbers, got a {x.type}", CatadTypeError)
     if any(scalar_of(x.type) == Float for x in ops):
         ops = [lw.b.to_float(x, loc) for x in ops]
+    if "." in text:
+        text, message = _ellipsis_named(text, [rank(x.type) for x in ops])
+        if message is not None:
+            elem = Float if any(scalar_of(x.type) == Float for x in ops) else Int
+            return Failure(loc, name, message).term(lw, elem)
     ins, arrow, out = text.partition("->")
     letters = ins.split(",")
     counts = {}
@@ -1716,6 +1873,63 @@ def matmul(lw, a: Term, b: Term, loc) -> Term:
                                                               equal=((ky.size, kx.size),))
         return make_lets(chk, contract(lw, [x, y], [la, lb], out, loc, "matmul", mismatch))
     return lw.b.share_all([a, b], body, loc)
+
+
+def h_inner(lw, obj, node, args, kwargs):
+    """np.inner(a, b): the sums of products over the last axes of a and b (the others side by
+    side: shape a.shape[:-1] + b.shape[:-1]); a number times an array when one is a number.
+    The last axes' lengths must be equal (no broadcasting of 1), as NumPy checks."""
+    a, b = (lw.arg(x) for x in _two(lw, obj, node, args))
+    loc = lw.loc(node)
+    if not is_array(a) or not is_array(b):
+        return lw.binop(ast.Mult(), a, b, node)
+    ra, rb = rank(a.type), rank(b.type)
+    la, lb = _LETTERS[:ra - 1] + "z", _LETTERS[ra - 1:ra + rb - 2] + "z"
+    # NumPy's words: b's shape with its last axis first, as its implementation moves it
+    shown = (_shape_text(["{%d}" % k for k in range(ra)]) + " and "
+             + _shape_text(["{%d}" % (ra + rb - 1)] + ["{%d}" % (ra + k) for k in range(rb - 1)]))
+    message = f"shapes {shown} not aligned: {{{ra - 1}}} (dim {ra - 1}) != {{{ra + rb - 1}}} (dim 0)"
+
+    def body(x, y):
+        sx, sy = lw.b.shape(x), lw.b.shape(y)
+        chk = [] if lw.b.shapes.same(sx[-1], sy[-1]) else lw.b.check(
+            prim("eq", sx[-1].size, sy[-1].size, loc=loc), tuple(d.size for d in sx + sy), loc, "np.inner",
+            message, equal=((sx[-1].size, sy[-1].size),))
+        # the same sizes in the same order: contract's own check (of 1 broadcasting) never fails after chk
+        return make_lets(chk, contract(lw, [x, y], [la, lb], la[:-1] + lb[:-1], loc, "np.inner", lambda _: message))
+    return lw.b.share_all([a, b], body, loc)
+
+
+def h_vdot(lw, obj, node, args, kwargs):
+    """np.vdot(a, b) of real arrays: the sum of the products of their elements in C order (both
+    flattened; their sizes must be equal, as NumPy's reshape checks); of numbers, their product."""
+    a, b = (lw.arg(x) for x in _two(lw, obj, node, args))
+    loc = lw.loc(node)
+    if not is_array(a) and not is_array(b):
+        return lw.binop(ast.Mult(), a, b, node)
+    if not (is_array(a) and is_array(b)):
+        lw.fail(node, "np.vdot", "np.vdot() of a number and an array is not supported (NumPy takes it only when the "
+                "array has one element)", hint="write np.sum(a * b)")
+    flat = [t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel) for t in (a, b)]
+
+    def body(x, y):
+        nx, ny = lw.b.shape(x)[0].size, lw.b.shape(y)[0].size
+        chk = [] if lw.b.shapes.same(lw.b.shape(x)[0], lw.b.shape(y)[0]) else lw.b.check(
+            prim("eq", nx, ny, loc=loc), (ny, nx), loc, "np.vdot", "cannot reshape array of size {0} into shape ({1},)",
+            equal=((nx, ny),))
+        message = "cannot reshape array of size {1} into shape ({0},)"  # contract's sizes: x's, then y's
+        return make_lets(chk, contract(lw, [x, y], ["z", "z"], "", loc, "np.vdot", lambda _: message))
+    return lw.b.share_all(flat, body, loc)
+
+
+def _two(lw, obj, node, args) -> list:
+    if len(args) != 2:
+        lw.fail(node, display(obj), f"{display(obj)}() takes 2 arguments, got {len(args)}", CatadTypeError)
+    return args
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxy"
+TABLE += [((np.inner,), h_inner, ()), ((np.vdot,), h_vdot, ())]
 
 
 def h_logical(lw, obj, node, args, kwargs):

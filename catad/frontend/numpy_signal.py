@@ -3,6 +3,9 @@
 Each handler (``h_*``, listed in ``TABLE`` and called through calls.py's table) makes builds,
 indexing, sums and folds, so derivatives are those of these terms (no Jacobian is a matrix):
 
+* ``np.lexsort(keys)`` of a tuple of vectors (or a matrix whose rows are the keys): NumPy's
+  permutation, an Int vector (no derivative), by the ``lexsort`` primitive (for every lane of a
+  build at once), whether the keys are constants or computed;
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -50,7 +53,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from .calls import display
-from .common import ONE, ZERO, and_, index_chain, is_array
+from .common import ONE, ZERO, all_, and_, index_chain, is_array
 from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, int_arg, reshape, scan0,
                            static_int)
 
@@ -491,7 +494,40 @@ def h_trapezoid(lw, obj, node, args, kwargs):
     return lw.b.share_all([last(y), d], body, loc)
 
 
+# ------------------------------------------------------------ lexsort
+
+def h_lexsort(lw, obj, node, args, kwargs):
+    """np.lexsort(keys): the Int permutation sorting by the last key, then the one before (no derivative)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("keys", "axis"))
+    loc = lw.loc(node)
+    keys = p["keys"]
+    items = [lw.arg(k) for k in keys.elts] if isinstance(keys, (ast.Tuple, ast.List)) else None
+    if items is None:
+        t = lw.arg(keys)
+        items = [Get(k, t, loc) for k in range(len(t.type.items))] if isinstance(t.type, TupleT) else [t]
+    matrix = len(items) == 1 and is_array(items[0]) and rank(items[0].type) == 2
+    if not items or not (matrix or all(is_array(k) and rank(k.type) == 1 for k in items)) or \
+            any(scalar_of(k.type) not in (Int, Float, Bool) for k in items):
+        lw.fail(node, "np.lexsort", "np.lexsort() takes a tuple of vectors of numbers, or a matrix whose rows are "
+                                    f"the keys, got {', '.join(str(k.type) for k in items) or 'no keys'}", CatadTypeError)
+    if not _is_none(p.get("axis")):
+        t = lw.arg(p["axis"])
+        last = (-1, 1) if matrix else (-1, 0)
+        if not (isinstance(t, Const) and t.type == Int and t.value in last):
+            lw.fail(p["axis"], "np.lexsort", "axis of np.lexsort must be the keys' last axis (-1) here", CatadTypeError)
+    def body(*ks):
+        if matrix:
+            return prim("lexsort", *ks, loc=loc)
+        n = lw.b.shape(ks[0])[0]
+        same = [prim("eq", n.size, lw.b.shape(k)[0].size, loc=loc) for k in ks[1:]
+                if not lw.b.shapes.same(n, lw.b.shape(k)[0])]
+        chk = lw.b.check(all_(same), (), loc, "np.lexsort", "all keys need to be the same shape")
+        return make_lets(chk, prim("lexsort", *ks, loc=loc))
+    return lw.b.share_all(items, body, loc)
+
+
 TABLE = [
+    ((np.lexsort,), h_lexsort, ("axis",)),
     ((np.triu_indices, np.tril_indices), h_triangle_indices, ("k", "m")),
     ((np.polyval,), h_polyval, ()),
     ((np.polynomial.polynomial.polyval,), h_power_series, ("tensor",)),

@@ -59,7 +59,7 @@ class ProgramCompiler:
         src = self.source(fn)
         given = given if given is not None else src.positional[:len(arg_types)]
         key = (fn, arg_types, units, trees, given,
-               tuple((p, ("const", st.type, st.value) if isinstance(st, Const) else (id(st.obj), st.path.key))
+               tuple((p, ("const", st.type, st.value) if isinstance(st, Const) else (id(st.obj), st.path and st.path.key))
                      for p, st in statics))
         if key in self.done:
             return self.done[key]

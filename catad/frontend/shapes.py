@@ -86,6 +86,7 @@ class Shapes:
         self.units: dict[str, tuple] = {}  # tuple-typed variables: their components' length-1 axes
         self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
         self._inferred: dict[int, tuple] = {}  # id -> (term, its inferred shape): see infer
+        self.values: dict[str, Term] = {}  # array variables: the value each is bound to (see note)
 
     # ------------------------------------------------------------ linear forms of Int terms
 
@@ -185,6 +186,7 @@ class Shapes:
                 self.units[v.name] = units
         if not isinstance(v.type, Vec):
             return
+        self.values[v.name] = value  # for lengths computed inside it (catad.frontend.lists)
         known = self.infer(value) or (None,) * rank(v.type)
         self.dims[v.name] = tuple(self._fill(d, v, k) for k, d in enumerate(known))
 

@@ -18,7 +18,8 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
   ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
   ``max=``, and ``None`` for no bound).
 
-``scipy.integrate.simpson`` is numpy_signal.py's (a row here, so that its name is SciPy's).
+``scipy.integrate.simpson`` is numpy_signal.py's (a row here, so that its name is SciPy's);
+scipy.linalg's functions and ``scipy.stats.multivariate_normal``'s are scipy_linalg.py's.
 
 SciPy is never imported here: a name is looked up only once its module is loaded (a function that
 calls scipy.special.logsumexp has imported it). Messages name SciPy's functions as users write
@@ -37,6 +38,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import PRIMITIVES, prim
+from . import scipy_linalg
 from .common import index_chain, is_array
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -381,6 +383,12 @@ def _simpson(lw, obj, node, args, kwargs):
     return h_simpson(lw, obj, node, args, kwargs)
 
 
+def _brentq(lw, obj, node, args, kwargs):
+    """scipy.optimize.brentq(f, a, b, args=(), ...): SciPy's root of your function f, its derivative by the implicit function theorem."""
+    from .roots import h_brentq  # roots.py lowers the function given to it (the lowerer's parts)
+    return h_brentq(lw, obj, node, args, kwargs)
+
+
 LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.logsumexp": (h_logsumexp, ("axis", "b", "keepdims", "return_sign")),
     "scipy.special.softmax": (_softmax(False), ("axis",)),
@@ -392,6 +400,8 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.stats.t.logpdf": (_location_scale("logpdf", _t_logpdf, ("df",)), ("x", "df", "loc", "scale")),
     "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
     "scipy.integrate.simpson": (_simpson, ("x", "dx", "axis")),
+    **scipy_linalg.LIBRARY_HANDLERS,  # scipy.linalg's solvers and expm, multivariate_normal
+    "scipy.optimize.brentq": (_brentq, ("f", "a", "b", "args", "xtol", "rtol", "maxiter", "full_output", "disp")),
 }
 
 
@@ -429,7 +439,8 @@ def _table(loaded: tuple) -> dict:
 
 
 def _loaded() -> tuple:
-    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats", "scipy.integrate"))
+    return tuple(m in sys.modules for m in ("scipy.special", "scipy.stats", "scipy.integrate", "scipy.linalg",
+                                            "scipy.optimize"))
 
 
 def lookup(obj: Any) -> tuple | None:

@@ -20,8 +20,11 @@ from ..errors import CatadError, CatadTypeError, Loc
 from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Int, Tuple as TupleT, Vec
 from ..primitives import prim
+from . import complexes
 from .checks import Statement
+from .complexes import Complex
 from .common import join_types
+from .lists import ListState
 from .source import Source, relocate
 from .updates import OWNED, owned_join
 
@@ -120,9 +123,17 @@ class Statements:
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
-                    value = self.expr(s.value)
+                    value = self.value(s.value)
+                    if isinstance(value, Complex):
+                        complexes.refuse(self, s.value, value, f"{self.src.name} would return it, but the results "
+                                         "of a compiled function are real",
+                                         "return a real value of it: np.abs(z), np.abs(z) ** 2, z.real or z.imag "
+                                         "(or both parts: return z.real, z.imag)")
                     self.returned(value, s)  # lower.py: the result's list or dict structure
                     return self.checked(pieces, start), value, self.loc(s)
+                if isinstance(s, ast.If) and self.static_test(s.test) is not None:
+                    todo.extend(reversed(s.body if self.static_test(s.test) else s.orelse))  # Python runs only this arm
+                    continue
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
@@ -177,10 +188,17 @@ class Statements:
 
     def statement(self, s: ast.stmt, pieces: list) -> None:
         loc = self.loc(s)
+        if self.list_statement(s, pieces):  # lists.py: xs = [], xs.append(e), xs += ys of a list
+            return
         if isinstance(s, ast.Assign):
             if self.assign_functions(s, pieces):  # functions.py: f = lambda x: ...
                 return
-            value = self.expr(s.value)
+            value = self.assigned_value(s)
+            if isinstance(value, list):  # a, b = z1, z2 of complex values: item by item
+                for target, item in zip(s.targets[0].elts, value):
+                    self.assign(target, item, pieces, loc)
+                self.note_assignment(s)
+                return
             if len(s.targets) > 1:
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
@@ -188,7 +206,7 @@ class Statements:
             self.note_assignment(s)  # updates.py: which names own their arrays
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
-                self.assign(s.target, self.expr(s.value), pieces, loc)
+                self.assign(s.target, self.value(s.value), pieces, loc)
                 self.note_assignment(s)
         elif isinstance(s, ast.AugAssign):
             if isinstance(s.target, ast.Subscript):
@@ -196,7 +214,7 @@ class Statements:
             if not isinstance(s.target, ast.Name):
                 self.assign(s.target, None, pieces, loc)  # an attribute: always refused
             self.aug_name_assignment(s)  # updates.py: an array changed in place must own its memory
-            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.expr(s.value), s)
+            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.value(s.value), s)
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
@@ -226,22 +244,44 @@ class Statements:
             self.fail(s, type(s).__name__, f"{type(s).__name__} statements are not supported; supported "
                                            "statements: assignment, if/elif/else, return, pass")
 
+    def assigned_value(self, s: ast.Assign):
+        """The value of an assignment; for `a, b = e1, e2` where some e is complex (not a value
+        of the core language, so not in a tuple), the list of the items, bound in order first."""
+        v, targets = s.value, s.targets
+        if not (isinstance(v, ast.Tuple) and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
+                and len(targets[0].elts) == len(v.elts) and not any(isinstance(e, ast.Starred)
+                                                                    for e in v.elts + targets[0].elts)):
+            return self.value(v)
+        items = [self.value(e) for e in v.elts]
+        if not any(isinstance(t, Complex) for t in items):
+            return self.tuple_of(items, self.loc(v))  # as x_Tuple makes it
+        return items
+
     bound_types: dict | None = None  # name -> types bound to it, recorded while a loop is probed (loops.py)
 
-    def bind(self, name: str, value: Term, pieces: list, loc: Loc) -> None:
+    def bind(self, name: str, value: Term | Complex, pieces: list, loc: Loc) -> None:
+        if isinstance(value, Complex):  # its bindings become statements; the name holds its parts
+            z = self.bind_temp(value, pieces, loc)
+            self.env[name] = Complex((), z.re, z.im, name)
+            return
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
-        is_list, tree = self.is_list(value), self.tree(value)
+        is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         value = self.flatten(value, pieces, loc)
-        if is_atom(value):
+        if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             return
-        v = self.b.bound(Var(self.names.user(name), value.type, loc), value)
+        v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
+        if view:
+            self.mark_readonly(v)
         pieces.append(("let", v, value, loc))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
-    def bind_temp(self, value: Term, pieces: list, loc: Loc) -> Term:
+    def bind_temp(self, value: Term | Complex, pieces: list, loc: Loc) -> Term | Complex:
+        if isinstance(value, Complex):
+            pieces += [("let", v, rhs, at or loc) for v, rhs, at in value.lets]
+            return Complex((), value.re, value.im, value.text)
         tree = self.tree(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
@@ -258,9 +298,14 @@ class Statements:
             pieces.append(("let", lt.var, lt.rhs, lt.loc or loc))
         return body
 
-    def assign(self, target: ast.expr, value: Term | None, pieces: list, loc: Loc) -> None:
+    def assign(self, target: ast.expr, value: Term | Complex | None, pieces: list, loc: Loc) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, value, pieces, loc)
+        elif isinstance(value, Complex):
+            what = "unpacking" if isinstance(target, (ast.Tuple, ast.List)) else "assignment"
+            complexes.refuse(self, target, value, f"this {what} of it is not supported (a complex value can be "
+                             "assigned to a name)", "assign it to a name, or assign a real value of it "
+                             "(z.real, z.imag, np.abs(z))")
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in target.elts):
                 self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
@@ -276,6 +321,8 @@ class Statements:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
                           "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
+            if not isinstance(value, Tuple) and _atoms(let_chain(value)[1]):
+                value = self.flatten(value, pieces, loc)  # its lets as statements, then its atoms
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -335,6 +382,7 @@ class Statements:
             self.b.shapes.restore(dict(facts))
         self.env = before
         (p1, e1), (p2, e2) = arms
+        complex_names = self._complex_arms(before, e1, e2, loc)
         joined = []
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
@@ -350,6 +398,10 @@ class Statements:
                 before[n] = Unbound(f"{n!r} is a different function after each branch of the if statement at line "
                                     f"{loc.line} (or a function after one only); catad calls functions known while "
                                     "compiling: define it once, before the if, and test inside it")
+            elif isinstance(a, ListState) or isinstance(c, ListState):
+                before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
+                                    "and not after the other; catad takes a list's element type from what is "
+                                    "appended to it: give it a first element before the if, or make an array")
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "
@@ -371,4 +423,26 @@ class Statements:
             value = Get(k, t, loc) if len(joined) > 1 else t
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
+            if n in complex_names:  # the joined pair (re, im) of a complex value
+                pair = self.b.bound(self.b.var(value.type, loc), value)
+                pieces.append(("let", pair, value, loc))
+                value = complexes.from_pair(self, pair, loc, n)
             self.bind(n, value, pieces, loc)
+
+    def _complex_arms(self, before: dict, e1: dict, e2: dict, loc: Loc) -> set:
+        """The names a branch of an if statement makes complex: each arm's value made the pair
+        (re, im) its arm computes (a real value's imaginary part zeros), joined like a tuple."""
+        names = set()
+        for n in set(e1) | set(e2):
+            a, c = e1.get(n), e2.get(n)
+            if not (isinstance(a, Complex) or isinstance(c, Complex)) or a is before.get(n) and c is before.get(n):
+                continue
+            if isinstance(a, (Term, Complex)) and isinstance(c, (Term, Complex)):
+                e1[n], e2[n] = complexes.as_pair(self, a, loc), complexes.as_pair(self, c, loc)
+                names.add(n)
+        return names
+
+def _atoms(t: Term) -> bool:
+    """A tuple display of atoms: kept as the name's value, so its items stay what they are (a
+    constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by cho_solve)."""
+    return isinstance(t, Tuple) and all(is_atom(x) for x in t.items)

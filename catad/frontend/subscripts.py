@@ -9,11 +9,12 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError
-from ..lang.terms import Const, Get, Term, Tuple, make_lets
+from ..lang.terms import Const, Get, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from . import numpy_arrays
-from .common import ONE, is_array, or_
+from . import complexes, numpy_arrays
+from .complexes import Complex
+from .common import ONE, is_array, or_, static_int
 from ..trees import Tree
 
 
@@ -42,21 +43,25 @@ class Subscripts:
 
     def x_Subscript(self, node: ast.Subscript) -> Term:
         """v[i], m[i, j], m[i], slices v[a:b], None/np.newaxis, integer-array indexing, t[0] of tuples and lists, d['k'] of dicts."""
-        base, loc = self.expr(node.value), self.loc(node)
+        base, loc = self.value(node.value), self.loc(node)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base, Complex):
+            return self.complex_subscript(base, items, node)
         if isinstance(base.type, TupleT):
             tree = self.tree(base)
             if tree is not None and tree.kind == "dict":
                 k = self.dict_key(tree, items, node)
             else:
                 k = None
-                if len(items) == 1 and not isinstance(items[0], ast.Slice):
-                    t = self.expr(items[0])
-                    k = t.value if isinstance(t, Const) and t.type == Int else None
                 what = "list" if tree is not None else "tuple"
+                if len(items) == 1 and isinstance(items[0], ast.Slice):
+                    return self.tuple_slice(base, items[0], what, node)
+                if len(items) == 1:
+                    k = static_int(self.expr(items[0]))
                 if k is None:
-                    self.fail(node, f"{what} index", f"a {what} can only be indexed by an integer constant here, "
-                                                     "e.g. t[0] or t[-1]",
+                    self.fail(node, f"{what} index", f"a {what} can only be indexed by an integer known while "
+                              f"compiling here (a constant, len({what}) - 1, or the variable of a range loop over "
+                              "constants, which is unrolled)",
                               hint="a list of arrays of one shape can be made an array: np.array(xs)[i]"
                               if what == "list" else None)
                 n = len(base.type.items)
@@ -73,6 +78,65 @@ class Subscripts:
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             return self.with_new_axes(base, items, plain, node)
         return self.array_subscript(base, items, node)
+
+    def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
+        """z[...] of a complex array: the same subscript of both parts, its indices lowered once
+        (integers, slices with step 1, an integer array)."""
+        loc = self.loc(node)
+        if not is_array(z.re):
+            complexes.refuse(self, node, z, "a complex scalar cannot be indexed")
+        if len(items) > rank(z.re.type):
+            self.fail(node, "subscript", f"{len(items)} indices for an array of rank {rank(z.re.type)}",
+                      CatadTypeError)
+        lets, lowered = list(z.lets), []
+
+        def atom(t: Term) -> Term:
+            if t is None or is_atom(t):
+                return t
+            v = self.b.bound(self.b.var(t.type, loc, "_ix"), t)
+            lets.append((v, t, loc))
+            return v
+        for it in items:
+            if self.newaxis(it) or isinstance(it, ast.Constant) and it.value is Ellipsis:
+                complexes.refuse(self, node, z, "a subscript of it with None or ... is not supported",
+                                 "index its parts: z.real[...] and z.imag[...]")
+            if isinstance(it, ast.Slice):
+                if it.step is not None:
+                    step = self.expr(it.step)
+                    if not (isinstance(step, Const) and step.type == Int and step.value == 1):
+                        self.fail(it, "slice step", "slices with a step are not supported; only v[a:b] with step 1")
+                lowered.append(("slice", atom(self.index_term(it.lower)), atom(self.index_term(it.upper))))
+            else:
+                kind, t = self.index_item(it)
+                lowered.append((kind, atom(t)))
+        parts = [None if p is None else self._subscript_items(p, lowered, node) for p in (z.re, z.im)]
+        return complexes.make(self, lets, parts[0], parts[1], loc, complexes.text_of(node))
+
+    def tuple_slice(self, base: Term, sl: ast.Slice, what: str, node: ast.Subscript) -> Term:
+        """t[a:b:c] of a tuple or list with bounds known while compiling: the tuple (list) of the
+        items Python's slice selects, each keeping its structure."""
+        bounds = []
+        for part in (sl.lower, sl.upper, sl.step):
+            k = None if part is None else static_int(self.expr(part))
+            if part is not None and k is None:
+                self.fail(node, f"{what} slice", f"a {what} can only be sliced by integers known while compiling",
+                          hint="e.g. layers[:-1] or layers[1:3]")
+            bounds.append(k)
+        if bounds[2] == 0:
+            self.fail(node, f"{what} slice", "slice step cannot be zero", CatadTypeError)
+        ks = range(*slice(*bounds).indices(len(base.type.items)))
+        loc = self.loc(node)
+        trees = tuple(self.item_tree(base, k) for k in ks)
+
+        def sliced(b):
+            items = [self.with_tree(b.items[k] if isinstance(b, Tuple) else Get(k, b, loc), t) for k, t in zip(ks, trees)]
+            t = Tuple(tuple(items), loc)
+            return self.with_tree(t, Tree("list", trees)) if what == "list" else self.tuple_of(items, loc)
+        if isinstance(base, Tuple) or is_atom(base):
+            return sliced(base)
+        inner = []
+        out = self.b.share(base, lambda b: inner.append(sliced(b)) or inner[0], loc)  # computed once
+        return self.with_tree(out, self.tree(inner[0]))
 
     def newaxis(self, item: ast.expr) -> bool:
         """Is this subscript item None or np.newaxis (a new axis of length 1)?"""

@@ -21,16 +21,20 @@ import ast
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Const, If, Term, Var, is_atom, make_lets
-from ..lang.types import Float, Int, Vec, rank, scalar_of
+from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
+from . import complexes
 from .common import and_, is_array
+from .complexes import Complex
+from .index_updates import assign_indexed
 
 OWNED = "\0owned"  # env's entry: the names whose arrays nothing else refers to
 _FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy,
           np.full, np.full_like, np.eye, np.identity, np.linspace, np.arange, np.concatenate, np.stack,
           np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
-          np.outer, np.where, np.clip)  # each returns a new array (never a view of an argument)
+          np.outer, np.where, np.clip, np.triu, np.tril, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
+          np.hanning, np.hamming, np.blackman, np.bartlett)  # each returns a new array (never a view of an argument)
 
 
 def owned_join(a, b):
@@ -54,7 +58,7 @@ class Updates:
         names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
                  isinstance(n.ctx, ast.Store)]
         owned -= set(names)
-        if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value):
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value, targets[0].id):
             owned |= {targets[0].id}
         self.env[OWNED] = frozenset(owned)
 
@@ -65,22 +69,30 @@ class Updates:
     def referenced(self, node: ast.AST) -> set[str]:
         return _referenced_in(self, node)
 
-    def _fresh(self, value: ast.expr) -> bool:
-        if isinstance(value, (ast.BinOp, ast.UnaryOp)):
-            return True
+    def _fresh(self, value: ast.expr, name: str) -> bool:
+        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List)):
+            return True  # arithmetic makes a new array, a display or comprehension a new list
         if not isinstance(value, ast.Call):
             return False
         f = value.func
         if isinstance(f, ast.Attribute) and f.attr == "copy" and not value.args:
             return True
         obj = self.static(f)
+        if obj is np.diag:  # a vector's diagonal matrix is new; a matrix's diagonal is a (read-only) view
+            made = self.env.get(name)
+            return isinstance(made, Term) and rank(made.type) == 2
         # a ufunc (np.exp, np.maximum, ...) called without out= makes a new array
         return any(obj is g for g in _FRESH) or isinstance(obj, np.ufunc) and not value.keywords
 
     def require_owned(self, name: str, node: ast.AST, what: str) -> None:
+        cur = self.env.get(name)
+        if isinstance(cur, Term) and self.is_readonly(cur):
+            self.fail(node, "item assignment", f"{what} changes {name!r}, a read-only view made by "
+                      "sliding_window_view: NumPy raises ValueError: assignment destination is read-only",
+                      hint=f"build a new array from it instead (a comprehension, np.where, arithmetic), or copy it "
+                           f"first: {name} = {name}.copy()")
         if name in self.owned():
             return
-        cur = self.env.get(name)
         if name in self.src.params and isinstance(cur, Var) and cur.name == name:  # still the parameter
             msg = (f"{what} changes the array {name!r} the caller passed (NumPy would mutate the caller's "
                    "array in place, which a compiled function does not do)")
@@ -96,31 +108,71 @@ class Updates:
 
     def item_assignment(self, target: ast.Subscript, value: Term, pieces: list, loc: Loc) -> None:
         """target[...] = value, as a functional update of the array target names."""
+        arr, items = self.assignment_target(target, pieces, loc)
+        self.store(target, arr, items, value, pieces, loc)
+
+    def aug_item_assignment(self, s: ast.AugAssign, pieces: list) -> None:
+        """target[...] op= e: the element read, combined with e, written back; through index
+        arrays or a mask, each selected position once (a[idx] = a[idx] + e, not np.add.at)."""
+        loc = self.loc(s)
+        arr, items = self.assignment_target(s.target, pieces, loc)
+        if any(it[0] in ("take", "mask") for it in items):
+            rhs = self.expr(s.value)
+            return self.store(s.target, arr, items, rhs, pieces, loc, lambda old, v: self.binop(s.op, old, v, s))
+        value = self.binop(s.op, self.b.subscript(arr, items, loc), self.expr(s.value), s)
+        self.store(s.target, arr, items, value, pieces, loc)
+
+    def assignment_target(self, target: ast.Subscript, pieces: list, loc: Loc) -> tuple[Term, list]:
+        """The array target[...] names (which must own its memory) and its lowered subscript:
+        ("index", Int), ("slice", lo, hi), ("take", array of Ints) or ("mask", array of Bools),
+        each index an atom bound in pieces (it is read where the value is written and, for an
+        augmented assignment, where the old value is read)."""
         base = target.value
         if not isinstance(base, ast.Name):
             self.fail(target, "item assignment", "only an element or slice of a named array can be assigned "
                       "(v[i] = e, m[i, j] = e, v[a:b] = e)", hint="use m[i, j] = e instead of m[i][j] = e")
+        if isinstance(self.env.get(base.id), Complex):
+            complexes.refuse(self, target, self.env[base.id], "assigning to its elements is not supported",
+                             "build the parts as real arrays and combine them: re + 1j * im")
         self.require_owned(base.id, target, "this assignment")
         arr = self.lookup(base.id, base)
         if not is_array(arr):
             self.fail(target, "item assignment", f"cannot assign to an element of a {arr.type}", CatadTypeError)
         items = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
-        if len(items) > rank(arr.type):
-            self.fail(target, "item assignment", f"{len(items)} indices for an array of rank {rank(arr.type)}",
-                      CatadTypeError)
         lowered = []
         for it in items:
             if isinstance(it, ast.Slice):
                 if it.step is not None:
                     self.fail(it, "slice step", "assigning to a slice with a step is not supported",
                               hint="assign the elements in a loop")
-                lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)))
+                bounds = [self.index_term(b) for b in (it.lower, it.upper)]
+                lowered.append(("slice", *(None if b is None else self.bind_temp(b, pieces, loc) for b in bounds)))
+                continue
+            i = self.expr(it)
+            if isinstance(i.type, TupleT) and len(items) == 1 and all(
+                    isinstance(x, Vec) or x == Int for x in i.type.items):  # m[np.triu_indices(n)] = v
+                i = self.bind_temp(i, pieces, loc)
+                lowered += [self._assigned_index(it, Get(k, i, loc), pieces, loc) for k in range(len(i.type.items))]
             else:
-                i = self.expr(it)
-                if i.type != Int:
-                    self.fail(it, "item assignment", f"an assigned element's index must be an Int, got {i.type}",
-                              CatadTypeError, "integer array and mask indices are not supported on the left of =")
-                lowered.append(("index", i))
+                lowered.append(self._assigned_index(it, i, pieces, loc))
+        if sum(1 if x[0] != "mask" else rank(x[1].type) for x in lowered) > rank(arr.type):
+            self.fail(target, "item assignment", f"too many indices for an array of rank {rank(arr.type)}",
+                      CatadTypeError)
+        return arr, lowered
+
+    def _assigned_index(self, node: ast.expr, i: Term, pieces: list, loc: Loc) -> tuple:
+        if i.type == Int:
+            return ("index", self.bind_temp(i, pieces, loc))
+        if is_array(i) and scalar_of(i.type) in (Int, Bool):
+            return ("take" if scalar_of(i.type) == Int else "mask", self.bind_temp(i, pieces, loc))
+        self.fail(node, "item assignment", f"an assigned element's index must be an Int, an array of Ints or a "
+                  f"boolean mask, got {i.type}", CatadTypeError)
+
+    def store(self, target: ast.Subscript, arr: Term, items: list, value: Term, pieces: list, loc: Loc,
+              op=None) -> None:
+        """Bind the name target[...] names to arr with value written at items (op: see
+        index_updates.assign_indexed)."""
+        name = target.value.id
         value = self.bind_temp(value, pieces, loc)
         if scalar_of(value.type) == Float and scalar_of(arr.type) == Int:
             self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
@@ -128,22 +180,17 @@ class Updates:
         if scalar_of(value.type) == Int and scalar_of(arr.type) == Float:
             value = self.bind_temp(self.b.to_float(value, loc), pieces, loc)
         owned = self.owned()
-        new = self.updated(arr, lowered, value, 0, loc, target)
-        self.bind(base.id, new, pieces, loc)
-        self.env[OWNED] = owned | {base.id}
-
-    def aug_item_assignment(self, s: ast.AugAssign, pieces: list) -> None:
-        """target[...] op= e: the element read, combined with e, written back."""
-        loc = self.loc(s)
-        load = ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load())
-        ast.copy_location(load, s.target)
-        value = self.binop(s.op, self.expr(load), self.expr(s.value), s)
-        self.item_assignment(s.target, value, pieces, loc)
+        if any(it[0] in ("take", "mask") for it in items):
+            new = assign_indexed(self, arr, items, value, op, loc, target)
+        else:
+            new = self.updated(arr, items, value, 0, loc, target)
+        self.bind(name, new, pieces, loc)
+        self.env[OWNED] = owned | {name}
 
     def aug_name_assignment(self, s: ast.AugAssign) -> None:
         """acc op= e on an array changes it in place in NumPy: refused unless acc owns its array."""
         current = self.env.get(s.target.id)
-        if isinstance(current, Term) and is_array(current):
+        if isinstance(current, Complex) and is_array(current.re) or isinstance(current, Term) and is_array(current):
             self.require_owned(s.target.id, s.target, f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ...")
 
     def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node) -> Term:

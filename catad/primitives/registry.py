@@ -20,8 +20,12 @@ import numpy as np
 import sympy
 
 from ..errors import ShapeError
+from . import fft as _fft
 from . import linalg as _la
+from . import roots as _roots
+from . import spectral as _sp
 from . import special as S
+from . import triangular as _tr
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
 
@@ -612,6 +616,59 @@ register(Primitive("argmin", t_arg_reduce, lambda v: int(np.argmin(v)), (np.argm
                    doc="the index of the first smallest element of a Vec"))
 
 
+def t_last_hit(ts):
+    if ts != (Vec(Int), Int):
+        raise PrimitiveTypeError(f"last_hit(idx, n) takes (Vec Int, Int), got ({_fmt(ts)})")
+    return Vec(Int)
+
+
+def last_hit_kernel(idx, n):
+    """For each position p < n, the last k with idx[..., k] == p, or -1 where p is not in idx
+    (along the last axis; leading axes are lanes, each with its own idx). An index outside
+    0 <= idx < n is left out: the front end checks the indices it writes (these are lanes a
+    branch discards). np.maximum.at makes "last" exact, where NumPy does not promise an
+    order for the repeated indices of a fancy assignment."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = int(n)
+    out = np.full(idx.shape[:-1] + (n,), -1, dtype=np.int64)
+    m = idx.shape[-1]
+    if m == 0 or n == 0 or out.size == 0:
+        return out
+    lanes, flat = out.reshape(-1, n), idx.reshape(-1, m)
+    ok = (flat >= 0) & (flat < n)
+    rows = np.broadcast_to(np.arange(flat.shape[0])[:, None], flat.shape)[ok]
+    ks = np.broadcast_to(np.arange(m), flat.shape)[ok]
+    np.maximum.at(lanes, (rows, flat[ok]), ks)
+    return out
+
+
+def t_brentq(ts):
+    if len(ts) < 6 or ts[0] != Site or ts[1:5] != (Float, Float, Float, Float) or ts[5] != Int:
+        raise PrimitiveTypeError(f"brentq(site, a, b, xtol, rtol, maxiter, values...) takes a Site, four Floats and an "
+                                 f"Int, then the function's values, got ({_fmt(ts)})")
+    return Float
+
+
+def t_stop_gradient(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"stop_gradient takes a Float, got {_fmt(ts)}")
+    return Float
+
+
+register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
+                   doc="brentq(site, a, b, xtol, rtol, maxiter, values...): scipy.optimize.brentq of the user's "
+                       "function at site (catad/primitives/roots.py), its derivative zero (the front end adds the "
+                       "implicit function theorem's)"))
+register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
+                   doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
+                       "correction of a root: catad/frontend/roots.py)"))
+
+
+register(Primitive("last_hit", t_last_hit, last_hit_kernel, arity=2,
+                   doc="last_hit(idx, n): for each p < n the last k with idx[k] == p, or -1 (which write of "
+                       "a[idx] = v is kept: NumPy's last); an Int result, so its derivative is zero"))
+
+
 # ---------------------------------------------------------------- tangent spaces (notes Section 2.2)
 # The vector-space operations of tangents, used by forward and reverse derivative
 # programs. They accept the symbolic zero and sparse index updates of catad.tangents.
@@ -902,6 +959,189 @@ for _name, _typing, _impl, _aliases, _doc in _LINALG:
                        else 2, doc=_doc))
 
 
+
+# ---------------------------------------------------------------- discrete Fourier transforms (np.fft)
+# A complex array is the pair (re, im) of Float arrays of one shape (a Tuple); a real array stands
+# for itself. fft(z, n, axis, norm): n the transform's length, axis from the end (< 0), norm an
+# index into catad.primitives.fft.NORMS. Their derivatives are lmLinear maps whose actions are the
+# *_jvp / *_vjp primitives (x, the tangent or cotangent, last after n, m (the input's length along
+# the axis), axis and norm). The kernels are in catad/primitives/fft.py, shared with the backend.
+
+
+def _float_array(t: Type) -> bool:
+    return isinstance(t, Vec) and scalar_of(t) == Float
+
+
+def _dft_input(t: Type, complex_only: bool = False, real_only: bool = False) -> Type:
+    """The real array type A of a transform's input: A itself, or the pair Tuple(A, A)."""
+    if _float_array(t) and not complex_only:
+        return t
+    if isinstance(t, TupleT) and len(t.items) == 2 and t.items[0] == t.items[1] and _float_array(t.items[0]) \
+            and not real_only:
+        return t.items[0]
+    what = "a Float array" if real_only else "a pair of Float arrays" if complex_only else \
+        "a Float array or a pair of them"
+    raise PrimitiveTypeError(f"expects {what}, got {t}")
+
+
+def _dft_typing(name: str):
+    """name(z, n, axis, norm): fft and ifft map a pair or a real array to a pair, rfft a real
+    array to a pair, irfft a pair or a real array to a real array."""
+    def typing(ts):
+        if len(ts) != 4 or ts[1:] != (Int, Int, Int):
+            raise PrimitiveTypeError(f"{name} takes (a value, Int, Int, Int), got ({_fmt(ts)})")
+        a = _dft_input(ts[0], real_only=name == "rfft")
+        return a if name == "irfft" else TupleT((a, a))
+    return typing
+
+
+def _dft_action_typing(name: str, kind: str):
+    """(n, m, axis, norm, x) -> the transform's derivative (jvp) or its transpose (vjp: to a pair;
+    vjp_re: to the real part) applied to x."""
+    def typing(ts):
+        if len(ts) != 5 or ts[:4] != (Int, Int, Int, Int):
+            raise PrimitiveTypeError(f"{name}_{kind} takes (Int, Int, Int, Int, a value), got ({_fmt(ts)})")
+        x = ts[4]
+        if kind == "jvp":
+            return _dft_typing(name)((x, Int, Int, Int))
+        a = _dft_input(x, complex_only=name != "irfft", real_only=name == "irfft")
+        return a if kind == "vjp_re" or name == "rfft" else TupleT((a, a))
+    return typing
+
+
+_DFT_DOCS = {
+    "fft": "np.fft.fft(z, n, axis, norm) of a complex value (the pair (re, im)) or a real array: the pair of "
+           "the result's parts",
+    "ifft": "np.fft.ifft(z, n, axis, norm), as fft",
+    "rfft": "np.fft.rfft(x, n, axis, norm) of a real array: the pair of the result's parts (n//2 + 1 along axis)",
+    "irfft": "np.fft.irfft(z, n, axis, norm) of a complex value (a pair) or a real array: a real array",
+}
+for _name in _fft.TRANSFORMS:
+    register(Primitive(_name, _dft_typing(_name), getattr(_fft, "dft_" + _name), (), arity=4,
+                       doc=_DFT_DOCS[_name] + "; its derivative is the transform itself, its transpose the adjoint "
+                       "transform (both by np.fft)"))
+    for _kind in _fft.ACTION_KINDS[_name]:
+        register(Primitive(f"{_name}_{_kind}", _dft_action_typing(_name, _kind), _fft.ACTIONS[f"{_name}_{_kind}"],
+                           (), arity=5, doc=f"the {'forward' if _kind == 'jvp' else 'transposed'} action of d "
+                           f"{_name} at (n, m, axis, norm)" + (" (the real part: the input was real)"
+                                                               if _kind == "vjp_re" else "")))
+# ---------------------------------------------------------------- decompositions, SciPy's solvers, lexsort
+# np.linalg's svd, eigh and eigvalsh, scipy.linalg's expm, solve_triangular, cholesky and
+# cho_solve (kernels: catad/primitives/spectral.py and triangular.py), and the actions of their
+# derivatives. A static option (UPLO, full_matrices, SciPy's lower, trans and unit_diagonal) is
+# an Int argument, a constant of the program; the vector-or-matrix arguments (b, x) are either.
+
+VECTOR = Vec(Float)
+_B = (VECTOR, MATRIX)  # a right-hand side or a solution: a vector or a matrix
+
+
+def _signature(*params, result):
+    """A typing rule: each param a type or a tuple of the types it may be (None: a right-hand side,
+    a vector or a matrix, one type for all the Nones); result a type, or the index of the
+    parameter whose type it is, or "M" for a matrix."""
+    def typing(ts):
+        rhs = {t for p, t in zip(params, ts) if p is None}
+        ok = len(ts) == len(params) and len(rhs) <= 1 and all(
+            t in (_B if p is None else p if isinstance(p, tuple) else (p,)) for p, t in zip(params, ts))
+        if not ok:
+            want = ", ".join("a vector or a matrix of Floats" if p is None else str(p) for p in params)
+            raise PrimitiveTypeError(f"expects ({want}), got ({_fmt(ts)})")
+        return ts[result] if isinstance(result, int) else result
+    return typing
+
+
+def t_lexsort(ts):
+    """lexsort(k1, ..., kn) of vectors (of Ints, Floats or Bools), or of one matrix whose rows
+    are the keys: the Int vector of the sorting permutation."""
+    one_matrix = len(ts) == 1 and rank(ts[0]) == 2
+    if not ts or not (one_matrix or all(rank(t) == 1 for t in ts)) or \
+            any(scalar_of(t) not in (Int, Float, Bool) for t in ts):
+        raise PrimitiveTypeError(f"lexsort takes vectors of numbers or one matrix of them, got ({_fmt(ts)})")
+    return Vec(Int)
+
+
+def _lexsort(*keys):
+    if len(keys) == 1 and np.ndim(keys[0]) == 2:
+        return np.lexsort(np.asarray(keys[0]))
+    return np.lexsort(tuple(np.asarray(k) for k in keys))
+
+
+_DECOMPOSITIONS = [
+    # name, typing, reference implementation, doc
+    ("svd", _signature(MATRIX, Int, result=TupleT((MATRIX, VECTOR, MATRIX))), _sp.la_svd,
+     "svd(A, full) = (U, S, Vh), np.linalg.svd(A, full_matrices=full): NumPy's own decomposition, its signs "
+     "and order (full only for a square A, where it equals the reduced one)"),
+    ("svdvals", _signature(MATRIX, result=VECTOR), _sp.la_svdvals,
+     "svdvals(A), np.linalg.svd(A, compute_uv=False): the singular values, largest first"),
+    ("svals_jvp", _signature(MATRIX, MATRIX, MATRIX, result=VECTOR), _sp.la_svals_jvp,
+     "svals_jvp(U, Vh, dA) = diag(U^T dA V), the derivative of the singular values"),
+    ("svals_vjp", _signature(MATRIX, MATRIX, VECTOR, result=MATRIX), _sp.la_svals_vjp,
+     "svals_vjp(U, Vh, g) = U diag(g) V^T, the transpose of svals_jvp"),
+    ("svdu_jvp", _signature(MATRIX, VECTOR, MATRIX, MATRIX, result=MATRIX), _sp.la_svdu_jvp,
+     "svdu_jvp(U, S, Vh, dA) = U (F o (C S + S C^T)) + (I - U U^T) dA V S^{-1}, C = U^T dA V, "
+     "F_ij = 1/(s_j^2 - s_i^2) (Townsend 2016)"),
+    ("svdu_vjp", _signature(MATRIX, VECTOR, MATRIX, MATRIX, result=MATRIX), _sp.la_svdu_vjp,
+     "svdu_vjp(U, S, Vh, G): the transpose of svdu_jvp"),
+    ("svdvt_jvp", _signature(MATRIX, VECTOR, MATRIX, MATRIX, result=MATRIX), _sp.la_svdvt_jvp,
+     "svdvt_jvp(U, S, Vh, dA) = dV^T, dV = V (F o (S C + C^T S)) + (I - V V^T) dA^T U S^{-1} (Townsend 2016)"),
+    ("svdvt_vjp", _signature(MATRIX, VECTOR, MATRIX, MATRIX, result=MATRIX), _sp.la_svdvt_vjp,
+     "svdvt_vjp(U, S, Vh, G): the transpose of svdvt_jvp"),
+    ("eigh", _signature(MATRIX, Int, result=TupleT((VECTOR, MATRIX))), _sp.la_eigh,
+     "eigh(A, upper) = (w, V), np.linalg.eigh(A, UPLO='U' if upper else 'L'): NumPy's own eigenvalues "
+     "(ascending) and eigenvectors, from one triangle of A"),
+    ("eigvalsh", _signature(MATRIX, Int, result=VECTOR), _sp.la_eigvalsh,
+     "eigvalsh(A, upper), np.linalg.eigvalsh(A, UPLO=...): the eigenvalues, ascending"),
+    ("eigvals_jvp", _signature(MATRIX, Int, MATRIX, result=VECTOR), _sp.la_eigvals_jvp,
+     "eigvals_jvp(V, upper, dA): dw_i = v_i^T dS v_i, dS the symmetric matrix dA's triangle makes"),
+    ("eigvals_vjp", _signature(MATRIX, Int, VECTOR, result=MATRIX), _sp.la_eigvals_vjp,
+     "eigvals_vjp(V, upper, g): the transpose of eigvals_jvp (V diag(g) V^T, onto the triangle read)"),
+    ("eigvecs_jvp", _signature(VECTOR, MATRIX, Int, MATRIX, result=MATRIX), _sp.la_eigvecs_jvp,
+     "eigvecs_jvp(w, V, upper, dA): dV = V (F o (V^T dS V)), F_ij = 1/(w_j - w_i) (infinite at a "
+     "repeated eigenvalue, where the eigenvectors have no derivative)"),
+    ("eigvecs_vjp", _signature(VECTOR, MATRIX, Int, MATRIX, result=MATRIX), _sp.la_eigvecs_vjp,
+     "eigvecs_vjp(w, V, upper, G): the transpose of eigvecs_jvp"),
+    ("expm", _signature(MATRIX, result=MATRIX), _sp.la_expm,
+     "expm(A), scipy.linalg.expm: SciPy's own matrix exponential"),
+    ("expm_jvp", _signature(MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp,
+     "expm_jvp(A, E) = L(A, E), the Frechet derivative: the top-right block of expm([[A, E], [0, A]])"),
+    ("expm_vjp", _signature(MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp,
+     "expm_vjp(A, G) = L(A^T, G), the transpose of expm_jvp"),
+    ("trisolve", _signature(MATRIX, None, Int, result=1), lambda a, b, f: _tr.la_trisolve(a, b, f, np.ndim(b) == 1),
+     "trisolve(A, b, flags), scipy.linalg.solve_triangular(A, b, lower=flags & 1, trans=flags >> 1 & 3, "
+     "unit_diagonal=flags & 8, check_finite=not flags & 16): SciPy's own solve, reading one triangle of A"),
+    ("tri_lsolve", _signature(MATRIX, Int, None, result=2), _tr.la_tri_lsolve,
+     "tri_lsolve(A, flags, db) = op(T)^{-1} db, a tangent solved like trisolve"),
+    ("tri_lsolve_t", _signature(MATRIX, Int, None, result=2), _tr.la_tri_lsolve_t,
+     "tri_lsolve_t(A, flags, g) = op(T)^{-T} g, the transpose of tri_lsolve"),
+    ("tri_neg_matmul", _signature(None, Int, MATRIX, result=0), _tr.la_tri_neg_matmul,
+     "tri_neg_matmul(x, flags, dA) = -op(tri(dA)) x, the part of d trisolve that dA makes"),
+    ("tri_neg_matmul_t", _signature(None, Int, None, result=MATRIX), _tr.la_tri_neg_matmul_t,
+     "tri_neg_matmul_t(x, flags, g) = -tri(g x^T) (-tri(x g^T) for trans), its transpose"),
+    ("sp_cholesky", _signature(MATRIX, Int, result=MATRIX), _tr.la_sp_cholesky,
+     "sp_cholesky(A, flags), scipy.linalg.cholesky(A, lower=flags & 1, check_finite=not flags & 2): the lower "
+     "factor from A's lower triangle, or the upper one (U^T U = A) from its upper triangle"),
+    ("sp_chol_jvp", _signature(MATRIX, Int, MATRIX, result=MATRIX), _tr.la_sp_chol_jvp,
+     "sp_chol_jvp(C, flags, dA): chol_jvp for the lower factor, (chol_jvp(U^T, dA^T))^T for the upper one"),
+    ("sp_chol_vjp", _signature(MATRIX, Int, MATRIX, result=MATRIX), _tr.la_sp_chol_vjp,
+     "sp_chol_vjp(C, flags, G): the transpose of sp_chol_jvp"),
+    ("cho_solve", _signature(MATRIX, None, Int, result=1), lambda c, b, lo: _tr.la_cho_solve(c, b, lo, np.ndim(b) == 1),
+     "cho_solve(C, b, flags), scipy.linalg.cho_solve((C, flags & 1), b, check_finite=not flags & 2): SciPy's "
+     "own solve with the factor in C's lower (upper) triangle"),
+    ("cho_lsolve", _signature(MATRIX, Int, None, result=2), _tr.la_cho_lsolve,
+     "cho_lsolve(C, flags, db) = M^{-1} db, M = L L^T (U^T U); its own transpose"),
+    ("cho_neg_matmul", _signature(MATRIX, None, Int, MATRIX, result=1), _tr.la_cho_neg_matmul,
+     "cho_neg_matmul(C, x, flags, dC) = -dM x, dM = dL L^T + L dL^T (dU^T U + U^T dU)"),
+    ("cho_neg_matmul_t", _signature(MATRIX, None, Int, None, result=MATRIX), _tr.la_cho_neg_matmul_t,
+     "cho_neg_matmul_t(C, x, flags, g): the transpose of cho_neg_matmul"),
+]
+for _name, _typing, _impl, _doc in _DECOMPOSITIONS:
+    register(Primitive(_name, _typing, _impl, arity=None, doc=_doc))
+register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
+                   doc="lexsort(k1, ..., kn), np.lexsort((k1, ..., kn)): the stable sorting permutation by the "
+                       "last key, then the one before, ... (or by the rows of one matrix, the last row first); "
+                       "an Int vector, with no derivative"))
+
+
 # ---------------------------------------------------------------- structural primitives: every stage in one row
 # Typing and the reference implementation are the rows above; here, where each other stage
 # keeps the primitive's rules. Adding a structural primitive (or fold's parts) is a row here
@@ -920,6 +1160,9 @@ STRUCTURAL = {
              "codegen": _CG + "reductions:p_vmin"},
     "argmax": {"codegen": _CG + "reductions:p_argmax"},
     "argmin": {"codegen": _CG + "reductions:p_argmin"},
+    "last_hit": {"codegen": _CG + "scatters:p_last_hit"},
+    "brentq": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_brentq"},
+    "stop_gradient": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_stop_gradient"},
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
@@ -955,6 +1198,30 @@ STRUCTURAL = {
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
         "chol_jvp", "chol_vjp")},
+    # discrete Fourier transforms: each one's Jacobian is an lmLinear map whose actions are the
+    # *_jvp / *_vjp primitives (catad/primitives/fft.py)
+    **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
+       for _name in _fft.TRANSFORMS},
+    **{_name: {"codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
+    # decompositions and SciPy's solvers (catad.primitives.spectral, .triangular): each Jacobian
+    # is lmLinear maps (one per result of a decomposition, in an lmVCat; a solve's is solve's form)
+    "svd": {"derivative": _AD + "_j_svd", "linear maps": _LM + "Linear VCat Zero", "codegen": _CG + "linalg:p_svd"},
+    "svdvals": {"derivative": _AD + "_j_svdvals", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_svdvals"},
+    "eigh": {"derivative": _AD + "_j_eigh", "linear maps": _LM + "Linear VCat Zero", "codegen": _CG + "linalg:p_eigh"},
+    "eigvalsh": {"derivative": _AD + "_j_eigvalsh", "linear maps": _LM + "Linear Zero",
+                 "codegen": _CG + "linalg:p_eigvalsh"},
+    "expm": {"derivative": _AD + "_j_expm", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_expm"},
+    "trisolve": {"derivative": _AD + "_j_trisolve", "linear maps": _LM + "Linear Compose HCat One Zero",
+                 "codegen": _CG + "linalg:p_trisolve"},
+    "sp_cholesky": {"derivative": _AD + "_j_sp_cholesky", "linear maps": _LM + "Linear Zero",
+                    "codegen": _CG + "linalg:p_sp_cholesky"},
+    "cho_solve": {"derivative": _AD + "_j_cho_solve", "linear maps": _LM + "Linear Compose HCat One Zero",
+                  "codegen": _CG + "linalg:p_cho_solve"},
+    "lexsort": {"codegen": _CG + "linalg:p_lexsort"},
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
+        "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

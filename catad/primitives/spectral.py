@@ -1,0 +1,243 @@
+"""Decompositions and the matrix exponential: np.linalg's svd, eigh and eigvalsh, and
+scipy.linalg.expm, with the linear maps of their derivatives, as NumPy functions of stacks of
+matrices (the conventions of catad/primitives/linalg.py: the last two axes are the matrix, the
+axes before them broadcast; the same functions are the reference implementations and what the
+backend calls on whole batches).
+
+The values are NumPy's and SciPy's own (the kernels call them), so the signs and the order of
+singular and eigen vectors are LAPACK's exactly: the derivatives below are those of the vectors
+these calls return, whatever sign they chose. Static options (UPLO, full_matrices) are Int
+arguments (0 or 1), constants of the program.
+
+Derivatives, with F the matrix of inverse gaps (0 on the diagonal):
+
+* eigh (A = V diag(w) V^T of the symmetric matrix S that the triangle UPLO names makes):
+  dw_i = v_i^T dS v_i, dV = V (F o (V^T dS V)), F_ij = 1 / (w_j - w_i) (e.g. Giles 2008, "An
+  extended collection of matrix derivative results for forward and reverse mode AD", 3.1);
+  their transposes g -> sym*(V diag(g) V^T) and G -> sym*(V (F o (V^T G)) V^T), sym* the
+  transpose of reading one triangle. At a repeated eigenvalue the eigenvectors have no
+  derivative: F is infinite there, and so is what it multiplies (the eigenvalues' derivative
+  does not use F).
+* svd (A = U diag(s) V^T, the reduced decomposition, k = min(m, n); Townsend 2016,
+  "Differentiating the singular value decomposition"; Ionescu et al. 2015): with C = U^T dA V
+  and F_ij = 1 / (s_j^2 - s_i^2),
+      ds = diag(C),
+      dU = U (F o (C S + S C^T)) + (I - U U^T) dA V S^{-1},
+      dV = V (F o (S C + C^T S)) + (I - V V^T) dA^T U S^{-1},
+  and the transposes are Townsend's (3 maps: one per result, each its own pair).
+* expm: the Frechet derivative L(A, E) is the top-right block of expm([[A, E], [0, A]])
+  (Higham, "Functions of Matrices", 2008, eq. 3.16; Mathias 1996), and its adjoint is
+  L(A^T, G) (the exponential's power series has real coefficients). E is scaled to A's norm
+  first (L is linear in E), so that the block matrix is no harder for SciPy's Pade
+  approximant than A is.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import ZERO
+from .linalg import _dense, _t
+
+
+def _uplo(upper) -> str:
+    return "U" if int(upper) else "L"
+
+
+def _sym(x, upper):
+    """The symmetric matrix x's lower (upper) triangle makes: what eigh reads of a tangent."""
+    if int(upper):
+        return np.triu(x) + _t(np.triu(x, 1))
+    return np.tril(x) + _t(np.tril(x, -1))
+
+
+def _sym_t(g, upper):
+    """The transpose of _sym: the cotangent of the triangle read (the other triangle's is 0)."""
+    if int(upper):
+        return np.triu(g) + np.triu(_t(g), 1)
+    return np.tril(g) + np.tril(_t(g), -1)
+
+
+def _inverse_gaps(w):
+    """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (inf where two values are equal)."""
+    gaps = w[..., None, :] - w[..., :, None]
+    n = np.shape(w)[-1]
+    with np.errstate(divide="ignore"):
+        return np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, gaps))
+
+
+def _errstate():
+    return np.errstate(invalid="ignore", divide="ignore", over="ignore")
+
+
+# ---------------------------------------------------------------- eigh and eigvalsh
+
+def la_eigh(a, upper):
+    w, v = np.linalg.eigh(a, UPLO=_uplo(upper))
+    return w, v
+
+
+def la_eigvalsh(a, upper):
+    return np.linalg.eigvalsh(a, UPLO=_uplo(upper))
+
+
+def la_eigvals_jvp(v, upper, da):
+    """dw_i = v_i^T dS v_i."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    return np.einsum("...ji,...jk,...ki->...i", v, _sym(da, upper), v)
+
+
+def la_eigvals_vjp(v, upper, g):
+    """g -> sym*(V diag(g) V^T)."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    return _sym_t((v * g[..., None, :]) @ _t(v), upper)
+
+
+def la_eigvecs_jvp(w, v, upper, da):
+    """dV = V (F o (V^T dS V))."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    with _errstate():
+        return v @ (_inverse_gaps(w) * (_t(v) @ _sym(da, upper) @ v))
+
+
+def la_eigvecs_vjp(w, v, upper, g):
+    """G -> sym*(V (F o (V^T G)) V^T)."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    with _errstate():
+        return _sym_t(v @ (_inverse_gaps(w) * (_t(v) @ g)) @ _t(v), upper)
+
+
+# ---------------------------------------------------------------- svd
+
+def la_svd(a, full):
+    u, s, vt = np.linalg.svd(a, full_matrices=bool(int(full)))
+    return u, s, vt
+
+
+def la_svdvals(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def la_svals_jvp(u, vt, da):
+    """ds_k = u_k^T dA v_k."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    return np.einsum("...ik,...ij,...kj->...k", u, da, vt)
+
+
+def la_svals_vjp(u, vt, g):
+    """g -> U diag(g) V^T."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    return (u * g[..., None, :]) @ vt
+
+
+def la_svdu_jvp(u, s, vt, da):
+    """dU = U (F o (C S + S C^T)) + (dA V - U C) S^{-1}, C = U^T dA V."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    with _errstate():
+        dav = da @ _t(vt)
+        c = _t(u) @ dav
+        inner = _inverse_gaps(s * s) * (c * s[..., None, :] + s[..., :, None] * _t(c))
+        return u @ inner + (dav - u @ c) / s[..., None, :]
+
+
+def la_svdu_vjp(u, s, vt, g):
+    """G -> U ((J + J^T) S) V^T + (G - U U^T G) S^{-1} V^T, J = F o (U^T G)."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    with _errstate():
+        utg = _t(u) @ g
+        j = _inverse_gaps(s * s) * utg
+        return (u @ ((j + _t(j)) * s[..., None, :]) + (g - u @ utg) / s[..., None, :]) @ vt
+
+
+def la_svdvt_jvp(u, s, vt, da):
+    """dV^T with dV = V (F o (S C + C^T S)) + (dA^T U - V C^T) S^{-1}, C = U^T dA V."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    with _errstate():
+        v = _t(vt)
+        datu = _t(da) @ u
+        c = _t(datu) @ v                                   # U^T dA V
+        inner = _inverse_gaps(s * s) * (s[..., :, None] * c + _t(c) * s[..., None, :])
+        return _t(v @ inner + (datu - v @ _t(c)) / s[..., None, :])
+
+
+def la_svdvt_vjp(u, s, vt, g):
+    """G (the cotangent of V^T) -> U (S (K + K^T)) V^T + U S^{-1} G (I - V V^T), K = F o (V^T G^T)."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    with _errstate():
+        v = _t(vt)
+        vtgv = vt @ _t(g)                                  # V^T G_V, G_V = G^T
+        k = _inverse_gaps(s * s) * vtgv
+        return u @ (s[..., :, None] * (k + _t(k)) @ vt + (g - _t(vtgv) @ vt) / s[..., :, None])
+
+
+# ---------------------------------------------------------------- expm
+
+def _expm(a):
+    import scipy.linalg  # only a function that calls scipy.linalg.expm reaches this
+    return scipy.linalg.expm(a)
+
+
+def la_expm(a):
+    return _expm(a)
+
+
+def _frechet(a, e):
+    """L(A, E): the top-right block of expm([[A, E], [0, A]]), E scaled to A's 1-norm."""
+    n = np.shape(a)[-1]
+    norm = lambda x: np.max(np.sum(np.abs(x), axis=-2), axis=-1)
+    size_e, size_a = norm(e), norm(a)
+    scale = np.where(size_e == 0, 1.0, size_e / np.where(size_a == 0, 1.0, size_a))[..., None, None]
+    shape = np.broadcast_shapes(np.shape(a), np.shape(e))
+    big = np.zeros(shape[:-2] + (2 * n, 2 * n))
+    big[..., :n, :n] = a
+    big[..., n:, n:] = a
+    big[..., :n, n:] = e / scale
+    return _expm(big)[..., :n, n:] * scale
+
+
+def la_expm_jvp(a, da):
+    """dA -> L(A, dA)."""
+    da = _dense(da)
+    return ZERO if da is None else _frechet(a, da)
+
+
+def la_expm_vjp(a, g):
+    """G -> L(A^T, G), the adjoint."""
+    g = _dense(g)
+    return ZERO if g is None else _frechet(_t(a), g)
+
+
+def la_where_spread(keep, a):
+    """a where keep holds, elsewhere a matrix of a's shape with distinct singular values and
+    eigenvalues (diag(1, 2, ...)): lanes a condition discards hold anything, and their
+    decomposition must neither fail nor make the derivative's gaps infinite."""
+    m, n = np.shape(a)[-2:]
+    spread = np.zeros((m, n))
+    k = min(m, n)
+    spread[np.arange(k), np.arange(k)] = np.arange(1.0, k + 1.0)
+    return np.where(keep, a, spread)
+
+
+KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigvals_vjp, la_eigvecs_jvp,
+                                   la_eigvecs_vjp, la_svd, la_svdvals, la_svals_jvp, la_svals_vjp, la_svdu_jvp,
+                                   la_svdu_vjp, la_svdvt_jvp, la_svdvt_vjp, la_expm, la_expm_jvp, la_expm_vjp,
+                                   la_where_spread)}
