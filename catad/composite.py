@@ -105,9 +105,10 @@ def program(t: Transformation, inner: Inner, mode: str | None = None) -> Program
         return _jvp(t, inner, names)
     nums = argnums_of(t.argnums, inner.users)
     kind = {"hessian": "jacfwd", "jacobian": "jacfwd" if mode == "forward" else "jacrev"}.get(t.kind, t.kind)
-    body, defs = _MAKERS[kind](t, inner, nums, names)
+    chunk = (names.var("start", Int), names.var("count", Int)) if t.chunked else None
+    body, defs = _MAKERS[kind](t, inner, nums, names, chunk) if chunk else _MAKERS[kind](t, inner, nums, names)
     name = f"{t.kind}${inner.name}"
-    main = Def(name, inner.params, body)
+    main = Def(name, inner.params + (chunk or ()), body)
     return Program(tuple(defs) + (main,), name)
 
 
@@ -235,17 +236,27 @@ def _dims(x: Term, ty: Type, names: FreshNames, lets: list) -> list[Term]:
     return out
 
 
-def _over_basis(dims: list[Term], names: FreshNames, body) -> Term:
+def _over_basis(dims: list[Term], names: FreshNames, body, chunk: tuple | None = None) -> Term:
     r"""build(n1, \k1. ... build(nr, \kr. body(e, (k1, ..., kr)))), e the basis element that
-    is 1 at (k1, ..., kr): nested index updates (kept sparse)."""
+    is 1 at (k1, ..., kr): nested index updates (kept sparse). With `chunk` (start, count), the
+    first axis is only its elements start, ..., start + count - 1."""
     ks = [names.var("k", Int) for _ in dims]
+    at = list(ks)
+    if chunk is not None:  # k1 counts the slice; the element is start + k1
+        at[0] = prim("add", chunk[0], ks[0])
     e: Term = fconst(1.0)
-    for k, n in reversed(list(zip(ks, dims))):
+    for k, n in reversed(list(zip(at, dims))):
         e = prim("update", k, e, n)
-    out = body(e, ks)
-    for k, n in reversed(list(zip(ks, dims))):
+    out = body(e, at)
+    sizes = [chunk[1]] + list(dims[1:]) if chunk is not None else dims
+    for k, n in reversed(list(zip(ks, sizes))):
         out = Build(n, k, out)
     return out
+
+
+def _sliced(dims: list[Term], chunk: tuple | None) -> list[Term]:
+    """The lengths of a table made by _over_basis: the slice's count first."""
+    return [chunk[1]] + list(dims[1:]) if chunk is not None else dims
 
 
 def _read(t: Term, ks: list[Term]) -> Term:
@@ -279,8 +290,9 @@ def _blocks(t: Transformation, nums, per_argument) -> Term:
     return blocks[0] if single(t.argnums) else Tuple(tuple(blocks))
 
 
-def _jacrev(t: Transformation, inner: Inner, nums, names: FreshNames):
-    """Rows: for each element of the result, the cotangents of the arguments (one reverse pass)."""
+def _jacrev(t: Transformation, inner: Inner, nums, names: FreshNames, chunk: tuple | None = None):
+    """Rows: for each element of the result, the cotangents of the arguments (one reverse pass);
+    with `chunk`, the rows of a slice of the result's first axis (one result, see program)."""
     rev = inner.reverse()
     params = inner.params
     out_ty = inner.core.main.result_type
@@ -299,9 +311,10 @@ def _jacrev(t: Transformation, inner: Inner, nums, names: FreshNames):
                                for k in nums for lp, _ in leaves[k]))
             ct = _one_hot(out_ty, path, e)
             return make_lets([(r, Call(rev.name, tuple(params) + (ct,), rev.result_type))], body)
-        table = _over_basis(dims, names, row)
+        table = _over_basis(dims, names, row, chunk)
         rows = names.var("rows", table.type)
         lets.append((rows, table))
+        dims = _sliced(dims, chunk)
         where = {}
         for k in nums:
             for lp, _ in leaves[k]:
@@ -338,9 +351,10 @@ def _nest(ty: Type, items: list[Term]) -> Term:
     return go(ty)
 
 
-def _jacfwd(t: Transformation, inner: Inner, nums, names: FreshNames):
+def _jacfwd(t: Transformation, inner: Inner, nums, names: FreshNames, chunk: tuple | None = None):
     """Columns: for each element of an argument, the tangent of the result (one forward pass),
-    transposed so that the result's axes come first."""
+    transposed so that the result's axes come first; with `chunk`, the columns of a slice of
+    the argument's first axis (one argument, an array)."""
     fwd = inner.forward()
     params = inner.params
     out_ty = inner.core.main.result_type
@@ -360,9 +374,10 @@ def _jacfwd(t: Transformation, inner: Inner, nums, names: FreshNames):
                 call = Call(fwd.name, tuple(params) + tangents, fwd.result_type)
                 dy = prim("densify", Get(1, r), Get(0, r))
                 return make_lets([(r, call)], dy)
-            table = _over_basis(in_dims, names, column)
+            table = _over_basis(in_dims, names, column, chunk)
             cols = names.var("cols", table.type)
             lets.append((cols, table))
+            in_dims = _sliced(in_dims, chunk)
             for path, ty in results:
                 blocks[(path, k, lp)] = _transposed(cols, in_dims, path, out_dims[path], names)
     per_result = []

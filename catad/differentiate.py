@@ -29,7 +29,7 @@ from .lang.terms import Program
 from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
-from .pipeline import Bound, bind, check_checkpoints
+from .pipeline import Bound, bind, check_checkpoints, mark_of
 from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
@@ -114,13 +114,30 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
     computes the same values."""
     usual = b.pipeline.code(which, wrt, checkpoints=checkpoints)
+    derived = _derived(b)  # its value is a derivative too (catad.grad(f)): so is checked
 
     def run(*inputs):
         result = usual(*inputs)
-        if _finite(result[1]):
+        if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
         return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints)(*inputs)
     return run
+
+
+def _derived(b: Bound) -> bool:
+    """Whether b's program holds derivative programs (its function is made by a transformation,
+    or calls one inside), whose products run zero-safe where the usual variant's result is not
+    finite."""
+    return b.pipeline.holds_derivatives
+
+
+def primal(b: Bound, *inputs: Any) -> Any:
+    """b's primal program on inputs: for a function made by a transformation, the zero-safe
+    variant where the usual one's result is not finite (as :func:`_derivative`)."""
+    out = b.pipeline.code("primal")(*inputs)
+    if not _derived(b) or _finite(out):
+        return out
+    return b.pipeline.code("primal", zero_safe=True)(*inputs)
 
 
 def _finite(x: Any) -> bool:
@@ -152,7 +169,7 @@ def _canonical(b: Bound) -> tuple:
 
 
 def _run_primal(b: Bound, vals: tuple) -> Any:
-    return b.pipeline.code("primal")(*vals, *b.hidden)
+    return primal(b, *vals, *b.hidden)
 
 
 def _forward(b: Bound, vals: tuple, dx: tuple) -> tuple[Any, Any]:
@@ -312,8 +329,10 @@ def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int
 def jacfwd(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
     """The Jacobian by columns: one forward pass per element of the arguments argnums (JAX's
     jacfwd), shaped output.shape + input.shape; a tuple of blocks for a tuple of argnums, and a
-    tuple of such for a function returning a tuple. ``checkpoints`` as for :func:`grad` (it
-    applies where the function itself runs reverse passes: jacfwd of jacrev)."""
+    tuple of such for a function returning a tuple. For one array argument and an array result
+    the passes run as one vectorised program over slices of the basis (memory bounded by the
+    slices' length), else one by one. ``checkpoints`` as for :func:`grad` (it applies where the
+    function itself runs reverse passes: jacfwd of jacrev)."""
     checkpoints = check_checkpoints(checkpoints)
 
     def jac(*args, **kwargs):
@@ -377,6 +396,9 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         raise CatadError(f"{what} needs a function returning a float or a float array"
                          f"{', or a tuple of them' if what != 'jacobian' else ''}; "
                          f"{getattr(fn, '__name__', 'f')} returns {result}{hint}", construct=what)
+    sliced = _by_slices(fn, args, vals, out, nums, argnums, mode, checkpoints)
+    if sliced is not None:  # one array argument: no structure to give it
+        return sliced
     full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     outs = out if isinstance(out, tuple) else (out,)
     rows = np.cumsum([0] + [S.tangent_size(o) for o in outs])
@@ -387,6 +409,39 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         blocks = _user_args(b, blocks, nums)
         per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
     return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+
+
+# The most elements a slice of a Jacobian's passes holds at once, over the size of its arguments and
+# result: passes run as one vectorised program for a slice of the basis, whose arrays have the
+# slice's length as one more axis (catad.composite: the Jacobian's program over a slice).
+_SLICE_ELEMENTS = 1 << 22
+
+
+def _by_slices(fn: Callable, args: tuple, vals: tuple, out: Any, nums, argnums, mode: str | None,
+               checkpoints: int | None) -> Any:
+    """The Jacobian of one array argument and one array result, by the program that runs the
+    passes of a slice of the basis at once (catad.composite, `chunked`), slice after slice (so
+    that memory stays bounded); None where that does not apply (several arguments or results,
+    a float one, an empty one: one pass each, as _jacobian_matrix runs them)."""
+    if mode is None or len(nums) != 1 or isinstance(out, tuple) or not isinstance(argnums, (int, np.integer)):
+        return None
+    x = vals[nums[0]]
+    basis = x if mode == "forward" else out
+    if not isinstance(x, np.ndarray) or not isinstance(out, np.ndarray) or x.dtype.kind != "f" or \
+            basis.ndim == 0 or basis.shape[0] == 0:
+        return None
+    t = Transformation("jacfwd" if mode == "forward" else "jacrev", fn, nums[0], checkpoints, chunked=True)
+    cb = bind(mark_of(t), args)
+    work = max(1, _elements(vals) + np.size(out) + _elements(cb.hidden))
+    count = max(1, min(basis.shape[0], _SLICE_ELEMENTS // (work * max(1, basis[0].size))))
+    slices = [primal(cb, *cb.args, *cb.hidden, start, min(count, basis.shape[0] - start))
+              for start in range(0, basis.shape[0], count)]
+    return np.concatenate(slices, axis=out.ndim if mode == "forward" else 0)
+
+
+def _elements(x: Any) -> int:
+    """How many numbers x holds (tuples walked)."""
+    return sum(_elements(v) for v in x) if isinstance(x, (tuple, list)) else int(np.size(x))
 
 
 def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | None = None,

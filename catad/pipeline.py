@@ -49,6 +49,9 @@ STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jaco
           "forward", "reverse", "code")
 TRACED = ("jacobian-optimised", "jacobian-transposed", "forward", "reverse")  # the stages that rewrite
 
+# the products of a tangent and a coefficient, which derivative programs hold
+_TANGENT_PRODUCTS = frozenset({"tscale", "tmul", "touter", "tdot", "tprod"})
+
 # fn -> signature -> its pipelines, newest first
 _CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
 _ENTRIES = 8  # per signature: a global that flips between a few types does not recompile each time
@@ -120,8 +123,19 @@ class Pipeline:
 
     def _jacobian_program(self) -> Program:
         # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
-        _refuse_first_order_only(self.core)
+        if self.holds_derivatives and self._stops_gradients:
+            e = CatadError("catad cannot differentiate a derivative through scipy.optimize.brentq again: the root's "
+                           "derivative is written with stop_gradient, exact for the first derivative only (the "
+                           "implicit function theorem's formula is not differentiated)", construct="second derivative",
+                           hint="differentiate a function that finds the root once, or write the root's equation's "
+                                "second derivative yourself")
+            t = getattr(self, "transformation", None)
+            raise e if t is None else located(e, t.fn)
         return jacobian_program(to_cl_program(inline_program(self.core)))
+
+    @functools.cached_property
+    def _stops_gradients(self) -> bool:
+        return any(type(t) is Call and t.fn == "stop_gradient" for d in self.core.defs for t in subterms(d.body))
 
     @_stage
     def jacobian_program(self) -> Program:
@@ -213,20 +227,16 @@ class Pipeline:
         return self._code[key]
 
     def _located(self, e: CatadError) -> CatadError:
-        """e, for a function made by a transformation, at the def of the function it transforms
-        when it names no place (derivative programs lose the source's places on the way to CL)."""
         t = getattr(self, "transformation", None)
-        if e.loc is not None or t is None:
-            return e
-        code = getattr(innermost(t.fn), "__code__", None)
-        if code is None:
-            return e
-        return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
+        return e if t is None else located(e, t.fn)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None) -> Compiled:
         if which == "primal":
-            c = backend.compile_program(self.core)
+            k = getattr(self, "transformation", None)  # a derivative's program: its reverse loops' checkpoints
+            # a program holding derivative programs: zero_safe applies to their products
+            c = backend.compile_def(inline_program(self.core).main, checkpoints=k and k.checkpoints,
+                                    zero_safe=zero_safe and self.holds_derivatives)
             if self.sequential is not None:  # its errors are those of the loops as Python runs them
                 c.locate, c.rerun = (lambda *a: self.sequential_code(*a)), True
             return c
@@ -243,33 +253,21 @@ class Pipeline:
         c.rerun = self.sequential is not None
         return c
 
+    @functools.cached_property
+    def holds_derivatives(self) -> bool:
+        """Whether the program holds a derivative program (a function made by a transformation,
+        or one calling catad.grad(f) inside): its tangent products are those of derivatives,
+        which have a zero-safe variant (catad.differentiate.primal)."""
+        if getattr(self, "transformation", None) is not None:
+            return True
+        return any(type(t) is Call and t.fn in _TANGENT_PRODUCTS for d in self.core.defs for t in subterms(d.body))
+
     @_stage
     def sequential_code(self) -> Compiled:
         """The primal program with every loop a fold, as the front end made it: it checks in
         the order Python does, iteration by iteration. Compiled only when a program whose
         loops were vectorised raises, to raise the error Python raises first."""
         return backend.compile_program(self.sequential)
-
-
-# Primitives whose derivative rule is right at first order only: scipy.optimize.brentq's root is
-# x0 - (g - stop(g)) / stop(dg/dx) (catad/frontend/roots.py), whose derivative is the implicit
-# function theorem's, but whose second derivative would take dg/dx for a constant
-_FIRST_ORDER_ONLY = {"brentq": "scipy.optimize.brentq", "stop_gradient": "scipy.optimize.brentq"}
-
-
-def _refuse_first_order_only(program: Program) -> None:
-    """A derivative program (fwd$ or rev$, in a composite program: a second derivative) that
-    computes a first-order-only primitive is refused where the user's code calls it."""
-    if not any(d.name.startswith(("fwd$", "rev$")) for d in program.defs):
-        return
-    for d in program.defs:
-        for n in subterms(d.body):
-            if type(n) is Call and n.fn in _FIRST_ORDER_ONLY:
-                raise CatadError(f"the second derivative of {_FIRST_ORDER_ONLY[n.fn]}'s root is not supported "
-                                 "yet (its first derivative is the implicit function theorem's, at first order only)",
-                                 n.loc, "second derivative",
-                                 hint="differentiate the function once, or compute this derivative another way "
-                                      "(e.g. by central differences of catad's gradient)")
 
 
 def check_checkpoints(k: Any) -> int | None:
@@ -385,11 +383,24 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
     spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
                            inner.trees, inner.result_tree)
     with paused_gc():
-        program = composite.program(t, spec, mode)
+        try:
+            program = composite.program(t, spec, mode)
+        except CatadError as e:
+            raise located(e, t.fn) from None
         check_program(program)
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
     p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
+
+
+def located(e: CatadError, fn: Callable) -> CatadError:
+    """e at the def of the function a transformation transforms (fn, or the function under fn's
+    transformations) when it names no place: derivative programs lose the source's places on
+    the way to CL."""
+    code = getattr(innermost(fn), "__code__", None)
+    if e.loc is not None or code is None:
+        return e
+    return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
 
 
 def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:

@@ -39,6 +39,9 @@ class Transformation:
     fn: Callable
     argnums: Any = 0
     checkpoints: int | None = None
+    # a Jacobian's program over a slice of its basis only: two Int parameters after the others,
+    # the first element and how many (catad.differentiate runs a large Jacobian slice by slice)
+    chunked: bool = False
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -74,7 +77,7 @@ def key_of(obj: Any) -> tuple[Any, tuple]:
     t = transformation_of(obj)
     while t is not None:
         argnums = tuple(t.argnums) if isinstance(t.argnums, list) else t.argnums
-        path.append((t.kind, argnums, t.checkpoints))
+        path.append((t.kind, argnums, t.checkpoints, t.chunked))
         obj = t.fn
         t = transformation_of(obj)
     return obj, tuple(path)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lang.terms import Get, Term, iconst
-from ..lang.types import Float, Int, Scalar, Tuple as TupleT, Type, Vec, rank
+from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
 from ..primitives import prim
@@ -46,9 +46,11 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
-    if fn in _NO_RULE:
+    if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
+        reason = _NO_RULE.get(fn, "it has no derivative rule yet (the action of an opaque linear map, which a "
+                                  "first derivative of linear algebra or a transform is made of)")
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{_NO_RULE[fn]}", construct="second derivative",
+                         f"{reason}", construct="second derivative",
                          hint="differentiate the function once, or compute this derivative another way "
                               "(e.g. by central differences of catad's gradient)")
     if rule is _scalar_rule and not (isinstance(tgt, Scalar) and all(isinstance(x.type, Scalar) for x in xs)):
@@ -74,6 +76,11 @@ _OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.lin
 _NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
                                                "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
             "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
+
+
+def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
+    """Whether a call takes and gives scalars only (what partials derives)."""
+    return all(isinstance(t, Scalar) for t in (tgt,) + tuple(x.type for x in xs))
 
 
 def _scalar_rule(fn, xs, tgt, bind):
@@ -157,6 +164,70 @@ def _j_cholesky(fn, xs, tgt, bind):
     """dL = L Phi(L^{-1} sym(dA) L^{-T}) (Murray 2016), sym(dA) made of dA's lower triangle."""
     (a,) = xs
     return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
+
+
+# ---------------------------------------------------------------- tangent operations
+# A derivative program is a program (issue 17): differentiated again, its tangent operations
+# are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
+# primal values (possibly the zero tangent or an index update at run time). Their partials
+# with respect to a tangent argument are the products of two tangents (touter, tdot, tprod),
+# given as lmLinear maps by a forward and a transposed action.
+
+def _by(fwd: str, rev: str, coefficient: Term, s: Type, t: Type) -> L.Linear:
+    """x |-> fwd(coefficient, x), whose transpose is r |-> rev(coefficient, r)."""
+    return _linear(fwd, rev, (coefficient,), s, t)
+
+
+def _j_tadd(fn, xs, tgt, bind):
+    """d (a + b) = da + db."""
+    return [L.One(tgt), L.One(tgt)]
+
+
+def _j_tscale(fn, xs, tgt, bind):
+    """d (k a) = dk a + k da: the map dk |-> dk a (touter, transpose <a, r>) and lmScale(k)."""
+    k, a = xs
+    return [_by("touter", "tdot", a, Float, tgt), L.Scale(k, tgt)]
+
+
+def _j_touter(fn, xs, tgt, bind):
+    """touter(a, k) = k a: d = k da + dk a."""
+    a, k = xs
+    return [L.Scale(k, tgt), _by("touter", "tdot", a, Float, tgt)]
+
+
+def _j_tdot(fn, xs, tgt, bind):
+    """d <a, r> = <da, r> + <a, dr>; the transpose of x |-> <c, x> is k |-> k c."""
+    a, r = xs
+    return [_by("tdot", "touter", r, a.type, Float), _by("tdot", "touter", a, a.type, Float)]
+
+
+def _j_tmul(fn, xs, tgt, bind):
+    """d (v * x) = x * dv + v * dx (elementwise; both maps are their own transposes)."""
+    v, x = xs
+    return [_by("tprod", "tprod", x, tgt, tgt), L.ScaleVec(v)]
+
+
+def _j_tprod(fn, xs, tgt, bind):
+    """d (a * b) = b * da + a * db."""
+    a, b = xs
+    return [_by("tprod", "tprod", b, tgt, tgt), _by("tprod", "tprod", a, tgt, tgt)]
+
+
+def _j_tsum(fn, xs, tgt, bind):
+    (v,) = xs
+    return [L.Sum(_size(v, bind), v.type)]
+
+
+def _j_update(fn, xs, tgt, bind):
+    """update(i, r, n) is linear in r: its map is the index update itself (transpose: r[i])."""
+    i, r, n = xs
+    return [L.Zero(i.type, tgt), L.IndexUpdate(i, n, tgt), L.Zero(n.type, tgt)]
+
+
+def _j_densify(fn, xs, tgt, bind):
+    """densify(t, like) is t (another representation of the same tangent); like gives a shape."""
+    t, like = xs
+    return [L.One(tgt), L.Zero(like.type, tgt)]
 
 
 # ---------------------------------------------------------------- discrete Fourier transforms
@@ -250,70 +321,6 @@ def _j_cho_solve(fn, xs, tgt, bind):
     rhs = L.HCat((_linear("cho_neg_matmul", "cho_neg_matmul_t", (c, x, lower), M, b.type), L.One(b.type),
                   L.Zero(Int, b.type)))
     return L.Compose(_linear("cho_lsolve", "cho_lsolve", (c, lower), b.type, b.type), rhs)
-
-
-# ---------------------------------------------------------------- tangent operations
-# A derivative program is a program (issue 17): differentiated again, its tangent operations
-# are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
-# primal values (possibly the zero tangent or an index update at run time). Their partials
-# with respect to a tangent argument are the products of two tangents (touter, tdot, tprod),
-# given as lmLinear maps by a forward and a transposed action.
-
-def _by(fwd: str, rev: str, coefficient: Term, s: Type, t: Type) -> L.Linear:
-    """x |-> fwd(coefficient, x), whose transpose is r |-> rev(coefficient, r)."""
-    return _linear(fwd, rev, (coefficient,), s, t)
-
-
-def _j_tadd(fn, xs, tgt, bind):
-    """d (a + b) = da + db."""
-    return [L.One(tgt), L.One(tgt)]
-
-
-def _j_tscale(fn, xs, tgt, bind):
-    """d (k a) = dk a + k da: the map dk |-> dk a (touter, transpose <a, r>) and lmScale(k)."""
-    k, a = xs
-    return [_by("touter", "tdot", a, Float, tgt), L.Scale(k, tgt)]
-
-
-def _j_touter(fn, xs, tgt, bind):
-    """touter(a, k) = k a: d = k da + dk a."""
-    a, k = xs
-    return [L.Scale(k, tgt), _by("touter", "tdot", a, Float, tgt)]
-
-
-def _j_tdot(fn, xs, tgt, bind):
-    """d <a, r> = <da, r> + <a, dr>; the transpose of x |-> <c, x> is k |-> k c."""
-    a, r = xs
-    return [_by("tdot", "touter", r, a.type, Float), _by("tdot", "touter", a, a.type, Float)]
-
-
-def _j_tmul(fn, xs, tgt, bind):
-    """d (v * x) = x * dv + v * dx (elementwise; both maps are their own transposes)."""
-    v, x = xs
-    return [_by("tprod", "tprod", x, tgt, tgt), L.ScaleVec(v)]
-
-
-def _j_tprod(fn, xs, tgt, bind):
-    """d (a * b) = b * da + a * db."""
-    a, b = xs
-    return [_by("tprod", "tprod", b, tgt, tgt), _by("tprod", "tprod", a, tgt, tgt)]
-
-
-def _j_tsum(fn, xs, tgt, bind):
-    (v,) = xs
-    return [L.Sum(_size(v, bind), v.type)]
-
-
-def _j_update(fn, xs, tgt, bind):
-    """update(i, r, n) is linear in r: its map is the index update itself (transpose: r[i])."""
-    i, r, n = xs
-    return [L.Zero(i.type, tgt), L.IndexUpdate(i, n, tgt), L.Zero(n.type, tgt)]
-
-
-def _j_densify(fn, xs, tgt, bind):
-    """densify(t, like) is t (another representation of the same tangent); like gives a shape."""
-    t, like = xs
-    return [L.One(tgt), L.Zero(like.type, tgt)]
 
 
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
