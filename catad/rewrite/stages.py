@@ -42,7 +42,10 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -
     values stay let-bound. (Optimising leaves no dead let: the let-dead rule is tried at
     every let it makes, bottom-up, and a let it does not make was left normal, so without
     one, by an earlier normalisation; only CSE can make more.)"""
-    return inline_single_use_def(dead_code_def(cse_def(optimise(d, stage, trace, normal), trace, stage)))
+    d = optimise(d, stage, trace, normal)  # each pass lets go of its input (a long program's memory)
+    d = cse_def(d, trace, stage)
+    d = dead_code_def(d)
+    return inline_single_use_def(d)
 
 
 class StepCount:
