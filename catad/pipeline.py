@@ -173,14 +173,30 @@ class Pipeline:
     @_stage
     def forward(self) -> Def:
         normal = self.normal()
-        return self._traced("forward", lambda trace: finish(
-            forward_derivative(self.jacobian_optimised, trace, normal), "forward", trace, normal))
+
+        def make(trace):
+            swept = self._let_go_of_jacobian(forward_derivative(self.jacobian_optimised, trace, normal))
+            return finish(swept.pop(), "forward", trace, normal)
+        return self._traced("forward", make)
 
     @_stage
     def reverse(self) -> Def:
         normal = self.normal()
-        return self._traced("reverse", lambda trace: finish(
-            reverse_derivative(self.jacobian_optimised, trace, normal), "reverse", trace, normal))
+
+        def make(trace):
+            swept = self._let_go_of_jacobian(reverse_derivative(self.jacobian_optimised, trace, normal))
+            return finish(swept.pop(), "reverse", trace, normal)
+        return self._traced("reverse", make)
+
+    def _let_go_of_jacobian(self, swept: Def) -> list[Def]:
+        """[swept], the program swept from the optimised Jacobian, in a list that finishing
+        empties (each pass of `finish` lets go of its input). Not recording (grad, jvp), the
+        optimised Jacobian is not kept either: beside the swept program and what finishing
+        makes of it, it is about a third of a long program's memory (made again if another
+        stage asks for it)."""
+        if not self.record:
+            self.__dict__.pop("jacobian_optimised", None)
+        return [swept]
 
     def _traced(self, stage: str, make):
         """make(trace); when recording, its steps are kept as the stage's (when it succeeds),

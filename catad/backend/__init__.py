@@ -221,10 +221,13 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     namespace = {k: getattr(runtime, k) for k in dir(runtime) if not k.startswith("_")}
     namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale, T_Acc=T.Acc, reverse_loop=checkpoint.reverse_loop)
     namespace.update(c.consts)
+    fallbacks, element_loops, reverse_loops = c.fallbacks, sorted(c.element_loops), c.reverse_loops
+    # Python's compiler holds the whole function's syntax tree at once (for a long program,
+    # the compile's peak of memory): the compilation's own state goes first
+    del c, value, lines, body
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
-    return Compiled(d.name, source, namespace[fname], c.fallbacks, sorted(c.element_loops), zero_safe,
-                    checkpoints, c.reverse_loops)
+    return Compiled(d.name, source, namespace[fname], fallbacks, element_loops, zero_safe, checkpoints, reverse_loops)
 
 
 def _wanted(value, keep):
