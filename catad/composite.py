@@ -32,9 +32,10 @@ from .transforms import Transformation
 from .trees import Tree
 
 
-def argnums_of(argnums: Any, params: Sequence[Var]) -> tuple[int, ...]:
+def argnums_of(argnums: Any, params: Sequence[Var], empty_ok: bool = False) -> tuple[int, ...]:
     """argnums (an int or a non-empty tuple or list of ints, negative ones from the end) as
-    positions of params, each checked to be differentiable."""
+    positions of params, each checked to be differentiable (or, with empty_ok, an argument
+    with no entries: None, [], {}, whose gradient is itself)."""
     def is_int(k):
         return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
     if is_int(argnums):
@@ -48,7 +49,7 @@ def argnums_of(argnums: Any, params: Sequence[Var]) -> tuple[int, ...]:
             raise ArgumentError(f"argnums {argnums!r} is out of range for a function of {len(params)} argument(s)")
     nums = tuple(k % len(params) for k in nums)
     for k in nums:
-        if not is_differentiable(params[k].type):
+        if not is_differentiable(params[k].type) and not (empty_ok and params[k].type == TupleT(())):
             raise CatadError(f"cannot differentiate with respect to argument {params[k].name!r} of type "
                              f"{params[k].type}: catad differentiates with respect to floats and float arrays",
                              construct="argnums")

@@ -26,9 +26,10 @@ from .binding import call_args
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
 from .lang.terms import Program
-from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, is_differentiable, scalar_of
+from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
+from .composite import argnums_of
 from .pipeline import Bound, bind, check_checkpoints, mark_of
 from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
@@ -69,24 +70,7 @@ def _materialize(x: Any, like: Any) -> Any:
 
 
 def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
-    def is_int(k):
-        return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
-    if is_int(argnums):
-        nums = (int(argnums),)
-    elif isinstance(argnums, (tuple, list)) and argnums and all(is_int(k) for k in argnums):
-        nums = tuple(int(k) for k in argnums)
-    else:
-        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
-    for k in nums:
-        if not isinstance(k, int) or not -len(params) <= k < len(params):
-            raise ArgumentError(f"argnums {argnums!r} is out of range for a function of {len(params)} argument(s)")
-    nums = tuple(k % len(params) for k in nums)
-    for k in nums:
-        if not is_differentiable(params[k].type) and params[k].type != TupleT(()):  # (): None, [], {}: no entries
-            raise CatadError(f"cannot differentiate with respect to argument {params[k].name!r} of type "
-                             f"{params[k].type}: catad differentiates with respect to floats and float arrays",
-                             construct="argnums")
-    return nums
+    return argnums_of(argnums, params, empty_ok=True)
 
 
 def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None = None) -> Callable:
