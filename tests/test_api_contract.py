@@ -12,6 +12,7 @@ import sympy
 
 import catad
 from catad import ArgumentError, CatadError, UnsupportedSyntax
+from located import marked_line
 
 HERE = os.path.basename(__file__)
 
@@ -665,13 +666,6 @@ def recursive(x):
 
 def calls_bad_helper(x):
     return uses_with(x) * 2.0
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1
-    return hits[0]
 
 
 @pytest.mark.parametrize("fn, args, word, where", [

@@ -3,7 +3,6 @@
 the derivative is the implicit function theorem's, dx*/dt = -(dg/dt) / (dg/dx), forward and
 reverse, checked against central differences and against the closed form where there is one;
 SciPy's errors are SciPy's."""
-import inspect
 import math
 
 import numpy as np
@@ -15,6 +14,7 @@ import catad
 from catad import UnsupportedSyntax
 from catad.frontend import compile_function
 from backend_programs import central_difference as central
+from located import marked_line
 
 RNG = np.random.default_rng(1605)
 
@@ -130,11 +130,6 @@ def test_scipy_s_errors_are_scipy_s():
         with pytest.raises(cls) as ours:
             catad.grad(f)(1.0)
         assert str(ours.value) == str(python.value)
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    return start + next(k for k, line in enumerate(lines) if "# ERR" in line)
 
 
 def with_a_loop(a):

@@ -10,6 +10,7 @@ import pytest
 
 from catad import ArgumentError, CatadError, CatadTypeError, UnsupportedSyntax
 from catad.frontend import compile_function
+from located import marked_line
 
 LIST = [1.0, 2.0]
 V = np.array([1.0, -2.0, 3.0])
@@ -18,13 +19,6 @@ M = np.ones((2, 3))
 
 def helper(x, y):
     return x * y
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1, fn.__name__
-    return hits[0]
 
 
 def check(fn, args, cls, *words, where=None):

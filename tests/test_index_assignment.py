@@ -5,7 +5,6 @@ a[idx] += v adds once per position, not np.add.at); np.triu/np.diag of Bools sta
 
 Every value is checked against calling the function itself, every gradient against central
 differences (forward and reverse), every error against the one NumPy raises."""
-import inspect
 
 import numpy as np
 import pytest
@@ -13,28 +12,9 @@ import pytest
 import catad
 from catad import BoundsError, CatadError, CatadTypeError, ShapeError, UnsupportedSyntax
 from catad.frontend import compile_function
-from backend_programs import central_difference as central
+from located import agrees, refused
 
 RNG = np.random.default_rng(16)
-
-
-def agrees(f, *args, argnums=0):
-    """catad's value, gradient (reverse), jvp (forward) and Jacobian of f at args are Python's
-    value and central differences."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    value, grad = catad.value_and_grad(f, argnums)(*args)
-    assert value == pytest.approx(f(*args), rel=1e-12, abs=1e-12)
-    grads = (grad,) if isinstance(argnums, int) else grad
-    for k, g in zip(nums, grads):
-        expected = central(f, args, k)
-        assert np.shape(g) == np.shape(expected)
-        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
-        tangent = RNG.normal(size=np.shape(args[k]))
-        tangents = tuple(tangent if j == k else np.zeros(np.shape(a)) if np.ndim(a) else 0.0
-                         for j, a in enumerate(args))  # Int arguments' tangents are ignored
-        _, out = catad.jvp(f, args, tangents)
-        assert out == pytest.approx(float(np.sum(expected * tangent)), rel=1e-6, abs=1e-7)
-    return value, grad
 
 
 def same_error(f, *args, cls=CatadError):
@@ -48,23 +28,6 @@ def same_error(f, *args, cls=CatadError):
     assert str(numpy_error.value).strip() in str(ours.value), (str(numpy_error.value), str(ours.value))
     assert ours.value.loc is not None and ours.value.loc.file == __file__
     return ours.value
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1, fn.__name__
-    return hits[0]
-
-
-def refused(fn, args, cls, *words):
-    with pytest.raises(cls) as info:
-        compile_function(fn, args)
-    e = info.value
-    assert e.loc is not None and e.loc.file == __file__ and e.loc.line == marked_line(fn), str(e)
-    for w in words:
-        assert w in str(e), (w, str(e))
-    return e
 
 
 # ---------------------------------------------------------------- one index array
@@ -300,11 +263,11 @@ def parameter_changed(x, idx):
 
 def test_located_refusals():
     x, m = RNG.normal(size=4), RNG.normal(size=(3, 3))
-    refused(value_of_rank_two, (x,), CatadTypeError, "requires a 0 or 1-dimensional input, input has 2 dimensions")
-    refused(mask_of_rows, (m,), UnsupportedSyntax, "mask of rank 1 on an array of rank 2", "np.where")
-    refused(slice_beside_array, (m, np.array([0])), UnsupportedSyntax, "a slice beside an index array")
-    refused(float_into_ints, (x, np.array([0])), CatadTypeError, "Float", "Int")
-    refused(parameter_changed, (x, np.array([0])), UnsupportedSyntax, "the caller passed")
+    refused(value_of_rank_two, (x,), "requires a 0 or 1-dimensional input, input has 2 dimensions", cls=CatadTypeError)
+    refused(mask_of_rows, (m,), "mask of rank 1 on an array of rank 2", "np.where", cls=UnsupportedSyntax)
+    refused(slice_beside_array, (m, np.array([0])), "a slice beside an index array", cls=UnsupportedSyntax)
+    refused(float_into_ints, (x, np.array([0])), "Float", "Int", cls=CatadTypeError)
+    refused(parameter_changed, (x, np.array([0])), "the caller passed", cls=UnsupportedSyntax)
 
 
 # ---------------------------------------------------------------- masks made with dtype=bool

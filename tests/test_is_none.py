@@ -9,7 +9,8 @@ import pytest
 import catad
 from catad import ArgumentError, UnsupportedSyntax
 from catad.frontend import compile_function
-from test_python_forms import agrees, marked_line
+from test_python_forms import agrees
+from located import marked_line
 
 X = np.array([0.3, -1.2, 0.8, 2.0])
 W = np.array([1.5, 0.5, -2.0, 0.25])

@@ -7,55 +7,18 @@ values known while compiling (layers[:-1], layers[-1], layers[i] in an unrolled 
 Every value is checked against calling the function itself, every gradient against central
 differences (reverse mode, and forward mode by jvp), every refusal for its location and advice,
 every run-time error against Python's or NumPy's."""
-import inspect
 import math
 
 import numpy as np
 import pytest
 
 import catad
-from catad import CatadError, CatadTypeError, ShapeError, UnsupportedSyntax
-from catad.frontend import compile_function
+from catad import CatadTypeError, ShapeError, UnsupportedSyntax
 from backend_programs import central_difference as central
+from located import agrees, marked_line, refused
 
 RNG = np.random.default_rng(1601)
 X = np.array([0.3, -1.2, 0.8, 2.0, 0.1, -0.4])
-
-
-def agrees(f, *args, argnums=0):
-    """catad's value and gradient (reverse) and its jvp (forward) are Python's value and central
-    differences; each differentiated argument is an array or a float."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    value, grad = catad.value_and_grad(f, argnums)(*args)
-    assert value == pytest.approx(f(*args), rel=1e-12, abs=1e-12)
-    grads = (grad,) if isinstance(argnums, int) else grad
-    for k, g in zip(nums, grads):
-        expected = central(f, args, k)
-        assert np.shape(g) == np.shape(expected)
-        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
-        tangent = RNG.normal(size=np.shape(args[k]))
-        tangents = tuple(tangent if j == k else np.zeros(np.shape(a)) if np.ndim(a) else 0.0
-                         for j, a in enumerate(args))
-        _, out = catad.jvp(f, args, tangents)
-        assert out == pytest.approx(float(np.sum(expected * tangent)), rel=1e-6, abs=1e-7)
-    return value
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1, fn.__name__
-    return hits[0]
-
-
-def refused(fn, args, cls, *words):
-    with pytest.raises(cls) as info:
-        compile_function(fn, args)
-    e = info.value
-    assert e.loc is not None and e.loc.file == __file__ and e.loc.line == marked_line(fn), str(e)
-    for w in words:
-        assert w in str(e), (w, str(e))
-    return e
 
 
 # ---------------------------------------------------------------- outside loops
@@ -333,21 +296,21 @@ def read_empty(x):
 
 
 def test_located_refusals():
-    refused(in_while, (0.7,), UnsupportedSyntax, "'out'", "while loop", "np.zeros(n_max)")
-    refused(in_inner_loop, (np.ones((2, 2)),), UnsupportedSyntax, "'out'", "a loop inside the loop", "comprehension")
-    refused(extend_by_array, (X,), UnsupportedSyntax, "extending a list in a loop by a value whose length is not "
-            "written out", "one by one")
-    refused(of_tuples, (X,), CatadTypeError, "'out'", "(Float, Float)", "arrays of one shape")
+    refused(in_while, (0.7,), "'out'", "while loop", "np.zeros(n_max)", cls=UnsupportedSyntax)
+    refused(in_inner_loop, (np.ones((2, 2)),), "'out'", "a loop inside the loop", "comprehension", cls=UnsupportedSyntax)
+    refused(extend_by_array, (X,), "extending a list in a loop by a value whose length is not "
+            "written out", "one by one", cls=UnsupportedSyntax)
+    refused(of_tuples, (X,), "'out'", "(Float, Float)", "arrays of one shape", cls=CatadTypeError)
     with pytest.raises(UnsupportedSyntax) as info:  # a list argument: compiled through the API (catad.trees)
         catad.grad(callers_list, argnums=1)([1.0, 2.0], 1.0)
     assert info.value.loc.line == marked_line(callers_list) and "'xs'" in str(info.value), str(info.value)
     assert "make a new list" in str(info.value)
-    refused(read_empty, (1.0,), UnsupportedSyntax, "'out' is empty here", "np.zeros(0)")
-    refused(empty_in_one_branch, (1.0,), UnsupportedSyntax, "'out' is empty after one branch", "first element")
+    refused(read_empty, (1.0,), "'out' is empty here", "np.zeros(0)", cls=UnsupportedSyntax)
+    refused(empty_in_one_branch, (1.0,), "'out' is empty after one branch", "first element", cls=UnsupportedSyntax)
 
 
 def test_element_lengths_computed_in_the_loop_are_refused_at_the_loop():
-    refused(lengths_from_data, (X, 2), UnsupportedSyntax, "'out'", "lengths computed in the loop", "comprehension")
+    refused(lengths_from_data, (X, 2), "'out'", "lengths computed in the loop", "comprehension", cls=UnsupportedSyntax)
 
 
 # ---------------------------------------------------------------- lists of items of different shapes

@@ -6,17 +6,16 @@ Each function marks the line a refusal must name with the comment `# ERR`.
 """
 from __future__ import annotations
 
-import inspect
 
 import numpy as np
 import pytest
 
 import catad
 from catad import CatadError, CatadTypeError, UnsupportedSyntax
-from catad.frontend import compile_function
 from catad.lang.evaluate import evaluate
 from catad.pipeline import compiled
 from test_gradients import central_difference
+from located import marked_line, refused
 
 RNG = np.random.default_rng(15)
 
@@ -78,26 +77,6 @@ def _zero_like(a):
 def check(f, args, argnums=(0,)):
     check_value(f, args)
     check_gradient(f, args, argnums)
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1, fn.__name__
-    return hits[0]
-
-
-def refused(fn, args, *words, cls=CatadError):
-    with pytest.raises(cls) as info:
-        compile_function(fn, args)
-    e = info.value
-    assert e.loc is not None and e.loc.file == __file__, str(e)
-    assert e.loc.line == marked_line(fn), str(e)
-    assert f":{e.loc.line}:" in str(e)
-    assert e.construct
-    for w in words:
-        assert w in str(e), (w, str(e))
-    return e
 
 
 # ---------------------------------------------------------------- range loops

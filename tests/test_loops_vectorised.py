@@ -11,7 +11,8 @@ import pytest
 
 import catad
 from catad.pipeline import pipeline
-from test_loops import check, check_value, marked_line, vec
+from test_loops import check, check_value, vec
+from located import marked_line
 
 
 def code(f, *args) -> str:

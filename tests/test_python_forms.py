@@ -5,7 +5,6 @@ unsupported.
 
 Every value is checked against calling the function itself, every gradient against central
 differences."""
-import inspect
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import catad
 from catad import ArgumentError, CatadError, CatadTypeError, ShapeError, UnsupportedSyntax
 from catad.frontend import compile_function
 from backend_programs import central_difference as central
+from located import refused
 
 RNG = np.random.default_rng(3)
 X = np.array([0.3, -1.2, 0.8])
@@ -31,26 +31,6 @@ def agrees(f, *args, argnums=0, **kwargs):
         assert np.shape(g) == np.shape(expected)
         np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
     return value, grad
-
-
-def marked_line(fn):
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
-    assert len(hits) == 1, fn.__name__
-    return hits[0]
-
-
-def refused(fn, args, cls, *words, where=None):
-    """fn is refused with a cls at its line marked # ERR, the message holding every word."""
-    with pytest.raises(cls) as info:
-        compile_function(fn, args)
-    e = info.value
-    assert isinstance(e, CatadError) and e.construct
-    assert e.loc is not None and e.loc.file == __file__, str(e)
-    assert e.loc.line == marked_line(where or fn), str(e)
-    for w in words:
-        assert w in str(e), (w, str(e))
-    return e
 
 
 # ---------------------------------------------------------------- default values of the entry function
@@ -202,7 +182,7 @@ def test_call_binding_errors(fn, words):
     """What Python rejects when it binds a call, catad rejects at the call's line."""
     with pytest.raises(TypeError):
         fn(0.5)
-    refused(fn, (0.5,), CatadTypeError, *words)
+    refused(fn, (0.5,), *words, cls=CatadTypeError)
 
 
 def default_from_global(x, k=len(X)):
@@ -456,7 +436,7 @@ def def_in_branches(x):
     (nested_wrong_call, CatadTypeError, ["lambda", "missing", "'b'"]),
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_nested_refusals(fn, cls, words):
-    refused(fn, (0.7,), cls, *words)
+    refused(fn, (0.7,), *words, cls=cls)
 
 
 # ---------------------------------------------------------------- bound methods
@@ -523,7 +503,7 @@ def appends_in_while(x):
     (appends_in_while, (0.7,), ["'out'", "while loop", "np.zeros(n_max)"]),  # appends: tests/test_lists_append.py
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_builtin_refusals(fn, args, words):
-    refused(fn, args, UnsupportedSyntax, *words)
+    refused(fn, args, *words, cls=UnsupportedSyntax)
 
 
 # ---------------------------------------------------------------- enumerate's start

@@ -20,8 +20,8 @@ from catad.lang.typecheck import check_program
 from catad.lang.types import Bool, Float, Int, Tuple as TupleT
 from catad.primitives import prim
 from catad import CatadError
-from catad.frontend import compile_function
-from test_loops import check, check_gradient, check_value, marked_line, vec
+from test_loops import check, check_gradient, check_value, vec
+from located import refused
 
 V = np.array([0.3, -0.2, 0.5, 0.1])
 
@@ -250,17 +250,6 @@ def first_assigned_in_while(x):
         y = x * 2.0
         x = x / 2.0
     return y  # ERR
-
-
-def refused(fn, args, *words):
-    """A located CatadError at the line marked # ERR, naming the construct and the words."""
-    with pytest.raises(CatadError) as info:
-        compile_function(fn, args)
-    e = info.value
-    assert e.loc is not None and e.loc.file == __file__ and e.loc.line == marked_line(fn), str(e)
-    assert e.construct
-    for w in words:
-        assert w in str(e), (w, str(e))
 
 
 def test_while_else_is_refused():

@@ -1,0 +1,54 @@
+"""Checks shared by the test modules: a refusal is a CatadError located at the line of the
+user's function marked ``# ERR``; a value, gradient and jvp agree with Python and central
+differences."""
+import inspect
+
+import numpy as np
+import pytest
+
+import catad
+from catad import CatadError
+from catad.frontend import compile_function
+from backend_programs import central_difference as central
+
+
+def marked_line(fn):
+    """The one line of fn's source marked ``# ERR``."""
+    lines, start = inspect.getsourcelines(fn)
+    hits = [start + k for k, line in enumerate(lines) if "# ERR" in line]
+    assert len(hits) == 1, fn.__name__
+    return hits[0]
+
+
+def refused(fn, args, *words, cls=CatadError, where=None):
+    """Compiling fn at args raises a cls located in fn's file at the line marked ``# ERR`` (of
+    `where` when the mark is in a helper fn calls), naming its construct and holding every word."""
+    with pytest.raises(cls) as info:
+        compile_function(fn, args)
+    e = info.value
+    assert isinstance(e, CatadError) and e.construct
+    assert e.loc is not None and e.loc.file == inspect.getsourcefile(fn), str(e)
+    assert e.loc.line == marked_line(where or fn), str(e)
+    assert f":{e.loc.line}:" in str(e)
+    for w in words:
+        assert w in str(e), (w, str(e))
+    return e
+
+
+def agrees(f, *args, argnums=0, rng=np.random.default_rng(16)):
+    """catad's value, gradient (reverse) and jvp (forward) of f at args are Python's value and
+    central differences; each differentiated argument is a float or a float array."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    value, grad = catad.value_and_grad(f, argnums)(*args)
+    assert value == pytest.approx(f(*args), rel=1e-12, abs=1e-12)
+    grads = (grad,) if isinstance(argnums, int) else grad
+    for k, g in zip(nums, grads):
+        expected = central(f, args, k)
+        assert np.shape(g) == np.shape(expected)
+        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
+        tangent = rng.normal(size=np.shape(args[k]))
+        tangents = tuple(tangent if j == k else np.zeros(np.shape(a)) if np.ndim(a) else 0.0
+                         for j, a in enumerate(args))  # Int arguments' tangents are ignored
+        _, out = catad.jvp(f, args, tangents)
+        assert out == pytest.approx(float(np.sum(expected * tangent)), rel=1e-6, abs=1e-7)
+    return value, grad
