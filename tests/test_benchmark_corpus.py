@@ -3,33 +3,16 @@ in plain Python on its example arguments to a finite float. Not whether catad ac
 that is the coverage figure of benchmarks/coverage.py.
 
 (tests/corpus.py, the front end's test corpus, is another thing: ``import corpus`` in the tests
-is that one, so the benchmark corpus is loaded here by path.)
+is that one, so the benchmark corpus is loaded by path, in tests/benchmark_modules.py.)
 """
-import importlib.util
 import math
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+from benchmark_modules import bench_corpus, coverage_tool
 
-
-def _load(name, path, package=False):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, path, submodule_search_locations=[str(path.parent)] if package else None)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench_corpus = _load("bench_corpus", BENCH / "corpus" / "__init__.py", package=True)
-coverage_tool = _load("bench_coverage_tool", BENCH / "coverage.py")
 ENTRIES = bench_corpus.entries()
 IDS = [e.qualname for e in ENTRIES]
 

@@ -26,6 +26,11 @@ from catad.lang.terms import Const
 from catad.lang.types import Float, Int, Vec
 from catad.linearmaps.semantics import apply, apply_reverse
 from catad.tangents import ZERO, OneHot
+from benchmark_modules import bench_corpus
+
+kabsch_rmsd = bench_corpus.geometry.kabsch_rmsd
+mvn_nll_cholesky = bench_corpus.statistics.mvn_nll_cholesky
+mvn_nll_scipy = bench_corpus.statistics.mvn_nll_scipy
 
 M, V = Vec(Vec(Float)), Vec(Float)
 RNG = np.random.default_rng(1617)
@@ -62,18 +67,6 @@ def vectorised(f, *args) -> bool:
 
 
 # ---------------------------------------------------------------------- svd
-
-def kabsch_rmsd(P, Q):
-    """The corpus's Kabsch alignment (geometry.kabsch_rmsd)."""
-    Pc = P - P.mean(axis=0)
-    Qc = Q - Q.mean(axis=0)
-    H = Pc.T @ Qc
-    U, S, Vt = np.linalg.svd(H)
-    d = np.sign(np.linalg.det(Vt.T @ U.T))
-    D = np.diag([1.0, 1.0, d])
-    R = Vt.T @ D @ U.T
-    return np.sqrt(np.mean(np.sum((Pc @ R.T - Qc) ** 2, axis=1)))
-
 
 def svd_all(a):
     U, S, Vt = np.linalg.svd(a, full_matrices=False)
@@ -306,18 +299,6 @@ def test_expm_errors():
 
 # ---------------------------------------------------------------------- solve_triangular
 
-def mvn_nll_cholesky(mu, A, X):
-    """The corpus's statistics.mvn_nll_cholesky."""
-    d = mu.shape[0]
-    cov = A @ A.T + np.eye(d)
-    L = np.linalg.cholesky(cov)
-    diff = (X - mu).T
-    z = scipy.linalg.solve_triangular(L, diff, lower=True)
-    logdet = 2.0 * np.sum(np.log(np.diag(L)))
-    n = X.shape[0]
-    return 0.5 * np.sum(z ** 2) + 0.5 * n * logdet + 0.5 * n * d * np.log(2 * np.pi)
-
-
 def test_gaussian_likelihood_by_a_triangular_solve():
     args = (RNG.normal(size=3), RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(8, 3)))
     check_gradients(mvn_nll_cholesky, args, rtol=1e-5, atol=1e-6)
@@ -507,12 +488,6 @@ def test_cholesky_errors():
 
 
 # ---------------------------------------------------------------------- multivariate_normal
-
-def mvn_nll_scipy(mu, A, X):
-    """The corpus's statistics.mvn_nll_scipy."""
-    cov = A @ A.T + np.eye(len(mu))
-    return -np.sum(stats.multivariate_normal.logpdf(X, mean=mu, cov=cov))
-
 
 def test_mvn_likelihood_as_the_corpus_writes_it():
     args = (RNG.normal(size=3), RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(8, 3)))

@@ -16,6 +16,10 @@ import catad
 from catad import CatadTypeError, ShapeError, UnsupportedSyntax
 from backend_programs import central_difference as central
 from located import agrees, marked_line, refused
+from benchmark_modules import bench_corpus
+
+biquad = bench_corpus.signal.biquad
+bezier_length = bench_corpus.geometry.bezier_length
 
 RNG = np.random.default_rng(1601)
 X = np.array([0.3, -1.2, 0.8, 2.0, 0.1, -0.4])
@@ -63,36 +67,10 @@ def test_appends_outside_loops():
 
 # ---------------------------------------------------------------- in loops
 
-def biquad(coeffs, x):
-    # Bristow-Johnson's cookbook biquad, direct form I: each output depends on the ones before
-    b0, b1, b2, a1, a2 = coeffs
-    x1 = x2 = y1 = y2 = 0.0
-    out = []
-    for xn in x:
-        yn = b0 * xn + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-        x2, x1 = x1, xn
-        y2, y1 = y1, yn
-        out.append(yn)
-    return float(np.sum(np.square(out)))
-
-
 def test_a_recurrence_s_outputs():
     coeffs = np.array([0.2, 0.4, 0.2, -0.5, 0.2])
     agrees(biquad, coeffs, RNG.normal(size=9), argnums=(0, 1))
     assert catad.value_and_grad(biquad)(coeffs, np.zeros(0))[0] == 0.0  # no iteration: an empty list
-
-
-def bezier_length(ctrl, samples=9):
-    # de Casteljau's points on a grid (Farin 2002, section 4.2), the polyline's length
-    ts = np.linspace(0.0, 1.0, samples)
-    pts = []
-    for t in ts:
-        p = ctrl.copy()
-        for r in range(1, len(ctrl)):
-            p = (1 - t) * p[:-1] + t * p[1:]
-        pts.append(p[0])
-    pts = np.array(pts)
-    return np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1))
 
 
 def stacked_matrices(icf, x):
@@ -108,7 +86,7 @@ def stacked_matrices(icf, x):
 
 
 def test_arrays_appended_in_independent_iterations_make_a_build():
-    agrees(bezier_length, RNG.normal(size=(4, 2)))
+    agrees(bezier_length, RNG.normal(size=(4, 2)), 9)
     icf, x = RNG.normal(size=(3, 6)), RNG.normal(size=3)
     agrees(stacked_matrices, icf, x, argnums=(0, 1))
     notes = catad.explain(stacked_matrices, icf, x).pipeline.loop_notes
