@@ -40,6 +40,12 @@ def call_args(fn: Callable, args: tuple, kwargs: dict) -> tuple:
         raise ArgumentError(f"{name} has keyword-only parameters ({', '.join(kwonly)}), which catad "
                             f"cannot be given", _where(fn), "keyword-only parameter",
                             hint="make them ordinary parameters, or leave them at their default values")
+    extra = [p.name for p in params if p.kind == p.VAR_KEYWORD and p.name in bound.arguments]
+    if extra:  # **kwargs: compiled code has no place for them either
+        raise ArgumentError(f"{name} would take {', '.join(map(repr, bound.arguments[extra[0]]))} through "
+                            f"**{extra[0]}, which catad cannot give to the function it differentiates",
+                            _where(fn), "**kwargs", hint=f"make them parameters of {name}, or pass them through "
+                                                         "a dict parameter")
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     last = max((k for k, p in enumerate(positional) if p.name in bound.arguments), default=-1)
     out = tuple(bound.arguments.get(p.name, p.default) for p in positional[:last + 1])

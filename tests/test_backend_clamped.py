@@ -85,3 +85,23 @@ def test_scatter_clamped_is_the_scatter_add_of_the_read(N, n, hi, layout):
         np.add.at(want, idx, np.broadcast_to(v, (N, 2)))
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
     assert got.flags.writeable and got.flags.owndata or got.base is None or got.size == 0
+
+
+def shifted(x, b):
+    return x + b
+
+
+def sum_of_shifted(x, b):
+    # the helper's result is read at min(i, len - 1) with a cotangent that is the same number in
+    # every lane (the sum's): scatter_clamped once raised a raw IndexError on that 0-d value
+    return np.sum(np.sin(x) + shifted(x, b))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_lane_invariant_number_s_cotangent_through_the_broadcast_read(n):
+    x = np.linspace(0.2, 1.0, n)
+    value, (gx, gb) = catad.value_and_grad(sum_of_shifted, argnums=(0, 1))(x, -0.2)
+    np.testing.assert_allclose(value, sum_of_shifted(x, -0.2), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gx, numeric_grad(sum_of_shifted, x, -0.2), rtol=1e-6, atol=1e-8)
+    assert gb == pytest.approx(float(n))
+    assert R.scatter_clamped(2.0, np.arange(3), 0, (), 3, 2, 0).tolist() == [2.0, 2.0, 2.0]

@@ -186,6 +186,8 @@ def scatter_clamped(v, idx, a: int, summed: tuple, n: int, hi, pos: int):
     sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the read was i,
     its sum over a when it was 0, and a scatter-add otherwise."""
     N = idx.shape[a]
+    if np.ndim(v) == 0:  # a number the same in every lane (the compiler does not lift those): give it idx's axes
+        v = np.reshape(np.asarray(v, dtype=np.float64), (1,) * idx.ndim)
     if not summed and a == pos and type(v) is np.ndarray and v.dtype == np.float64 and v.shape[a] == N:
         if n == N and hi >= N - 1:  # the common cases, without the general bookkeeping below
             return v.copy()

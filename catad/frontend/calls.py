@@ -34,6 +34,8 @@ _COMPS = (ast.ListComp, ast.GeneratorExp)
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
+    if transformation_of(obj) is None and user_function(obj) is None:
+        no_unpacking(lw, node, display(obj))
     if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
@@ -141,7 +143,21 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot":
 _PER_PART = (np.sum, np.mean, builtins.sum)  # linear: of a complex value, the function of each part
 
 
+def no_unpacking(lw, node: ast.Call, name: str) -> None:
+    """*t and **d are unpacked into calls of your functions only: a library function's handler
+    reads its arguments as written."""
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            lw.fail(a, "*args", f"*args in a call of {name} is not supported (only in calls of your own "
+                                "functions); pass the arguments one by one")
+    for kw in node.keywords:
+        if kw.arg is None:
+            lw.fail(kw, "**kwargs", f"**kwargs in a call of {name} is not supported (only in calls of your own "
+                                    "functions); pass the keywords one by one")
+
+
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
+    no_unpacking(lw, node, f".{attr}()")
     if attr == "copy" and is_array(base) and not node.args and not node.keywords:
         # values are never changed in place: a copy is the value (see updates.py), but not a view
         return base.replace() if lw.is_readonly(base) else base

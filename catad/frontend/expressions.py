@@ -310,12 +310,6 @@ class Expressions:
 
     def x_Call(self, node: ast.Call) -> Term:
         """calls of library functions (see the table above), of your functions, methods and lambdas."""
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                self.fail(a, "starred", "*args in a call is not supported; pass the arguments one by one")
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.fail(kw, "**kwargs", "**kwargs in a call is not supported")
         func = node.func
         if isinstance(func, ast.Lambda):  # (lambda x: ...)(y)
             return self.call_local(self.local_function(func, None), node, list(node.args))
@@ -373,9 +367,7 @@ class Expressions:
         kept: dict = {}
         for key, v in zip(keys, values):  # a repeated key keeps its first place and its last value
             kept[key] = v
-        items = tuple(kept.values())
-        return self.with_tree(Tuple(items, self.loc(node)),
-                              Tree("dict", tuple(self.tree(v) for v in items), tuple(kept)))
+        return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
 
 def _is_none(node: ast.expr) -> bool:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Call, Const, Term, Var
-from ..lang.types import Bool, Int
+from ..lang.terms import Call, Const, Get, Term, Tuple, Var
+from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
 from .complexes import Complex
@@ -45,6 +45,8 @@ def describe(src: Source) -> str:
     elif src.kwonly:
         shown.append("*")
     shown += [p + ("=..." if p in src.defaulted else "") for p in src.kwonly]
+    if src.varkw:
+        shown.append("**" + src.varkw)
     return f"{len(src.positional)} argument(s) ({', '.join(shown)})"
 
 
@@ -93,8 +95,8 @@ class Functions:
         if self.src.vararg:
             self.env[self.src.vararg] = self.tuple_of(items, loc)
         for p in self.src.params:
-            if p not in self.env:
-                self.env[p] = self.default_value(p)
+            if p not in self.env:  # **kwargs given no keyword is an empty dict
+                self.env[p] = self.dict_of((), (), loc) if p == self.src.varkw else self.default_value(p)
         return params
 
     def default_value(self, p: str) -> Any:
@@ -112,19 +114,73 @@ class Functions:
     def call_arguments(self, src: Source, node: ast.Call, args: list, bound: tuple = ()) -> list[tuple[str, Term]]:
         """(parameter, argument) pairs of a call, in the order of the parameters, bound as Python
         binds them (*args: one pair per item); `bound` are the values of the first parameters
-        given already (a bound method's self). Arguments are lowered in the order written."""
-        values = list(bound) + [self.call_value(a, src) for a in args]
-        n = len(values)
-        keywords = {kw.arg: n + k for k, kw in enumerate(node.keywords)}
-        values += [self.call_value(kw.value, src) for kw in node.keywords]
+        given already (a bound method's self). Arguments are lowered in the order written;
+        `*t` and `**d` give the items of a tuple or list and of a dict known while compiling."""
+        values = list(bound)
+        for a in args:
+            values += self.starred(a, src) if isinstance(a, ast.Starred) else [self.call_value(a, src)]
+        n, keywords = len(values), {}
+        for kw in node.keywords:
+            pairs = self.double_starred(kw.value) if kw.arg is None else [(kw.arg, self.call_value(kw.value, src))]
+            for key, v in pairs:
+                if key in keywords:  # only through **: Python's syntax forbids it written twice
+                    self.fail(kw, "call", f"{src.name}() got multiple values for keyword argument {key!r}",
+                              CatadTypeError)
+                keywords[key] = len(values)
+                values.append(v)
         try:
             arguments = src.signature().bind(*range(n), **keywords).arguments
         except TypeError as e:  # what Python would raise: missing, unexpected or repeated arguments
             self.fail(node, "call", f"{src.name} takes {describe(src)}: {e}", CatadTypeError)
         out = []
         for p, k in arguments.items():
-            out += [(p, values[i]) for i in k] if p == src.vararg else [(p, values[k])]
+            if p == src.vararg:
+                out += [(p, values[i]) for i in k]
+            elif p == src.varkw:
+                out.append((p, self.keywords_dict(k, values, node, src)))
+            else:
+                out.append((p, values[k]))
         return out
+
+    def starred(self, a: ast.Starred, src: Source) -> list[Term]:
+        """The items `*t` passes: those of a tuple or list (its length known while compiling)."""
+        if isinstance(a.value, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in a.value.elts):
+            return [self.call_value(e, src) for e in a.value.elts]  # *[a, b]: as if written a, b
+        t = self.value(a.value)
+        if not isinstance(t, Term) or not isinstance(t.type, TupleT) or self.tree(t) is NONE:
+            self.fail(a, "*args", f"*{ast.unparse(a.value)} in a call of {src.name}: catad passes the items of a "
+                      "tuple or a list this way, not of " + (f"a {t.type}" if isinstance(t, Term) else "this value"),
+                      hint="pass a tuple or a list, or the arguments one by one")
+        return self.items_of(t, a)
+
+    def double_starred(self, node: ast.expr) -> list[tuple[str, Term]]:
+        """The keywords `**d` passes: a dict's string keys and its values."""
+        t = self.value(node)
+        tree = self.tree(t) if isinstance(t, Term) else None
+        if tree is None or tree.kind != "dict" or not all(isinstance(k, str) for k in tree.keys):
+            self.fail(node, "**kwargs", f"**{ast.unparse(node)} in a call: catad passes a dict's items this way, "
+                      "and its keys must be strings", hint="pass a dict such as {'scale': s}, or the keywords "
+                                                            "one by one")
+        return list(zip(tree.keys, self.items_of(t, node)))
+
+    def items_of(self, t: Term, node: ast.AST) -> list[Term]:
+        """The items of a tuple, list or dict term, each with its own structure; t is read once
+        (a name, or a display whose items are at hand)."""
+        if isinstance(t, Tuple):
+            return list(t.items)
+        if not isinstance(t, Var):
+            self.fail(node, "*args", f"{ast.unparse(node)} is computed in the call; catad unpacks a name or a "
+                      "display here", hint="assign it to a name first")
+        return [self.with_tree(Get(k, t, self.loc(node)), self.item_tree(t, k)) for k in range(len(t.type.items))]
+
+    def keywords_dict(self, where: dict, values: list, node: ast.Call, src: Source) -> Term:
+        """**kwargs of src: the dict of the keywords no other parameter takes, in the order given."""
+        for key, i in where.items():
+            if isinstance(values[i], Static):
+                self.fail(node, "**kwargs", f"{describe_static(values[i])} is passed to {src.name} through "
+                          f"**{src.varkw} (keyword {key!r}); catad passes values there",
+                          hint=f"make {key!r} a parameter of {src.name}")
+        return self.dict_of(tuple(where), [values[i] for i in where.values()], self.loc(node))
 
     def call_value(self, a: ast.expr | Term, src: Source | None = None) -> Term | Static:
         """An argument of a call of the user's function: a value, or None (written so, or a name
@@ -260,6 +316,8 @@ class Functions:
         given = {p: t for p, t in pairs if p != f.src.vararg}
         if f.src.vararg:
             given[f.src.vararg] = self.tuple_of(items, loc)
+        if f.src.varkw and f.src.varkw not in given:
+            given[f.src.varkw] = self.dict_of((), (), loc)
         for p in f.src.params:
             value = given[p] if p in given else f.defaults[p]
             if isinstance(value, Static):

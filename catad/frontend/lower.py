@@ -138,6 +138,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         trees = tuple(self.tree(x) for x in items)
         return self.with_tree(t, Tree("tuple", trees)) if any(x is not None for x in trees) else t
 
+    def dict_of(self, keys, items, loc) -> Term:
+        """The dict of items under keys (distinct): the tuple of the items, marked with the keys."""
+        return self.with_tree(Tuple(tuple(items), loc), Tree("dict", tuple(self.tree(x) for x in items), tuple(keys)))
+
     def tree(self, t: Term) -> Tree | None:
         entry = self.trees.get(id(t))
         return entry[1] if entry is not None and entry[0] is t else None

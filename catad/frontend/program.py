@@ -172,7 +172,8 @@ def _entry_given(src: Source, n: int, bound: int) -> tuple[str, ...]:
     """The parameters n positional arguments fill (after `bound` ones filled already: a method's
     self); the others must have default values."""
     positional = src.positional[bound:]
-    shown = ", ".join(positional + ((f"*{src.vararg}",) if src.vararg else ()))
+    shown = ", ".join(positional + ((f"*{src.vararg}",) if src.vararg else ()) + ((f"**{src.varkw}",) if src.varkw
+                                                                                   else ()))
     where = src.loc(src.node)
     if n > len(positional) and not src.vararg:
         raise ArgumentError(f"{src.name} takes {len(positional)} argument(s) ({shown}) but it was called with {n}",

@@ -18,7 +18,7 @@ class Source:
     line_offset: int            # added to ast line numbers to get the file's
     col_offset: int             # indentation removed by dedent
     node: ast.AST               # the FunctionDef or Lambda
-    params: tuple[str, ...]     # every parameter: positional ones, then *args, then keyword-only
+    params: tuple[str, ...]     # every parameter: positional ones, *args, keyword-only ones, **kwargs
     body: list[ast.stmt]
     identifiers: frozenset[str]  # every name written in the source: generated names avoid them
     local_names: frozenset[str]  # names the function assigns (Python makes them local)
@@ -26,6 +26,7 @@ class Source:
     n_posonly: int = 0
     vararg: str | None = None   # the name of *args
     kwonly: tuple[str, ...] = ()
+    varkw: str | None = None    # the name of **kwargs
     defaulted: frozenset[str] = frozenset()  # the parameters that have default values
 
     def signature(self) -> inspect.Signature:
@@ -36,6 +37,8 @@ class Source:
         if self.vararg:
             ps.append(P(self.vararg, P.VAR_POSITIONAL))
         ps += [P(n, P.KEYWORD_ONLY, default=_DEFAULT if n in self.defaulted else P.empty) for n in self.kwonly]
+        if self.varkw:
+            ps.append(P(self.varkw, P.VAR_KEYWORD))
         return inspect.Signature(ps)
 
     def loc(self, node: ast.AST | None) -> Loc:
@@ -134,14 +137,13 @@ def _lambda_at(fn: Any, lambdas: list[ast.Lambda]) -> list[ast.Lambda]:
 def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
     src = Source(fn, name, file, line_offset, col_offset, node, (), body, frozenset(), frozenset())
     a = node.args
-    if a.kwarg:
-        raise UnsupportedSyntax(f"{name} takes **{a.kwarg.arg} (**kwargs), which is not supported", src.loc(node),
-                                "**kwargs", hint="declare each parameter by name")
     src.positional = tuple(p.arg for p in a.posonlyargs + a.args)
     src.n_posonly = len(a.posonlyargs)
     src.vararg = a.vararg.arg if a.vararg else None
     src.kwonly = tuple(p.arg for p in a.kwonlyargs)
-    src.params = src.positional + ((src.vararg,) if src.vararg else ()) + src.kwonly
+    src.varkw = a.kwarg.arg if a.kwarg else None  # a dict of the keywords no parameter takes
+    src.params = src.positional + ((src.vararg,) if src.vararg else ()) + src.kwonly + \
+        ((src.varkw,) if src.varkw else ())
     src.defaulted = frozenset(src.positional[len(src.positional) - len(a.defaults):] if a.defaults else ()) | \
         frozenset(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     names = set(src.params)
