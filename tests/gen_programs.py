@@ -7,8 +7,8 @@ elementwise array expressions, ``if``/``elif``/``else`` joining variables, ``if`
 early returns, conditional expressions, tuple packing and unpacking, and comprehensions
 summed over the array (with filters). Every expression is a float; every division is by
 ``1 + e*e``; so the functions are smooth away from their comparisons. Two module-level
-helpers are called: ``_pair`` (returns a tuple, indexed or unpacked) and ``_scaled``
-(called on a vector and a float).
+helpers are called: ``_pair`` (returns a tuple, indexed or unpacked), ``_scaled`` and
+``_shifted`` (called on a vector and a float).
 
 ``instrument(source)`` rewrites every comparison ``a < b`` into ``_margin(a, b, "<")``,
 which records ``|a - b|`` and returns the comparison: running the instrumented function
@@ -163,9 +163,11 @@ class Gen:
     def vec(self, sc, depth):
         if depth <= 0:
             return self.pick(sc.vectors)
-        kind = self.pick(["unary", "name", "shift", "add", "mul", "call", "scale"])
+        kind = self.pick(["unary", "name", "shift", "add", "mul", "call", "call_shift", "scale"])
         if kind == "call":
             return f"_scaled({self.vec(sc, depth - 1)}, {self.expr(sc, depth - 1)})"
+        if kind == "call_shift":
+            return f"_shifted({self.vec(sc, depth - 1)}, {self.expr(sc, depth - 1)})"
         if kind == "name":
             return self.pick(sc.vectors)
         if kind == "unary":
@@ -285,7 +287,8 @@ def programs(draw, name="f"):
 
 HEADER = ["import math", "import numpy as np", "", "",
           "def _pair(a, b):", "    return a * b + 1.0, math.sin(a) - b", "", "",
-          "def _scaled(w, k):", "    return w * k", "", ""]
+          "def _scaled(w, k):", "    return w * k", "", "",
+          "def _shifted(w, k):", "    return w + k", "", ""]
 
 
 # ---------------------------------------------------------------- margins from branch boundaries

@@ -110,7 +110,7 @@ def test_generator_covers_the_constructs():
     text = "\n".join(seen)
     for needle in ["if ", "else:", " if ", " else ", "return", "sum(", " for ", "range(len(v))", "sum([",
                    "math.sin", "math.cos", "math.tanh", "math.atan", "math.sqrt", "math.log", "np.sum(",
-                   "np.dot(", "np.sin(", "p1[", "elif ", "_pair(", "_scaled(", ", t", "+=", "-=", "float(len",
+                   "np.dot(", "np.sin(", "p1[", "elif ", "_pair(", "_scaled(", "_shifted(", ", t", "+=", "-=", "float(len",
                    " and ", " or ", "not ", "**"]:
         assert needle in text, needle
     assert re.search(r"t\d+, t\d+ = _pair\(", text)  # a tuple result unpacked
