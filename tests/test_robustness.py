@@ -273,10 +273,34 @@ def test_arrays_with_other_arithmetic_are_refused(make, words):
     assert "argument 'v'" in str(e.value)
 
 
-def test_unsigned_ints_past_int64_are_refused_not_wrapped():
-    n = np.array([2 ** 63 + 5], dtype=np.uint64)
-    with pytest.raises(catad.ArgumentError, match="argument 'n'.*too large"):
+def times_offset(x, img):
+    return np.sum(x * (img - 128))
+
+
+@pytest.mark.parametrize("n", [np.array([2 ** 63 + 5], dtype=np.uint64), np.array([3], dtype=np.int32),
+                               np.array([3], dtype=np.uint8), np.int32(3), np.uint16(3)])
+def test_ints_of_other_widths_are_refused_not_computed_as_int64(n):
+    with pytest.raises(catad.ArgumentError, match=f"argument 'n' is a NumPy (array|scalar) of dtype {n.dtype}.*"
+                                                  r"x.astype\(np.int64\)"):
         catad.value_and_grad(times_count)(1.5, n)
+
+
+@pytest.mark.parametrize("x", [np.array([0.1, 0.2], dtype=np.float32), np.array([0.1], dtype=np.float16),
+                               np.float32(0.1), np.array([0.1], dtype=np.longdouble)])
+def test_floats_of_other_precisions_are_refused_not_computed_in_float64(x):
+    with pytest.raises(catad.ArgumentError, match=f"argument 'v' is a NumPy (array|scalar) of dtype {x.dtype}"):
+        catad.value_and_grad(total)(x)
+
+
+def test_why_narrow_ints_are_refused():
+    # uint8 arithmetic wraps around in NumPy: int64 arithmetic would give -44.0 here, not Python's 212.0
+    img = np.array([10, 200, 130], dtype=np.uint8)
+    assert times_offset(np.ones(3), img) == 212.0
+    with pytest.raises(catad.ArgumentError, match="uint8"):
+        catad.grad(times_offset)(np.ones(3), img)
+    value, g = catad.value_and_grad(times_offset)(np.ones(3), img.astype(np.int64))
+    assert value == times_offset(np.ones(3), img.astype(np.int64)) == -44.0
+    assert g.tolist() == [-118.0, 72.0, 2.0]
 
 
 def twice(v):

@@ -135,6 +135,8 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
     """The catad type of a run-time value, or ArgumentError naming `what`."""
     if isinstance(v, (bool, np.bool_)):
         return Bool
+    if isinstance(v, np.generic):
+        _check_dtype(v.dtype, what, "a NumPy scalar")
     if isinstance(v, (int, np.integer)):
         if not _INT64.min <= v <= _INT64.max:  # compiled code computes Ints as int64: it would overflow
             raise ArgumentError(f"{what} is {v}, outside the 64-bit range of catad's Ints",
@@ -146,6 +148,7 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         return Tuple(tuple(type_of_value(x, f"{what}[{i}]") for i, x in enumerate(v)))
     if isinstance(v, np.ndarray):
         _check_plain_array(v, what)
+        _check_dtype(v.dtype, what, "a NumPy array")
         if v.ndim < 1:
             raise ArgumentError(
                 f"{what} is a NumPy array of rank 0; catad takes arrays of rank 1 or more",
@@ -154,7 +157,6 @@ def type_of_value(v: Any, what: str = "argument") -> Type:
         if kind == "f":
             s = Float
         elif kind in "iu":
-            _check_int64(v, what)
             s = Int
         elif kind == "b":
             s = Bool
@@ -195,11 +197,19 @@ def _check_plain_array(v: np.ndarray, what: str) -> None:
 _INT64 = np.iinfo(np.int64)
 
 
-def _check_int64(v: np.ndarray, what: str) -> None:
-    """Unsigned values past int64's range would wrap around (Int arrays are int64)."""
-    if v.dtype.kind == "u" and v.size and v.max() > _INT64.max:
-        raise ArgumentError(f"{what} holds {v.max()}, too large for catad's 64-bit signed Int arrays",
-                            hint="pass it as a float array")
+def _check_dtype(dtype: np.dtype, what: str, kind: str) -> None:
+    """ArgumentError for the number types whose arithmetic catad's (float64 and int64) does
+    not reproduce: NumPy computes with a float32 in single precision and wraps an int32 or a
+    uint8 around on overflow, so catad's answer would not be the one Python gives."""
+    if dtype.kind == "f" and dtype != np.float64:
+        raise ArgumentError(f"{what} is {kind} of dtype {dtype}, which NumPy computes with in its own precision; "
+                            "catad computes with float64, so its values would differ from your function's",
+                            hint="convert it with x.astype(np.float64) (your function then computes in float64 "
+                                 "too)")
+    if dtype.kind in "iu" and dtype != np.int64:
+        raise ArgumentError(f"{what} is {kind} of dtype {dtype}, whose arithmetic NumPy wraps around at its own "
+                            "width; catad computes with int64, so its values could differ from your function's",
+                            hint="convert it with x.astype(np.int64)")
 
 
 def coerce_value(v: Any, t: Type, what: str = "argument") -> Any:
