@@ -153,3 +153,46 @@ def test_refusals(fn, args, words):
     e = info.value
     assert e.loc is not None and (e.loc.file, e.loc.line) == (__file__, marked_line(fn)), str(e)
     assert words in str(e)
+
+
+# ---------------------------------------------------------------- None inside dict and list globals
+
+CONFIG = {"reg": None, "scale": 2.0}
+LAYERS = [None, 0.5]
+
+
+def configured(x):
+    s = x * CONFIG["scale"]
+    if CONFIG["reg"] is not None:
+        s = s + CONFIG["reg"] * np.sin(x)
+    for w in LAYERS:
+        if w is not None:
+            s = s * w
+    return np.sum(s ** 2)
+
+
+def test_none_inside_dict_and_list_globals_is_read_at_each_call():
+    try:
+        agrees(configured, X)
+        CONFIG["reg"] = 0.75  # the None is compared at each call: a value compiles again
+        agrees(configured, X)
+        LAYERS[0] = 3.0
+        agrees(configured, X)
+        CONFIG["reg"], LAYERS[0] = None, None
+        agrees(configured, X)
+    finally:
+        CONFIG["reg"], LAYERS[0] = None, None
+
+
+def none_item_used(x):
+    return np.sum(x * CONFIG["reg"])  # ERR
+
+
+def test_a_none_item_used_as_a_value_is_refused_where_it_is_used():
+    with pytest.raises(TypeError):
+        none_item_used(X)
+    with pytest.raises(catad.CatadTypeError) as info:
+        compile_function(none_item_used, (X,))
+    e = info.value
+    assert (e.loc.file, e.loc.line) == (__file__, marked_line(none_item_used))
+    assert "CONFIG['reg'] is None" in str(e)

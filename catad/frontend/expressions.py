@@ -172,6 +172,10 @@ class Expressions:
         if isinstance(a, Complex) or isinstance(b, Complex):
             return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
+        for t, side in ((a, node.left), (b, node.right)) if isinstance(node, ast.BinOp) else ():
+            if self.tree(t) is NONE:  # d["k"] of a dict holding None (a name that is None is refused where read)
+                self.fail(side, "None", f"{ast.unparse(side)} is None (NoneType) here, where it is used as a value",
+                          CatadTypeError, hint=f"test it with `if {ast.unparse(side)} is None:` first")
         if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
             return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
         a, b = self.list_operands(node, a, b)

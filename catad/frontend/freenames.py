@@ -21,7 +21,7 @@ from ..lang.terms import Const, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
 from .complexes import Complex
 from .reads import Path
-from ..trees import Tree, tree_of
+from ..trees import NONE, Tree, tree_of
 from .lists import ListState
 from .statements import Unbound
 from .subscripts import DictKey
@@ -150,7 +150,7 @@ class FreeNames:
             return self.hidden_param(path, ty, loc, units_of_value(obj))
         if isinstance(obj, (tuple, list)):
             self.program.reads.length(path, len(obj), type(obj))
-            items = [self.constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)]
+            items = [self.item_constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)]
             if isinstance(obj, list):
                 return self.with_tree(Tuple(tuple(items), loc), Tree("list", tuple(self.tree(x) for x in items)))
             return self.tuple_of(items, loc)  # lower.py
@@ -160,7 +160,7 @@ class FreeNames:
             except ArgumentError as e:
                 self.fail(node, "constant", e.message, hint=e.hint)
             self.program.reads.keys(path, tuple(obj))
-            t = Tuple(tuple(self.constant(x, path.item(k), node, f"{what}[{k!r}]") for k, x in obj.items()), loc)
+            t = Tuple(tuple(self.item_constant(x, path.item(k), node, f"{what}[{k!r}]") for k, x in obj.items()), loc)
             return self.with_tree(t, Tree("dict", tuple(self.tree(x) for x in t.items), tuple(obj)))
         if callable(obj):
             self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
@@ -168,6 +168,14 @@ class FreeNames:
         kind = type(obj).__name__
         self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays and tuples, lists and dicts of "
                                 "them can be used as values")
+
+    def item_constant(self, obj: Any, path: Path, node: ast.AST, what: str) -> Term:
+        """An item of a tuple, list or dict global: a constant, or a None (an option not set) that
+        each call checks is still None, which `is None` tests see (catad.trees)."""
+        if obj is None:
+            self.program.reads.same(path, None)
+            return self.with_tree(Tuple((), self.loc(node)), NONE)
+        return self.constant(obj, path, node, what)
 
     def hidden_param(self, path: Path, ty: Type, loc: Loc, units=None) -> Var:
         """The parameter carrying the value at path, which each call reads (named after it);
