@@ -246,6 +246,14 @@ def build_loop(c: Compiler, t: K.Build, n: Arr):
     old = c.env.get(t.var.name)
     c.env[t.var.name] = Arr(i, 0, frozenset(), 0, "i")
     body = c.comp(t.body)
+    if _zero(body):
+        # a vector of zero tangents (in a derivative program: the primal's checks in it have run
+        # already): zero itself, and no loop over a length that generated code never reads
+        c.memo.pop()
+        c.indent -= 1
+        _rebind(c, t.var.name, old)
+        del c.lines[at:]
+        return body
     leaves = []
     loop_collect(c, body, leaves)
     for acc, code in leaves:
@@ -255,6 +263,11 @@ def build_loop(c: Compiler, t: K.Build, n: Arr):
     _rebind(c, t.var.name, old)
     c.lines[at:at] = ["    " * c.indent + f"{acc} = []" for acc, _ in leaves]
     return loop_result(c, body, iter(leaves), t.body.type)
+
+
+def _zero(x) -> bool:
+    """x is the zero tangent, or a tuple of them, known while compiling."""
+    return is_zero(x) or isinstance(x, tuple) and all(_zero(y) for y in x)
 
 
 def loop_collect(c: Compiler, body, leaves: list) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..errors import CatadError
 from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
+from ..lang.types import is_differentiable
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO as RT_ZERO
@@ -42,19 +43,20 @@ def tuple_(c: Compiler, t: K.Tuple):
 
 
 def get(c: Compiler, t: K.Get):
-    return project(c, c.comp(t.tup), t.index)
+    return project(c, c.comp(t.tup), t.index, is_differentiable(t.tup.type))
 
 
-def project(c: Compiler, tup, index: int):
-    """Component `index` of a tuple value (a vector of tuples is a tuple of vectors)."""
+def project(c: Compiler, tup, index: int, tangent: bool = False):
+    """Component `index` of a tuple value (a vector of tuples is a tuple of vectors); a
+    `tangent` known only at run time may be ZERO for the whole tuple (a loop's zero cotangents)."""
     if tup is ZERO:
         return ZERO
     if isinstance(tup, tuple):
         return tup[index]
     if isinstance(tup, Stacked):
-        return Stacked(project(c, tup.body, index), tup.depth, tup.n, tup.N, tup.mask)
+        return Stacked(project(c, tup.body, index, tangent), tup.depth, tup.n, tup.N, tup.mask)
     if isinstance(tup, RT):
-        return RT(c.assign(f"{tup.code}[{index}]"))
+        return RT(c.assign(f"rt_index({tup.code}, {index})" if tangent else f"{tup.code}[{index}]"))
     raise Unvectorisable("a projection of a value that is not a tuple")
 
 
