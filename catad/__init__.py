@@ -9,12 +9,13 @@ functions below apply forward or in reverse.
 from .api import eval_cl, hidden_args, to_anf, to_cl, to_core, to_sympy
 from .differentiate import (LinearMap, grad, hessian, hvp, jacfwd, jacobian, jacobian_core, jacrev, jvp, linearize,
                             value_and_grad, vjp)
-from .errors import ArgumentError, BoundsError, CatadError, CatadTypeError, LinAlgError, ShapeError, UnsupportedSyntax
+from .errors import (ArgumentError, BoundsError, CatadError, CatadTypeError, DomainError, LinAlgError, RangeError,
+                     ShapeError, UnsupportedSyntax)
 from .explain import Derivation, explain
 from .rewrite.catalogue import ALL_RULES as rules
 
 __version__ = "0.1.0"
-__all__ = ["Derivation", "explain", "rules", "ArgumentError", "BoundsError", "CatadError", "CatadTypeError",
+__all__ = ["Derivation", "explain", "rules", "ArgumentError", "BoundsError", "CatadError", "CatadTypeError", "DomainError", "RangeError",
            "LinAlgError", "ShapeError", "UnsupportedSyntax", "LinearMap", "eval_cl",
            "hidden_args",
            "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacobian_core", "jacrev", "jvp", "linearize", "to_anf", "to_cl", "to_core", "to_sympy",

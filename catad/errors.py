@@ -62,6 +62,18 @@ class BoundsError(CatadError, IndexError):
     """An index out of range for its axis, as Python and NumPy check it (also an IndexError)."""
 
 
+class DomainError(CatadError, ValueError):
+    """A number outside the domain of a function of Python's math module (math.log of 0,
+    math.sqrt of -1), which raises ValueError where NumPy's function gives nan: also a
+    ValueError, with Python's message."""
+
+
+class RangeError(CatadError, OverflowError):
+    """A result too large for a float from a function of Python's math module (math.exp of
+    1000), which raises OverflowError where NumPy's function gives inf: also an OverflowError,
+    with Python's message."""
+
+
 class LinAlgError(ShapeError, np.linalg.LinAlgError):
     """A matrix NumPy's or SciPy's linear algebra rejects with LinAlgError (not square, not
     positive definite as SciPy checks it): also a numpy.linalg.LinAlgError, so ``except
@@ -77,11 +89,13 @@ class Site:
     loc: Loc | None
     construct: str
     message: str
-    kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError; "linalg": LinAlgError
+    kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError; "linalg": LinAlgError; "domain": DomainError;
+    # "range": RangeError
     hint: str | None = None
 
     def error(self, values: tuple) -> CatadError:
-        cls = {"bounds": BoundsError, "linalg": LinAlgError}.get(self.kind, ShapeError)
+        cls = {"bounds": BoundsError, "linalg": LinAlgError, "domain": DomainError,
+               "range": RangeError}.get(self.kind, ShapeError)
         return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
 
     def __str__(self) -> str:

@@ -122,19 +122,19 @@ def where_in_comprehension(m):
 
 
 def roots_in_comprehension(v):
-    r = [math.sqrt(v[i]) for i in range(len(v))]
+    r = [np.sqrt(v[i]) for i in range(len(v))]
     return sum(r[i] if v[i] > 0 else 0.0 for i in range(len(v)))
 
 
 def scalar_if_sqrt(x):
-    s = math.sqrt(x)
+    s = np.sqrt(x)
     if x > 0:
         return s
     return 0.0
 
 
 def scalar_if_log(x):
-    y = math.log(x)
+    y = np.log(x)
     if x <= 0:
         return 2.0 * x
     return y * y
@@ -164,7 +164,7 @@ def sqrt_of_where(v):
 
 def roots_of_where(x):
     y = x if x > 0 else 0.0
-    return np.array([math.sqrt(y), 2.0 * math.sqrt(y), x])
+    return np.array([np.sqrt(y), 2.0 * np.sqrt(y), x])
 
 
 @dataclass
@@ -261,7 +261,7 @@ def oracle_jacobian(case: Case, out: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def central_differences(case: Case, out: Any, h: float = 1e-6) -> np.ndarray:
     """Columns of the Jacobian by central differences of fn's core program (the reference
-    evaluator, NumPy's semantics: math.sqrt(-1) is NaN there, not an error)."""
+    evaluator: np.sqrt(-1.0) is NaN there, as in NumPy; math.sqrt(-1.0) would raise, as in Python)."""
     vals = canonical(case)
     program = api.to_core(case.fn, *case.args)
     flat = S.flatten(vals, vals)

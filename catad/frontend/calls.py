@@ -21,11 +21,11 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, Get, Term, Tuple
+from ..lang.terms import Build, Const, Get, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
-from .common import index_chain, is_array
+from .common import and_, index_chain, is_array
 from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -189,6 +189,65 @@ def user_function(obj: Any) -> Any:
     return fn if top not in _LIBRARIES and top not in sys.stdlib_module_names else None
 
 
+# Python's math functions raise ValueError outside their domain where NumPy's give nan: the
+# test that x is inside (true for nan, which math passes through) and x for Python's message
+_MATH_DOMAINS = {
+    math.log: (lambda x: ("le", x, 0.0), 0.0), math.log2: (lambda x: ("le", x, 0.0), 0.0),
+    math.log10: (lambda x: ("le", x, 0.0), 0.0), math.log1p: (lambda x: ("le", x, -1.0), -1.0),
+    math.sqrt: (lambda x: ("lt", x, 0.0), -1.0), math.acosh: (lambda x: ("lt", x, 1.0), 0.0),
+    math.asin: (lambda x: ("gt", ("abs", x), 1.0), 2.0), math.acos: (lambda x: ("gt", ("abs", x), 1.0), 2.0),
+    math.atanh: (lambda x: ("ge", ("abs", x), 1.0), 1.0),
+}
+
+
+# and OverflowError where NumPy's give inf: a finite x whose result is not
+_MATH_RANGES = {math.exp: 1000.0, math.expm1: 1000.0, math.sinh: 1000.0, math.cosh: 1000.0}
+_BIGGEST = Const(float(np.finfo(np.float64).max), Float)
+
+
+def _math_message(fn, bad: float) -> str:
+    try:
+        fn(bad)
+    except (ValueError, OverflowError) as e:
+        return str(e)
+    raise AssertionError(f"{fn.__name__}({bad}) did not raise")
+
+
+def _in_range(lw, fn, pname: str, t: Term, node: ast.Call) -> Term:
+    """fn(t) (a math function of a number), checked to be a float as Python's math checks it."""
+    loc = lw.loc(node)
+
+    def body(x):
+        def checked(r):
+            finite_x = prim("le", prim("abs", x, loc=loc), _BIGGEST, loc=loc)
+            overflow = and_(prim("gt", prim("abs", r, loc=loc), _BIGGEST, loc=loc), finite_x)
+            return make_lets(lw.b.check(prim("not", overflow, loc=loc), (), loc, display(fn),
+                                        _math_message(fn, _MATH_RANGES[fn]), "range"), r)
+        x = x if scalar_of(x.type) == Float else lw.b.scalar("to_float", [x], loc)
+        return lw.b.share(lw.b.scalar(pname, [x], loc), checked, loc)
+    return lw.b.share(t, body, loc)
+
+
+def _outside(test, loc) -> Term:
+    """The Bool term of a nested (primitive, operands...) tuple, floats as constants."""
+    if isinstance(test, tuple):
+        return prim(test[0], *(_outside(t, loc) for t in test[1:]), loc=loc)
+    return Const(test, Float, loc) if isinstance(test, float) else test
+
+
+def _in_domain(lw, fn, pname: str, t: Term, node: ast.Call) -> Term:
+    """fn(t) (a math function of a number), after a check that t is in its domain."""
+    loc = lw.loc(node)
+    outside, bad = _MATH_DOMAINS[fn]
+
+    def body(x):
+        x = x if scalar_of(x.type) == Float else lw.b.scalar("to_float", [x], loc)
+        cond = prim("not", _outside(outside(x), loc), loc=loc)
+        return make_lets(lw.b.check(cond, (), loc, display(fn), _math_message(fn, bad), "domain"),
+                         lw.b.scalar(pname, [x], loc))
+    return lw.b.share(t, body, loc)
+
+
 def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
     loc, name = lw.loc(node), display(obj)
     ts = [lw.arg(a) for a in args]
@@ -197,6 +256,10 @@ def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
         lw.fail(node, name, f"{name}() takes {arity} argument(s), got {len(ts)}", CatadTypeError)
     f = lambda *xs: lw.b.scalar(pname, list(xs), loc)
     if not any(is_array(t) for t in ts):
+        if isinstance(obj, types.BuiltinFunctionType) and obj in _MATH_DOMAINS:
+            return _in_domain(lw, obj, pname, ts[0], node)
+        if isinstance(obj, types.BuiltinFunctionType) and obj in _MATH_RANGES:
+            return _in_range(lw, obj, pname, ts[0], node)
         return f(*ts)
     if isinstance(obj, np.ufunc):
         return lw.b.elementwise(f, ts, loc, name)  # NumPy ufuncs act elementwise

@@ -1,0 +1,108 @@
+"""Python's math functions raise where NumPy's give nan or inf: math.log(0.0) is a ValueError
+("math domain error"), math.exp(1000.0) an OverflowError ("math range error"). catad raises
+the same (catad.DomainError, a ValueError; catad.RangeError, an OverflowError) with Python's
+message at the call's line, in plain code, comprehensions and loops, and only where Python
+evaluates the call; inside the domain values and gradients are Python's and central
+differences."""
+import math
+
+import numpy as np
+import pytest
+
+import catad
+from catad import DomainError, RangeError
+from located import agrees, marked_line
+
+# (function, a value inside, values outside) of each math function with a domain or a range
+CASES = [
+    (math.log, 0.5, [0.0, -1.0, -math.inf]), (math.log2, 3.0, [0.0, -2.0]), (math.log10, 7.0, [-0.5]),
+    (math.log1p, -0.5, [-1.0, -3.0]), (math.sqrt, 2.0, [-1e-300, -4.0]), (math.acosh, 1.5, [0.999, -2.0]),
+    (math.asin, 0.3, [1.0000001, -2.0]), (math.acos, -0.9, [1.5, -1.0000001]), (math.atanh, 0.5, [1.0, -1.0, 3.0]),
+    (math.exp, 3.0, [710.0, 1000.0]), (math.expm1, -2.0, [710.0]), (math.sinh, 2.0, [711.0, -711.0]),
+    (math.cosh, -2.0, [711.0, -711.0]),
+]
+
+_FN = math.log  # the math function call_math calls: a global, so each change compiles again
+
+
+def call_math(x):
+    return _FN(x) * 2.0  # ERR
+
+
+def calling(fn):
+    global _FN
+    _FN = fn
+    return call_math
+
+
+def python_error(f, x):
+    with pytest.raises((ValueError, OverflowError)) as e:
+        f(x)
+    return e.value
+
+
+@pytest.mark.parametrize("fn, good, bad", CASES, ids=[c[0].__name__ for c in CASES])
+def test_outside_the_domain_raises_what_python_raises(fn, good, bad):
+    f = calling(fn)
+    agrees(f, good)
+    for x in bad:
+        expected = python_error(f, x)
+        cls = RangeError if isinstance(expected, OverflowError) else DomainError
+        for run in (catad.grad(f), lambda x: catad.jvp(f, (x,), (1.0,)), lambda x: catad.vjp(f, x)):
+            with pytest.raises(cls) as ours:
+                run(x)
+            assert isinstance(ours.value, type(expected))
+            assert str(expected) in str(ours.value)
+            assert ours.value.loc.line == marked_line(f)
+
+
+def test_nan_and_the_infinities_pass_through_as_in_python():
+    for fn, x in [(math.log, math.nan), (math.sqrt, math.inf), (math.exp, math.inf), (math.exp, -math.inf),
+                  (math.log, math.inf), (math.acos, math.nan)]:
+        f = calling(fn)
+        value = catad.value_and_grad(f)(x)[0]
+        assert value == f(x) or (math.isnan(value) and math.isnan(f(x)))
+
+
+def guarded(v):
+    return sum(math.log(v[i]) if v[i] > 0 else 0.0 for i in range(len(v)))
+
+
+def unguarded(v):
+    return sum(math.log(v[i]) for i in range(len(v)))  # ERR
+
+
+def in_a_loop(v):
+    t = 0.0
+    for e in v:
+        t += math.sqrt(e)  # ERR
+    return t
+
+
+def of_an_int(n, x):
+    return math.log(n) * x  # ERR
+
+
+def test_only_where_python_evaluates_the_call():
+    v = np.array([1.5, -2.0, 3.0])
+    agrees(guarded, v)  # the negative element's log is never taken
+    for f in (unguarded, in_a_loop):
+        expected = python_error(f, v)
+        with pytest.raises(DomainError, match=str(expected)) as ours:
+            catad.grad(f)(v)
+        assert ours.value.loc.line == marked_line(f)
+        agrees(f, np.abs(v))
+    with pytest.raises(DomainError) as ours:
+        catad.grad(of_an_int, argnums=1)(0, 1.5)
+    assert ours.value.loc.line == marked_line(of_an_int)
+    assert catad.grad(of_an_int, argnums=1)(3, 1.5) == pytest.approx(math.log(3))
+
+
+def numpy_log(v):
+    return np.sum(np.log(v))
+
+
+def test_numpy_s_functions_keep_numpy_s_nan():
+    with np.errstate(all="ignore"):
+        assert math.isnan(numpy_log(np.array([-1.0, 2.0])))
+        assert math.isnan(catad.value_and_grad(numpy_log)(np.array([-1.0, 2.0]))[0])
