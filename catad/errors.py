@@ -63,9 +63,10 @@ class BoundsError(CatadError, IndexError):
 
 
 class DomainError(CatadError, ValueError):
-    """A number outside the domain of a function of Python's math module (math.log of 0,
-    math.sqrt of -1), which raises ValueError where NumPy's function gives nan: also a
-    ValueError, with Python's message."""
+    """A number outside the domain of an operation that raises ValueError for it: a function of
+    Python's math module (math.log of 0, math.sqrt of -1, where NumPy's function gives nan), an
+    Int array to a negative Int power (NumPy refuses it). Also a ValueError, with Python's or
+    NumPy's message."""
 
 
 class RangeError(CatadError, OverflowError):

@@ -106,3 +106,23 @@ def test_numpy_s_functions_keep_numpy_s_nan():
     with np.errstate(all="ignore"):
         assert math.isnan(numpy_log(np.array([-1.0, 2.0])))
         assert math.isnan(catad.value_and_grad(numpy_log)(np.array([-1.0, 2.0]))[0])
+
+
+def int_powers(x, v, e):
+    return x * float(np.sum(v ** e))  # ERR
+
+
+@pytest.mark.parametrize("v, e", [(np.array([2, 3]), 2), (np.array([3, 5]), np.array([40, 3])),
+                                  (np.array([], dtype=np.int64), -1), (np.array([2, 3]), np.array([[1], [0]]))])
+def test_int_arrays_to_int_powers_are_numpy_s_ints(v, e):
+    value, g = catad.value_and_grad(int_powers)(1.5, v, e)
+    assert value == int_powers(1.5, v, e)  # 3 ** 40 exactly: an Int power, not a float's
+    assert g == float(np.sum(v ** e))
+
+
+@pytest.mark.parametrize("v, e", [(np.array([2, 3]), -1), (np.array([2, 3]), np.array([1, -2]))])
+def test_a_negative_power_of_an_int_array_is_numpy_s_value_error(v, e):
+    expected = python_error(lambda x: int_powers(x, v, e), 1.5)
+    with pytest.raises(DomainError, match=str(expected)) as ours:
+        catad.grad(int_powers)(1.5, v, e)
+    assert ours.value.loc.line == marked_line(int_powers)

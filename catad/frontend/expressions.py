@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple
+from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, numpy_arrays
@@ -194,8 +194,19 @@ class Expressions:
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
                                         "+ - * / // % ** @, and & | ^ of Bools")
+        if name == "pow" and (is_array(a) or is_array(b)) and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
+            return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
         f = lambda x, y: self.b.arith(name, x, y, loc)
         return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+
+    def int_power(self, x: Term, y: Term, loc) -> Term:
+        """An element of an Int array to an Int power: NumPy's Int, and its ValueError for a
+        negative power (Python's ints give a float there, NumPy's arrays do not)."""
+        def checked(e):  # x in the check's data keeps it with the elements: an empty array raises nothing
+            return make_lets(self.b.check(prim("le", Const(0, Int), e, loc=loc), (x,), loc, "**",
+                                          "Integers to negative integer powers are not allowed.", "domain"),
+                             prim("pow", x, e, loc=loc))
+        return checked(y) if isinstance(y, (Const, Var)) else self.b.share(y, checked, loc)
 
     def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
         """-x, +x, not b."""
