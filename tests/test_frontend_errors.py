@@ -482,7 +482,7 @@ def bad_operand(v):
 
 
 def bool_arith(x):
-    return (x > 0.0) + 1.0  # ERR
+    return (x > 0.0) + (x < 1.0)  # ERR
 
 
 def matmul_scalar(v, x):

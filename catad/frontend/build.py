@@ -128,6 +128,14 @@ class Builder(Checks, Broadcasting, Indexing, Reductions):
             return Const(float(t.value), Float, t.loc or loc)
         return _at_values(t, lambda x: prim("to_float", x, loc=loc))
 
+    def numeric(self, t: Term, scalar: Type, loc: Loc | None) -> Term:
+        """A Bool (or a Bool array) as the number it is in arithmetic with `scalar`s, as Python and
+        NumPy take it: 1 and 0, an Int beside Ints, a Float beside Floats."""
+        if scalar == Float:
+            return self.to_float(t, loc)
+        one = lambda x: If(x, Const(1, Int, loc), Const(0, Int, loc), loc)
+        return self.elementwise(one, [t], loc) if isinstance(t.type, Vec) else _at_values(t, one)
+
     def coerce(self, t: Term, ty: Type, loc: Loc | None) -> Term:
         """t converted to ty, which join_types produced from t.type."""
         if t.type == ty:

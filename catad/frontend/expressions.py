@@ -190,6 +190,9 @@ class Expressions:
         if type(op) in _LOGICAL and scalar_of(a.type) == Bool and scalar_of(b.type) == Bool:
             f = lambda x, y: _LOGICAL[type(op)](self, x, y, loc)
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+        sa, sb = scalar_of(a.type), scalar_of(b.type)
+        if (sa == Bool) != (sb == Bool) and {sa, sb} <= {Bool, Int, Float}:  # a mask or a flag beside numbers
+            a, b = (self.b.numeric(a, sb, loc), b) if sa == Bool else (a, self.b.numeric(b, sa, loc))
         name = _BINOPS.get(type(op))
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
