@@ -6,6 +6,10 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
 * ``np.lexsort(keys)`` of a tuple of vectors (or a matrix whose rows are the keys): NumPy's
   permutation, an Int vector (no derivative), by the ``lexsort`` primitive (for every lane of a
   build at once), whether the keys are constants or computed;
+* ``np.sort(a, axis=-1)``: each lane gathered at its lexsort order (the derivative scatters the
+  cotangent back through the permutation), ``np.argsort(a, axis=-1, kind='stable')`` (only a
+  stable sort has one answer for ties) and ``np.median(a, axis=None)`` (the middle of the sorted
+  lane, nan for a lane with a NaN or none);
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -54,8 +58,8 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from .calls import display
 from .common import ONE, ZERO, all_, and_, index_chain, is_array
-from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, int_arg, reshape, scan0,
-                           static_int)
+from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, int_arg, inverse, permute,
+                           reshape, scan0, static_axes, static_int)
 
 _NAN = Const(math.nan, Float)
 
@@ -526,7 +530,124 @@ def h_lexsort(lw, obj, node, args, kwargs):
     return lw.b.share_all(items, body, loc)
 
 
+# ------------------------------------------------------------ sorting: np.sort, np.argsort, np.median
+
+def _order(lw, v: Term, loc) -> Term:
+    """The Int permutation sorting atom vector v, ties in their order, NaNs last: np.lexsort((v,)),
+    which is np.argsort(v, kind='stable')."""
+    return prim("lexsort", v, loc=loc)
+
+
+def _sorted1(lw, v: Term, loc) -> Term:
+    """Atom vector v in ascending order: v gathered at its order (a gather, whose derivative is
+    the scatter of the cotangent back through the permutation)."""
+    def body(order):
+        i = lw.b.var(Int, loc, "_i")
+        return Build(lw.b.size(v, 0, loc), i, prim("index", prim("index", i, order, loc=loc), v, loc=loc), loc)
+    return lw.b.share(_order(lw, v, loc), body, loc)
+
+
+def _median1(lw, v: Term, loc) -> Term:
+    """The median of atom vector v as np.median computes it: the middle of the sorted values (the
+    mean of the two middle ones for an even length), nan when v holds a NaN (sorted last) or is
+    empty."""
+    nan = Const(math.nan, Float, loc)
+
+    def body(s):
+        n = lw.b.size(s, 0, loc)
+        at = lambda k: lw.b.to_float(prim("index", k, s, loc=loc), loc)
+        half = prim("floordiv", n, Const(2, Int), loc=loc)
+        last = at(prim("sub", n, ONE, loc=loc))
+        odd = prim("eq", prim("mod", n, Const(2, Int), loc=loc), ONE, loc=loc)
+        mid = If(odd, at(half), prim("div", prim("add", at(prim("sub", half, ONE, loc=loc)), at(half), loc=loc),
+                                     Const(2.0, Float), loc=loc), loc)
+        return If(prim("eq", n, ZERO, loc=loc), nan, If(prim("ne", last, last, loc=loc), nan, mid, loc), loc)
+    return lw.b.share(_sorted1(lw, v, loc), body, loc)
+
+
+def _along_last(lw, a: Term, axis: int, f1, keep_axis: bool, loc) -> Term:
+    """f1 (of an atom vector) applied along `axis` of atom a, one lane per index of the other
+    axes; its vector results put back along `axis` (keep_axis), or its numbers in their place."""
+    r = rank(a.type)
+    if r == 1:
+        return f1(a)
+    perm = tuple(q for q in range(r) if q != axis) + (axis,)
+
+    def lanes(t):
+        sizes = [lw.b.size(t, q, loc) for q in range(r - 1)]
+        out = builds(lw, sizes, lambda *ix: lw.b.share(index_chain(t, list(ix), loc), f1, loc), loc)
+        return lw.b.share(out, lambda u: permute(lw, u, inverse(perm), loc), loc) if keep_axis else out
+    return lw.b.share(permute(lw, a, perm, loc), lanes, loc)
+
+
+def _sort_axis(lw, obj, node, p, a: Term):
+    """The axis np.sort/np.argsort/np.median work along (None: the flattened array), the array."""
+    default = None if obj is np.median else -1
+    axis = default if "axis" not in p else None if _is_none(p["axis"]) else p["axis"]
+    if axis is None:
+        flat = a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
+        return 0, flat
+    axes = static_axes(lw, axis if isinstance(axis, ast.AST) else ast.Constant(axis), obj, rank(a.type))
+    if isinstance(axes, Failure) or len(axes) != 1:
+        lw.fail(p.get("axis", node), display(obj), f"axis of {display(obj)}() must be one axis of the array, or None",
+                CatadTypeError)
+    return axes[0], a
+
+
+_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _no_order(lw, obj, p):
+    if not _is_none(p.get("order")):
+        lw.fail(p["order"], display(obj), f"order= of {display(obj)}() sorts structured arrays, which catad does not "
+                                         "have", CatadTypeError)
+
+
+def h_sort(lw, obj, node, args, kwargs):
+    """np.sort(a, axis=-1): each lane along axis gathered at its np.lexsort order (NaNs last);
+    every kind= gives the same values."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "kind", "order", "stable"))
+    _no_order(lw, obj, p)
+    _static_str(lw, p.get("kind"), obj, "kind", "quicksort", _KINDS)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    axis, a = _sort_axis(lw, obj, node, p, a)
+    return lw.b.share(a, lambda x: _along_last(lw, x, axis, lambda v: _sorted1(lw, v, loc), True, loc), loc)
+
+
+def h_argsort(lw, obj, node, args, kwargs):
+    """np.argsort(a, axis=-1, kind='stable'): the Int order of each lane (no derivative). Only a
+    stable sort has one answer for ties: the default kind orders them as its algorithm happens to."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "kind", "order", "stable"))
+    _no_order(lw, obj, p)
+    kind = _static_str(lw, p.get("kind"), obj, "kind", "quicksort", _KINDS)
+    stable = not _is_none(p.get("stable")) and (p["stable"].value if isinstance(p["stable"], ast.Constant)
+                                               else lw.static(p["stable"])) is True
+    if not stable and kind not in ("stable", "mergesort"):
+        lw.fail(node, display(obj), "np.argsort() orders equal values as its sorting algorithm happens to unless the "
+                "sort is stable, so catad computes only a stable one", hint="pass kind='stable': equal values then "
+                                                                           "keep their order")
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    axis, a = _sort_axis(lw, obj, node, p, a)
+    return lw.b.share(a, lambda x: _along_last(lw, x, axis, lambda v: _order(lw, v, loc), True, loc), loc)
+
+
+def h_median(lw, obj, node, args, kwargs):
+    """np.median(a, axis=None): the middle of each lane's sorted values (the mean of the two
+    middle ones for an even length; nan for a lane holding a NaN, or an empty one)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "out", "overwrite_input", "keepdims"))
+    for k in ("out", "keepdims"):
+        if not _is_none(p.get(k)) and not (k == "keepdims" and lw.static(p[k]) is False):
+            lw.fail(p[k], display(obj), f"{k}= of np.median() is not supported", CatadTypeError,
+                    hint="np.expand_dims(np.median(a, axis=k), k) keeps the axis")
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    axis, a = _sort_axis(lw, obj, node, p, a)
+    return lw.b.share(a, lambda x: _along_last(lw, x, axis, lambda v: _median1(lw, v, loc), False, loc), loc)
+
+
 TABLE = [
+    ((np.sort,), h_sort, ("axis", "kind", "order", "stable")),
+    ((np.argsort,), h_argsort, ("axis", "kind", "order", "stable")),
+    ((np.median,), h_median, ("axis", "out", "overwrite_input", "keepdims")),
     ((np.lexsort,), h_lexsort, ("axis",)),
     ((np.triu_indices, np.tril_indices), h_triangle_indices, ("k", "m")),
     ((np.polyval,), h_polyval, ()),

@@ -1,0 +1,101 @@
+"""np.sort, np.argsort(kind='stable') and np.median: values as NumPy's (NaNs sorted last, ties,
+empty lanes, every axis), gradients against central differences away from ties (the
+derivative of a sort scatters the cotangent back through the permutation), and a located
+refusal for np.argsort's default kind, whose order of ties is its algorithm's."""
+import numpy as np
+import pytest
+
+import catad
+from catad import UnsupportedSyntax
+from located import agrees, refused
+
+RNG = np.random.default_rng(1617)
+V = RNG.normal(size=7)
+M = RNG.normal(size=(4, 5))
+T = RNG.normal(size=(3, 2, 4))
+TIES = np.array([3.0, 1.0, 3.0, np.nan, 2.0, 1.0, -np.inf, np.nan])
+
+
+def weighted_sort(x, v):
+    return np.sum(np.sort(v) * x * np.arange(1, v.size + 1))
+
+
+def rows_sorted(x, m):
+    return np.sum(np.sort(m) * np.arange(m.shape[-1]) * x)
+
+
+def columns_sorted(x, m):
+    return np.sum(np.sort(m, axis=0) * np.arange(m.shape[0])[:, None] * x)
+
+
+def flat_sorted(x, m):
+    return np.sum(np.sort(m, axis=None, kind="mergesort") * x * np.arange(m.size))
+
+
+def middle_axis(x, t):
+    return np.sum(np.sort(t, axis=1) * np.arange(t.shape[1])[:, None] * x)
+
+
+def trimmed_mean(x, v):
+    return x * np.mean(np.sort(v)[1:-1])
+
+
+def medians(x, m):
+    return x * np.median(m) + np.sum(np.median(m, axis=0) * np.arange(m.shape[1])) + np.sum(np.median(m, axis=-1))
+
+
+def ranks(x, v):
+    return x * float(np.sum(np.argsort(v, kind="stable") * np.arange(v.size)))
+
+
+def sorted_in_a_loop(x, m):
+    total = 0.0
+    for row in m:
+        total += np.sort(row)[-1] * x + np.median(row)
+    return total
+
+
+@pytest.mark.parametrize("f, a", [(weighted_sort, V), (rows_sorted, M), (columns_sorted, M), (flat_sorted, M),
+                                  (middle_axis, T), (trimmed_mean, V), (medians, M), (medians, M[:, :4]),
+                                  (sorted_in_a_loop, M)])
+def test_values_and_gradients(f, a):
+    agrees(f, 1.5, a, argnums=(0, 1))
+
+
+def same(a, b) -> bool:
+    return a == b or (np.isnan(a) and np.isnan(b))
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
+@pytest.mark.parametrize("v", [TIES, np.zeros(0), np.array([2.0]), np.array([np.nan, 1.0]), np.array([4.0, 1.0, 4.0])])
+def test_values_are_numpy_s_with_nans_ties_and_empty_lanes(v):
+    with np.errstate(all="ignore"):
+        for f in (weighted_sort, ranks, trimmed_mean, medians_of_vector):
+            assert same(catad.value_and_grad(f)(1.5, v)[0], f(1.5, v)), f.__name__
+
+
+def medians_of_vector(x, v):
+    return x * np.median(v)
+
+
+def sorted_floats(v):
+    return np.sort(v)
+
+
+def stable_order(v):
+    return np.argsort(v, kind="stable") * 1.0
+
+
+def test_sorted_arrays_and_orders_are_numpy_s():
+    for v in (TIES, np.array([5.0, -1.0, 5.0, 0.0]), np.zeros(0)):
+        tangent = (np.zeros(v.shape),)
+        np.testing.assert_array_equal(catad.jvp(sorted_floats, (v,), tangent)[0], np.sort(v))
+        np.testing.assert_array_equal(catad.jvp(stable_order, (v,), tangent)[0], np.argsort(v, kind="stable"))
+
+
+def default_argsort(v):
+    return np.sum(np.argsort(v) * v)  # ERR
+
+
+def test_argsort_s_default_kind_is_refused():
+    refused(default_argsort, (V,), "kind='stable'", "stable", cls=UnsupportedSyntax)
