@@ -7,7 +7,7 @@ import pytest
 
 import catad
 from catad import UnsupportedSyntax
-from located import agrees, refused
+from located import agrees, marked_line, refused
 
 RNG = np.random.default_rng(1617)
 V = RNG.normal(size=7)
@@ -99,3 +99,40 @@ def default_argsort(v):
 
 def test_argsort_s_default_kind_is_refused():
     refused(default_argsort, (V,), "kind='stable'", "stable", cls=UnsupportedSyntax)
+
+
+def quantile_of(x, v, q):
+    return x * np.quantile(v, q)
+
+
+def percentile_of(x, v, q):
+    return x * np.percentile(v, q)  # ERR
+
+
+def quantiles_along(x, m, q):
+    return x * np.sum(np.quantile(m, q, axis=0) * np.arange(m.shape[1])) + np.sum(np.percentile(m, 30.0, axis=1))
+
+
+@pytest.mark.parametrize("q", [0.0, 0.1, 0.25, 0.5, 1 / 3, 0.73, 0.999, 1.0])
+def test_quantiles_are_numpy_s_to_the_bit(q):
+    for v in (V, V[:4], np.array([2.0]), TIES, np.array([1.0, np.inf]), np.array([-np.inf, 1.0, np.inf])):
+        with np.errstate(all="ignore"):
+            assert same(catad.value_and_grad(quantile_of)(1.5, v, q)[0], quantile_of(1.5, v, q)), (v, q)
+            assert same(catad.value_and_grad(percentile_of)(1.5, v, 100 * q)[0], percentile_of(1.5, v, 100 * q))
+
+
+@pytest.mark.parametrize("q", [0.1, 0.37, 0.9])  # (n - 1) q not an integer: away from the kinks
+def test_quantile_gradients_in_the_data_and_in_q(q):
+    agrees(quantile_of, 1.5, V, q, argnums=(0, 1, 2))
+    agrees(percentile_of, 1.5, V, 100 * q, argnums=(1, 2))
+    agrees(quantiles_along, 1.5, M, q, argnums=(0, 1, 2))
+
+
+@pytest.mark.parametrize("v, q", [(V, 101.0), (V, -1.0), (V, np.nan), (np.zeros(0), 50.0)])
+def test_numpy_s_errors(v, q):
+    with pytest.raises((ValueError, IndexError)) as python:
+        percentile_of(1.5, v, q)
+    with pytest.raises(catad.CatadError) as ours:
+        catad.grad(percentile_of)(1.5, v, q)
+    assert isinstance(ours.value, type(python.value)) and str(python.value) in str(ours.value)
+    assert ours.value.loc.line == marked_line(percentile_of)

@@ -9,7 +9,9 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
 * ``np.sort(a, axis=-1)``: each lane gathered at its lexsort order (the derivative scatters the
   cotangent back through the permutation), ``np.argsort(a, axis=-1, kind='stable')`` (only a
   stable sort has one answer for ties) and ``np.median(a, axis=None)`` (the middle of the sorted
-  lane, nan for a lane with a NaN or none);
+  lane, nan for a lane with a NaN or none); ``np.quantile(a, q, axis=None)`` and
+  ``np.percentile`` of one number q, by NumPy's 'linear' method step by step (the same value to
+  the bit, a derivative in a and in q);
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -565,6 +567,78 @@ def _median1(lw, v: Term, loc) -> Term:
     return lw.b.share(_sorted1(lw, v, loc), body, loc)
 
 
+def _quantile1(lw, v: Term, q: Term, loc) -> Term:
+    """np.quantile(v, q) of atom vector v at atom Float q in [0, 1] (checked by the caller), by
+    NumPy's 'linear' method step by step, so the value is NumPy's to the bit: the virtual index
+    (n - 1) * q, its floor (a count: catad has no Float-to-Int conversion) and the next index
+    (the last element from (n - 1) on), gamma, and NumPy's _lerp, which takes b - (b - a)(1 - gamma)
+    from gamma = 0.5 on; nan for a lane holding a NaN."""
+    f = lambda x: lw.b.to_float(x, loc)
+    F = lambda c: Const(c, Float, loc)
+
+    def body(s):
+        n = lw.b.size(s, 0, loc)
+        last = prim("sub", n, ONE, loc=loc)
+        at = lambda k: f(prim("index", k, s, loc=loc))
+
+        def with_virtual(virtual):
+            above = prim("ge", virtual, f(last), loc=loc)
+            below = prim("sum", builds(lw, [prim("max", last, ZERO, loc=loc)], lambda k: If(
+                prim("le", f(prim("add", k, ONE, loc=loc)), virtual, loc=loc), ONE, ZERO, loc), loc), loc=loc)
+
+            def with_floor(p):
+                prev = If(above, last, p, loc)
+                nxt = If(above, last, prim("add", p, ONE, loc=loc), loc)
+                gamma = prim("sub", virtual, If(above, F(-1.0), f(p), loc), loc=loc)
+
+                def lerp(a, b, g):
+                    d = prim("sub", b, a, loc=loc)
+                    return If(prim("ge", g, F(0.5), loc=loc),
+                              prim("sub", b, prim("mul", d, prim("sub", F(1.0), g, loc=loc), loc=loc), loc=loc),
+                              prim("add", a, prim("mul", d, g, loc=loc), loc=loc), loc)
+                value = lw.b.share_all([at(prev), at(nxt), gamma], lerp, loc)
+                tail = at(last)
+                return If(prim("ne", tail, tail, loc=loc), F(math.nan), value, loc)
+            return lw.b.share(below, with_floor, loc)
+        return lw.b.share(prim("mul", f(last), q, loc=loc), with_virtual, loc)
+    return lw.b.share(_sorted1(lw, v, loc), body, loc)
+
+
+def h_quantile(lw, obj, node, args, kwargs):
+    """np.quantile(a, q, axis=None) and np.percentile(a, q, axis=None) of a number q, by NumPy's
+    default method ('linear'): each lane sorted, then interpolated between the two values around
+    (n - 1) * q as NumPy interpolates (a derivative in a and in q). NumPy's errors: q outside
+    [0, 1] ([0, 100]) is a ValueError, an empty lane an IndexError."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "q", "axis", "out", "overwrite_input", "method", "keepdims"),
+                  2)
+    for k in ("out", "keepdims"):
+        if not _is_none(p.get(k)) and not (k == "keepdims" and lw.static(p[k]) is False):
+            lw.fail(p[k], display(obj), f"{k}= of {display(obj)}() is not supported", CatadTypeError,
+                    hint="np.expand_dims(..., k) keeps the axis")
+    _static_str(lw, p.get("method"), obj, "method", "linear", ("linear",))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    q = lw.arg(p["q"])
+    if is_array(q) or scalar_of(q.type) not in (Int, Float):
+        lw.fail(p["q"], display(obj), f"q of {display(obj)}() must be a number here (one quantile), got a {q.type}",
+                CatadTypeError, hint="call it once per quantile")
+    q, top, what = lw.b.to_float(q, loc), 1.0, "Quantiles must be in the range [0, 1]"
+    if obj is np.percentile:
+        q, top, what = prim("div", q, Const(100.0, Float), loc=loc), 100.0, "Percentiles must be in the range [0, 100]"
+    axis, a = _sort_axis(lw, obj, node, p, a, None)
+
+    def body(qv, x):
+        ok = and_(prim("le", Const(0.0, Float), qv, loc=loc), prim("le", qv, Const(1.0, Float), loc=loc))
+        chk = lw.b.check(ok, (), loc, display(obj), what, "domain")
+
+        def lane(v):
+            n = lw.b.size(v, 0, loc)
+            empty = lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, display(obj),
+                               "index -1 is out of bounds for axis 0 with size 0", "bounds")
+            return make_lets(empty, _quantile1(lw, v, qv, loc))
+        return make_lets(chk, _along_last(lw, x, axis, lane, False, loc))
+    return lw.b.share_all([q, a], body, loc)
+
+
 def _along_last(lw, a: Term, axis: int, f1, keep_axis: bool, loc) -> Term:
     """f1 (of an atom vector) applied along `axis` of atom a, one lane per index of the other
     axes; its vector results put back along `axis` (keep_axis), or its numbers in their place."""
@@ -580,9 +654,8 @@ def _along_last(lw, a: Term, axis: int, f1, keep_axis: bool, loc) -> Term:
     return lw.b.share(permute(lw, a, perm, loc), lanes, loc)
 
 
-def _sort_axis(lw, obj, node, p, a: Term):
+def _sort_axis(lw, obj, node, p, a: Term, default: int | None = -1):
     """The axis np.sort/np.argsort/np.median work along (None: the flattened array), the array."""
-    default = None if obj is np.median else -1
     axis = default if "axis" not in p else None if _is_none(p["axis"]) else p["axis"]
     if axis is None:
         flat = a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
@@ -640,7 +713,7 @@ def h_median(lw, obj, node, args, kwargs):
             lw.fail(p[k], display(obj), f"{k}= of np.median() is not supported", CatadTypeError,
                     hint="np.expand_dims(np.median(a, axis=k), k) keeps the axis")
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
-    axis, a = _sort_axis(lw, obj, node, p, a)
+    axis, a = _sort_axis(lw, obj, node, p, a, None)
     return lw.b.share(a, lambda x: _along_last(lw, x, axis, lambda v: _median1(lw, v, loc), False, loc), loc)
 
 
@@ -648,6 +721,7 @@ TABLE = [
     ((np.sort,), h_sort, ("axis", "kind", "order", "stable")),
     ((np.argsort,), h_argsort, ("axis", "kind", "order", "stable")),
     ((np.median,), h_median, ("axis", "out", "overwrite_input", "keepdims")),
+    ((np.quantile, np.percentile), h_quantile, ("axis", "out", "overwrite_input", "method", "keepdims")),
     ((np.lexsort,), h_lexsort, ("axis",)),
     ((np.triu_indices, np.tril_indices), h_triangle_indices, ("k", "m")),
     ((np.polyval,), h_polyval, ()),
