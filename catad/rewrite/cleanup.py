@@ -207,6 +207,24 @@ MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expres
 
 def _depth(t: Term, memo: dict) -> int:
     """Nesting depth of an expression (let chains count as one level), memoised by id."""
+    known = memo.get(id(t))
+    if known is not None:
+        return known[1]
+    kids = term_children(t) if not isinstance(t, Let) else [t.rhs]
+    best = 0  # most right sides: children atoms (depth 1) or values inlined already (memoised)
+    for k in kids:
+        m = memo.get(id(k))
+        if m is not None:
+            best = max(best, m[1])
+        elif type(k) is Var or type(k) is Const:
+            best = max(best, 1)
+        else:
+            return _depth_walk(t, memo)
+    memo[id(t)] = (t, 1 + best)
+    return 1 + best
+
+
+def _depth_walk(t: Term, memo: dict) -> int:
     stack = [(t, False)]
     while stack:
         n, done = stack.pop()
@@ -225,27 +243,44 @@ def _count_uses(t: Term) -> tuple[dict, dict]:
     uses: dict = {}
     binders: dict = {}
     depth_of: dict = {}
+    kinds = _KINDS
     stack = [(t, 0)]
     while stack:
         n, depth = stack.pop()
-        if isinstance(n, Var):
+        kind = kinds.get(type(n))
+        if kind is None:
+            kind = kinds[type(n)] = _kind(n)
+        if kind == "var":
             same_level = depth_of.get(n, depth) == depth
             uses[n] = uses.get(n, 0) + (1 if same_level else 2)
-        elif isinstance(n, Let):
+        elif kind == "let":
             binders[n.var.name] = binders.get(n.var.name, 0) + 1
             depth_of[n.var] = depth
             stack.append((n.rhs, depth))
             stack.append((n.body, depth))
-        elif isinstance(n, Build):
+        elif kind == "build":
             binders[n.var.name] = binders.get(n.var.name, 0) + 1
             stack.append((n.size, depth))
             stack.append((n.body, depth + 1))
-        elif getattr(n, "LAMBDAS", ()):  # a fold's lambdas run once per element, as a build's body
+        elif kind == "fold":  # a fold's lambdas run once per element, as a build's body
             bodies = {id(body) for _, body in lambdas(n)}
             stack.extend((k, depth + 1 if id(k) in bodies else depth) for k in operands(n) + [b for _, b in lambdas(n)])
         else:
             stack.extend((k, depth) for k in term_children(n))
     return uses, binders
+
+
+_KINDS: dict = {}  # class -> how _count_uses treats its nodes (decided once per class)
+
+
+def _kind(n: Term) -> str:
+    if isinstance(n, Var):
+        return "var"
+    if isinstance(n, Let):
+        return "let"
+    if isinstance(n, Build):
+        return "build"
+    return "fold" if getattr(n, "LAMBDAS", ()) else "other"
 
 
 def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
