@@ -40,6 +40,7 @@ from catad.primitives.registry import PRIMITIVES, PrimitiveTypeError
 from catad.rewrite import BY_NAME, RULES, replay, rewrite
 from catad.rewrite.catalogue import cheap
 from catad.rewrite.engine import replace_at
+from catad.rewrite.rule import compile_pattern
 from catad.tangents import ZERO, OneHot
 
 from gen_terms import VF, DrawChooser, Gen, RngChooser, assert_same_value, lmfold, lmscan, meaning, mixed
@@ -1037,6 +1038,28 @@ def test_rule_does_not_fire_when_its_side_condition_fails(name):
     rule = BY_NAME[name]
     for k, g, t in _generate(name, spec.violates, "violates"):
         assert rule.apply(t) is None, f"{name} fired although '{rule.condition}' fails (instance {k}): {t}"
+
+
+def test_compiled_patterns_match_as_the_patterns_do():
+    """Rule.apply matches by a generated function (rule.compile_pattern): on every subterm of
+    every rule's instances and violations, at every rule, it answers as pattern.match does,
+    with the same bindings."""
+    terms = []
+    for name, spec in INSTANCES.items():
+        for fn, label in ((spec.fires, "fires"), (spec.violates, "violates")):
+            if fn is not None:
+                terms += [n for _, _, t in _generate(name, fn, label) for n in walk(t) if isinstance(n, Term)]
+    matched = 0
+    for rule in RULES:
+        compiled = compile_pattern(rule.pattern)
+        for t in terms:
+            want, got = {}, {}
+            ok = rule.pattern.match(t, want)
+            assert compiled(t, got) == ok, (rule.name, t)
+            if ok:
+                matched += 1
+                assert got == want, (rule.name, t)
+    assert matched > len(RULES)  # most rules matched somewhere (their instances)
 
 
 TANGENT_RULES = [n for n in RULE_NAMES if n in INSTANCES and INSTANCES[n].tangents]

@@ -121,11 +121,22 @@ def _operands(expr: str) -> set:
     except SyntaxError:
         return set()
     out = set()
-    for node in ast.walk(tree):
-        for o in ([node.left, node.right] if isinstance(node, ast.BinOp) else
-                  [node.operand] if isinstance(node, ast.UnaryOp) else []):
-            if isinstance(o, ast.Name):
-                out.add(o.id)
+    stack = [tree.body]
+    while stack:  # every node, as ast.walk, without its generators (this runs on every line)
+        node = stack.pop()
+        cls = type(node)
+        if cls is ast.BinOp:
+            for o in (node.left, node.right):
+                if type(o) is ast.Name:
+                    out.add(o.id)
+        elif cls is ast.UnaryOp and type(node.operand) is ast.Name:
+            out.add(node.operand.id)
+        for field in node._fields:
+            v = getattr(node, field, None)
+            if isinstance(v, ast.AST):
+                stack.append(v)
+            elif isinstance(v, list):
+                stack.extend(x for x in v if isinstance(x, ast.AST))
     return out
 
 

@@ -129,6 +129,8 @@ def _whole(cls, **fields):
 
 
 class _Whole(P):
+    binds_as = "_t"
+
     def __init__(self, inner: P):
         object.__setattr__(self, "cls", inner.cls)
         object.__setattr__(self, "fields", inner.fields)
@@ -696,6 +698,7 @@ class _Named(P):
     def __init__(self, name: str, cls):
         super().__init__(cls)
         object.__setattr__(self, "name", name)
+        object.__setattr__(self, "binds_as", name)
 
     def match(self, t, b):
         if P.match(self, t, b):

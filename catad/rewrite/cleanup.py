@@ -14,24 +14,27 @@ from ..lang.fold import lambdas, operands
 from ..lang.types import Float
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
                           may_fail, remake_lets, subterms)
+from ..tangents import ZERO
 from .engine import term_children, with_children
 from .sweeps import substitute
 
 
 def cse_def(d: Def, trace: list | None = None, stage: str = "") -> Def:
+    return cse_zero(d, trace, stage)[0]
+
+
+def cse_zero(d: Def, trace: list | None = None, stage: str = "") -> tuple[Def, bool]:
+    """(d after CSE, whether CSE wrote the zero tangent where a variable bound to it was
+    used: x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish).
+    Told by the pass itself, which meets every such binding (an alias it replaces by the
+    atom), instead of a walk of d looking for them."""
     d = anf_def(d)
-    return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage), d.loc)
+    zeros: list = []
+    return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage, zeros), d.loc), bool(zeros)
 
 
 _ZERO_ARGS = {"index": (1,), "size": (0,), "tsum": (0,), "update": (1,), "tadd": (0, 1), "tscale": (1,),
               "touter": (0, 1), "tdot": (0, 1), "tprod": (0, 1), "tmul": (1,), "densify": (0,)}
-
-
-def aliases_zero(d: Def) -> bool:
-    """Whether d binds a variable to the zero tangent (CSE then writes the zero into its uses,
-    x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish)."""
-    from ..tangents import ZERO
-    return any(type(n) is Let and type(n.rhs) is Const and n.rhs.value is ZERO for n in subterms(d.body))
 
 
 def zero_redex(d: Def) -> bool:
@@ -40,8 +43,6 @@ def zero_redex(d: Def) -> bool:
     tuple literal (the primal value of `r = rev$f(x, 1.0)` where only its gradient is used) or
     a product by the constant 1.0: what a derivative program differentiated again binds to
     variables (catad.rewrite.stages.finish)."""
-    from ..tangents import ZERO
-
     def zero(x) -> bool:
         return type(x) is Const and x.value is ZERO
 
@@ -75,16 +76,17 @@ def _undo(table: dict, added: list) -> None:
             table[key] = old
 
 
-def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
+def _cse(t: Term, table: dict, env: dict, trace, stage, zeros: list) -> Term:
     """CSE of a let chain: `table` holds the right sides bound in scope (by value: the
-    variable holding it), `env` the variables replaced (by a variable or a constant)."""
+    variable holding it), `env` the variables replaced (by a variable or a constant);
+    `zeros` gets an entry for each variable replaced by the zero tangent."""
     lets, body = let_chain(t)
     added_table: list = []
     added_env: list = []
     try:
         out = []
         for lt in lets:
-            rhs = _cse_inner(_outer_subst(lt.rhs, env), table, env, trace, stage)
+            rhs = _cse_inner(_outer_subst(lt.rhs, env), table, env, trace, stage, zeros)
             atom = type(rhs) is Var or type(rhs) is Const
             held = None if atom else table.get(rhs)
             if held is not None:
@@ -96,24 +98,26 @@ def _cse(t: Term, table: dict, env: dict, trace, stage) -> Term:
             if atom:  # an alias: use the atom itself
                 added_env.append((lt.var, env.get(lt.var, _MISSING)))
                 env[lt.var] = rhs
+                if type(rhs) is Const and rhs.value is ZERO:
+                    zeros.append(lt.var)
                 continue
             added_table.append((rhs, _MISSING))
             table[rhs] = lt.var
             out.append((lt, rhs))
-        return remake_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage))
+        return remake_lets(out, _cse_inner(_outer_subst(body, env), table, env, trace, stage, zeros))
     finally:
         _undo(table, added_table)
         _undo(env, added_env)
 
 
-def _cse_inner(t: Term, table: dict, env: dict, trace, stage) -> Term:
+def _cse_inner(t: Term, table: dict, env: dict, trace, stage, zeros: list) -> Term:
     """CSE inside the nested scopes of t (its if branches and build bodies)."""
     if isinstance(t, Let):
-        return _cse(t, table, env, trace, stage)
+        return _cse(t, table, env, trace, stage, zeros)
     if isinstance(t, If):
-        return _if(t, _cse(t.then, table, env, trace, stage), _cse(t.orelse, table, env, trace, stage))
+        return _if(t, _cse(t.then, table, env, trace, stage, zeros), _cse(t.orelse, table, env, trace, stage, zeros))
     if isinstance(t, Build):
-        return _build(t, _cse(t.body, table, env, trace, stage))
+        return _build(t, _cse(t.body, table, env, trace, stage, zeros))
     return t
 
 
@@ -203,6 +207,24 @@ MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expres
 
 def _depth(t: Term, memo: dict) -> int:
     """Nesting depth of an expression (let chains count as one level), memoised by id."""
+    known = memo.get(id(t))
+    if known is not None:
+        return known[1]
+    kids = term_children(t) if not isinstance(t, Let) else [t.rhs]
+    best = 0  # most right sides: children atoms (depth 1) or values inlined already (memoised)
+    for k in kids:
+        m = memo.get(id(k))
+        if m is not None:
+            best = max(best, m[1])
+        elif type(k) is Var or type(k) is Const:
+            best = max(best, 1)
+        else:
+            return _depth_walk(t, memo)
+    memo[id(t)] = (t, 1 + best)
+    return 1 + best
+
+
+def _depth_walk(t: Term, memo: dict) -> int:
     stack = [(t, False)]
     while stack:
         n, done = stack.pop()
@@ -221,27 +243,44 @@ def _count_uses(t: Term) -> tuple[dict, dict]:
     uses: dict = {}
     binders: dict = {}
     depth_of: dict = {}
+    kinds = _KINDS
     stack = [(t, 0)]
     while stack:
         n, depth = stack.pop()
-        if isinstance(n, Var):
+        kind = kinds.get(type(n))
+        if kind is None:
+            kind = kinds[type(n)] = _kind(n)
+        if kind == "var":
             same_level = depth_of.get(n, depth) == depth
             uses[n] = uses.get(n, 0) + (1 if same_level else 2)
-        elif isinstance(n, Let):
+        elif kind == "let":
             binders[n.var.name] = binders.get(n.var.name, 0) + 1
             depth_of[n.var] = depth
             stack.append((n.rhs, depth))
             stack.append((n.body, depth))
-        elif isinstance(n, Build):
+        elif kind == "build":
             binders[n.var.name] = binders.get(n.var.name, 0) + 1
             stack.append((n.size, depth))
             stack.append((n.body, depth + 1))
-        elif getattr(n, "LAMBDAS", ()):  # a fold's lambdas run once per element, as a build's body
+        elif kind == "fold":  # a fold's lambdas run once per element, as a build's body
             bodies = {id(body) for _, body in lambdas(n)}
             stack.extend((k, depth + 1 if id(k) in bodies else depth) for k in operands(n) + [b for _, b in lambdas(n)])
         else:
             stack.extend((k, depth) for k in term_children(n))
     return uses, binders
+
+
+_KINDS: dict = {}  # class -> how _count_uses treats its nodes (decided once per class)
+
+
+def _kind(n: Term) -> str:
+    if isinstance(n, Var):
+        return "var"
+    if isinstance(n, Let):
+        return "let"
+    if isinstance(n, Build):
+        return "build"
+    return "fold" if getattr(n, "LAMBDAS", ()) else "other"
 
 
 def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:

@@ -9,6 +9,7 @@ function building the right-hand side from the pattern's bindings. The catalogue
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -47,7 +48,11 @@ class V(Pat):
 class P(Pat):
     """Matches a node of class `cls` whose fields match the given sub-patterns. (The
     engine skips a rule at a node whose class, or a field's class or name, the pattern
-    rules out: a subclass may demand more than P.match, never less.)"""
+    rules out: a subclass may demand more than P.match, never less.) A subclass that only
+    also binds the node it matches names that binding in `binds_as` (compile_pattern reads
+    it); any other subclass is matched by calling its own match."""
+
+    binds_as = None  # type: str | None
 
     cls: type
     fields: dict = field(default_factory=dict)
@@ -86,13 +91,17 @@ class Rule:
     build: Callable[[dict], Any]   # bindings -> replacement (None: does not apply after all)
     condition: str = ""            # the side condition, in words ("" when there is none)
 
+    @functools.cached_property
+    def _match(self) -> Callable[[Any, dict], bool]:
+        return compile_pattern(self.pattern)
+
     def apply(self, t: Any, free_vars: Callable[[Any], Any] | None = None) -> Any:
         """The rewritten term, or None when the rule does not apply to t (at its root).
         `free_vars` answers the side conditions that ask for free variables (default:
         computed afresh, lang.terms.free_vars)."""
         b = Bindings()
         b.free_vars = free_vars or _free_vars
-        if not self.pattern.match(t, b):
+        if not self._match(t, b):
             return None
         out = self.build(b)
         if out is None or out is t:
@@ -102,3 +111,54 @@ class Rule:
     def describe(self) -> dict:
         return {"name": self.name, "group": self.group, "law": self.law, "lhs": self.lhs, "rhs": self.rhs,
                 "condition": self.condition, "doc": self.doc, "latex": self.latex}
+
+
+def compile_pattern(pattern: Pat) -> Callable[[Any, dict], bool]:
+    """pattern.match(t, b) for a fresh b, as one generated function: the pattern's tree
+    unrolled into straight-line tests (no call per sub-pattern; a pattern variable met a
+    second time is compared with its first binding, known while compiling). The rewrite
+    engine tries a rule at every node a stage visits, so this is its inner loop."""
+    env: dict[str, Any] = {}
+    lines: list[str] = []
+    bound: set[str] = set()
+    opaque = False  # after a pattern of its own kind: what b holds is not known here
+
+    def const(value: Any) -> str:
+        name = f"k{len(env)}"
+        env[name] = value
+        return name
+
+    def emit(p: Any, x: str, depth: int) -> None:
+        nonlocal opaque
+        if type(p) is V:
+            if p.when is not None:
+                lines.append(f"    if not {const(p.when)}({x}): return False")
+            if opaque:
+                lines.append(f"    if {p.name!r} in b and b[{p.name!r}] != {x}: return False")
+                lines.append(f"    b[{p.name!r}] = {x}")
+            elif p.name in bound:
+                lines.append(f"    if b[{p.name!r}] != {x}: return False")
+            else:
+                bound.add(p.name)
+                lines.append(f"    b[{p.name!r}] = {x}")
+        elif isinstance(p, P) and (type(p) is P or type(p).match is P.match or p.binds_as is not None):
+            lines.append(f"    if not isinstance({x}, {const(p.cls)}): return False")
+            if p.when is not None:
+                lines.append(f"    if not {const(p.when)}({x}): return False")
+            for k, (name, sub) in enumerate(p.fields.items()):
+                y = f"x{depth}_{k}"
+                lines.append(f"    {y} = {x}.{name}")
+                if isinstance(sub, Pat):
+                    emit(sub, y, depth + 1)
+                else:
+                    lines.append(f"    if {y} != {const(sub)}: return False")
+            if p.binds_as is not None:
+                bound.add(p.binds_as)
+                lines.append(f"    b[{p.binds_as!r}] = {x}")
+        else:  # a pattern of its own kind: its own match (it may bind anything)
+            lines.append(f"    if not {const(p)}.match({x}, b): return False")
+            opaque = True
+
+    emit(pattern, "t", 0)
+    exec("def match(t, b):\n" + "\n".join(lines + ["    return True"]), env)
+    return env["match"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import aliases_zero, cse_def, dead_code_def, inline_single_use_def, zero_redex
+from .cleanup import cse_def, cse_zero, dead_code_def, inline_single_use_def, zero_redex
 from .engine import NormalMarks, Rewriter
 
 
@@ -44,9 +44,8 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -
     one, by an earlier normalisation; only CSE can make more.)"""
     d = optimise(d, stage, trace, normal)
     for _ in range(4):  # a derivative program differentiated again binds zero tangents to variables:
-        zero = aliases_zero(d)  # CSE writes them where they are used, where the rules remove them
-        d = cse_def(d, trace, stage)
-        if not zero:
+        d, zero = cse_zero(d, trace, stage)  # CSE writes them where they are used, where the rules
+        if not zero:                          # remove them
             break
         d = optimise(d, stage, trace, normal)
     else:
