@@ -36,8 +36,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # adbench, for the tests' corpus
+sys.path.insert(0, str(ROOT / "tests"))  # first: `corpus` is tests/corpus.py, not benchmarks/corpus/
 
 import catad  # noqa: E402
 from catad.backend import compile_def, compile_program  # noqa: E402
