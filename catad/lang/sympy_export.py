@@ -97,6 +97,8 @@ class SympyEvaluator(Evaluator):
             return arr
         if t.fn in ("max", "min"):
             return (sympy.Max if t.fn == "max" else sympy.Min)(*args)
+        if t.fn == "check":  # a run-time check (math.log's domain, a bound): the formula is where it holds
+            return ()
         if p.sympy is None:
             raise CatadError(f"primitive {t.fn} has no SymPy form", construct=t.fn)
         return p.sympy(*args)
