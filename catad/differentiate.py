@@ -30,7 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, scalar_
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
-from .pipeline import Bound, bind, check_checkpoints, mark_of
+from .pipeline import Bound, band_of, band_width, bind, check_checkpoints, mark_of
 from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
@@ -380,6 +380,9 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         raise CatadError(f"{what} needs a function returning a float or a float array"
                          f"{', or a tuple of them' if what != 'jacobian' else ''}; "
                          f"{getattr(fn, '__name__', 'f')} returns {result}{hint}", construct=what)
+    banded = _by_band(b, vals, out, nums, argnums, mode, checkpoints)
+    if banded is not None:
+        return banded
     sliced = _by_slices(fn, args, vals, out, nums, argnums, mode, checkpoints)
     if sliced is not None:  # one array argument: no structure to give it
         return sliced
@@ -393,6 +396,33 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         blocks = _user_args(b, blocks, nums)
         per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
     return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+
+
+def _by_band(b: Bound, vals: tuple, out: Any, nums, argnums, mode: str | None, checkpoints: int | None) -> Any:
+    """The Jacobian of one vector argument and a vector result whose forward program shows a
+    band (a diagonal Hessian of a sum over independent elements, a tridiagonal one of
+    Rosenbrock's function): w = its width forward passes, the seeds s_r[j] = [j mod w == r]
+    (Curtis, Powell and Reid 1974; catad.lang.structure), then the dense result filled from
+    them; None where that does not apply or costs no fewer passes than the basis."""
+    if mode == "reverse" or checkpoints is not None or len(nums) != 1 or not isinstance(argnums, (int, np.integer)):
+        return None
+    k = nums[0]
+    offsets = band_of(b, vals, out, k)
+    if offsets is None or band_width(offsets) >= min(vals[k].size, out.size if mode is None else vals[k].size):
+        return None
+    n, m, w = vals[k].size, out.size, band_width(offsets)
+    start = int(np.cumsum([0] + [S.tangent_size(v) for v in vals])[k])
+    products = []
+    for r in range(w):  # the tangents as _jacobian_matrix makes them: the others' are zeros
+        flat = np.zeros(S.tangent_size(vals))
+        flat[start:start + n] = np.arange(n) % w == r
+        products.append(_materialize(_forward(b, vals, S.unflatten(flat, vals))[1], out))
+    jac = np.zeros((m, n))
+    for c in offsets:  # J[o, o + c] is the product of the seed of column o + c, at row o
+        rows = np.arange(max(0, -c), min(m, n - c))
+        cols = rows + c
+        jac[rows, cols] = np.stack(products)[cols % w, rows]
+    return jac
 
 
 # The most elements a slice of a Jacobian's passes holds at once, over the size of its arguments and

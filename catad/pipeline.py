@@ -35,6 +35,7 @@ from .combinators import CLProgram, check_cl_program, to_cl_program
 from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
+from .lang.structure import band_offsets
 from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
@@ -269,6 +270,18 @@ class Pipeline:
         c.rerun = self.sequential is not None
         return c
 
+    def band(self, k: int, shapes: tuple) -> frozenset | None:
+        """The offsets C of the Jacobian's band with respect to parameter k (a vector), read
+        from the forward program (catad.lang.structure): element o of the result's tangent
+        reads the tangent of parameter k only at o + c, c in C; None when that cannot be shown.
+        `shapes` are those of the parameters at hand (the user's and the hidden ones)."""
+        key = (k, shapes)
+        bands = self.__dict__.setdefault("_bands", {})
+        if key not in bands:
+            with paused_gc():
+                bands[key] = band_offsets(self.forward, len(self.core.main.params), k, shapes)
+        return bands[key]
+
     @functools.cached_property
     def holds_derivatives(self) -> bool:
         """Whether the program holds a derivative program (a function made by a transformation,
@@ -284,6 +297,23 @@ class Pipeline:
         the order Python does, iteration by iteration. Compiled only when a program whose
         loops were vectorised raises, to raise the error Python raises first."""
         return backend.compile_program(self.sequential)
+
+
+def band_of(b: "Bound", vals: tuple, out: Any, k: int) -> frozenset | None:
+    """The offsets of the band of the Jacobian of b's (vector) result with respect to its
+    (vector) argument k at these arguments (catad.lang.structure), or None: not a band, or not
+    two float vectors."""
+    x = vals[k]
+    if not (isinstance(x, np.ndarray) and isinstance(out, np.ndarray) and x.ndim == 1 and out.ndim == 1
+            and x.dtype.kind == "f" and x.size):
+        return None
+    shapes = tuple(np.shape(v) if isinstance(v, np.ndarray) else None for v in vals + tuple(b.hidden))
+    return b.pipeline.band(k, shapes)
+
+
+def band_width(offsets: frozenset) -> int:
+    """How many seeds (forward passes) recover a band with these offsets: its width."""
+    return max(offsets) - min(offsets) + 1 if offsets else 0
 
 
 def check_checkpoints(k: Any) -> int | None:
@@ -468,4 +498,4 @@ def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None 
     return pipeline(fn, *args).code(which, wrt, zero_safe, checkpoints)
 
 
-__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]
+__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "band_of", "band_width", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]
