@@ -386,8 +386,15 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
     sliced = _by_slices(fn, args, vals, out, nums, argnums, mode, checkpoints)
     if sliced is not None:  # one array argument: no structure to give it
         return sliced
-    full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     outs = out if isinstance(out, tuple) else (out,)
+    columns = _columns_by_slices(fn, args, vals, outs, nums, checkpoints) if mode == "forward" else None
+    if columns is not None:  # several array arguments or results: each block by its own program
+        per_result = []
+        for i in range(len(outs)):
+            blocks = _user_args(b, tuple(columns[k][i] for k in nums), nums)
+            per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
+        return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+    full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     rows = np.cumsum([0] + [S.tangent_size(o) for o in outs])
     offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
     per_result = []
@@ -451,6 +458,29 @@ def _by_slices(fn: Callable, args: tuple, vals: tuple, out: Any, nums, argnums, 
     slices = [primal(cb, *cb.args, *cb.hidden, start, min(count, basis.shape[0] - start))
               for start in range(0, basis.shape[0], count)]
     return np.concatenate(slices, axis=out.ndim if mode == "forward" else 0)
+
+
+def _columns_by_slices(fn: Callable, args: tuple, vals: tuple, outs: tuple, nums, checkpoints: int | None):
+    """{k: [the Jacobian of each result with respect to argument k]} for float array arguments
+    and results, each argument's columns by the forward program over slices of its basis (as
+    _by_slices, one program per argument: JAX's vmap of a jvp over the basis); None where one
+    is not a float array (one forward pass per element then, by _jacobian_matrix)."""
+    if not all(isinstance(o, np.ndarray) and o.dtype.kind == "f" for o in outs) or \
+            not all(isinstance(vals[k], np.ndarray) and vals[k].dtype.kind == "f" and vals[k].ndim and
+                    vals[k].shape[0] for k in nums):
+        return None
+    columns = {}
+    for k in nums:
+        x = vals[k]
+        t = Transformation("jacfwd", fn, k, checkpoints, chunked=True)
+        cb = bind(mark_of(t), args)
+        work = max(1, _elements(vals) + _elements(outs) + _elements(cb.hidden))
+        count = max(1, min(x.shape[0], _SLICE_ELEMENTS // (work * max(1, x[0].size))))
+        slices = [primal(cb, *cb.args, *cb.hidden, start, min(count, x.shape[0] - start))
+                  for start in range(0, x.shape[0], count)]
+        slices = [s if len(outs) > 1 else (s,) for s in slices]
+        columns[k] = [np.concatenate([s[i] for s in slices], axis=o.ndim) for i, o in enumerate(outs)]
+    return columns
 
 
 def _elements(x: Any) -> int:

@@ -215,3 +215,59 @@ def test_explain_says_which_structure_was_found():
     assert "c in [-1, 0, 1]" in band and "3 forward passes" in band
     dense = catad.explain(catad.hessian(square_of_sum), x).stage("source").text
     assert "not shown to be a band" in dense
+
+
+# ---------------------------------------------------------------- several array arguments
+# The Hessian with respect to a tuple of arguments (the ADBench GMM's alphas, means, qs, ls):
+# each argument's columns by the forward program over slices of its basis, one vectorised
+# program per argument, not one forward pass per column.
+
+def mixed(a, B, c, scale):
+    return scale * np.sum(a ** 2 * (B @ c)) + np.sum(np.sin(B) * np.exp(c)) + np.sum(a[:, None] * B ** 3)
+
+
+def _mixed_args(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=4), 1.5
+
+
+@pytest.mark.parametrize("argnums", [(0, 1, 2), (1, 2), (2, 0), 1])
+def test_the_hessian_of_several_arrays_runs_a_program_per_argument(argnums, monkeypatch):
+    args = _mixed_args()
+    runs = _count_forward_passes(monkeypatch)
+    H = catad.hessian(mixed, argnums=argnums)(*args)
+    assert not runs  # no pass per column
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    for i, ki in enumerate(nums):
+        for j, kj in enumerate(nums):
+            block = H[i][j] if isinstance(argnums, tuple) else H
+            gi = catad.grad(mixed, argnums=ki)
+            expected = central_difference(gi, args, kj)
+            assert block.shape == np.shape(args[ki]) + np.shape(args[kj])
+            np.testing.assert_allclose(block, expected, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(expected).max()))
+    if isinstance(argnums, tuple):
+        for i in range(len(nums)):
+            for j in range(len(nums)):
+                np.testing.assert_allclose(H[i][j], np.moveaxis(H[j][i], range(H[j][i].ndim),
+                                                                _transposed_axes(args, nums[j], nums[i])),
+                                           rtol=1e-12, atol=1e-12)
+
+
+def _transposed_axes(args, kj, ki):
+    """Where the axes of block [j][i] (arg j's, then arg i's) go in block [i][j]'s order."""
+    rj, ri = np.ndim(args[kj]), np.ndim(args[ki])
+    return [ri + a for a in range(rj)] + list(range(ri))
+
+
+def test_jacfwd_of_a_tuple_result_runs_a_program_per_argument(monkeypatch):
+    def pair(a, B):
+        return np.sin(B @ a), a ** 2 * np.sum(B)
+    rng = np.random.default_rng(3)
+    a, B = rng.normal(size=4), rng.normal(size=(5, 4))
+    runs = _count_forward_passes(monkeypatch)
+    J = catad.jacfwd(pair, argnums=(0, 1))(a, B)
+    assert not runs
+    rows = catad.jacrev(pair, argnums=(0, 1))(a, B)
+    for got, want in zip(J, rows):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
