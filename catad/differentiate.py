@@ -80,7 +80,7 @@ def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | Non
 
 
 def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
-                checkpoints: int | None = None) -> Callable:
+                checkpoints: int | None = None, **variant: Any) -> Callable:
     """The "forward" or "reverse" program as a function returning (output, tangent).
 
     It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
@@ -96,15 +96,16 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     NaN and reaches the result, or is dropped (a selection, an index that does not read
     it), and then the zero-safe variant's 0 in its place is dropped too. So when the
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
-    computes the same values."""
-    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints)
+    computes the same values. `variant`: a forward program's tangent_only and zero (see
+    catad.pipeline.Pipeline.code)."""
+    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
     derived = _derived(b)  # its value is a derivative too (catad.grad(f)): so is checked
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
-        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints)(*inputs)
+        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
     return run
 
 
@@ -362,7 +363,30 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     derivative of fn's reverse derivative program (forward over reverse). `tangents` has one
     entry per primal (those of arguments not in argnums give the mixed second derivatives);
     the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`."""
-    return jvp(grad(fn, argnums, checkpoints=checkpoints), primals, tangents)[1]
+    primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
+    b = bind(grad(fn, argnums, checkpoints=checkpoints), primals)
+    vals, params = _canonical(b)
+    dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
+    # the gradient's forward program, its tangent alone, with the tangents that are zero here
+    # (those of the data, typically) the zero tangent: their products are not computed
+    zero = tuple(k for k, t in enumerate(dx) if _is_zero(t))
+    run = _derivative(b, "forward", tangent_only=True, zero=zero)
+    _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
+                *(S.ZERO,) * len(b.hidden))
+    nums = _argnums(argnums, params)
+    like = vals[nums[0]] if isinstance(argnums, (int, np.integer)) else tuple(vals[k] for k in nums)
+    return _user_out(b, _materialize(dt, like))
+
+
+def _is_zero(t: Any) -> bool:
+    """Whether a tangent value is zero everywhere (ZERO, zeros, tuples of them)."""
+    if t is S.ZERO:
+        return True
+    if isinstance(t, (tuple, list)):
+        return all(_is_zero(x) for x in t)
+    if isinstance(t, S.OneHot):
+        return _is_zero(t.value)
+    return not np.any(t)
 
 
 def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpoints: int | None, what: str):

@@ -224,7 +224,7 @@ class Pipeline:
         return [step for stage in TRACED for step in self._traces[stage]]
 
     def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False,
-             checkpoints: int | None = None) -> Compiled:
+             checkpoints: int | None = None, tangent_only: bool = False, zero: tuple[int, ...] = ()) -> Compiled:
         """The "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
         A reverse program with `wrt` computes only the cotangents of those of the user's
         parameters (the others are the zero tangent). Its parameters: the user's, the hidden
@@ -232,9 +232,16 @@ class Pipeline:
         `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
         (catad.tangents.times). With `checkpoints` k (a reverse program only: the others have
         no reverse loop and ignore it), each reverse loop keeps at most k of its states and
-        recomputes the rest (catad.backend.checkpoint); None keeps them all."""
+        recomputes the rest (catad.backend.checkpoint); None keeps them all. A forward program
+        with `tangent_only` computes the tangent alone (its output is the zero tangent: what hvp
+        needs of the gradient's forward program), and with `zero` (positions of the user's
+        parameters) takes those parameters' tangents to be the zero tangent, its products with
+        them dropped while compiling (hvp's tangents of the data)."""
         checkpoints = check_checkpoints(checkpoints) if which == "reverse" else None
-        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints)
+        if which != "forward":
+            tangent_only, zero = False, ()
+        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints, tangent_only,
+               tuple(sorted(set(zero))))
         if key not in self._code:
             with paused_gc():
                 try:
@@ -248,7 +255,7 @@ class Pipeline:
         return e if t is None else located(e, t.fn)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
-                 checkpoints: int | None = None) -> Compiled:
+                 checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = ()) -> Compiled:
         if which == "primal":
             k = getattr(self, "transformation", None)  # a derivative's program: its reverse loops' checkpoints
             # a program holding derivative programs: zero_safe applies to their products
@@ -260,7 +267,9 @@ class Pipeline:
         n = len(self.core.main.params)
         users = n - self.n_hidden
         if which == "forward":  # the hidden parameters' tangents are zero
-            c = backend.compile_def(self.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
+            zeros = list(range(n + users, 2 * n)) + [n + k for k in zero]
+            c = backend.compile_def(self.forward, n_primal=n, zero_params=zeros, zero_safe=zero_safe,
+                                    keep=(False, True) if tangent_only else True)
         else:
             wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
             keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
