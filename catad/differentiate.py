@@ -362,7 +362,10 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     ``jvp(grad(fn, argnums), primals, tangents)[1]`` (JAX's autodiff cookbook), the forward
     derivative of fn's reverse derivative program (forward over reverse). `tangents` has one
     entry per primal (those of arguments not in argnums give the mixed second derivatives);
-    the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`."""
+    the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`.
+    It runs the gradient's forward program compiled for the tangent alone, the tangents that
+    are zero here (the data's, typically) compiled as the zero tangent: their products are
+    not computed."""
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
     b = bind(grad(fn, argnums, checkpoints=checkpoints), primals)
     vals, params = _canonical(b)

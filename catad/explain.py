@@ -243,7 +243,10 @@ def structure_text(fn: Callable, args: tuple) -> list[str]:
     k = t.argnums % max(1, len(b.args))
     vals = tuple(b.args)
     x = vals[k] if vals else None
-    out = b.pipeline.code("primal")(*b.args, *b.hidden)
+    try:  # the band is per shape: the result's is known by running it
+        out = b.pipeline.code("primal")(*b.args, *b.hidden)
+    except CatadError:  # the function raises at these arguments: explain says so elsewhere
+        return []
     if not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in (x, out)):
         return []
     offsets = band_of(b, vals, out, k)
