@@ -5,7 +5,8 @@ jitted) and PyTorch's (``torch.func``), all with respect to alphas, means, qs an
 For each GMM file, in one run: catad's gradient (the baseline of the ratios), catad's hvp
 (``catad.hvp``: forward mode over the reverse program) and the peers' hvps, median of repeats
 after a warm-up; then the full Hessian on the first ``--hessian-points`` points (catad's:
-one forward pass of the reverse program per parameter; JAX's: ``jax.hessian``). Checks:
+forward passes of the reverse program, for each parameter array one vectorised program over
+slices of its basis; JAX's: ``jax.hessian``). Checks:
 catad's hvp against central differences of catad's gradient and against JAX's hvp; catad's
 Hessian is symmetric, agrees with JAX's, and ``H @ t`` is the hvp. ``compile`` is the first
 call of a fresh copy of the function (front end, AD twice, rewriting, code generation).

@@ -1,16 +1,14 @@
 """The cost of a Hessian whose structure is diagonal (issue 17, item 3): sum(v[i] ** 4) over n.
 
 For each n: catad's gradient, one Hessian-vector product (forward over reverse), the dense
-Hessian by catad.hessian (its passes, one per element of v, run as one vectorised program over
-slices of the basis: catad/composite.py's chunked Jacobian), and the same Hessian by n separate
-calls of catad.hvp (one pass each, as a user would loop). Each the median of --repeats runs after
-a warm-up call; the Hessian is checked against diag(12 v**2).
+Hessian by catad.hessian, and the same Hessian by n separate calls of catad.hvp (one pass each,
+as a user would loop). Each the median of --repeats runs after a warm-up call; the Hessian is
+checked against diag(12 v**2).
 
-What it shows: the gradient and the hvp are O(n); the Hessian's n passes are O(n) each, so it is
-O(n^2) work, vectorised (whole-array NumPy over an n x slice array) rather than n Python-level
-passes. The structure is not exploited: the passes are not simplified for the one-hot basis, so
-the diagonal Hessian costs n^2 multiplications, not O(n) work plus filling the result (the
-issue's item 3 asks for the latter; not done).
+What it shows: catad.hessian reads the band of the gradient's forward program (here the
+diagonal: element i of the gradient reads v at i only; catad/lang/structure.py) and runs one
+O(n) forward pass seeded with ones, then fills the dense n x n result: its cost over the
+gradient's grows as the n^2 fill does, not as n passes of O(n) (issue 17, item 3).
 
     python benchmarks/hessian_structure.py [--sizes 250,500,1000,2000,4000] [--repeats 5]
 """

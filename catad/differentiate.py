@@ -30,7 +30,7 @@ from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, scalar_
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
-from .pipeline import Bound, bind, check_checkpoints, mark_of
+from .pipeline import Bound, band_of, band_width, bind, check_checkpoints, mark_of
 from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
@@ -80,7 +80,7 @@ def derivative(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | Non
 
 
 def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
-                checkpoints: int | None = None) -> Callable:
+                checkpoints: int | None = None, **variant: Any) -> Callable:
     """The "forward" or "reverse" program as a function returning (output, tangent).
 
     It runs the usual variant, whose tangent products are IEEE products (0 * inf is NaN),
@@ -96,15 +96,16 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     NaN and reaches the result, or is dropped (a selection, an index that does not read
     it), and then the zero-safe variant's 0 in its place is dropped too. So when the
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
-    computes the same values."""
-    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints)
+    computes the same values. `variant`: a forward program's tangent_only and zero (see
+    catad.pipeline.Pipeline.code)."""
+    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
     derived = _derived(b)  # its value is a derivative too (catad.grad(f)): so is checked
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
-        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints)(*inputs)
+        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
     return run
 
 
@@ -361,8 +362,34 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     ``jvp(grad(fn, argnums), primals, tangents)[1]`` (JAX's autodiff cookbook), the forward
     derivative of fn's reverse derivative program (forward over reverse). `tangents` has one
     entry per primal (those of arguments not in argnums give the mixed second derivatives);
-    the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`."""
-    return jvp(grad(fn, argnums, checkpoints=checkpoints), primals, tangents)[1]
+    the result is shaped like the argument(s) argnums. ``checkpoints`` as for :func:`grad`.
+    It runs the gradient's forward program compiled for the tangent alone, the tangents that
+    are zero here (the data's, typically) compiled as the zero tangent: their products are
+    not computed."""
+    primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
+    b = bind(grad(fn, argnums, checkpoints=checkpoints), primals)
+    vals, params = _canonical(b)
+    dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
+    # the gradient's forward program, its tangent alone, with the tangents that are zero here
+    # (those of the data, typically) the zero tangent: their products are not computed
+    zero = tuple(k for k, t in enumerate(dx) if _is_zero(t))
+    run = _derivative(b, "forward", tangent_only=True, zero=zero)
+    _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
+                *(S.ZERO,) * len(b.hidden))
+    nums = _argnums(argnums, params)
+    like = vals[nums[0]] if isinstance(argnums, (int, np.integer)) else tuple(vals[k] for k in nums)
+    return _user_out(b, _materialize(dt, like))
+
+
+def _is_zero(t: Any) -> bool:
+    """Whether a tangent value is zero everywhere (ZERO, zeros, tuples of them)."""
+    if t is S.ZERO:
+        return True
+    if isinstance(t, (tuple, list)):
+        return all(_is_zero(x) for x in t)
+    if isinstance(t, S.OneHot):
+        return _is_zero(t.value)
+    return not np.any(t)
 
 
 def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpoints: int | None, what: str):
@@ -380,11 +407,21 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         raise CatadError(f"{what} needs a function returning a float or a float array"
                          f"{', or a tuple of them' if what != 'jacobian' else ''}; "
                          f"{getattr(fn, '__name__', 'f')} returns {result}{hint}", construct=what)
+    banded = _by_band(b, vals, out, nums, argnums, mode, checkpoints)
+    if banded is not None:
+        return banded
     sliced = _by_slices(fn, args, vals, out, nums, argnums, mode, checkpoints)
     if sliced is not None:  # one array argument: no structure to give it
         return sliced
-    full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     outs = out if isinstance(out, tuple) else (out,)
+    columns = _columns_by_slices(fn, args, vals, outs, nums, checkpoints) if mode == "forward" else None
+    if columns is not None:  # several array arguments or results: each block by its own program
+        per_result = []
+        for i in range(len(outs)):
+            blocks = _user_args(b, tuple(columns[k][i] for k in nums), nums)
+            per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
+        return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+    full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     rows = np.cumsum([0] + [S.tangent_size(o) for o in outs])
     offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
     per_result = []
@@ -393,6 +430,33 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         blocks = _user_args(b, blocks, nums)
         per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
     return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+
+
+def _by_band(b: Bound, vals: tuple, out: Any, nums, argnums, mode: str | None, checkpoints: int | None) -> Any:
+    """The Jacobian of one vector argument and a vector result whose forward program shows a
+    band (a diagonal Hessian of a sum over independent elements, a tridiagonal one of
+    Rosenbrock's function): w = its width forward passes, the seeds s_r[j] = [j mod w == r]
+    (Curtis, Powell and Reid 1974; catad.lang.structure), then the dense result filled from
+    them; None where that does not apply or costs no fewer passes than the basis."""
+    if mode == "reverse" or checkpoints is not None or len(nums) != 1 or not isinstance(argnums, (int, np.integer)):
+        return None
+    k = nums[0]
+    offsets = band_of(b, vals, out, k)
+    if offsets is None or band_width(offsets) >= min(vals[k].size, out.size if mode is None else vals[k].size):
+        return None
+    n, m, w = vals[k].size, out.size, band_width(offsets)
+    start = int(np.cumsum([0] + [S.tangent_size(v) for v in vals])[k])
+    products = []
+    for r in range(w):  # the tangents as _jacobian_matrix makes them: the others' are zeros
+        flat = np.zeros(S.tangent_size(vals))
+        flat[start:start + n] = np.arange(n) % w == r
+        products.append(_materialize(_forward(b, vals, S.unflatten(flat, vals))[1], out))
+    jac = np.zeros((m, n))
+    for c in offsets:  # J[o, o + c] is the product of the seed of column o + c, at row o
+        rows = np.arange(max(0, -c), min(m, n - c))
+        cols = rows + c
+        jac[rows, cols] = np.stack(products)[cols % w, rows]
+    return jac
 
 
 # The most elements a slice of a Jacobian's passes holds at once, over the size of its arguments and
@@ -421,6 +485,29 @@ def _by_slices(fn: Callable, args: tuple, vals: tuple, out: Any, nums, argnums, 
     slices = [primal(cb, *cb.args, *cb.hidden, start, min(count, basis.shape[0] - start))
               for start in range(0, basis.shape[0], count)]
     return np.concatenate(slices, axis=out.ndim if mode == "forward" else 0)
+
+
+def _columns_by_slices(fn: Callable, args: tuple, vals: tuple, outs: tuple, nums, checkpoints: int | None):
+    """{k: [the Jacobian of each result with respect to argument k]} for float array arguments
+    and results, each argument's columns by the forward program over slices of its basis (as
+    _by_slices, one program per argument: JAX's vmap of a jvp over the basis); None where one
+    is not a float array (one forward pass per element then, by _jacobian_matrix)."""
+    if not all(isinstance(o, np.ndarray) and o.dtype.kind == "f" for o in outs) or \
+            not all(isinstance(vals[k], np.ndarray) and vals[k].dtype.kind == "f" and vals[k].ndim and
+                    vals[k].shape[0] for k in nums):
+        return None
+    columns = {}
+    for k in nums:
+        x = vals[k]
+        t = Transformation("jacfwd", fn, k, checkpoints, chunked=True)
+        cb = bind(mark_of(t), args)
+        work = max(1, _elements(vals) + _elements(outs) + _elements(cb.hidden))
+        count = max(1, min(x.shape[0], _SLICE_ELEMENTS // (work * max(1, x[0].size))))
+        slices = [primal(cb, *cb.args, *cb.hidden, start, min(count, x.shape[0] - start))
+                  for start in range(0, x.shape[0], count)]
+        slices = [s if len(outs) > 1 else (s,) for s in slices]
+        columns[k] = [np.concatenate([s[i] for s in slices], axis=o.ndim) for i, o in enumerate(outs)]
+    return columns
 
 
 def _elements(x: Any) -> int:

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import CatadError
-from .pipeline import STAGES, Pipeline, check_checkpoints, pipeline
+import numpy as np
+
+from .pipeline import STAGES, Pipeline, band_of, band_width, bind, check_checkpoints, pipeline
 from .rewrite.catalogue import ALL_BY_NAME
 from .rewrite.engine import RewriteStep
 from .transforms import innermost, transformation_of
@@ -229,6 +231,39 @@ def transformation_text(fn: Callable, p: Pipeline) -> list[str]:
     return lines
 
 
+def structure_text(fn: Callable, args: tuple) -> list[str]:
+    """For a Jacobian by columns (hessian, jacfwd, jacobian) of one vector argument and a vector
+    result: the band that the forward program shows at these arguments' shapes, and so how many
+    forward passes compute it (catad.lang.structure; catad.differentiate fills the dense result)."""
+    t = transformation_of(fn)
+    if t is None or t.kind not in ("hessian", "jacfwd", "jacobian") or not isinstance(t.argnums, int) \
+            or t.checkpoints is not None:
+        return []
+    b = bind(t.fn, args)
+    k = t.argnums % max(1, len(b.args))
+    vals = tuple(b.args)
+    x = vals[k] if vals else None
+    try:  # the band is per shape: the result's is known by running it
+        out = b.pipeline.code("primal")(*b.args, *b.hidden)
+    except CatadError:  # the function raises at these arguments: explain says so elsewhere
+        return []
+    if not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in (x, out)):
+        return []
+    offsets = band_of(b, vals, out, k)
+    if offsets is None:
+        return ["structure: not shown to be a band (an element of the forward derivative reads the tangent at "
+                "an index other than its own plus a constant): one forward pass per element of the basis"]
+    w, n = band_width(offsets), np.size(x)
+    form = ("zero" if not offsets else "diagonal" if offsets == {0} else
+            f"banded, offsets {sorted(offsets)}")
+    seeds = "seeded with ones" if w == 1 else f"seeds s_r[j] = [j mod {w} == r]"
+    passes = (f"{w} forward pass{'es' if w != 1 else ''} of {t.fn.__name__}'s forward derivative ({seeds}) "
+              f"instead of {n}, then the dense result filled"
+              if w < n else f"no fewer passes than the basis ({n}): one forward pass per element")
+    return [f"structure: the forward derivative's element o reads the tangent only at o + c, c in "
+            f"{sorted(offsets)}: the Jacobian is {form}; {passes}"]
+
+
 _KIND_TEXT = {"grad": "its reverse derivative with the output's cotangent 1.0",
               "value_and_grad": "its value and its reverse derivative with the output's cotangent 1.0",
               "jacrev": "the Jacobian by rows, a reverse pass per element of the result",
@@ -250,7 +285,8 @@ def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) ->
     except (OSError, TypeError):
         source = "(source not available)"
     if transformation_of(fn) is not None:  # a derivative differentiated again: say which
-        source = "\n".join(f"# {line}" for line in transformation_text(fn, p)) + "\n" + source
+        lines = transformation_text(fn, p) + structure_text(fn, example_args)
+        source = "\n".join(f"# {line}" for line in lines) + "\n" + source
     programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "jacobian": p.jacobian,
                 "jacobian-optimised": p.jacobian_optimised, "jacobian-transposed": p.jacobian_transposed,
                 "forward": p.forward, "reverse": p.reverse}

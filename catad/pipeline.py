@@ -35,6 +35,7 @@ from .combinators import CLProgram, check_cl_program, to_cl_program
 from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
+from .lang.structure import band_offsets
 from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
@@ -223,7 +224,7 @@ class Pipeline:
         return [step for stage in TRACED for step in self._traces[stage]]
 
     def code(self, which: str, wrt: tuple[int, ...] | None = None, zero_safe: bool = False,
-             checkpoints: int | None = None) -> Compiled:
+             checkpoints: int | None = None, tangent_only: bool = False, zero: tuple[int, ...] = ()) -> Compiled:
         """The "primal", "forward" or "reverse" program compiled to NumPy (catad.backend).
         A reverse program with `wrt` computes only the cotangents of those of the user's
         parameters (the others are the zero tangent). Its parameters: the user's, the hidden
@@ -231,9 +232,16 @@ class Pipeline:
         `zero_safe`, the variant whose tangent products are 0 wherever the tangent is 0
         (catad.tangents.times). With `checkpoints` k (a reverse program only: the others have
         no reverse loop and ignore it), each reverse loop keeps at most k of its states and
-        recomputes the rest (catad.backend.checkpoint); None keeps them all."""
+        recomputes the rest (catad.backend.checkpoint); None keeps them all. A forward program
+        with `tangent_only` computes the tangent alone (its output is the zero tangent: what hvp
+        needs of the gradient's forward program), and with `zero` (positions of the user's
+        parameters) takes those parameters' tangents to be the zero tangent, its products with
+        them dropped while compiling (hvp's tangents of the data)."""
         checkpoints = check_checkpoints(checkpoints) if which == "reverse" else None
-        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints)
+        if which != "forward":
+            tangent_only, zero = False, ()
+        key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints, tangent_only,
+               tuple(sorted(set(zero))))
         if key not in self._code:
             with paused_gc():
                 try:
@@ -247,7 +255,7 @@ class Pipeline:
         return e if t is None else located(e, t.fn)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
-                 checkpoints: int | None = None) -> Compiled:
+                 checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = ()) -> Compiled:
         if which == "primal":
             k = getattr(self, "transformation", None)  # a derivative's program: its reverse loops' checkpoints
             # a program holding derivative programs: zero_safe applies to their products
@@ -259,7 +267,9 @@ class Pipeline:
         n = len(self.core.main.params)
         users = n - self.n_hidden
         if which == "forward":  # the hidden parameters' tangents are zero
-            c = backend.compile_def(self.forward, n_primal=n, zero_params=range(n + users, 2 * n), zero_safe=zero_safe)
+            zeros = list(range(n + users, 2 * n)) + [n + k for k in zero]
+            c = backend.compile_def(self.forward, n_primal=n, zero_params=zeros, zero_safe=zero_safe,
+                                    keep=(False, True) if tangent_only else True)
         else:
             wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
             keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
@@ -268,6 +278,18 @@ class Pipeline:
         c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
         c.rerun = self.sequential is not None
         return c
+
+    def band(self, k: int, shapes: tuple) -> frozenset | None:
+        """The offsets C of the Jacobian's band with respect to parameter k (a vector), read
+        from the forward program (catad.lang.structure): element o of the result's tangent
+        reads the tangent of parameter k only at o + c, c in C; None when that cannot be shown.
+        `shapes` are those of the parameters at hand (the user's and the hidden ones)."""
+        key = (k, shapes)
+        bands = self.__dict__.setdefault("_bands", {})
+        if key not in bands:
+            with paused_gc():
+                bands[key] = band_offsets(self.forward, len(self.core.main.params), k, shapes)
+        return bands[key]
 
     @functools.cached_property
     def holds_derivatives(self) -> bool:
@@ -284,6 +306,23 @@ class Pipeline:
         the order Python does, iteration by iteration. Compiled only when a program whose
         loops were vectorised raises, to raise the error Python raises first."""
         return backend.compile_program(self.sequential)
+
+
+def band_of(b: "Bound", vals: tuple, out: Any, k: int) -> frozenset | None:
+    """The offsets of the band of the Jacobian of b's (vector) result with respect to its
+    (vector) argument k at these arguments (catad.lang.structure), or None: not a band, or not
+    two float vectors."""
+    x = vals[k]
+    if not (isinstance(x, np.ndarray) and isinstance(out, np.ndarray) and x.ndim == 1 and out.ndim == 1
+            and x.dtype.kind == "f" and x.size):
+        return None
+    shapes = tuple(np.shape(v) if isinstance(v, np.ndarray) else None for v in vals + tuple(b.hidden))
+    return b.pipeline.band(k, shapes)
+
+
+def band_width(offsets: frozenset) -> int:
+    """How many seeds (forward passes) recover a band with these offsets: its width."""
+    return max(offsets) - min(offsets) + 1 if offsets else 0
 
 
 def check_checkpoints(k: Any) -> int | None:
@@ -468,4 +507,4 @@ def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None 
     return pipeline(fn, *args).code(which, wrt, zero_safe, checkpoints)
 
 
-__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]
+__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "band_of", "band_width", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]

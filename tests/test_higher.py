@@ -276,6 +276,34 @@ def test_hvp_is_hessian_times_the_tangent():
                                rtol=1e-12, atol=1e-14)
 
 
+def weighted_log(x, data):
+    return np.sum(data * np.log(x) ** 2) + np.sum(x * data)
+
+
+def test_hvp_runs_the_tangent_alone_with_zero_tangents_dropped():
+    """hvp compiles the gradient's forward program for the tangent alone, with the tangents
+    that are zero at the call (the data's) the zero tangent; its products with them are not
+    computed. It still equals jvp(grad(f))[1], mixed second derivatives included, and a
+    zero tangent meets an infinite coefficient as the zero-safe variant has it (0, not NaN)."""
+    x, data, t = np.array([0.5, 2.0, 1.5]), np.array([1.0, -2.0, 3.0]), np.array([1.0, 0.5, -1.0])
+    full = catad.jvp(catad.grad(weighted_log), (x, data), (t, np.zeros(3)))[1]
+    got = catad.hvp(weighted_log, (x, data), (t, np.zeros(3)))
+    np.testing.assert_allclose(got, full, rtol=1e-14, atol=0)
+    b = catad.pipeline.bind(catad.grad(weighted_log), (x, data))
+    assert ("forward", None, False, None, True, (1,)) in b.pipeline._code  # the variant hvp ran
+    dd = np.array([0.0, 1.0, -2.0])
+    mixed = catad.hvp(weighted_log, (x, data), (t, dd))
+    np.testing.assert_allclose(mixed, catad.jvp(catad.grad(weighted_log), (x, data), (t, dd))[1], rtol=1e-14)
+    h = 1e-6
+    g = catad.grad(weighted_log)
+    np.testing.assert_allclose(mixed, (g(x + h * t, data + h * dd) - g(x - h * t, data - h * dd)) / (2 * h),
+                               rtol=1e-6)
+    at_zero = np.array([0.0, 2.0, 1.5])  # log(0): the coefficients of x[0]'s tangent are infinite
+    with np.errstate(all="ignore"):
+        out = catad.hvp(weighted_log, (at_zero, data), (np.array([0.0, 1.0, 0.0]), np.zeros(3)))
+    assert out[0] == 0.0 and np.isfinite(out[1:]).all()
+
+
 def test_jacfwd_equals_jacrev_equals_jacobian():
     x, y = np.array([0.3, -0.2, 0.5]), 0.7
     for argnums in (0, 1, (0, 1)):
