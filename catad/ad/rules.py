@@ -24,6 +24,7 @@ from ..linearmaps import terms as L
 from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
+from ..primitives.fft import ACTIONS as _DFT_ACTIONS
 
 Bind = Callable[[str, Term], Term]
 
@@ -48,7 +49,7 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
     if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
         reason = _NO_RULE.get(fn, "it has no derivative rule yet (the action of an opaque linear map, which a "
-                                  "first derivative of linear algebra or a transform is made of)")
+                                  "first derivative of linear algebra is made of)")
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
                          f"{reason}", construct="second derivative",
                          hint="differentiate the function once, or compute this derivative another way "
@@ -70,9 +71,8 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 # primitives that only derivative programs hold, with no derivative of their own yet
 _LINALG_NOTE = ("the second derivatives of np.linalg's det, slogdet, inv, solve and cholesky are not "
                 "supported yet (their first derivatives are opaque maps)")
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.linalg's solvers and expm, "
-                "scipy.stats.multivariate_normal and np.fft's transforms are not supported yet (their first "
-                "derivatives are opaque maps)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.linalg's solvers and expm and "
+                "scipy.stats.multivariate_normal are not supported yet (their first derivatives are opaque maps)")
 _NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
                                                "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
             "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
@@ -250,6 +250,26 @@ def _j_dft(fn, xs, tgt, bind):
     return [lin] + [L.Zero(Int, tgt)] * 3
 
 
+def _dft_transpose(fn: str, x: Type) -> str:
+    """The action adjoint to fn (a *_jvp, *_vjp or *_vjp_re of catad.primitives.fft) on x: a
+    forward action's transpose is the transposed action (its real part when x is real, as for the
+    transform's own map), a transposed action's the forward one."""
+    name, kind = fn.split("_", 1)
+    if kind != "jvp":
+        return f"{name}_jvp"
+    return f"{name}_vjp_re" if isinstance(x, Vec) and name != "rfft" else f"{name}_vjp"
+
+
+def _j_dft_action(fn, xs, tgt, bind):
+    """An action of a transform's derivative, fn(n, m, axis, norm, x), is linear in x and does not
+    depend on a primal value: its Jacobian in x is the action itself (lmLinear(fn, its adjoint, (n,
+    m, axis, norm))), in the Int parameters zero. So a second derivative through np.fft is exact:
+    the same np.fft calls, applied to the second-order tangents."""
+    *ints, x = xs
+    lin = L.Linear(fn, _dft_transpose(fn, x.type), tuple(ints), x.type, tgt)
+    return [L.Zero(Int, tgt)] * 4 + [lin]
+
+
 # ---------------------------------------------------------------- decompositions and SciPy's solvers
 # (catad/primitives/spectral.py and triangular.py). A static option is an Int argument, whose
 # map is zero; a decomposition's results are bound once and read by each map.
@@ -329,6 +349,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
+                **{name: _j_dft_action for name in _DFT_ACTIONS},
                 "tadd": _j_tadd, "tscale": _j_tscale, "touter": _j_touter, "tdot": _j_tdot, "tmul": _j_tmul,
                 "tprod": _j_tprod, "tsum": _j_tsum, "update": _j_update, "densify": _j_densify}
 

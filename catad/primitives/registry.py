@@ -1215,7 +1215,9 @@ STRUCTURAL = {
     # *_jvp / *_vjp primitives (catad/primitives/fft.py)
     **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
        for _name in _fft.TRANSFORMS},
-    **{_name: {"codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
+    # their actions are linear and independent of the primal: each one's Jacobian is itself
+    **{_name: {"derivative": _AD + "_j_dft_action", "linear maps": _LM + "Linear Zero",
+               "codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
     # decompositions and SciPy's solvers (catad.primitives.spectral, .triangular): each Jacobian
     # is lmLinear maps (one per result of a decomposition, in an lmVCat; a solve's is solve's form)
     "svd": {"derivative": _AD + "_j_svd", "linear maps": _LM + "Linear VCat Zero", "codegen": _CG + "linalg:p_svd"},
