@@ -117,3 +117,137 @@ def test_third_derivative_through_fft():
         e[i] = h
         fd[..., i] = (-H(x + 2 * e) + 8 * H(x + e) - 8 * H(x - e) + H(x - 2 * e)) / (12 * h)
     np.testing.assert_allclose(third, fd, rtol=0, atol=1e-6 * max(1, np.max(np.abs(fd))))
+
+
+# ---------------------------------------------------------------- np.linalg
+
+def _spd(n, seed):
+    r = np.random.default_rng(seed).normal(size=(n, n))
+    return r @ r.T + n * np.eye(n)
+
+
+def det_squared(a):
+    return np.linalg.det(a) ** 2
+
+
+def logdet_plus(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return logabs * sign + np.sum(a ** 2) * 0.1
+
+
+def inv_trace(a):
+    return np.trace(np.linalg.inv(a) @ a.T) + np.sum(np.linalg.inv(a) ** 2)
+
+
+def solve_vector(a, b):
+    x = np.linalg.solve(a, b)
+    return np.sum(x ** 3) + x @ b
+
+
+def solve_matrix(a, b):
+    return np.sum(np.sin(np.linalg.solve(a, b)))
+
+
+def cholesky_logdet(a):
+    s = a @ a.T + 3.0 * np.eye(a.shape[0])
+    lo = np.linalg.cholesky(s)
+    return 2.0 * np.sum(np.log(np.diag(lo))) + np.sum(lo ** 3)
+
+
+def gaussian_nll(x, a):  # the corpus's mvn_nll in np.linalg's terms
+    s = a @ a.T + np.eye(a.shape[0])
+    lo = np.linalg.cholesky(s)
+    z = np.linalg.solve(lo, x)
+    return 0.5 * z @ z + np.sum(np.log(np.diag(lo)))
+
+
+def dets_of_slices(m):  # a vectorised build: the actions on a stack of matrices
+    return sum(np.linalg.det(m[i]) ** 2 + np.linalg.slogdet(m[i])[1] ** 3 for i in range(m.shape[0]))
+
+
+def solves_in_a_loop(a, b):  # a loop that stays a loop: the actions in its body
+    x = b
+    for _ in range(3):
+        x = np.linalg.solve(a, np.tanh(x)) + b
+    return np.sum(x ** 2)
+
+
+LINALG = [(det_squared, (_spd(3, 0) * 0.3 + np.eye(3),), 0), (logdet_plus, (_spd(3, 1),), 0),
+          (inv_trace, (_spd(3, 2),), 0), (solve_vector, (_spd(3, 3), np.arange(1.0, 4.0)), 0),
+          (solve_vector, (_spd(3, 3), np.arange(1.0, 4.0)), 1),
+          (solve_matrix, (_spd(3, 4), np.random.default_rng(5).normal(size=(3, 2))), 0),
+          (solve_matrix, (_spd(3, 4), np.random.default_rng(5).normal(size=(3, 2))), 1),
+          (cholesky_logdet, (np.random.default_rng(6).normal(size=(3, 3)),), 0),
+          (gaussian_nll, (np.arange(1.0, 4.0), np.random.default_rng(7).normal(size=(3, 3))), 0),
+          (gaussian_nll, (np.arange(1.0, 4.0), np.random.default_rng(7).normal(size=(3, 3))), 1),
+          (dets_of_slices, (np.stack([_spd(2, 8), _spd(2, 9), np.eye(2) * 2.0]),), 0),
+          (solves_in_a_loop, (_spd(3, 10), np.array([0.3, -0.2, 0.5])), 0),
+          (solves_in_a_loop, (_spd(3, 10), np.array([0.3, -0.2, 0.5])), 1)]
+
+
+@pytest.mark.parametrize("f, args, k", LINALG, ids=[f"{f.__name__}-{k}" for f, _, k in LINALG])
+def test_hessian_through_linear_algebra_equals_central_differences_of_the_gradient(f, args, k):
+    check_hessian(f, args, k)
+
+
+def test_hessian_of_log_det_and_solve_equals_sympy():
+    """On a 2 x 2 matrix, symbol by symbol: log det A + b^T A^{-1} b."""
+    import sympy
+
+    def f(a, b):
+        return np.linalg.slogdet(a)[1] + b @ np.linalg.solve(a, b)
+    a, b = np.array([[2.0, 0.4], [-0.3, 1.5]]), np.array([0.7, -1.1])
+    s = sympy.symbols("a:4")
+    A = sympy.Matrix(2, 2, s)
+    B = sympy.Matrix(b.tolist())
+    expr = sympy.log(A.det()) + (B.T * A.inv() * B)[0, 0]
+    at = dict(zip(s, a.ravel().tolist()))
+    want = np.array([[float(sympy.diff(expr, p, q).subs(at)) for q in s] for p in s]).reshape(2, 2, 2, 2)
+    got = np.asarray(catad.hessian(f)(a, b))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_third_derivative_through_solve_equals_central_differences_of_the_hessian():
+    """solve's actions are closed under differentiation: its derivatives exist to any order."""
+    a, b = _spd(2, 11), np.array([0.4, -0.9])
+
+    def f(a):
+        return np.sum(np.linalg.solve(a, b) ** 3)
+    third = np.asarray(catad.jacfwd(catad.hessian(f))(a))
+    H = catad.hessian(f)
+    h = 1e-4
+    fd = np.zeros((2, 2, 2, 2, 2, 2))
+    for idx in np.ndindex(2, 2):
+        e = np.zeros((2, 2))
+        e[idx] = h
+        fd[(...,) + idx] = (-H(a + 2 * e) + 8 * H(a + e) - 8 * H(a - e) + H(a - 2 * e)) / (12 * h)
+    np.testing.assert_allclose(third, fd, rtol=0, atol=1e-6 * max(1, np.max(np.abs(fd))))
+
+
+KERNEL_PAIRS = ["logdet_hvp", "logdet_vjp_da", "inv_jvp_db", "inv_vjp_db", "chol_jvp_dl", "chol_vjp_dl"]
+
+
+@pytest.mark.parametrize("name", KERNEL_PAIRS)
+def test_second_derivative_actions_are_derivatives_and_adjoint(name):
+    """Each action of a second derivative is the derivative of its first-order action in the
+    matrix (central differences) and its transpose is its adjoint, <J e, r> = <e, J^T r>."""
+    from catad.primitives import linalg as K
+    rng = np.random.default_rng(12)
+    n = 4
+    a = _spd(n, 13)
+    lo, b = np.linalg.cholesky(a), np.linalg.inv(a)
+    parent, at, fixed = {"logdet_hvp": (K.la_logdet_jvp, a, rng.normal(size=(n, n))),
+                         "logdet_vjp_da": (K.la_logdet_vjp, a, 0.7),
+                         "inv_jvp_db": (K.la_inv_jvp, b, rng.normal(size=(n, n))),
+                         "inv_vjp_db": (K.la_inv_vjp, b, rng.normal(size=(n, n))),
+                         "chol_jvp_dl": (K.la_chol_jvp, lo, rng.normal(size=(n, n))),
+                         "chol_vjp_dl": (K.la_chol_vjp, lo, rng.normal(size=(n, n)))}[name]
+    fwd = getattr(K, "la_" + name)
+    rev = getattr(K, "la_" + (name if name == "logdet_vjp_da" else name + "_t"))
+    e = rng.normal(size=(n, n))
+    got = np.asarray(fwd(at, fixed, e))
+    h = 1e-6
+    want = (np.asarray(parent(at + h * e, fixed)) - np.asarray(parent(at - h * e, fixed))) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * max(1, np.max(np.abs(want))))
+    r = rng.normal(size=got.shape)
+    assert np.sum(got * r) == pytest.approx(np.sum(e * np.asarray(rev(at, fixed, r))), rel=1e-12, abs=1e-12)

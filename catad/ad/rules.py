@@ -48,17 +48,11 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
     if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
-        reason = _NO_RULE.get(fn, "it has no derivative rule yet (the action of an opaque linear map, which a "
-                                  "first derivative of linear algebra is made of)")
+        # an action of an opaque map (lmLinear) that a derivative program computes, or scatter_add
+        reason = _NO_RULE.get(fn, _THIRD_NOTE if fn in _SECOND_ACTIONS else _OPAQUE_NOTE)
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{reason}", construct="second derivative",
-                         hint="differentiate the function once, or compute this derivative another way "
-                              "(e.g. by central differences of catad's gradient)")
-    if rule is _scalar_rule and not (isinstance(tgt, Scalar) and all(isinstance(x.type, Scalar) for x in xs)):
-        # an action of an opaque map (lmLinear) that a derivative program computes
-        raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{_OPAQUE_NOTE}", construct="second derivative",
-                         hint="differentiate the function once, or compute this derivative another way "
+                         f"{reason}", construct="higher derivative",
+                         hint="differentiate the function fewer times, or compute this derivative another way "
                               "(e.g. by central differences of catad's gradient)")
     maps = rule(fn, xs, tgt, bind)
     if isinstance(maps, L.LM):  # one map from the tuple of all the arguments' tangents
@@ -69,13 +63,14 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_LINALG_NOTE = ("the second derivatives of np.linalg's det, slogdet, inv, solve and cholesky are not "
-                "supported yet (their first derivatives are opaque maps)")
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.linalg's solvers and expm and "
-                "scipy.stats.multivariate_normal are not supported yet (their first derivatives are opaque maps)")
-_NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
-                                               "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
-            "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh), scipy.linalg's "
+                "solvers and expm and scipy.stats.multivariate_normal are not supported yet (their first "
+                "derivatives are opaque maps whose actions have no derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky are not supported yet "
+               "(their second derivatives are opaque maps whose actions have no derivative rule; solve's have)")
+_SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
+                   "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t"}
+_NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
 def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
@@ -164,6 +159,108 @@ def _j_cholesky(fn, xs, tgt, bind):
     """dL = L Phi(L^{-1} sym(dA) L^{-T}) (Murray 2016), sym(dA) made of dA's lower triangle."""
     (a,) = xs
     return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
+
+
+# ---------------------------------------------------------------- linear algebra again
+# A second derivative differentiates the actions above (issue 17). Each action is linear in its
+# last argument (its map there is the action itself, an lmLinear with its transpose) and
+# differentiable in the primal values it is taken at, where its map is another lmLinear at the
+# first derivative's value: from d A^{-1} = -A^{-1} dA A^{-1} (Giles 2008), so that the solves
+# stay solves. The products -dA x, -dA^T y, -M x and their transposes are closed under this;
+# the maps of logdet, inv and cholesky in their matrix (logdet_hvp, ...) have no derivative of
+# their own, so a third derivative through them is refused.
+
+def _self(fn: str, rev: str, xs: tuple[Term, ...], s: Type, t: Type) -> L.Linear:
+    """An action's map in its last argument: the action itself, at the other arguments."""
+    return _linear(fn, rev, xs[:-1], s, t)
+
+
+def _j_logdet_jvp(fn, xs, tgt, bind):
+    """d tr(A^{-1} dA) = -tr(A^{-1} E A^{-1} dA) + tr(A^{-1} d(dA))."""
+    a, da = xs
+    return [_linear("logdet_hvp", "logdet_hvp_t", (a, da), M, Float), _self(fn, "logdet_vjp", xs, M, Float)]
+
+
+def _j_logdet_vjp(fn, xs, tgt, bind):
+    """d (g A^{-T}) = -g A^{-T} E^T A^{-T} + dg A^{-T}."""
+    a, g = xs
+    return [_linear("logdet_vjp_da", "logdet_vjp_da", (a, g), M, M), _self(fn, "logdet_jvp", xs, Float, M)]
+
+
+def _j_inv_jvp(fn, xs, tgt, bind):
+    """d (-B X B) = -(E X B + B X E) - B dX B."""
+    b, x = xs
+    return [_linear("inv_jvp_db", "inv_jvp_db_t", (b, x), M, M), _self(fn, "inv_vjp", xs, M, M)]
+
+
+def _j_inv_vjp(fn, xs, tgt, bind):
+    """d (-B^T X B^T) = -(E^T X B^T + B^T X E^T) - B^T dX B^T."""
+    b, x = xs
+    return [_linear("inv_vjp_db", "inv_vjp_db_t", (b, x), M, M), _self(fn, "inv_jvp", xs, M, M)]
+
+
+def _j_lsolve(fn, xs, tgt, bind):
+    """d (A^{-1} x) = A^{-1} (-E y) + A^{-1} dx, y = A^{-1} x: solve's own form."""
+    a, x = xs
+    y = bind("y", prim("lsolve", a, x))
+    solve = _self(fn, "lsolve_t", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("neg_matmul", "neg_matmul_t", (y,), M, tgt)), solve]
+
+
+def _j_lsolve_t(fn, xs, tgt, bind):
+    """d (A^{-T} g) = A^{-T} (-E^T y) + A^{-T} dg, y = A^{-T} g."""
+    a, g = xs
+    y = bind("y", prim("lsolve_t", a, g))
+    solve = _self(fn, "lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("neg_tmatmul", "neg_tmatmul_t", (y,), M, tgt)), solve]
+
+
+def _j_neg_matmul(fn, xs, tgt, bind):
+    """d (-dA x) = -dA dx + (-d(dA) x)."""
+    x, da = xs
+    return [_linear("mul_neg", "mul_neg_t", (da,), x.type, tgt), _self(fn, "neg_matmul_t", xs, M, tgt)]
+
+
+def _j_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-g x^T) = -g dx^T - dg x^T."""
+    x, g = xs
+    return [_linear("neg_tmatmul_t", "neg_tmatmul", (g,), x.type, M), _self(fn, "neg_matmul", xs, g.type, M)]
+
+
+def _j_neg_tmatmul(fn, xs, tgt, bind):
+    """d (-dA^T y) = -dA^T dy + (-d(dA)^T y)."""
+    y, da = xs
+    return [_linear("mul_neg_t", "mul_neg", (da,), y.type, tgt), _self(fn, "neg_tmatmul_t", xs, M, tgt)]
+
+
+def _j_neg_tmatmul_t(fn, xs, tgt, bind):
+    """d (-y g^T) = -dy g^T - y dg^T."""
+    y, g = xs
+    return [_linear("neg_matmul_t", "neg_matmul", (g,), y.type, M), _self(fn, "neg_tmatmul", xs, g.type, M)]
+
+
+def _j_mul_neg(fn, xs, tgt, bind):
+    """d (-M x) = -dM x - M dx."""
+    m, x = xs
+    return [_linear("neg_matmul", "neg_matmul_t", (x,), M, tgt), _self(fn, "mul_neg_t", xs, x.type, tgt)]
+
+
+def _j_mul_neg_t(fn, xs, tgt, bind):
+    """d (-M^T g) = -dM^T g - M^T dg."""
+    m, g = xs
+    return [_linear("neg_tmatmul", "neg_tmatmul_t", (g,), M, tgt), _self(fn, "mul_neg", xs, g.type, tgt)]
+
+
+def _j_chol_jvp(fn, xs, tgt, bind):
+    """d (L Phi(L^{-1} S L^{-T})) in L (chol_jvp_dl) and in dA (chol_jvp itself)."""
+    lo, da = xs
+    return [_linear("chol_jvp_dl", "chol_jvp_dl_t", (lo, da), M, M), _self(fn, "chol_vjp", xs, M, M)]
+
+
+def _j_chol_vjp(fn, xs, tgt, bind):
+    """d Phi(P + P^T), P = L^{-T} Phi(L^T G) L^{-1}, in L (chol_vjp_dl) and in G (chol_vjp itself)."""
+    lo, g = xs
+    return [_linear("chol_vjp_dl", "chol_vjp_dl_t", (lo, g), M, M), _self(fn, "chol_jvp", xs, M, M)]
 
 
 # ---------------------------------------------------------------- tangent operations
@@ -347,6 +444,10 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "brentq": _j_constant, "stop_gradient": _j_constant,
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
+                "logdet_jvp": _j_logdet_jvp, "logdet_vjp": _j_logdet_vjp, "inv_jvp": _j_inv_jvp,
+                "inv_vjp": _j_inv_vjp, "lsolve": _j_lsolve, "lsolve_t": _j_lsolve_t, "neg_matmul": _j_neg_matmul,
+                "neg_matmul_t": _j_neg_matmul_t, "neg_tmatmul": _j_neg_tmatmul, "neg_tmatmul_t": _j_neg_tmatmul_t,
+                "mul_neg": _j_mul_neg, "mul_neg_t": _j_mul_neg_t, "chol_jvp": _j_chol_jvp, "chol_vjp": _j_chol_vjp,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

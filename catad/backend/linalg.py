@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..lang.types import rank
 from . import arrays
-from .values import ZERO, RT, Arr, is_zero
+from .values import ZERO, RT, Arr, Unvectorisable, is_zero
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -115,11 +115,71 @@ def p_lsolve_t(c: Compiler, t, a, g):
 
 
 def p_neg_matmul(c: Compiler, t, x, da):
-    return _action(c, t, "la_neg_matmul", [_primal(c, x)], da, _vec(t.type))
+    return _action_at(c, t, "la_neg_matmul", [], [x], da, _vec(t.type))
 
 
 def p_neg_matmul_t(c: Compiler, t, x, g):
-    return _action(c, t, "la_neg_matmul_t", [_primal(c, x)], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_neg_matmul_t", [], [x], g, _vec(t.args[0].type))
+
+
+# ---------------------------------------------------------------- second derivatives' actions
+# Differentiated again (issue 17), an action is taken at a first derivative's value too (dA, g,
+# the x of -dA x): a tangent, which may be the zero tangent (known while compiling: the result is
+# zero) or a loop's run-time tangent (the run-time call, as _action's).
+
+def _coefficient(c: Compiler, x, ty):
+    """A first derivative's value an action is taken at: ZERO, a run-time tangent, or an array."""
+    if is_zero(x):
+        return ZERO
+    if isinstance(x, RT):
+        return x
+    return arrays.dense(c, x) if rank(ty) else arrays.scalar(c, x)
+
+
+def _action_at(c: Compiler, t, fn: str, primal: list[Arr], coefficients: list, x, extra: str = ""):
+    """fn(primal..., coefficients..., x): zero when a coefficient or x is the zero tangent."""
+    coefs = [_coefficient(c, k, term.type) for k, term in zip(coefficients, t.args[len(primal):])]
+    if any(k is ZERO for k in coefs) or is_zero(x):
+        return ZERO
+    if any(isinstance(k, RT) for k in coefs) or isinstance(x, RT):
+        if c.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        codes = [p.code for p in primal] + [k.code for k in coefs] + [x.code] + ([extra] if extra else [])
+        return RT(c.assign(f"{fn}({', '.join(codes)})", "la"))
+    return _call(c, fn, primal + coefs + [arrays.dense(c, x) if rank(t.args[-1].type) else arrays.scalar(c, x)],
+                 rank(t.type), extra)
+
+
+def p_neg_tmatmul(c: Compiler, t, y, da):
+    return _action_at(c, t, "la_neg_tmatmul", [], [y], da, _vec(t.type))
+
+
+def p_neg_tmatmul_t(c: Compiler, t, y, g):
+    return _action_at(c, t, "la_neg_tmatmul_t", [], [y], g, _vec(t.args[0].type))
+
+
+def p_mul_neg(c: Compiler, t, m, x):
+    return _action_at(c, t, "la_mul_neg", [], [m], x, _vec(t.type))
+
+
+def p_mul_neg_t(c: Compiler, t, m, g):
+    return _action_at(c, t, "la_mul_neg_t", [], [m], g, _vec(t.type))
+
+
+def _at_matrix(kernel: str, solves: bool = True):
+    """The codegen of kernel(M, coefficient, x), M a primal matrix (solved with when `solves`)."""
+    def p(c: Compiler, t, m, k, x):
+        return _action_at(c, t, kernel, [_solvable(c, m) if solves else _primal(c, m)], [k], x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_logdet_hvp, p_logdet_hvp_t, p_logdet_vjp_da = (_at_matrix(k) for k in (
+    "la_logdet_hvp", "la_logdet_hvp_t", "la_logdet_vjp_da"))
+p_inv_jvp_db, p_inv_jvp_db_t, p_inv_vjp_db, p_inv_vjp_db_t = (_at_matrix(k, solves=False) for k in (
+    "la_inv_jvp_db", "la_inv_jvp_db_t", "la_inv_vjp_db", "la_inv_vjp_db_t"))
+p_chol_jvp_dl, p_chol_jvp_dl_t, p_chol_vjp_dl, p_chol_vjp_dl_t = (_at_matrix(k) for k in (
+    "la_chol_jvp_dl", "la_chol_jvp_dl_t", "la_chol_vjp_dl", "la_chol_vjp_dl_t"))
 
 
 def p_chol_jvp(c: Compiler, t, lo, da):

@@ -972,6 +972,52 @@ for _name, _typing, _impl, _aliases, _doc in _LINALG:
                        else 2, doc=_doc))
 
 
+def _t_action_at(coefficient: Type, tangent: Type, result: Type):
+    """A second derivative's action at a matrix and a first derivative's value:
+    (M, coefficient, tangent) -> result."""
+    def typing(ts):
+        if ts != (MATRIX, coefficient, tangent):
+            raise PrimitiveTypeError(f"expects ({MATRIX}, {coefficient}, {tangent}), got ({_fmt(ts)})")
+        return result
+    return typing
+
+
+# Second derivatives (issue 17): the actions above differentiated again (catad.ad.rules). The
+# products -M x in their other factors, then each action's derivative in its matrix at a fixed
+# first derivative dA, g, X (kernels and formulas: catad/primitives/linalg.py).
+_LINALG_AGAIN = [
+    ("neg_tmatmul", t_neg_matmul, _la.la_neg_tmatmul, "neg_tmatmul(y, dA) = -dA^T y (d lsolve_t in A, before the solve)"),
+    ("neg_tmatmul_t", t_neg_matmul_t, _la.la_neg_tmatmul_t, "neg_tmatmul_t(y, g) = -y g^T, the transpose of neg_tmatmul"),
+    ("mul_neg", t_rhs_action, _la.la_mul_neg, "mul_neg(M, x) = -M x (d neg_matmul in x)"),
+    ("mul_neg_t", t_rhs_action, _la.la_mul_neg_t, "mul_neg_t(M, g) = -M^T g, the transpose of mul_neg"),
+    ("logdet_hvp", _t_action_at(MATRIX, MATRIX, Float), _float_of(_la.la_logdet_hvp),
+     "logdet_hvp(A, dA, E) = -tr(A^{-1} E A^{-1} dA), d logdet_jvp(A, dA) in A"),
+    ("logdet_hvp_t", _t_action_at(MATRIX, Float, MATRIX), _la.la_logdet_hvp_t,
+     "logdet_hvp_t(A, dA, k) = -k A^{-T} dA^T A^{-T}, the transpose of logdet_hvp"),
+    ("logdet_vjp_da", _t_action_at(Float, MATRIX, MATRIX), _la.la_logdet_vjp_da,
+     "logdet_vjp_da(A, g, E) = -g A^{-T} E^T A^{-T}, d logdet_vjp(A, g) in A (its own transpose)"),
+    ("inv_jvp_db", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_jvp_db,
+     "inv_jvp_db(B, X, E) = -(E X B + B X E), d inv_jvp(B, X) in B"),
+    ("inv_jvp_db_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_jvp_db_t,
+     "inv_jvp_db_t(B, X, H) = -(H B^T X^T + X^T B^T H), the transpose of inv_jvp_db"),
+    ("inv_vjp_db", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_vjp_db,
+     "inv_vjp_db(B, X, E) = -(E^T X B^T + B^T X E^T), d inv_vjp(B, X) in B"),
+    ("inv_vjp_db_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_vjp_db_t,
+     "inv_vjp_db_t(B, X, H) = -(X B^T H^T + H^T B^T X), the transpose of inv_vjp_db"),
+    ("chol_jvp_dl", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_jvp_dl,
+     "chol_jvp_dl(L, dA, E) = E Phi(Z) - L Phi(K + K^T), Z = L^{-1} sym(dA) L^{-T}, K = L^{-1} E Z: "
+     "d chol_jvp(L, dA) in L"),
+    ("chol_jvp_dl_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_jvp_dl_t,
+     "chol_jvp_dl_t(L, dA, G) = G Phi(Z)^T - L^{-T} (H + H^T) Z, H = Phi(L^T G): the transpose of chol_jvp_dl"),
+    ("chol_vjp_dl", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_vjp_dl,
+     "chol_vjp_dl(L, G, E) = d chol_vjp(L, G) in L (catad/primitives/linalg.py)"),
+    ("chol_vjp_dl_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_vjp_dl_t,
+     "chol_vjp_dl_t(L, G, H): the transpose of chol_vjp_dl"),
+]
+for _name, _typing, _impl, _doc in _LINALG_AGAIN:
+    register(Primitive(_name, _typing, _impl, (), arity=2 if _name.startswith(("neg_", "mul_")) else 3, doc=_doc))
+
+
 
 # ---------------------------------------------------------------- discrete Fourier transforms (np.fft)
 # A complex array is the pair (re, im) of Float arrays of one shape (a Tuple); a real array stands
@@ -1208,9 +1254,15 @@ STRUCTURAL = {
               "codegen": _CG + "linalg:p_solve"},
     "cholesky": {"derivative": _AD + "_j_cholesky", "linear maps": _LM + "Linear",
                  "codegen": _CG + "linalg:p_cholesky"},
-    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+    # their actions' own Jacobians (a second derivative: catad.ad.rules, "linear algebra again")
+    **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose",
+               "codegen": _CG + "linalg:p_" + _name} for _name in (
         "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
-        "chol_jvp", "chol_vjp")},
+        "chol_jvp", "chol_vjp", "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t")},
+    # the second derivatives' actions, with no derivative of their own (a third is refused)
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t",
+        "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t")},
     # discrete Fourier transforms: each one's Jacobian is an lmLinear map whose actions are the
     # *_jvp / *_vjp primitives (catad/primitives/fft.py)
     **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
