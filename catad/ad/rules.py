@@ -25,6 +25,7 @@ from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 from ..primitives.fft import ACTIONS as _DFT_ACTIONS
+from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS, ORDERS
 
 Bind = Callable[[str, Term], Term]
 
@@ -87,6 +88,28 @@ def _scalar_rule(fn, xs, tgt, bind):
 def _j_constant(fn, xs, tgt, bind):
     """A primitive whose derivative is zero (brentq's root, stop_gradient)."""
     return [L.Zero(x.type, tgt) for x in xs]
+
+
+def _j_implicit_root(fn, xs, tgt, bind):
+    """The marks of brentq's root and of its derivatives' order (catad/primitives/roots.py): a
+    mark of order k is the identity on its value (a map applied by the mark of order k + 1) and
+    zero in the root x it reads (applied by a zero mark of order k + 1); a zero mark is zero in
+    each argument (the same). So every derivative program holds the marks of its order. The root
+    is exact to the third derivative (catad/frontend/roots.py): the fourth is refused."""
+    k = 0 if fn == "implicit_root" else int(fn.rsplit("_d", 1)[1])
+    if k + 1 == ORDERS:
+        raise CatadError("catad cannot differentiate a root of scipy.optimize.brentq a fourth time: its derivatives "
+                         "are exact to the third (two Newton steps of the implicit function theorem)",
+                         construct="higher derivative",
+                         hint="differentiate the function that finds the root at most three times")
+    x = xs[0]
+    mark, zero = f"implicit_root_d{k + 1}", f"implicit_zero_d{k + 1}"
+    if fn == "implicit_root":
+        return [L.Linear(mark, mark, (x,), Float, Float)]
+    if fn.startswith("implicit_root"):
+        x, v = xs
+        return [L.Linear(zero, zero, (x, v), Float, Float), L.Linear(mark, mark, (x,), Float, Float)]
+    return [L.Linear(zero, zero, xs[:2], Float, Float)] * 3
 
 
 def _j_index(fn, xs, tgt, bind):
@@ -442,6 +465,7 @@ def _j_cho_solve(fn, xs, tgt, bind):
 
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
                 "brentq": _j_constant, "stop_gradient": _j_constant,
+                **{name: _j_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
                 "logdet_jvp": _j_logdet_jvp, "logdet_vjp": _j_logdet_vjp, "inv_jvp": _j_inv_jvp,

@@ -17,6 +17,7 @@ from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
+from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS
 from ..tangents import ZERO as RT_ZERO
 from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
@@ -94,6 +95,7 @@ CODEGEN = {
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
     "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
+    **{name: roots.p_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "touter": tangent_ops.p_touter, "tdot": tangent_ops.p_tdot, "tprod": tangent_ops.p_tprod,
     "densify": tangent_ops.p_densify,

@@ -675,6 +675,25 @@ register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
 register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
                    doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
                        "correction of a root: catad/frontend/roots.py)"))
+# Marks of brentq's root and of its derivatives' order (catad/primitives/roots.py): the root is
+# exact to the third derivative (two Newton steps: catad/frontend/roots.py), the fourth refused.
+def _floats(name: str, n: int):
+    def typing(ts):
+        if ts != (Float,) * n:
+            raise PrimitiveTypeError(f"{name} takes {n} Float(s), got {_fmt(ts)}")
+        return Float
+    return typing
+
+
+register(Primitive("implicit_root", _floats("implicit_root", 1), _roots.implicit_root_kernel,
+                   doc="implicit_root(x) = x: a mark of brentq's root, whose derivatives are exact to the third"))
+for _k in range(1, _roots.ORDERS):
+    register(Primitive(f"implicit_root_d{_k}", _floats(f"implicit_root_d{_k}", 2), _roots.implicit_root_kernel,
+                       arity=2, doc=f"implicit_root_d{_k}(x, v) = v: a mark of a derivative of order {_k} of "
+                                    "brentq's root x"))
+    register(Primitive(f"implicit_zero_d{_k}", _floats(f"implicit_zero_d{_k}", 3), _roots.implicit_zero_kernel,
+                       arity=3, doc=f"implicit_zero_d{_k}(x, v, w) = 0: the derivative of a mark of order {_k - 1} "
+                                    "in the root x it reads (a mark too)"))
 
 
 register(Primitive("last_hit", t_last_hit, last_hit_kernel, arity=2,
@@ -1222,6 +1241,8 @@ STRUCTURAL = {
     "last_hit": {"codegen": _CG + "scatters:p_last_hit"},
     "brentq": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_brentq"},
     "stop_gradient": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_stop_gradient"},
+    **{_name: {"derivative": _AD + "_j_implicit_root", "linear maps": _LM + "Linear",
+               "codegen": _CG + "roots:p_implicit_root"} for _name in _roots.IMPLICIT_MARKS + _roots.IMPLICIT_ZEROS},
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
