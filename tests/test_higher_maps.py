@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.linalg
 
 import catad
 
@@ -251,3 +252,76 @@ def test_second_derivative_actions_are_derivatives_and_adjoint(name):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * max(1, np.max(np.abs(want))))
     r = rng.normal(size=got.shape)
     assert np.sum(got * r) == pytest.approx(np.sum(e * np.asarray(rev(at, fixed, r))), rel=1e-12, abs=1e-12)
+
+
+# ---------------------------------------------------------------- SciPy's triangular solvers
+
+def tri_solves(a, b):
+    lo = np.tril(a) + 3.0 * np.eye(3)
+    x = scipy.linalg.solve_triangular(lo, b, lower=True)
+    y = scipy.linalg.solve_triangular(lo.T, x ** 2, lower=False, trans=1)
+    z = scipy.linalg.solve_triangular(lo, y, lower=True, unit_diagonal=True, trans="T")
+    return np.sum(np.sin(z)) + x @ y
+
+
+def scipy_cholesky_both(a):
+    s = a @ a.T + 2.0 * np.eye(3)
+    return np.sum(scipy.linalg.cholesky(s, lower=True) ** 3) + np.sum(np.cos(scipy.linalg.cholesky(s)))
+
+
+def cho_solves(a, b):
+    s = a @ a.T + 2.0 * np.eye(3)
+    c, low = scipy.linalg.cho_factor(s, lower=True)
+    cu = scipy.linalg.cholesky(s, lower=False)
+    x = scipy.linalg.cho_solve((c, low), b)
+    xm = scipy.linalg.cho_solve((cu, False), np.outer(b, b) + np.eye(3))
+    return np.sum(x ** 3) + np.sum(np.log(np.diag(c))) + np.sum(xm ** 2)
+
+
+SCIPY = [(f, k) for f in (tri_solves, cho_solves) for k in (0, 1)] + [(scipy_cholesky_both, 0)]
+
+
+@pytest.mark.parametrize("f, k", SCIPY, ids=[f"{f.__name__}-{k}" for f, k in SCIPY])
+def test_hessian_through_scipy_s_solvers_equals_central_differences_of_the_gradient(f, k):
+    rng = np.random.default_rng(14)
+    args = (rng.normal(size=(3, 3)), rng.normal(size=3))[:f.__code__.co_argcount]
+    check_hessian(f, args, k)
+
+
+SCIPY_KERNELS = ["tri_neg_tmatmul", "tri_mul_neg", "cho_mul_neg", "cho_sym_mul", "sp_chol_jvp_dc", "sp_chol_vjp_dc"]
+
+
+@pytest.mark.parametrize("flags", [0, 1, 2, 3, 9, 11])
+@pytest.mark.parametrize("name", SCIPY_KERNELS)
+def test_scipy_second_derivative_actions_are_adjoint(name, flags):
+    """<J e, r> = <e, J^T r> for each new action and its transpose, every option; and the maps in
+    a factor are central differences of the first-order action they differentiate."""
+    from catad.primitives import triangular as K
+    rng = np.random.default_rng(15)
+    n = 4
+    m, d, x, g = (rng.normal(size=(n, n)) for _ in range(4))
+    low = bool(flags & 1)
+    f = flags & 3 if name.startswith(("cho", "sp")) else flags  # cholesky's flags: lower (+ 2: no check)
+    c = np.linalg.cholesky(_spd(n, 16))
+    c = c if low else c.T
+    fixed, var, rev = {
+        "tri_neg_tmatmul": ((x, f), m, "tri_neg_tmatmul_t"),
+        "tri_mul_neg": ((m, f), x, "tri_mul_neg_t"),
+        "cho_mul_neg": ((c, d, f), x, "cho_mul_neg"),
+        "cho_sym_mul": ((x, g, f), m, "cho_sym_mul"),
+        "sp_chol_jvp_dc": ((c, f, d), m, "sp_chol_jvp_dc_t"),
+        "sp_chol_vjp_dc": ((c, f, d), m, "sp_chol_vjp_dc_t")}[name]
+    fwd, back = getattr(K, "la_" + name), getattr(K, "la_" + rev)
+    got = np.asarray(fwd(*fixed, var))
+    r = rng.normal(size=got.shape)
+    assert np.sum(got * r) == pytest.approx(np.sum(var * np.asarray(back(*fixed, r))), rel=1e-11, abs=1e-11)
+    if name.startswith("sp_chol"):
+        parent = K.la_sp_chol_jvp if "jvp" in name else K.la_sp_chol_vjp
+        e = _tri_of(var, low)
+        h = 1e-6
+        want = (parent(c + h * e, f, d) - parent(c - h * e, f, d)) / (2 * h)
+        np.testing.assert_allclose(fwd(c, f, d, e), want, rtol=0, atol=1e-7 * max(1, np.max(np.abs(want))))
+
+
+def _tri_of(e, low):
+    return np.tril(e) if low else np.triu(e)

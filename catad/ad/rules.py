@@ -64,13 +64,15 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh), scipy.linalg's "
-                "solvers and expm and scipy.stats.multivariate_normal are not supported yet (their first "
-                "derivatives are opaque maps whose actions have no derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky are not supported yet "
-               "(their second derivatives are opaque maps whose actions have no derivative rule; solve's have)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh) and of "
+                "scipy.linalg.expm are not supported yet (their first derivatives are opaque maps whose actions "
+                "have no derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky and of scipy.linalg.cholesky "
+               "are not supported yet (their second derivatives are opaque maps whose actions have no derivative "
+               "rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
-                   "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t"}
+                   "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
+                   "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t"}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
@@ -286,6 +288,124 @@ def _j_chol_vjp(fn, xs, tgt, bind):
     return [_linear("chol_vjp_dl", "chol_vjp_dl_t", (lo, g), M, M), _self(fn, "chol_jvp", xs, M, M)]
 
 
+# SciPy's solve_triangular, cholesky and cho_solve the same way: P(dA) = op(tri(dA)) and its
+# adjoint (catad/primitives/triangular.py) in place of dA; dM = dL L^T + L dL^T is symmetric in
+# the factor and its tangent, so cho_solve's maps are mostly themselves at swapped arguments.
+
+def _j_tri_lsolve(fn, xs, tgt, bind):
+    """d (op(T)^{-1} x) = op(T)^{-1} (-P(E) y) + op(T)^{-1} dx, y = op(T)^{-1} x."""
+    a, f, x = xs
+    y = bind("y", prim("tri_lsolve", a, f, x))
+    solve = _self(fn, "tri_lsolve_t", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("tri_neg_matmul", "tri_neg_matmul_t", (y, f), M, tgt)), L.Zero(Int, tgt), solve]
+
+
+def _j_tri_lsolve_t(fn, xs, tgt, bind):
+    """d (op(T)^{-T} g) = op(T)^{-T} (-P(E)^T y) + op(T)^{-T} dg, y = op(T)^{-T} g."""
+    a, f, g = xs
+    y = bind("y", prim("tri_lsolve_t", a, f, g))
+    solve = _self(fn, "tri_lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("tri_neg_tmatmul", "tri_neg_tmatmul_t", (y, f), M, tgt)), L.Zero(Int, tgt),
+            solve]
+
+
+def _j_tri_neg_matmul(fn, xs, tgt, bind):
+    """d (-P(dA) x) = -P(dA) dx - P(d(dA)) x."""
+    x, f, da = xs
+    return [_linear("tri_mul_neg", "tri_mul_neg_t", (da, f), x.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_neg_matmul_t", xs, M, tgt)]
+
+
+def _j_tri_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-P^T(g x^T)) = -P^T(g dx^T) - P^T(dg x^T)."""
+    x, f, g = xs
+    return [_linear("tri_neg_tmatmul_t", "tri_neg_tmatmul", (g, f), x.type, M), L.Zero(Int, M),
+            _self(fn, "tri_neg_matmul", xs, g.type, M)]
+
+
+def _j_tri_neg_tmatmul(fn, xs, tgt, bind):
+    """d (-P(dA)^T y) = -P(dA)^T dy - P(d(dA))^T y."""
+    y, f, da = xs
+    return [_linear("tri_mul_neg_t", "tri_mul_neg", (da, f), y.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_neg_tmatmul_t", xs, M, tgt)]
+
+
+def _j_tri_neg_tmatmul_t(fn, xs, tgt, bind):
+    """d (-P^T(y g^T)) = -P^T(dy g^T) - P^T(y dg^T)."""
+    y, f, g = xs
+    return [_linear("tri_neg_matmul_t", "tri_neg_matmul", (g, f), y.type, M), L.Zero(Int, M),
+            _self(fn, "tri_neg_tmatmul", xs, g.type, M)]
+
+
+def _j_tri_mul_neg(fn, xs, tgt, bind):
+    """d (-P(M) x) = -P(dM) x - P(M) dx."""
+    m, f, x = xs
+    return [_linear("tri_neg_matmul", "tri_neg_matmul_t", (x, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_mul_neg_t", xs, x.type, tgt)]
+
+
+def _j_tri_mul_neg_t(fn, xs, tgt, bind):
+    """d (-P(M)^T g) = -P(dM)^T g - P(M)^T dg."""
+    m, f, g = xs
+    return [_linear("tri_neg_tmatmul", "tri_neg_tmatmul_t", (g, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_mul_neg", xs, g.type, tgt)]
+
+
+def _j_sp_chol_jvp(fn, xs, tgt, bind):
+    """chol_jvp's maps (above) for SciPy's lower or upper factor."""
+    c, f, da = xs
+    return [_linear("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", (c, f, da), M, M), L.Zero(Int, M),
+            _self(fn, "sp_chol_vjp", xs, M, M)]
+
+
+def _j_sp_chol_vjp(fn, xs, tgt, bind):
+    """chol_vjp's maps (above) for SciPy's lower or upper factor."""
+    c, f, g = xs
+    return [_linear("sp_chol_vjp_dc", "sp_chol_vjp_dc_t", (c, f, g), M, M), L.Zero(Int, M),
+            _self(fn, "sp_chol_jvp", xs, M, M)]
+
+
+def _j_cho_lsolve(fn, xs, tgt, bind):
+    """d (M^{-1} x) = M^{-1} (-dM(C, E) y) + M^{-1} dx, y = M^{-1} x (M^{-1} its own transpose)."""
+    c, f, x = xs
+    y = bind("y", prim("cho_lsolve", c, f, x))
+    solve = _self(fn, "cho_lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("cho_neg_matmul", "cho_neg_matmul_t", (c, y, f), M, tgt)), L.Zero(Int, tgt),
+            solve]
+
+
+def _j_cho_neg_matmul(fn, xs, tgt, bind):
+    """d (-dM(C, D) x) = -dM(E, D) x - dM(C, D) dx - dM(C, dD) x (dM symmetric in C, D)."""
+    c, x, f, d = xs
+    return [_linear("cho_neg_matmul", "cho_neg_matmul_t", (d, x, f), M, tgt),
+            _linear("cho_mul_neg", "cho_mul_neg", (c, d, f), x.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "cho_neg_matmul_t", xs, M, tgt)]
+
+
+def _j_cho_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-tri(S(g, x) C)) = -tri(S E) - tri(S(g, dx) C) - tri(S(dg, x) C), S(g, x) = g x^T + x g^T."""
+    c, x, f, g = xs
+    return [_linear("cho_sym_mul", "cho_sym_mul", (x, g, f), M, M),
+            _linear("cho_neg_matmul_t", "cho_neg_matmul", (c, g, f), x.type, M), L.Zero(Int, M),
+            _self(fn, "cho_neg_matmul", xs, g.type, M)]
+
+
+def _j_cho_mul_neg(fn, xs, tgt, bind):
+    """d (-dM(C, D) v) = -dM(E, D) v - dM(C, dD) v - dM(C, D) dv."""
+    c, d, f, v = xs
+    return [_linear("cho_neg_matmul", "cho_neg_matmul_t", (d, v, f), M, tgt),
+            _linear("cho_neg_matmul", "cho_neg_matmul_t", (c, v, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "cho_mul_neg", xs, tgt, tgt)]
+
+
+def _j_cho_sym_mul(fn, xs, tgt, bind):
+    """d (-tri(S(g, x) E)) = -tri(S(g, dx) E) - tri(S(dg, x) E) - tri(S(g, x) dE)."""
+    x, g, f, e = xs
+    return [_linear("cho_neg_matmul_t", "cho_neg_matmul", (e, g, f), x.type, M),
+            _linear("cho_neg_matmul_t", "cho_neg_matmul", (e, x, f), g.type, M), L.Zero(Int, M),
+            _self(fn, "cho_sym_mul", xs, M, M)]
+
+
 # ---------------------------------------------------------------- tangent operations
 # A derivative program is a program (issue 17): differentiated again, its tangent operations
 # are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
@@ -472,6 +592,12 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "inv_vjp": _j_inv_vjp, "lsolve": _j_lsolve, "lsolve_t": _j_lsolve_t, "neg_matmul": _j_neg_matmul,
                 "neg_matmul_t": _j_neg_matmul_t, "neg_tmatmul": _j_neg_tmatmul, "neg_tmatmul_t": _j_neg_tmatmul_t,
                 "mul_neg": _j_mul_neg, "mul_neg_t": _j_mul_neg_t, "chol_jvp": _j_chol_jvp, "chol_vjp": _j_chol_vjp,
+                "tri_lsolve": _j_tri_lsolve, "tri_lsolve_t": _j_tri_lsolve_t, "tri_neg_matmul": _j_tri_neg_matmul,
+                "tri_neg_matmul_t": _j_tri_neg_matmul_t, "tri_neg_tmatmul": _j_tri_neg_tmatmul,
+                "tri_neg_tmatmul_t": _j_tri_neg_tmatmul_t, "tri_mul_neg": _j_tri_mul_neg,
+                "tri_mul_neg_t": _j_tri_mul_neg_t, "sp_chol_jvp": _j_sp_chol_jvp, "sp_chol_vjp": _j_sp_chol_vjp,
+                "cho_lsolve": _j_cho_lsolve, "cho_neg_matmul": _j_cho_neg_matmul,
+                "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

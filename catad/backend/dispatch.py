@@ -116,5 +116,8 @@ CODEGEN = {
         "svd", "svdvals", "eigh", "eigvalsh", "expm", "trisolve", "sp_cholesky", "cho_solve", "lexsort",
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
-        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t",
+        # and the actions of their second derivatives (issue 17)
+        "tri_neg_tmatmul", "tri_neg_tmatmul_t", "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp_dc", "sp_chol_jvp_dc_t",
+        "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "cho_mul_neg", "cho_sym_mul")},
 }

@@ -115,11 +115,11 @@ def p_lsolve_t(c: Compiler, t, a, g):
 
 
 def p_neg_matmul(c: Compiler, t, x, da):
-    return _action_at(c, t, "la_neg_matmul", [], [x], da, _vec(t.type))
+    return _action_at(c, t, "la_neg_matmul", [x], {0}, da, _vec(t.type))
 
 
 def p_neg_matmul_t(c: Compiler, t, x, g):
-    return _action_at(c, t, "la_neg_matmul_t", [], [x], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_neg_matmul_t", [x], {0}, g, _vec(t.args[0].type))
 
 
 # ---------------------------------------------------------------- second derivatives' actions
@@ -136,40 +136,41 @@ def _coefficient(c: Compiler, x, ty):
     return arrays.dense(c, x) if rank(ty) else arrays.scalar(c, x)
 
 
-def _action_at(c: Compiler, t, fn: str, primal: list[Arr], coefficients: list, x, extra: str = ""):
-    """fn(primal..., coefficients..., x): zero when a coefficient or x is the zero tangent."""
-    coefs = [_coefficient(c, k, term.type) for k, term in zip(coefficients, t.args[len(primal):])]
-    if any(k is ZERO for k in coefs) or is_zero(x):
+def _action_at(c: Compiler, t, fn: str, args: list, coefficients: set[int], x, extra: str = ""):
+    """fn(args..., x), args[i] for i in coefficients a first derivative's value (typed as the
+    term's argument i): zero when one of those or x is the zero tangent."""
+    vals = [_coefficient(c, a, t.args[i].type) if i in coefficients else a for i, a in enumerate(args)]
+    if any(v is ZERO for v in vals) or is_zero(x):
         return ZERO
-    if any(isinstance(k, RT) for k in coefs) or isinstance(x, RT):
+    if any(isinstance(v, RT) for v in vals) or isinstance(x, RT):
         if c.depth > 0:
             raise Unvectorisable("a loop's tangents used inside a vectorised build")
-        codes = [p.code for p in primal] + [k.code for k in coefs] + [x.code] + ([extra] if extra else [])
+        codes = [v.code for v in vals] + [x.code] + ([extra] if extra else [])
         return RT(c.assign(f"{fn}({', '.join(codes)})", "la"))
-    return _call(c, fn, primal + coefs + [arrays.dense(c, x) if rank(t.args[-1].type) else arrays.scalar(c, x)],
+    return _call(c, fn, vals + [arrays.dense(c, x) if rank(t.args[-1].type) else arrays.scalar(c, x)],
                  rank(t.type), extra)
 
 
 def p_neg_tmatmul(c: Compiler, t, y, da):
-    return _action_at(c, t, "la_neg_tmatmul", [], [y], da, _vec(t.type))
+    return _action_at(c, t, "la_neg_tmatmul", [y], {0}, da, _vec(t.type))
 
 
 def p_neg_tmatmul_t(c: Compiler, t, y, g):
-    return _action_at(c, t, "la_neg_tmatmul_t", [], [y], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_neg_tmatmul_t", [y], {0}, g, _vec(t.args[0].type))
 
 
 def p_mul_neg(c: Compiler, t, m, x):
-    return _action_at(c, t, "la_mul_neg", [], [m], x, _vec(t.type))
+    return _action_at(c, t, "la_mul_neg", [m], {0}, x, _vec(t.type))
 
 
 def p_mul_neg_t(c: Compiler, t, m, g):
-    return _action_at(c, t, "la_mul_neg_t", [], [m], g, _vec(t.type))
+    return _action_at(c, t, "la_mul_neg_t", [m], {0}, g, _vec(t.type))
 
 
 def _at_matrix(kernel: str, solves: bool = True):
     """The codegen of kernel(M, coefficient, x), M a primal matrix (solved with when `solves`)."""
     def p(c: Compiler, t, m, k, x):
-        return _action_at(c, t, kernel, [_solvable(c, m) if solves else _primal(c, m)], [k], x)
+        return _action_at(c, t, kernel, [_solvable(c, m) if solves else _primal(c, m), k], {1}, x)
     p.__name__ = "p_" + kernel[3:]
     return p
 
@@ -323,11 +324,47 @@ def p_tri_lsolve_t(c: Compiler, t, a, flags, g):
 
 
 def p_tri_neg_matmul(c: Compiler, t, x, flags, da):
-    return _action(c, t, "la_tri_neg_matmul", [_primal(c, x), flags], da, _vec(t.type))
+    return _action_at(c, t, "la_tri_neg_matmul", [x, flags], {0}, da, _vec(t.type))
 
 
 def p_tri_neg_matmul_t(c: Compiler, t, x, flags, g):
-    return _action(c, t, "la_tri_neg_matmul_t", [_primal(c, x), flags], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_tri_neg_matmul_t", [x, flags], {0}, g, _vec(t.args[0].type))
+
+
+def p_tri_neg_tmatmul(c: Compiler, t, y, flags, da):
+    return _action_at(c, t, "la_tri_neg_tmatmul", [y, flags], {0}, da, _vec(t.type))
+
+
+def p_tri_neg_tmatmul_t(c: Compiler, t, y, flags, g):
+    return _action_at(c, t, "la_tri_neg_tmatmul_t", [y, flags], {0}, g, _vec(t.args[0].type))
+
+
+def p_tri_mul_neg(c: Compiler, t, m, flags, x):
+    return _action_at(c, t, "la_tri_mul_neg", [m, flags], {0}, x, _vec(t.type))
+
+
+def p_tri_mul_neg_t(c: Compiler, t, m, flags, g):
+    return _action_at(c, t, "la_tri_mul_neg_t", [m, flags], {0}, g, _vec(t.type))
+
+
+def p_cho_mul_neg(c: Compiler, t, cf, d, flags, v):
+    return _action_at(c, t, "la_cho_mul_neg", [cf, d, flags], {0, 1}, v, _vec(t.type))
+
+
+def p_cho_sym_mul(c: Compiler, t, x, g, flags, e):
+    return _action_at(c, t, "la_cho_sym_mul", [x, g, flags], {0, 1}, e, _vec(t.args[0].type))
+
+
+def _sp_chol_at(kernel: str):
+    """The codegen of kernel(C, flags, dA, x): C a factor, dA a first derivative's value."""
+    def p(c: Compiler, t, cf, flags, da, x):
+        return _action_at(c, t, kernel, [_solvable(c, cf), flags, da], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_sp_chol_jvp_dc, p_sp_chol_jvp_dc_t, p_sp_chol_vjp_dc, p_sp_chol_vjp_dc_t = (_sp_chol_at(k) for k in (
+    "la_sp_chol_jvp_dc", "la_sp_chol_jvp_dc_t", "la_sp_chol_vjp_dc", "la_sp_chol_vjp_dc_t"))
 
 
 def p_sp_chol_jvp(c: Compiler, t, cf, lower, da):
@@ -343,8 +380,8 @@ def p_cho_lsolve(c: Compiler, t, cf, lower, db):
 
 
 def p_cho_neg_matmul(c: Compiler, t, cf, x, lower, dc):
-    return _action(c, t, "la_cho_neg_matmul", [_primal(c, cf), _primal(c, x), lower], dc, _vec(t.type))
+    return _action_at(c, t, "la_cho_neg_matmul", [cf, x, lower], {0, 1}, dc, _vec(t.type))
 
 
 def p_cho_neg_matmul_t(c: Compiler, t, cf, x, lower, g):
-    return _action(c, t, "la_cho_neg_matmul_t", [_primal(c, cf), _primal(c, x), lower], g, _vec(t.args[1].type))
+    return _action_at(c, t, "la_cho_neg_matmul_t", [cf, x, lower], {0, 1}, g, _vec(t.args[1].type))

@@ -1212,6 +1212,25 @@ _DECOMPOSITIONS = [
     ("cho_neg_matmul_t", _signature(MATRIX, None, Int, None, result=MATRIX), _tr.la_cho_neg_matmul_t,
      "cho_neg_matmul_t(C, x, flags, g): the transpose of cho_neg_matmul"),
 ]
+_DECOMPOSITIONS += [
+    # second derivatives (issue 17): the products in their other factors, and cholesky's maps in C
+    ("tri_neg_tmatmul", _signature(None, Int, MATRIX, result=0), _tr.la_tri_neg_tmatmul,
+     "tri_neg_tmatmul(y, flags, dA) = -op(tri(dA))^T y (d tri_lsolve_t in A, before the solve)"),
+    ("tri_neg_tmatmul_t", _signature(None, Int, None, result=MATRIX), _tr.la_tri_neg_tmatmul_t,
+     "tri_neg_tmatmul_t(y, flags, g): the transpose of tri_neg_tmatmul"),
+    ("tri_mul_neg", _signature(MATRIX, Int, None, result=2), _tr.la_tri_mul_neg,
+     "tri_mul_neg(M, flags, x) = -op(tri(M)) x (d tri_neg_matmul in x)"),
+    ("tri_mul_neg_t", _signature(MATRIX, Int, None, result=2), _tr.la_tri_mul_neg_t,
+     "tri_mul_neg_t(M, flags, g) = -op(tri(M))^T g, the transpose of tri_mul_neg"),
+    *((name, _signature(MATRIX, Int, MATRIX, MATRIX, result=MATRIX), getattr(_tr, "la_" + name),
+       f"{name}(C, flags, dA, E): chol_{name[8:].replace('_dc', '_dl')} for SciPy's lower or upper factor (d "
+       f"sp_chol_{name[8:11]} in C{', transposed' if name.endswith('_t') else ''})")
+      for name in ("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")),
+    ("cho_mul_neg", _signature(MATRIX, MATRIX, Int, None, result=3), _tr.la_cho_mul_neg,
+     "cho_mul_neg(C, D, flags, v) = -dM(C, D) v, dM = D L^T + L D^T (its own transpose; d cho_neg_matmul in x)"),
+    ("cho_sym_mul", _signature(None, None, Int, MATRIX, result=MATRIX), _tr.la_cho_sym_mul,
+     "cho_sym_mul(x, g, flags, E) = -tri((G + G^T) E), G = g x^T (its own transpose; d cho_neg_matmul_t in C)"),
+]
 for _name, _typing, _impl, _doc in _DECOMPOSITIONS:
     register(Primitive(_name, _typing, _impl, arity=None, doc=_doc))
 register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
@@ -1226,6 +1245,9 @@ register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
 # and an entry in each named table.
 
 _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
+_AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
+          "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
+          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1309,7 +1331,14 @@ STRUCTURAL = {
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
-        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")
+        if _name not in _AGAIN},
+    # SciPy's solvers' and cholesky's actions differentiated again (issue 17), and the actions of
+    # their second derivatives (sp_chol_*_dc: no derivative of their own, a third is refused)
+    **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose Zero",
+               "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))
