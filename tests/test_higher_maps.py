@@ -325,3 +325,29 @@ def test_scipy_second_derivative_actions_are_adjoint(name, flags):
 
 def _tri_of(e, low):
     return np.tril(e) if low else np.triu(e)
+
+
+# ---------------------------------------------------------------- scipy.linalg.expm
+
+def expm_loss(a):
+    p = scipy.linalg.expm(a * 0.5)
+    return np.sum(np.log(np.abs(p) + 1.0)) + np.sum(scipy.linalg.expm(a.T @ a * 0.1) ** 2)
+
+
+def test_hessian_through_expm_equals_central_differences_of_the_gradient():
+    check_hessian(expm_loss, (np.random.default_rng(17).normal(size=(3, 3)),))
+
+
+@pytest.mark.parametrize("name", ["expm_jvp_da", "expm_vjp_da"])
+def test_expm_second_derivative_actions_are_derivatives_and_adjoint(name):
+    from catad.primitives import spectral as K
+    rng = np.random.default_rng(18)
+    a, e, d = rng.normal(size=(3, 3)), 4.0 * rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    parent = K.la_expm_jvp if "jvp" in name else K.la_expm_vjp
+    got = getattr(K, "la_" + name)(a, e, d)
+    h = 1e-5
+    want = (-parent(a + 2 * h * d, e) + 8 * parent(a + h * d, e) - 8 * parent(a - h * d, e)
+            + parent(a - 2 * h * d, e)) / (12 * h)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 * np.max(np.abs(want)))
+    r = rng.normal(size=(3, 3))
+    assert np.sum(got * r) == pytest.approx(np.sum(d * getattr(K, "la_" + name + "_t")(a, e, r)), rel=1e-12)

@@ -64,15 +64,15 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh) and of "
-                "scipy.linalg.expm are not supported yet (their first derivatives are opaque maps whose actions "
-                "have no derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky and of scipy.linalg.cholesky "
-               "are not supported yet (their second derivatives are opaque maps whose actions have no derivative "
-               "rule; the solves' have)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh) are not supported "
+                "yet (their first derivatives are opaque maps whose actions have no derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky and of scipy.linalg's "
+               "cholesky and expm are not supported yet (their second derivatives are opaque maps whose actions "
+               "have no derivative rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
-                   "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t"}
+                   "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
+                   "expm_vjp_da", "expm_vjp_da_t"}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
@@ -406,6 +406,18 @@ def _j_cho_sym_mul(fn, xs, tgt, bind):
             _self(fn, "cho_sym_mul", xs, M, M)]
 
 
+def _j_expm_jvp(fn, xs, tgt, bind):
+    """d L(A, E) = expm_jvp_da(A, E, dA) + L(A, dE) (the Frechet derivative is linear in E)."""
+    a, e = xs
+    return [_linear("expm_jvp_da", "expm_jvp_da_t", (a, e), M, M), _self(fn, "expm_vjp", xs, M, M)]
+
+
+def _j_expm_vjp(fn, xs, tgt, bind):
+    """d L(A^T, G) = expm_vjp_da(A, G, dA) + L(A^T, dG)."""
+    a, g = xs
+    return [_linear("expm_vjp_da", "expm_vjp_da_t", (a, g), M, M), _self(fn, "expm_jvp", xs, M, M)]
+
+
 # ---------------------------------------------------------------- tangent operations
 # A derivative program is a program (issue 17): differentiated again, its tangent operations
 # are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
@@ -598,6 +610,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "tri_mul_neg_t": _j_tri_mul_neg_t, "sp_chol_jvp": _j_sp_chol_jvp, "sp_chol_vjp": _j_sp_chol_vjp,
                 "cho_lsolve": _j_cho_lsolve, "cho_neg_matmul": _j_cho_neg_matmul,
                 "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
+                "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

@@ -385,3 +385,7 @@ def p_cho_neg_matmul(c: Compiler, t, cf, x, lower, dc):
 
 def p_cho_neg_matmul_t(c: Compiler, t, cf, x, lower, g):
     return _action_at(c, t, "la_cho_neg_matmul_t", [cf, x, lower], {0, 1}, g, _vec(t.args[1].type))
+
+
+p_expm_jvp_da, p_expm_jvp_da_t, p_expm_vjp_da, p_expm_vjp_da_t = (_at_matrix(k) for k in (
+    "la_expm_jvp_da", "la_expm_jvp_da_t", "la_expm_vjp_da", "la_expm_vjp_da_t"))

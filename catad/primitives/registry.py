@@ -1226,6 +1226,14 @@ _DECOMPOSITIONS += [
        f"{name}(C, flags, dA, E): chol_{name[8:].replace('_dc', '_dl')} for SciPy's lower or upper factor (d "
        f"sp_chol_{name[8:11]} in C{', transposed' if name.endswith('_t') else ''})")
       for name in ("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")),
+    ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
+     "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
+    ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
+     "expm_jvp_da_t(A, E, H): the transpose of expm_jvp_da"),
+    ("expm_vjp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp_da,
+     "expm_vjp_da(A, G, D) = d L(A^T, G) in A along D"),
+    ("expm_vjp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp_da_t,
+     "expm_vjp_da_t(A, G, H): the transpose of expm_vjp_da"),
     ("cho_mul_neg", _signature(MATRIX, MATRIX, Int, None, result=3), _tr.la_cho_mul_neg,
      "cho_mul_neg(C, D, flags, v) = -dM(C, D) v, dM = D L^T + L D^T (its own transpose; d cho_neg_matmul in x)"),
     ("cho_sym_mul", _signature(None, None, Int, MATRIX, result=MATRIX), _tr.la_cho_sym_mul,
@@ -1247,7 +1255,7 @@ register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
 _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
 _AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
           "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
-          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul")
+          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1338,7 +1346,8 @@ STRUCTURAL = {
     **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose Zero",
                "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
-        "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")},
+        "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
+        "expm_vjp_da", "expm_vjp_da_t")},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

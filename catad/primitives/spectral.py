@@ -226,6 +226,68 @@ def la_expm_vjp(a, g):
     return ZERO if g is None else _frechet(_t(a), g)
 
 
+# Second derivatives (issue 17): L(A, E) is the top-right block of expm(X), X = [[A, E], [0, A]],
+# so its derivative in A along D is the top-right block of L(X, diag(D, D)) (Higham 2008,
+# "Functions of Matrices", Section 3.2, the block triangular form applied twice), and its adjoint
+# in D is the sum of the diagonal blocks of L(X^T, [[0, H], [0, 0]]) (L(X, .)'s adjoint being
+# L(X^T, .)). E is scaled to A's 1-norm first (the map is linear in E).
+
+def _blocks(a, e):
+    """X = [[A, E / s], [0, A]] and s (E scaled to A's 1-norm)."""
+    n = np.shape(a)[-1]
+    norm = lambda x: np.max(np.sum(np.abs(x), axis=-2), axis=-1)
+    size_e, size_a = norm(e), norm(a)
+    scale = np.where(size_e == 0, 1.0, size_e / np.where(size_a == 0, 1.0, size_a))[..., None, None]
+    shape = np.broadcast_shapes(np.shape(a), np.shape(e))
+    x = np.zeros(shape[:-2] + (2 * n, 2 * n))
+    x[..., :n, :n] = a
+    x[..., n:, n:] = a
+    x[..., :n, n:] = e / scale
+    return x, scale
+
+
+def la_expm_jvp_da(a, e, d):
+    """D -> d L(A, E) in A along D."""
+    e, d = _dense(e), _dense(d)
+    if e is None or d is None:
+        return ZERO
+    n = np.shape(a)[-1]
+    x, scale = _blocks(a, e)
+    dd = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(d)[:-2] + (2 * n, 2 * n)))
+    dd[..., :n, :n] = d
+    dd[..., n:, n:] = d
+    return _frechet(x, dd)[..., :n, n:] * scale
+
+
+def la_expm_jvp_da_t(a, e, h):
+    """Its transpose: H -> the sum of the diagonal blocks of L(X^T, [[0, H], [0, 0]])."""
+    e, h = _dense(e), _dense(h)
+    if e is None or h is None:
+        return ZERO
+    n = np.shape(a)[-1]
+    x, scale = _blocks(a, e)
+    hh = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(h)[:-2] + (2 * n, 2 * n)))
+    hh[..., :n, n:] = h
+    k = _frechet(_t(x), hh) * scale
+    return k[..., :n, :n] + k[..., n:, n:]
+
+
+def la_expm_vjp_da(a, g, d):
+    """D -> d L(A^T, G) in A along D: la_expm_jvp_da at A^T along D^T."""
+    g, d = _dense(g), _dense(d)
+    if g is None or d is None:
+        return ZERO
+    return la_expm_jvp_da(_t(a), g, _t(d))
+
+
+def la_expm_vjp_da_t(a, g, h):
+    """Its transpose."""
+    g, h = _dense(g), _dense(h)
+    if g is None or h is None:
+        return ZERO
+    return _t(la_expm_jvp_da_t(_t(a), g, h))
+
+
 def la_where_spread(keep, a):
     """a where keep holds, elsewhere a matrix of a's shape with distinct singular values and
     eigenvalues (diag(1, 2, ...)): lanes a condition discards hold anything, and their
@@ -240,4 +302,5 @@ def la_where_spread(keep, a):
 KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigvals_vjp, la_eigvecs_jvp,
                                    la_eigvecs_vjp, la_svd, la_svdvals, la_svals_jvp, la_svals_vjp, la_svdu_jvp,
                                    la_svdu_vjp, la_svdvt_jvp, la_svdvt_vjp, la_expm, la_expm_jvp, la_expm_vjp,
-                                   la_where_spread)}
+                                   la_where_spread, la_expm_jvp_da, la_expm_jvp_da_t, la_expm_vjp_da,
+                                   la_expm_vjp_da_t)}
