@@ -351,3 +351,44 @@ def test_expm_second_derivative_actions_are_derivatives_and_adjoint(name):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 * np.max(np.abs(want)))
     r = rng.normal(size=(3, 3))
     assert np.sum(got * r) == pytest.approx(np.sum(d * getattr(K, "la_" + name + "_t")(a, e, r)), rel=1e-12)
+
+
+# ---------------------------------------------------------------- eigenvalues
+
+def eigenvalues_both_triangles(a):
+    w = np.linalg.eigvalsh(a @ a.T + a, UPLO="U")
+    lam, _ = np.linalg.eigh(a + a.T)
+    return np.sum(w ** 3) + np.sum(np.exp(lam * 0.3))
+
+
+def test_hessian_of_eigenvalues_equals_central_differences_of_the_gradient():
+    check_hessian(eigenvalues_both_triangles, (np.random.default_rng(19).normal(size=(3, 3)),))
+
+
+def eigenvectors_used(a):
+    _, v = np.linalg.eigh(a + a.T)
+    return np.sum(v[:, 0] ** 4)
+
+
+def test_a_second_derivative_through_eigenvectors_is_refused_at_the_function():
+    with pytest.raises(catad.CatadError, match="eigh's eigenvectors") as err:
+        catad.hessian(eigenvectors_used)(np.random.default_rng(20).normal(size=(3, 3)))
+    assert err.value.loc.line == eigenvectors_used.__code__.co_firstlineno
+
+
+@pytest.mark.parametrize("upper", [0, 1])
+@pytest.mark.parametrize("name", ["eigvals_jvp_dv", "eigvals_vjp_dv"])
+def test_eigenvalue_second_derivative_actions_are_derivatives_and_adjoint(name, upper):
+    from catad.primitives import spectral as K
+    rng = np.random.default_rng(21)
+    v = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    fixed = rng.normal(size=(4, 4)) if "jvp" in name else rng.normal(size=4)
+    parent = K.la_eigvals_jvp if "jvp" in name else K.la_eigvals_vjp
+    e = rng.normal(size=(4, 4))
+    got = getattr(K, "la_" + name)(v, upper, fixed, e)
+    h = 1e-6
+    want = (parent(v + h * e, upper, fixed) - parent(v - h * e, upper, fixed)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 * max(1, np.max(np.abs(want))))
+    r = rng.normal(size=np.shape(got))
+    assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(v, upper, fixed, r)),
+                                            rel=1e-12)

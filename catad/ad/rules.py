@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Get, Term, iconst
+from ..lang.terms import Const, Get, Term, iconst
 from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
@@ -48,6 +48,8 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
+    if rule is _scalar_rule and not _scalars(xs, tgt) and xs and _is_zero_tangent(xs[-1]):
+        return L.Zero(src, tgt)  # an opaque map's action on the zero tangent: zero, whatever its primal values
     if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
         # an action of an opaque map (lmLinear) that a derivative program computes, or scatter_add
         reason = _NO_RULE.get(fn, _THIRD_NOTE if fn in _SECOND_ACTIONS else _OPAQUE_NOTE)
@@ -64,16 +66,22 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions (svd, eigh, eigvalsh) are not supported "
-                "yet (their first derivatives are opaque maps whose actions have no derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv and cholesky and of scipy.linalg's "
-               "cholesky and expm are not supported yet (their second derivatives are opaque maps whose actions "
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's svd and of eigh's eigenvectors are not supported yet "
+                "(their first derivatives are opaque maps whose actions have no derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky and eigenvalues and of "
+               "scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque maps whose actions "
                "have no derivative rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
                    "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
-                   "expm_vjp_da", "expm_vjp_da_t"}
+                   "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
+                   "eigvals_vjp_dv_t"}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
+
+
+def _is_zero_tangent(t: Term) -> bool:
+    from ..tangents import ZERO
+    return isinstance(t, Const) and t.value is ZERO
 
 
 def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
@@ -418,6 +426,20 @@ def _j_expm_vjp(fn, xs, tgt, bind):
     return [_linear("expm_vjp_da", "expm_vjp_da_t", (a, g), M, M), _self(fn, "expm_jvp", xs, M, M)]
 
 
+def _j_eigvals_jvp(fn, xs, tgt, bind):
+    """d diag(V^T dS V) = 2 diag(V^T dS dV) + diag(V^T d(dS) V)."""
+    v, upper, da = xs
+    return [_linear("eigvals_jvp_dv", "eigvals_jvp_dv_t", (v, upper, da), M, V), L.Zero(Int, V),
+            _self(fn, "eigvals_vjp", xs, M, V)]
+
+
+def _j_eigvals_vjp(fn, xs, tgt, bind):
+    """d sym*(V diag(g) V^T) = sym*(dV diag(g) V^T + V diag(g) dV^T) + sym*(V diag(dg) V^T)."""
+    v, upper, g = xs
+    return [_linear("eigvals_vjp_dv", "eigvals_vjp_dv_t", (v, upper, g), M, M), L.Zero(Int, M),
+            _self(fn, "eigvals_jvp", xs, V, M)]
+
+
 # ---------------------------------------------------------------- tangent operations
 # A derivative program is a program (issue 17): differentiated again, its tangent operations
 # are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
@@ -610,7 +632,8 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "tri_mul_neg_t": _j_tri_mul_neg_t, "sp_chol_jvp": _j_sp_chol_jvp, "sp_chol_vjp": _j_sp_chol_vjp,
                 "cho_lsolve": _j_cho_lsolve, "cho_neg_matmul": _j_cho_neg_matmul,
                 "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
-                "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp,
+                "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp, "eigvals_jvp": _j_eigvals_jvp,
+                "eigvals_vjp": _j_eigvals_vjp,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

@@ -120,5 +120,5 @@ CODEGEN = {
         # and the actions of their second derivatives (issue 17)
         "tri_neg_tmatmul", "tri_neg_tmatmul_t", "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp_dc", "sp_chol_jvp_dc_t",
         "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp_da", "expm_jvp_da_t",
-        "expm_vjp_da", "expm_vjp_da_t")},
+        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t")},
 }

@@ -389,3 +389,15 @@ def p_cho_neg_matmul_t(c: Compiler, t, cf, x, lower, g):
 
 p_expm_jvp_da, p_expm_jvp_da_t, p_expm_vjp_da, p_expm_vjp_da_t = (_at_matrix(k) for k in (
     "la_expm_jvp_da", "la_expm_jvp_da_t", "la_expm_vjp_da", "la_expm_vjp_da_t"))
+
+
+def _at_vectors(kernel: str):
+    """The codegen of kernel(V, upper, coefficient, x): V eigh's eigenvectors."""
+    def p(c: Compiler, t, v, upper, k, x):
+        return _action_at(c, t, kernel, [_primal(c, v), upper, k], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_eigvals_jvp_dv, p_eigvals_jvp_dv_t, p_eigvals_vjp_dv, p_eigvals_vjp_dv_t = (_at_vectors(k) for k in (
+    "la_eigvals_jvp_dv", "la_eigvals_jvp_dv_t", "la_eigvals_vjp_dv", "la_eigvals_vjp_dv_t"))

@@ -1226,6 +1226,14 @@ _DECOMPOSITIONS += [
        f"{name}(C, flags, dA, E): chol_{name[8:].replace('_dc', '_dl')} for SciPy's lower or upper factor (d "
        f"sp_chol_{name[8:11]} in C{', transposed' if name.endswith('_t') else ''})")
       for name in ("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")),
+    ("eigvals_jvp_dv", _signature(MATRIX, Int, MATRIX, MATRIX, result=VECTOR), _sp.la_eigvals_jvp_dv,
+     "eigvals_jvp_dv(V, upper, dA, E) = 2 diag(V^T dS E), d eigvals_jvp in V"),
+    ("eigvals_jvp_dv_t", _signature(MATRIX, Int, MATRIX, VECTOR, result=MATRIX), _sp.la_eigvals_jvp_dv_t,
+     "eigvals_jvp_dv_t(V, upper, dA, g) = 2 dS V diag(g), the transpose of eigvals_jvp_dv"),
+    ("eigvals_vjp_dv", _signature(MATRIX, Int, VECTOR, MATRIX, result=MATRIX), _sp.la_eigvals_vjp_dv,
+     "eigvals_vjp_dv(V, upper, g, E) = sym*(E diag(g) V^T + V diag(g) E^T), d eigvals_vjp in V"),
+    ("eigvals_vjp_dv_t", _signature(MATRIX, Int, VECTOR, MATRIX, result=MATRIX), _sp.la_eigvals_vjp_dv_t,
+     "eigvals_vjp_dv_t(V, upper, g, H) = 2 sym(H) V diag(g), the transpose of eigvals_vjp_dv"),
     ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
      "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
     ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
@@ -1255,7 +1263,7 @@ register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
 _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
 _AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
           "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
-          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp")
+          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1347,7 +1355,7 @@ STRUCTURAL = {
                "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
-        "expm_vjp_da", "expm_vjp_da_t")},
+        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t")},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

@@ -114,6 +114,41 @@ def la_eigvecs_vjp(w, v, upper, g):
         return _sym_t(v @ (_inverse_gaps(w) * (_t(v) @ g)) @ _t(v), upper)
 
 
+# Second derivatives (issue 17): the eigenvalues' maps are bilinear in V and the tangent, so
+# their derivatives in V (at a fixed dA or g; S = sym(dA), D = diag(g)) are
+#   d diag(V^T S V) = 2 diag(V^T S dV),            transpose g -> 2 S V diag(g);
+#   d sym*(V D V^T) = sym*(dV D V^T + V D dV^T),   transpose H -> 2 sym(H) V D.
+# (The eigenvectors' maps, which hold the gaps F, have no second derivative yet.)
+
+def la_eigvals_jvp_dv(v, upper, da, e):
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    return 2.0 * np.einsum("...ji,...jk,...ki->...i", v, _sym(da, upper), e)
+
+
+def la_eigvals_jvp_dv_t(v, upper, da, g):
+    da, g = _dense(da), _dense(g)
+    if da is None or g is None:
+        return ZERO
+    return 2.0 * _sym(da, upper) @ (v * g[..., None, :])
+
+
+def la_eigvals_vjp_dv(v, upper, g, e):
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    vd = v * g[..., None, :]
+    return _sym_t(e * g[..., None, :] @ _t(v) + vd @ _t(e), upper)
+
+
+def la_eigvals_vjp_dv_t(v, upper, g, h):
+    g, h = _dense(g), _dense(h)
+    if g is None or h is None:
+        return ZERO
+    return 2.0 * _sym(h, upper) @ (v * g[..., None, :])
+
+
 # ---------------------------------------------------------------- svd
 
 def la_svd(a, full):
@@ -303,4 +338,5 @@ KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigv
                                    la_eigvecs_vjp, la_svd, la_svdvals, la_svals_jvp, la_svals_vjp, la_svdu_jvp,
                                    la_svdu_vjp, la_svdvt_jvp, la_svdvt_vjp, la_expm, la_expm_jvp, la_expm_vjp,
                                    la_where_spread, la_expm_jvp_da, la_expm_jvp_da_t, la_expm_vjp_da,
-                                   la_expm_vjp_da_t)}
+                                   la_expm_vjp_da_t, la_eigvals_jvp_dv, la_eigvals_jvp_dv_t, la_eigvals_vjp_dv,
+                                   la_eigvals_vjp_dv_t)}
