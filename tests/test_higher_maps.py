@@ -371,7 +371,7 @@ def eigenvectors_used(a):
 
 
 def test_a_second_derivative_through_eigenvectors_is_refused_at_the_function():
-    with pytest.raises(catad.CatadError, match="eigh's eigenvectors") as err:
+    with pytest.raises(catad.CatadError, match="eigenvectors") as err:
         catad.hessian(eigenvectors_used)(np.random.default_rng(20).normal(size=(3, 3)))
     assert err.value.loc.line == eigenvectors_used.__code__.co_firstlineno
 
@@ -392,3 +392,33 @@ def test_eigenvalue_second_derivative_actions_are_derivatives_and_adjoint(name, 
     r = rng.normal(size=np.shape(got))
     assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(v, upper, fixed, r)),
                                             rel=1e-12)
+
+
+# ---------------------------------------------------------------- singular values
+
+def singular_values(a):
+    _, s, _ = np.linalg.svd(a @ a.T + a)
+    return np.sum(np.linalg.svd(a[:, :2], compute_uv=False) ** 3) + np.sum(np.sqrt(s + 1.0))
+
+
+def test_hessian_of_singular_values_equals_central_differences_of_the_gradient():
+    check_hessian(singular_values, (np.random.default_rng(22).normal(size=(3, 3)),))
+
+
+@pytest.mark.parametrize("name", ["svals_jvp_du", "svals_jvp_dvt", "svals_vjp_du", "svals_vjp_dvt"])
+def test_singular_value_second_derivative_actions_are_derivatives_and_adjoint(name):
+    from catad.primitives import spectral as K
+    rng = np.random.default_rng(23)
+    u, vt = np.linalg.qr(rng.normal(size=(4, 3)))[0], np.linalg.qr(rng.normal(size=(3, 3)))[0].T
+    fixed = rng.normal(size=(4, 3)) if "jvp" in name else rng.normal(size=3)
+    parent = K.la_svals_jvp if "jvp" in name else K.la_svals_vjp
+    e = rng.normal(size=u.shape if name.endswith("du") else vt.shape)
+    got = getattr(K, "la_" + name)(u, vt, fixed, e)
+    h = 1e-6
+    if name.endswith("du"):
+        want = (parent(u + h * e, vt, fixed) - parent(u - h * e, vt, fixed)) / (2 * h)
+    else:
+        want = (parent(u, vt + h * e, fixed) - parent(u, vt - h * e, fixed)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 * max(1, np.max(np.abs(want))))
+    r = rng.normal(size=np.shape(got))
+    assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(u, vt, fixed, r)), rel=1e-12)

@@ -25,6 +25,7 @@ from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 from ..primitives.fft import ACTIONS as _DFT_ACTIONS
+from ..primitives.spectral import SVALS_AGAIN
 from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS, ORDERS
 
 Bind = Callable[[str, Term], Term]
@@ -66,16 +67,17 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's svd and of eigh's eigenvectors are not supported yet "
-                "(their first derivatives are opaque maps whose actions have no derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky and eigenvalues and of "
-               "scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque maps whose actions "
-               "have no derivative rule; the solves' have)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's singular vectors (svd's U and Vh) and eigenvectors (eigh's "
+                "V) are not supported yet (their first derivatives are opaque maps whose actions have no "
+                "derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigenvalues and singular values "
+               "and of scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque "
+               "maps whose actions have no derivative rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
                    "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
                    "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
-                   "eigvals_vjp_dv_t"}
+                   "eigvals_vjp_dv_t", *SVALS_AGAIN}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
@@ -440,6 +442,20 @@ def _j_eigvals_vjp(fn, xs, tgt, bind):
             _self(fn, "eigvals_jvp", xs, V, M)]
 
 
+def _j_svals_jvp(fn, xs, tgt, bind):
+    """d diag(U^T dA V) = diag(dU^T dA V) + diag(U^T dA dV) + diag(U^T d(dA) V)."""
+    u, vt, da = xs
+    return [_linear("svals_jvp_du", "svals_jvp_du_t", xs, M, V), _linear("svals_jvp_dvt", "svals_jvp_dvt_t", xs, M, V),
+            _self(fn, "svals_vjp", xs, M, V)]
+
+
+def _j_svals_vjp(fn, xs, tgt, bind):
+    """d (U diag(g) V^T) = dU diag(g) V^T + U diag(g) dV^T + U diag(dg) V^T."""
+    u, vt, g = xs
+    return [_linear("svals_vjp_du", "svals_vjp_du_t", xs, M, M), _linear("svals_vjp_dvt", "svals_vjp_dvt_t", xs, M, M),
+            _self(fn, "svals_jvp", xs, V, M)]
+
+
 # ---------------------------------------------------------------- tangent operations
 # A derivative program is a program (issue 17): differentiated again, its tangent operations
 # are ordinary linear or bilinear functions of their arguments, whose tangent arguments are now
@@ -633,7 +649,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "cho_lsolve": _j_cho_lsolve, "cho_neg_matmul": _j_cho_neg_matmul,
                 "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
                 "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp, "eigvals_jvp": _j_eigvals_jvp,
-                "eigvals_vjp": _j_eigvals_vjp,
+                "eigvals_vjp": _j_eigvals_vjp, "svals_jvp": _j_svals_jvp, "svals_vjp": _j_svals_vjp,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

@@ -401,3 +401,16 @@ def _at_vectors(kernel: str):
 
 p_eigvals_jvp_dv, p_eigvals_jvp_dv_t, p_eigvals_vjp_dv, p_eigvals_vjp_dv_t = (_at_vectors(k) for k in (
     "la_eigvals_jvp_dv", "la_eigvals_jvp_dv_t", "la_eigvals_vjp_dv", "la_eigvals_vjp_dv_t"))
+
+
+def _at_singular_vectors(kernel: str):
+    """The codegen of kernel(U, Vh, coefficient, x)."""
+    def p(c: Compiler, t, u, vt, k, x):
+        return _action_at(c, t, kernel, [_primal(c, u), _primal(c, vt), k], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in ("svals_jvp_du", "svals_jvp_du_t", "svals_jvp_dvt", "svals_jvp_dvt_t", "svals_vjp_du", "svals_vjp_du_t",
+              "svals_vjp_dvt", "svals_vjp_dvt_t"):
+    globals()["p_" + _name] = _at_singular_vectors("la_" + _name)

@@ -1234,6 +1234,13 @@ _DECOMPOSITIONS += [
      "eigvals_vjp_dv(V, upper, g, E) = sym*(E diag(g) V^T + V diag(g) E^T), d eigvals_vjp in V"),
     ("eigvals_vjp_dv_t", _signature(MATRIX, Int, VECTOR, MATRIX, result=MATRIX), _sp.la_eigvals_vjp_dv_t,
      "eigvals_vjp_dv_t(V, upper, g, H) = 2 sym(H) V diag(g), the transpose of eigvals_vjp_dv"),
+    *((name, _signature(MATRIX, MATRIX, MATRIX if "jvp" in name else VECTOR,
+                        VECTOR if "jvp" in name and name.endswith("_t") else MATRIX,
+                        result=VECTOR if "jvp" in name and not name.endswith("_t") else MATRIX),
+       getattr(_sp, "la_" + name), f"{name}(U, Vh, {'dA' if 'jvp' in name else 'g'}, x): "
+       + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
+          f"d {name[:9]} in {'U' if name.endswith('du') else 'Vh'} (catad/primitives/spectral.py)"))
+      for name in _sp.SVALS_AGAIN),
     ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
      "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
     ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
@@ -1263,7 +1270,8 @@ register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
 _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
 _AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
           "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
-          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp")
+          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp",
+          "svals_jvp", "svals_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1355,7 +1363,8 @@ STRUCTURAL = {
                "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
-        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t")},
+        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
+        *_sp.SVALS_AGAIN)},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

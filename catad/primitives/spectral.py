@@ -176,6 +176,63 @@ def la_svals_vjp(u, vt, g):
     return (u * g[..., None, :]) @ vt
 
 
+# Second derivatives (issue 17): ds = diag(U^T dA V) is trilinear in U, dA and V^T, and its
+# transpose U diag(g) V^T in U, g and V^T, so each one's derivative in U or V^T (at a fixed dA or
+# g) is the same product with the factor replaced, and its transpose a product too. (The
+# singular vectors' maps, which hold the gaps, have no second derivative yet.)
+
+def la_svals_jvp_du(u, vt, da, e):
+    """E -> diag(E^T dA V)."""
+    da, e = _dense(da), _dense(e)
+    return ZERO if da is None or e is None else np.einsum("...ik,...ij,...kj->...k", e, da, vt)
+
+
+def la_svals_jvp_du_t(u, vt, da, g):
+    """g -> dA V diag(g)."""
+    da, g = _dense(da), _dense(g)
+    return ZERO if da is None or g is None else (da @ _t(vt)) * g[..., None, :]
+
+
+def la_svals_jvp_dvt(u, vt, da, e):
+    """E -> diag(U^T dA E^T) (E a tangent of V^T)."""
+    da, e = _dense(da), _dense(e)
+    return ZERO if da is None or e is None else np.einsum("...ik,...ij,...kj->...k", u, da, e)
+
+
+def la_svals_jvp_dvt_t(u, vt, da, g):
+    """g -> diag(g) U^T dA."""
+    da, g = _dense(da), _dense(g)
+    return ZERO if da is None or g is None else g[..., :, None] * (_t(u) @ da)
+
+
+def la_svals_vjp_du(u, vt, g, e):
+    """E -> E diag(g) V^T."""
+    g, e = _dense(g), _dense(e)
+    return ZERO if g is None or e is None else (e * g[..., None, :]) @ vt
+
+
+def la_svals_vjp_du_t(u, vt, g, h):
+    """H -> H V diag(g)."""
+    g, h = _dense(g), _dense(h)
+    return ZERO if g is None or h is None else (h @ _t(vt)) * g[..., None, :]
+
+
+def la_svals_vjp_dvt(u, vt, g, e):
+    """E -> U diag(g) E."""
+    g, e = _dense(g), _dense(e)
+    return ZERO if g is None or e is None else (u * g[..., None, :]) @ e
+
+
+def la_svals_vjp_dvt_t(u, vt, g, h):
+    """H -> diag(g) U^T H."""
+    g, h = _dense(g), _dense(h)
+    return ZERO if g is None or h is None else g[..., :, None] * (_t(u) @ h)
+
+
+SVALS_AGAIN = ("svals_jvp_du", "svals_jvp_du_t", "svals_jvp_dvt", "svals_jvp_dvt_t", "svals_vjp_du", "svals_vjp_du_t",
+               "svals_vjp_dvt", "svals_vjp_dvt_t")
+
+
 def la_svdu_jvp(u, s, vt, da):
     """dU = U (F o (C S + S C^T)) + (dA V - U C) S^{-1}, C = U^T dA V."""
     da = _dense(da)
@@ -339,4 +396,6 @@ KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigv
                                    la_svdu_vjp, la_svdvt_jvp, la_svdvt_vjp, la_expm, la_expm_jvp, la_expm_vjp,
                                    la_where_spread, la_expm_jvp_da, la_expm_jvp_da_t, la_expm_vjp_da,
                                    la_expm_vjp_da_t, la_eigvals_jvp_dv, la_eigvals_jvp_dv_t, la_eigvals_vjp_dv,
-                                   la_eigvals_vjp_dv_t)}
+                                   la_eigvals_vjp_dv_t, la_svals_jvp_du, la_svals_jvp_du_t, la_svals_jvp_dvt,
+                                   la_svals_jvp_dvt_t, la_svals_vjp_du, la_svals_vjp_du_t, la_svals_vjp_dvt,
+                                   la_svals_vjp_dvt_t)}
