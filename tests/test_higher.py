@@ -102,7 +102,7 @@ def _axpy(s, x, t):
 
 # Where catad refuses a corpus function's second derivative, and why: a first derivative made of
 # opaque maps (lmLinear) whose actions have no derivative rules yet (the primitive the message
-# names). The test checks that exactly these refuse, with the place of the function's def; every
+# names: svd's singular vectors). The test checks that exactly these refuse, with the place of the function's def; every
 # other corpus function's Hessian is checked.
 LINALG = "cannot differentiate {}, which a derivative program computes, again"
 REFUSED = {

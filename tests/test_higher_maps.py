@@ -366,14 +366,23 @@ def test_hessian_of_eigenvalues_equals_central_differences_of_the_gradient():
 
 
 def eigenvectors_used(a):
-    _, v = np.linalg.eigh(a + a.T)
-    return np.sum(v[:, 0] ** 4)
+    w, v = np.linalg.eigh(a + a.T, UPLO="U")
+    return np.sum(v[:, 0] ** 4) + np.sum(v * a) + w[-1] ** 2
 
 
-def test_a_second_derivative_through_eigenvectors_is_refused_at_the_function():
-    with pytest.raises(catad.CatadError, match="eigenvectors") as err:
-        catad.hessian(eigenvectors_used)(np.random.default_rng(20).normal(size=(3, 3)))
-    assert err.value.loc.line == eigenvectors_used.__code__.co_firstlineno
+def test_hessian_through_eigenvectors_equals_central_differences_of_the_gradient():
+    check_hessian(eigenvectors_used, (np.random.default_rng(20).normal(size=(3, 3)),))
+
+
+def singular_vectors_used(a):
+    u, _, _ = np.linalg.svd(a)
+    return np.sum(u[:, 0] ** 4)
+
+
+def test_a_second_derivative_through_singular_vectors_is_refused_at_the_function():
+    with pytest.raises(catad.CatadError, match="singular vectors") as err:
+        catad.hessian(singular_vectors_used)(np.random.default_rng(20).normal(size=(3, 3)))
+    assert err.value.loc.line == singular_vectors_used.__code__.co_firstlineno
 
 
 @pytest.mark.parametrize("upper", [0, 1])
@@ -422,3 +431,26 @@ def test_singular_value_second_derivative_actions_are_derivatives_and_adjoint(na
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 * max(1, np.max(np.abs(want))))
     r = rng.normal(size=np.shape(got))
     assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(u, vt, fixed, r)), rel=1e-12)
+
+
+@pytest.mark.parametrize("upper", [0, 1])
+@pytest.mark.parametrize("name", ["eigvecs_jvp_dw", "eigvecs_jvp_dv", "eigvecs_vjp_dw", "eigvecs_vjp_dv"])
+def test_eigenvector_second_derivative_actions_are_derivatives_and_adjoint(name, upper):
+    from catad.primitives import spectral as K
+    rng = np.random.default_rng(24)
+    a = rng.normal(size=(4, 4))
+    w, v = np.linalg.eigh(a + a.T)
+    fixed = rng.normal(size=(4, 4))
+    parent = K.la_eigvecs_jvp if "jvp" in name else K.la_eigvecs_vjp
+    in_w = name.endswith("dw")
+    e = rng.normal(size=w.shape if in_w else v.shape)
+    got = getattr(K, "la_" + name)(w, v, upper, fixed, e)
+    h = 1e-6
+    if in_w:
+        want = (parent(w + h * e, v, upper, fixed) - parent(w - h * e, v, upper, fixed)) / (2 * h)
+    else:
+        want = (parent(w, v + h * e, upper, fixed) - parent(w, v - h * e, upper, fixed)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * max(1, np.max(np.abs(want))))
+    r = rng.normal(size=np.shape(got))
+    assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(w, v, upper, fixed, r)),
+                                            rel=1e-10)

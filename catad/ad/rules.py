@@ -25,7 +25,7 @@ from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 from ..primitives.fft import ACTIONS as _DFT_ACTIONS
-from ..primitives.spectral import SVALS_AGAIN
+from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN
 from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS, ORDERS
 
 Bind = Callable[[str, Term], Term]
@@ -67,17 +67,16 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's singular vectors (svd's U and Vh) and eigenvectors (eigh's "
-                "V) are not supported yet (their first derivatives are opaque maps whose actions have no "
-                "derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigenvalues and singular values "
-               "and of scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque "
-               "maps whose actions have no derivative rule; the solves' have)")
+_OPAQUE_NOTE = ("the second derivatives of np.linalg's singular vectors (svd's U and Vh) are not supported yet "
+                "(their first derivatives are opaque maps whose actions have no derivative rule)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigh, eigvalsh and singular "
+               "values and of scipy.linalg's cholesky and expm are not supported yet (their second derivatives are "
+               "opaque maps whose actions have no derivative rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
                    "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
                    "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
-                   "eigvals_vjp_dv_t", *SVALS_AGAIN}
+                   "eigvals_vjp_dv_t", *SVALS_AGAIN, *EIGVECS_AGAIN}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
@@ -442,6 +441,20 @@ def _j_eigvals_vjp(fn, xs, tgt, bind):
             _self(fn, "eigvals_jvp", xs, V, M)]
 
 
+def _j_eigvecs_jvp(fn, xs, tgt, bind):
+    """d (V (F(w) o (V^T dS V))) in w (through F), in V and in dA (the map itself)."""
+    w, v, upper, da = xs
+    return [_linear("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", xs, V, M), _linear("eigvecs_jvp_dv", "eigvecs_jvp_dv_t", xs, M, M),
+            L.Zero(Int, M), _self(fn, "eigvecs_vjp", xs, M, M)]
+
+
+def _j_eigvecs_vjp(fn, xs, tgt, bind):
+    """d sym*(V (F(w) o (V^T G)) V^T) in w, in V and in G (the map itself)."""
+    w, v, upper, g = xs
+    return [_linear("eigvecs_vjp_dw", "eigvecs_vjp_dw_t", xs, V, M), _linear("eigvecs_vjp_dv", "eigvecs_vjp_dv_t", xs, M, M),
+            L.Zero(Int, M), _self(fn, "eigvecs_jvp", xs, M, M)]
+
+
 def _j_svals_jvp(fn, xs, tgt, bind):
     """d diag(U^T dA V) = diag(dU^T dA V) + diag(U^T dA dV) + diag(U^T d(dA) V)."""
     u, vt, da = xs
@@ -650,6 +663,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
                 "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp, "eigvals_jvp": _j_eigvals_jvp,
                 "eigvals_vjp": _j_eigvals_vjp, "svals_jvp": _j_svals_jvp, "svals_vjp": _j_svals_vjp,
+                "eigvecs_jvp": _j_eigvecs_jvp, "eigvecs_vjp": _j_eigvecs_vjp,
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

@@ -414,3 +414,16 @@ def _at_singular_vectors(kernel: str):
 for _name in ("svals_jvp_du", "svals_jvp_du_t", "svals_jvp_dvt", "svals_jvp_dvt_t", "svals_vjp_du", "svals_vjp_du_t",
               "svals_vjp_dvt", "svals_vjp_dvt_t"):
     globals()["p_" + _name] = _at_singular_vectors("la_" + _name)
+
+
+def _at_eigenvectors(kernel: str):
+    """The codegen of kernel(w, V, upper, coefficient, x)."""
+    def p(c: Compiler, t, w, v, upper, k, x):
+        return _action_at(c, t, kernel, [_primal(c, w), _primal(c, v), upper, k], {3}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in ("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", "eigvecs_jvp_dv", "eigvecs_jvp_dv_t", "eigvecs_vjp_dw",
+              "eigvecs_vjp_dw_t", "eigvecs_vjp_dv", "eigvecs_vjp_dv_t"):
+    globals()["p_" + _name] = _at_eigenvectors("la_" + _name)

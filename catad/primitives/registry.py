@@ -1241,6 +1241,12 @@ _DECOMPOSITIONS += [
        + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
           f"d {name[:9]} in {'U' if name.endswith('du') else 'Vh'} (catad/primitives/spectral.py)"))
       for name in _sp.SVALS_AGAIN),
+    *((name, _signature(VECTOR, MATRIX, Int, MATRIX, VECTOR if name.endswith("_dw") else MATRIX,
+                        result=VECTOR if name.endswith("_dw_t") else MATRIX),
+       getattr(_sp, "la_" + name), f"{name}(w, V, upper, {'dA' if 'jvp' in name else 'G'}, x): "
+       + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
+          f"d {name[:11]} in {name[-1]} (catad/primitives/spectral.py)"))
+      for name in _sp.EIGVECS_AGAIN),
     ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
      "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
     ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
@@ -1271,7 +1277,7 @@ _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
 _AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
           "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
           "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp",
-          "svals_jvp", "svals_vjp")
+          "svals_jvp", "svals_vjp", "eigvecs_jvp", "eigvecs_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1364,7 +1370,7 @@ STRUCTURAL = {
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
         "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
-        *_sp.SVALS_AGAIN)},
+        *_sp.SVALS_AGAIN, *_sp.EIGVECS_AGAIN)},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

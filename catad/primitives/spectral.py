@@ -149,6 +149,105 @@ def la_eigvals_vjp_dv_t(v, upper, g, h):
     return 2.0 * _sym(h, upper) @ (v * g[..., None, :])
 
 
+# The eigenvectors' maps, dV = V (F o (V^T dS V)) and G -> sym*(V (F o (V^T G)) V^T), depend on w
+# through F (dF_ij = -F_ij^2 (dw_j - dw_i)) and on V. With C = V^T dS V (B = V^T G for the
+# transpose), Q = F o C (F o B) and, for a cotangent H, K = V^T H (V^T sym(H) V), P = -K o C o F^2
+# (-K o B o F^2):
+#   in w:  dw -> V (dF o C) V^0,           transpose  H -> colsum(P) - rowsum(P);
+#   eigvecs_jvp in V:  E -> E Q + V (F o (E^T dS V + V^T dS E)),   transpose  H -> H Q^T + dS V (J + J^T),
+#                      J = F o (V^T H);
+#   eigvecs_vjp in V:  E -> sym*(E Q V^T + V (F o (E^T G)) V^T + V Q E^T),
+#                      transpose  H -> Hs V (Q + Q^T) + G (F o (V^T Hs V))^T, Hs = sym(H).
+
+def _gap_sums(p):
+    """colsum(P) - rowsum(P): the cotangent of w through dF_ij = -F_ij^2 (dw_j - dw_i), P carrying -F^2."""
+    return np.sum(p, axis=-2) - np.sum(p, axis=-1)
+
+
+def la_eigvecs_jvp_dw(w, v, upper, da, e):
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        df = -f * f * (e[..., None, :] - e[..., :, None])
+        return v @ (df * (_t(v) @ _sym(da, upper) @ v))
+
+
+def la_eigvecs_jvp_dw_t(w, v, upper, da, h):
+    da, h = _dense(da), _dense(h)
+    if da is None or h is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        return _gap_sums(-(_t(v) @ h) * (_t(v) @ _sym(da, upper) @ v) * f * f)
+
+
+def la_eigvecs_jvp_dv(w, v, upper, da, e):
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    with _errstate():
+        f, s = _inverse_gaps(w), _sym(da, upper)
+        q = f * (_t(v) @ s @ v)
+        return e @ q + v @ (f * (_t(e) @ s @ v + _t(v) @ s @ e))
+
+
+def la_eigvecs_jvp_dv_t(w, v, upper, da, h):
+    da, h = _dense(da), _dense(h)
+    if da is None or h is None:
+        return ZERO
+    with _errstate():
+        f, s = _inverse_gaps(w), _sym(da, upper)
+        q = f * (_t(v) @ s @ v)
+        j = f * (_t(v) @ h)
+        return h @ _t(q) + s @ v @ (j + _t(j))
+
+
+def la_eigvecs_vjp_dw(w, v, upper, g, e):
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        df = -f * f * (e[..., None, :] - e[..., :, None])
+        return _sym_t(v @ (df * (_t(v) @ g)) @ _t(v), upper)
+
+
+def la_eigvecs_vjp_dw_t(w, v, upper, g, h):
+    g, h = _dense(g), _dense(h)
+    if g is None or h is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        return _gap_sums(-(_t(v) @ _sym(h, upper) @ v) * (_t(v) @ g) * f * f)
+
+
+def la_eigvecs_vjp_dv(w, v, upper, g, e):
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        q = f * (_t(v) @ g)
+        return _sym_t(e @ q @ _t(v) + v @ (f * (_t(e) @ g)) @ _t(v) + v @ q @ _t(e), upper)
+
+
+def la_eigvecs_vjp_dv_t(w, v, upper, g, h):
+    g, h = _dense(g), _dense(h)
+    if g is None or h is None:
+        return ZERO
+    with _errstate():
+        f = _inverse_gaps(w)
+        q = f * (_t(v) @ g)
+        hs = _sym(h, upper)
+        return hs @ v @ (q + _t(q)) + g @ _t(f * (_t(v) @ hs @ v))
+
+
+EIGVECS_AGAIN = ("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", "eigvecs_jvp_dv", "eigvecs_jvp_dv_t", "eigvecs_vjp_dw",
+                 "eigvecs_vjp_dw_t", "eigvecs_vjp_dv", "eigvecs_vjp_dv_t")
+
+
 # ---------------------------------------------------------------- svd
 
 def la_svd(a, full):
@@ -398,4 +497,6 @@ KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigv
                                    la_expm_vjp_da_t, la_eigvals_jvp_dv, la_eigvals_jvp_dv_t, la_eigvals_vjp_dv,
                                    la_eigvals_vjp_dv_t, la_svals_jvp_du, la_svals_jvp_du_t, la_svals_jvp_dvt,
                                    la_svals_jvp_dvt_t, la_svals_vjp_du, la_svals_vjp_du_t, la_svals_vjp_dvt,
-                                   la_svals_vjp_dvt_t)}
+                                   la_svals_vjp_dvt_t, la_eigvecs_jvp_dw, la_eigvecs_jvp_dw_t, la_eigvecs_jvp_dv,
+                                   la_eigvecs_jvp_dv_t, la_eigvecs_vjp_dw, la_eigvecs_vjp_dw_t, la_eigvecs_vjp_dv,
+                                   la_eigvecs_vjp_dv_t)}
