@@ -208,6 +208,24 @@ def test_hessian_of_log_det_and_solve_equals_sympy():
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def det_inv_cholesky(a):
+    return np.linalg.det(a) ** 2 + np.sum(np.linalg.inv(a) * a.T) + np.sum(np.linalg.cholesky(a @ a.T) ** 3)
+
+
+def test_hessian_of_det_inv_and_cholesky_equals_sympy():
+    """On a 2 x 2 matrix, symbol by symbol (SymPy's Cholesky factor of A A^T)."""
+    import sympy
+    a = np.array([[1.3, 0.4], [-0.6, 0.9]])
+    s = sympy.symbols("a:4")
+    A = sympy.Matrix(2, 2, s)
+    L = (A * A.T).cholesky(hermitian=False)
+    expr = A.det() ** 2 + sum(A.inv()[i, j] * A[j, i] for i in range(2) for j in range(2)) \
+        + sum(L[i, j] ** 3 for i in range(2) for j in range(2))
+    at = dict(zip(s, a.ravel().tolist()))
+    want = np.array([[float(sympy.diff(expr, p, q).subs(at)) for q in s] for p in s]).reshape(2, 2, 2, 2)
+    np.testing.assert_allclose(catad.hessian(det_inv_cholesky)(a), want, rtol=1e-11, atol=1e-11)
+
+
 def test_third_derivative_through_solve_equals_central_differences_of_the_hessian():
     """solve's actions are closed under differentiation: its derivatives exist to any order."""
     a, b = _spd(2, 11), np.array([0.4, -0.9])
