@@ -166,6 +166,11 @@ def dets_of_slices(m):  # a vectorised build: the actions on a stack of matrices
     return sum(np.linalg.det(m[i]) ** 2 + np.linalg.slogdet(m[i])[1] ** 3 for i in range(m.shape[0]))
 
 
+def branches_in_a_build(m, b):  # a condition per lane: the lanes it discards see the identity
+    return sum((np.linalg.slogdet(m[i])[1] ** 2 + np.sum(np.linalg.solve(m[i], b) ** 3) if m[i, 0, 0] > 2.0
+                else np.sum(np.linalg.inv(m[i]) ** 2)) for i in range(m.shape[0]))
+
+
 def solves_in_a_loop(a, b):  # a loop that stays a loop: the actions in its body
     x = b
     for _ in range(3):
@@ -182,6 +187,8 @@ LINALG = [(det_squared, (_spd(3, 0) * 0.3 + np.eye(3),), 0), (logdet_plus, (_spd
           (gaussian_nll, (np.arange(1.0, 4.0), np.random.default_rng(7).normal(size=(3, 3))), 0),
           (gaussian_nll, (np.arange(1.0, 4.0), np.random.default_rng(7).normal(size=(3, 3))), 1),
           (dets_of_slices, (np.stack([_spd(2, 8), _spd(2, 9), np.eye(2) * 2.0]),), 0),
+          (branches_in_a_build, (np.stack([_spd(2, 1), _spd(2, 2) * 0.1, _spd(2, 3)]), np.array([0.5, -0.4])), 0),
+          (branches_in_a_build, (np.stack([_spd(2, 1), _spd(2, 2) * 0.1, _spd(2, 3)]), np.array([0.5, -0.4])), 1),
           (solves_in_a_loop, (_spd(3, 10), np.array([0.3, -0.2, 0.5])), 0),
           (solves_in_a_loop, (_spd(3, 10), np.array([0.3, -0.2, 0.5])), 1)]
 
