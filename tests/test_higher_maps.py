@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.stats
 
 import catad
 
@@ -303,7 +304,12 @@ def cho_solves(a, b):
     return np.sum(x ** 3) + np.sum(np.log(np.diag(c))) + np.sum(xm ** 2)
 
 
-SCIPY = [(f, k) for f in (tri_solves, cho_solves) for k in (0, 1)] + [(scipy_cholesky_both, 0)]
+def mvn_logpdf(a, mu):  # through cov's Cholesky factor and a triangular solve (catad/frontend/scipy_linalg.py)
+    x = np.array([[0.3, -0.2, 0.5], [1.0, 0.1, -0.4]])
+    return -np.sum(scipy.stats.multivariate_normal.logpdf(x, mean=mu, cov=a @ a.T + np.eye(3)))
+
+
+SCIPY = [(f, k) for f in (tri_solves, cho_solves, mvn_logpdf) for k in (0, 1)] + [(scipy_cholesky_both, 0)]
 
 
 @pytest.mark.parametrize("f, k", SCIPY, ids=[f"{f.__name__}-{k}" for f, k in SCIPY])
