@@ -102,11 +102,10 @@ def _axpy(s, x, t):
 
 # Where catad refuses a corpus function's second derivative, and why: a first derivative made of
 # opaque maps (lmLinear) whose actions have no derivative rules yet (the primitive the message
-# names: svd's singular vectors). The test checks that exactly these refuse, with the place of the function's def; every
+# names). None is refused today: every action of the corpus's first derivatives has a rule. The test checks that exactly these refuse, with the place of the function's def; every
 # other corpus function's Hessian is checked.
 LINALG = "cannot differentiate {}, which a derivative program computes, again"
 REFUSED = {
-    "geometry.kabsch_rmsd": LINALG.format("svdu_vjp"),
 }
 
 
@@ -134,7 +133,7 @@ def test_the_refusals_are_functions_with_opaque_maps():
     # np.fft's (signal.spectrum_match, ...), np.linalg's (numerics.d_optimal_design, physics.neo_hookean, ...)
     # SciPy's solvers' (statistics.gp_neg_log_marginal_likelihood, mvn_nll_scipy, ...) and brentq's
     # (numerics.brent_root: 0.102 at the example, where the first-order formula would give 0)
-    assert len(opaque) >= 15 and "numerics.brent_root" in opaque, opaque
+    assert len(opaque) >= 16 and {"numerics.brent_root", "geometry.kabsch_rmsd"} <= set(opaque), opaque
 
 
 # Not comparable with central differences, and why (each is checked another way below).

@@ -406,13 +406,18 @@ def test_hessian_through_eigenvectors_equals_central_differences_of_the_gradient
 
 
 def singular_vectors_used(a):
-    u, _, _ = np.linalg.svd(a)
-    return np.sum(u[:, 0] ** 4)
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u[:, 0] ** 4) + np.sum(vt ** 3) + s[0] * np.sum(u @ vt * a)
 
 
-def test_a_second_derivative_through_singular_vectors_is_refused_at_the_function():
-    with pytest.raises(catad.CatadError, match="singular vectors") as err:
-        catad.hessian(singular_vectors_used)(np.random.default_rng(20).normal(size=(3, 3)))
+def test_hessian_through_singular_vectors_equals_central_differences_of_the_gradient():
+    for shape in ((3, 3), (4, 3), (3, 4)):
+        check_hessian(singular_vectors_used, (np.random.default_rng(25).normal(size=shape),))
+
+
+def test_a_third_derivative_through_singular_vectors_is_refused_at_the_function():
+    with pytest.raises(catad.CatadError, match="third derivatives of np.linalg") as err:
+        catad.jacfwd(catad.hessian(singular_vectors_used))(np.random.default_rng(20).normal(size=(3, 3)))
     assert err.value.loc.line == singular_vectors_used.__code__.co_firstlineno
 
 
@@ -485,3 +490,27 @@ def test_eigenvector_second_derivative_actions_are_derivatives_and_adjoint(name,
     r = rng.normal(size=np.shape(got))
     assert np.sum(got * r) == pytest.approx(np.sum(e * getattr(K, "la_" + name + "_t")(w, v, upper, fixed, r)),
                                             rel=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (3, 4)])
+@pytest.mark.parametrize("name", ["svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp"])
+def test_singular_vector_second_derivative_actions_are_derivatives_and_adjoint(name, shape):
+    """Each action's map in U, s and Vh against central differences of the action, and adjoint."""
+    from catad.primitives import spectral as K
+    rng = np.random.default_rng(26)
+    u, s, vt = np.linalg.svd(rng.normal(size=shape), full_matrices=False)
+    parent = getattr(K, "la_" + name)
+    fixed = rng.normal(size=shape) if "jvp" in name else rng.normal(size=u.shape if name.startswith("svdu") else
+                                                                            vt.shape)
+    for k, part in enumerate(("du", "ds", "dvt")):
+        at = [u, s, vt]
+        e = rng.normal(size=np.shape(at[k]))
+        h = 1e-6
+        plus, minus = list(at), list(at)
+        plus[k], minus[k] = at[k] + h * e, at[k] - h * e
+        want = (parent(*plus, fixed) - parent(*minus, fixed)) / (2 * h)
+        got = K.SVDVECS_AGAIN[f"{name}_{part}"](u, s, vt, fixed, e)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * max(1, np.max(np.abs(want))))
+        r = rng.normal(size=np.shape(got))
+        back = K.SVDVECS_AGAIN[f"{name}_{part}_t"](u, s, vt, fixed, r)
+        assert np.sum(got * r) == pytest.approx(np.sum(e * back), rel=1e-10, abs=1e-12)

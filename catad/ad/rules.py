@@ -25,7 +25,7 @@ from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
 from ..primitives.fft import ACTIONS as _DFT_ACTIONS
-from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN
+from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN, SVDVECS_AGAIN
 from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS, ORDERS
 
 Bind = Callable[[str, Term], Term]
@@ -67,16 +67,16 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's singular vectors (svd's U and Vh) are not supported yet "
-                "(their first derivatives are opaque maps whose actions have no derivative rule)")
-_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigh, eigvalsh and singular "
-               "values and of scipy.linalg's cholesky and expm are not supported yet (their second derivatives are "
-               "opaque maps whose actions have no derivative rule; the solves' have)")
+_OPAQUE_NOTE = ("it has no derivative rule yet (the action of an opaque linear map, which a first derivative is "
+                "made of)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigh, eigvalsh and svd and of "
+               "scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque maps "
+               "whose actions have no derivative rule; the solves' have)")
 _SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
                    "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
                    "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
-                   "eigvals_vjp_dv_t", *SVALS_AGAIN, *EIGVECS_AGAIN}
+                   "eigvals_vjp_dv_t", *SVALS_AGAIN, *EIGVECS_AGAIN, *SVDVECS_AGAIN}
 _NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
 
 
@@ -455,6 +455,15 @@ def _j_eigvecs_vjp(fn, xs, tgt, bind):
             L.Zero(Int, M), _self(fn, "eigvecs_jvp", xs, M, M)]
 
 
+def _j_svd_vectors(fn, xs, tgt, bind):
+    """svdu_jvp, svdu_vjp, svdvt_jvp, svdvt_vjp: each differentiated in U, s and Vh
+    (catad/primitives/spectral.py) and in its tangent (the map itself)."""
+    rev = {"svdu_jvp": "svdu_vjp", "svdu_vjp": "svdu_jvp", "svdvt_jvp": "svdvt_vjp", "svdvt_vjp": "svdvt_jvp"}[fn]
+    x = xs[-1]
+    return [_linear(f"{fn}_{part}", f"{fn}_{part}_t", xs, ty, tgt)
+            for part, ty in (("du", M), ("ds", V), ("dvt", M))] + [_self(fn, rev, xs, x.type, tgt)]
+
+
 def _j_svals_jvp(fn, xs, tgt, bind):
     """d diag(U^T dA V) = diag(dU^T dA V) + diag(U^T dA dV) + diag(U^T d(dA) V)."""
     u, vt, da = xs
@@ -664,6 +673,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp, "eigvals_jvp": _j_eigvals_jvp,
                 "eigvals_vjp": _j_eigvals_vjp, "svals_jvp": _j_svals_jvp, "svals_vjp": _j_svals_vjp,
                 "eigvecs_jvp": _j_eigvecs_jvp, "eigvecs_vjp": _j_eigvecs_vjp,
+                **{name: _j_svd_vectors for name in ("svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp")},
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
                 **{name: _j_dft_action for name in _DFT_ACTIONS},

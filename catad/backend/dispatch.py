@@ -17,7 +17,7 @@ from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
-from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN
+from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN, SVDVECS_AGAIN
 from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS
 from ..tangents import ZERO as RT_ZERO
 from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
@@ -122,5 +122,5 @@ CODEGEN = {
         "tri_neg_tmatmul", "tri_neg_tmatmul_t", "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp_dc", "sp_chol_jvp_dc_t",
         "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp_da", "expm_jvp_da_t",
         "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
-        *SVALS_AGAIN, *EIGVECS_AGAIN)},
+        *SVALS_AGAIN, *EIGVECS_AGAIN, *SVDVECS_AGAIN)},
 }

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lang.types import rank
+from ..primitives.spectral import SVDVECS_AGAIN
 from . import arrays
 from .values import ZERO, RT, Arr, Unvectorisable, is_zero
 
@@ -427,3 +428,15 @@ def _at_eigenvectors(kernel: str):
 for _name in ("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", "eigvecs_jvp_dv", "eigvecs_jvp_dv_t", "eigvecs_vjp_dw",
               "eigvecs_vjp_dw_t", "eigvecs_vjp_dv", "eigvecs_vjp_dv_t"):
     globals()["p_" + _name] = _at_eigenvectors("la_" + _name)
+
+
+def _at_decomposition(kernel: str):
+    """The codegen of kernel(U, s, Vh, coefficient, x): svd's factors, a first derivative's value."""
+    def p(c: Compiler, t, u, sv, vt, k, x):
+        return _action_at(c, t, kernel, [_primal(c, u), _primal(c, sv), _primal(c, vt), k], {3}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in SVDVECS_AGAIN:
+    globals()["p_" + _name] = _at_decomposition("la_" + _name)

@@ -1247,6 +1247,10 @@ _DECOMPOSITIONS += [
        + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
           f"d {name[:11]} in {name[-1]} (catad/primitives/spectral.py)"))
       for name in _sp.EIGVECS_AGAIN),
+    *((name, _signature(MATRIX, VECTOR, MATRIX, MATRIX, VECTOR if name.endswith("_ds") else MATRIX,
+                        result=VECTOR if name.endswith("_ds_t") else MATRIX),
+       kernel, f"{name}(U, s, Vh, {'dA' if '_jvp' in name else 'G'}, x): {kernel.__doc__}")
+      for name, kernel in _sp.SVDVECS_AGAIN.items()),
     ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
      "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
     ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
@@ -1277,7 +1281,7 @@ _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
 _AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
           "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
           "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp",
-          "svals_jvp", "svals_vjp", "eigvecs_jvp", "eigvecs_vjp")
+          "svals_jvp", "svals_vjp", "eigvecs_jvp", "eigvecs_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1365,12 +1369,12 @@ STRUCTURAL = {
         if _name not in _AGAIN},
     # SciPy's solvers' and cholesky's actions differentiated again (issue 17), and the actions of
     # their second derivatives (sp_chol_*_dc: no derivative of their own, a third is refused)
-    **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose Zero",
-               "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
+    **{_name: {"derivative": _AD + ("_j_svd_vectors" if _name.startswith("svd") else "_j_" + _name),
+               "linear maps": _LM + "Linear Compose Zero", "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
         "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
-        *_sp.SVALS_AGAIN, *_sp.EIGVECS_AGAIN)},
+        *_sp.SVALS_AGAIN, *_sp.EIGVECS_AGAIN, *_sp.SVDVECS_AGAIN)},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

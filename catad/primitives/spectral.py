@@ -332,6 +332,152 @@ SVALS_AGAIN = ("svals_jvp_du", "svals_jvp_du_t", "svals_jvp_dvt", "svals_jvp_dvt
                "svals_vjp_dvt", "svals_vjp_dvt_t")
 
 
+# The singular vectors' maps differentiated again (issue 17): each of svdu_jvp, svdvt_jvp (the
+# forward actions f(U, s, V^T; X), linear in X) is differentiated in U, s and V^T by the product
+# rule (_d_svdu, _d_svdvt), its adjoint in those (the cotangents of U, s, V^T of <f(.; X), H>)
+# by reverse mode through the same formula (_r_svdu, _r_svdvt), and the transposed actions
+# svdu_vjp, svdvt_vjp (g(.; R), linear in R) by the product rule (_d_svdu_vjp, _d_svdvt_vjp).
+# The adjoint of the map P -> d g(P; R)[P] is y -> the cotangent of P of <f(P; y), R>, because
+# <g(P; R), y> = <f(P; y), R>. With F the inverse gaps of s^2 and dF_ij = -F_ij^2 (2 s_j ds_j -
+# 2 s_i ds_i), whose adjoint takes P (carrying -2 F^2) to s o (colsum(P) - rowsum(P)).
+
+def _dgaps(f, s, ds):
+    return -f * f * (2.0 * (s * ds)[..., None, :] - 2.0 * (s * ds)[..., :, None])
+
+
+def _gap_cot(p, s):
+    return s * (np.sum(p, axis=-2) - np.sum(p, axis=-1))
+
+
+def _d_svdu(u, s, vt, x, du, ds, dvt):
+    """d svdu_jvp(U, s, V^T; X) along (dU, ds, dV^T)."""
+    v, dv = _t(vt), _t(dvt)
+    f = _inverse_gaps(s * s)
+    xv = x @ v
+    c = _t(u) @ xv
+    m = c * s[..., None, :] + s[..., :, None] * _t(c)
+    inner = f * m
+    dc = _t(du) @ xv + _t(u) @ x @ dv
+    dm = dc * s[..., None, :] + s[..., :, None] * _t(dc) + c * ds[..., None, :] + ds[..., :, None] * _t(c)
+    dinner = _dgaps(f, s, ds) * m + f * dm
+    r = xv - u @ c
+    return du @ inner + u @ dinner + (x @ dv - du @ c - u @ dc) / s[..., None, :] - r * (ds / (s * s))[..., None, :]
+
+
+def _r_svdu(u, s, vt, x, h):
+    """The cotangents (of U, s, V^T) of <svdu_jvp(U, s, V^T; X), H>."""
+    v = _t(vt)
+    f = _inverse_gaps(s * s)
+    xv = x @ v
+    c = _t(u) @ xv
+    m = c * s[..., None, :] + s[..., :, None] * _t(c)
+    hs = h / s[..., None, :]
+    k = _t(u) @ h
+    j = f * k
+    gc = (j + _t(j)) * s[..., None, :] - _t(u) @ hs
+    gu = h @ _t(f * m) - hs @ _t(c) + xv @ _t(gc)
+    gv = _t(x) @ hs + _t(x) @ u @ gc
+    r = xv - u @ c
+    gs = (-np.sum(r * h, axis=-2) / (s * s) + _gap_cot(-2.0 * f * f * k * m, s) + np.sum(c * j, axis=-2)
+          + np.sum(_t(c) * j, axis=-1))
+    return gu, gs, _t(gv)
+
+
+def _d_svdu_vjp(u, s, vt, g, du, ds, dvt):
+    """d svdu_vjp(U, s, V^T; G) along (dU, ds, dV^T)."""
+    f = _inverse_gaps(s * s)
+    utg = _t(u) @ g
+    j = f * utg
+    dj = _dgaps(f, s, ds) * utg + f * (_t(du) @ g)
+    rest = g - u @ utg
+    w = u @ ((j + _t(j)) * s[..., None, :]) + rest / s[..., None, :]
+    dw = (du @ ((j + _t(j)) * s[..., None, :]) + u @ ((dj + _t(dj)) * s[..., None, :] + (j + _t(j)) * ds[..., None, :])
+          - (du @ utg + u @ (_t(du) @ g)) / s[..., None, :] - rest * (ds / (s * s))[..., None, :])
+    return dw @ vt + w @ dvt
+
+
+def _d_svdvt(u, s, vt, x, du, ds, dvt):
+    """d svdvt_jvp(U, s, V^T; X) along (dU, ds, dV^T)."""
+    v, dv = _t(vt), _t(dvt)
+    f = _inverse_gaps(s * s)
+    xtu = _t(x) @ u
+    c = _t(xtu) @ v
+    m = s[..., :, None] * c + _t(c) * s[..., None, :]
+    dc = _t(du) @ x @ v + _t(xtu) @ dv
+    dm = ds[..., :, None] * c + s[..., :, None] * dc + _t(dc) * s[..., None, :] + _t(c) * ds[..., None, :]
+    dinner = _dgaps(f, s, ds) * m + f * dm
+    r = xtu - v @ _t(c)
+    dy = (dv @ (f * m) + v @ dinner + (_t(x) @ du - dv @ _t(c) - v @ _t(dc)) / s[..., None, :]
+          - r * (ds / (s * s))[..., None, :])
+    return _t(dy)
+
+
+def _r_svdvt(u, s, vt, x, h):
+    """The cotangents (of U, s, V^T) of <svdvt_jvp(U, s, V^T; X), H>."""
+    v = _t(vt)
+    f = _inverse_gaps(s * s)
+    xtu = _t(x) @ u
+    c = _t(xtu) @ v
+    m = s[..., :, None] * c + _t(c) * s[..., None, :]
+    hy = _t(h)
+    hs = hy / s[..., None, :]
+    k = _t(v) @ hy
+    j = f * k
+    gc = s[..., :, None] * (j + _t(j)) - _t(hs) @ v
+    gu = x @ hs + x @ v @ _t(gc)
+    gv = hy @ _t(f * m) - hs @ c + xtu @ gc
+    r = xtu - v @ _t(c)
+    gs = (-np.sum(r * hy, axis=-2) / (s * s) + _gap_cot(-2.0 * f * f * k * m, s) + np.sum(c * j, axis=-1)
+          + np.sum(_t(c) * j, axis=-2))
+    return gu, gs, _t(gv)
+
+
+def _d_svdvt_vjp(u, s, vt, g, du, ds, dvt):
+    """d svdvt_vjp(U, s, V^T; G) along (dU, ds, dV^T)."""
+    f = _inverse_gaps(s * s)
+    q = vt @ _t(g)
+    kk = f * q
+    dq = dvt @ _t(g)
+    dkk = _dgaps(f, s, ds) * q + f * dq
+    rest = g - _t(q) @ vt
+    z = s[..., :, None] * (kk + _t(kk)) @ vt + rest / s[..., :, None]
+    dz = (ds[..., :, None] * (kk + _t(kk)) @ vt + s[..., :, None] * (dkk + _t(dkk)) @ vt
+          + s[..., :, None] * (kk + _t(kk)) @ dvt - rest * (ds / (s * s))[..., :, None]
+          - (_t(dq) @ vt + _t(q) @ dvt) / s[..., :, None])
+    return du @ z + u @ dz
+
+
+_SVD_PARTS = ("du", "ds", "dvt")
+
+
+def _svd_action(kind: str, name: str, part: str):
+    """The kernel name_part(U, s, V^T, x_or_r, e) (kind "d": the derivative along e in part) or
+    name_part_t(U, s, V^T, x_or_r, h) (kind "t": its transpose)."""
+    k = _SVD_PARTS.index(part)
+    d_fwd, d_vjp, rev = {"svdu": (_d_svdu, _d_svdu_vjp, _r_svdu), "svdvt": (_d_svdvt, _d_svdvt_vjp, _r_svdvt)}[name[:-4]]
+    vjp = name.endswith("_vjp")
+
+    def kernel(u, s, vt, a, b):
+        a, b = _dense(a), _dense(b)
+        if a is None or b is None:
+            return ZERO
+        with _errstate():
+            if kind == "d":
+                zeros = [np.zeros(np.shape(u)), np.zeros(np.shape(s)), np.zeros(np.shape(vt))]
+                zeros[k] = b
+                return (d_vjp if vjp else d_fwd)(u, s, vt, a, *zeros)
+            # the transpose: of the forward action's map, <f(P; a), b>; of the transposed action's, <f(P; b), a>
+            return rev(u, s, vt, b, a)[k] if vjp else rev(u, s, vt, a, b)[k]
+    kernel.__name__ = f"la_{name}_{part}" + ("_t" if kind == "t" else "")
+    kernel.__doc__ = f"{'The transpose of ' if kind == 't' else ''}d {name} in {part[1:]} (see above)."
+    return kernel
+
+
+SVDVECS_AGAIN = {f"{name}_{part}" + ("_t" if kind == "t" else ""): _svd_action(kind, name, part)
+                 for name in ("svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp") for part in _SVD_PARTS
+                 for kind in ("d", "t")}
+
+
 def la_svdu_jvp(u, s, vt, da):
     """dU = U (F o (C S + S C^T)) + (dA V - U C) S^{-1}, C = U^T dA V."""
     da = _dense(da)
@@ -499,4 +645,4 @@ KERNELS = {f.__name__: f for f in (la_eigh, la_eigvalsh, la_eigvals_jvp, la_eigv
                                    la_svals_jvp_dvt_t, la_svals_vjp_du, la_svals_vjp_du_t, la_svals_vjp_dvt,
                                    la_svals_vjp_dvt_t, la_eigvecs_jvp_dw, la_eigvecs_jvp_dw_t, la_eigvecs_jvp_dv,
                                    la_eigvecs_jvp_dv_t, la_eigvecs_vjp_dw, la_eigvecs_vjp_dw_t, la_eigvecs_vjp_dv,
-                                   la_eigvecs_vjp_dv_t)}
+                                   la_eigvecs_vjp_dv_t, *SVDVECS_AGAIN.values())}
