@@ -124,14 +124,6 @@ class Pipeline:
 
     def _jacobian_program(self) -> Program:
         # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
-        if self.holds_derivatives and self._stops_gradients:
-            e = CatadError("catad cannot differentiate a derivative through scipy.optimize.brentq again: the root's "
-                           "derivative is written with stop_gradient, exact for the first derivative only (the "
-                           "implicit function theorem's formula is not differentiated)", construct="second derivative",
-                           hint="differentiate a function that finds the root once, or write the root's equation's "
-                                "second derivative yourself")
-            t = getattr(self, "transformation", None)
-            raise e if t is None else located(e, t.fn)
         return jacobian_program(to_cl_program(inline_program(self.core)))
 
     @functools.cached_property

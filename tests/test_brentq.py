@@ -154,3 +154,84 @@ def test_located_refusals():
         assert e.loc.file == __file__ and e.loc.line == marked_line(fn), str(e)
         for w in words:
             assert w in str(e), (w, str(e))
+
+
+# ---------------------------------------------------------------- higher derivatives (issue 17)
+# Two Newton steps from SciPy's root, the second with its slope differentiated, are exact to the
+# third derivative (catad/frontend/roots.py); the fourth is refused.
+
+def _implicit_derivatives(x, a, order):
+    """d^k x / da^k of the root of x^3 + a x - 1 = 0, by SymPy's implicit differentiation."""
+    import sympy
+    A = sympy.Symbol("a")
+    X = sympy.Function("x")(A)
+    d = sympy.solve(sympy.diff(X ** 3 + A * X - 1, A), sympy.diff(X, A))[0]
+    out = [d]
+    for _ in range(order - 1):
+        out.append(sympy.diff(out[-1], A).subs(sympy.diff(X, A), d))
+    return [float(e.subs(X, x).subs(A, a)) for e in out]
+
+
+def test_second_and_third_derivatives_of_a_root_equal_sympy():
+    for a in (0.5, 1.3):
+        x = cubic_root(a)
+        want = _implicit_derivatives(x, a, 3)
+        g = catad.grad(cubic_root)
+        got = [g(a), catad.grad(g)(a), catad.grad(catad.grad(g))(a)]
+        assert got == pytest.approx(want, rel=1e-10)
+        assert catad.hessian(cubic_root)(a) == pytest.approx(want[1], rel=1e-10)
+        assert catad.hvp(cubic_root, (a,), (1.0,)) == pytest.approx(want[1], rel=1e-10)
+        # forward over forward: the second derivative by jvp of jvp's tangent
+        assert catad.jacfwd(catad.jacfwd(cubic_root))(a) == pytest.approx(want[1], rel=1e-10)
+
+
+def test_a_fourth_derivative_of_a_root_is_refused_at_the_function():
+    g3 = catad.grad(catad.grad(catad.grad(cubic_root)))
+    with pytest.raises(catad.CatadError, match="brentq a fourth time") as err:
+        catad.grad(g3)(1.3)
+    first = cubic_root.__code__.co_firstlineno
+    assert first <= err.value.loc.line <= first + 1
+
+
+def root_of_a_vector(v):
+    r = scipy.optimize.brentq(lambda x: x ** 3 + np.sum(v ** 2) * x - 1.0 - v[0], -5.0, 5.0, xtol=1e-15)
+    return r * np.sum(v) + r ** 2
+
+
+def _hessian_by_differences(f, args, k, h=1e-4):
+    g = catad.grad(f, argnums=k)
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros(x.shape + x.shape)
+    for idx in np.ndindex(x.shape):
+        def at(s):
+            y = x.copy()
+            y[idx] += s
+            return np.asarray(g(*args[:k], y if x.shape else float(y), *args[k + 1:]))
+        out[(...,) + idx] = (-at(2 * h) + 8 * at(h) - 8 * at(-h) + at(-2 * h)) / (12 * h)
+    return out
+
+
+def test_hessians_through_roots_equal_central_differences_of_the_gradient():
+    v = np.array([0.4, -0.3, 0.8])
+    H = np.asarray(catad.hessian(root_of_a_vector)(v))
+    fd = _hessian_by_differences(root_of_a_vector, (v,), 0)
+    np.testing.assert_allclose(H, fd, rtol=0, atol=1e-8 * max(1, np.max(np.abs(fd))))
+    np.testing.assert_allclose(H, H.T, rtol=0, atol=1e-14)
+    t = np.array([0.3, 0.1, -0.7])
+    np.testing.assert_allclose(catad.hvp(root_of_a_vector, (v,), (t,)), H @ t, rtol=1e-12, atol=1e-14)
+    # Kepler's equation, a module-level function with args: the Hessian in (M, e)
+    args = (1.0, 0.3)
+    hess = catad.hessian(eccentric_anomaly, argnums=(0, 1))(*args)
+    for i in range(2):
+        for j in range(2):
+            # d/d args[i] of the gradient's entry j
+            g = catad.grad(eccentric_anomaly, argnums=j)
+            h = 1e-4
+
+            def at(s):
+                a = list(args)
+                a[i] += s
+                return g(*a)
+            fd = (-at(2 * h) + 8 * at(h) - 8 * at(-h) + at(-2 * h)) / (12 * h)
+            assert hess[j][i] == pytest.approx(fd, rel=1e-8, abs=1e-10)
+    assert hess[0][1] == pytest.approx(hess[1][0], rel=1e-13)

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Get, Term, iconst
+from ..lang.terms import Const, Get, Term, iconst
 from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
 from ..primitives import prim
 from ..primitives.derivatives import partials
+from ..primitives.fft import ACTIONS as _DFT_ACTIONS
+from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN, SVDVECS_AGAIN
+from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS, ORDERS
 
 Bind = Callable[[str, Term], Term]
 
@@ -46,18 +49,14 @@ def _size(v: Term, bind: Bind) -> Term:
 def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind) -> Term:
     tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
+    if rule is _scalar_rule and not _scalars(xs, tgt) and xs and _is_zero_tangent(xs[-1]):
+        return L.Zero(src, tgt)  # an opaque map's action on the zero tangent: zero, whatever its primal values
     if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
-        reason = _NO_RULE.get(fn, "it has no derivative rule yet (the action of an opaque linear map, which a "
-                                  "first derivative of linear algebra or a transform is made of)")
+        # an action of an opaque map (lmLinear) that a derivative program computes, or scatter_add
+        reason = _NO_RULE.get(fn, _THIRD_NOTE if fn in _SECOND_ACTIONS else _OPAQUE_NOTE)
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{reason}", construct="second derivative",
-                         hint="differentiate the function once, or compute this derivative another way "
-                              "(e.g. by central differences of catad's gradient)")
-    if rule is _scalar_rule and not (isinstance(tgt, Scalar) and all(isinstance(x.type, Scalar) for x in xs)):
-        # an action of an opaque map (lmLinear) that a derivative program computes
-        raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
-                         f"{_OPAQUE_NOTE}", construct="second derivative",
-                         hint="differentiate the function once, or compute this derivative another way "
+                         f"{reason}", construct="higher derivative",
+                         hint="differentiate the function fewer times, or compute this derivative another way "
                               "(e.g. by central differences of catad's gradient)")
     maps = rule(fn, xs, tgt, bind)
     if isinstance(maps, L.LM):  # one map from the tuple of all the arguments' tangents
@@ -68,14 +67,22 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
 
 
 # primitives that only derivative programs hold, with no derivative of their own yet
-_LINALG_NOTE = ("the second derivatives of np.linalg's det, slogdet, inv, solve and cholesky are not "
-                "supported yet (their first derivatives are opaque maps)")
-_OPAQUE_NOTE = ("the second derivatives of np.linalg's decompositions, scipy.linalg's solvers and expm, "
-                "scipy.stats.multivariate_normal and np.fft's transforms are not supported yet (their first "
-                "derivatives are opaque maps)")
-_NO_RULE = {**{name: _LINALG_NOTE for name in ("logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
-                                               "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
-            "scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
+_OPAQUE_NOTE = ("it has no derivative rule yet (the action of an opaque linear map, which a first derivative is "
+                "made of)")
+_THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigh, eigvalsh and svd and of "
+               "scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque maps "
+               "whose actions have no derivative rule; the solves' have)")
+_SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
+                   "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
+                   "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
+                   "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
+                   "eigvals_vjp_dv_t", *SVALS_AGAIN, *EIGVECS_AGAIN, *SVDVECS_AGAIN}
+_NO_RULE = {"scatter_add": "the cotangent of a gather (v[idx] for an array of indices) has no derivative rule yet"}
+
+
+def _is_zero_tangent(t: Term) -> bool:
+    from ..tangents import ZERO
+    return isinstance(t, Const) and t.value is ZERO
 
 
 def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
@@ -92,6 +99,28 @@ def _scalar_rule(fn, xs, tgt, bind):
 def _j_constant(fn, xs, tgt, bind):
     """A primitive whose derivative is zero (brentq's root, stop_gradient)."""
     return [L.Zero(x.type, tgt) for x in xs]
+
+
+def _j_implicit_root(fn, xs, tgt, bind):
+    """The marks of brentq's root and of its derivatives' order (catad/primitives/roots.py): a
+    mark of order k is the identity on its value (a map applied by the mark of order k + 1) and
+    zero in the root x it reads (applied by a zero mark of order k + 1); a zero mark is zero in
+    each argument (the same). So every derivative program holds the marks of its order. The root
+    is exact to the third derivative (catad/frontend/roots.py): the fourth is refused."""
+    k = 0 if fn == "implicit_root" else int(fn.rsplit("_d", 1)[1])
+    if k + 1 == ORDERS:
+        raise CatadError("catad cannot differentiate a root of scipy.optimize.brentq a fourth time: its derivatives "
+                         "are exact to the third (two Newton steps of the implicit function theorem)",
+                         construct="higher derivative",
+                         hint="differentiate the function that finds the root at most three times")
+    x = xs[0]
+    mark, zero = f"implicit_root_d{k + 1}", f"implicit_zero_d{k + 1}"
+    if fn == "implicit_root":
+        return [L.Linear(mark, mark, (x,), Float, Float)]
+    if fn.startswith("implicit_root"):
+        x, v = xs
+        return [L.Linear(zero, zero, (x, v), Float, Float), L.Linear(mark, mark, (x,), Float, Float)]
+    return [L.Linear(zero, zero, xs[:2], Float, Float)] * 3
 
 
 def _j_index(fn, xs, tgt, bind):
@@ -164,6 +193,289 @@ def _j_cholesky(fn, xs, tgt, bind):
     """dL = L Phi(L^{-1} sym(dA) L^{-T}) (Murray 2016), sym(dA) made of dA's lower triangle."""
     (a,) = xs
     return [_linear("chol_jvp", "chol_vjp", (bind("L", prim("cholesky", a)),), M, M)]
+
+
+# ---------------------------------------------------------------- linear algebra again
+# A second derivative differentiates the actions above (issue 17). Each action is linear in its
+# last argument (its map there is the action itself, an lmLinear with its transpose) and
+# differentiable in the primal values it is taken at, where its map is another lmLinear at the
+# first derivative's value: from d A^{-1} = -A^{-1} dA A^{-1} (Giles 2008), so that the solves
+# stay solves. The products -dA x, -dA^T y, -M x and their transposes are closed under this;
+# the maps of logdet, inv and cholesky in their matrix (logdet_hvp, ...) have no derivative of
+# their own, so a third derivative through them is refused.
+
+def _self(fn: str, rev: str, xs: tuple[Term, ...], s: Type, t: Type) -> L.Linear:
+    """An action's map in its last argument: the action itself, at the other arguments."""
+    return _linear(fn, rev, xs[:-1], s, t)
+
+
+def _j_logdet_jvp(fn, xs, tgt, bind):
+    """d tr(A^{-1} dA) = -tr(A^{-1} E A^{-1} dA) + tr(A^{-1} d(dA))."""
+    a, da = xs
+    return [_linear("logdet_hvp", "logdet_hvp_t", (a, da), M, Float), _self(fn, "logdet_vjp", xs, M, Float)]
+
+
+def _j_logdet_vjp(fn, xs, tgt, bind):
+    """d (g A^{-T}) = -g A^{-T} E^T A^{-T} + dg A^{-T}."""
+    a, g = xs
+    return [_linear("logdet_vjp_da", "logdet_vjp_da", (a, g), M, M), _self(fn, "logdet_jvp", xs, Float, M)]
+
+
+def _j_inv_jvp(fn, xs, tgt, bind):
+    """d (-B X B) = -(E X B + B X E) - B dX B."""
+    b, x = xs
+    return [_linear("inv_jvp_db", "inv_jvp_db_t", (b, x), M, M), _self(fn, "inv_vjp", xs, M, M)]
+
+
+def _j_inv_vjp(fn, xs, tgt, bind):
+    """d (-B^T X B^T) = -(E^T X B^T + B^T X E^T) - B^T dX B^T."""
+    b, x = xs
+    return [_linear("inv_vjp_db", "inv_vjp_db_t", (b, x), M, M), _self(fn, "inv_jvp", xs, M, M)]
+
+
+def _j_lsolve(fn, xs, tgt, bind):
+    """d (A^{-1} x) = A^{-1} (-E y) + A^{-1} dx, y = A^{-1} x: solve's own form."""
+    a, x = xs
+    y = bind("y", prim("lsolve", a, x))
+    solve = _self(fn, "lsolve_t", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("neg_matmul", "neg_matmul_t", (y,), M, tgt)), solve]
+
+
+def _j_lsolve_t(fn, xs, tgt, bind):
+    """d (A^{-T} g) = A^{-T} (-E^T y) + A^{-T} dg, y = A^{-T} g."""
+    a, g = xs
+    y = bind("y", prim("lsolve_t", a, g))
+    solve = _self(fn, "lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("neg_tmatmul", "neg_tmatmul_t", (y,), M, tgt)), solve]
+
+
+def _j_neg_matmul(fn, xs, tgt, bind):
+    """d (-dA x) = -dA dx + (-d(dA) x)."""
+    x, da = xs
+    return [_linear("mul_neg", "mul_neg_t", (da,), x.type, tgt), _self(fn, "neg_matmul_t", xs, M, tgt)]
+
+
+def _j_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-g x^T) = -g dx^T - dg x^T."""
+    x, g = xs
+    return [_linear("neg_tmatmul_t", "neg_tmatmul", (g,), x.type, M), _self(fn, "neg_matmul", xs, g.type, M)]
+
+
+def _j_neg_tmatmul(fn, xs, tgt, bind):
+    """d (-dA^T y) = -dA^T dy + (-d(dA)^T y)."""
+    y, da = xs
+    return [_linear("mul_neg_t", "mul_neg", (da,), y.type, tgt), _self(fn, "neg_tmatmul_t", xs, M, tgt)]
+
+
+def _j_neg_tmatmul_t(fn, xs, tgt, bind):
+    """d (-y g^T) = -dy g^T - y dg^T."""
+    y, g = xs
+    return [_linear("neg_matmul_t", "neg_matmul", (g,), y.type, M), _self(fn, "neg_tmatmul", xs, g.type, M)]
+
+
+def _j_mul_neg(fn, xs, tgt, bind):
+    """d (-M x) = -dM x - M dx."""
+    m, x = xs
+    return [_linear("neg_matmul", "neg_matmul_t", (x,), M, tgt), _self(fn, "mul_neg_t", xs, x.type, tgt)]
+
+
+def _j_mul_neg_t(fn, xs, tgt, bind):
+    """d (-M^T g) = -dM^T g - M^T dg."""
+    m, g = xs
+    return [_linear("neg_tmatmul", "neg_tmatmul_t", (g,), M, tgt), _self(fn, "mul_neg", xs, g.type, tgt)]
+
+
+def _j_chol_jvp(fn, xs, tgt, bind):
+    """d (L Phi(L^{-1} S L^{-T})) in L (chol_jvp_dl) and in dA (chol_jvp itself)."""
+    lo, da = xs
+    return [_linear("chol_jvp_dl", "chol_jvp_dl_t", (lo, da), M, M), _self(fn, "chol_vjp", xs, M, M)]
+
+
+def _j_chol_vjp(fn, xs, tgt, bind):
+    """d Phi(P + P^T), P = L^{-T} Phi(L^T G) L^{-1}, in L (chol_vjp_dl) and in G (chol_vjp itself)."""
+    lo, g = xs
+    return [_linear("chol_vjp_dl", "chol_vjp_dl_t", (lo, g), M, M), _self(fn, "chol_jvp", xs, M, M)]
+
+
+# SciPy's solve_triangular, cholesky and cho_solve the same way: P(dA) = op(tri(dA)) and its
+# adjoint (catad/primitives/triangular.py) in place of dA; dM = dL L^T + L dL^T is symmetric in
+# the factor and its tangent, so cho_solve's maps are mostly themselves at swapped arguments.
+
+def _j_tri_lsolve(fn, xs, tgt, bind):
+    """d (op(T)^{-1} x) = op(T)^{-1} (-P(E) y) + op(T)^{-1} dx, y = op(T)^{-1} x."""
+    a, f, x = xs
+    y = bind("y", prim("tri_lsolve", a, f, x))
+    solve = _self(fn, "tri_lsolve_t", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("tri_neg_matmul", "tri_neg_matmul_t", (y, f), M, tgt)), L.Zero(Int, tgt), solve]
+
+
+def _j_tri_lsolve_t(fn, xs, tgt, bind):
+    """d (op(T)^{-T} g) = op(T)^{-T} (-P(E)^T y) + op(T)^{-T} dg, y = op(T)^{-T} g."""
+    a, f, g = xs
+    y = bind("y", prim("tri_lsolve_t", a, f, g))
+    solve = _self(fn, "tri_lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("tri_neg_tmatmul", "tri_neg_tmatmul_t", (y, f), M, tgt)), L.Zero(Int, tgt),
+            solve]
+
+
+def _j_tri_neg_matmul(fn, xs, tgt, bind):
+    """d (-P(dA) x) = -P(dA) dx - P(d(dA)) x."""
+    x, f, da = xs
+    return [_linear("tri_mul_neg", "tri_mul_neg_t", (da, f), x.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_neg_matmul_t", xs, M, tgt)]
+
+
+def _j_tri_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-P^T(g x^T)) = -P^T(g dx^T) - P^T(dg x^T)."""
+    x, f, g = xs
+    return [_linear("tri_neg_tmatmul_t", "tri_neg_tmatmul", (g, f), x.type, M), L.Zero(Int, M),
+            _self(fn, "tri_neg_matmul", xs, g.type, M)]
+
+
+def _j_tri_neg_tmatmul(fn, xs, tgt, bind):
+    """d (-P(dA)^T y) = -P(dA)^T dy - P(d(dA))^T y."""
+    y, f, da = xs
+    return [_linear("tri_mul_neg_t", "tri_mul_neg", (da, f), y.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_neg_tmatmul_t", xs, M, tgt)]
+
+
+def _j_tri_neg_tmatmul_t(fn, xs, tgt, bind):
+    """d (-P^T(y g^T)) = -P^T(dy g^T) - P^T(y dg^T)."""
+    y, f, g = xs
+    return [_linear("tri_neg_matmul_t", "tri_neg_matmul", (g, f), y.type, M), L.Zero(Int, M),
+            _self(fn, "tri_neg_tmatmul", xs, g.type, M)]
+
+
+def _j_tri_mul_neg(fn, xs, tgt, bind):
+    """d (-P(M) x) = -P(dM) x - P(M) dx."""
+    m, f, x = xs
+    return [_linear("tri_neg_matmul", "tri_neg_matmul_t", (x, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_mul_neg_t", xs, x.type, tgt)]
+
+
+def _j_tri_mul_neg_t(fn, xs, tgt, bind):
+    """d (-P(M)^T g) = -P(dM)^T g - P(M)^T dg."""
+    m, f, g = xs
+    return [_linear("tri_neg_tmatmul", "tri_neg_tmatmul_t", (g, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "tri_mul_neg", xs, g.type, tgt)]
+
+
+def _j_sp_chol_jvp(fn, xs, tgt, bind):
+    """chol_jvp's maps (above) for SciPy's lower or upper factor."""
+    c, f, da = xs
+    return [_linear("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", (c, f, da), M, M), L.Zero(Int, M),
+            _self(fn, "sp_chol_vjp", xs, M, M)]
+
+
+def _j_sp_chol_vjp(fn, xs, tgt, bind):
+    """chol_vjp's maps (above) for SciPy's lower or upper factor."""
+    c, f, g = xs
+    return [_linear("sp_chol_vjp_dc", "sp_chol_vjp_dc_t", (c, f, g), M, M), L.Zero(Int, M),
+            _self(fn, "sp_chol_jvp", xs, M, M)]
+
+
+def _j_cho_lsolve(fn, xs, tgt, bind):
+    """d (M^{-1} x) = M^{-1} (-dM(C, E) y) + M^{-1} dx, y = M^{-1} x (M^{-1} its own transpose)."""
+    c, f, x = xs
+    y = bind("y", prim("cho_lsolve", c, f, x))
+    solve = _self(fn, "cho_lsolve", xs, tgt, tgt)
+    return [L.Compose(solve, _linear("cho_neg_matmul", "cho_neg_matmul_t", (c, y, f), M, tgt)), L.Zero(Int, tgt),
+            solve]
+
+
+def _j_cho_neg_matmul(fn, xs, tgt, bind):
+    """d (-dM(C, D) x) = -dM(E, D) x - dM(C, D) dx - dM(C, dD) x (dM symmetric in C, D)."""
+    c, x, f, d = xs
+    return [_linear("cho_neg_matmul", "cho_neg_matmul_t", (d, x, f), M, tgt),
+            _linear("cho_mul_neg", "cho_mul_neg", (c, d, f), x.type, tgt), L.Zero(Int, tgt),
+            _self(fn, "cho_neg_matmul_t", xs, M, tgt)]
+
+
+def _j_cho_neg_matmul_t(fn, xs, tgt, bind):
+    """d (-tri(S(g, x) C)) = -tri(S E) - tri(S(g, dx) C) - tri(S(dg, x) C), S(g, x) = g x^T + x g^T."""
+    c, x, f, g = xs
+    return [_linear("cho_sym_mul", "cho_sym_mul", (x, g, f), M, M),
+            _linear("cho_neg_matmul_t", "cho_neg_matmul", (c, g, f), x.type, M), L.Zero(Int, M),
+            _self(fn, "cho_neg_matmul", xs, g.type, M)]
+
+
+def _j_cho_mul_neg(fn, xs, tgt, bind):
+    """d (-dM(C, D) v) = -dM(E, D) v - dM(C, dD) v - dM(C, D) dv."""
+    c, d, f, v = xs
+    return [_linear("cho_neg_matmul", "cho_neg_matmul_t", (d, v, f), M, tgt),
+            _linear("cho_neg_matmul", "cho_neg_matmul_t", (c, v, f), M, tgt), L.Zero(Int, tgt),
+            _self(fn, "cho_mul_neg", xs, tgt, tgt)]
+
+
+def _j_cho_sym_mul(fn, xs, tgt, bind):
+    """d (-tri(S(g, x) E)) = -tri(S(g, dx) E) - tri(S(dg, x) E) - tri(S(g, x) dE)."""
+    x, g, f, e = xs
+    return [_linear("cho_neg_matmul_t", "cho_neg_matmul", (e, g, f), x.type, M),
+            _linear("cho_neg_matmul_t", "cho_neg_matmul", (e, x, f), g.type, M), L.Zero(Int, M),
+            _self(fn, "cho_sym_mul", xs, M, M)]
+
+
+def _j_expm_jvp(fn, xs, tgt, bind):
+    """d L(A, E) = expm_jvp_da(A, E, dA) + L(A, dE) (the Frechet derivative is linear in E)."""
+    a, e = xs
+    return [_linear("expm_jvp_da", "expm_jvp_da_t", (a, e), M, M), _self(fn, "expm_vjp", xs, M, M)]
+
+
+def _j_expm_vjp(fn, xs, tgt, bind):
+    """d L(A^T, G) = expm_vjp_da(A, G, dA) + L(A^T, dG)."""
+    a, g = xs
+    return [_linear("expm_vjp_da", "expm_vjp_da_t", (a, g), M, M), _self(fn, "expm_jvp", xs, M, M)]
+
+
+def _j_eigvals_jvp(fn, xs, tgt, bind):
+    """d diag(V^T dS V) = 2 diag(V^T dS dV) + diag(V^T d(dS) V)."""
+    v, upper, da = xs
+    return [_linear("eigvals_jvp_dv", "eigvals_jvp_dv_t", (v, upper, da), M, V), L.Zero(Int, V),
+            _self(fn, "eigvals_vjp", xs, M, V)]
+
+
+def _j_eigvals_vjp(fn, xs, tgt, bind):
+    """d sym*(V diag(g) V^T) = sym*(dV diag(g) V^T + V diag(g) dV^T) + sym*(V diag(dg) V^T)."""
+    v, upper, g = xs
+    return [_linear("eigvals_vjp_dv", "eigvals_vjp_dv_t", (v, upper, g), M, M), L.Zero(Int, M),
+            _self(fn, "eigvals_jvp", xs, V, M)]
+
+
+def _j_eigvecs_jvp(fn, xs, tgt, bind):
+    """d (V (F(w) o (V^T dS V))) in w (through F), in V and in dA (the map itself)."""
+    w, v, upper, da = xs
+    return [_linear("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", xs, V, M), _linear("eigvecs_jvp_dv", "eigvecs_jvp_dv_t", xs, M, M),
+            L.Zero(Int, M), _self(fn, "eigvecs_vjp", xs, M, M)]
+
+
+def _j_eigvecs_vjp(fn, xs, tgt, bind):
+    """d sym*(V (F(w) o (V^T G)) V^T) in w, in V and in G (the map itself)."""
+    w, v, upper, g = xs
+    return [_linear("eigvecs_vjp_dw", "eigvecs_vjp_dw_t", xs, V, M), _linear("eigvecs_vjp_dv", "eigvecs_vjp_dv_t", xs, M, M),
+            L.Zero(Int, M), _self(fn, "eigvecs_jvp", xs, M, M)]
+
+
+def _j_svd_vectors(fn, xs, tgt, bind):
+    """svdu_jvp, svdu_vjp, svdvt_jvp, svdvt_vjp: each differentiated in U, s and Vh
+    (catad/primitives/spectral.py) and in its tangent (the map itself)."""
+    rev = {"svdu_jvp": "svdu_vjp", "svdu_vjp": "svdu_jvp", "svdvt_jvp": "svdvt_vjp", "svdvt_vjp": "svdvt_jvp"}[fn]
+    x = xs[-1]
+    return [_linear(f"{fn}_{part}", f"{fn}_{part}_t", xs, ty, tgt)
+            for part, ty in (("du", M), ("ds", V), ("dvt", M))] + [_self(fn, rev, xs, x.type, tgt)]
+
+
+def _j_svals_jvp(fn, xs, tgt, bind):
+    """d diag(U^T dA V) = diag(dU^T dA V) + diag(U^T dA dV) + diag(U^T d(dA) V)."""
+    u, vt, da = xs
+    return [_linear("svals_jvp_du", "svals_jvp_du_t", xs, M, V), _linear("svals_jvp_dvt", "svals_jvp_dvt_t", xs, M, V),
+            _self(fn, "svals_vjp", xs, M, V)]
+
+
+def _j_svals_vjp(fn, xs, tgt, bind):
+    """d (U diag(g) V^T) = dU diag(g) V^T + U diag(g) dV^T + U diag(dg) V^T."""
+    u, vt, g = xs
+    return [_linear("svals_vjp_du", "svals_vjp_du_t", xs, M, M), _linear("svals_vjp_dvt", "svals_vjp_dvt_t", xs, M, M),
+            _self(fn, "svals_jvp", xs, V, M)]
 
 
 # ---------------------------------------------------------------- tangent operations
@@ -250,6 +562,26 @@ def _j_dft(fn, xs, tgt, bind):
     return [lin] + [L.Zero(Int, tgt)] * 3
 
 
+def _dft_transpose(fn: str, x: Type) -> str:
+    """The action adjoint to fn (a *_jvp, *_vjp or *_vjp_re of catad.primitives.fft) on x: a
+    forward action's transpose is the transposed action (its real part when x is real, as for the
+    transform's own map), a transposed action's the forward one."""
+    name, kind = fn.split("_", 1)
+    if kind != "jvp":
+        return f"{name}_jvp"
+    return f"{name}_vjp_re" if isinstance(x, Vec) and name != "rfft" else f"{name}_vjp"
+
+
+def _j_dft_action(fn, xs, tgt, bind):
+    """An action of a transform's derivative, fn(n, m, axis, norm, x), is linear in x and does not
+    depend on a primal value: its Jacobian in x is the action itself (lmLinear(fn, its adjoint, (n,
+    m, axis, norm))), in the Int parameters zero. So a second derivative through np.fft is exact:
+    the same np.fft calls, applied to the second-order tangents."""
+    *ints, x = xs
+    lin = L.Linear(fn, _dft_transpose(fn, x.type), tuple(ints), x.type, tgt)
+    return [L.Zero(Int, tgt)] * 4 + [lin]
+
+
 # ---------------------------------------------------------------- decompositions and SciPy's solvers
 # (catad/primitives/spectral.py and triangular.py). A static option is an Int argument, whose
 # map is zero; a decomposition's results are bound once and read by each map.
@@ -325,10 +657,26 @@ def _j_cho_solve(fn, xs, tgt, bind):
 
 _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
                 "brentq": _j_constant, "stop_gradient": _j_constant,
+                **{name: _j_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
+                "logdet_jvp": _j_logdet_jvp, "logdet_vjp": _j_logdet_vjp, "inv_jvp": _j_inv_jvp,
+                "inv_vjp": _j_inv_vjp, "lsolve": _j_lsolve, "lsolve_t": _j_lsolve_t, "neg_matmul": _j_neg_matmul,
+                "neg_matmul_t": _j_neg_matmul_t, "neg_tmatmul": _j_neg_tmatmul, "neg_tmatmul_t": _j_neg_tmatmul_t,
+                "mul_neg": _j_mul_neg, "mul_neg_t": _j_mul_neg_t, "chol_jvp": _j_chol_jvp, "chol_vjp": _j_chol_vjp,
+                "tri_lsolve": _j_tri_lsolve, "tri_lsolve_t": _j_tri_lsolve_t, "tri_neg_matmul": _j_tri_neg_matmul,
+                "tri_neg_matmul_t": _j_tri_neg_matmul_t, "tri_neg_tmatmul": _j_tri_neg_tmatmul,
+                "tri_neg_tmatmul_t": _j_tri_neg_tmatmul_t, "tri_mul_neg": _j_tri_mul_neg,
+                "tri_mul_neg_t": _j_tri_mul_neg_t, "sp_chol_jvp": _j_sp_chol_jvp, "sp_chol_vjp": _j_sp_chol_vjp,
+                "cho_lsolve": _j_cho_lsolve, "cho_neg_matmul": _j_cho_neg_matmul,
+                "cho_neg_matmul_t": _j_cho_neg_matmul_t, "cho_mul_neg": _j_cho_mul_neg, "cho_sym_mul": _j_cho_sym_mul,
+                "expm_jvp": _j_expm_jvp, "expm_vjp": _j_expm_vjp, "eigvals_jvp": _j_eigvals_jvp,
+                "eigvals_vjp": _j_eigvals_vjp, "svals_jvp": _j_svals_jvp, "svals_vjp": _j_svals_vjp,
+                "eigvecs_jvp": _j_eigvecs_jvp, "eigvecs_vjp": _j_eigvecs_vjp,
+                **{name: _j_svd_vectors for name in ("svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp")},
                 "trisolve": _j_trisolve, "sp_cholesky": _j_sp_cholesky, "cho_solve": _j_cho_solve,
                 **{name: _j_dft for name in ("fft", "ifft", "rfft", "irfft")},
+                **{name: _j_dft_action for name in _DFT_ACTIONS},
                 "tadd": _j_tadd, "tscale": _j_tscale, "touter": _j_touter, "tdot": _j_tdot, "tmul": _j_tmul,
                 "tprod": _j_tprod, "tsum": _j_tsum, "update": _j_update, "densify": _j_densify}
 

@@ -18,6 +18,8 @@ from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
 from ..lang.types import is_differentiable
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
+from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN, SVDVECS_AGAIN
+from ..primitives.roots import IMPLICIT_MARKS, IMPLICIT_ZEROS
 from ..tangents import ZERO as RT_ZERO
 from . import arrays, checks, control, fft, folds, gathers, linalg, reductions, roots, scatters, tangent_ops
 from .values import ZERO, RT, Arr, Stacked, Unvectorisable, kind_of
@@ -96,6 +98,7 @@ CODEGEN = {
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
     "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
+    **{name: roots.p_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
     "tadd": tangent_ops.p_tadd, "tscale": tangent_ops.p_tscale, "tmul": tangent_ops.p_tmul,
     "touter": tangent_ops.p_touter, "tdot": tangent_ops.p_tdot, "tprod": tangent_ops.p_tprod,
     "densify": tangent_ops.p_densify,
@@ -104,7 +107,11 @@ CODEGEN = {
     # linear algebra (catad/backend/linalg.py): the functions and their derivatives' actions
     **{name: getattr(linalg, "p_" + name) for name in (
         "det", "slogdet", "inv", "solve", "cholesky", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
-        "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp")},
+        "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp",
+        # and the actions of their second derivatives (issue 17)
+        "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t", "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da",
+        "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl",
+        "chol_vjp_dl_t")},
     # discrete Fourier transforms (catad/backend/fft.py): the transforms and their derivatives' actions
     **{name: getattr(fft, "p_" + name) for name in FFT_NAMES},
     # decompositions, SciPy's solvers and np.lexsort (catad/backend/linalg.py)
@@ -112,5 +119,10 @@ CODEGEN = {
         "svd", "svdvals", "eigh", "eigvalsh", "expm", "trisolve", "sp_cholesky", "cho_solve", "lexsort",
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
-        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t",
+        # and the actions of their second derivatives (issue 17)
+        "tri_neg_tmatmul", "tri_neg_tmatmul_t", "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp_dc", "sp_chol_jvp_dc_t",
+        "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp_da", "expm_jvp_da_t",
+        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
+        *SVALS_AGAIN, *EIGVECS_AGAIN, *SVDVECS_AGAIN)},
 }

@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lang.types import rank
+from ..primitives.spectral import SVDVECS_AGAIN
 from . import arrays
-from .values import ZERO, RT, Arr, is_zero
+from .values import ZERO, RT, Arr, Unvectorisable, is_zero
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -115,11 +116,72 @@ def p_lsolve_t(c: Compiler, t, a, g):
 
 
 def p_neg_matmul(c: Compiler, t, x, da):
-    return _action(c, t, "la_neg_matmul", [_primal(c, x)], da, _vec(t.type))
+    return _action_at(c, t, "la_neg_matmul", [x], {0}, da, _vec(t.type))
 
 
 def p_neg_matmul_t(c: Compiler, t, x, g):
-    return _action(c, t, "la_neg_matmul_t", [_primal(c, x)], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_neg_matmul_t", [x], {0}, g, _vec(t.args[0].type))
+
+
+# ---------------------------------------------------------------- second derivatives' actions
+# Differentiated again (issue 17), an action is taken at a first derivative's value too (dA, g,
+# the x of -dA x): a tangent, which may be the zero tangent (known while compiling: the result is
+# zero) or a loop's run-time tangent (the run-time call, as _action's).
+
+def _coefficient(c: Compiler, x, ty):
+    """A first derivative's value an action is taken at: ZERO, a run-time tangent, or an array."""
+    if is_zero(x):
+        return ZERO
+    if isinstance(x, RT):
+        return x
+    return arrays.dense(c, x) if rank(ty) else arrays.scalar(c, x)
+
+
+def _action_at(c: Compiler, t, fn: str, args: list, coefficients: set[int], x, extra: str = ""):
+    """fn(args..., x), args[i] for i in coefficients a first derivative's value (typed as the
+    term's argument i): zero when one of those or x is the zero tangent."""
+    vals = [_coefficient(c, a, t.args[i].type) if i in coefficients else a for i, a in enumerate(args)]
+    if any(v is ZERO for v in vals) or is_zero(x):
+        return ZERO
+    if any(isinstance(v, RT) for v in vals) or isinstance(x, RT):
+        if c.depth > 0:
+            raise Unvectorisable("a loop's tangents used inside a vectorised build")
+        codes = [v.code for v in vals] + [x.code] + ([extra] if extra else [])
+        return RT(c.assign(f"{fn}({', '.join(codes)})", "la"))
+    return _call(c, fn, vals + [arrays.dense(c, x) if rank(t.args[-1].type) else arrays.scalar(c, x)],
+                 rank(t.type), extra)
+
+
+def p_neg_tmatmul(c: Compiler, t, y, da):
+    return _action_at(c, t, "la_neg_tmatmul", [y], {0}, da, _vec(t.type))
+
+
+def p_neg_tmatmul_t(c: Compiler, t, y, g):
+    return _action_at(c, t, "la_neg_tmatmul_t", [y], {0}, g, _vec(t.args[0].type))
+
+
+def p_mul_neg(c: Compiler, t, m, x):
+    return _action_at(c, t, "la_mul_neg", [m], {0}, x, _vec(t.type))
+
+
+def p_mul_neg_t(c: Compiler, t, m, g):
+    return _action_at(c, t, "la_mul_neg_t", [m], {0}, g, _vec(t.type))
+
+
+def _at_matrix(kernel: str, solves: bool = True):
+    """The codegen of kernel(M, coefficient, x), M a primal matrix (solved with when `solves`)."""
+    def p(c: Compiler, t, m, k, x):
+        return _action_at(c, t, kernel, [_solvable(c, m) if solves else _primal(c, m), k], {1}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_logdet_hvp, p_logdet_hvp_t, p_logdet_vjp_da = (_at_matrix(k) for k in (
+    "la_logdet_hvp", "la_logdet_hvp_t", "la_logdet_vjp_da"))
+p_inv_jvp_db, p_inv_jvp_db_t, p_inv_vjp_db, p_inv_vjp_db_t = (_at_matrix(k, solves=False) for k in (
+    "la_inv_jvp_db", "la_inv_jvp_db_t", "la_inv_vjp_db", "la_inv_vjp_db_t"))
+p_chol_jvp_dl, p_chol_jvp_dl_t, p_chol_vjp_dl, p_chol_vjp_dl_t = (_at_matrix(k) for k in (
+    "la_chol_jvp_dl", "la_chol_jvp_dl_t", "la_chol_vjp_dl", "la_chol_vjp_dl_t"))
 
 
 def p_chol_jvp(c: Compiler, t, lo, da):
@@ -263,11 +325,47 @@ def p_tri_lsolve_t(c: Compiler, t, a, flags, g):
 
 
 def p_tri_neg_matmul(c: Compiler, t, x, flags, da):
-    return _action(c, t, "la_tri_neg_matmul", [_primal(c, x), flags], da, _vec(t.type))
+    return _action_at(c, t, "la_tri_neg_matmul", [x, flags], {0}, da, _vec(t.type))
 
 
 def p_tri_neg_matmul_t(c: Compiler, t, x, flags, g):
-    return _action(c, t, "la_tri_neg_matmul_t", [_primal(c, x), flags], g, _vec(t.args[0].type))
+    return _action_at(c, t, "la_tri_neg_matmul_t", [x, flags], {0}, g, _vec(t.args[0].type))
+
+
+def p_tri_neg_tmatmul(c: Compiler, t, y, flags, da):
+    return _action_at(c, t, "la_tri_neg_tmatmul", [y, flags], {0}, da, _vec(t.type))
+
+
+def p_tri_neg_tmatmul_t(c: Compiler, t, y, flags, g):
+    return _action_at(c, t, "la_tri_neg_tmatmul_t", [y, flags], {0}, g, _vec(t.args[0].type))
+
+
+def p_tri_mul_neg(c: Compiler, t, m, flags, x):
+    return _action_at(c, t, "la_tri_mul_neg", [m, flags], {0}, x, _vec(t.type))
+
+
+def p_tri_mul_neg_t(c: Compiler, t, m, flags, g):
+    return _action_at(c, t, "la_tri_mul_neg_t", [m, flags], {0}, g, _vec(t.type))
+
+
+def p_cho_mul_neg(c: Compiler, t, cf, d, flags, v):
+    return _action_at(c, t, "la_cho_mul_neg", [cf, d, flags], {0, 1}, v, _vec(t.type))
+
+
+def p_cho_sym_mul(c: Compiler, t, x, g, flags, e):
+    return _action_at(c, t, "la_cho_sym_mul", [x, g, flags], {0, 1}, e, _vec(t.args[0].type))
+
+
+def _sp_chol_at(kernel: str):
+    """The codegen of kernel(C, flags, dA, x): C a factor, dA a first derivative's value."""
+    def p(c: Compiler, t, cf, flags, da, x):
+        return _action_at(c, t, kernel, [_solvable(c, cf), flags, da], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_sp_chol_jvp_dc, p_sp_chol_jvp_dc_t, p_sp_chol_vjp_dc, p_sp_chol_vjp_dc_t = (_sp_chol_at(k) for k in (
+    "la_sp_chol_jvp_dc", "la_sp_chol_jvp_dc_t", "la_sp_chol_vjp_dc", "la_sp_chol_vjp_dc_t"))
 
 
 def p_sp_chol_jvp(c: Compiler, t, cf, lower, da):
@@ -283,8 +381,62 @@ def p_cho_lsolve(c: Compiler, t, cf, lower, db):
 
 
 def p_cho_neg_matmul(c: Compiler, t, cf, x, lower, dc):
-    return _action(c, t, "la_cho_neg_matmul", [_primal(c, cf), _primal(c, x), lower], dc, _vec(t.type))
+    return _action_at(c, t, "la_cho_neg_matmul", [cf, x, lower], {0, 1}, dc, _vec(t.type))
 
 
 def p_cho_neg_matmul_t(c: Compiler, t, cf, x, lower, g):
-    return _action(c, t, "la_cho_neg_matmul_t", [_primal(c, cf), _primal(c, x), lower], g, _vec(t.args[1].type))
+    return _action_at(c, t, "la_cho_neg_matmul_t", [cf, x, lower], {0, 1}, g, _vec(t.args[1].type))
+
+
+p_expm_jvp_da, p_expm_jvp_da_t, p_expm_vjp_da, p_expm_vjp_da_t = (_at_matrix(k) for k in (
+    "la_expm_jvp_da", "la_expm_jvp_da_t", "la_expm_vjp_da", "la_expm_vjp_da_t"))
+
+
+def _at_vectors(kernel: str):
+    """The codegen of kernel(V, upper, coefficient, x): V eigh's eigenvectors."""
+    def p(c: Compiler, t, v, upper, k, x):
+        return _action_at(c, t, kernel, [_primal(c, v), upper, k], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+p_eigvals_jvp_dv, p_eigvals_jvp_dv_t, p_eigvals_vjp_dv, p_eigvals_vjp_dv_t = (_at_vectors(k) for k in (
+    "la_eigvals_jvp_dv", "la_eigvals_jvp_dv_t", "la_eigvals_vjp_dv", "la_eigvals_vjp_dv_t"))
+
+
+def _at_singular_vectors(kernel: str):
+    """The codegen of kernel(U, Vh, coefficient, x)."""
+    def p(c: Compiler, t, u, vt, k, x):
+        return _action_at(c, t, kernel, [_primal(c, u), _primal(c, vt), k], {2}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in ("svals_jvp_du", "svals_jvp_du_t", "svals_jvp_dvt", "svals_jvp_dvt_t", "svals_vjp_du", "svals_vjp_du_t",
+              "svals_vjp_dvt", "svals_vjp_dvt_t"):
+    globals()["p_" + _name] = _at_singular_vectors("la_" + _name)
+
+
+def _at_eigenvectors(kernel: str):
+    """The codegen of kernel(w, V, upper, coefficient, x)."""
+    def p(c: Compiler, t, w, v, upper, k, x):
+        return _action_at(c, t, kernel, [_primal(c, w), _primal(c, v), upper, k], {3}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in ("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", "eigvecs_jvp_dv", "eigvecs_jvp_dv_t", "eigvecs_vjp_dw",
+              "eigvecs_vjp_dw_t", "eigvecs_vjp_dv", "eigvecs_vjp_dv_t"):
+    globals()["p_" + _name] = _at_eigenvectors("la_" + _name)
+
+
+def _at_decomposition(kernel: str):
+    """The codegen of kernel(U, s, Vh, coefficient, x): svd's factors, a first derivative's value."""
+    def p(c: Compiler, t, u, sv, vt, k, x):
+        return _action_at(c, t, kernel, [_primal(c, u), _primal(c, sv), _primal(c, vt), k], {3}, x)
+    p.__name__ = "p_" + kernel[3:]
+    return p
+
+
+for _name in SVDVECS_AGAIN:
+    globals()["p_" + _name] = _at_decomposition("la_" + _name)

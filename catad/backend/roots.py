@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .values import Arr, Unvectorisable
+from .values import ZERO, Arr, Unvectorisable
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -23,3 +23,9 @@ def p_brentq(c: Compiler, t, *args):
 
 def p_stop_gradient(c: Compiler, t, x):
     return x
+
+
+def p_implicit_root(c: Compiler, t, *args):
+    """A mark of brentq's root or of its derivatives: its last argument (no code), or the zero
+    tangent for implicit_zero_dK (catad/primitives/roots.py)."""
+    return ZERO if t.fn.startswith("implicit_zero") else args[-1]

@@ -15,9 +15,7 @@ from ..errors import Loc as _Loc, ShapeError as _ShapeError
 from ..primitives import registry as R
 from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
 # the linear-algebra kernels, called by name by catad/backend/linalg.py's code
-from ..primitives.linalg import (la_chol_jvp, la_chol_vjp, la_cholesky, la_det, la_inv, la_inv_jvp,  # noqa: F401
-                                 la_inv_vjp, la_logdet_jvp, la_logdet_vjp, la_lsolve, la_lsolve_t, la_neg_matmul,
-                                 la_neg_matmul_t, la_slogdet, la_solve, la_where_eye)
+from ..primitives.linalg import KERNELS as _LINALG
 # the Fourier transforms' kernels, called by name by catad/backend/fft.py's code (dft_fft, dft_rfft_vjp, ...)
 from ..primitives.fft import KERNELS as _FFT_KERNELS
 
@@ -25,6 +23,7 @@ globals().update(_FFT_KERNELS)
 from ..primitives.spectral import KERNELS as _SPECTRAL
 from ..primitives.triangular import KERNELS as _TRIANGULAR
 
+globals().update(_LINALG)  # la_det, la_lsolve, la_logdet_hvp, ...: called by name (catad/backend/linalg.py)
 globals().update(_SPECTRAL)  # la_svd, la_eigh, la_expm_jvp, ...: called by name (catad/backend/linalg.py)
 globals().update(_TRIANGULAR)  # la_trisolve, la_cho_solve, ...
 

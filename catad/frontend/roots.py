@@ -21,6 +21,12 @@ the program: g's body differentiated in x by forward mode on its core term (``_F
 scalar primitive's partials from the registry, builds, sums and indexing), so g may compute
 with numbers and arrays but not loop (a fold in g is refused). Where dg/dx is 0 (a double
 root) the theorem does not apply and the derivative given is 0.
+
+That step is exact for the first derivative only (its slope is held constant). A second Newton
+step from it, with its slope differentiated, makes the root exact to the third derivative
+(_second_step), so Hessians, hvp and third derivatives through a root are the implicit function's;
+the root's marks (implicit_root, catad/primitives/roots.py) count the derivative's order, and
+catad.ad.rules refuses the fourth.
 """
 from __future__ import annotations
 
@@ -79,9 +85,26 @@ def h_brentq(lw, obj, node, args, kwargs):
     c = lw.b.share_atom(prim("stop_gradient", slope, loc=loc), binds, loc)
     d = lw.b.share_atom(prim("sub", g, prim("stop_gradient", g, loc=loc), loc=loc), binds, loc)  # 0, with g's derivative
     zero = Const(0.0, Float, loc)
-    step = prim("sub", x0, prim("div", d, c, loc=loc), loc=loc)
     ok = and_(prim("ne", c, zero, loc=loc), prim("eq", d, zero, loc=loc))
-    return make_lets(binds, If(ok, step, x0, loc))
+    return make_lets(binds, If(ok, _second_step(lw, f, node, p["f"], x0, d, c, extra_atoms, loc), x0, loc))
+
+
+def _second_step(lw, f, node, fnode, x0, d, c, extra, loc) -> Term:
+    """The root exact to the third derivative: x1 = x0 - d / c is Newton's step with the slope c
+    held constant, exact to the first (the module's docstring); x2 = x1 - (g(x1) - stop(g(x1))) /
+    g_x(x1), Newton's step with the slope differentiated, is exact to the third. Why: the root
+    x*(t) is a fixed point of N(x, t) = x - g(x, t) / g_x(x, t) with N_x(x*(t), t) = 0 for every t,
+    so x1 - x* = O(|dt|^2) gives N(x1, t) - x* = N_x (x1 - x*) + O((x1 - x*)^2) = O(|dt|^4) (Newton's
+    quadratic convergence, read on Taylor coefficients: Griewank & Walther 2008, "Evaluating
+    Derivatives", Section 15.3). Every value is x0 exactly: d and g(x1) - stop(g(x1)) are 0. The
+    result is marked (implicit_root) so that a fourth derivative is refused (catad.ad.rules)."""
+    binds: list = []
+    x1 = lw.b.share_atom(prim("sub", x0, prim("div", d, c, loc=loc), loc=loc), binds, loc)
+    g1 = lw.b.share_atom(_call(lw, f, node, [x1, *extra]), binds, loc)
+    slope = lw.b.share_atom(_Forward(lw, fnode).derivative(_call(lw, f, node, [x1, *extra]), x1), binds, loc)
+    d1 = lw.b.share_atom(prim("sub", g1, prim("stop_gradient", g1, loc=loc), loc=loc), binds, loc)
+    x2 = prim("sub", x1, prim("div", d1, slope, loc=loc), loc=loc)
+    return make_lets(binds, prim("implicit_root", x2, loc=loc))
 
 
 def _number(lw, a, ty, what: str) -> Term:

@@ -121,22 +121,68 @@ def la_lsolve_t(a, g, vec: bool | None = None):
     return la_solve(_t(a), g, g.ndim == 1 if vec is None else vec)
 
 
+# Differentiated again (issue 17), x is the first derivative's value, which may be a tangent (the
+# zero tangent or an index update at run time): these products take it too.
+
+def _mv(m, x, vec: bool):
+    """m x for a vector or a matrix x (stacks of them)."""
+    return (m @ x[..., None])[..., 0] if vec else m @ x
+
+
+def _outer(x, y, vec: bool):
+    """x y^T for two vectors or two matrices (stacks of them)."""
+    return x[..., :, None] * y[..., None, :] if vec else x @ _t(y)
+
+
 def la_neg_matmul(x, da, vec: bool | None = None):
     """dA -> -dA x (x a vector or a matrix)."""
-    da = _dense(da)
-    if da is None:
+    x, da = _dense(x), _dense(da)
+    if x is None or da is None:
         return ZERO
-    vec = np.ndim(x) == 1 if vec is None else vec
-    return -(da @ x[..., None])[..., 0] if vec else -(da @ x)
+    return -_mv(da, x, x.ndim == 1 if vec is None else vec)
 
 
 def la_neg_matmul_t(x, g, vec: bool | None = None):
     """Its transpose: g -> -g x^T (an outer product for vectors)."""
-    g = _dense(g)
-    if g is None:
+    x, g = _dense(x), _dense(g)
+    if x is None or g is None:
         return ZERO
-    vec = np.ndim(x) == 1 if vec is None else vec
-    return -(g[..., :, None] * x[..., None, :]) if vec else -(g @ _t(x))
+    return -_outer(g, x, x.ndim == 1 if vec is None else vec)
+
+
+# The same product -M x in its other factors, for the second derivatives of lsolve, lsolve_t,
+# neg_matmul and neg_matmul_t (catad.ad.rules: the six maps are closed under differentiation).
+
+def la_neg_tmatmul(y, da, vec: bool | None = None):
+    """dA -> -dA^T y (the part of d A^{-T} g that dA makes, before the solve)."""
+    y, da = _dense(y), _dense(da)
+    if y is None or da is None:
+        return ZERO
+    return -_mv(_t(da), y, y.ndim == 1 if vec is None else vec)
+
+
+def la_neg_tmatmul_t(y, g, vec: bool | None = None):
+    """Its transpose: g -> -y g^T."""
+    y, g = _dense(y), _dense(g)
+    if y is None or g is None:
+        return ZERO
+    return -_outer(y, g, y.ndim == 1 if vec is None else vec)
+
+
+def la_mul_neg(m, x, vec: bool | None = None):
+    """x -> -M x."""
+    m, x = _dense(m), _dense(x)
+    if m is None or x is None:
+        return ZERO
+    return -_mv(m, x, x.ndim == 1 if vec is None else vec)
+
+
+def la_mul_neg_t(m, g, vec: bool | None = None):
+    """Its transpose: g -> -M^T g."""
+    m, g = _dense(m), _dense(g)
+    if m is None or g is None:
+        return ZERO
+    return -_mv(_t(m), g, g.ndim == 1 if vec is None else vec)
 
 
 # ---------------------------------------------------------------- derivatives of cholesky
@@ -176,6 +222,143 @@ def la_chol_vjp(lo, g):
     return _phi(p + _t(p))
 
 
+# ---------------------------------------------------------------- second derivatives (issue 17)
+# The actions above differentiated in their primal argument, at a fixed tangent (dA, g, ...;
+# possibly the zero tangent or an index update), each with its transpose. From
+# d A^{-1} = -A^{-1} dA A^{-1} (Giles 2008, "Collected matrix derivative results"), and for
+# cholesky by differentiating Murray's formulas above in L.
+
+def _scalar(k):
+    """A Float (per lane: an array of the batch axes) that multiplies matrices."""
+    return np.asarray(k, dtype=np.float64)[..., None, None]
+
+
+def _sandwich_t(a, x):
+    """(A^{-1} X A^{-1})^T = A^{-T} X^T A^{-T}, by two solves."""
+    y = np.linalg.solve(a, x)                        # A^{-1} X
+    return np.linalg.solve(_t(a), _t(y))             # A^{-T} (A^{-1} X)^T
+
+
+def la_logdet_hvp(a, da, e):
+    """e -> d tr(A^{-1} dA) = -tr(A^{-1} e A^{-1} dA)."""
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    return -np.einsum("...ij,...ji->...", np.linalg.solve(a, e), np.linalg.solve(a, da))
+
+
+def la_logdet_hvp_t(a, da, k):
+    """Its transpose: k -> -k A^{-T} dA^T A^{-T}."""
+    da, k = _dense(da), _dense(k)
+    if da is None or k is None:
+        return ZERO
+    return -_scalar(k) * _sandwich_t(a, da)
+
+
+def la_logdet_vjp_da(a, g, e):
+    """e -> d (g A^{-T}) = -g A^{-T} e^T A^{-T}: its own transpose (X -> C X^T C is self-adjoint)."""
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    return -_scalar(g) * _sandwich_t(a, e)
+
+
+def la_inv_jvp_db(b, x, e):
+    """e -> d (-B X B) in B = -(e X B + B X e)."""
+    x, e = _dense(x), _dense(e)
+    if x is None or e is None:
+        return ZERO
+    return -(e @ x @ b + b @ x @ e)
+
+
+def la_inv_jvp_db_t(b, x, h):
+    """Its transpose: H -> -(H B^T X^T + X^T B^T H)."""
+    x, h = _dense(x), _dense(h)
+    if x is None or h is None:
+        return ZERO
+    bt, xt = _t(b), _t(x)
+    return -(h @ bt @ xt + xt @ bt @ h)
+
+
+def la_inv_vjp_db(b, x, e):
+    """e -> d (-B^T X B^T) in B = -(e^T X B^T + B^T X e^T)."""
+    x, e = _dense(x), _dense(e)
+    if x is None or e is None:
+        return ZERO
+    bt, et = _t(b), _t(e)
+    return -(et @ x @ bt + bt @ x @ et)
+
+
+def la_inv_vjp_db_t(b, x, h):
+    """Its transpose: H -> -(X B^T H^T + H^T B^T X)."""
+    x, h = _dense(x), _dense(h)
+    if x is None or h is None:
+        return ZERO
+    bt, ht = _t(b), _t(h)
+    return -(x @ bt @ ht + ht @ bt @ x)
+
+
+def _chol_z(lo, da):
+    """Z = L^{-1} sym(dA) L^{-T} (symmetric), as in la_chol_jvp."""
+    y = np.linalg.solve(lo, _sym_lower(da))
+    return _t(np.linalg.solve(lo, _t(y)))
+
+
+def la_chol_jvp_dl(lo, da, e):
+    """e -> d (L Phi(Z)) in L, Z = L^{-1} S L^{-T}: e Phi(Z) - L Phi(K + K^T), K = L^{-1} e Z."""
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    z = _chol_z(lo, da)
+    k = np.linalg.solve(lo, e) @ z
+    return e @ _phi(z) - lo @ _phi(k + _t(k))
+
+
+def la_chol_jvp_dl_t(lo, da, g):
+    """Its transpose: G -> G Phi(Z)^T - L^{-T} (H + H^T) Z, H = Phi(L^T G)."""
+    da, g = _dense(da), _dense(g)
+    if da is None or g is None:
+        return ZERO
+    z = _chol_z(lo, da)
+    h = _phi(_t(lo) @ g)
+    return g @ _t(_phi(z)) - np.linalg.solve(_t(lo), h + _t(h)) @ z
+
+
+def _chol_p(lo, g):
+    """P = L^{-T} Phi(L^T G) L^{-1}, as in la_chol_vjp."""
+    lt = _t(lo)
+    z = np.linalg.solve(lt, _phi(lt @ g))
+    return _t(np.linalg.solve(lt, _t(z)))
+
+
+def _linv_right(lo, x):
+    """X L^{-1} = (L^{-T} X^T)^T."""
+    return _t(np.linalg.solve(_t(lo), _t(x)))
+
+
+def la_chol_vjp_dl(lo, g, e):
+    """e -> d Phi(P + P^T) in L: Phi(Q + Q^T), Q = dP = -L^{-T} e^T P - P e L^{-1} + L^{-T} Phi(e^T G) L^{-1}."""
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    p = _chol_p(lo, g)
+    lt = _t(lo)
+    q = -np.linalg.solve(lt, _t(e) @ p) - _linv_right(lo, p @ e) + _linv_right(lo, np.linalg.solve(lt, _phi(_t(e) @ g)))
+    return _phi(q + _t(q))
+
+
+def la_chol_vjp_dl_t(lo, g, h):
+    """Its transpose: H -> -(P + P^T) R L^{-T} + G Phi(L^{-1} R L^{-T})^T, R = Phi(H) + Phi(H)^T."""
+    g, h = _dense(g), _dense(h)
+    if g is None or h is None:
+        return ZERO
+    p = _chol_p(lo, g)
+    r = _phi(h) + _t(_phi(h))
+    lr = np.linalg.solve(lo, r)                      # L^{-1} R
+    lrl = _t(np.linalg.solve(lo, _t(lr)))            # L^{-1} R L^{-T}
+    return -_t(np.linalg.solve(lo, _t((p + _t(p)) @ r))) + g @ _t(_phi(lrl))
+
+
 def la_where_eye(keep, a):
     """a where keep holds, the identity elsewhere (lanes a condition discards: catad.backend.linalg)."""
     return np.where(keep, a, np.eye(np.shape(a)[-1]))
@@ -183,4 +366,7 @@ def la_where_eye(keep, a):
 
 KERNELS = {f.__name__: f for f in (la_where_eye, la_det, la_slogdet, la_inv, la_solve, la_cholesky, la_logdet_jvp,
                                    la_logdet_vjp, la_inv_jvp, la_inv_vjp, la_lsolve, la_lsolve_t,
-                                   la_neg_matmul, la_neg_matmul_t, la_chol_jvp, la_chol_vjp)}
+                                   la_neg_matmul, la_neg_matmul_t, la_chol_jvp, la_chol_vjp, la_neg_tmatmul,
+                                   la_neg_tmatmul_t, la_mul_neg, la_mul_neg_t, la_logdet_hvp, la_logdet_hvp_t,
+                                   la_logdet_vjp_da, la_inv_jvp_db, la_inv_jvp_db_t, la_inv_vjp_db, la_inv_vjp_db_t,
+                                   la_chol_jvp_dl, la_chol_jvp_dl_t, la_chol_vjp_dl, la_chol_vjp_dl_t)}

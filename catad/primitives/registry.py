@@ -675,6 +675,25 @@ register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
 register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
                    doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
                        "correction of a root: catad/frontend/roots.py)"))
+# Marks of brentq's root and of its derivatives' order (catad/primitives/roots.py): the root is
+# exact to the third derivative (two Newton steps: catad/frontend/roots.py), the fourth refused.
+def _floats(name: str, n: int):
+    def typing(ts):
+        if ts != (Float,) * n:
+            raise PrimitiveTypeError(f"{name} takes {n} Float(s), got {_fmt(ts)}")
+        return Float
+    return typing
+
+
+register(Primitive("implicit_root", _floats("implicit_root", 1), _roots.implicit_root_kernel,
+                   doc="implicit_root(x) = x: a mark of brentq's root, whose derivatives are exact to the third"))
+for _k in range(1, _roots.ORDERS):
+    register(Primitive(f"implicit_root_d{_k}", _floats(f"implicit_root_d{_k}", 2), _roots.implicit_root_kernel,
+                       arity=2, doc=f"implicit_root_d{_k}(x, v) = v: a mark of a derivative of order {_k} of "
+                                    "brentq's root x"))
+    register(Primitive(f"implicit_zero_d{_k}", _floats(f"implicit_zero_d{_k}", 3), _roots.implicit_zero_kernel,
+                       arity=3, doc=f"implicit_zero_d{_k}(x, v, w) = 0: the derivative of a mark of order {_k - 1} "
+                                    "in the root x it reads (a mark too)"))
 
 
 register(Primitive("last_hit", t_last_hit, last_hit_kernel, arity=2,
@@ -972,6 +991,52 @@ for _name, _typing, _impl, _aliases, _doc in _LINALG:
                        else 2, doc=_doc))
 
 
+def _t_action_at(coefficient: Type, tangent: Type, result: Type):
+    """A second derivative's action at a matrix and a first derivative's value:
+    (M, coefficient, tangent) -> result."""
+    def typing(ts):
+        if ts != (MATRIX, coefficient, tangent):
+            raise PrimitiveTypeError(f"expects ({MATRIX}, {coefficient}, {tangent}), got ({_fmt(ts)})")
+        return result
+    return typing
+
+
+# Second derivatives (issue 17): the actions above differentiated again (catad.ad.rules). The
+# products -M x in their other factors, then each action's derivative in its matrix at a fixed
+# first derivative dA, g, X (kernels and formulas: catad/primitives/linalg.py).
+_LINALG_AGAIN = [
+    ("neg_tmatmul", t_neg_matmul, _la.la_neg_tmatmul, "neg_tmatmul(y, dA) = -dA^T y (d lsolve_t in A, before the solve)"),
+    ("neg_tmatmul_t", t_neg_matmul_t, _la.la_neg_tmatmul_t, "neg_tmatmul_t(y, g) = -y g^T, the transpose of neg_tmatmul"),
+    ("mul_neg", t_rhs_action, _la.la_mul_neg, "mul_neg(M, x) = -M x (d neg_matmul in x)"),
+    ("mul_neg_t", t_rhs_action, _la.la_mul_neg_t, "mul_neg_t(M, g) = -M^T g, the transpose of mul_neg"),
+    ("logdet_hvp", _t_action_at(MATRIX, MATRIX, Float), _float_of(_la.la_logdet_hvp),
+     "logdet_hvp(A, dA, E) = -tr(A^{-1} E A^{-1} dA), d logdet_jvp(A, dA) in A"),
+    ("logdet_hvp_t", _t_action_at(MATRIX, Float, MATRIX), _la.la_logdet_hvp_t,
+     "logdet_hvp_t(A, dA, k) = -k A^{-T} dA^T A^{-T}, the transpose of logdet_hvp"),
+    ("logdet_vjp_da", _t_action_at(Float, MATRIX, MATRIX), _la.la_logdet_vjp_da,
+     "logdet_vjp_da(A, g, E) = -g A^{-T} E^T A^{-T}, d logdet_vjp(A, g) in A (its own transpose)"),
+    ("inv_jvp_db", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_jvp_db,
+     "inv_jvp_db(B, X, E) = -(E X B + B X E), d inv_jvp(B, X) in B"),
+    ("inv_jvp_db_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_jvp_db_t,
+     "inv_jvp_db_t(B, X, H) = -(H B^T X^T + X^T B^T H), the transpose of inv_jvp_db"),
+    ("inv_vjp_db", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_vjp_db,
+     "inv_vjp_db(B, X, E) = -(E^T X B^T + B^T X E^T), d inv_vjp(B, X) in B"),
+    ("inv_vjp_db_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_inv_vjp_db_t,
+     "inv_vjp_db_t(B, X, H) = -(X B^T H^T + H^T B^T X), the transpose of inv_vjp_db"),
+    ("chol_jvp_dl", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_jvp_dl,
+     "chol_jvp_dl(L, dA, E) = E Phi(Z) - L Phi(K + K^T), Z = L^{-1} sym(dA) L^{-T}, K = L^{-1} E Z: "
+     "d chol_jvp(L, dA) in L"),
+    ("chol_jvp_dl_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_jvp_dl_t,
+     "chol_jvp_dl_t(L, dA, G) = G Phi(Z)^T - L^{-T} (H + H^T) Z, H = Phi(L^T G): the transpose of chol_jvp_dl"),
+    ("chol_vjp_dl", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_vjp_dl,
+     "chol_vjp_dl(L, G, E) = d chol_vjp(L, G) in L (catad/primitives/linalg.py)"),
+    ("chol_vjp_dl_t", _t_action_at(MATRIX, MATRIX, MATRIX), _la.la_chol_vjp_dl_t,
+     "chol_vjp_dl_t(L, G, H): the transpose of chol_vjp_dl"),
+]
+for _name, _typing, _impl, _doc in _LINALG_AGAIN:
+    register(Primitive(_name, _typing, _impl, (), arity=2 if _name.startswith(("neg_", "mul_")) else 3, doc=_doc))
+
+
 
 # ---------------------------------------------------------------- discrete Fourier transforms (np.fft)
 # A complex array is the pair (re, im) of Float arrays of one shape (a Tuple); a real array stands
@@ -1147,6 +1212,58 @@ _DECOMPOSITIONS = [
     ("cho_neg_matmul_t", _signature(MATRIX, None, Int, None, result=MATRIX), _tr.la_cho_neg_matmul_t,
      "cho_neg_matmul_t(C, x, flags, g): the transpose of cho_neg_matmul"),
 ]
+_DECOMPOSITIONS += [
+    # second derivatives (issue 17): the products in their other factors, and cholesky's maps in C
+    ("tri_neg_tmatmul", _signature(None, Int, MATRIX, result=0), _tr.la_tri_neg_tmatmul,
+     "tri_neg_tmatmul(y, flags, dA) = -op(tri(dA))^T y (d tri_lsolve_t in A, before the solve)"),
+    ("tri_neg_tmatmul_t", _signature(None, Int, None, result=MATRIX), _tr.la_tri_neg_tmatmul_t,
+     "tri_neg_tmatmul_t(y, flags, g): the transpose of tri_neg_tmatmul"),
+    ("tri_mul_neg", _signature(MATRIX, Int, None, result=2), _tr.la_tri_mul_neg,
+     "tri_mul_neg(M, flags, x) = -op(tri(M)) x (d tri_neg_matmul in x)"),
+    ("tri_mul_neg_t", _signature(MATRIX, Int, None, result=2), _tr.la_tri_mul_neg_t,
+     "tri_mul_neg_t(M, flags, g) = -op(tri(M))^T g, the transpose of tri_mul_neg"),
+    *((name, _signature(MATRIX, Int, MATRIX, MATRIX, result=MATRIX), getattr(_tr, "la_" + name),
+       f"{name}(C, flags, dA, E): chol_{name[8:].replace('_dc', '_dl')} for SciPy's lower or upper factor (d "
+       f"sp_chol_{name[8:11]} in C{', transposed' if name.endswith('_t') else ''})")
+      for name in ("sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t")),
+    ("eigvals_jvp_dv", _signature(MATRIX, Int, MATRIX, MATRIX, result=VECTOR), _sp.la_eigvals_jvp_dv,
+     "eigvals_jvp_dv(V, upper, dA, E) = 2 diag(V^T dS E), d eigvals_jvp in V"),
+    ("eigvals_jvp_dv_t", _signature(MATRIX, Int, MATRIX, VECTOR, result=MATRIX), _sp.la_eigvals_jvp_dv_t,
+     "eigvals_jvp_dv_t(V, upper, dA, g) = 2 dS V diag(g), the transpose of eigvals_jvp_dv"),
+    ("eigvals_vjp_dv", _signature(MATRIX, Int, VECTOR, MATRIX, result=MATRIX), _sp.la_eigvals_vjp_dv,
+     "eigvals_vjp_dv(V, upper, g, E) = sym*(E diag(g) V^T + V diag(g) E^T), d eigvals_vjp in V"),
+    ("eigvals_vjp_dv_t", _signature(MATRIX, Int, VECTOR, MATRIX, result=MATRIX), _sp.la_eigvals_vjp_dv_t,
+     "eigvals_vjp_dv_t(V, upper, g, H) = 2 sym(H) V diag(g), the transpose of eigvals_vjp_dv"),
+    *((name, _signature(MATRIX, MATRIX, MATRIX if "jvp" in name else VECTOR,
+                        VECTOR if "jvp" in name and name.endswith("_t") else MATRIX,
+                        result=VECTOR if "jvp" in name and not name.endswith("_t") else MATRIX),
+       getattr(_sp, "la_" + name), f"{name}(U, Vh, {'dA' if 'jvp' in name else 'g'}, x): "
+       + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
+          f"d {name[:9]} in {'U' if name.endswith('du') else 'Vh'} (catad/primitives/spectral.py)"))
+      for name in _sp.SVALS_AGAIN),
+    *((name, _signature(VECTOR, MATRIX, Int, MATRIX, VECTOR if name.endswith("_dw") else MATRIX,
+                        result=VECTOR if name.endswith("_dw_t") else MATRIX),
+       getattr(_sp, "la_" + name), f"{name}(w, V, upper, {'dA' if 'jvp' in name else 'G'}, x): "
+       + (f"the transpose of {name[:-2]}" if name.endswith("_t") else
+          f"d {name[:11]} in {name[-1]} (catad/primitives/spectral.py)"))
+      for name in _sp.EIGVECS_AGAIN),
+    *((name, _signature(MATRIX, VECTOR, MATRIX, MATRIX, VECTOR if name.endswith("_ds") else MATRIX,
+                        result=VECTOR if name.endswith("_ds_t") else MATRIX),
+       kernel, f"{name}(U, s, Vh, {'dA' if '_jvp' in name else 'G'}, x): {kernel.__doc__}")
+      for name, kernel in _sp.SVDVECS_AGAIN.items()),
+    ("expm_jvp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da,
+     "expm_jvp_da(A, E, D) = d L(A, E) in A along D: the top-right block of L([[A, E], [0, A]], diag(D, D))"),
+    ("expm_jvp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_jvp_da_t,
+     "expm_jvp_da_t(A, E, H): the transpose of expm_jvp_da"),
+    ("expm_vjp_da", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp_da,
+     "expm_vjp_da(A, G, D) = d L(A^T, G) in A along D"),
+    ("expm_vjp_da_t", _signature(MATRIX, MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp_da_t,
+     "expm_vjp_da_t(A, G, H): the transpose of expm_vjp_da"),
+    ("cho_mul_neg", _signature(MATRIX, MATRIX, Int, None, result=3), _tr.la_cho_mul_neg,
+     "cho_mul_neg(C, D, flags, v) = -dM(C, D) v, dM = D L^T + L D^T (its own transpose; d cho_neg_matmul in x)"),
+    ("cho_sym_mul", _signature(None, None, Int, MATRIX, result=MATRIX), _tr.la_cho_sym_mul,
+     "cho_sym_mul(x, g, flags, E) = -tri((G + G^T) E), G = g x^T (its own transpose; d cho_neg_matmul_t in C)"),
+]
 for _name, _typing, _impl, _doc in _DECOMPOSITIONS:
     register(Primitive(_name, _typing, _impl, arity=None, doc=_doc))
 register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
@@ -1161,6 +1278,10 @@ register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
 # and an entry in each named table.
 
 _AD, _LM, _CG = "catad.ad.rules:", "catad.linearmaps.terms:", "catad.backend."
+_AGAIN = ("tri_lsolve", "tri_lsolve_t", "tri_neg_matmul", "tri_neg_matmul_t", "tri_neg_tmatmul", "tri_neg_tmatmul_t",
+          "tri_mul_neg", "tri_mul_neg_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul",
+          "cho_neg_matmul_t", "cho_mul_neg", "cho_sym_mul", "expm_jvp", "expm_vjp", "eigvals_jvp", "eigvals_vjp",
+          "svals_jvp", "svals_vjp", "eigvecs_jvp", "eigvecs_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp")
 STRUCTURAL = {
     "index": {"derivative": _AD + "_j_index", "linear maps": _LM + "Index IndexUpdate",
               "codegen": _CG + "gathers:p_index"},
@@ -1176,6 +1297,8 @@ STRUCTURAL = {
     "last_hit": {"codegen": _CG + "scatters:p_last_hit"},
     "brentq": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_brentq"},
     "stop_gradient": {"derivative": _AD + "_j_constant", "codegen": _CG + "roots:p_stop_gradient"},
+    **{_name: {"derivative": _AD + "_j_implicit_root", "linear maps": _LM + "Linear",
+               "codegen": _CG + "roots:p_implicit_root"} for _name in _roots.IMPLICIT_MARKS + _roots.IMPLICIT_ZEROS},
     "vector": {"derivative": _AD + "_j_vector", "linear maps": _LM + "IndexUpdate Index",
                "codegen": _CG + "arrays:p_vector"},
     "check": {"codegen": _CG + "checks:p_check"},
@@ -1208,14 +1331,22 @@ STRUCTURAL = {
               "codegen": _CG + "linalg:p_solve"},
     "cholesky": {"derivative": _AD + "_j_cholesky", "linear maps": _LM + "Linear",
                  "codegen": _CG + "linalg:p_cholesky"},
-    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+    # their actions' own Jacobians (a second derivative: catad.ad.rules, "linear algebra again")
+    **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose",
+               "codegen": _CG + "linalg:p_" + _name} for _name in (
         "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
-        "chol_jvp", "chol_vjp")},
+        "chol_jvp", "chol_vjp", "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t")},
+    # the second derivatives' actions, with no derivative of their own (a third is refused)
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t",
+        "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t")},
     # discrete Fourier transforms: each one's Jacobian is an lmLinear map whose actions are the
     # *_jvp / *_vjp primitives (catad/primitives/fft.py)
     **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
        for _name in _fft.TRANSFORMS},
-    **{_name: {"codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
+    # their actions are linear and independent of the primal: each one's Jacobian is itself
+    **{_name: {"derivative": _AD + "_j_dft_action", "linear maps": _LM + "Linear Zero",
+               "codegen": _CG + "fft:p_" + _name} for _name in _fft.ACTIONS},
     # decompositions and SciPy's solvers (catad.primitives.spectral, .triangular): each Jacobian
     # is lmLinear maps (one per result of a decomposition, in an lmVCat; a solve's is solve's form)
     "svd": {"derivative": _AD + "_j_svd", "linear maps": _LM + "Linear VCat Zero", "codegen": _CG + "linalg:p_svd"},
@@ -1234,7 +1365,16 @@ STRUCTURAL = {
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
-        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")},
+        "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t")
+        if _name not in _AGAIN},
+    # SciPy's solvers' and cholesky's actions differentiated again (issue 17), and the actions of
+    # their second derivatives (sp_chol_*_dc: no derivative of their own, a third is refused)
+    **{_name: {"derivative": _AD + ("_j_svd_vectors" if _name.startswith("svd") else "_j_" + _name),
+               "linear maps": _LM + "Linear Compose Zero", "codegen": _CG + "linalg:p_" + _name} for _name in _AGAIN},
+    **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
+        "sp_chol_jvp_dc", "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
+        "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv", "eigvals_vjp_dv_t",
+        *_sp.SVALS_AGAIN, *_sp.EIGVECS_AGAIN, *_sp.SVDVECS_AGAIN)},
 }
 for _name, _stages in STRUCTURAL.items():
     PRIMITIVES[_name] = dataclasses.replace(PRIMITIVES[_name], stages=tuple(_stages.items()))

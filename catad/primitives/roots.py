@@ -47,3 +47,25 @@ def brentq_kernel(site: RootSite, a, b, xtol, rtol, maxiter, *values) -> float:
 
 def stop_gradient_kernel(x):
     return x
+
+
+# Marks of brentq's root and of its derivatives' order (catad/frontend/roots.py: the root is exact
+# to the third derivative; catad.ad.rules refuses the fourth). implicit_root(x) = x marks the
+# root x; implicit_root_dK(x, v) = v marks a value of a derivative of order K, and
+# implicit_zero_dK(x, v, w) = 0 is the zero map a mark's derivative in x is. Every one of them
+# reads the root x, whose tangent is not zero, so each derivative program holds the marks of the
+# next order, in forward and reverse mode alike.
+ORDERS = 4
+IMPLICIT_MARKS = ("implicit_root",) + tuple(f"implicit_root_d{k}" for k in range(1, ORDERS))
+IMPLICIT_ZEROS = tuple(f"implicit_zero_d{k}" for k in range(1, ORDERS))
+
+
+def implicit_root_kernel(*xs):
+    """The identity on its last argument (the marked value)."""
+    return xs[-1]
+
+
+def implicit_zero_kernel(x, v, w):
+    """Zero (the derivative of a mark in the root it reads)."""
+    from ..tangents import ZERO
+    return ZERO

@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import ZERO
-from .linalg import _dense, _t, la_chol_jvp, la_chol_vjp
+from .linalg import (_dense, _mv, _outer, _t, la_chol_jvp, la_chol_jvp_dl, la_chol_jvp_dl_t, la_chol_vjp,
+                     la_chol_vjp_dl, la_chol_vjp_dl_t)
 
 
 def _scipy():
@@ -87,26 +88,69 @@ def la_tri_lsolve_t(a, flags, g, vec: bool | None = None):
     return la_trisolve(a, g, int(lower) + 2 * int(not trans) + 8 * int(unit) + 16, _vec(g, vec))
 
 
-def la_tri_neg_matmul(x, flags, da, vec: bool | None = None):
-    """dA -> -op(tri(dA)) x."""
-    da = _dense(da)
-    if da is None:
-        return ZERO
+# P(dA) = op(tri(dA)), the matrix a tangent dA makes in the solve, and its adjoint P^T(Y) =
+# tri(op^T(Y)). Differentiated again (issue 17), x may be a tangent itself (zero or sparse).
+
+def _op_tri(da, flags):
     lower, trans, unit = _options(flags)
     t = _tri(da, lower, unit)
-    t = _t(t) if trans else t
-    return -(t @ x[..., None])[..., 0] if _vec(x, vec) else -(t @ x)
+    return _t(t) if trans else t
+
+
+def _op_tri_adjoint(y, flags):
+    lower, trans, unit = _options(flags)
+    return _tri(_t(y) if trans else y, lower, unit)
+
+
+def la_tri_neg_matmul(x, flags, da, vec: bool | None = None):
+    """dA -> -op(tri(dA)) x."""
+    x, da = _dense(x), _dense(da)
+    if x is None or da is None:
+        return ZERO
+    return -_mv(_op_tri(da, flags), x, _vec(x, vec))
 
 
 def la_tri_neg_matmul_t(x, flags, g, vec: bool | None = None):
-    """Its transpose: g -> -tri(g x^T) (-tri(x g^T) for trans)."""
-    g = _dense(g)
-    if g is None:
+    """Its transpose: g -> -P^T(g x^T) = -tri(g x^T) (-tri(x g^T) for trans)."""
+    x, g = _dense(x), _dense(g)
+    if x is None or g is None:
         return ZERO
-    lower, trans, unit = _options(flags)
-    left, right = (x, g) if trans else (g, x)
-    outer = left[..., :, None] * right[..., None, :] if _vec(x, vec) else left @ _t(right)
-    return -_tri(outer, lower, unit)
+    return -_op_tri_adjoint(_outer(g, x, _vec(x, vec)), flags)
+
+
+# The same product in its other factors, for the second derivatives of tri_lsolve, tri_lsolve_t,
+# tri_neg_matmul and tri_neg_matmul_t (closed under differentiation, as linalg.py's neg_matmul's).
+
+def la_tri_neg_tmatmul(y, flags, da, vec: bool | None = None):
+    """dA -> -P(dA)^T y (the part of d op(T)^{-T} g that dA makes, before the solve)."""
+    y, da = _dense(y), _dense(da)
+    if y is None or da is None:
+        return ZERO
+    return -_mv(_t(_op_tri(da, flags)), y, _vec(y, vec))
+
+
+def la_tri_neg_tmatmul_t(y, flags, g, vec: bool | None = None):
+    """Its transpose: g -> -P^T(y g^T)."""
+    y, g = _dense(y), _dense(g)
+    if y is None or g is None:
+        return ZERO
+    return -_op_tri_adjoint(_outer(y, g, _vec(y, vec)), flags)
+
+
+def la_tri_mul_neg(m, flags, x, vec: bool | None = None):
+    """x -> -P(M) x."""
+    m, x = _dense(m), _dense(x)
+    if m is None or x is None:
+        return ZERO
+    return -_mv(_op_tri(m, flags), x, _vec(x, vec))
+
+
+def la_tri_mul_neg_t(m, flags, g, vec: bool | None = None):
+    """Its transpose: g -> -P(M)^T g."""
+    m, g = _dense(m), _dense(g)
+    if m is None or g is None:
+        return ZERO
+    return -_mv(_t(_op_tri(m, flags)), g, _vec(g, vec))
 
 
 # ---------------------------------------------------------------- cholesky
@@ -130,6 +174,23 @@ def la_sp_chol_vjp(c, flags, g):
     return la_chol_vjp(c, g) if _lower(flags) else _t(la_chol_vjp(_t(c), _t(g)))
 
 
+def _upper_too(f):
+    """A lower factor's kernel f(L, dA, x) for SciPy's flags: the upper factor U = L^T of A^T's
+    lower triangle, so each map is f's on the transposes, transposed (linear in each argument)."""
+    def kernel(c, flags, da, x):
+        da, x = _dense(da), _dense(x)
+        if da is None or x is None:
+            return ZERO
+        return f(c, da, x) if _lower(flags) else _t(f(_t(c), _t(da), _t(x)))
+    kernel.__name__ = "la_sp_" + f.__name__[3:].replace("_dl", "_dc")
+    kernel.__doc__ = f"{f.__name__} for SciPy's lower or upper factor (catad/primitives/linalg.py)."
+    return kernel
+
+
+la_sp_chol_jvp_dc, la_sp_chol_jvp_dc_t, la_sp_chol_vjp_dc, la_sp_chol_vjp_dc_t = (_upper_too(f) for f in (
+    la_chol_jvp_dl, la_chol_jvp_dl_t, la_chol_vjp_dl, la_chol_vjp_dl_t))
+
+
 # ---------------------------------------------------------------- cho_solve
 
 def la_cho_solve(c, b, flags, vec: bool):
@@ -144,27 +205,56 @@ def la_cho_lsolve(c, flags, db, vec: bool | None = None):
     return la_cho_solve(c, db, int(flags) | 2, _vec(db, vec))
 
 
+def _dm(c, d, low: bool):
+    """dM = D L^T + L D^T (D^T U + U^T D) for the triangles L of c and D of d read: symmetric in c, d."""
+    f, df = _tri(c, low), _tri(d, low)
+    return df @ _t(f) + f @ _t(df) if low else _t(df) @ f + _t(f) @ df
+
+
 def la_cho_neg_matmul(c, x, flags, dc, vec: bool | None = None):
-    """dc -> -dM x, dM = dL L^T + L dL^T (dU^T U + U^T dU), dL the triangle of dc read."""
-    dc = _dense(dc)
-    if dc is None:
+    """dc -> -dM x, dM = dL L^T + L dL^T (dU^T U + U^T dU), dL the triangle of dc read. Differentiated
+    again, c and x may be tangents (zero or sparse) too."""
+    c, x, dc = _dense(c), _dense(x), _dense(dc)
+    if c is None or x is None or dc is None:
         return ZERO
-    low = _lower(flags)
-    f, df = _tri(c, low), _tri(dc, low)
-    dm = df @ _t(f) + f @ _t(df) if low else _t(df) @ f + _t(f) @ df
-    return -(dm @ x[..., None])[..., 0] if _vec(x, vec) else -(dm @ x)
+    return -_mv(_dm(c, dc, _lower(flags)), x, _vec(x, vec))
+
+
+def _sym_tri(s, e, low: bool):
+    """-tri(S E) (-tri(E S)) for E the triangle of e read."""
+    f = _tri(e, low)
+    return -_tri(s @ f if low else f @ s, low)
 
 
 def la_cho_neg_matmul_t(c, x, flags, g, vec: bool | None = None):
     """Its transpose: g -> -tri((G + G^T) L) (-tri(U (G + G^T))), G = g x^T."""
-    g = _dense(g)
-    if g is None:
+    c, x, g = _dense(c), _dense(x), _dense(g)
+    if c is None or x is None or g is None:
         return ZERO
-    low = _lower(flags)
-    f = _tri(c, low)
-    outer = g[..., :, None] * x[..., None, :] if _vec(x, vec) else g @ _t(x)
-    sym = outer + _t(outer)
-    return -_tri(sym @ f if low else f @ sym, low)
+    outer = _outer(g, x, _vec(x, vec))
+    return _sym_tri(outer + _t(outer), c, _lower(flags))
+
+
+# Second derivatives (issue 17): dM is symmetric in the factor and its tangent, and G + G^T in g
+# and x, so the derivatives of cho_neg_matmul and cho_neg_matmul_t in their other arguments are
+# themselves at swapped arguments, but for two: -dM(C, D) v in v and -tri((G + G^T) E) in E, each
+# its own transpose (dM and G + G^T are symmetric).
+
+def la_cho_mul_neg(c, d, flags, v, vec: bool | None = None):
+    """v -> -dM(C, D) v (its own transpose)."""
+    c, d, v = _dense(c), _dense(d), _dense(v)
+    if c is None or d is None or v is None:
+        return ZERO
+    return -_mv(_dm(c, d, _lower(flags)), v, _vec(v, vec))
+
+
+def la_cho_sym_mul(x, g, flags, e, vec: bool | None = None):
+    """E -> -tri((G + G^T) E) (-tri(E (G + G^T))), G = g x^T, E's triangle read (its own transpose)."""
+    x, g, e = _dense(x), _dense(g), _dense(e)
+    if x is None or g is None or e is None:
+        return ZERO
+    outer = _outer(g, x, _vec(x, vec))
+    return _sym_tri(outer + _t(outer), e, _lower(flags))
 
 
 def la_where_zero(keep, b):
@@ -176,4 +266,6 @@ def la_where_zero(keep, b):
 KERNELS = {f.__name__: f for f in (la_trisolve, la_tri_lsolve, la_tri_lsolve_t, la_tri_neg_matmul,
                                    la_tri_neg_matmul_t, la_sp_cholesky, la_sp_chol_jvp, la_sp_chol_vjp,
                                    la_cho_solve, la_cho_lsolve, la_cho_neg_matmul, la_cho_neg_matmul_t,
-                                   la_where_zero)}
+                                   la_where_zero, la_tri_neg_tmatmul, la_tri_neg_tmatmul_t, la_tri_mul_neg,
+                                   la_tri_mul_neg_t, la_sp_chol_jvp_dc, la_sp_chol_jvp_dc_t, la_sp_chol_vjp_dc,
+                                   la_sp_chol_vjp_dc_t, la_cho_mul_neg, la_cho_sym_mul)}
