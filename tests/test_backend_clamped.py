@@ -47,7 +47,7 @@ def front(w, h):
 
 
 def test_the_broadcast_read_is_a_view_and_its_cotangent_no_scatter():
-    """(the reads of w[b:2 * b] at i + b are still gathers, their cotangents scatters)"""
+    """(the reads of w[b:2 * b] at i + b are views too: tests/test_backend_slices.py)"""
     code = catad.explain(front, np.ones(8), np.ones(4)).stage("code").text
     rev = code[code.index("def rev_"):]
     assert "take_clamped(" in rev and "scatter_clamped(" in rev

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
 # variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
-                 "safe_index", "take_iota", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
+                 "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "clamp_slice", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
@@ -152,7 +152,7 @@ class Compiler:
             self.defs[new] = self.defs[value.code]
         if value.code in self.nonneg:
             self.nonneg.add(new)
-        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota, value.clamp)
+        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota, value.clamp, value.shift)
 
     def const(self, value, ty: Type) -> Arr:
         """A constant: Ints and Bools are literals; Floats, arrays and check sites are names
@@ -186,7 +186,7 @@ class Compiler:
         if a.depth >= k or is_scalar0(a):
             return a
         code = f"{a.code}[{index_code(a.depth, ['None'] * (k - a.depth))}]"
-        return Arr(code, k, a.deps, a.rank, a.kind, a.iota, a.clamp)
+        return Arr(code, k, a.deps, a.rank, a.kind, a.iota, a.clamp, a.shift)
 
     def insert(self, a: Arr, pos: int, count: int) -> Arr:
         """a with `count` size-1 batch axes inserted at position pos."""

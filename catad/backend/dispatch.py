@@ -72,7 +72,7 @@ def call(c: Compiler, t: K.Call):
         args = [arrays.scalar(c, a) for a in args]
     if p.vector is not None:
         out = c.op(p.vector, args, kind_of(t.type))
-        return gathers.clamped(out, *args) if fn == "min" else out
+        return gathers.clamped(out, *args) if fn == "min" else gathers.shifted(out, *args) if fn == "add" else out
     c.element_loops.add(fn)
     return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                 args, kind_of(t.type))

@@ -73,6 +73,11 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         a, hi = i.clamp
         code = f"take_clamped({xl.code}, {a}, {d}, {c.sizes[a]}, {hi})"
         return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
+    if i.shift is not None and not guarded and i.deps == {i.shift[0]} and i.shift[0] not in xl.deps:
+        # j + s for j over a build (a slice v[s:e] of the front end): a view, not a gather
+        a, s = i.shift
+        code = f"take_shift({xl.code}, {a}, {d}, {c.sizes[a]}, {s})"
+        return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     if i.iota is not None and i.iota not in xl.deps:
         code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{', True' if guarded else ''})"
         return Arr(c.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
@@ -93,6 +98,19 @@ def clamped(out: Arr, a: Arr, b: Arr) -> Arr:
     if a.iota is not None and a.deps == {a.iota} and a.rank == 0 and a.kind == "i" and \
             b.depth == 0 and not b.deps and b.rank == 0 and b.kind == "i" and out.deps == a.deps:
         return Arr(out.code, out.depth, out.deps, 0, "i", None, (a.iota, b.code))
+    return out
+
+
+def shifted(out: Arr, a: Arr, b: Arr) -> Arr:
+    """out = a + b, marked (Arr.shift) when it is j + s of a build's index j and a depth-0 Int s
+    (either order): the front end's slice v[s:e] reads v at j + s, so that the read is a view
+    (runtime.take_shift) and its cotangent is written into a slice (runtime.scatter_slices),
+    not a gather and a scatter-add at computed indices."""
+    for j, s in ((a, b), (b, a)):
+        if j.iota is not None and j.deps == {j.iota} and j.rank == 0 and j.kind == "i" and \
+                s.depth == 0 and not s.deps and s.rank == 0 and s.kind == "i" and out.deps == j.deps \
+                and out.kind == "i":
+            return Arr(out.code, out.depth, out.deps, 0, "i", None, None, (j.iota, s.code))
     return out
 
 

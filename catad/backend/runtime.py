@@ -167,6 +167,18 @@ def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:
                        hint="make sure the array is not empty, e.g. test its length first")
 
 
+def take_shift(x, a: int, k: int, n: int, s):
+    """x[..., i_a + s, ...]: take_iota's read shifted by s (a slice x[s:s + n] along axis k, the
+    front end's v[s:e]), a view when the n elements are in range; otherwise read as indexed (a
+    negative index wraps, one past the end raises IndexError), as NumPy reads x[arange(n) + s]."""
+    m = x.shape[k]
+    if 0 <= s and s + n <= m:
+        x = x[(slice(None),) * k + (slice(s, s + n),)]
+    else:
+        x = np.take(x, np.arange(n) + s, axis=k)
+    return take_iota(x, a, k, n)
+
+
 def take_clamped(x, a: int, k: int, n: int, hi):
     """x[..., min(i_a, hi), ...] (take_iota's read at min(i, hi) instead of i): a length only
     known at run time broadcast to the build's n (frontend/broadcast.py), checked before to be
@@ -256,6 +268,31 @@ def scatter(shape: tuple, index: tuple, val):
         out = np.bincount(f, weights=v.reshape(-1), minlength=size * inner)
     # an index a mask discarded was made 0 above, which is past the end of an empty vector
     return out[:size * inner].reshape(shape)
+
+
+def scatter_slices(shape: tuple, index: tuple, val, general: tuple):
+    """scatter(shape, general, val) where `general`, the update's indices, are ints and shifted
+    ranges j + s whose slices `index` holds (scatters._slices): zeros(shape) with val written at
+    index, each position written once (a slice's elements are distinct), so a basic assignment;
+    the general scatter when a slice is not within its axis (NumPy reads such indices wrapped)
+    or an int is out of range (it raises)."""
+    shape = tuple(int(s) for s in shape)
+    for i, dim in zip(index, shape):
+        if i is None:  # a clamped index that is not the identity (clamp_slice)
+            return scatter(shape, general, val)
+        if type(i) is slice:
+            if i.start < 0 or i.stop > dim:
+                return scatter(shape, general, val)
+        elif not -dim <= i < dim:
+            return scatter(shape, general, val)
+    z = np.zeros(shape)
+    z[index] = val
+    return z
+
+
+def clamp_slice(hi, n: int):
+    """The slice of min(j, hi) for j < n when that is j itself (hi >= n - 1), else None."""
+    return slice(0, n) if hi >= n - 1 else None
 
 
 def loop_array(elems: list, dtype, ndim: int):
@@ -406,9 +443,11 @@ def update_vector(x, axis: int, n: int):
         if np.any(tail != 0):  # the front end checks every index against its axis
             raise AssertionError(f"catad: an update writes element {n} of a vector of {n} (an unchecked index)")
         return x[(slice(None),) * axis + (slice(0, n),)]
-    pad = [(0, 0)] * x.ndim
-    pad[axis] = (0, n - m)
-    return np.pad(x, pad)
+    shape = list(x.shape)
+    shape[axis] = n
+    out = np.zeros(shape, dtype=x.dtype)  # np.pad costs ten times as much on short vectors
+    out[(slice(None),) * axis + (slice(0, m),)] = x
+    return out
 
 
 def sum_front(axis: int, n: int, *parts):

@@ -100,6 +100,13 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
         return Arr(c.assign(code, "ct"), len(kept), deps, 1 + v.rank, "f")
     vl = c.lift(v, d)
     value = vl.code
+    slices = _slices(c, chain, d, summed, kept, sizes)
+    if slices is not None:
+        shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+        if v.rank:
+            shape_code += f" + {vl.code}.shape[{d}:]"
+        code = f"scatter_slices({shape_code}, ({', '.join(slices)},), {value}, ({', '.join(index)},))"
+        return Arr(c.assign(code, "ct"), 0, frozenset(), len(chain) + v.rank, "f")
     if d and not cover:
         # every index is a number, so the scattered values have no batch axes: v's are all of
         # length 1 (it varies along none), and the run-time scatter wants them gone
@@ -110,6 +117,37 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     code = f"scatter({shape_code}, ({', '.join(index)},), {value})"
     deps = frozenset(k for k, b in enumerate(kept) if b in cover)
     return Arr(c.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
+
+
+def _slices(c: Compiler, chain: list, d: int, summed: set, kept: list, sizes: list[str]) -> list[str] | None:
+    """The codes of a basic index (an int or a slice per update of the chain) that places the
+    summed value when every batch axis is summed and each is the axis of exactly one update
+    whose index is j + s over it (Arr.shift: a slice v[s:e] read in the primal; j itself; or
+    min(j, hi), a slice only when hi >= N - 1, which runtime.clamp_slice decides), in the
+    order of the axes; the other updates at one number each. Else None."""
+    if kept or d != len(summed):
+        return None
+    out, axes = [], []
+    for up in chain:
+        i = up.idx
+        if up.n.deps:
+            return None
+        if i.depth == 0 and i.rank == 0 and i.kind == "i":
+            out.append(i.code)
+        elif i.shift is not None and i.deps == {i.shift[0]}:
+            a, s = i.shift
+            axes.append(a)
+            out.append(f"slice({s}, {s} + {sizes[a]})")
+        elif i.iota is not None and i.deps == {i.iota}:
+            axes.append(i.iota)
+            out.append(f"slice(0, {sizes[i.iota]})")
+        elif i.clamp is not None and i.deps == {i.clamp[0]}:  # min(j, hi): j itself when hi >= N - 1
+            a, hi = i.clamp
+            axes.append(a)
+            out.append(f"clamp_slice({hi}, {sizes[a]})")
+        else:
+            return None
+    return out if axes == sorted(summed) else None
 
 
 def _sizes(c: Compiler, sizes: list[str], d: int, arrays_: list[Arr]) -> list[str]:

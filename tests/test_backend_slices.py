@@ -1,0 +1,89 @@
+"""Slices v[s:e] (the front end reads them at j + s for j over a build): the backend compiles the
+read as a view (runtime.take_shift, marked by Arr.shift) and the cotangent, alone or under a row's
+index update, as a write into a slice (runtime.scatter_slices), not a gather and a scatter-add at
+computed indices; the helpers keep the meaning of the general gather and scatter whatever the
+indices."""
+import numpy as np
+import pytest
+
+import catad
+from catad.backend import runtime as R
+from backend_programs import central_difference
+
+
+def gates(w, h):
+    """A gate of an LSTM (ADBench's layout): slices at offsets of a row, in a loop over rows."""
+    b = len(h)
+    total = 0.0
+    for i in range(w.shape[0]):
+        row = w[i]
+        h = np.tanh(h * row[0:b] + row[b:2 * b]) * row[2 * b:3 * b]
+        total = total + np.sum(h)
+    return total
+
+
+def test_offset_slices_are_views_and_their_cotangents_slice_writes():
+    w, h = np.ones((3, 12)), np.ones(4)
+    code = catad.explain(gates, w, h).stage("code").text
+    primal, rev = code[:code.index("def fwd_")], code[code.index("def rev_"):]
+    assert "take_shift(" in primal and "[0, t" not in primal
+    assert "scatter_slices(" in rev and "scatter((" not in rev
+
+
+@pytest.mark.parametrize("rows,b", [(3, 4), (1, 1), (2, 5)])
+def test_offset_slices_in_a_loop_differentiate_like_central_differences(rows, b):
+    rng = np.random.default_rng(rows * 10 + b)
+    w, h = rng.standard_normal((rows, 3 * b)), rng.standard_normal(b)
+    value, (gw, gh) = catad.value_and_grad(gates, argnums=(0, 1))(w, h)
+    assert value == pytest.approx(gates(w, h), rel=1e-12)
+    for g, k in ((gw, 0), (gh, 1)):
+        np.testing.assert_allclose(g, central_difference(gates, (w, h), k), rtol=1e-6, atol=1e-8)
+    dw, dh = rng.standard_normal(w.shape), rng.standard_normal(h.shape)
+    _, tangent = catad.jvp(gates, (w, h), (dw, dh))
+    assert tangent == pytest.approx(np.sum(gw * dw) + np.sum(gh * dh), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("m,n,s", [(8, 4, 0), (8, 4, 4), (8, 4, 3), (8, 0, 8), (5, 3, -1), (5, 3, -5), (5, 3, -2)])
+def test_take_shift_reads_as_the_gather_it_replaces(m, n, s):
+    x = np.arange(2.0 * m).reshape(1, 2, m) + 1  # batch axis 0 of size 1, element axis 2
+    want = x[0][:, np.arange(n) + s] if n else np.zeros((2, 0))
+    got = R.take_shift(x, 0, 2, n, s)
+    np.testing.assert_array_equal(got, np.moveaxis(want, 1, 0))
+
+
+def test_take_shift_past_the_end_raises_as_the_gather():
+    with pytest.raises(IndexError):
+        np.ones(4)[np.arange(3) + 2]
+    with pytest.raises(IndexError):
+        R.take_shift(np.ones((1, 4)), 0, 1, 3, 2)
+
+
+@pytest.mark.parametrize("rows,n,row,s,N", [(4, 10, 2, 3, 5), (4, 10, -1, 0, 10), (1, 6, 0, 5, 1),
+                                            (3, 6, 1, -2, 3), (3, 6, -3, -6, 3), (3, 6, 0, 2, 0)])
+def test_scatter_slices_adds_as_the_general_scatter(rows, n, row, s, N):
+    """Within range a slice write; a slice past the end or before the start (read wrapped) and
+    so the general scatter, whose answer it must be in every case."""
+    rng = np.random.default_rng(N)
+    val = rng.standard_normal(N)
+    general = (row, np.arange(N) + s)
+    want = R.scatter((rows, n), general, val)
+    got = R.scatter_slices((rows, n), (row, slice(s, s + N)), val, general)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_scatter_slices_past_the_end_is_refused_as_by_the_general_scatter():
+    general = (1, np.arange(3) + 4)
+    for scatter in (lambda: R.scatter((3, 6), general, np.ones(3)),
+                    lambda: R.scatter_slices((3, 6), (1, slice(4, 7)), np.ones(3), general)):
+        with pytest.raises(AssertionError, match="unchecked index"):
+            scatter()
+
+
+def test_scatter_slices_of_a_clamped_index():
+    """min(j, hi) is j itself when hi >= N - 1 (clamp_slice), and otherwise not a slice."""
+    val = np.arange(1.0, 5.0)
+    for hi in (3, 7, 1):
+        general = (np.minimum(np.arange(4), hi),)
+        want = R.scatter((6,), general, val)
+        got = R.scatter_slices((6,), (R.clamp_slice(hi, 4),), val, general)
+        np.testing.assert_array_equal(got, want)
