@@ -87,3 +87,18 @@ def test_scatter_slices_of_a_clamped_index():
         want = R.scatter((6,), general, val)
         got = R.scatter_slices((6,), (R.clamp_slice(hi, 4),), val, general)
         np.testing.assert_array_equal(got, want)
+
+
+def bounds(v, k):
+    return float(max(len(v), k) - min(k, len(v) - 2)) + np.sum(v[k:max(k, 1) + 2])
+
+
+@pytest.mark.parametrize("n,k", [(4, 1), (4, 4), (5, -3), (3, 0), (6, 2)])
+def test_int_max_and_min_are_python_operators(n, k):
+    """A slice's bounds are normalised with Python's max and min of ints, written as conditional
+    expressions (no call per step of a loop); their values are Python's."""
+    v = np.arange(1.0, n + 1)
+    primal = catad.explain(bounds, v, k).stage("code").text.split("def fwd_")[0]
+    assert "first_max(" not in primal and "first_min(" not in primal
+    assert catad.vjp(bounds, v, k)[0] == bounds(v, k)
+    np.testing.assert_allclose(catad.grad(bounds)(v, k), central_difference(bounds, (v, k), 0), atol=1e-8)
