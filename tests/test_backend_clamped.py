@@ -70,17 +70,17 @@ def test_scatter_clamped_is_the_scatter_add_of_the_read(N, n, hi, layout):
     idx = np.minimum(np.arange(N), hi)  # along batch axis 0 (or 1 when another is summed)
     if layout == "plain":
         v = rng.standard_normal((N, 2))
-        got = R.scatter_clamped(v, idx, 0, (), n, hi, 0)
+        got = R.scatter_clamped(v, N, 0, (), n, hi, 0)
         want = np.zeros((n, 2))
         np.add.at(want, idx, v)
     elif layout == "summed":  # axis 0 summed too, the scattered axis is 1
         v = rng.standard_normal((3, N))
-        got = R.scatter_clamped(v, idx[None], 1, (0,), n, hi, 0)
+        got = R.scatter_clamped(v, N, 1, (0,), n, hi, 0)
         want = np.zeros(n)
         np.add.at(want, idx, v.sum(axis=0))
     else:  # v does not vary along the scattered axis: every lane adds it
         v = rng.standard_normal((1, 2))
-        got = R.scatter_clamped(v, idx, 0, (), n, hi, 0)
+        got = R.scatter_clamped(v, N, 0, (), n, hi, 0)
         want = np.zeros((n, 2))
         np.add.at(want, idx, np.broadcast_to(v, (N, 2)))
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)

@@ -61,32 +61,39 @@ def test_take_shift_past_the_end_raises_as_the_gather():
 @pytest.mark.parametrize("rows,n,row,s,N", [(4, 10, 2, 3, 5), (4, 10, -1, 0, 10), (1, 6, 0, 5, 1),
                                             (3, 6, 1, -2, 3), (3, 6, -3, -6, 3), (3, 6, 0, 2, 0)])
 def test_scatter_slices_adds_as_the_general_scatter(rows, n, row, s, N):
-    """Within range a slice write; a slice past the end or before the start (read wrapped) and
-    so the general scatter, whose answer it must be in every case."""
+    """Within range a slice write; a slice before the start (read wrapped) and so the general
+    scatter, whose answer it must be in every case."""
     rng = np.random.default_rng(N)
     val = rng.standard_normal(N)
-    general = (row, np.arange(N) + s)
-    want = R.scatter((rows, n), general, val)
-    got = R.scatter_slices((rows, n), (row, slice(s, s + N)), val, general)
+    want = R.scatter((rows, n), (row, np.arange(N) + s), val)
+    got = R.scatter_slices((rows, n), (row, (0, s, N, None)), val, 1)
     np.testing.assert_array_equal(got, want)
 
 
 def test_scatter_slices_past_the_end_is_refused_as_by_the_general_scatter():
-    general = (1, np.arange(3) + 4)
-    for scatter in (lambda: R.scatter((3, 6), general, np.ones(3)),
-                    lambda: R.scatter_slices((3, 6), (1, slice(4, 7)), np.ones(3), general)):
+    for scatter in (lambda: R.scatter((3, 6), (1, np.arange(3) + 4), np.ones(3)),
+                    lambda: R.scatter_slices((3, 6), (1, (0, 4, 3, None)), np.ones(3), 1),
+                    lambda: R.scatter_slices((3, 6), (3, (0, 0, 3, None)), np.ones(3), 1)):
         with pytest.raises(AssertionError, match="unchecked index"):
             scatter()
 
 
 def test_scatter_slices_of_a_clamped_index():
-    """min(j, hi) is j itself when hi >= N - 1 (clamp_slice), and otherwise not a slice."""
+    """min(j, hi) is j itself when hi >= N - 1, a slice; otherwise the general scatter adds the
+    lanes past hi at hi."""
     val = np.arange(1.0, 5.0)
-    for hi in (3, 7, 1):
-        general = (np.minimum(np.arange(4), hi),)
-        want = R.scatter((6,), general, val)
-        got = R.scatter_slices((6,), (R.clamp_slice(hi, 4),), val, general)
+    for hi in (3, 7, 1, 0):
+        want = R.scatter((6,), (np.minimum(np.arange(4), hi),), val)
+        got = R.scatter_slices((6,), ((0, 0, 4, hi),), val, 1)
         np.testing.assert_array_equal(got, want)
+
+
+def test_scatter_slices_of_two_axes():
+    """A row's slice under a column's slice (two summed axes, in order)."""
+    val = np.arange(6.0).reshape(2, 3)
+    want = R.scatter((4, 5), ((np.arange(2) + 1).reshape(-1, 1), (np.arange(3) + 2).reshape(1, -1)), val)
+    got = R.scatter_slices((4, 5), ((0, 1, 2, None), (1, 2, 3, None)), val, 2)
+    np.testing.assert_array_equal(got, want)
 
 
 def bounds(v, k):

@@ -76,7 +76,7 @@ def call(c: Compiler, t: K.Call):
         return c.op(_PYTHON_MINMAX[fn], args, "i")
     if p.vector is not None:
         out = c.op(p.vector, args, kind_of(t.type))
-        return gathers.clamped(out, *args) if fn == "min" else gathers.shifted(out, *args) if fn == "add" else out
+        return gathers.clamped(c, out, *args) if fn == "min" else gathers.shifted(c, out, *args) if fn == "add" else out
     c.element_loops.add(fn)
     return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                 args, kind_of(t.type))

@@ -192,12 +192,11 @@ def take_clamped(x, a: int, k: int, n: int, hi):
     return take_iota(np.take(x, np.minimum(np.arange(n), hi), axis=k), a, k, n)
 
 
-def scatter_clamped(v, idx, a: int, summed: tuple, n: int, hi, pos: int):
-    """The sum over batch axis a and the batch axes `summed` of v placed at idx = min(i_a, hi)
-    along a new axis of length n at position `pos` of the result (the axes left after those
-    sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the read was i,
-    its sum over a when it was 0, and a scatter-add otherwise."""
-    N = idx.shape[a]
+def scatter_clamped(v, N: int, a: int, summed: tuple, n: int, hi, pos: int):
+    """The sum over batch axis a (of size N) and the batch axes `summed` of v placed at
+    min(i_a, hi) along a new axis of length n at position `pos` of the result (the axes left
+    after those sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the
+    read was i, its sum over a when it was 0, and a scatter-add otherwise."""
     if not summed and a == pos and type(v) is np.ndarray and v.dtype == np.float64 and v.shape[a] == N:
         if n == N and hi >= N - 1:  # the common cases, without the general bookkeeping below
             return v.copy()
@@ -270,29 +269,38 @@ def scatter(shape: tuple, index: tuple, val):
     return out[:size * inner].reshape(shape)
 
 
-def scatter_slices(shape: tuple, index: tuple, val, general: tuple):
-    """scatter(shape, general, val) where `general`, the update's indices, are ints and shifted
-    ranges j + s whose slices `index` holds (scatters._slices): zeros(shape) with val written at
-    index, each position written once (a slice's elements are distinct), so a basic assignment;
-    the general scatter when a slice is not within its axis (NumPy reads such indices wrapped)
-    or an int is out of range (it raises)."""
+def scatter_slices(shape: tuple, items: tuple, val, d: int):
+    """scatter(shape, index, val) for an index whose items are ints or (a, s, N, hi): the
+    positions s + j (hi None) or s + min(j, hi) for j < N along batch axis a of d
+    (scatters._slices). Each position is written once when hi is None or hi >= N - 1 (a
+    slice's elements are distinct) and within the axis, so it is zeros(shape) and a basic
+    assignment; otherwise the general scatter of those positions (NumPy reads an index
+    before the start wrapped; one past the end or an int out of range is refused there)."""
     shape = tuple(int(s) for s in shape)
-    for i, dim in zip(index, shape):
-        if i is None:  # a clamped index that is not the identity (clamp_slice)
-            return scatter(shape, general, val)
-        if type(i) is slice:
-            if i.start < 0 or i.stop > dim:
-                return scatter(shape, general, val)
-        elif not -dim <= i < dim:
-            return scatter(shape, general, val)
+    index = []
+    for it, dim in zip(items, shape):
+        if type(it) is tuple:
+            a, s, n, hi = it
+            if hi is not None and hi < n - 1 or s < 0 or s + n > dim:
+                return scatter(shape, tuple(_positions(x, d) for x in items), val)
+            index.append(slice(s, s + n))
+        elif -dim <= it < dim:
+            index.append(it)
+        else:
+            return scatter(shape, tuple(_positions(x, d) for x in items), val)
     z = np.zeros(shape)
-    z[index] = val
+    z[tuple(index)] = val
     return z
 
 
-def clamp_slice(hi, n: int):
-    """The slice of min(j, hi) for j < n when that is j itself (hi >= n - 1), else None."""
-    return slice(0, n) if hi >= n - 1 else None
+def _positions(item, d: int):
+    """An item of scatter_slices as the general scatter's index: an int, or the positions
+    along batch axis a (of d)."""
+    if type(item) is not tuple:
+        return item
+    a, s, n, hi = item
+    j = np.arange(n) if hi is None else np.minimum(np.arange(n), hi)
+    return (j + s).reshape((1,) * a + (-1,) + (1,) * (d - a - 1))
 
 
 def loop_array(elems: list, dtype, ndim: int):

@@ -92,9 +92,9 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     if len(chain) == 1 and up.idx.clamp is not None and up.idx.deps == {up.idx.clamp[0]} and \
             up.idx.clamp[0] in summed and not up.n.deps:
         # the cotangent of take_clamped (gathers.gather): a sum over the broadcast axis, or v
-        a, hi = up.idx.clamp
+        a, hi, N = up.idx.clamp
         other = tuple(sorted(b for b in summed if b != a))
-        code = f"scatter_clamped({c.lift(v, d).code}, {c.lift(up.idx, d).code}, {a}, {other}, {up.n.code}, {hi}, " \
+        code = f"scatter_clamped({c.lift(v, d).code}, {N}, {a}, {other}, {up.n.code}, {hi}, " \
             f"{len(kept)})"
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return Arr(c.assign(code, "ct"), len(kept), deps, 1 + v.rank, "f")
@@ -105,7 +105,7 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
         shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
         if v.rank:
             shape_code += f" + {vl.code}.shape[{d}:]"
-        code = f"scatter_slices({shape_code}, ({', '.join(slices)},), {value}, ({', '.join(index)},))"
+        code = f"scatter_slices({shape_code}, ({', '.join(slices)},), {value}, {d})"
         return Arr(c.assign(code, "ct"), 0, frozenset(), len(chain) + v.rank, "f")
     if d and not cover:
         # every index is a number, so the scattered values have no batch axes: v's are all of
@@ -120,11 +120,12 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
 
 
 def _slices(c: Compiler, chain: list, d: int, summed: set, kept: list, sizes: list[str]) -> list[str] | None:
-    """The codes of a basic index (an int or a slice per update of the chain) that places the
-    summed value when every batch axis is summed and each is the axis of exactly one update
-    whose index is j + s over it (Arr.shift: a slice v[s:e] read in the primal; j itself; or
-    min(j, hi), a slice only when hi >= N - 1, which runtime.clamp_slice decides), in the
-    order of the axes; the other updates at one number each. Else None."""
+    """The codes of the positions (runtime.scatter_slices) that place the summed value when
+    every batch axis is summed and each is the axis of exactly one update whose index is
+    s + j over it, j the axis's index or min(j, hi) (Arr.shift: a slice v[s:e] read in the
+    primal, or the index itself; Arr.clamp), in the order of the axes: (axis, s, N, hi or None); the
+    other updates at one number each. Else None. The index arrays themselves are not read
+    (the scatter makes them only when it falls back to the general one)."""
     if kept or d != len(summed):
         return None
     out, axes = [], []
@@ -134,19 +135,15 @@ def _slices(c: Compiler, chain: list, d: int, summed: set, kept: list, sizes: li
             return None
         if i.depth == 0 and i.rank == 0 and i.kind == "i":
             out.append(i.code)
-        elif i.shift is not None and i.deps == {i.shift[0]}:
-            a, s = i.shift
-            axes.append(a)
-            out.append(f"slice({s}, {s} + {sizes[a]})")
-        elif i.iota is not None and i.deps == {i.iota}:
-            axes.append(i.iota)
-            out.append(f"slice(0, {sizes[i.iota]})")
-        elif i.clamp is not None and i.deps == {i.clamp[0]}:  # min(j, hi): j itself when hi >= N - 1
-            a, hi = i.clamp
-            axes.append(a)
-            out.append(f"clamp_slice({hi}, {sizes[a]})")
+            continue
+        if i.shift is not None and i.deps == {i.shift[0]}:
+            (a, s, n), hi = i.shift, "None"
+        elif i.clamp is not None and i.deps == {i.clamp[0]}:
+            (a, hi, n), s = i.clamp, "0"
         else:
             return None
+        axes.append(a)
+        out.append(f"({a}, {s}, {n}, {hi})")  # n: the size of axis a when the index was made
     return out if axes == sorted(summed) else None
 
 
