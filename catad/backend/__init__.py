@@ -211,6 +211,8 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     out = _output(c, _wanted(value, keep), d.result_type)
     fname = c.name(d.name)
     lines = tidy.dead_code(c.lines, out)
+    if c.tapes:  # the values the reverse steps still read, once dead code is gone
+        lines = tidy.dead_code(folds.finish_tapes(c, lines), out)
     if inline:
         lines, out = tidy.inline_single_use(lines, out, params)
     body = "\n".join(lines)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
 # variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
-                 "safe_index", "take_iota", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "tmul0",
+                 "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
@@ -68,6 +68,15 @@ class Compiler:
         self.indent = 2
         self.memo: list[dict[str, str]] = [{}]
         self.taken: set[str] = set(RUNTIME_NAMES)
+        # the forward loops' tapes (folds.Tape), and the names of the values reverse steps may
+        # read from one: a name -> the set of those read, which assign fills when it hands one out
+        self.tapes: list = []
+        self.taped: dict[str, set] = {}
+        # names of a reverse step's values that are cheaper to compute again than to read from a
+        # tape (a Python operator on scalars): name -> (its expression, the memo depth to write it at)
+        self.recompute: dict[str, tuple[str, int]] = {}
+        self.scalars: set[str] = set()  # depth-0 scalars made by an elementwise operation (op)
+        self.recomputed: set[str] = set()
         self.consts: dict[str, object] = {}
         self.const_names: dict[tuple, str] = {}
         self.fallbacks: list[Fallback] = []
@@ -127,7 +136,16 @@ class Compiler:
         new assignment."""
         for scope in reversed(self.memo):
             if expr in scope:
-                return scope[expr]
+                name = scope[expr]
+                if name in self.taped:  # a forward step's value (folds.Tape): read, or computed again
+                    again = self.recompute.pop(name, None)
+                    if again is not None and again[1] == len(self.memo):
+                        self.emit(f"{name} = {again[0]}")
+                        self.taped.pop(name)
+                        self.recomputed.add(name)  # its name is kept (rename_last): later reads use it
+                    else:
+                        self.taped[name].add(name)
+                return name
         name = self.name(hint)
         self.emit(f"{name} = {expr}")
         self.memo[-1][expr] = name
@@ -135,7 +153,7 @@ class Compiler:
 
     def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
         """Name the line that computed a let-bound value after the variable."""
-        if len(self.lines) <= start:
+        if len(self.lines) <= start or value.code in self.recomputed:
             return value
         line = self.lines[-1]
         prefix = "    " * self.indent + value.code + " = "
@@ -152,7 +170,9 @@ class Compiler:
             self.defs[new] = self.defs[value.code]
         if value.code in self.nonneg:
             self.nonneg.add(new)
-        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota, value.clamp)
+        if value.code in self.scalars:
+            self.scalars.add(new)
+        return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota, value.clamp, value.shift)
 
     def const(self, value, ty: Type) -> Arr:
         """A constant: Ints and Bools are literals; Floats, arrays and check sites are names
@@ -186,7 +206,7 @@ class Compiler:
         if a.depth >= k or is_scalar0(a):
             return a
         code = f"{a.code}[{index_code(a.depth, ['None'] * (k - a.depth))}]"
-        return Arr(code, k, a.deps, a.rank, a.kind, a.iota, a.clamp)
+        return Arr(code, k, a.deps, a.rank, a.kind, a.iota, a.clamp, a.shift)
 
     def insert(self, a: Arr, pos: int, count: int) -> Arr:
         """a with `count` size-1 batch axes inserted at position pos."""
@@ -236,6 +256,8 @@ class Compiler:
         codes = [self.lift(a, d).code for a in args]
         deps = frozenset().union(*(a.deps for a in args))
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
+        if d == 0 and rnk == 0:
+            self.scalars.add(out.code)
         if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             self.defs[out.code] = ("mul", args[0], args[1])
         elif template == _ADD and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):

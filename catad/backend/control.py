@@ -209,7 +209,7 @@ def lanes(c: Compiler, t: K.Build, n: Arr):
         N = n.code if n.depth == 0 else c.assign(f"int(np.reshape({n.code}, -1)[0])", "N")
     shape = f"({', '.join(['1'] * k + ['-1'])})" if k else ""
     i = c.assign(f"np.arange({N}){'.reshape(' + shape + ')' if k else ''}", t.var.name)
-    iota = Arr(i, k + 1, frozenset({k}), 0, "i", k)
+    iota = Arr(i, k + 1, frozenset({k}), 0, "i", k, None, (k, "0", N))  # j + 0 over N lanes (Arr.shift)
     mask = None
     if n.deps:
         mask = c.op("({0} < {1})", [iota, c.lift(n, k + 1)], "b", hint="m")

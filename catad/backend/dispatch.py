@@ -74,13 +74,19 @@ def call(c: Compiler, t: K.Call):
         return special(c, t, *args)
     if any(not isinstance(a, Arr) for a in args):
         args = [arrays.scalar(c, a) for a in args]
+    if fn in _PYTHON_MINMAX and all(a.depth == 0 and a.rank == 0 and a.kind == "i" for a in args):
+        # Python's max and min of two ints (a loop's shape arithmetic asks at every step): an
+        # operator, not first_max's call (b if b > a else a there too: ties give a)
+        return c.op(_PYTHON_MINMAX[fn], args, "i")
     if p.vector is not None:
         out = c.op(p.vector, args, kind_of(t.type))
-        return gathers.clamped(out, *args) if fn == "min" else out
+        return gathers.clamped(c, out, *args) if fn == "min" else gathers.shifted(c, out, *args) if fn == "add" else out
     c.element_loops.add(fn)
     return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                 args, kind_of(t.type))
 
+
+_PYTHON_MINMAX = {"max": "({1} if {1} > {0} else {0})", "min": "({1} if {1} < {0} else {0})"}
 
 TERMS = {
     K.Let: control.let, K.Var: var, K.Const: const, K.Tuple: tuple_, K.Get: get, K.If: control.if_,

@@ -5,7 +5,8 @@ A fold has no whole-array form: each step needs the accumulator of the one befor
 a ``for`` loop, whose body is compiled once (its builds, sums and indexing vectorised as
 anywhere else) and reads the accumulator from loop-carried names, one per leaf of its type
 (a tuple's components, a vector of tuples' component vectors). RFold runs the forward loop
-keeping each accumulator in a list, then the reverse loop (notes Fig. 15).
+keeping each accumulator in a list, then the reverse loop (notes Fig. 15), whose step reads
+the forward step's values from a tape where that is cheaper than computing them (Tape).
 
 Inside vectorised builds (depth d > 0) a fold whose vector, and so its trip count, is the
 same in every lane is *batched*: one loop for all the lanes, whose state leaves carry the d
@@ -317,13 +318,17 @@ def fold(c: Compiler, t):
     vec = _vector(c, c.comp(t.vec), t.vec.type)
     keep = key is not None and _reversed(c, t) and c.checkpoints is None  # with checkpoints the RFold keeps its own
     kept = _kept_lists(c, acc) if keep else []
+    tape = Tape(c, acc) if keep and c.depth == 0 else None
     with _Loop(c, _length(vec)) as i:
         for k, a in zip(kept, acc):
             c.emit(f"{k}.append({a.code})")
         new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, t.vec.type, i)))
-        _carry(c, acc, [acc_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))])
+        new = [acc_leaf(c, x, lt) for x, lt in zip(leaves(new, at), leaf_types(at))]
+        if tape is not None:
+            tape.record(c, i)
+        _carry(c, acc, new)
     if key is not None:
-        _remember(c, key, _Ran(acc, kept if keep else None))
+        _remember(c, key, _Ran(acc, kept if keep else None, tape))
     return rebuild(acc, at)
 
 
@@ -371,8 +376,109 @@ class _Ran:
     """A fold's loop already written in scope: its final accumulator's leaves, and the lists
     of its states when it kept them (None when it did not)."""
 
-    def __init__(self, acc: list, kept: list | None):
-        self.acc, self.kept = acc, kept
+    def __init__(self, acc: list, kept: list | None, tape: Tape | None = None):
+        self.acc, self.kept, self.tape = acc, kept, tape
+
+
+# ---------------------------------------------------------------- tapes
+# A reverse step computes the primal values of its step again (the reverse body holds the
+# body's primal computation as well as its cotangents). Where the forward loop is written in
+# the same program, the step's values are the forward step's: the forward body's memo (the
+# expressions it assigned, by their code) is replayed in the reverse step with the forward's
+# names translated (the loop's index and state to the reverse step's, each value the body
+# named to a name of its own). An expression of the reverse step that is one of them (the same
+# code) is then read from a tape, the list of the values the forward step kept, instead of
+# being computed again, and a check the forward step made is not made again. Which values are
+# read is known only once every reverse step is compiled: the forward step appends, and the
+# reverse step unpacks, through marker lines that finish_tapes writes at the end.
+
+_TAPE_NAME = __import__("re").compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])([A-Za-z_]\w*)(?!\w|\s*=(?!=))")
+_NOT_TAPED = (".value()", "T_Acc", ".pop()")  # reads of mutable run-time objects: computed again
+_CALL = __import__("re").compile(r"[\w\])]\s*\(")  # an expression that calls a function
+
+
+class Tape:
+    """The values one forward loop's step may hand its reverse steps (see above)."""
+
+    def __init__(self, c: Compiler, state: list):
+        self.list = c.name("tape")
+        c.emit(f"{self.list} = []")
+        self.state = [a.code for a in state]
+        self.i: str | None = None
+        self.entries: dict = {}
+        self.append_marker: str | None = None
+        self.loads: list[tuple[str, str, dict, set]] = []  # (marker, index, forward -> reverse name, used)
+        c.tapes.append(self)
+
+    def record(self, c: Compiler, i: Arr) -> None:
+        """At the end of the forward step (before the state is carried): what it assigned."""
+        self.i = i.code
+        self.entries = {k: v for k, v in c.memo[-1].items() if isinstance(k, str)
+                        and not any(x in k for x in _NOT_TAPED)}
+        self.append_marker = f"#tape-append {self.list}"
+        c.emit(self.append_marker)
+
+    def replay(self, c: Compiler, i: Arr, state: list) -> None:
+        """At the start of a reverse step of index i and state `state`: the forward step's
+        expressions, translated, in its memo, their values to be read from the tape."""
+        if self.append_marker is None or len(state) != len(self.state):
+            return
+        names = {v: c.name(v) for v in self.entries.values() if v is not None}
+        mapping = {**names, self.i: i.code, **{f: a.code for f, a in zip(self.state, state)}}
+        scope, translated = c.memo[-1], {}
+        for expr, v in self.entries.items():
+            key = _TAPE_NAME.sub(lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) else m.group(0), expr)
+            translated[expr] = key
+            if key not in scope:
+                scope[key] = None if v is None else mapping[v]
+        for f, r in names.items():
+            if f in c.nonneg:
+                c.nonneg.add(r)
+        for expr, v in self.entries.items():  # a Python operator on scalars: computed again
+            if v is not None and (v in c.scalars or v in c.nonneg) and not _CALL.search(expr):
+                c.recompute[names[v]] = (translated[expr], len(c.memo))
+                if v in c.scalars:
+                    c.scalars.add(names[v])
+        marker = f"#tape-load {self.list} {len(self.loads)}"
+        used: set = set()
+        self.loads.append((marker, i.code, names, used))
+        for r in names.values():
+            c.taped[r] = used
+        c.emit(marker)
+
+
+def finish_tapes(c: Compiler, live: list[str]) -> list[str]:
+    """The program's lines with each tape's appends and loads written in place of their marker
+    lines: the values its reverse steps read that are still used in `live` (the lines that
+    dead code elimination keeps); a tape no reverse step reads is written nowhere."""
+    lines = list(c.lines)
+    if not c.tapes:
+        return lines
+    where = {line.strip(): k for k, line in enumerate(lines) if line.lstrip().startswith("#tape-")}
+    named = set(_TAPE_NAME.findall("\n".join(line for line in live if not line.lstrip().startswith("#tape-"))))
+    drop = set()
+    for tape in c.tapes:
+        loads = [(marker, i, names, {r for r in u if r in named}) for marker, i, names, u in tape.loads]
+        used = sorted({f for _, _, names, u in loads for f, r in names.items() if r in u})
+        for marker, i, names, u in loads:
+            k = where.get(marker)
+            if k is not None:
+                targets = [names[f] if names[f] in u else "_" for f in used]
+                if any(x != "_" for x in targets):
+                    lines[k] = _indent(lines[k]) + f"{', '.join(targets)}, = {tape.list}[{i}]"
+                else:
+                    drop.add(k)
+        k = where.get(tape.append_marker)
+        if k is not None:
+            if used:
+                lines[k] = _indent(lines[k]) + f"{tape.list}.append({_tuple(used)})"
+            else:
+                drop.add(k)
+    return [line for k, line in enumerate(lines) if k not in drop]
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
 
 
 def reversed_folds(body: Term) -> frozenset:
@@ -517,16 +623,20 @@ def rfold(c: Compiler, t):
     key = _fold_key(c, t)
     done = _recall(c, key)
     if done is not None and done.kept is not None:  # the fold's value kept its states
-        kept, acc = done.kept, done.acc
+        kept, acc, tape = done.kept, done.acc, done.tape
     else:
         kept = _kept_lists(c, acc)
+        tape = Tape(c, acc) if c.depth == 0 else None
         with _Loop(c, n) as i:
             for k, a in zip(kept, acc):
                 c.emit(f"{k}.append({a.code})")
             new = _comp_in(c, t.body, t.var, (rebuild(acc, at), _element(c, vec, vt, i)))
-            _carry(c, acc, [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)])
+            new = [acc_leaf(c, y, lt) for y, lt in zip(leaves(new, at), lts)]
+            if tape is not None:
+                tape.record(c, i)
+            _carry(c, acc, new)
         if key is not None:
-            _remember(c, key, _Ran(acc, kept))
+            _remember(c, key, _Ran(acc, kept, tape))
     dr0 = [dacc_leaf(c, x, lt, a) for x, lt, a in zip(leaves(c.comp(t.dr), at), lts, acc)]
     dacc = _state(c, dr0, "dacc")
     if c.depth > 0:
@@ -534,6 +644,8 @@ def rfold(c: Compiler, t):
     ds, dbs = _cotangent_sums(c, t, n, scalars=True)
     with _Loop(c, n, reverse=True) as i:
         acc_i = [Arr(c.assign(f"{k}[{i.code}]", "acc"), 0, frozenset(), a.rank, a.kind) for k, a in zip(kept, acc)]
+        if tape is not None:
+            tape.replay(c, i, acc_i)
         _carry(c, dacc, _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
     return _rfold_result(c, t, ds, dbs, dacc)
 

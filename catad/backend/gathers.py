@@ -70,12 +70,17 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
     if i.clamp is not None and not guarded and i.deps == {i.clamp[0]} and i.clamp[0] not in xl.deps:
         # min(j, hi) for j over a build: NumPy's broadcasting of an axis whose length (hi + 1)
         # is only known at run time; a view where it is the build's length or 1
-        a, hi = i.clamp
+        a, hi, _ = i.clamp
         code = f"take_clamped({xl.code}, {a}, {d}, {c.sizes[a]}, {hi})"
         return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     if i.iota is not None and i.iota not in xl.deps:
         code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{', True' if guarded else ''})"
         return Arr(c.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
+    if i.shift is not None and not guarded and i.deps == {i.shift[0]} and i.shift[0] not in xl.deps:
+        # j + s for j over a build (a slice v[s:e] of the front end): a view, not a gather
+        a, s, _ = i.shift
+        code = f"take_shift({xl.code}, {a}, {d}, {c.sizes[a]}, {s})"
+        return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     parts = [c.lift(c.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
     ic = c.lift(i, d).code
     if guarded:
@@ -84,7 +89,7 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
     return Arr(c.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
 
 
-def clamped(out: Arr, a: Arr, b: Arr) -> Arr:
+def clamped(c: Compiler, out: Arr, a: Arr, b: Arr) -> Arr:
     """out = min(a, b) (Python's), marked (Arr.clamp) when it is min(j, hi) of a build's index j
     and a depth-0 Int hi: the front end's read of a vector whose length, hi + 1, is only known
     at run time, along an axis it broadcasts (frontend/broadcast.py), so that the read is a
@@ -92,7 +97,20 @@ def clamped(out: Arr, a: Arr, b: Arr) -> Arr:
     at computed indices."""
     if a.iota is not None and a.deps == {a.iota} and a.rank == 0 and a.kind == "i" and \
             b.depth == 0 and not b.deps and b.rank == 0 and b.kind == "i" and out.deps == a.deps:
-        return Arr(out.code, out.depth, out.deps, 0, "i", None, (a.iota, b.code))
+        return Arr(out.code, out.depth, out.deps, 0, "i", None, (a.iota, b.code, c.sizes[a.iota]))
+    return out
+
+
+def shifted(c: Compiler, out: Arr, a: Arr, b: Arr) -> Arr:
+    """out = a + b, marked (Arr.shift) when it is j + s of a build's index j and a depth-0 Int s
+    (either order): the front end's slice v[s:e] reads v at j + s, so that the read is a view
+    (runtime.take_shift) and its cotangent is written into a slice (runtime.scatter_slices),
+    not a gather and a scatter-add at computed indices."""
+    for j, s in ((a, b), (b, a)):
+        if j.iota is not None and j.deps == {j.iota} and j.rank == 0 and j.kind == "i" and \
+                s.depth == 0 and not s.deps and s.rank == 0 and s.kind == "i" and out.deps == j.deps \
+                and out.kind == "i":
+            return Arr(out.code, out.depth, out.deps, 0, "i", None, None, (j.iota, s.code, c.sizes[j.iota]))
     return out
 
 

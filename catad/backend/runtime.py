@@ -166,6 +166,18 @@ def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:
                        hint="make sure the array is not empty, e.g. test its length first")
 
 
+def take_shift(x, a: int, k: int, n: int, s):
+    """x[..., i_a + s, ...]: take_iota's read shifted by s (a slice x[s:s + n] along axis k, the
+    front end's v[s:e]), a view when the n elements are in range; otherwise read as indexed (a
+    negative index wraps, one past the end raises IndexError), as NumPy reads x[arange(n) + s]."""
+    m = x.shape[k]
+    if 0 <= s and s + n <= m:
+        x = x[(slice(None),) * k + (slice(s, s + n),)]
+    else:
+        x = np.take(x, np.arange(n) + s, axis=k)
+    return take_iota(x, a, k, n)
+
+
 def take_clamped(x, a: int, k: int, n: int, hi):
     """x[..., min(i_a, hi), ...] (take_iota's read at min(i, hi) instead of i): a length only
     known at run time broadcast to the build's n (frontend/broadcast.py), checked before to be
@@ -179,14 +191,11 @@ def take_clamped(x, a: int, k: int, n: int, hi):
     return take_iota(np.take(x, np.minimum(np.arange(n), hi), axis=k), a, k, n)
 
 
-def scatter_clamped(v, idx, a: int, summed: tuple, n: int, hi, pos: int):
-    """The sum over batch axis a and the batch axes `summed` of v placed at idx = min(i_a, hi)
-    along a new axis of length n at position `pos` of the result (the axes left after those
-    sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the read was i,
-    its sum over a when it was 0, and a scatter-add otherwise."""
-    N = idx.shape[a]
-    if np.ndim(v) == 0:  # a number the same in every lane (the compiler does not lift those): give it idx's axes
-        v = np.reshape(np.asarray(v, dtype=np.float64), (1,) * idx.ndim)
+def scatter_clamped(v, N: int, a: int, summed: tuple, n: int, hi, pos: int):
+    """The sum over batch axis a (of size N) and the batch axes `summed` of v placed at
+    min(i_a, hi) along a new axis of length n at position `pos` of the result (the axes left
+    after those sums): scatter() of take_clamped's cotangent, v itself (padded to n) when the
+    read was i, its sum over a when it was 0, and a scatter-add otherwise."""
     if not summed and a == pos and type(v) is np.ndarray and v.dtype == np.float64 and v.shape[a] == N:
         if n == N and hi >= N - 1:  # the common cases, without the general bookkeeping below
             return v.copy()
@@ -257,6 +266,40 @@ def scatter(shape: tuple, index: tuple, val):
         out = np.bincount(f, weights=v.reshape(-1), minlength=size * inner)
     # an index a mask discarded was made 0 above, which is past the end of an empty vector
     return out[:size * inner].reshape(shape)
+
+
+def scatter_slices(shape: tuple, items: tuple, val, d: int):
+    """scatter(shape, index, val) for an index whose items are ints or (a, s, N, hi): the
+    positions s + j (hi None) or s + min(j, hi) for j < N along batch axis a of d
+    (scatters._slices). Each position is written once when hi is None or hi >= N - 1 (a
+    slice's elements are distinct) and within the axis, so it is zeros(shape) and a basic
+    assignment; otherwise the general scatter of those positions (NumPy reads an index
+    before the start wrapped; one past the end or an int out of range is refused there)."""
+    shape = tuple(int(s) for s in shape)
+    index = []
+    for it, dim in zip(items, shape):
+        if type(it) is tuple:
+            a, s, n, hi = it
+            if hi is not None and hi < n - 1 or s < 0 or s + n > dim:
+                return scatter(shape, tuple(_positions(x, d) for x in items), val)
+            index.append(slice(s, s + n))
+        elif -dim <= it < dim:
+            index.append(it)
+        else:
+            return scatter(shape, tuple(_positions(x, d) for x in items), val)
+    z = np.zeros(shape)
+    z[tuple(index)] = val
+    return z
+
+
+def _positions(item, d: int):
+    """An item of scatter_slices as the general scatter's index: an int, or the positions
+    along batch axis a (of d)."""
+    if type(item) is not tuple:
+        return item
+    a, s, n, hi = item
+    j = np.arange(n) if hi is None else np.minimum(np.arange(n), hi)
+    return (j + s).reshape((1,) * a + (-1,) + (1,) * (d - a - 1))
 
 
 def loop_array(elems: list, dtype, ndim: int):
@@ -407,9 +450,11 @@ def update_vector(x, axis: int, n: int):
         if np.any(tail != 0):  # the front end checks every index against its axis
             raise AssertionError(f"catad: an update writes element {n} of a vector of {n} (an unchecked index)")
         return x[(slice(None),) * axis + (slice(0, n),)]
-    pad = [(0, 0)] * x.ndim
-    pad[axis] = (0, n - m)
-    return np.pad(x, pad)
+    shape = list(x.shape)
+    shape[axis] = n
+    out = np.zeros(shape, dtype=x.dtype)  # np.pad costs ten times as much on short vectors
+    out[(slice(None),) * axis + (slice(0, m),)] = x
+    return out
 
 
 def sum_front(axis: int, n: int, *parts):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from . import arrays, contractions, control, reductions, tangent_ops
 from .contractions import LETTERS
-from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, tsum_terms
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, is_scalar0, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -90,16 +90,24 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
         return moved
     up = chain[0]
     if len(chain) == 1 and up.idx.clamp is not None and up.idx.deps == {up.idx.clamp[0]} and \
-            up.idx.clamp[0] in summed and not up.n.deps:
+            up.idx.clamp[0] in summed and not up.n.deps and not is_scalar0(v):
+        # (a number the same in every lane has no batch axes to sum: the general scatter broadcasts it)
         # the cotangent of take_clamped (gathers.gather): a sum over the broadcast axis, or v
-        a, hi = up.idx.clamp
+        a, hi, N = up.idx.clamp
         other = tuple(sorted(b for b in summed if b != a))
-        code = f"scatter_clamped({c.lift(v, d).code}, {c.lift(up.idx, d).code}, {a}, {other}, {up.n.code}, {hi}, " \
+        code = f"scatter_clamped({c.lift(v, d).code}, {N}, {a}, {other}, {up.n.code}, {hi}, " \
             f"{len(kept)})"
         deps = frozenset(k for k, b in enumerate(kept) if b in cover)
         return Arr(c.assign(code, "ct"), len(kept), deps, 1 + v.rank, "f")
     vl = c.lift(v, d)
     value = vl.code
+    slices = _slices(c, chain, d, summed, kept, sizes)
+    if slices is not None:
+        shape_code = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+        if v.rank:
+            shape_code += f" + {vl.code}.shape[{d}:]"
+        code = f"scatter_slices({shape_code}, ({', '.join(slices)},), {value}, {d})"
+        return Arr(c.assign(code, "ct"), 0, frozenset(), len(chain) + v.rank, "f")
     if d and not cover:
         # every index is a number, so the scattered values have no batch axes: v's are all of
         # length 1 (it varies along none), and the run-time scatter wants them gone
@@ -110,6 +118,34 @@ def scatter(c: Compiler, u: Upd, axes: set, sizes: list[str]) -> Arr:
     code = f"scatter({shape_code}, ({', '.join(index)},), {value})"
     deps = frozenset(k for k, b in enumerate(kept) if b in cover)
     return Arr(c.assign(code, "ct"), len(kept), deps, len(chain) + v.rank, "f")
+
+
+def _slices(c: Compiler, chain: list, d: int, summed: set, kept: list, sizes: list[str]) -> list[str] | None:
+    """The codes of the positions (runtime.scatter_slices) that place the summed value when
+    every batch axis is summed and each is the axis of exactly one update whose index is
+    s + j over it, j the axis's index or min(j, hi) (Arr.shift: a slice v[s:e] read in the
+    primal, or the index itself; Arr.clamp), in the order of the axes: (axis, s, N, hi or None); the
+    other updates at one number each. Else None. The index arrays themselves are not read
+    (the scatter makes them only when it falls back to the general one)."""
+    if kept or d != len(summed):
+        return None
+    out, axes = [], []
+    for up in chain:
+        i = up.idx
+        if up.n.deps:
+            return None
+        if i.depth == 0 and i.rank == 0 and i.kind == "i":
+            out.append(i.code)
+            continue
+        if i.shift is not None and i.deps == {i.shift[0]}:
+            (a, s, n), hi = i.shift, "None"
+        elif i.clamp is not None and i.deps == {i.clamp[0]}:
+            (a, hi, n), s = i.clamp, "0"
+        else:
+            return None
+        axes.append(a)
+        out.append(f"({a}, {s}, {n}, {hi})")  # n: the size of axis a when the index was made
+    return out if axes == sorted(summed) else None
 
 
 def _sizes(c: Compiler, sizes: list[str], d: int, arrays_: list[Arr]) -> list[str]:

@@ -58,7 +58,9 @@ class Arr:
     rank: int = 0                # number of element axes
     kind: str = "f"              # f (Float), i (Int), b (Bool)
     iota: int | None = None      # exactly the index of batch axis `iota`
-    clamp: tuple | None = None   # (a, hi): exactly min(index of batch axis a, hi), hi a depth-0 Int's code
+    # (a, hi, N): exactly min(index of batch axis a, hi), hi a depth-0 Int's code, N the code of the axis's size
+    clamp: tuple | None = None
+    shift: tuple | None = None   # (a, s, N): exactly (index of batch axis a) + s, s a depth-0 Int's code
 
     def __str__(self) -> str:
         return self.code
