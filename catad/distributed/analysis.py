@@ -16,6 +16,10 @@ one top-level chain, and gives every binding a kind:
   chunk's, any other use is the total n, a parameter of both programs;
 - PARTIAL: ``sum(v)`` of a ROWS v, or ``build(m, \\j. partial)`` over a size that is not the
   rows' (a column sum, ``X.T @ r``): the partial sums, returned by P, added over chunks;
+- COLS: ``build(m, \\j. rows)`` over a size that is not the rows', whose elements are ROWS (a
+  stack of per-row vectors, as ``np.array([h(x, j) for j in range(k)])``): a row i reads it as
+  ``v[j][i]``;
+- TUPLE: a tuple of such vectors (a function's result (u, v)), only taken apart by get;
 - FREE: computed from the parameters and n only (both programs may compute it);
 - SUMMED: computed from partial sums: in C only.
 
@@ -34,7 +38,8 @@ from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tupl
                           term_children, with_children)
 from ..lang.types import Int, Tuple as TupleT
 
-ROWS, IOTA, NLEN, FREE, PARTIAL, SUMMED = "rows", "iota", "nlen", "free", "partial", "summed"
+ROWS, IOTA, NLEN, FREE, PARTIAL, SUMMED, COLS, TUPLE = ("rows", "iota", "nlen", "free", "partial", "summed", "cols",
+                                                         "tuple")
 _ADVICE = ("catad.distributed splits objectives of the form F(params, sum over rows of h(params, x[i]), len(x)): "
            "compute this part per row, or use catad.value_and_grad on the whole data")
 
@@ -81,12 +86,15 @@ class _Analysis:
             self.kind[p.name] = ROWS if k in data else FREE
         self.n = n
         self.row_builds: set[int] = set()  # ids of the builds over the rows (their size is the chunk's)
+        self.tuples: dict[str, tuple] = {}  # a tuple holding vectors of rows -> its items
+        self.alias: dict[str, str] = {}  # a variable bound to a vector of rows -> that vector's name
         self.size_values: set[int] = set()  # ids of size(x) inside per-row computations: the total n
         self.loc = main.loc
 
     # ------------------------------------------------------------ top level
 
     def bind(self, var: Var, rhs: Term, loc: Loc | None) -> str:
+        self._var_bound = var.name
         k = self.classify(rhs, loc or self.loc)
         self.kind[var.name] = k
         return k
@@ -95,6 +103,8 @@ class _Analysis:
         cls = type(rhs)
         if cls is Var:
             k = self.kind.get(rhs.name, FREE)
+            if k == ROWS:
+                self.alias[self._var_bound] = rhs.name
             return SUMMED if k == PARTIAL else k
         if cls is Call:
             k = self._call_kind(rhs, loc)
@@ -102,6 +112,13 @@ class _Analysis:
                 return k
         if cls is Build:
             return self._build_kind(rhs, loc)
+        if cls is Tuple and self._touches_rows(rhs):
+            # a tuple of vectors of rows (a function returning (u, v)): only taken apart again
+            if all(type(x) is Var or type(x) is Const for x in rhs.items):
+                self.tuples[self._var_bound] = rhs.items
+                return TUPLE
+        if cls is Get and type(rhs.tup) is Var and rhs.tup.name in self.tuples:
+            return self.classify(self.tuples[rhs.tup.name][rhs.index], loc)
         return self._other(rhs, loc)
 
     def _call_kind(self, t: Call, loc) -> str | None:
@@ -111,14 +128,24 @@ class _Analysis:
         if t.fn == "dim" and self._rowsvar(a[0]):
             if type(a[1]) is Const and a[1].value == 0:
                 return NLEN
-            return FREE if a[0].name in self.data_names else self._other(t, loc)
+            return FREE if self._origin(a[0].name) in self.data_names else self._other(t, loc)
+        if t.fn in ("size", "dim") and type(a[0]) is Var and self.kind.get(a[0].name) == COLS:
+            axis = 0 if t.fn == "size" else a[1].value if type(a[1]) is Const else None
+            return NLEN if axis == 1 else FREE if axis == 0 else self._other(t, loc)
         if t.fn == "max" and len(a) == 2:
             ks = [self.kind.get(x.name) if type(x) is Var else None for x in a]
             if NLEN in ks and any(type(x) is Const and x.value == 0 for x in a):
                 return NLEN  # max(len(x), 0): a range's length
         if t.fn == "sum" and self._rowsvar(a[0]) and self.kind[a[0].name] == ROWS:
             return PARTIAL
+        if t.fn == "sum" and type(a[0]) is Var and self.kind.get(a[0].name) == COLS:
+            return ROWS  # the sum of a stack of per-row vectors: per row
         return None
+
+    def _origin(self, name: str) -> str:
+        while name in self.alias:
+            name = self.alias[name]
+        return name
 
     def _rowsvar(self, t: Term) -> bool:
         return type(t) is Var and self.kind.get(t.name) in (ROWS, IOTA)
@@ -144,6 +171,8 @@ class _Analysis:
             return PARTIAL
         if k == PARTIAL:
             return PARTIAL
+        if k == ROWS:
+            return COLS
         raise _mixes(f"a loop over {self._size_name(t)} computes per row values that are not summed over the rows",
                      loc, "build")
 
@@ -151,25 +180,35 @@ class _Analysis:
         return f"range({t.size})"
 
     def _touches_rows(self, t: Term) -> bool:
-        return any(type(s) is Var and self.kind.get(s.name) in (ROWS, IOTA) for s in _walk(t))
+        return any(type(s) is Var and self.kind.get(s.name) in (ROWS, IOTA, COLS, TUPLE) for s in _walk(t))
 
     def _other(self, t: Term, loc) -> str:
-        """Any other right-hand side: it must not read the rows (only their number)."""
+        """Any other right-hand side: it must not read the rows (only their number, which is n)."""
         summed = False
-        for s, l in _walk_located(t, loc):
-            if type(s) is Var:
-                k = self.kind.get(s.name)
-                if k in (ROWS, IOTA):
-                    raise _mixes(self._mixing_message(t, s), l)
+        stack = [(t, loc)]
+        while stack:
+            u, l = stack.pop()
+            l = (type(u) is not Var and getattr(u, "loc", None)) or l  # a variable's loc is its binder's
+            if type(u) is Var:
+                k = self.kind.get(u.name)
+                if k in (ROWS, IOTA, COLS, TUPLE):
+                    raise _mixes(self._mixing_message(t, u), l)
                 summed = summed or k in (PARTIAL, SUMMED)
-            elif type(s) is Call and s.fn in ("size", "dim") and self._rowsvar(s.args[0]):
-                pass
+                continue
+            if (type(u) is Call and u.fn in ("size", "dim") and self._rowsvar(u.args[0])
+                    and (u.fn == "size" or (type(u.args[1]) is Const and u.args[1].value == 0))):
+                self.size_values.add(id(u))  # the number of rows: n
+                continue
+            stack.extend((k, l) for k in term_children(u))
         return SUMMED if summed else FREE
 
     def _mixing_message(self, t: Term, v: Var) -> str:
-        what = type(t).__name__.lower() if type(t) is not Call else t.fn
-        return (f"this statement mixes the rows of {v.name!r} ({what} over all of its rows, not a sum of per-row "
-                "terms): it cannot be split into chunks of rows")
+        if type(t) is Call and t.fn == "index" and type(t.args[1]) is Var and t.args[1].name == v.name:
+            return (f"reads a row of {v.name!r} at a computed position, not the row being summed: "
+                    "rows are mixed, so the rows cannot be split into chunks")
+        what = t.fn if type(t) is Call else type(t).__name__.lower()
+        return (f"this statement mixes the rows of {v.name!r} ({what} of all its rows, not a sum of per-row "
+                "terms): the rows cannot be split into chunks")
 
     # ------------------------------------------------------------ a row's body
 
@@ -177,6 +216,8 @@ class _Analysis:
         """Check that the body of a build over the rows reads vectors of rows only at its index
         (or an alias of it), uses the index for nothing else and no total over the rows."""
         rows_at = {b.var.name}
+        local_rows: set[str] = set()
+        counts = {"n": set(), "n-1": set()}  # names holding the number of rows, and it less one
         stack = [(b.body, loc, None)]
         while stack:
             t, l, parent = stack.pop()
@@ -187,7 +228,22 @@ class _Analysis:
                     rows_at.add(t.var.name)
                     stack.append((t.body, l, t))
                     continue
-            elif cls is Call and t.fn == "index" and type(t.args[1]) is Var and self.kind.get(t.args[1].name) in (ROWS, IOTA):
+                r = t.rhs
+                k = self._count_kind(r, rows_at, counts)
+                if k is not None:  # n, n - 1, or min(i, n - 1) which is i (i < n): NumPy's broadcasting gather
+                    (rows_at if k == "row" else counts[k]).add(t.var.name)
+                    if k == "row":
+                        stack.append((t.body, l, t))
+                        continue
+                if (type(r) is Call and r.fn == "index" and type(r.args[1]) is Var
+                        and (self.kind.get(r.args[1].name) == COLS or r.args[1].name in local_rows)
+                        and not (type(r.args[0]) is Var and r.args[0].name in rows_at)):
+                    local_rows.add(t.var.name)  # v[j] of a stack of per-row vectors: a vector of rows
+                    stack.append((t.body, l, t))
+                    stack.extend((k, l, r) for k in r.args[:1])
+                    continue
+            elif (cls is Call and t.fn == "index" and type(t.args[1]) is Var
+                  and (self.kind.get(t.args[1].name) in (ROWS, IOTA) or t.args[1].name in local_rows)):
                 i = t.args[0]  # index(i, v) is v[i]
                 if type(i) is Var and i.name in rows_at:
                     continue
@@ -198,7 +254,7 @@ class _Analysis:
                 if t.name in rows_at:
                     raise _mixes(f"uses the row's position {t.name} as a number: a chunk does not know where its "
                                  "rows are in the whole data", l, "row index")
-                if k in (ROWS, IOTA):
+                if k in (ROWS, IOTA, COLS, TUPLE) or t.name in local_rows:
                     raise _mixes(f"reads all the rows of {t.name!r} inside a per-row computation: rows are mixed",
                                  l)
                 if k in (PARTIAL, SUMMED):
@@ -212,6 +268,22 @@ class _Analysis:
             elif cls is Build and type(t.size) is Var and self.kind.get(t.size.name) == NLEN:
                 raise _mixes("loops over all the rows inside a per-row computation: rows are mixed", l, "build")
             stack.extend((k, l, t) for k in reversed(term_children(t)))  # in scope order: a let's rhs first
+
+    def _count_kind(self, r: Term, rows_at: set, counts: dict) -> str | None:
+        if type(r) is not Call:
+            return None
+        a = r.args
+        names = [x.name if type(x) is Var else None for x in a]
+        if r.fn in ("size", "dim") and self._rowsvar(a[0]) and (r.fn == "size" or (type(a[1]) is Const
+                                                                                  and a[1].value == 0)):
+            return "n"
+        if (r.fn == "sub" and names[0] is not None and (names[0] in counts["n"] or self.kind.get(names[0]) == NLEN)
+                and type(a[1]) is Const and a[1].value == 1):
+            return "n-1"
+        if r.fn == "min" and len(a) == 2 and ((names[0] in rows_at and names[1] in counts["n-1"])
+                                              or (names[1] in rows_at and names[0] in counts["n-1"])):
+            return "row"
+        return None
 
     def _iota_at(self, rhs: Term, rows_at: set) -> bool:
         return (type(rhs) is Call and rhs.fn == "index" and type(rhs.args[1]) is Var
@@ -397,7 +469,7 @@ def _combine_program(main: Def, users: int, lets, result, partials, a: _Analysis
         is_check = type(rhs) is Call and rhs.fn == "check" and kind == SUMMED
         if var.name in need or is_check:
             keep[k] = True
-            if kind in (ROWS, IOTA):
+            if kind in (ROWS, IOTA, COLS) and not (type(rhs) is Var and kind == ROWS):
                 raise _mixes(f"{var.name!r} holds a value per row and is used where only totals are known", lets[k][2])
             if var.name not in pos:
                 need |= _free_names(rhs)
@@ -411,8 +483,8 @@ def _combine_program(main: Def, users: int, lets, result, partials, a: _Analysis
             # bound to n, or computed from bindings that are (max(len(x), 0))
             out.append((var, n if type(rhs) is Call and rhs.fn in ("size", "dim") else rhs, loc))
         else:
-            out.append((var, rhs, loc))
-    body = make_lets(out, result)
+            out.append((var, _sub(rhs, {}, a), loc))  # size(x) inside: n
+    body = make_lets(out, _sub(result, {}, a))
     hidden = main.params[users:]
     d = Def(main.name + "_combine", main.params[:users] + (s, n) + hidden, body, main.loc)
     return Program((d,), d.name)
