@@ -72,7 +72,7 @@ def single(n: int) -> dict:
 def on_cluster(workers: int, n: int, chunk: int) -> dict:
     import dask.array as da
     import distributed
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   memory_limit=None, silence_logs=40) as cluster, distributed.Client(cluster) as client:
         f = cd.value_and_grad(gmm_numpy.gmm_objective, argnums=NUMS, data=(4,))
         # warm-up: every worker compiles the per-chunk program; checked against one process

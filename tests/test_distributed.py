@@ -22,7 +22,7 @@ pytestmark = pytest.mark.dask
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        silence_logs=40)
     with distributed.Client(cluster) as c:
         yield c
@@ -255,3 +255,12 @@ def test_data_arguments_must_share_their_rows():
 def test_gradient_with_respect_to_data_is_refused():
     with pytest.raises(catad.ArgumentError, match="data argument"):
         cd.value_and_grad(logistic, argnums=2, data=(2, 3))(np.zeros(2), 0.0, np.zeros((5, 2)), np.zeros(5))
+
+
+def test_catad_explain_shows_the_split():
+    rng = np.random.default_rng(10)
+    d = catad.explain(logistic, rng.normal(size=3), 0.5, rng.normal(size=(5, 3)), rng.random(5), data=(2, 3))
+    chunk, combine = d.stage("per-chunk"), d.stage("combine")
+    assert chunk.text.startswith("fun logistic_chunk(") and "sum(" in chunk.text
+    assert combine.text.startswith("fun logistic_combine(") and "get$1$1(s)" in combine.text
+    assert "Per-chunk program" in str(d)

@@ -30,8 +30,11 @@ CatadError located at the statement, naming it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ..errors import CatadError, Loc
+import numpy as np
+
+from ..errors import ArgumentError, CatadError, Loc
 from ..lang.anf import anf_def
 from ..lang.inline import inline_program
 from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tuple, Var, make_lets, rename,
@@ -57,6 +60,16 @@ class Split:
     def __str__(self) -> str:
         return (f"per-chunk program (run on every chunk of rows; its results are added over chunks):\n{self.chunk}\n\n"
                 f"combine program (run once, on the added partial sums s):\n{self.combine}")
+
+
+def data_positions(data: Any, nargs: int) -> tuple[int, ...]:
+    """The `data` option checked: positions of f's arguments (ints, negative from the end)."""
+    nums = (data,) if isinstance(data, (int, np.integer)) else tuple(data) if isinstance(data, (tuple, list)) else None
+    if not nums or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -nargs <= k < nargs
+                       for k in nums):
+        raise ArgumentError(f"data must name positional arguments of f (ints below {nargs}), got {data!r}",
+                            construct="data", hint="e.g. data=(1,) for f(params, x)")
+    return tuple(sorted({int(k) % nargs for k in nums}))
 
 
 def _mixes(what: str, loc: Loc | None, construct: str = "data rows") -> CatadError:

@@ -27,7 +27,7 @@ from ..differentiate import _derivative, _materialize, _tangent_value, _user_arg
 from ..errors import ArgumentError, CatadError
 from ..lang.types import Float, coerce_value
 from ..pipeline import Bound, Pipeline, bind
-from .analysis import Split, split
+from .analysis import Split, data_positions, split
 from .wire import decode, encode
 
 
@@ -164,18 +164,9 @@ def plan_of(f: Callable, args: tuple, data: tuple[int, ...]) -> tuple[Bound, _Pl
     return b, plans[data]
 
 
-def _data_numbers(data: Any, nargs: int) -> tuple[int, ...]:
-    nums = (data,) if isinstance(data, (int, np.integer)) else tuple(data)
-    if not nums or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -nargs <= k < nargs
-                       for k in nums):
-        raise ArgumentError(f"data must name positional arguments of f (ints below {nargs}), got {data!r}",
-                            construct="data", hint="e.g. data=(1,) for f(params, x)")
-    return tuple(sorted({int(k) % nargs for k in nums}))
-
-
 def _value_and_grad(f: Callable, argnums, data, chunks, args: tuple, with_value: bool):
     import dask
-    data = _data_numbers(data, len(args))
+    data = data_positions(data, len(args))
     arrays, n = _data_arrays(args, data, chunks)
     example = list(args)
     for k, x in zip(data, arrays):
@@ -249,7 +240,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, data: int | Sequence[int
 
 def explain(f: Callable, *args: Any, data: int | Sequence[int] = (1,)) -> Split:
     """f's split at args: ``str`` of it prints the per-chunk and the combine programs."""
-    data = _data_numbers(data, len(args))
+    data = data_positions(data, len(args))
     example = list(args)
     for k in data:
         example[k] = _template(np.asarray(args[k]) if not hasattr(args[k], "chunks") else args[k], 2)
