@@ -12,6 +12,7 @@ import pytest
 dask = pytest.importorskip("dask", reason="catad.distributed needs dask (pip install 'catad[dask]')")
 distributed = pytest.importorskip("distributed", reason="catad.distributed needs distributed (pip install 'catad[dask]')")
 import dask.array as da  # noqa: E402
+from scipy.special import logsumexp  # noqa: E402
 
 import catad  # noqa: E402
 import catad.distributed as cd  # noqa: E402
@@ -218,6 +219,11 @@ def running(w, X):
     return np.sum(np.cumsum(X @ w))
 
 
+def softmax_over_rows(w, X):
+    z = X @ w
+    return logsumexp(z) - z[0]
+
+
 def _line(fn, text):
     import inspect
     lines, start = inspect.getsourcelines(fn)
@@ -228,6 +234,7 @@ def _line(fn, text):
     (neighbours, "X[i + 1]", "not the row being summed"),
     (centred, "(X - m)", "a total over the rows"),
     (product_of_rows, "np.prod", "mixes the rows"),
+    (softmax_over_rows, "logsumexp(z)", "not extrema over them"),
     (running, "np.cumsum", "mixes the rows"),
 ])
 def test_objectives_that_mix_rows_are_refused_at_the_statement(fn, text, words):
@@ -264,3 +271,13 @@ def test_catad_explain_shows_the_split():
     assert chunk.text.startswith("fun logistic_chunk(") and "sum(" in chunk.text
     assert combine.text.startswith("fun logistic_combine(") and "get$1$1(s)" in combine.text
     assert "Per-chunk program" in str(d)
+
+
+def test_a_shape_error_is_the_one_process_error():
+    """The per-chunk program's checks compare the whole data's shapes (n, not the chunk's)."""
+    X, y = np.zeros((10, 3)), np.zeros(10)
+    with pytest.raises(catad.ShapeError) as one:
+        catad.value_and_grad(logistic)(np.zeros(4), 0.0, X, y)
+    with dask.config.set(scheduler="threads"), pytest.raises(catad.ShapeError) as split:
+        cd.value_and_grad(logistic, data=(2, 3), chunks=4)(np.zeros(4), 0.0, X, y)
+    assert str(split.value) == str(one.value) and "(10, 3)" in str(split.value)

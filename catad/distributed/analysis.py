@@ -219,6 +219,10 @@ class _Analysis:
         if type(t) is Call and t.fn == "index" and type(t.args[1]) is Var and t.args[1].name == v.name:
             return (f"reads a row of {v.name!r} at a computed position, not the row being summed: "
                     "rows are mixed, so the rows cannot be split into chunks")
+        if type(t) is Call and t.fn in ("vmax", "vmin"):
+            return (f"takes the {t.fn[1:]}imum of {v.name!r} over all the rows (as logsumexp over the rows does to "
+                    "stabilise its exponentials): catad.distributed splits sums over the rows, not extrema over "
+                    "them (a logsumexp over each row's own values, axis=1, is split)")
         what = t.fn if type(t) is Call else type(t).__name__.lower()
         return (f"this statement mixes the rows of {v.name!r} ({what} of all its rows, not a sum of per-row "
                 "terms): the rows cannot be split into chunks")
