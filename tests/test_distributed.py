@@ -167,6 +167,46 @@ def test_worker_killed_during_computation(client):
     assert busy[0] in before and busy[0] not in set(client.scheduler_info()["workers"])
 
 
+def log_partition(w, X):
+    """logsumexp over the rows (its maximum stabilises), a maximum over them, and the mean."""
+    z = X @ w
+    return 2.0 * logsumexp(z) + logsumexp(-z) + np.max(z) ** 2 - np.mean(z)
+
+
+def shifted_by_max(w, X):
+    """The maximum is not only a stabiliser here: the value depends on it."""
+    z = X @ w
+    m = np.max(z)
+    return np.log(np.sum(np.exp(z - m))) * 3.0 + m ** 2
+
+
+def test_maxima_over_rows_on_cluster(client):
+    rng = np.random.default_rng(11)
+    X, w = rng.normal(size=(300, 4)), rng.normal(size=4)
+    ref = catad.value_and_grad(log_partition)(w, X)
+    _close(cd.value_and_grad(log_partition, chunks=(70, 0, 1, 229))(w, X), ref, 0)
+
+
+@pytest.mark.parametrize("chunks", [1, 7, (10, 0, 27), 37])
+def test_maxima_over_rows_in_any_chunks(chunks):
+    rng = np.random.default_rng(12)
+    X, w = rng.normal(size=(37, 3)), rng.normal(size=3)
+    for f in (log_partition, shifted_by_max):
+        ref = catad.value_and_grad(f)(w, X)
+        with dask.config.set(scheduler="threads"):
+            _close(cd.value_and_grad(f, chunks=chunks)(w, X), ref, 0)
+
+
+def test_the_reduction_of_scaled_sums_is_the_whole_sum():
+    """reduce_results: sums add, maxima take the first largest, a scaled sum is rescaled."""
+    roles = ("sum", "max", ("scaled", 3), "ref")
+    a = ((1.0, 2.0, np.exp(-1.0) + 1.0, 5.0), (0, 0, 0, 0))  # exp(4 - 5) + exp(5 - 5)
+    b = ((2.0, 2.0, 1.0, 7.0), (1, 1, 1, 1))  # exp(7 - 7)
+    vals, idx = cd.api.reduce_results(roles, a, b)
+    assert vals[0] == 3.0 and vals[1] == 2.0 and idx[1] == 0 and vals[3] == 7.0 and idx[3] == 1
+    assert vals[2] == pytest.approx(np.exp(4.0 - 7.0) + np.exp(5.0 - 7.0) + 1.0, rel=1e-15)
+
+
 # ---------------------------------------------------------------- chunks (local threads: no client needed)
 
 @pytest.mark.parametrize("chunks", [1, 7, 13, (0, 20, 0, 30), 50])
@@ -219,9 +259,9 @@ def running(w, X):
     return np.sum(np.cumsum(X @ w))
 
 
-def softmax_over_rows(w, X):
+def scaled_by_max(w, X):
     z = X @ w
-    return logsumexp(z) - z[0]
+    return np.sum(z / np.max(z))
 
 
 def _line(fn, text):
@@ -234,7 +274,7 @@ def _line(fn, text):
     (neighbours, "X[i + 1]", "not the row being summed"),
     (centred, "(X - m)", "a total over the rows"),
     (product_of_rows, "np.prod", "mixes the rows"),
-    (softmax_over_rows, "logsumexp(z)", "not extrema over them"),
+    (scaled_by_max, "np.max(z)", "other than as exp(x - m)"),
     (running, "np.cumsum", "mixes the rows"),
 ])
 def test_objectives_that_mix_rows_are_refused_at_the_statement(fn, text, words):

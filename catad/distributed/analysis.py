@@ -20,6 +20,11 @@ one top-level chain, and gives every binding a kind:
   stack of per-row vectors, as ``np.array([h(x, j) for j in range(k)])``): a row i reads it as
   ``v[j][i]``;
 - TUPLE: a tuple of such vectors (a function's result (u, v)), only taken apart by get;
+- MAX: ``vmax(v)`` of a ROWS v of floats: the maximum over the rows, a result of P reduced by max;
+- STAB: computed from maxima over the rows and FREE values only (logsumexp's guarded maximum);
+- SCALED: ``build(n, \\i. exp(a - m))`` with m STAB used nowhere else in the row: its sum over the
+  rows is a partial sum *scaled* by exp(-m), which P computes with its chunk's m and the
+  reduction rescales to a common reference (the stabilised sum of logsumexp over the rows);
 - FREE: computed from the parameters and n only (both programs may compute it);
 - SUMMED: computed from partial sums: in C only.
 
@@ -39,10 +44,11 @@ from ..lang.anf import anf_def
 from ..lang.inline import inline_program
 from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tuple, Var, make_lets, rename,
                           term_children, with_children)
-from ..lang.types import Int, Tuple as TupleT
+from ..lang.types import Float, Int, Tuple as TupleT, Vec
 
 ROWS, IOTA, NLEN, FREE, PARTIAL, SUMMED, COLS, TUPLE = ("rows", "iota", "nlen", "free", "partial", "summed", "cols",
                                                          "tuple")
+MAX, STAB, SCALED = "max", "stabiliser", "scaled"
 _ADVICE = ("catad.distributed splits objectives of the form F(params, sum over rows of h(params, x[i]), len(x)): "
            "compute this part per row, or use catad.value_and_grad on the whole data")
 
@@ -56,6 +62,10 @@ class Split:
     combine: Program
     partials: tuple  # the partial sums' variables, in P's result order
     data: tuple[int, ...]
+    # per result of P, how results of two chunks combine: "sum", "max" (a maximum over the rows),
+    # "ref" (a stabiliser's value, reduced by max: the reference of the scaled sums), or
+    # ("scaled", j): a sum scaled by exp(-ref), ref being result j (rescaled to the larger ref)
+    roles: tuple = ()
 
     def __str__(self) -> str:
         return (f"per-chunk program (run on every chunk of rows; its results are added over chunks):\n{self.chunk}\n\n"
@@ -99,6 +109,8 @@ class _Analysis:
             self.kind[p.name] = ROWS if k in data else FREE
         self.n = n
         self.row_builds: set[int] = set()  # ids of the builds over the rows (their size is the chunk's)
+        self.scale_of: dict[str, str] = {}  # a SCALED vector or its sum -> its stabiliser's name
+        self.allowed: set[int] = set()  # ids of the a - m in a SCALED row: the one place m may be read
         self.tuples: dict[str, tuple] = {}  # a tuple holding vectors of rows -> its items
         self.alias: dict[str, str] = {}  # a variable bound to a vector of rows -> that vector's name
         self.size_values: set[int] = set()  # ids of size(x) inside per-row computations: the total n
@@ -118,7 +130,7 @@ class _Analysis:
             k = self.kind.get(rhs.name, FREE)
             if k == ROWS:
                 self.alias[self._var_bound] = rhs.name
-            return SUMMED if k == PARTIAL else k
+            return SUMMED if k == PARTIAL else STAB if k == MAX else k
         if cls is Call:
             k = self._call_kind(rhs, loc)
             if k is not None:
@@ -151,6 +163,11 @@ class _Analysis:
                 return NLEN  # max(len(x), 0): a range's length
         if t.fn == "sum" and self._rowsvar(a[0]) and self.kind[a[0].name] == ROWS:
             return PARTIAL
+        if t.fn == "sum" and type(a[0]) is Var and self.kind.get(a[0].name) == SCALED:
+            self.scale_of[self._var_bound] = self.scale_of[a[0].name]
+            return PARTIAL
+        if t.fn == "vmax" and type(a[0]) is Var and self.kind.get(a[0].name) == ROWS and a[0].type == Vec(Float):
+            return MAX
         if t.fn == "sum" and type(a[0]) is Var and self.kind.get(a[0].name) == COLS:
             return ROWS  # the sum of a stack of per-row vectors: per row
         return None
@@ -168,7 +185,11 @@ class _Analysis:
             self.row_builds.add(id(t))
             if type(t.body) is Var and t.body.name == t.var.name:
                 return IOTA
+            stab = self._scaled(t)
             self.row_body(t, loc)
+            if stab is not None:
+                self.scale_of[self._var_bound] = stab
+                return SCALED
             return ROWS
         if not self._touches_rows(t):
             return self._other(t, loc)
@@ -189,31 +210,50 @@ class _Analysis:
         raise _mixes(f"a loop over {self._size_name(t)} computes per row values that are not summed over the rows",
                      loc, "build")
 
+    def _scaled(self, t: Build) -> str | None:
+        """m when the row's value is exp(a - m) with m a stabiliser read nowhere else in the row
+        (and a - m nowhere else): the row build is SCALED by exp(-m)."""
+        lets, result = flatten(t.body)
+        if not (type(result) is Call and result.fn == "exp" and type(result.args[0]) is Var):
+            return None
+        b = result.args[0].name
+        rhs = next((r for v, r, _ in lets if v.name == b), None)
+        if not (type(rhs) is Call and rhs.fn == "sub" and type(rhs.args[1]) is Var
+                and self.kind.get(rhs.args[1].name) in (STAB, MAX)):
+            return None
+        m = rhs.args[1].name
+        uses = [u for u in _walk(t.body) if type(u) is Var and u.name in (m, b)]
+        if len(uses) != 3:  # m in a - m, b bound, b in exp(b)
+            return None
+        self.allowed.add(id(rhs))
+        return m
+
     def _size_name(self, t: Build) -> str:
         return f"range({t.size})"
 
     def _touches_rows(self, t: Term) -> bool:
-        return any(type(s) is Var and self.kind.get(s.name) in (ROWS, IOTA, COLS, TUPLE) for s in _walk(t))
+        return any(type(s) is Var and self.kind.get(s.name) in (ROWS, IOTA, COLS, TUPLE, SCALED) for s in _walk(t))
 
     def _other(self, t: Term, loc) -> str:
         """Any other right-hand side: it must not read the rows (only their number, which is n)."""
-        summed = False
+        summed = stab = False
         stack = [(t, loc)]
         while stack:
             u, l = stack.pop()
             l = (type(u) is not Var and getattr(u, "loc", None)) or l  # a variable's loc is its binder's
             if type(u) is Var:
                 k = self.kind.get(u.name)
-                if k in (ROWS, IOTA, COLS, TUPLE):
+                if k in (ROWS, IOTA, COLS, TUPLE, SCALED):
                     raise _mixes(self._mixing_message(t, u), l)
                 summed = summed or k in (PARTIAL, SUMMED)
+                stab = stab or k in (MAX, STAB)
                 continue
             if (type(u) is Call and u.fn in ("size", "dim") and self._rowsvar(u.args[0])
                     and (u.fn == "size" or (type(u.args[1]) is Const and u.args[1].value == 0))):
                 self.size_values.add(id(u))  # the number of rows: n
                 continue
             stack.extend((k, l) for k in term_children(u))
-        return SUMMED if summed else FREE
+        return SUMMED if summed else STAB if stab else FREE
 
     def _mixing_message(self, t: Term, v: Var) -> str:
         if type(t) is Call and t.fn == "index" and type(t.args[1]) is Var and t.args[1].name == v.name:
@@ -271,12 +311,19 @@ class _Analysis:
                 if t.name in rows_at:
                     raise _mixes(f"uses the row's position {t.name} as a number: a chunk does not know where its "
                                  "rows are in the whole data", l, "row index")
-                if k in (ROWS, IOTA, COLS, TUPLE) or t.name in local_rows:
+                if k in (ROWS, IOTA, COLS, TUPLE, SCALED) or t.name in local_rows:
                     raise _mixes(f"reads all the rows of {t.name!r} inside a per-row computation: rows are mixed",
                                  l)
+                if k in (MAX, STAB):
+                    raise _mixes(f"uses {t.name!r}, a maximum over the rows, inside a per-row computation other "
+                                 "than as exp(x - m) summed over the rows (as logsumexp stabilises)", l,
+                                 "maximum over rows")
                 if k in (PARTIAL, SUMMED):
                     raise _mixes(f"uses {t.name!r}, a total over the rows, inside a per-row computation: it is "
                                  "known only once every row is summed (two dependent passes)", l, "total over rows")
+                continue
+            elif cls is Call and id(t) in self.allowed:
+                stack.append((t.args[0], l, t))  # a - m: m is the stabiliser, scaled out
                 continue
             elif cls is Call and t.fn in ("size", "dim") and self._rowsvar(t.args[0]):
                 if t.fn == "size" or (type(t.args[1]) is Const and t.args[1].value == 0):
@@ -354,9 +401,10 @@ def split(core: Program, n_hidden: int, data: tuple[int, ...]) -> Split:
                          main.loc, "catad.distributed",
                          "name the arguments holding rows of data with data=(...), or use catad.value_and_grad")
     total = _Totals(a, names)
-    chunk = _chunk_program(main, users, lets, partials, a, total, n)
-    combine = _combine_program(main, users, lets, result, partials, a, total, n, names)
-    return Split(chunk, combine, tuple(partials), tuple(data))
+    outputs, roles = _outputs(partials, lets, a)
+    chunk = _chunk_program(main, users, lets, outputs, a, total, n)
+    combine = _combine_program(main, users, lets, result, outputs, roles, a, total, n, names)
+    return Split(chunk, combine, tuple(outputs), tuple(data), tuple(roles))
 
 
 def _free_names(t: Term) -> set[str]:
@@ -371,11 +419,33 @@ def _needed_partials(lets, result, a: _Analysis) -> list[Var]:
     for var, rhs, _ in reversed(lets):
         if var.name not in need:
             continue
-        if a.kind[var.name] == PARTIAL:
+        if a.kind[var.name] in (PARTIAL, MAX):
             found.append(var)
             continue
         need |= _free_names(rhs)
     return found[::-1]
+
+
+def _outputs(partials: list, lets, a: _Analysis) -> tuple[list, list]:
+    """P's results and their roles (see Split.roles): the partial sums and maxima, then the
+    stabiliser of each scaled sum, the reference its chunk's sum is scaled by."""
+    var_of = {v.name: v for v, _, _ in lets}
+    outputs, roles, refs = list(partials), [], {}
+    for v in partials:
+        if a.kind[v.name] == MAX:
+            roles.append("max")
+        elif v.name in a.scale_of:
+            m = a.scale_of[v.name]
+            if m not in refs:
+                refs[m] = None
+            roles.append(("scaled", m))
+        else:
+            roles.append("sum")
+    for m in refs:
+        refs[m] = len(outputs)
+        outputs.append(var_of[m])
+        roles.append("ref")
+    return outputs, [("scaled", refs[r[1]]) if isinstance(r, tuple) else r for r in roles]
 
 
 class _Totals:
@@ -472,12 +542,13 @@ def _chunk_program(main: Def, users: int, lets, partials, a: _Analysis, total: _
     return Program((d,), d.name)
 
 
-def _combine_program(main: Def, users: int, lets, result, partials, a: _Analysis, total: _Totals, n: Var,
+def _combine_program(main: Def, users: int, lets, result, partials, roles, a: _Analysis, total: _Totals, n: Var,
                      names: set) -> Program:
     """C: the bindings the result needs with the partial sums read from s (their sum over the
     chunks) and NLEN bindings the total n; the checks that read only what C has."""
     s = Var(_fresh(names, "s"), TupleT(tuple(p.type for p in partials)))
-    pos = {p.name: k for k, p in enumerate(partials)}
+    pos = {p.name: k for k, p in enumerate(partials) if roles[k] != "ref"}  # a stabiliser: recomputed from maxima
+    ref = {p.name: roles[k][1] for k, p in enumerate(partials) if isinstance(roles[k], tuple)}
     need = _free_names(result)
     keep = [False] * len(lets)
     for k in range(len(lets) - 1, -1, -1):
@@ -490,11 +561,17 @@ def _combine_program(main: Def, users: int, lets, result, partials, a: _Analysis
                 raise _mixes(f"{var.name!r} holds a value per row and is used where only totals are known", lets[k][2])
             if var.name not in pos:
                 need |= _free_names(rhs)
+            elif var.name in ref:
+                need.add(a.scale_of[var.name])
     out = []
     for k, (var, rhs, loc) in enumerate(lets):
         if not keep[k]:
             continue
-        if var.name in pos:
+        if var.name in ref:  # sum_c S_c exp(r_c - r) exp(r - m) = sum_i exp(a_i - m): the sum scaled by m
+            m = next(v for v in partials if v.name == a.scale_of[var.name])
+            rescale = Call("exp", (Call("sub", (Get(ref[var.name], s), m), Float),), Float)
+            out.append((var, Call("mul", (Get(pos[var.name], s), rescale), Float), loc))
+        elif var.name in pos:
             out.append((var, Get(pos[var.name], s), loc))
         elif a.kind[var.name] == NLEN:
             # bound to n, or computed from bindings that are (max(len(x), 0))

@@ -5,10 +5,13 @@ With P the per-chunk program and C the combine program of f (f = C(params, sum_c
 x_c, n), n)), reverse mode takes two passes over the chunks:
 
 1. every chunk computes its partial sums s_c = P(params, x_c, n); they are added as a tree
-   (dask) into s: only vectors the size of s travel;
+   (dask) into s: only vectors the size of s travel (maxima over the rows and logsumexp's
+   stabilised sums combine by max and by rescaling instead: :func:`reduce_results`);
 2. the client computes C's value and its cotangents (dC/dparams, dC/ds) by catad's reverse
    program of C; every chunk computes the vector-Jacobian product of P against dC/ds (catad's
-   reverse program of P), added as a tree: only vectors the size of the parameters travel.
+   reverse program of P; with maxima, against its own cotangent by the chain rule through the
+   reduction, :func:`chunk_cotangent`), added as a tree: only vectors the size of the
+   parameters travel.
 
 The gradient is dC/dparams + sum_c (dC/ds)^T dP_c/dparams: the chain rule through the sum
 (Griewank and Walther, Evaluating Derivatives, Sec. 3), each piece catad's own compiled code.
@@ -16,6 +19,7 @@ Every worker compiles P once (its pipelines are cached per process, keyed by P's
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from typing import Any, Callable, Sequence
@@ -23,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..binding import call_args
-from ..differentiate import _derivative, _materialize, _tangent_value, _user_args
+from ..differentiate import _derivative, _materialize, _user_args
 from ..errors import ArgumentError, CatadError
 from ..lang.types import Float, coerce_value
 from ..pipeline import Bound, Pipeline, bind
@@ -77,31 +81,86 @@ def _chunk_inputs(prog: _Program, spec: tuple, blocks: tuple) -> tuple:
     return (*vals, n, *hidden)
 
 
-def _partial_sums(prog: _Program, spec: tuple, *blocks) -> tuple:
-    """Pass 1 on one chunk: its partial sums (a tuple of floats and arrays)."""
-    out = prog.pipeline.code("primal")(*_chunk_inputs(prog, spec, blocks))
-    return tuple(out)
+def _partial_sums(prog: _Program, spec: tuple, index: int, *blocks) -> tuple:
+    """Pass 1 on chunk `index`: its results of P (partial sums, maxima, stabilisers), and for
+    each the index of the chunk it comes from (a maximum's argmax chunk, after reductions)."""
+    out = tuple(prog.pipeline.code("primal")(*_chunk_inputs(prog, spec, blocks)))
+    return out, (index,) * len(out)
 
 
-def _chunk_vjp(prog: _Program, spec: tuple, wrt: tuple, ct: tuple, *blocks) -> tuple:
-    """Pass 2 on one chunk: the cotangents of the parameters wrt of (dC/ds)^T dP_c."""
+def _chunk_vjp(prog: _Program, spec: tuple, wrt: tuple, glob: tuple, mine: tuple, *blocks) -> tuple:
+    """Pass 2 on one chunk: the cotangents of the parameters wrt of ct^T dP_c, ct being this
+    chunk's cotangent of P's results (:func:`chunk_cotangent` of the global ones and its own
+    results `mine` from pass 1)."""
     inputs = _chunk_inputs(prog, spec, blocks)
     b = prog.bound(inputs)
+    ct = chunk_cotangent(glob, mine)
     _, c = _derivative(b, "reverse", wrt)(*inputs, ct)
     cts = tuple(c) if isinstance(c, tuple) else (c,) * len(inputs)
     return tuple(_materialize(cts[k], inputs[k]) for k in wrt)
 
 
-def _add(a: tuple, b: tuple) -> tuple:
-    return tuple(x + y for x, y in zip(a, b))
+def reduce_results(roles: tuple, a: tuple, b: tuple) -> tuple:
+    """Two chunks' (or runs of chunks') results of P combined by their roles (Split.roles), a's
+    chunks before b's: sums add; maxima and stabilisers take the larger (a's on a tie: the
+    first chunk attaining it, as np.argmax); a scaled sum S with reference r becomes
+    S_a exp(r_a - r) + S_b exp(r_b - r) with r = max(r_a, r_b), so that it stays the sum over
+    both of exp(x_i - r) (the rescaling of a streaming logsumexp)."""
+    (va, ia), (vb, ib) = a, b
+    vals, idx = list(va), list(ia)
+    for k, role in enumerate(roles):
+        if role == "sum":
+            vals[k] = va[k] + vb[k]
+        elif role in ("max", "ref"):
+            if not vb[k] <= va[k]:  # b's is larger (or a's is NaN: NumPy's max propagates NaN)
+                vals[k], idx[k] = (va[k], ia[k]) if np.isnan(va[k]) else (vb[k], ib[k])
+    for k, role in enumerate(roles):
+        if isinstance(role, tuple):
+            j = role[1]
+            vals[k] = va[k] * np.exp(va[j] - vals[j]) + vb[k] * np.exp(vb[j] - vals[j])
+    return tuple(vals), tuple(idx)
 
 
-def _tree_sum(parts: list, delayed) -> Any:
-    """The sum of delayed tuples as a balanced tree of additions (depth log2 of their number)."""
+def chunk_cotangent(glob: tuple, mine: tuple) -> tuple:
+    """One chunk's cotangent of P's results, from the cotangents `ct` of the reduced results
+    (the combine program's), the reduced results `total`, their argmax chunks `arg`, and the
+    chunk's own (value, index). The chain rule through the reduction:
+
+    - a sum: ct;  a maximum: ct on the argmax chunk, 0 elsewhere;
+    - a scaled sum S = sum_c S_c exp(r_c - r): ct_S exp(r_c - r), and to the chunk's r_c
+      ct_S S_c exp(r_c - r); r = max_c r_c gets ct_r - sum over its scaled sums of ct_S S
+      (dS/dr = -S), which goes to the argmax chunk of r."""
+    roles, ct, total, arg = glob
+    vals, (index, *_) = mine
+    out = [0.0 * np.asarray(v) if np.ndim(v) else 0.0 for v in vals]
+    ref_total = {}
+    for k, role in enumerate(roles):
+        if role == "sum":
+            out[k] = ct[k]
+        elif role == "max":
+            out[k] = ct[k] if arg[k] == index else 0.0
+        elif isinstance(role, tuple):
+            j = role[1]
+            w = np.exp(vals[j] - total[j])
+            out[k] = ct[k] * w
+            out[j] = out[j] + ct[k] * vals[k] * w
+            ref_total[j] = ref_total.get(j, 0.0) - ct[k] * total[k]
+    for k, role in enumerate(roles):
+        if role == "ref" and arg[k] == index:
+            out[k] = out[k] + ct[k] + ref_total.get(k, 0.0)
+    return tuple(float(x) if not np.ndim(x) else x for x in out)
+
+
+def _tree(parts: list, op, delayed) -> Any:
+    """parts combined by op as a balanced tree (depth log2 of their number), in order."""
     while len(parts) > 1:
-        parts = [delayed(_add)(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
+        parts = [delayed(op)(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
                  for k in range(0, len(parts), 2)]
     return parts[0]
+
+
+def _add(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a, b))
 
 
 def _data_arrays(args: tuple, data: tuple[int, ...], chunks: Any) -> tuple[list, int]:
@@ -191,25 +250,31 @@ def _value_and_grad(f: Callable, argnums, data, chunks, args: tuple, with_value:
     for k, x in zip(data, arrays):
         vals[k] = coerce_value(_template(x, 0), params[k].type, f"argument {params[k].name!r}")
     spec = (tuple(vals), data, n, tuple(b.hidden))
-    blocks = [x.to_delayed().ravel() for x in arrays]
+    roles = plan.split.roles
+    blocks = list(zip(*(x.to_delayed().ravel() for x in arrays)))
+    sizes = arrays[0].chunks[0]
+    chunks_used = [c for c in range(len(blocks)) if sizes[c] > 0] or [0]  # an empty chunk adds nothing
     chunk = dask.delayed(plan.chunk, traverse=False)
     shared = dask.delayed(spec, traverse=False)
-    # pass 1: the partial sums
-    sums = [dask.delayed(_partial_sums, pure=True)(chunk, shared, *bs) for bs in zip(*blocks)]
-    (s,) = dask.compute(_tree_sum(sums, dask.delayed))
+    # pass 1: every chunk's results of P (kept where they are, for pass 2), reduced as a tree
+    mine = [dask.delayed(_partial_sums, pure=True)(chunk, shared, c, *blocks[c]) for c in chunks_used]
+    if any(r != "sum" for r in roles):
+        mine = list(dask.persist(*mine))
+    (total, arg) = dask.compute(_tree(mine, functools.partial(reduce_results, roles), dask.delayed))[0]
     # the combine program on the client: its value and cotangents of the parameters and of s
-    cvals = (*vals, tuple(s), n, *b.hidden)
+    cvals = (*vals, tuple(total), n, *b.hidden)
     cb = plan.combine.bound(cvals)
     s_pos = plan.users
     out, c = _derivative(cb, "reverse", nums + (s_pos,))(*cvals, 1.0)
     ccts = tuple(c) if isinstance(c, tuple) else (c,) * len(cvals)
     grads = [_materialize(ccts[k], cvals[k]) for k in nums]
-    ds = _tangent_value(_materialize(ccts[s_pos], cvals[s_pos]), cvals[s_pos], cb.core.main.params[s_pos].type,
-                        "the partial sums' cotangent")
-    # pass 2: the chunks' vector-Jacobian products against dC/ds
+    ds = _materialize(ccts[s_pos], cvals[s_pos])
+    # pass 2: the chunks' vector-Jacobian products against their cotangents, reduced as a tree
     if nums:
-        vjps = [dask.delayed(_chunk_vjp, pure=True)(chunk, shared, nums, ds, *bs) for bs in zip(*blocks)]
-        (g,) = dask.compute(_tree_sum(vjps, dask.delayed))
+        glob = dask.delayed((roles, ds, total, arg), traverse=False)
+        vjps = [dask.delayed(_chunk_vjp, pure=True)(chunk, shared, nums, glob, m, *blocks[c])
+                for c, m in zip(chunks_used, mine)]
+        (g,) = dask.compute(_tree(vjps, _add, dask.delayed))
         grads = [a + x for a, x in zip(grads, g)]
     grads = _user_args(b, tuple(grads), nums)
     g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
