@@ -88,8 +88,7 @@ def on_cluster(workers: int, n: int, chunk: int) -> dict:
         value, grads = f(*args_with(lazy))
         seconds = time.perf_counter() - t
         peaks = sorted(client.run(peak_mb).values())
-    plan = cd.api.plan_of(gmm_numpy.gmm_objective, args_with(np.zeros((2, D))), (4,))[1]
-    s_floats = sum(int(np.prod(_shape(p.type, K, D))) for p in plan.split.partials)
+    s_floats = partial_floats()
     p_floats = sum(np.size(a) for a in params())
     chunks = -(-n // chunk)
     return {"workers": workers, "points": n, "chunk": chunk, "chunks": chunks, "seconds": seconds,
@@ -97,10 +96,13 @@ def on_cluster(workers: int, n: int, chunk: int) -> dict:
             "bytes_travelling": 8 * chunks * (s_floats + int(p_floats))}
 
 
-def _shape(ty, k, d):
-    """The number of floats of a partial sum's type (scalars: 1; vectors: their length is K here)."""
-    from catad.lang.types import Vec
-    return (k,) if isinstance(ty, Vec) else ()
+def partial_floats() -> int:
+    """The floats of P's results (what pass 1 sends per chunk): P run on a chunk of 2 rows."""
+    args = args_with(np.zeros((2, D)))
+    b, plan = cd.api.plan_of(gmm_numpy.gmm_objective, args, (4,))
+    vals = [catad.lang.types.coerce_value(a, p.type) for a, p in zip(b.args, b.core.main.params)]
+    out = cd.api._partial_sums(plan.chunk, (tuple(vals), (4,), 2, tuple(b.hidden)), 0, np.zeros((2, D)))[0]
+    return int(sum(np.size(v) for v in out))
 
 
 def main():

@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import ArgumentError, CatadError, Loc
 from ..lang.anf import anf_def
 from ..lang.inline import inline_program
-from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tuple, Var, make_lets, rename,
+from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tuple, Var, make_lets,
                           term_children, with_children)
 from ..lang.types import Float, Int, Tuple as TupleT, Vec
 
@@ -60,7 +60,7 @@ class Split:
     C reads of the data arguments only their shape past axis 0: it is given them with no rows)."""
     chunk: Program
     combine: Program
-    partials: tuple  # the partial sums' variables, in P's result order
+    partials: tuple  # P's results (partial sums, maxima, stabilisers): their variables, in order
     data: tuple[int, ...]
     # per result of P, how results of two chunks combine: "sum", "max" (a maximum over the rows),
     # "ref" (a stabiliser's value, reduced by max: the reference of the scaled sums), or
@@ -229,7 +229,7 @@ class _Analysis:
         return m
 
     def _size_name(self, t: Build) -> str:
-        return f"range({t.size})"
+        return "something other than the rows (a comprehension, or an axis of the parameters)"
 
     def _touches_rows(self, t: Term) -> bool:
         return any(type(s) is Var and self.kind.get(s.name) in (ROWS, IOTA, COLS, TUPLE, SCALED) for s in _walk(t))
@@ -360,15 +360,6 @@ def _walk(t: Term):
         s = stack.pop()
         yield s
         stack.extend(term_children(s))
-
-
-def _walk_located(t: Term, loc):
-    stack = [(t, loc)]
-    while stack:
-        s, l = stack.pop()
-        l = (type(s) is not Var and getattr(s, "loc", None)) or l  # a variable's loc is its binder's
-        yield s, l
-        stack.extend((k, l) for k in term_children(s))
 
 
 def _fresh(names: set, base: str) -> str:
