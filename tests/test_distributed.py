@@ -237,6 +237,38 @@ def loop_objective(w, X):
     return s + np.log(len(X))
 
 
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+def with_global(w, X):
+    return np.sum((X * SCALE) @ w) ** 2 / X.shape[0]
+
+
+def with_dict(p, X, y):
+    z = X @ p["w"] + p["b"]
+    return np.mean((z - y) ** 2) + p["b"] ** 2
+
+
+def test_parameters_in_a_dict_and_a_global_read_at_each_call():
+    global SCALE
+    rng = np.random.default_rng(13)
+    X, y, w = rng.normal(size=(20, 3)), rng.normal(size=20), rng.normal(size=3)
+    p = {"w": w, "b": 0.5}
+    with dask.config.set(scheduler="threads"):
+        value, g = cd.value_and_grad(with_dict, data=(1, 2), chunks=6)(p, X, y)
+        ref_value, ref = catad.value_and_grad(with_dict)(p, X, y)
+        assert value == pytest.approx(ref_value, rel=1e-13) and set(g) == {"w", "b"}
+        np.testing.assert_allclose(g["w"], ref["w"], rtol=1e-12)
+        assert g["b"] == pytest.approx(ref["b"], rel=1e-12)
+        old = SCALE
+        try:
+            for scale in (SCALE, np.array([2.0, -1.0, 0.5])):
+                SCALE = scale
+                _close(cd.value_and_grad(with_global, chunks=6)(w, X), catad.value_and_grad(with_global)(w, X), 0)
+        finally:
+            SCALE = old
+
+
 # ---------------------------------------------------------------- refusals
 
 def neighbours(w, X):

@@ -110,7 +110,7 @@ def reduce_results(roles: tuple, a: tuple, b: tuple) -> tuple:
     vals, idx = list(va), list(ia)
     for k, role in enumerate(roles):
         if role == "sum":
-            vals[k] = va[k] + vb[k]
+            vals[k] = _add(va[k], vb[k])
         elif role in ("max", "ref"):
             if not vb[k] <= va[k]:  # b's is larger (or a's is NaN: NumPy's max propagates NaN)
                 vals[k], idx[k] = (va[k], ia[k]) if np.isnan(va[k]) else (vb[k], ib[k])
@@ -159,8 +159,11 @@ def _tree(parts: list, op, delayed) -> Any:
     return parts[0]
 
 
-def _add(a: tuple, b: tuple) -> tuple:
-    return tuple(x + y for x, y in zip(a, b))
+def _add(a: Any, b: Any) -> Any:
+    """a + b of two values of one type: tuples (a dict's or list's values) by their items."""
+    if isinstance(a, tuple):
+        return tuple(_add(x, y) for x, y in zip(a, b))
+    return a + b
 
 
 def _data_arrays(args: tuple, data: tuple[int, ...], chunks: Any) -> tuple[list, int]:
@@ -275,7 +278,7 @@ def _value_and_grad(f: Callable, argnums, data, chunks, args: tuple, with_value:
         vjps = [dask.delayed(_chunk_vjp, pure=True)(chunk, shared, nums, glob, m, *blocks[c])
                 for c, m in zip(chunks_used, mine)]
         (g,) = dask.compute(_tree(vjps, _add, dask.delayed))
-        grads = [a + x for a, x in zip(grads, g)]
+        grads = [_add(a, x) for a, x in zip(grads, g)]
     grads = _user_args(b, tuple(grads), nums)
     g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (float(out), g) if with_value else g
