@@ -132,6 +132,8 @@ def chunk_cotangent(glob: tuple, mine: tuple) -> tuple:
       (dS/dr = -S), which goes to the argmax chunk of r."""
     roles, ct, total, arg = glob
     vals, (index, *_) = mine
+    if vals is None:  # only sums: every chunk's cotangent is the sums'
+        return tuple(ct)
     out = [0.0 * np.asarray(v) if np.ndim(v) else 0.0 for v in vals]
     ref_total = {}
     for k, role in enumerate(roles):
@@ -226,62 +228,89 @@ def plan_of(f: Callable, args: tuple, data: tuple[int, ...]) -> tuple[Bound, _Pl
     return b, plans[data]
 
 
-def _value_and_grad(f: Callable, argnums, data, chunks, args: tuple, with_value: bool):
-    import dask
-    data = data_positions(data, len(args))
-    arrays, n = _data_arrays(args, data, chunks)
-    example = list(args)
-    for k, x in zip(data, arrays):
-        example[k] = _template(x, 2)
-    b, plan = plan_of(f, tuple(example), data)
-    if b.core.main.result_type != Float:
-        raise CatadError(f"grad needs a function returning a float; {getattr(f, '__name__', 'f')} returns "
-                         f"{b.core.main.result_type}", construct="grad")
-    params = b.core.main.params[:plan.users]
+def _checked_argnums(argnums, params: tuple, data: tuple[int, ...]) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
-    nums = tuple(int(k) % len(params) if -len(params) <= k < len(params) else k for k in nums)
+    out = []
     for k in nums:
-        if not isinstance(k, int) or not 0 <= k < len(params):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -len(params) <= k < len(params):
             raise ArgumentError(f"argnums {argnums!r} is out of range for {len(params)} argument(s)",
                                 construct="argnums")
+        k = int(k) % len(params)
         if k in data:
             raise ArgumentError(f"argnums names argument {k}, a data argument: its gradient has a row per row of "
                                 "data, which catad.distributed does not gather", construct="argnums",
                                 hint="differentiate with respect to the parameters only")
-    vals = [coerce_value(a, p.type, f"argument {p.name!r}") if k not in data else None
-            for k, (a, p) in enumerate(zip(b.args, params))]
-    for k, x in zip(data, arrays):
-        vals[k] = coerce_value(_template(x, 0), params[k].type, f"argument {params[k].name!r}")
-    spec = (tuple(vals), data, n, tuple(b.hidden))
-    roles = plan.split.roles
-    blocks = list(zip(*(x.to_delayed().ravel() for x in arrays)))
-    sizes = arrays[0].chunks[0]
-    chunks_used = [c for c in range(len(blocks)) if sizes[c] > 0] or [0]  # an empty chunk adds nothing
-    chunk = dask.delayed(plan.chunk, traverse=False)
-    shared = dask.delayed(spec, traverse=False)
-    # pass 1: every chunk's results of P (kept where they are, for pass 2), reduced as a tree
-    mine = [dask.delayed(_partial_sums, pure=True)(chunk, shared, c, *blocks[c]) for c in chunks_used]
-    if any(r != "sum" for r in roles):
-        mine = list(dask.persist(*mine))
-    (total, arg) = dask.compute(_tree(mine, functools.partial(reduce_results, roles), dask.delayed))[0]
+        out.append(k)
+    return tuple(out)
+
+
+def _value_and_grad(f: Callable, argnums, data, chunks, args: tuple, with_value: bool):
+    import dask
+    data = data_positions(data, len(args))
+    arrays, n = _data_arrays(args, data, chunks)
+    b, plan = plan_of(f, tuple(_template(a, 2) if k in data else a for k, a in
+                               enumerate(_with_data(args, data, arrays))), data)
+    if b.core.main.result_type != Float:
+        raise CatadError(f"grad needs a function returning a float; {getattr(f, '__name__', 'f')} returns "
+                         f"{b.core.main.result_type}", construct="grad")
+    params = b.core.main.params[:plan.users]
+    nums = _checked_argnums(argnums, params, data)
+    # the parameters, and the data arguments with no rows (the combine program reads their shapes)
+    vals = tuple(coerce_value(_template(a, 0) if k in data else a, p.type, f"argument {p.name!r}")
+                 for k, (a, p) in enumerate(zip(_with_data(b.args, data, arrays), params)))
+    run = _Run(plan, (vals, data, n, tuple(b.hidden)), arrays, dask)
+    total, arg = run.pass1()
     # the combine program on the client: its value and cotangents of the parameters and of s
     cvals = (*vals, tuple(total), n, *b.hidden)
-    cb = plan.combine.bound(cvals)
-    s_pos = plan.users
-    out, c = _derivative(cb, "reverse", nums + (s_pos,))(*cvals, 1.0)
+    out, c = _derivative(plan.combine.bound(cvals), "reverse", nums + (plan.users,))(*cvals, 1.0)
     ccts = tuple(c) if isinstance(c, tuple) else (c,) * len(cvals)
     grads = [_materialize(ccts[k], cvals[k]) for k in nums]
-    ds = _materialize(ccts[s_pos], cvals[s_pos])
-    # pass 2: the chunks' vector-Jacobian products against their cotangents, reduced as a tree
     if nums:
-        glob = dask.delayed((roles, ds, total, arg), traverse=False)
-        vjps = [dask.delayed(_chunk_vjp, pure=True)(chunk, shared, nums, glob, m, *blocks[c])
-                for c, m in zip(chunks_used, mine)]
-        (g,) = dask.compute(_tree(vjps, _add, dask.delayed))
-        grads = [_add(a, x) for a, x in zip(grads, g)]
+        ds = _materialize(ccts[plan.users], cvals[plan.users])
+        grads = [_add(a, x) for a, x in zip(grads, run.pass2(nums, ds, total, arg))]
     grads = _user_args(b, tuple(grads), nums)
     g = grads[0] if isinstance(argnums, (int, np.integer)) else grads
     return (float(out), g) if with_value else g
+
+
+def _with_data(args: tuple, data: tuple[int, ...], arrays: list) -> tuple:
+    """args with the data arguments replaced by their dask arrays."""
+    out = list(args)
+    for k, x in zip(data, arrays):
+        out[k] = x
+    return tuple(out)
+
+
+class _Run:
+    """The two passes over the chunks of one call (see the module's doc)."""
+
+    def __init__(self, plan: _Plan, spec: tuple, arrays: list, dask):
+        self.plan, self.dask, self.roles = plan, dask, plan.split.roles
+        self.blocks = list(zip(*(x.to_delayed().ravel() for x in arrays)))
+        sizes = arrays[0].chunks[0]
+        self.used = [c for c in range(len(self.blocks)) if sizes[c] > 0] or [0]  # an empty chunk adds nothing
+        self.chunk = dask.delayed(plan.chunk, traverse=False)
+        self.spec = dask.delayed(spec, traverse=False)
+        self.mine: list = []
+
+    def pass1(self) -> tuple:
+        """Every chunk's results of P, reduced as a tree: (reduced results, their argmax chunks).
+        With maxima, each chunk's results stay where they are (persisted) for its pass 2."""
+        d = self.dask
+        mine = [d.delayed(_partial_sums, pure=True)(self.chunk, self.spec, c, *self.blocks[c]) for c in self.used]
+        if all(r == "sum" for r in self.roles):
+            self.mine = [(None, (c,)) for c in self.used]  # pass 2 needs only the chunk's index
+        else:
+            mine = self.mine = list(d.persist(*mine))
+        return d.compute(_tree(mine, functools.partial(reduce_results, self.roles), d.delayed))[0]
+
+    def pass2(self, nums: tuple, ds: tuple, total: tuple, arg: tuple) -> tuple:
+        """The chunks' vector-Jacobian products against their cotangents, reduced as a tree."""
+        d = self.dask
+        glob = d.delayed((self.roles, ds, total, arg), traverse=False)
+        vjps = [d.delayed(_chunk_vjp, pure=True)(self.chunk, self.spec, nums, glob, m, *self.blocks[c])
+                for c, m in zip(self.used, self.mine)]
+        return d.compute(_tree(vjps, _add, d.delayed))[0]
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, data: int | Sequence[int] = (1,), *,
