@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 dask = pytest.importorskip("dask", reason="catad.distributed needs dask (pip install 'catad[dask]')")
-distributed = pytest.importorskip("distributed", reason="catad.distributed needs distributed (pip install 'catad[dask]')")
+distributed = pytest.importorskip("distributed",
+                                  reason="catad.distributed needs distributed (pip install 'catad[dask]')")
 import dask.array as da  # noqa: E402
 from scipy.special import logsumexp  # noqa: E402
 

@@ -351,7 +351,8 @@ class _Analysis:
 
     def _iota_at(self, rhs: Term, rows_at: set) -> bool:
         return (type(rhs) is Call and rhs.fn == "index" and type(rhs.args[1]) is Var
-                and self.kind.get(rhs.args[1].name) == IOTA and type(rhs.args[0]) is Var and rhs.args[0].name in rows_at)
+                and self.kind.get(rhs.args[1].name) == IOTA and type(rhs.args[0]) is Var
+                and rhs.args[0].name in rows_at)
 
 
 def _walk(t: Term):
