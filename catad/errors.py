@@ -33,6 +33,10 @@ class CatadError(Exception):
         self.hint = hint
         super().__init__(self._format())
 
+    def __reduce__(self):
+        # pickled whole (a Dask worker sends it back): its location and hint survive the trip
+        return type(self), (self.message, self.loc, self.construct, self.hint)
+
     def _format(self) -> str:
         text = f"{self.loc}: {self.message}" if self.loc else self.message
         if self.hint:

@@ -15,8 +15,9 @@ import json
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from .distributed.analysis import data_positions, split
 from .errors import CatadError
 import numpy as np
 
@@ -36,6 +37,8 @@ TITLES = {
     "forward": "Forward-mode derivative (optimised, CSE'd)",
     "reverse": "Reverse-mode derivative (optimised, CSE'd)",
     "code": "Compiled NumPy code (catad.backend)",
+    "per-chunk": "Per-chunk program (catad.distributed: partial sums over a chunk of rows)",
+    "combine": "Combine program (catad.distributed: the value from the partial sums added over chunks)",
 }
 KINDS = {"source": "python", "cl": "cl", "code": "numpy"}  # every other stage is a core program
 RULE_WIDTH = 60  # of the lines around a title
@@ -274,9 +277,13 @@ _KIND_TEXT = {"grad": "its reverse derivative with the output's cotangent 1.0",
               "jvp": "its forward derivative"}
 
 
-def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) -> Derivation:
+def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None,
+            data: int | Sequence[int] | None = None) -> Derivation:
     """The derivation of fn's derivatives at the types of example_args, stage by stage; the
-    code stage's reverse derivative is compiled with `checkpoints` (as for catad.grad)."""
+    code stage's reverse derivative is compiled with `checkpoints` (as for catad.grad). With
+    `data` (the positions of the arguments holding rows of data, as for
+    catad.distributed.value_and_grad), two more stages: the per-chunk and combine programs of
+    the split by rows (catad.distributed.analysis)."""
     checkpoints = check_checkpoints(checkpoints)
     p = pipeline(fn, *example_args)
     p.record = True  # the stages made from now on keep their rewrite steps (see Pipeline.trace)
@@ -293,5 +300,14 @@ def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None) ->
     texts = {"source": source, "code": code_text(p, checkpoints), **{name: str(x) for name, x in programs.items()}}
     stages = [Stage(name, TITLES[name], texts[name], KINDS.get(name, "core"), programs.get(name))
               for name in STAGES]
+    if data is not None:
+        stages += _split_stages(p, data, len(example_args))
     steps = [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in p.trace]
     return Derivation(getattr(fn, "__name__", "f"), stages, steps, p)
+
+
+def _split_stages(p: Pipeline, data: Any, nargs: int) -> list[Stage]:
+    """The per-chunk and combine programs of p's core program split by the rows of `data`."""
+    s = split(p.core, p.n_hidden, data_positions(data, nargs))
+    return [Stage("per-chunk", TITLES["per-chunk"], str(s.chunk), "core", s.chunk),
+            Stage("combine", TITLES["combine"], str(s.combine), "core", s.combine)]

@@ -45,7 +45,8 @@ import math
 import sys
 import numpy as np
 import catad
-for path in ({BENCHMARKS!r}, {TESTS!r}):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+if {TESTS!r} not in sys.path:
+    sys.path.insert(0, {TESTS!r})
+if {BENCHMARKS!r} not in sys.path:  # last: benchmarks/distributed.py must not hide Dask's distributed
+    sys.path.append({BENCHMARKS!r})
 """

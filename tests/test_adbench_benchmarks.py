@@ -10,7 +10,7 @@ import pytest
 
 import catad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))  # last: see conftest.py
 from adbench import ba, gmm_numpy, gmm_xp  # noqa: E402
 from adbench import gmm as gmm_index  # noqa: E402  (the objective index-style, and the loader)
 from adbench.gmm import GMM_TEST_VALUE, load_gmm  # noqa: E402

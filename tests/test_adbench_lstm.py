@@ -10,7 +10,7 @@ import pytest
 
 import catad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))  # last: see conftest.py
 from adbench import gmm, gmm_xp, lstm  # noqa: E402
 from adbench.io import DATA_DIR  # noqa: E402
 

@@ -23,7 +23,7 @@ from catad.rewrite import RULES, Rewriter, rewrite
 
 from gen_terms import DrawChooser, Gen, mixed
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benchmarks"))  # last: see conftest.py
 from _util import chain_source, load_source  # noqa: E402
 
 N = 10_000

@@ -497,3 +497,14 @@ def test_np_maximum_of_arrays_propagates_nan():
     value, (gv, gw) = catad.value_and_grad(relu_sum, argnums=(0, 1))(v, w)
     assert np.isnan(value) and np.isnan(relu_sum(v, w))
     np.testing.assert_array_equal(gv + gw, np.ones(3))
+
+
+def test_catad_errors_survive_pickling_with_their_location():
+    # a Dask worker sends an error back pickled: its class, location, construct and hint stay
+    import pickle
+    from catad.errors import Loc
+    for cls in (catad.CatadError, catad.BoundsError, catad.ShapeError, catad.DomainError, catad.ArgumentError):
+        e = cls("what went wrong", Loc("f.py", 3, 4), "index", "what to do")
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is cls and str(back) == str(e)
+        assert (back.loc.file, back.loc.line, back.construct, back.hint) == ("f.py", 3, "index", "what to do")
