@@ -570,6 +570,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_fft.TABLE
     from . import numpy_windows  # window functions, sliding_window_view
     table += numpy_windows.TABLE
+    from . import numpy_elementwise  # rounding, remainders, NaN tests and others made of primitives
+    table += numpy_elementwise.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 

@@ -428,6 +428,46 @@ register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.M
                    nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
                                 "when a <= b (or either is NaN: Python's min returns a unless b < a), else 0 and 1"))
 
+# ---------------------------------------------------------------- rounding and remainders (NumPy's)
+# An Int rounds to itself (NumPy 2 keeps the integer dtype; np.rint alone makes it a Float); the derivative of each rounding is
+# 0, also at its jumps (derivatives._clean).
+
+def _rounding(fn):
+    def impl(a):
+        if _is_int(a):
+            return int(a)
+        with np.errstate(all="ignore"):
+            return float(fn(np.float64(a)))
+    impl.__name__ = fn.__name__
+    return impl
+
+
+_ROUND_NOTE = "the derivative is 0 everywhere, also at the jumps"
+for _name, _sym, _fn, _doc in [
+        ("floor", sympy.floor, np.floor, "the largest integer <= x (an Int is itself)"),
+        ("ceil", sympy.ceiling, np.ceil, "the smallest integer >= x (an Int is itself)"),
+        ("trunc", S.Trunc, np.trunc, "x rounded towards 0 (an Int is itself)"),
+        ("rint", S.Rint, np.rint, "x rounded to the nearest integer, halves to even (a Float, as NumPy's)")]:
+    register(Primitive(_name, t_float_unary if _name == "rint" else t_num_unary, _rounding(_fn), (_fn,), sympy=_sym,
+                       vector=f"np.{_fn.__name__}({{0}})", doc=_doc, nondiff_note=_ROUND_NOTE))
+
+
+def _fmod(a, b):
+    """C's fmod (NumPy's np.fmod): the remainder with the sign of a; of Ints by 0 it is 0, as
+    NumPy's (which warns)."""
+    if _is_int(a) and _is_int(b):
+        a, b = int(a), int(b)
+        if b == 0:
+            return 0
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    return _f(np.fmod)(a, b)
+
+
+register(Primitive("fmod", t_num_binary, _fmod, (np.fmod,), sympy=lambda x, y: x - y * S.Trunc(x / y), arity=2,
+                   vector='np.fmod({0}, {1})', doc="C's fmod: a - b * trunc(a / b), the sign of a",
+                   nondiff_note="partials 1 and -trunc(x/y) everywhere, also at the jumps"))
+
 # ---------------------------------------------------------------- comparisons and logic
 
 for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),

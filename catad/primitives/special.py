@@ -340,3 +340,33 @@ class I1e(_Special):
 
 
 SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot, I0e, I1e)
+
+
+# ---------------------------------------------------------------- piecewise-constant functions
+# NumPy's trunc and rint have no SymPy function; these stand for them so that a derivative
+# naming them (fmod's partial in y is -trunc(x/y)) translates back to the primitive. Their
+# derivative is 0 (also at the jumps, the documented choice). Not in SYMPY_FUNCTIONS: the
+# derivative of their floor-based definitions is a Derivative SymPy cannot evaluate.
+
+class Trunc(_Special):
+    """trunc(x) = sign(x) floor(|x|): x rounded towards 0."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.sign(x) * sympy.floor(sympy.Abs(x))
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+
+class Rint(_Special):
+    """rint(x): x rounded to the nearest integer, halves to even (IEEE's default rounding)."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.floor(x + sympy.Rational(1, 2))  # differs from rint only at halves (evalf only)
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero

@@ -1,0 +1,153 @@
+"""More of NumPy's elementwise functions: np.floor, np.ceil, np.trunc, np.rint, np.round/np.around
+(decimals, NumPy's rint(a * 10**d) / 10**d), np.fmod, np.mod/np.remainder, np.floor_divide,
+np.fmax/np.fmin (NaN-ignoring), np.sinc, np.positive, np.float_power, np.isnan/np.isinf/
+np.isfinite (Bool results) and np.nan_to_num. Values (and dtypes) against NumPy itself on
+ordinary and edge inputs (NaN, inf, halves, signed zeros, Ints, empty and length-1 arrays),
+gradients against central differences forward and reverse, zero derivatives of the
+piecewise-constant functions at their jumps, and located refusals."""
+import warnings
+
+import numpy as np
+import pytest
+
+import catad
+from catad import CatadTypeError, UnsupportedSyntax
+from located import agrees, refused
+
+V = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.0, -0.0, 3.7, -3.7, np.nan, np.inf, -np.inf, 1e300, 0.125])
+W = np.array([2.0, -2.0, 0.0, 3.0, np.nan, 0.5, 1.0, -1.0, 2.5, 0.3, 1.0, 2.0, 1.0, 7.0, -np.inf])
+I = np.array([5, -5, 7, 0, -3, 2, 9])
+J = np.array([3, 3, -2, 4, 5, 5, -4])
+
+ELEMENTWISE = {
+    "floor": lambda v, w: np.floor(v), "ceil": lambda v, w: np.ceil(v), "trunc": lambda v, w: np.trunc(v),
+    "rint": lambda v, w: np.rint(v), "round": lambda v, w: np.round(v), "around2": lambda v, w: np.around(v, 2),
+    "round_neg": lambda v, w: np.round(v * 1.0, decimals=-1), "round20": lambda v, w: np.round(v, 20),
+    "fmod": lambda v, w: np.fmod(v, w), "mod": lambda v, w: np.mod(v, w), "remainder": lambda v, w: np.remainder(v, w),
+    "floor_divide": lambda v, w: np.floor_divide(v, w), "fmax": lambda v, w: np.fmax(v, w),
+    "fmin": lambda v, w: np.fmin(v, w), "sinc": lambda v, w: np.sinc(v), "positive": lambda v, w: np.positive(v),
+    "float_power": lambda v, w: np.float_power(v, w), "isnan": lambda v, w: np.isnan(v),
+    "isinf": lambda v, w: np.isinf(v), "isfinite": lambda v, w: np.isfinite(v),
+    "nan_to_num": lambda v, w: np.nan_to_num(v),
+    "nan_to_num_fills": lambda v, w: np.nan_to_num(v, nan=1.5, posinf=2, neginf=-3.0),
+}
+
+
+def same(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    return got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+@pytest.mark.parametrize("case", ["floats", "ints", "scalars", "length1", "empty", "broadcast"])
+def test_values_are_numpy_s(name, case):
+    f = ELEMENTWISE[name]
+    a, b = {"floats": (V, W), "ints": (I, J), "scalars": (V[8], W[9]), "length1": (V[:1], W[:1]),
+            "empty": (V[:0], W[:0]), "broadcast": (V, W[3])}[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            expected = f(a, b)
+        got = catad.vjp(f, a, b)[0]
+    assert same(got, expected), (got, expected)
+
+
+def test_halves_round_to_even():
+    v = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.25, 0.35, 1.005, 2.675])
+    for f in (lambda v: np.round(v), lambda v: np.round(v, 1), lambda v: np.around(v, 2)):
+        assert same(catad.vjp(f, v)[0], f(v))
+
+
+X = np.array([0.33, -1.27, 2.61, -0.07])
+Y = np.array([0.7, 1.9, -0.45, 0.8])
+
+
+def rounding(x, v):
+    return np.sum(np.floor(v * x) + np.ceil(v) * x + np.trunc(v) + np.rint(v) * v + np.round(v, 1) * x
+                  + np.around(v) + np.round(v * x, decimals=-1))
+
+
+def remainders(x, v, w):
+    return np.sum(np.fmod(v * x, w) + np.mod(v, w * x) + np.remainder(w, v) * x + np.floor_divide(v, w) * x)
+
+
+def nan_ignoring(x, v, w):
+    return np.sum(np.fmax(v * x, w) - np.fmin(v, w * x) + np.fmax(x, v))
+
+
+def sincs(x, v):
+    return np.sum(np.sinc(v * x)) + np.sinc(x - 1.5) * x
+
+
+def powers(x, v):
+    return np.sum(np.positive(v) * x + np.float_power(np.abs(v), x)) + np.float_power(x, 2)
+
+
+def nan_filled(x, v):
+    # the default fills are +-1.8e308: summed with small terms they would hide them
+    return np.sum(np.nan_to_num(v * x, nan=x, posinf=2 * x, neginf=-x)) + np.sum(np.nan_to_num(-v * x)[[0, 1, 4]])
+
+
+def masked(x, v):
+    return np.sum(np.where(np.isnan(v) | np.isinf(v), 0.0, v * x)) + np.sum(np.isfinite(v) * x)
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (rounding, (1.5, X), (0, 1)),
+    (remainders, (1.5, X, Y), (0, 1, 2)),
+    (nan_ignoring, (1.5, X, np.array([np.nan, 0.3, np.nan, -2.0])), (0, 1)),
+    (sincs, (1.5, X), (0, 1)),
+    (powers, (1.5, X), (0, 1)),
+    (nan_filled, (1.5, np.array([np.nan, 1.0, np.inf, -np.inf, 0.5])), 0),
+    (masked, (1.5, np.array([np.nan, 1.0, np.inf, -np.inf, 0.5])), 0),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_gradients_are_central_differences(f, args, argnums):
+    agrees(f, *args, argnums=argnums)
+
+
+def jumps(v):
+    return np.sum(np.floor(v) + np.ceil(v) + np.trunc(v) + np.rint(v) + np.round(v, 1) + np.floor_divide(v, 1.0))
+
+
+def test_piecewise_constant_functions_have_zero_derivative_at_their_jumps():
+    v = np.array([1.0, -2.0, 0.5, 2.5, 0.15, 0.0])
+    g = catad.grad(jumps)(v)
+    assert np.array_equal(g, np.zeros(6))
+    _, t = catad.jvp(jumps, (v,), (np.ones(6),))
+    assert t == 0.0
+
+
+def fmod_partials(x, y):
+    return np.fmod(x, y)
+
+
+def test_fmod_partials_are_one_and_minus_trunc():
+    for x, y in [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-1.0, 3.0)]:
+        gx, gy = catad.grad(fmod_partials, (0, 1))(x, y)
+        assert (gx, gy) == (1.0, -np.trunc(x / y))
+
+
+def round_by_variable(v, k):
+    return np.round(v, k)  # ERR
+
+
+def nan_by_array(v):
+    return np.nan_to_num(v, nan=v)  # ERR
+
+
+def positive_of_mask(v):
+    return np.positive(v > 0)  # ERR
+
+
+def test_refusals_are_located():
+    refused(round_by_variable, (X, 2), "decimals", "integer constant")
+    refused(nan_by_array, (X,), "np.nan_to_num", "not an array")
+    refused(positive_of_mask, (X,), "np.positive", "Bool", cls=CatadTypeError)
+
+
+def int_round_negative(v):
+    return np.round(v, -1)  # ERR
+
+
+def test_integers_to_negative_decimals_are_refused():
+    refused(int_round_negative, (I,), "negative decimals", cls=UnsupportedSyntax)
