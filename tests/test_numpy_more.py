@@ -151,3 +151,125 @@ def int_round_negative(v):
 
 def test_integers_to_negative_decimals_are_refused():
     refused(int_round_negative, (I,), "negative decimals", cls=UnsupportedSyntax)
+
+
+# ---------------------------------------------------------------- scipy.special and scipy.stats.norm.ppf
+
+sp = pytest.importorskip("scipy.special")
+stats = pytest.importorskip("scipy.stats")
+mpmath = pytest.importorskip("mpmath")
+
+
+def gammas(v):
+    return sp.gamma(v)
+
+
+def betas(a, b):
+    return sp.beta(a, b)
+
+
+def erfinvs(v):
+    return sp.erfinv(v)
+
+
+def ndtris(v):
+    return sp.ndtri(v)
+
+
+RNG = np.random.default_rng(2026)
+
+
+def _mp(fn, *xs):
+    with mpmath.workdps(40):
+        return float(fn(*(mpmath.mpf(float(x)) for x in xs)))
+
+
+def _close_to(got, exact):
+    """Within 1e-13 of the exact value (SciPy's own Cephes code is no closer for a large B(a, b),
+    whose log is -370: exp of it carries 370 ulps of the log's rounding)."""
+    np.testing.assert_allclose(got, exact, rtol=1e-13, atol=0)
+
+
+def test_gamma_and_beta_are_the_exact_values():
+    x = np.concatenate([RNG.uniform(-30, 30, 60), RNG.uniform(0, 171, 20), RNG.uniform(-60, -33, 10)])
+    x = x[np.abs(x - np.round(x)) > 1e-3]
+    _close_to(catad.vjp(gammas, x)[0], [_mp(mpmath.gamma, v) for v in x])
+    a, b = RNG.uniform(-8, 8, 60), RNG.uniform(-8, 8, 60)
+    a, b = np.concatenate([a, RNG.uniform(0, 300, 20)]), np.concatenate([b, RNG.uniform(0, 300, 20)])
+    ok = (np.abs(a - np.round(a)) > 1e-3) & (np.abs(b - np.round(b)) > 1e-3) & (np.abs(a + b - np.round(a + b)) > 1e-3)
+    _close_to(catad.vjp(betas, a[ok], b[ok])[0], [_mp(mpmath.beta, p, q) for p, q in zip(a[ok], b[ok])])
+
+
+def test_erfinv_and_ndtri_are_the_exact_values():
+    x = np.concatenate([RNG.uniform(-1, 1, 60), 1 - 10.0 ** RNG.uniform(-15, 0, 20), 10.0 ** RNG.uniform(-300, 0, 20)])
+    _close_to(catad.vjp(erfinvs, x)[0], [_mp(mpmath.erfinv, v) for v in x])
+    p = np.concatenate([RNG.uniform(0, 1, 60), 10.0 ** RNG.uniform(-300, 0, 20), 1 - 10.0 ** RNG.uniform(-15, 0, 20)])
+    with mpmath.workdps(340):  # 2p - 1 keeps a p of 1e-300
+        exact = [float(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(float(q)) - 1)) for q in p]
+    _close_to(catad.vjp(ndtris, p)[0], exact)
+
+
+EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 0.25, 0.75, -2.0, -3.0, 2.0, 1e-320, -1e-320, 172.0, -171.9, -200.5,
+                  np.nan, np.inf, -np.inf])
+
+
+@pytest.mark.parametrize("f, ref", [(gammas, "gamma"), (erfinvs, "erfinv"), (ndtris, "ndtri")],
+                         ids=["gamma", "erfinv", "ndtri"])
+def test_edges_are_scipy_s(f, ref):
+    with np.errstate(all="ignore"):
+        expected = getattr(sp, ref)(EDGES)
+    got = catad.vjp(f, EDGES)[0]
+    special = ~np.isfinite(expected) | (expected == 0)
+    assert same(got[special], expected[special])  # inf, nan and signed zeros exactly
+    _close_to(got[~special], expected[~special])
+
+
+def test_beta_edges_are_scipy_s():
+    e = np.array([0.0, -1.0, -2.0, -0.5, 0.5, 3.0, np.nan, np.inf, -np.inf, 1e7])
+    a, b = np.meshgrid(e, e)
+    with np.errstate(all="ignore"):
+        expected = sp.beta(a.ravel(), b.ravel())
+    got = catad.vjp(betas, a.ravel(), b.ravel())[0]
+    special = ~np.isfinite(expected) | (expected == 0)
+    assert same(got[special], expected[special])
+    _close_to(got[~special], expected[~special])
+
+
+def scipy_more(x, v):
+    return np.sum(sp.gamma(v * x) + sp.beta(v, x) + sp.erfinv(v / 3.0) * x + sp.ndtri(v / 3.0)
+                  + sp.log1p(v * x) + sp.expm1(v) * x + sp.softplus(v * x)) + sp.gamma(x)
+
+
+def norm_quantiles(q, m, s):
+    return np.sum(stats.norm.ppf(q, m, s) + stats.norm.ppf(q, loc=m) * s + stats.norm.ppf(q, scale=s)
+                  + stats.norm.ppf(q))
+
+
+def test_scipy_gradients_are_central_differences():
+    v = np.array([0.3, 1.7, 2.4, 0.9])
+    agrees(scipy_more, 1.3, v, argnums=(0, 1))
+    agrees(norm_quantiles, np.array([0.01, 0.4, 0.77, 0.999]), 0.5, 2.0, argnums=(0, 1, 2))
+
+
+def log1p_expm1_softplus(v):
+    return sp.log1p(v), sp.expm1(v), sp.softplus(v)
+
+
+def norm_ppf_cases(q, m, s):
+    return stats.norm.ppf(q, m, s), stats.norm.ppf(q), stats.norm.ppf(q, loc=m), stats.norm.ppf(q, scale=s)
+
+
+def test_one_primitive_functions_and_norm_ppf_are_scipy_s():
+    v = np.array([-800.0, -1.0, -1e-20, 0.0, 1e-20, 0.5, 30.0, 800.0, np.nan, np.inf, -np.inf])
+    with np.errstate(all="ignore"):
+        for got, expected in zip(catad.vjp(log1p_expm1_softplus, v)[0], log1p_expm1_softplus(v)):
+            assert same(got, expected)
+    q = np.array([0.0, 1.0, 0.3, 0.5, 1.2, -0.1, 1e-300, np.nan, 0.999])
+    for m, s in [(1.0, 2.0), (np.inf, 2.0), (1.0, -1.0), (1.0, 0.0), (np.nan, 1.0), (-2.0, np.inf)]:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = norm_ppf_cases(q, m, s)
+        for got, e in zip(catad.vjp(norm_ppf_cases, q, m, s)[0], expected):
+            special = ~np.isfinite(e)
+            assert same(got[special], e[special]), (m, s, got, e)
+            _close_to(got[~special], e[~special])
