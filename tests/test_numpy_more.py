@@ -12,7 +12,7 @@ import pytest
 
 import catad
 from catad import CatadTypeError, UnsupportedSyntax
-from located import agrees, refused
+from located import agrees, marked_line, refused
 
 V = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.0, -0.0, 3.7, -3.7, np.nan, np.inf, -np.inf, 1e300, 0.125])
 W = np.array([2.0, -2.0, 0.0, 3.0, np.nan, 0.5, 1.0, -1.0, 2.5, 0.3, 1.0, 2.0, 1.0, 7.0, -np.inf])
@@ -273,3 +273,87 @@ def test_one_primitive_functions_and_norm_ppf_are_scipy_s():
             special = ~np.isfinite(e)
             assert same(got[special], e[special]), (m, s, got, e)
             _close_to(got[~special], e[~special])
+
+
+# ---------------------------------------------------------------- reductions
+
+MN = np.array([[1.0, np.nan, -2.0, 0.0], [np.nan, np.nan, np.nan, np.nan], [3.0, 0.5, np.inf, -1.0]])
+MI = np.array([[0, 2, 3], [0, 0, 0]])
+MB = np.array([[True, False], [False, False]])
+
+REDUCTIONS = {
+    "any": lambda a: np.any(a), "any0": lambda a: np.any(a, axis=0), "all1k": lambda a: np.all(a, axis=-1, keepdims=True),
+    "all": lambda a: np.all(a), "count_nonzero": lambda a: np.count_nonzero(a),
+    "count_nonzero0": lambda a: np.count_nonzero(a, axis=0), "nansum": lambda a: np.nansum(a),
+    "nansum0": lambda a: np.nansum(a, axis=0), "nanmean_last": lambda a: np.nanmean(a, axis=-1),
+    "nanmean": lambda a: np.nanmean(a), "nanmean_k": lambda a: np.nanmean(a, axis=0, keepdims=True),
+    "nanmax_last": lambda a: np.nanmax(a, axis=-1), "nanmin0k": lambda a: np.nanmin(a, axis=0, keepdims=True),
+    "nanmax": lambda a: np.nanmax(a), "ptp": lambda a: np.ptp(a), "ptp_last": lambda a: np.ptp(a, axis=-1),
+    "average": lambda a: np.average(a), "average0": lambda a: np.average(a, axis=0),
+    "average_w": lambda a: np.average(a, axis=-1, weights=np.arange(1.0, np.shape(a)[-1] + 1)),
+    "average_wk": lambda a: np.average(a, axis=-1, weights=np.arange(1.0, np.shape(a)[-1] + 1), keepdims=True),
+    "average_full": lambda a: np.average(a, weights=a * 0 + 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("case", ["nans", "ints", "bools", "row", "length1", "empty_rows", "empty_columns"])
+def test_reductions_are_numpy_s(name, case):
+    f = REDUCTIONS[name]
+    a = {"nans": MN, "ints": MI, "bools": MB, "row": MN[0], "length1": MN[2:, :1], "empty_rows": MN[:0],
+         "empty_columns": MN[:, :0]}[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                expected = f(a)
+            except (ValueError, TypeError, ZeroDivisionError) as e:
+                expected = e
+        if isinstance(expected, Exception):  # NumPy's error, located, or a refusal
+            with pytest.raises(catad.CatadError) as info:
+                catad.vjp(f, a)
+            if isinstance(expected, ValueError) and "zero-size" in str(expected) and "fm" in str(expected):
+                assert str(expected) in str(info.value)
+            return
+        got = catad.vjp(f, a)[0]
+    assert same(got, expected), (got, expected)
+
+
+def weights_sum_to_zero(v, w):
+    return np.average(v, weights=w)  # ERR
+
+
+def weights_too_short(m, w):
+    return np.average(m, axis=1, weights=w)  # ERR
+
+
+def nanmax_of_nothing(m):
+    return np.nanmax(m, axis=0)  # ERR
+
+
+def test_reduction_errors_are_numpy_s_and_located():
+    from catad.frontend import compile_function
+    for f, args, message in [(weights_sum_to_zero, (X, np.array([1.0, -1.0, 2.0, -2.0])),
+                               "Weights sum to zero, can't be normalized"),
+                              (weights_too_short, (MN, np.ones(3)), "Length of weights not compatible"),
+                              (nanmax_of_nothing, (MN[:0],), "zero-size array to reduction operation fmax")]:
+        prog = compile_function(f, args)
+        assert prog is not None
+        with pytest.raises(catad.CatadError) as info:
+            catad.vjp(f, *args)
+        assert message in str(info.value)
+        assert f":{marked_line(f)}:" in str(info.value)
+
+
+def reduced(x, m, w):
+    return (np.nansum(m * x) + np.nanmean(m, axis=0)[1] * x + np.sum(np.nanmax(m * x, axis=1))
+            + np.nanmin(m) * x + np.sum(np.ptp(m, axis=0)) * x + np.average(m * x, axis=1, weights=w)[0]
+            + np.average(m, weights=m * m + 1.0) * x + np.sum(np.where(np.any(m > 0.5, axis=1), 1.0, 2.0)) * x
+            + x * np.count_nonzero(m > 0) + np.nansum(np.average(m, axis=0, keepdims=True)) * x)
+
+
+def test_reduction_gradients_are_central_differences():
+    m = np.array([[0.3, np.nan, -1.2], [2.2, 0.9, np.nan], [-0.4, 1.7, 0.6]])
+    agrees(reduced, 1.3, np.nan_to_num(m, nan=0.1), np.array([0.5, 1.5, 2.0]), argnums=(0, 1, 2))
+    agrees(lambda x, w: np.nansum(m * x) + np.nanmean(m * x) + np.nanmax(m * x) + np.sum(np.average(np.nan_to_num(m) * x, axis=0))
+           + np.sum(np.nanmin(m * w, axis=0)), 1.3, 0.7, argnums=(0, 1))

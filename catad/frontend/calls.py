@@ -572,6 +572,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_windows.TABLE
     from . import numpy_elementwise  # rounding, remainders, NaN tests and others made of primitives
     table += numpy_elementwise.TABLE
+    from . import numpy_logic_reductions  # np.any, np.all, np.nansum, np.nanmax, np.ptp, np.average, ...
+    table += numpy_logic_reductions.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
