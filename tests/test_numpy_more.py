@@ -357,3 +357,49 @@ def test_reduction_gradients_are_central_differences():
     agrees(reduced, 1.3, np.nan_to_num(m, nan=0.1), np.array([0.5, 1.5, 2.0]), argnums=(0, 1, 2))
     agrees(lambda x, w: np.nansum(m * x) + np.nanmean(m * x) + np.nanmax(m * x) + np.sum(np.average(np.nan_to_num(m) * x, axis=0))
            + np.sum(np.nanmin(m * w, axis=0)), 1.3, 0.7, argnums=(0, 1))
+
+
+# ---------------------------------------------------------------- flips and rank padding
+
+T3 = np.arange(24.0).reshape(2, 3, 4) - 7.5
+SHAPES = {
+    "flip": lambda a: np.flip(a), "flip0": lambda a: np.flip(a, 0), "flip_last": lambda a: np.flip(a, axis=-1),
+    "flip_tuple": lambda a: np.flip(a, (0, -1)), "fliplr": lambda a: np.fliplr(a), "flipud": lambda a: np.flipud(a),
+    "rot90": lambda a: np.rot90(a), "rot90_2": lambda a: np.rot90(a, 2), "rot90_3": lambda a: np.rot90(a, k=3),
+    "rot90_back": lambda a: np.rot90(a, -1, axes=(1, 0)), "rot90_02": lambda a: np.rot90(a, 1, (0, 2)),
+    "atleast_1d": lambda a: np.atleast_1d(a), "atleast_2d": lambda a: np.atleast_2d(a),
+    "atleast_2d_two": lambda a: np.atleast_2d(a, a * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+@pytest.mark.parametrize("a", [T3, T3[0], MN[0], MN[:0, :0], T3[:, :0], np.array([3, 4]), MB],
+                         ids=["rank3", "matrix", "vector", "empty", "empty3", "ints", "bools"])
+def test_flips_are_numpy_s(name, a):
+    f = SHAPES[name]
+    try:
+        expected = f(a)
+    except ValueError as e:  # NumPy's ValueError, located, with its message
+        with pytest.raises(catad.ShapeError) as info:
+            catad.vjp(f, a)
+        assert str(e) in str(info.value)
+        return
+    got = catad.vjp(f, a)[0]
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+        assert same(g, e)
+
+
+def test_numbers_are_padded():
+    for f in (SHAPES["atleast_1d"], SHAPES["atleast_2d"]):
+        assert same(catad.vjp(f, 2.5)[0], f(2.5))
+
+
+def flipped_weights(x, m):
+    w = np.arange(m.size, dtype=float).reshape(m.shape)
+    return (np.sum(np.flip(m * x) * w) + np.sum(np.rot90(m) * np.rot90(w) * x) + np.sum(np.fliplr(m) * w)
+            + np.sum(np.flipud(m) * w * x) + np.sum(np.rot90(m, 3) * np.rot90(w)) + np.sum(np.atleast_2d(m[0]) * x)
+            + np.sum(np.atleast_1d(x) * m[:, 0]))
+
+
+def test_flip_gradients_are_central_differences():
+    agrees(flipped_weights, 1.3, T3[0] / 7.0, argnums=(0, 1))

@@ -574,6 +574,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_elementwise.TABLE
     from . import numpy_logic_reductions  # np.any, np.all, np.nansum, np.nanmax, np.ptp, np.average, ...
     table += numpy_logic_reductions.TABLE
+    from . import numpy_flips  # np.flip, np.fliplr, np.flipud, np.rot90, np.atleast_1d, np.atleast_2d
+    table += numpy_flips.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
