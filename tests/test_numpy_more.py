@@ -403,3 +403,56 @@ def flipped_weights(x, m):
 
 def test_flip_gradients_are_central_differences():
     agrees(flipped_weights, 1.3, T3[0] / 7.0, argnums=(0, 1))
+
+
+# ---------------------------------------------------------------- joins, spacings, products, conversions
+
+JOINS = {
+    "append": lambda a: np.append(a, a), "append_number": lambda a: np.append(a, 2.5),
+    "append0": lambda a: np.append(a, a, axis=0), "append_last": lambda a: np.append(a, a * 2, axis=-1),
+    "append_list": lambda a: np.append([1, 2], a), "kron": lambda a: np.kron(a, a * 2 + 1),
+    "float64": lambda a: np.float64(a), "logspace": lambda a: np.logspace(0.5, 2.0, 5) * np.size(a),
+    "logspace_base": lambda a: np.logspace(1.0, 3, num=4, base=2.0, endpoint=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JOINS))
+@pytest.mark.parametrize("a", [T3[0], MN[0], MN[:0, 0], MI, MN[:, :0]], ids=["matrix", "nans", "empty", "ints",
+                                                                          "empty2"])
+def test_joins_are_numpy_s(name, a):
+    f = JOINS[name]
+    try:
+        expected = f(a)
+    except ValueError as e:
+        with pytest.raises(catad.CatadError):
+            catad.vjp(f, a)
+        return
+    assert same(catad.vjp(f, a)[0], expected)
+
+
+def chain(a, b, c):
+    return np.linalg.multi_dot([a, b, c])
+
+
+def test_multi_dot_is_numpy_s():
+    m = T3[0] / 5.0
+    for args in [(m, m.T, m), (m[0], m.T, m[:, 1]), (T3[1, 0], m.T, m)]:
+        np.testing.assert_allclose(catad.vjp(chain, *args)[0], chain(*args), rtol=1e-14)
+
+
+def joined(x, m, v):
+    return (np.sum(np.append(m * x, v) * np.arange(m.size + v.size)) + np.sum(np.kron(m, m * x) * 0.5)
+            + np.sum(np.append(m, m * x, axis=1) ** 2) + np.sum(np.logspace(x, 2.0, 4, base=x))
+            + np.linalg.multi_dot([v, m.T, m, v]) * x + np.sum(np.kron(v, v * x)) + np.float64(x) * x)
+
+
+def test_join_gradients_are_central_differences():
+    agrees(joined, 1.3, T3[0, :2, :3] / 7.0, np.array([0.5, -1.0, 2.0]), argnums=(0, 1, 2))
+
+
+def three(a):
+    return np.linalg.multi_dot([a])  # ERR
+
+
+def test_multi_dot_of_one_array_is_numpy_s_error():
+    refused(three, (T3[0],), "Expecting at least two arrays.", cls=CatadTypeError)

@@ -576,6 +576,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_logic_reductions.TABLE
     from . import numpy_flips  # np.flip, np.fliplr, np.flipud, np.rot90, np.atleast_1d, np.atleast_2d
     table += numpy_flips.TABLE
+    from . import numpy_products  # np.append, np.logspace, np.kron, np.linalg.multi_dot, np.float64
+    table += numpy_products.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
