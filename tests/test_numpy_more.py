@@ -456,3 +456,39 @@ def three(a):
 
 def test_multi_dot_of_one_array_is_numpy_s_error():
     refused(three, (T3[0],), "Expecting at least two arrays.", cls=CatadTypeError)
+
+
+TD = [
+    (lambda a, b: np.tensordot(a, b), (T3 / 5, T3[0] / 3)), (lambda a, b: np.tensordot(a, b, 1), (T3, T3[0].T)),
+    (lambda a, b: np.tensordot(a, b, axes=0), (T3[0], MN[0])),
+    (lambda a, b: np.tensordot(a, b, axes=([1, 0], [0, 1])), (T3, np.ones((3, 2, 5)))),
+    (lambda a, b: np.tensordot(a, b, axes=(2, 0)), (T3, MN[0])), (lambda a, b: np.tensordot(a, b, axes=1), (MN[0], MN[2])),
+    (lambda a, b: np.tensordot(a, b, axes=2), (T3[0], T3[1])), (lambda a, b: np.tensordot(a, b), (MI, MI * 1.5)),
+    (lambda a, b: np.select([a > 0, a < -1], [a, a * 2], default=b[0]), (MN[0], MN[2])),
+    (lambda a, b: np.select([a > 0, a < -1], [a, 2]), (MN[2], MN[2])),
+    (lambda a, b: np.select([a > 0], [b]), (T3[0], MN[0])),
+    (lambda a, b: np.select([a > 0, b > 0], [a, b], 0.5), (MN[:0, 0], MN[:0, 0])),
+]
+
+
+@pytest.mark.parametrize("k", range(len(TD)))
+def test_tensordot_and_select_are_numpy_s(k):
+    f, args = TD[k]
+    expected = f(*args)
+    got = catad.vjp(f, *args)[0]
+    assert np.shape(got) == np.shape(expected) and np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-14)
+
+
+def contracted(x, t, m):
+    return (np.sum(np.tensordot(t * x, m) * np.arange(2.0)) + np.sum(np.tensordot(t, m, axes=([2, 1], [1, 0])) ** 2)
+            + np.sum(np.select([t > 0, t < -0.5], [t * x, t * t], default=x)))
+
+
+def tensordot_mismatch(a, b):
+    return np.tensordot(a, b, axes=3)  # ERR
+
+
+def test_tensordot_gradients_and_errors():
+    agrees(contracted, 1.3, T3 / 9.0 - 0.3, T3[0, :3, :4] / 4.0, argnums=(0, 1, 2))
+    refused(tensordot_mismatch, (T3, T3[0]), "shape-mismatch for sum", cls=CatadTypeError)

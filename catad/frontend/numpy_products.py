@@ -6,7 +6,9 @@
 * ``np.kron(a, b)`` of two vectors or two matrices: element (i p + k, j q + l) is a[i, j] b[k, l];
 * ``np.linalg.multi_dot([a, b, ...])``: the dots left to right (a first vector a row, a last one a
   column, as NumPy's; NumPy may group them otherwise, which changes only the rounding);
-* ``np.float64(x)``: x as a Float (an array elementwise).
+* ``np.float64(x)``: x as a Float (an array elementwise);
+* ``np.select(condlist, choicelist, default=0)``: wheres from the last choice to the first;
+* ``np.tensordot(a, b, axes=2)``: NumPy's transposes and reshapes to one matrix product.
 """
 from __future__ import annotations
 
@@ -137,3 +139,103 @@ TABLE = [
 ]
 
 __all__ = ["TABLE"]
+
+
+def h_select(lw, obj, node, args, kwargs):
+    """np.select(condlist, choicelist, default=0): NumPy's wheres from the last choice to the
+    first over the default, so the first condition that holds chooses."""
+    p = bind_args(lw, obj, node, args, kwargs, ("condlist", "choicelist", "default"), 2)
+    conds, choices = p["condlist"], p["choicelist"]
+    if not all(isinstance(x, (ast.List, ast.Tuple)) for x in (conds, choices)):
+        lw.fail(node, "np.select", "np.select() takes list displays [c0, c1, ...] and [x0, x1, ...] here")
+    if len(conds.elts) != len(choices.elts):
+        lw.fail(node, "np.select", "list of cases must be same length as list of conditions", CatadTypeError)
+    if not conds.elts:
+        lw.fail(node, "np.select", "select with an empty condition list is not possible", CatadTypeError)
+    loc = lw.loc(node)
+    out = Const(0, Int, loc) if _is_none(p.get("default")) else lw.arg(p["default"])
+    cs = [lw.arg(c) for c in conds.elts]
+    for k, c in enumerate(cs):
+        if scalar_of(c.type) != Bool:
+            lw.fail(node, "np.select", f"invalid entry {k} in condlist: should be boolean ndarray", CatadTypeError)
+    f = lambda c, x, y: lw.b.if_(c, x, y, loc, "np.select() chooses between a {a} and a {b}; give them one type")
+    for c, x in reversed(list(zip(cs, (lw.arg(e) for e in choices.elts)))):
+        ts = [c, x, out]
+        out = lw.b.elementwise(f, ts, loc, "np.select") if any(is_array(t) for t in ts) else f(*ts)
+    return out
+
+
+def _tensordot_axes(lw, node, p, ra: int, rb: int):
+    """(a's summed axes, b's) as NumPy's tensordot reads axes=: N (a's last N, b's first N) or a
+    pair of ints or of sequences."""
+    if _is_none(p.get("axes")):
+        n = 2
+    else:
+        t = lw.arg(p["axes"])
+        if isinstance(t, Const) and t.type == Int:
+            n = int(t.value)
+        else:
+            node_axes = p["axes"]
+            if not (isinstance(node_axes, (ast.Tuple, ast.List)) and len(node_axes.elts) == 2):
+                lw.fail(node, "np.tensordot", "axes of np.tensordot must be an integer or a pair of axis lists",
+                        CatadTypeError)
+            pair = []
+            for side in node_axes.elts:
+                xs = [lw.arg(e) for e in side.elts] if isinstance(side, (ast.Tuple, ast.List)) else [lw.arg(side)]
+                if not all(isinstance(x, Const) and x.type == Int for x in xs):
+                    lw.fail(node, "np.tensordot", "axes of np.tensordot must be integer constants")
+                pair.append([int(x.value) for x in xs])
+            if len(pair[0]) != len(pair[1]):
+                lw.fail(node, "np.tensordot", "shape-mismatch for sum", CatadTypeError)
+            for xs, r in zip(pair, (ra, rb)):
+                if not all(-r <= x < r for x in xs):
+                    lw.fail(node, "np.tensordot", f"axes out of range for array of dimension {r}", CatadTypeError)
+            return [x % ra for x in pair[0]], [x % rb for x in pair[1]]
+    if n < 0 or n > ra or n > rb:
+        lw.fail(node, "np.tensordot", "shape-mismatch for sum", CatadTypeError)
+    return list(range(ra - n, ra)), list(range(n))
+
+
+def h_tensordot(lw, obj, node, args, kwargs):
+    """np.tensordot(a, b, axes=2): NumPy's transposes and reshapes to one matrix product."""
+    from .numpy_arrays import permute
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "b", "axes"), 2)
+    a, b, loc = array_arg(lw, p["a"], obj, node), array_arg(lw, p["b"], obj, node), lw.loc(node)
+    ra, rb = rank(a.type), rank(b.type)
+    sa, sb = _tensordot_axes(lw, node, p, ra, rb)
+    if len(set(sa)) != len(sa) or len(set(sb)) != len(sb):
+        lw.fail(node, "np.tensordot", "repeated axis in tensordot axes", CatadTypeError)
+    kinds = {scalar_of(a.type), scalar_of(b.type)}
+    if Bool in kinds:
+        lw.fail(node, "np.tensordot", "np.tensordot() of Bools is not supported", CatadTypeError)
+    if kinds == {Int, Float}:
+        a, b = lw.b.to_float(a, loc), lw.b.to_float(b, loc)
+    fa = [q for q in range(ra) if q not in sa]
+    fb = [q for q in range(rb) if q not in sb]
+
+    def product(sizes):
+        out = Const(1, Int, loc)
+        for s in sizes:
+            out = prim("mul", out, s, loc=loc)
+        return out
+
+    def body(x, y):
+        da, db = [lw.b.size(x, q, loc) for q in range(ra)], [lw.b.size(y, q, loc) for q in range(rb)]
+        chk = [lw.b.check(prim("eq", da[i], db[j], loc=loc), (), loc, "np.tensordot", "shape-mismatch for sum")
+               for i, j in zip(sa, sb)]
+        m = reshape(lw, permute(lw, x, fa + sa, loc), [product([da[q] for q in fa]), product([da[q] for q in sa])],
+                    loc, obj)
+        n = reshape(lw, permute(lw, y, sb + fb, loc), [product([db[q] for q in sb]), product([db[q] for q in fb])],
+                    loc, obj)
+        mn = lw.b.dot(m, n, loc)
+        dims = [da[q] for q in fa] + [db[q] for q in fb]
+        out = index_chain(mn, [Const(0, Int, loc)] * 2, loc) if not dims else reshape(lw, mn, dims, loc, obj)
+        from ..lang.terms import make_lets
+        return make_lets([c for cs in chk for c in cs], out)
+    return lw.b.share_all([a, b], body, loc)
+
+
+TABLE += [
+    ((np.select,), h_select, ("condlist", "choicelist", "default")),
+    ((np.tensordot,), h_tensordot, ("axes",)),
+]
