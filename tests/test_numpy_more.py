@@ -492,3 +492,34 @@ def tensordot_mismatch(a, b):
 def test_tensordot_gradients_and_errors():
     agrees(contracted, 1.3, T3 / 9.0 - 0.3, T3[0, :3, :4] / 4.0, argnums=(0, 1, 2))
     refused(tensordot_mismatch, (T3, T3[0]), "shape-mismatch for sum", cls=CatadTypeError)
+
+
+TAKES = [
+    (lambda a, i: np.take(a, i), (T3, np.array([0, 5, -1, 23]))),
+    (lambda a, i: np.take(a, i, axis=1), (T3, np.array([[0, 2], [-1, 1]]))),
+    (lambda a, i: np.take(a, i, axis=-1), (T3, np.array([3, 0]))),
+    (lambda a, i: np.take(a, i[0], axis=0), (T3, np.array([1]))),
+    (lambda a, i: np.take(a, [2, 0], axis=1), (MI, 0)),
+    (lambda a, i: np.take(a, i, axis=0), (T3[0], np.array([], dtype=int))),
+]
+
+
+@pytest.mark.parametrize("k", range(len(TAKES)))
+def test_take_is_numpy_s(k):
+    f, args = TAKES[k]
+    assert same(catad.vjp(f, *args)[0], f(*args))
+
+
+def take_too_far(a, i):
+    return np.take(a, i, axis=1)  # ERR
+
+
+def taken(x, t):
+    return np.sum(np.take(t * x, [0, -1, 3]) * np.arange(3.0)) + np.sum(np.take(t, np.array([[2, 0], [1, 1]]), axis=-1) ** 2)
+
+
+def test_take_gradients_and_errors():
+    agrees(taken, 1.3, T3 / 9.0, argnums=(0, 1))
+    with pytest.raises(catad.BoundsError, match="index -4 is out of bounds for axis 1 with size 3") as info:
+        catad.vjp(take_too_far, T3, np.array([-4]))
+    assert f":{marked_line(take_too_far)}:" in str(info.value)

@@ -8,7 +8,9 @@
   column, as NumPy's; NumPy may group them otherwise, which changes only the rounding);
 * ``np.float64(x)``: x as a Float (an array elementwise);
 * ``np.select(condlist, choicelist, default=0)``: wheres from the last choice to the first;
-* ``np.tensordot(a, b, axes=2)``: NumPy's transposes and reshapes to one matrix product.
+* ``np.tensordot(a, b, axes=2)``: NumPy's transposes and reshapes to one matrix product;
+* ``np.take(a, indices, axis=None)``: rows gathered at checked, wrapped Int indices (raveled for
+  axis None), the axis moved first and back.
 """
 from __future__ import annotations
 
@@ -239,3 +241,46 @@ TABLE += [
     ((np.select,), h_select, ("condlist", "choicelist", "default")),
     ((np.tensordot,), h_tensordot, ("axes",)),
 ]
+
+
+def _take0(lw, a: Term, idx: Term, axis: int, loc) -> Term:
+    """Rows idx of atom a (an Int, or an Int array: the rows in its shape), each index checked and
+    wrapped as NumPy's (the message names `axis`, the axis of the user's array)."""
+    from ..lang.terms import make_lets
+
+    def row(i):
+        binds, j = lw.b.index(a, i, axis, loc)
+        return make_lets(binds, prim("index", j, a, loc=loc))
+    if not is_array(idx):
+        return row(idx)
+    from .numpy_arrays import builds
+    return lw.b.share(idx, lambda ix: builds(lw, [lw.b.size(ix, q, loc) for q in range(rank(ix.type))],
+                                             lambda *ks: row(index_chain(ix, list(ks), loc)), loc), loc)
+
+
+def h_take(lw, obj, node, args, kwargs):
+    """np.take(a, indices, axis=None): the elements (axis None: of a raveled) or the slices along
+    axis at Int indices (a number or an array of any shape, negative ones from the end)."""
+    from .numpy_arrays import permute, to_front
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "indices", "axis"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    idx = lw.display(p["indices"]) if isinstance(p["indices"], (ast.List, ast.Tuple)) else lw.arg(p["indices"])
+    idx = idx.replace() if lw.is_list(idx) else idx
+    if scalar_of(idx.type) != Int:
+        lw.fail(node, "np.take", f"indices of np.take() must be Ints, got {idx.type}", CatadTypeError)
+    if _is_none(p.get("axis")):
+        flat = a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], loc, np.ravel)
+        return lw.b.share(flat, lambda x: _take0(lw, x, idx, 0, loc), loc)
+    r = rank(a.type)
+    axes = static_axes(lw, p["axis"], obj, r)
+    if isinstance(axes, Failure) or len(axes) != 1:
+        lw.fail(node, "np.take", axes.message if isinstance(axes, Failure) else "axis must be one integer",
+                CatadTypeError)
+    k, m = axes[0], rank(idx.type) if is_array(idx) else 0
+    moved = permute(lw, a, to_front(r, k), loc)
+    back = [m + i for i in range(k)] + list(range(m)) + [m + k + i for i in range(r - 1 - k)]
+    return lw.b.share(moved, lambda x: lw.b.share(_take0(lw, x, idx, k, loc), lambda g: permute(lw, g, back, loc),
+                                                  loc), loc)
+
+
+TABLE += [((np.take,), h_take, ("axis",))]
