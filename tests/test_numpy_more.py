@@ -523,3 +523,50 @@ def test_take_gradients_and_errors():
     with pytest.raises(catad.BoundsError, match="index -4 is out of bounds for axis 1 with size 3") as info:
         catad.vjp(take_too_far, T3, np.array([-4]))
     assert f":{marked_line(take_too_far)}:" in str(info.value)
+
+
+# ---------------------------------------------------------------- np.gradient, np.cov, np.corrcoef
+
+CM = np.array([[1.0, 2.0, 4.0, 3.5], [0.5, -1.0, 2.0, 8.0], [3.0, 3.0, 3.0, 3.0]])
+CV = np.array([1.0, 4.0, 9.0, 7.0, 2.0])
+STATS = [
+    (lambda a: np.gradient(a), CV), (lambda a: np.gradient(a, 0.5), CV), (lambda a: np.gradient(a, axis=1), T3),
+    (lambda a: np.gradient(a, 2.0, axis=-1), CM), (lambda a: np.gradient(a), CM), (lambda a: np.gradient(a), MI[0]),
+    (lambda a: np.gradient(a), CV[:2]), (lambda a: np.gradient(a), np.array([1.0, np.nan, np.inf, 2.0])),
+    (lambda a: np.cov(a), CM), (lambda a: np.cov(a, rowvar=False), CM), (lambda a: np.cov(a, bias=True), CM),
+    (lambda a: np.cov(a, ddof=0), CM), (lambda a: np.cov(a), CV), (lambda a: np.cov(a), CV[:1]),
+    (lambda a: np.cov(a, ddof=5), CM), (lambda a: np.cov(a), MI), (lambda a: np.corrcoef(a), CM),
+    (lambda a: np.corrcoef(a, rowvar=False), CM), (lambda a: np.corrcoef(a), CV), (lambda a: np.cov(a), MN),
+]
+
+
+@pytest.mark.parametrize("k", range(len(STATS)))
+def test_gradient_cov_corrcoef_are_numpy_s(k):
+    f, a = STATS[k]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        expected = f(a)
+        got = catad.vjp(f, a)[0]
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+        assert np.shape(g) == np.shape(e) and np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=1e-14, atol=1e-15)
+
+
+def too_short(v):
+    return np.gradient(v)  # ERR
+
+
+def test_gradient_of_one_element_is_numpy_s_error():
+    with pytest.raises(catad.ShapeError, match=r"at least \(edge_order \+ 1\) elements") as info:
+        catad.vjp(too_short, CV[:1])
+    assert f":{marked_line(too_short)}:" in str(info.value)
+
+
+def statistics(x, m):
+    return (np.sum(np.gradient(m * x, 0.5, axis=1) * np.arange(4.0)) + np.sum(np.gradient(m[0], x) ** 2)
+            + np.sum(np.cov(m * x) * np.arange(9.0).reshape(3, 3)) + np.sum(np.corrcoef(m, rowvar=False) ** 2)
+            + np.cov(m[1], bias=True) * x + np.sum(np.gradient(m)[0]))
+
+
+def test_statistics_gradients_are_central_differences():
+    agrees(statistics, 1.3, CM + np.array([[0.0], [0.0], [0.01]]) * np.arange(4.0), argnums=(0, 1))

@@ -578,6 +578,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_flips.TABLE
     from . import numpy_products  # np.append, np.logspace, np.kron, np.linalg.multi_dot, np.float64
     table += numpy_products.TABLE
+    from . import numpy_statistics  # np.gradient, np.cov, np.corrcoef
+    table += numpy_statistics.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
