@@ -570,3 +570,34 @@ def statistics(x, m):
 
 def test_statistics_gradients_are_central_differences():
     agrees(statistics, 1.3, CM + np.array([[0.0], [0.0], [0.01]]) * np.arange(4.0), argnums=(0, 1))
+
+
+MP = np.array([[1.0, 0.5, -0.2], [0.3, 0.9, 0.1], [-0.4, 0.2, 1.1]])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 13, -1, -2, -5])
+@pytest.mark.parametrize("a", [MP, np.array([[1, 2], [3, 4]])], ids=["floats", "ints"])
+def test_matrix_power_is_numpy_s(n, a):
+    f = lambda a: np.linalg.matrix_power(a, n)
+    got, expected = catad.vjp(f, a)[0], f(a)
+    assert np.asarray(got).dtype == expected.dtype
+    if n >= 0:  # the same products in the same order
+        assert np.array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+def not_square(a):
+    return np.linalg.matrix_power(a, 3)  # ERR
+
+
+def powers_of_matrices(x, a):
+    return (np.sum(np.linalg.matrix_power(a * x, 5) * np.arange(9.0).reshape(3, 3))
+            + np.sum(np.linalg.matrix_power(a, -2)) + np.trace(np.linalg.matrix_power(a, 0)) * x)
+
+
+def test_matrix_power_gradients_and_errors():
+    agrees(powers_of_matrices, 1.1, MP, argnums=(0, 1))
+    with pytest.raises(catad.LinAlgError, match="Last 2 dimensions of the array must be square") as info:
+        catad.vjp(not_square, MP[:2])
+    assert f":{marked_line(not_square)}:" in str(info.value)

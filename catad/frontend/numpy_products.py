@@ -10,14 +10,16 @@
 * ``np.select(condlist, choicelist, default=0)``: wheres from the last choice to the first;
 * ``np.tensordot(a, b, axes=2)``: NumPy's transposes and reshapes to one matrix product;
 * ``np.take(a, indices, axis=None)``: rows gathered at checked, wrapped Int indices (raveled for
-  axis None), the axis moved first and back.
+  axis None), the axis moved first and back;
+* ``np.linalg.matrix_power(a, n)``, n a constant: NumPy's order of products (of np.linalg.inv(a)
+  for n < 0).
 """
 from __future__ import annotations
 
 import ast
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, Term
+from ..lang.terms import Build, Const, If, Term
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .calls import display
@@ -284,3 +286,68 @@ def h_take(lw, obj, node, args, kwargs):
 
 
 TABLE += [((np.take,), h_take, ("axis",))]
+
+
+def h_matrix_power(lw, obj, node, args, kwargs):
+    """np.linalg.matrix_power(a, n), n a constant: NumPy's steps (a @ a, (a @ a) @ a, then binary
+    powers z, z @ z, ... multiplied into the result), of np.linalg.inv(a) for n < 0, the
+    identity for n == 0."""
+    from .calls import call
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "n"), 2)
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    nt = lw.arg(p["n"])
+    if not (isinstance(nt, Const) and nt.type == Int):
+        lw.fail(node, "np.linalg.matrix_power", "exponent must be an integer constant here", CatadTypeError)
+    n = int(nt.value)
+    if rank(a.type) != 2:
+        lw.fail(node, "np.linalg.matrix_power", f"{rank(a.type)}-dimensional array given. Array must be two-dimensional"
+                if rank(a.type) < 2 else "np.linalg.matrix_power() of a stack of matrices is not supported here",
+                CatadTypeError)
+    if scalar_of(a.type) == Bool:
+        lw.fail(node, "np.linalg.matrix_power", "np.linalg.matrix_power() of Bools is not supported", CatadTypeError)
+    from ..lang.terms import make_lets
+    from .numpy_arrays import zero_of
+
+    def body(x):
+        rows, cols = lw.b.size(x, 0, loc), lw.b.size(x, 1, loc)
+        chk = lw.b.check(prim("eq", rows, cols, loc=loc), (), loc, "np.linalg.matrix_power",
+                         "Last 2 dimensions of the array must be square", "linalg")
+        if n == 0:
+            one = Const(1.0, Float) if scalar_of(x.type) == Float else Const(1, Int)
+            from .numpy_arrays import builds
+            return make_lets(chk, builds(lw, [rows, cols], lambda i, j: If(prim("eq", i, j, loc=loc), one, zero_of(
+                scalar_of(x.type), loc), loc), loc))
+        m = x
+        if n < 0:  # NumPy inverts an Int matrix too (a Float one)
+            m = call(lw, np.linalg.inv, ast.Call(func=node.func, args=[], keywords=[], lineno=node.lineno,
+                                                 col_offset=node.col_offset), [lw.b.to_float(x, loc)])
+        return make_lets(chk, lw.b.share(m, lambda b: _binary_power(lw, b, abs(n), loc), loc))
+    return lw.b.share(a, body, loc)
+
+
+def _binary_power(lw, a: Term, n: int, loc) -> Term:
+    """a ** n (n >= 1) by NumPy's matrix_power order of products, each intermediate shared."""
+    mm = lambda x, y: lw.b.dot(x, y, loc)
+    if n == 1:
+        return a
+    if n == 2:
+        return mm(a, a)
+    if n == 3:
+        return lw.b.share(mm(a, a), lambda s: mm(s, a), loc)
+    steps = []  # (z is squared again, bit): z = a, a^2, a^4, ...
+    while n > 0:
+        n, bit = divmod(n, 2)
+        steps.append(bit)
+
+    def go(z, result, k):
+        if bit_of(k):
+            result = z if result is None else mm(result, z)
+        if k + 1 == len(steps):
+            return result
+        return lw.b.share(result, lambda r: lw.b.share(mm(z, z), lambda z2: go(z2, r, k + 1), loc), loc) \
+            if result is not None else lw.b.share(mm(z, z), lambda z2: go(z2, None, k + 1), loc)
+    bit_of = lambda k: steps[k]
+    return go(a, None, 0)
+
+
+TABLE += [((np.linalg.matrix_power,), h_matrix_power, ())]
