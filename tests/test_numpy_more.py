@@ -601,3 +601,34 @@ def test_matrix_power_gradients_and_errors():
     with pytest.raises(catad.LinAlgError, match="Last 2 dimensions of the array must be square") as info:
         catad.vjp(not_square, MP[:2])
     assert f":{marked_line(not_square)}:" in str(info.value)
+
+
+ALONG = [
+    (lambda a, i: np.take_along_axis(a, i, axis=1), (CM, np.argsort(CM, axis=1))),
+    (lambda a, i: np.take_along_axis(a, i, axis=0), (CM, np.array([[1, 0, 2, 1]]))),
+    (lambda a, i: np.take_along_axis(a, i, axis=-1), (T3, np.array([[[0, -1]]]))),
+    (lambda a, i: np.take_along_axis(a, i, None), (CM, np.array([5, 0, -2]))),
+    (lambda a, i: np.take_along_axis(a, i, axis=1), (CM, np.zeros((3, 0), dtype=int))),
+    (lambda a, i: np.take_along_axis(a, i, axis=1), (MI, np.array([[2], [1]]))),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ALONG)))
+def test_take_along_axis_is_numpy_s(k):
+    f, args = ALONG[k]
+    assert same(catad.vjp(f, *args)[0], f(*args))
+
+
+def along_mismatch(a, i):
+    return np.take_along_axis(a, i, axis=1)  # ERR
+
+
+def sorted_rows(x, m):
+    return np.sum(np.take_along_axis(m * x, np.argsort(m, axis=1, kind="stable"), axis=1) * np.arange(4.0))
+
+
+def test_take_along_axis_gradients_and_errors():
+    agrees(sorted_rows, 1.3, CM + np.array([[0.0], [0.0], [0.01]]) * np.arange(4.0), argnums=(0, 1))
+    with pytest.raises(catad.BoundsError, match="shape mismatch: indexing arrays could not be broadcast") as info:
+        catad.vjp(along_mismatch, CM, np.zeros((2, 1), dtype=int))
+    assert f":{marked_line(along_mismatch)}:" in str(info.value)

@@ -12,7 +12,9 @@
 * ``np.take(a, indices, axis=None)``: rows gathered at checked, wrapped Int indices (raveled for
   axis None), the axis moved first and back;
 * ``np.linalg.matrix_power(a, n)``, n a constant: NumPy's order of products (of np.linalg.inv(a)
-  for n < 0).
+  for n < 0);
+* ``np.take_along_axis(arr, indices, axis)``: arr read at the indices along axis, the other axes
+  broadcast (NumPy's IndexError where they cannot be).
 """
 from __future__ import annotations
 
@@ -351,3 +353,55 @@ def _binary_power(lw, a: Term, n: int, loc) -> Term:
 
 
 TABLE += [((np.linalg.matrix_power,), h_matrix_power, ())]
+
+
+def h_take_along_axis(lw, obj, node, args, kwargs):
+    """np.take_along_axis(arr, indices, axis): arr read at indices along axis, the other axes
+    broadcast as NumPy's fancy index broadcasts them (axis None: of arr raveled)."""
+    from ..lang.terms import make_lets
+    p = bind_args(lw, obj, node, args, kwargs, ("arr", "indices", "axis"), 3)
+    a, loc = array_arg(lw, p["arr"], obj, node), lw.loc(node)
+    idx = array_arg(lw, p["indices"], obj, node)
+    if scalar_of(idx.type) != Int:
+        lw.fail(node, "np.take_along_axis", "`indices` must be an integer array", CatadTypeError)
+    if _is_none(p.get("axis")):
+        if rank(idx.type) != 1:
+            lw.fail(node, "np.take_along_axis", "when axis=None, `indices` must have a single dimension.",
+                    CatadTypeError)
+        a, axis = (a if rank(a.type) == 1 else reshape(lw, a, [Const(-1, Int)], loc, np.ravel)), 0
+    else:
+        axes = static_axes(lw, p["axis"], obj, rank(a.type))
+        if isinstance(axes, Failure) or len(axes) != 1:
+            lw.fail(node, "np.take_along_axis", axes.message if isinstance(axes, Failure) else
+                    "axis must be one integer", CatadTypeError)
+        axis = axes[0]
+    r = rank(a.type)
+    if rank(idx.type) != r:
+        lw.fail(node, "np.take_along_axis", "`indices` and `arr` must have the same number of dimensions",
+                CatadTypeError)
+
+    def body(x, ix):
+        da, di = [lw.b.size(x, q, loc) for q in range(r)], [lw.b.size(ix, q, loc) for q in range(r)]
+        one = lambda d: prim("eq", d, Const(1, Int), loc=loc)
+        checks, sizes = [], []
+        for q in range(r):
+            if q == axis:
+                sizes.append(di[q])
+                continue
+            ok = If(prim("eq", da[q], di[q], loc=loc), Const(True, Bool), If(one(da[q]), Const(True, Bool),
+                                                                             one(di[q]), loc), loc)
+            checks += lw.b.check(ok, (), loc, "np.take_along_axis",
+                                 "shape mismatch: indexing arrays could not be broadcast together", "bounds")
+            sizes.append(If(one(da[q]), di[q], da[q], loc))
+
+        def elem(*ks):
+            at = lambda d, k: If(one(d), Const(0, Int), k, loc)
+            i = index_chain(ix, [at(di[q], ks[q]) for q in range(r)], loc)
+            binds, j = lw.b.index(x, i, axis, loc, dim=lw.b.shape(x)[axis])
+            return make_lets(binds, index_chain(x, [j if q == axis else at(da[q], ks[q]) for q in range(r)], loc))
+        from .numpy_arrays import builds
+        return make_lets(checks, lw.b.share_all(sizes, lambda *ss: builds(lw, list(ss), elem, loc), loc))
+    return lw.b.share_all([a, idx], body, loc)
+
+
+TABLE += [((np.take_along_axis,), h_take_along_axis, ("axis",))]
