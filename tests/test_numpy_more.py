@@ -632,3 +632,35 @@ def test_take_along_axis_gradients_and_errors():
     with pytest.raises(catad.BoundsError, match="shape mismatch: indexing arrays could not be broadcast") as info:
         catad.vjp(along_mismatch, CM, np.zeros((2, 1), dtype=int))
     assert f":{marked_line(along_mismatch)}:" in str(info.value)
+
+
+BROADCASTS = [
+    (lambda a, n: np.broadcast_to(a, (2, 3)), (np.arange(3.0), 2)),
+    (lambda a, n: np.broadcast_to(a, (n, 2, 3)), (np.array([[1.0], [2.0]]), 4)),
+    (lambda a, n: np.broadcast_to(a, n), (2.5, 3)), (lambda a, n: np.broadcast_to(a, (n, 3)), (np.array([1, 2, 3]), 0)),
+    (lambda a, n: np.broadcast_to(a, (2, 4)), (np.arange(3.0), 2)),
+    (lambda a, n: np.broadcast_to(a, (3,)), (np.ones((2, 3)), 2)),
+    (lambda a, n: np.broadcast_to(a, (n, 3)), (2.5, -1)),
+    (lambda a, n: np.broadcast_to(a, (n, 0)), (np.array([1, 2]), 3)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BROADCASTS)))
+def test_broadcast_to_is_numpy_s(k):
+    f, args = BROADCASTS[k]
+    try:
+        expected = f(*args)
+    except ValueError as e:  # the same message, as a catad.ShapeError (a ValueError)
+        with pytest.raises(catad.ShapeError) as info:
+            catad.vjp(f, *args)
+        assert str(e) in str(info.value)
+        return
+    assert same(catad.vjp(f, *args)[0], expected)
+
+
+def broadcast_weights(x, v):
+    return np.sum(np.broadcast_to(v * x, (3, v.size)) * np.arange(3.0 * v.size).reshape(3, -1))
+
+
+def test_broadcast_to_gradients():
+    agrees(broadcast_weights, 1.3, np.array([0.5, -1.0, 2.0]), argnums=(0, 1))

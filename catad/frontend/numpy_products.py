@@ -14,13 +14,14 @@
 * ``np.linalg.matrix_power(a, n)``, n a constant: NumPy's order of products (of np.linalg.inv(a)
   for n < 0);
 * ``np.take_along_axis(arr, indices, axis)``: arr read at the indices along axis, the other axes
-  broadcast (NumPy's IndexError where they cannot be).
+  broadcast (NumPy's IndexError where they cannot be);
+* ``np.broadcast_to(array, shape)``: read at index 0 along axes of length 1, NumPy's checks.
 """
 from __future__ import annotations
 
 import ast
 
-from ..errors import CatadTypeError
+from ..errors import CatadTypeError, ShapeError
 from ..lang.terms import Build, Const, If, Term
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
@@ -405,3 +406,56 @@ def h_take_along_axis(lw, obj, node, args, kwargs):
 
 
 TABLE += [((np.take_along_axis,), h_take_along_axis, ("axis",))]
+
+
+def _shown_shape(first: int, n: int) -> str:
+    """NumPy's (3,) or (2,4) with the placeholders {first}, {first + 1}, ..."""
+    return "(" + ",".join("{%d}" % (first + k) for k in range(n)) + ("," if n == 1 else "") + ")"
+
+
+def h_broadcast_to(lw, obj, node, args, kwargs):
+    """np.broadcast_to(array, shape): array read at index 0 along its axes of length 1, with
+    NumPy's checks (and messages) of the ranks, of negative lengths and of each axis."""
+    from ..lang.terms import make_lets
+    from .numpy_arrays import builds, shape_arg
+    p = bind_args(lw, obj, node, args, kwargs, ("array", "shape", "subok"), 2)
+    loc = lw.loc(node)
+    t = lw.display(p["array"]) if isinstance(p["array"], (ast.List, ast.Tuple)) else lw.arg(p["array"])
+    t = t.replace() if lw.is_list(t) else t
+    if not is_array(t) and t.type not in (Int, Float, Bool):
+        lw.fail(node, "np.broadcast_to", f"np.broadcast_to() takes an array or a number, got a {t.type}",
+                CatadTypeError)
+    dims = shape_arg(lw, p["shape"], obj)
+    r, big = (rank(t.type) if is_array(t) else 0), len(dims)
+    if r > big:
+        lw.fail(node, "np.broadcast_to", "input operand has more dimensions than allowed by the axis remapping",
+                ShapeError)
+
+    def body(x, *ds):
+        checks = lw.b.check(and_all([prim("le", Const(0, Int), d, loc=loc) for d in ds], loc), (), loc,
+                            "np.broadcast_to", "all elements of broadcast shape must be non-negative")
+        sizes = [lw.b.size(x, q, loc) for q in range(r)]
+        fits = [If(prim("eq", s, Const(1, Int), loc=loc), Const(True, Bool), prim("eq", s, ds[big - r + q], loc=loc),
+                   loc) for q, s in enumerate(sizes)]
+        if fits:
+            message = ("operands could not be broadcast together with remapped shapes [original->remapped]: "
+                       + _shown_shape(0, r) + "  and requested shape " + _shown_shape(r, big))
+            checks += lw.b.check(and_all(fits, loc), tuple(sizes) + tuple(ds), loc, "np.broadcast_to", message)
+
+        def elem(*ix):
+            if not r:
+                return x
+            return index_chain(x, [If(prim("eq", sizes[q], Const(1, Int), loc=loc), Const(0, Int), ix[big - r + q], loc)
+                                   for q in range(r)], loc)
+        return make_lets(checks, builds(lw, list(ds), elem, loc))
+    return lw.b.share_all([t] + dims, body, loc)
+
+
+def and_all(conds: list, loc) -> Term:
+    out = Const(True, Bool)
+    for c in conds:
+        out = c if out.__class__ is Const and out.value is True else If(out, c, Const(False, Bool), loc)
+    return out
+
+
+TABLE += [((np.broadcast_to,), h_broadcast_to, ("shape", "subok"))]
