@@ -46,6 +46,8 @@ DOMAINS: dict[str, list[tuple]] = {
     "xlogy": [(-5, 5), (0.1, 10)], "xlog1py": [(-5, 5), (-0.9, 5)], "logaddexp": [(-5, 5), (-5, 5)],
     "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "betaln": [(0.2, 10), (0.2, 10)],
     "i0e": [(-40, 40)], "i1e": [(-40, 40)],
+    "gamma": [(0.2, 6)], "beta": [(0.2, 5), (0.2, 5)], "erfinv": [(-0.9, 0.9)], "ndtri": [(0.05, 0.95)],
+    "floor": [(-5, 5)], "ceil": [(-5, 5)], "trunc": [(-5, 5)], "rint": [(-5, 5)], "fmod": [(-5, 5), (0.5, 3)],
 }
 
 
@@ -62,6 +64,9 @@ REJECT = {
     "div": lambda x, y: abs(y) < 0.2,
     "floordiv": lambda x, y: _near_int(x / y, 0.05),
     "mod": lambda x, y: _near_int(x / y, 0.05),
+    "fmod": lambda x, y: _near_int(x / y, 0.05),
+    "floor": lambda x: _near_int(x, 0.05), "ceil": lambda x: _near_int(x, 0.05),
+    "trunc": lambda x: _near_int(x, 0.05), "rint": lambda x: _near_int(x + 0.5, 0.05),
     "abs": lambda x: abs(x) < 0.05,
     "sign": lambda x: abs(x) < 0.05,
     "max": lambda x, y: abs(x - y) < 0.05,
@@ -113,8 +118,9 @@ def _sample(name, ts, rng):
 
 
 def _sympy_value(d, syms, vals) -> float:
-    # the derivative of floor is 0 away from its jumps (the points avoid them)
-    d = d.replace(lambda e: isinstance(e, sympy.Derivative) and e.expr.has(sympy.floor), lambda e: sympy.S.Zero)
+    # the derivative of floor (ceiling) is 0 away from its jumps (the points avoid them)
+    d = d.replace(lambda e: isinstance(e, sympy.Derivative) and e.expr.has(sympy.floor, sympy.ceiling),
+                  lambda e: sympy.S.Zero)
     d = d.replace(lambda e: isinstance(e, sympy.Subs), lambda e: e.doit())
     sub = {s: (sympy.Integer(v) if isinstance(v, int) else sympy.Float(v, 30)) for s, v in zip(syms, vals)}
     r = d.subs(sub).evalf(30)

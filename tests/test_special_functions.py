@@ -465,7 +465,7 @@ def test_names_as_users_write_them():
         assert n in names, n
 
     def gamma_fn(x):
-        return special.gamma(x)
+        return special.erfcinv(x)
 
     def t_fn(x):
         return stats.cauchy.logpdf(x)
@@ -475,7 +475,7 @@ def test_names_as_users_write_them():
 
     def lse_sign(x):
         return logsumexp(x, return_sign=True)
-    with pytest.raises(catad.UnsupportedSyntax, match="scipy.special.gamma is not supported"):
+    with pytest.raises(catad.UnsupportedSyntax, match="scipy.special.erfcinv is not supported"):
         catad.grad(gamma_fn)(1.0)
     with pytest.raises(catad.UnsupportedSyntax, match="scipy.stats.cauchy.logpdf is not supported"):
         catad.grad(t_fn)(1.0)

@@ -570,6 +570,16 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_fft.TABLE
     from . import numpy_windows  # window functions, sliding_window_view
     table += numpy_windows.TABLE
+    from . import numpy_elementwise  # rounding, remainders, NaN tests and others made of primitives
+    table += numpy_elementwise.TABLE
+    from . import numpy_logic_reductions  # np.any, np.all, np.nansum, np.nanmax, np.ptp, np.average, ...
+    table += numpy_logic_reductions.TABLE
+    from . import numpy_flips  # np.flip, np.fliplr, np.flipud, np.rot90, np.atleast_1d, np.atleast_2d
+    table += numpy_flips.TABLE
+    from . import numpy_products  # np.append, np.logspace, np.kron, np.linalg.multi_dot, np.float64
+    table += numpy_products.TABLE
+    from . import numpy_statistics  # np.gradient, np.cov, np.corrcoef
+    table += numpy_statistics.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 

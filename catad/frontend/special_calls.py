@@ -13,7 +13,8 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
 * ``scipy.stats.norm``'s ``logpdf``, ``pdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, and
   ``scipy.stats.t.logpdf`` (``df`` after x) and ``scipy.stats.halfcauchy.logpdf``, with ``loc``
   and ``scale`` by position or keyword, nan where ``scale`` or ``df`` is not positive (SciPy's
-  argcheck);
+  argcheck); ``scipy.stats.norm.ppf(q, loc, scale)`` is ``ndtri(q) * scale + loc``;
+* ``scipy.special.softplus(x)`` is SciPy's ``np.logaddexp(0, x)``;
 * ``np.add``, ``np.subtract``, ``np.multiply``, ``np.divide`` (``np.true_divide``): the operators;
   ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
   ``max=``, and ``None`` for no bound).
@@ -315,6 +316,32 @@ def _location_scale(kind: str, value, shapes: tuple = ()):
     return h
 
 
+def h_norm_ppf(lw, obj, node, args, kwargs):
+    """scipy.stats.norm.ppf(q, loc=0, scale=1): ndtri(q) * scale + loc as SciPy's ppf computes it
+    (-inf * scale + loc at q == 0, inf * scale + loc at 1, nan outside [0, 1]); nan where scale <= 0."""
+    name = library_name(obj)
+    given = _params(lw, name, node, args, kwargs, ("q", "loc", "scale"), 1)
+    loc = lw.loc(node)
+    ts = [_floats(lw, name, node, x) if i == 0 or not _none(x) else None for i, x in enumerate(given)]
+
+    def f(q, m, s):
+        v = prim("ndtri", q, loc=loc)
+        v = v if s is None else prim("mul", v, s, loc=loc)
+        v = v if m is None else prim("add", v, m, loc=loc)
+        if s is not None and not (isinstance(s, Const) and s.value > 0):
+            v = If(prim("gt", s, _f(0.0), loc=loc), v, _NAN, loc)
+        return v
+    return _map(lw, f, ts, loc, name)
+
+
+def h_softplus(lw, obj, node, args, kwargs):
+    """scipy.special.softplus(x): SciPy's np.logaddexp(0, x), log(1 + exp(x)) without overflow."""
+    name = library_name(obj)
+    (x,) = _params(lw, name, node, args, {}, ("x",), 1)
+    loc = lw.loc(node)
+    return _map(lw, lambda v: prim("logaddexp", _f(0.0), v, loc=loc), [_floats(lw, name, node, x)], loc, name)
+
+
 # ------------------------------------------------------------ NumPy's elementwise functions
 
 _OPERATORS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
@@ -397,6 +424,8 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.digamma": (h_digamma, ()), "scipy.special.psi": (h_digamma, ()),
     **{f"scipy.stats.norm.{k}": (_location_scale(k, _norm(k)), ("x", "loc", "scale"))
        for k in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")},
+    "scipy.stats.norm.ppf": (h_norm_ppf, ("q", "loc", "scale")),
+    "scipy.special.softplus": (h_softplus, ()),
     "scipy.stats.t.logpdf": (_location_scale("logpdf", _t_logpdf, ("df",)), ("x", "df", "loc", "scale")),
     "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
     "scipy.integrate.simpson": (_simpson, ("x", "dx", "axis")),

@@ -322,7 +322,7 @@ _UNARY_FLOAT = [
 for _name, _sym, _impl, _aliases, _whole in _UNARY_FLOAT:
     register(Primitive(_name, t_float_unary, _f(_impl), _aliases, sympy=_sym, vector=_whole,
                        doc=f"{_name}(x) on a Float",
-                       library_aliases=("scipy.special.erf",) if _name == "erf" else ()))
+                       library_aliases=(f"scipy.special.{_name}",) if _name in ("erf", "log1p", "expm1") else ()))
 
 # ---------------------------------------------------------------- special functions (catad/primitives/special.py)
 # NumPy's and scipy.special's; the SymPy classes of special.py state the ones SymPy lacks, with
@@ -351,6 +351,13 @@ _SPECIAL_UNARY = [
      "log Phi(x), finite far in the left tail (-500007.8... at -1000)"),
     ("i0e", S.I0e, S.i0e, (), (_SP + "i0e",), None, "exp(-|x|) I0(x), the scaled modified Bessel function"),
     ("i1e", S.I1e, S.i1e, (), (_SP + "i1e",), None, "exp(-|x|) I1(x) (the derivative of i0e is i1e - sign(x) i0e)"),
+    ("gamma", sympy.gamma, S.gamma, (), (_SP + "gamma",), None,
+     "Gamma(x) as scipy.special.gamma (inf at +0, -inf at -0, nan at the negative integers)"),
+    ("erfinv", sympy.erfinv, S.erfinv, (), (_SP + "erfinv",), None,
+     "the inverse of erf on (-1, 1) (+-inf at +-1, nan outside); its derivative sqrt(pi)/2 exp(erfinv(x)**2)"),
+    ("ndtri", S.Ndtri, S.ndtri, (), (_SP + "ndtri",), None,
+     "the standard normal quantile Phi^-1(p) (-inf at 0, inf at 1, nan outside); its derivative "
+     "sqrt(2 pi) exp(ndtri(p)**2 / 2)"),
 ]
 _SPECIAL_NOTES = {"cbrt": "the derivative at 0 is inf (1 / (3 cbrt(0)**2))",
                   "i0e": "the derivative at 0 is 0 (i1e(0) - sign(0) i0e(0); the one-sided ones are -1 and 1)",
@@ -377,6 +384,9 @@ _SPECIAL_BINARY = [
      "at the origin both partials are 0 (elsewhere a / hypot and b / hypot), as d|x| is 0 at 0"),
     ("betaln", lambda x, y: sympy.loggamma(x) + sympy.loggamma(y) - sympy.loggamma(x + y), S.betaln, (),
      (_SP + "betaln",), None, "log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)", ""),
+    ("beta", sympy.beta, S.beta, (), (_SP + "beta",), None,
+     "B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b) as scipy.special.beta; partials B (digamma(a) - digamma(a + b)) "
+     "and B (digamma(b) - digamma(a + b))", ""),
 ]
 for _name, _sym, _impl, _aliases, _lib, _whole, _doc, _note in _SPECIAL_BINARY:
     register(Primitive(_name, t_float_binary, _f(_impl), _aliases, sympy=_sym, arity=2, vector=_whole, doc=_doc,
@@ -427,6 +437,46 @@ register(Primitive("min", t_num_binary, _first_min, (np.minimum,), sympy=sympy.M
                    vector='first_min({0}, {1})', doc="the smaller of two scalars",
                    nondiff_note="at a tie the first argument is the minimum: the partials are 1 for a and 0 for b "
                                 "when a <= b (or either is NaN: Python's min returns a unless b < a), else 0 and 1"))
+
+# ---------------------------------------------------------------- rounding and remainders (NumPy's)
+# An Int rounds to itself (NumPy 2 keeps the integer dtype; np.rint alone makes it a Float); the derivative of each rounding is
+# 0, also at its jumps (derivatives._clean).
+
+def _rounding(fn):
+    def impl(a):
+        if _is_int(a):
+            return int(a)
+        with np.errstate(all="ignore"):
+            return float(fn(np.float64(a)))
+    impl.__name__ = fn.__name__
+    return impl
+
+
+_ROUND_NOTE = "the derivative is 0 everywhere, also at the jumps"
+for _name, _sym, _fn, _doc in [
+        ("floor", sympy.floor, np.floor, "the largest integer <= x (an Int is itself)"),
+        ("ceil", sympy.ceiling, np.ceil, "the smallest integer >= x (an Int is itself)"),
+        ("trunc", S.Trunc, np.trunc, "x rounded towards 0 (an Int is itself)"),
+        ("rint", S.Rint, np.rint, "x rounded to the nearest integer, halves to even (a Float, as NumPy's)")]:
+    register(Primitive(_name, t_float_unary if _name == "rint" else t_num_unary, _rounding(_fn), (_fn,), sympy=_sym,
+                       vector=f"np.{_fn.__name__}({{0}})", doc=_doc, nondiff_note=_ROUND_NOTE))
+
+
+def _fmod(a, b):
+    """C's fmod (NumPy's np.fmod): the remainder with the sign of a; of Ints by 0 it is 0, as
+    NumPy's (which warns)."""
+    if _is_int(a) and _is_int(b):
+        a, b = int(a), int(b)
+        if b == 0:
+            return 0
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    return _f(np.fmod)(a, b)
+
+
+register(Primitive("fmod", t_num_binary, _fmod, (np.fmod,), sympy=lambda x, y: x - y * S.Trunc(x / y), arity=2,
+                   vector='np.fmod({0}, {1})', doc="C's fmod: a - b * trunc(a / b), the sign of a",
+                   nondiff_note="partials 1 and -trunc(x/y) everywhere, also at the jumps"))
 
 # ---------------------------------------------------------------- comparisons and logic
 

@@ -340,3 +340,169 @@ class I1e(_Special):
 
 
 SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot, I0e, I1e)
+
+
+# ---------------------------------------------------------------- piecewise-constant functions
+# NumPy's trunc and rint have no SymPy function; these stand for them so that a derivative
+# naming them (fmod's partial in y is -trunc(x/y)) translates back to the primitive. Their
+# derivative is 0 (also at the jumps, the documented choice). Not in SYMPY_FUNCTIONS: the
+# derivative of their floor-based definitions is a Derivative SymPy cannot evaluate.
+
+class Trunc(_Special):
+    """trunc(x) = sign(x) floor(|x|): x rounded towards 0."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.sign(x) * sympy.floor(sympy.Abs(x))
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+
+class Rint(_Special):
+    """rint(x): x rounded to the nearest integer, halves to even (IEEE's default rounding)."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.floor(x + sympy.Rational(1, 2))  # differs from rint only at halves (evalf only)
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+
+# ---------------------------------------------------------------- gamma, beta, erfinv, ndtri
+# scipy.special's conventions at the edges; the values to a few ulps of SciPy's (its Cephes
+# code is not ours: math.gamma and Newton steps on math.erf/erfc are).
+
+_MAXGAM = 171.624376956302725  # Cephes' MAXGAM: Gamma overflows beyond it
+
+
+def _gamma_sign(x: float) -> float:
+    """The sign of Gamma(x) off its poles: negative on (-1, 0), (-3, -2), ..."""
+    return -1.0 if x < 0.0 and math.floor(x) % 2 == 1 else 1.0
+
+
+def gamma(x: float) -> float:
+    """Gamma(x) as scipy.special.gamma: inf at +0 and inf, -inf at -0, nan at the negative
+    integers and -inf, +-inf where it overflows; below -33 Cephes' reflection formula."""
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == 0.0:
+        return math.copysign(math.inf, x)
+    if x < 0.0 and x == math.floor(x):
+        return math.nan
+    if x > _MAXGAM:
+        return math.inf
+    if x < -33.0:  # Cephes' reflection: pi / (|q sin(pi z)| Gamma(q)), q = -x, z its distance to an integer
+        q = -x
+        z = q - math.floor(q)
+        z = q * math.sin(math.pi * (z - 1.0 if z > 0.5 else z))
+        g = math.gamma(q) if q <= _MAXGAM else math.inf
+        return _gamma_sign(x) * (math.pi / (abs(z) * g))  # 0 where the product overflows, as Cephes'
+    try:
+        return math.gamma(x)
+    except OverflowError:  # near 0: 1 / x overflows
+        return _gamma_sign(x) * math.inf
+
+
+def beta(a: float, b: float) -> float:
+    """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b) in Cephes' steps (scipy.special.beta): a pole
+    argument by beta_negint; a much larger than b by lbeta_asymp; beyond Gamma's range exp of the
+    log (betaln for positive arguments); else the Gammas divided in the order that keeps them
+    finite (Gamma(a + b) at a pole is inf there, so B is 0)."""
+    for p, q in ((a, b), (b, a)):
+        if p <= 0.0 and (p == -math.inf or p == math.floor(p)):  # a pole of Gamma(p)
+            if math.isfinite(p) and math.isfinite(q) and q == math.floor(q) and 1.0 - p - q > 0.0:
+                return (1.0 if q % 2 == 0 else -1.0) * beta(1.0 - p - q, q)
+            return math.inf
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if abs(a) < abs(b):
+        a, b = b, a
+    if abs(a) > 1e6 * abs(b) and a > 1e6:  # Cephes' lbeta_asymp: log Gamma(b) - b log a + O(1/a)
+        r = gammaln(b) - b * math.log(a) + b * (1 - b) / (2 * a) + b * (1 - b) * (1 - 2 * b) / (12 * a * a) \
+            - b * b * (1 - b) * (1 - b) / (12 * a * a * a)
+        return _gamma_sign(b) * math.exp(r)
+    s = a + b
+    if abs(s) > _MAXGAM or abs(a) > _MAXGAM or abs(b) > _MAXGAM:
+        if a > 0.0 and b > 0.0:
+            return math.exp(betaln(a, b))
+        return _gamma_sign(a) * _gamma_sign(b) * _gamma_sign(s) * math.exp(gammaln(a) + gammaln(b) - gammaln(s))
+    gs, ga, gb = gamma(s), gamma(a), gamma(b)
+    if gs == 0.0:
+        return math.inf
+    if math.isnan(gs):  # a + b a pole
+        gs = math.inf
+    if abs(abs(ga) - abs(gs)) > abs(abs(gb) - abs(gs)):
+        return gb / gs * ga
+    return ga / gs * gb
+
+
+def _ndtri_tail(p: float) -> float:
+    """Phi^-1(p) for 0 < p <= 1/4: Newton on log Phi(y) = log p (log Phi is concave, so the
+    steps approach the root from one side), from Abramowitz and Stegun 26.2.23 (error < 4.5e-4)."""
+    lp = math.log(p)
+    t = math.sqrt(-2.0 * lp)
+    y = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
+    for _ in range(50):
+        lphi = -0.5 * y * y - _LOG_SQRT_2PI
+        step = (log_ndtr(y) - lp) * math.exp(log_ndtr(y) - lphi)
+        y -= step
+        if abs(step) <= 1e-17 * abs(y):
+            break
+    return y
+
+
+def _erfinv_small(x: float) -> float:
+    """erfinv(x) for 0 <= x < 0.5: Newton on erf(y) = x (erf is concave for y >= 0), from the
+    first two terms of the series sqrt(pi)/2 (x + pi x^3 / 12)."""
+    y = 0.5 * math.sqrt(math.pi) * x * (1.0 + math.pi * x * x / 12.0)
+    for _ in range(50):
+        step = (math.erf(y) - x) * 0.5 * math.sqrt(math.pi) * math.exp(y * y)
+        y -= step
+        if abs(step) <= 1e-17 * abs(y):
+            break
+    return y
+
+
+def ndtri(p: float) -> float:
+    """Phi^-1(p), the standard normal quantile (scipy.special.ndtri): -inf at 0, inf at 1, nan
+    outside [0, 1]; sqrt(2) erfinv(2 (p - 1/2)) in the middle (p - 1/2 exact there), the tail
+    by Newton, and -Phi^-1(1 - p) above 3/4 (1 - p exact)."""
+    if not 0.0 <= p <= 1.0:
+        return math.nan
+    if p == 0.0 or p == 1.0:
+        return -math.inf if p == 0.0 else math.inf
+    if p >= 0.75:
+        return -_ndtri_tail(1.0 - p)
+    if p <= 0.25:
+        return _ndtri_tail(p)
+    q = 2.0 * (p - 0.5)  # |q| < 1/2
+    return math.copysign(math.sqrt(2.0) * _erfinv_small(abs(q)), q)
+
+
+def erfinv(x: float) -> float:
+    """erfinv(x) (scipy.special.erfinv): +-inf at +-1, nan outside [-1, 1]; Newton on erf below
+    1/2, above it -Phi^-1((1 - x) / 2) / sqrt(2) ((1 - x) / 2 exact)."""
+    if not -1.0 <= x <= 1.0:
+        return math.nan
+    if abs(x) == 1.0:
+        return math.copysign(math.inf, x)
+    if abs(x) < 0.5:
+        return math.copysign(_erfinv_small(abs(x)), x)
+    return math.copysign(-_ndtri_tail((1.0 - abs(x)) / 2.0) / math.sqrt(2.0), x)
+
+
+class Ndtri(_Special):
+    """Phi^-1(x) = sqrt(2) erfinv(2x - 1); d/dx = sqrt(2 pi) exp(Phi^-1(x)^2 / 2). Not in
+    SYMPY_FUNCTIONS: its definition is complex outside (0, 1), where that test samples."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.sqrt(2) * sympy.erfinv(2 * x - 1)
+
+    def fdiff(self, argindex=1):
+        return sympy.sqrt(2 * sympy.pi) * sympy.exp(Ndtri(self.args[0]) ** 2 / 2)

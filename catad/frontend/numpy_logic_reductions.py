@@ -1,0 +1,264 @@
+"""Reductions made of the sums, maxima and minima of numpy_arrays.reduce over an elementwise
+transform of the array, with NumPy's axis (an int or a tuple) and keepdims:
+
+* ``np.any``/``np.all``: the count of nonzero (zero) elements is positive (is 0); a NaN is
+  nonzero, as in NumPy; Bool results (no derivative);
+* ``np.count_nonzero``: that count, an Int;
+* ``np.nansum``/``np.nanmean``: the sum (mean) of the elements that are not NaN (0.0 and nan for a
+  lane of NaNs only, as NumPy's); a NaN adds nothing to the derivative;
+* ``np.nanmax``/``np.nanmin``: the maximum (minimum) with NaNs taken as -inf (inf), nan for a lane
+  of NaNs only, NumPy's ValueError for an empty lane; the derivative goes to the first extreme
+  element;
+* ``np.ptp``: max - min;
+* ``np.average(a, axis=None, weights=None, returned=False, keepdims=False)``: the mean, or
+  sum(a * w) / sum(w) with NumPy's ZeroDivisionError message where a lane's weights sum to 0
+  (a catad.DomainError, which is a ValueError); 1-D weights along one axis as NumPy broadcasts
+  them. Axes are constants; an axis out of range is refused while compiling.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import CatadTypeError
+from ..lang.terms import Const, If, Term, make_lets
+from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..primitives import prim
+from .calls import display
+from .common import ONE, ZERO, is_array
+from .numpy_arrays import (Failure, _is_none, bind_args, builds, count_of, insert_axes, keep_dims, reduce,
+                           static_axes, static_bool)
+
+import numpy as np
+
+_NAN = Const(math.nan, Float)
+
+
+def _operand(lw, obj, node, p):
+    """(the array, its rank, the sorted axes or None, keepdims): a number is an array of one
+    element (then keepdims does not apply), as NumPy reduces it."""
+    name = display(obj)
+    if "out" in p and not _is_none(p["out"]):
+        lw.fail(node, name, f"out= of {name}() is not supported; a compiled function makes new arrays",
+                hint="assign the result")
+    t, loc = lw.arg(p["a"]), lw.loc(node)
+    if lw.is_list(t):
+        t = t.replace()
+    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
+    if scalar_of(t.type) not in (Int, Float, Bool):
+        lw.fail(node, name, f"{name}() takes numbers or arrays of numbers, got a {t.type}", CatadTypeError)
+    if not is_array(t):
+        t, keep = builds(lw, [ONE], lambda i: t, loc), False
+    r = rank(t.type)
+    axes = static_axes(lw, p.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        lw.fail(node, name, axes.message, CatadTypeError)
+    return t, r, None if axes is None else tuple(sorted(axes)), keep
+
+
+def _each(lw, f, t: Term, loc) -> Term:
+    return lw.b.elementwise(f, [t], loc)
+
+
+def _finish(lw, t, r, axes, keep, loc, body) -> Term:
+    """body(a) of t shared, its reduced axes kept when keepdims."""
+    def shaped(a):
+        out = body(a)
+        return keep_dims(lw, out, r, axes, loc) if keep else out
+    return lw.b.share(t, shaped, loc)
+
+
+def _nonzero(x: Term, loc) -> Term:
+    if x.type == Bool:
+        return x
+    zero = Const(0.0, Float) if x.type == Float else Const(0, Int)
+    return prim("ne", x, zero, loc=loc)
+
+
+def _counted(lw, t: Term, test, loc) -> Term:
+    """The Int array of test(x) as 1 or 0."""
+    return _each(lw, lambda x: If(test(x), ONE, ZERO, loc), t, loc)
+
+
+def h_any(lw, obj, node, args, kwargs):
+    """np.any, np.all, np.count_nonzero: counts of nonzero (for all: zero) elements along axes."""
+    names = ("a", "axis", "keepdims") if obj is np.count_nonzero else ("a", "axis", "out", "keepdims")
+    p = bind_args(lw, obj, node, args, kwargs, names)
+    t, r, axes, keep = _operand(lw, obj, node, p)
+    loc = lw.loc(node)
+    if obj is np.all:
+        test = lambda x: prim("not", _nonzero(x, loc), loc=loc)
+    else:
+        test = lambda x: _nonzero(x, loc)
+
+    def body(a):
+        counts = reduce(lw, _counted(lw, a, test, loc), axes, "sum", loc)
+        if obj is np.count_nonzero:
+            return counts
+        f = (lambda c: prim("eq", c, ZERO, loc=loc)) if obj is np.all else (lambda c: prim("gt", c, ZERO, loc=loc))
+        return _each(lw, f, counts, loc) if is_array(counts) else f(counts)
+    return _finish(lw, t, r, axes, keep, loc, body)
+
+
+def _not_nan(x: Term, loc) -> Term:
+    return prim("eq", x, x, loc=loc)
+
+
+def h_nansum(lw, obj, node, args, kwargs):
+    """np.nansum, np.nanmean: the sum or mean of the elements that are not NaN."""
+    names = ("a", "axis", "dtype", "out", "keepdims")
+    p = bind_args(lw, obj, node, args, kwargs, names)
+    if not _is_none(p.get("dtype")):
+        lw.fail(node, display(obj), f"dtype of {display(obj)}() is not supported", CatadTypeError)
+    t, r, axes, keep = _operand(lw, obj, node, p)
+    loc, mean = lw.loc(node), obj is np.nanmean
+    if scalar_of(t.type) == Bool:
+        t = _counted(lw, t, lambda x: x, loc)
+    if scalar_of(t.type) == Int:  # never NaN: the plain reduction (a mean is a Float)
+        return _finish(lw, t, r, axes, keep, loc, lambda a: reduce(lw, a, axes, "mean" if mean else "sum", loc))
+
+    def body(a):
+        total = reduce(lw, _each(lw, lambda x: If(_not_nan(x, loc), x, Const(0.0, Float), loc), a, loc),
+                       axes, "sum", loc)
+        if not mean:
+            return total
+        n = reduce(lw, _counted(lw, a, lambda x: _not_nan(x, loc), loc), axes, "sum", loc)
+        f = lambda s, c: prim("div", s, prim("to_float", c, loc=loc), loc=loc)  # 0 / 0: nan, as NumPy's
+        return lw.b.elementwise(f, [total, n], loc) if is_array(total) else f(total, n)
+    return _finish(lw, t, r, axes, keep, loc, body)
+
+
+def h_nanmax(lw, obj, node, args, kwargs):
+    """np.nanmax, np.nanmin: the extreme of the elements that are not NaN (nan if none is)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "out", "keepdims"))
+    t, r, axes, keep = _operand(lw, obj, node, p)
+    loc, kind = lw.loc(node), "vmax" if obj is np.nanmax else "vmin"
+    if scalar_of(t.type) == Bool:  # the extreme of the 1s and 0s, a Bool again
+        def of_bools(a):
+            m = reduce(lw, _counted(lw, a, lambda x: x, loc), axes, kind, loc)
+            f = lambda c: prim("ne", c, ZERO, loc=loc)
+            return make_lets(_nonempty_lanes(lw, a, r, axes, "f" + kind[1:], loc),
+                             _each(lw, f, m, loc) if is_array(m) else f(m))
+        return _finish(lw, t, r, axes, keep, loc, of_bools)
+    if scalar_of(t.type) != Float:
+        return _finish(lw, t, r, axes, keep, loc, lambda a: reduce(lw, a, axes, kind, loc))
+    fill = Const(-math.inf if kind == "vmax" else math.inf, Float)
+
+    def body(a):
+        ext = reduce(lw, _each(lw, lambda x: If(_not_nan(x, loc), x, fill, loc), a, loc), axes, kind, loc)
+        n = reduce(lw, _counted(lw, a, lambda x: _not_nan(x, loc), loc), axes, "sum", loc)
+        f = lambda e, c: If(prim("eq", c, ZERO, loc=loc), _NAN, e, loc)
+        out = lw.b.elementwise(f, [ext, n], loc) if is_array(ext) else f(ext, n)
+        return make_lets(_nonempty_lanes(lw, a, r, axes, "f" + kind[1:], loc), out)
+    return _finish(lw, t, r, axes, keep, loc, body)
+
+
+def _nonempty_lanes(lw, a: Term, r: int, axes, op: str, loc) -> list:
+    """NumPy's ValueError where a reduction with no identity has an empty lane to reduce (and
+    some result to make: a lane count of 0 with no lanes is an empty result)."""
+    lane = count_of(lw, a, axes, loc)
+    others = ONE
+    for q in range(r):
+        if axes is not None and q not in axes:
+            others = prim("mul", others, lw.b.size(a, q, loc), loc=loc)
+    empty = prim("eq", lane, ZERO, loc=loc)
+    bad = empty if axes is None else If(empty, prim("gt", others, ZERO, loc=loc), Const(False, Bool), loc)
+    return lw.b.check(prim("not", bad, loc=loc), (), loc, op, f"zero-size array to reduction operation {op} which "
+                                                               "has no identity")
+
+
+def h_ptp(lw, obj, node, args, kwargs):
+    """np.ptp(a, axis=None, keepdims=False): max - min along the axes."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "out", "keepdims"))
+    t, r, axes, keep = _operand(lw, obj, node, p)
+    loc = lw.loc(node)
+    if scalar_of(t.type) == Bool:
+        lw.fail(node, "np.ptp", "np.ptp() of Bools is NumPy's TypeError (numpy boolean subtract)", CatadTypeError)
+
+    def body(a):
+        hi, lo = reduce(lw, a, axes, "vmax", loc), reduce(lw, a, axes, "vmin", loc)
+        f = lambda x, y: prim("sub", x, y, loc=loc)
+        return lw.b.elementwise(f, [hi, lo], loc) if is_array(hi) else f(hi, lo)
+    return _finish(lw, t, r, axes, keep, loc, body)
+
+
+def h_average(lw, obj, node, args, kwargs):
+    """np.average(a, axis=None, weights=None, returned=False, keepdims=False): sum(a w) / sum(w)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "axis", "weights", "returned", "keepdims"))
+    if static_bool(lw, p.get("returned"), obj, "returned", False):
+        lw.fail(node, "np.average", "returned=True of np.average() is not supported",
+                hint="compute the sum of the weights beside it")
+    loc = lw.loc(node)
+    w = None if _is_none(p.get("weights")) else lw.b.to_float(lw.arg(p["weights"]), loc)
+    w = w.replace() if w is not None and lw.is_list(w) else w
+    a0 = lw.arg(p["a"])
+    if w is not None and not is_array(w) and not is_array(a0) and _is_none(p.get("axis")):  # two numbers
+        x = lw.b.to_float(a0, loc)
+        return lw.b.share(w, lambda v: _divided(lw, prim("mul", x, v, loc=loc), v, loc), loc)
+    t, r, axes, keep = _operand(lw, obj, node, p)
+    t = lw.b.to_float(t, loc)
+    if w is None:  # NumPy's a.mean(axis), then a.size / avg.size: a ZeroDivisionError for an empty result
+        def mean(a):
+            others = ONE
+            for q in range(r):
+                if axes is not None and q not in axes:
+                    others = prim("mul", others, lw.b.size(a, q, loc), loc=loc)
+            chk = [] if axes is None else lw.b.check(prim("gt", others, ZERO, loc=loc), (), loc, "np.average",
+                                                     "division by zero", "domain")
+            return make_lets(chk, reduce(lw, a, axes, "mean", loc))
+        return _finish(lw, t, r, axes, keep, loc, mean)
+    if w.type == t.type:
+        out = lw.b.share_all([t, w], lambda a, v: _weighted(lw, a, v, axes, loc), loc)
+    elif is_array(w) and rank(w.type) == 1 and axes is not None and len(axes) == 1:
+        out = lw.b.share_all([t, w], lambda a, v: _along_axis(lw, a, v, r, axes[0], loc), loc)
+    else:
+        what = ("Axis must be specified when shapes of a and weights differ." if axes is None else
+                "1D weights expected when shapes of a and weights differ." if not (is_array(w) and rank(w.type) == 1)
+                else "Axis must be one integer when shapes of a and weights differ.")
+        lw.fail(node, "np.average", what, CatadTypeError)
+    return keep_dims(lw, out, r, axes, loc) if keep else out
+
+
+def _weighted(lw, a: Term, v: Term, axes, loc) -> Term:
+    """sum(a v) / sum(v) over axes (a and v atoms of one shape)."""
+    weighted = lw.b.elementwise(lambda x, y: prim("mul", x, y, loc=loc), [a, v], loc)
+    scl = reduce(lw, v, axes, "sum", loc)
+    return lw.b.share(scl, lambda s: _divided(lw, reduce(lw, weighted, axes, "sum", loc), s, loc), loc)
+
+
+def _along_axis(lw, a: Term, v: Term, r: int, axis: int, loc) -> Term:
+    """1-D weights v along axis of a: NumPy's check of their length, then v with axes of length
+    1 around it (as NumPy's broadcast_to and swapaxes make it); its sum is one number."""
+    chk = lw.b.check(prim("eq", lw.b.size(a, axis, loc), lw.b.size(v, 0, loc), loc=loc), (), loc, "np.average",
+                     "Length of weights not compatible with specified axis.")
+    weighted = lw.b.elementwise(lambda x, y: prim("mul", x, y, loc=loc),
+                                [a, insert_axes(lw, v, [q for q in range(r) if q != axis], loc)], loc)
+    scl = lw.b.sum_all(v, loc)
+    return make_lets(chk, lw.b.share(scl, lambda s: _divided(lw, reduce(lw, weighted, (axis,), "sum", loc), s,
+                                                             loc), loc))
+
+
+def _divided(lw, num: Term, scl: Term, loc) -> Term:
+    """num / scl after NumPy's check that no sum of weights is 0."""
+    zero = Const(0.0, Float)
+    zeros = _counted(lw, scl, lambda s: prim("eq", s, zero, loc=loc), loc) if is_array(scl) else None
+    count = reduce(lw, zeros, None, "sum", loc) if zeros is not None else If(prim("eq", scl, zero, loc=loc), ONE,
+                                                                                ZERO, loc)
+
+    def checked(c):
+        chk = lw.b.check(prim("eq", c, ZERO, loc=loc), (), loc, "np.average",
+                         "Weights sum to zero, can't be normalized", "domain")
+        f = lambda x, y: prim("div", x, y, loc=loc)
+        return make_lets(chk, lw.b.elementwise(f, [num, scl], loc) if is_array(num) else f(num, scl))
+    return lw.b.share(count, checked, loc)
+
+
+TABLE = [
+    ((np.any, np.all), h_any, ("axis", "out", "keepdims")),
+    ((np.count_nonzero,), h_any, ("axis", "keepdims")),
+    ((np.nansum, np.nanmean), h_nansum, ("axis", "dtype", "out", "keepdims")),
+    ((np.nanmax, np.nanmin), h_nanmax, ("axis", "out", "keepdims")),
+    ((np.ptp,), h_ptp, ("axis", "out", "keepdims")),
+    ((np.average,), h_average, ("axis", "weights", "returned", "keepdims")),
+]
+
+__all__ = ["TABLE"]

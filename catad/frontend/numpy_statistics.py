@@ -1,0 +1,136 @@
+"""np.gradient, np.cov and np.corrcoef as NumPy computes them, from builds, sums and dots:
+
+* ``np.gradient(f, h=1.0, axis=None)`` with one constant or number spacing h: along an axis,
+  NumPy's edge_order=1 formulas, (f[1] - f[0]) / h and (f[-1] - f[-2]) / h at the ends and
+  (f[i+1] - f[i-1]) / (2 h) inside (a tuple of them for axis None on an array of rank > 1);
+* ``np.cov(m, rowvar=True, bias=False, ddof=None)`` (no y, no weights): the rows (columns) the
+  variables, X - mean(X) times its transpose times 1 / (N - ddof) (1 / 0: inf where N <= ddof,
+  as NumPy's, which warns), squeezed;
+* ``np.corrcoef(x, rowvar=True)``: cov(x) / sqrt(d_i) / sqrt(d_j) clipped to [-1, 1].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import CatadTypeError
+from ..lang.terms import Const, If, Term, Tuple, make_lets
+from ..lang.types import Float, Int, rank
+from ..primitives import prim
+from .calls import display
+from .common import ONE, ZERO, index_chain, is_array
+from .numpy_arrays import _is_none, array_arg, bind_args, builds, reduce, static_axes, static_bool, Failure
+
+_TWO = Const(2, Int)
+
+
+def _gradient_along(lw, f: Term, axis: int, h: Term, loc) -> Term:
+    """NumPy's edge_order=1 gradient of atom f along axis with spacing h (a Float atom)."""
+    r = rank(f.type)
+    sizes = [lw.b.size(f, q, loc) for q in range(r)]
+    n = sizes[axis]
+    chk = lw.b.check(prim("le", _TWO, n, loc=loc), (), loc, "np.gradient",
+                     "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
+                     "elements are required.")
+
+    def elem(*ix):
+        i = ix[axis]
+        at = lambda j: index_chain(f, [j if q == axis else ix[q] for q in range(r)], loc)
+        last = prim("sub", n, ONE, loc=loc)
+        up, down = prim("min", prim("add", i, ONE, loc=loc), last, loc=loc), prim("max", prim("sub", i, ONE, loc=loc),
+                                                                                  ZERO, loc=loc)
+        diff = lambda a, b: prim("sub", at(a), at(b), loc=loc)
+        inside = prim("div", diff(up, down), prim("mul", Const(2.0, Float), h, loc=loc), loc=loc)
+        first = prim("div", diff(ONE, ZERO), h, loc=loc)
+        end = prim("div", diff(last, prim("sub", n, _TWO, loc=loc)), h, loc=loc)
+        return If(prim("eq", i, ZERO, loc=loc), first, If(prim("eq", i, last, loc=loc), end, inside, loc), loc)
+    return make_lets(chk, builds(lw, sizes, elem, loc))
+
+
+def h_gradient(lw, obj, node, args, kwargs):
+    """np.gradient(f, h=1.0, axis=None): central differences inside, one-sided at the ends."""
+    if "edge_order" in kwargs and not (isinstance(lw.arg(kwargs["edge_order"]), Const)
+                                       and lw.arg(kwargs["edge_order"]).value == 1):
+        lw.fail(node, "np.gradient", "edge_order of np.gradient must be 1 here")
+    if len(args) > 2:
+        lw.fail(node, "np.gradient", "np.gradient() takes one spacing for every axis here", CatadTypeError)
+    loc = lw.loc(node)
+    f = lw.b.to_float(array_arg(lw, args[0], obj, node), loc)
+    h = Const(1.0, Float) if len(args) < 2 else lw.b.to_float(lw.arg(args[1]), loc)
+    if h.type != Float:
+        lw.fail(node, "np.gradient", "the spacing of np.gradient must be a number here (not coordinates)",
+                CatadTypeError)
+    r = rank(f.type)
+    axes = static_axes(lw, kwargs.get("axis"), obj, r)
+    if isinstance(axes, Failure):
+        lw.fail(node, "np.gradient", axes.message, CatadTypeError)
+    one = axes is not None and len(axes) == 1 or axes is None and r == 1
+    axes = tuple(range(r)) if axes is None else axes
+
+    def body(x, s):
+        outs = [_gradient_along(lw, x, q, s, loc) for q in axes]
+        return outs[0] if one else Tuple(tuple(outs), loc)
+    return lw.b.share_all([f, h], body, loc)
+
+
+def _covariance(lw, x: Term, ddof: Term, loc) -> Term:
+    """(X - mean) (X - mean)^T * (1 / fact) of the atom X (variables by observations)."""
+    nv, nobs = lw.b.size(x, 0, loc), lw.b.size(x, 1, loc)
+
+    def centred(avg):
+        xc = builds(lw, [nv, nobs], lambda i, j: prim("sub", index_chain(x, [i, j], loc), index_chain(avg, [i], loc),
+                                                      loc=loc), loc)
+        return lw.b.share(xc, lambda c: lw.b.dot(c, lw.b.transpose(c, loc), loc), loc)
+    fact = prim("sub", lw.b.to_float(nobs, loc), ddof, loc=loc)
+    inv = If(prim("le", fact, Const(0.0, Float), loc=loc), Const(np.inf, Float),
+             prim("div", Const(1.0, Float), fact, loc=loc), loc)  # NumPy: fact = 0.0, then true_divide(1, fact)
+    c = lw.b.share(reduce(lw, x, (1,), "mean", loc), centred, loc)
+    return lw.b.share_all([c, inv], lambda m, k: lw.b.elementwise(lambda e: prim("mul", e, k, loc=loc), [m], loc),
+                          loc)
+
+
+def h_cov(lw, obj, node, args, kwargs):
+    """np.cov(m, rowvar=True, bias=False, ddof=None): NumPy's covariance matrix, squeezed."""
+    names = ("m", "y", "rowvar", "bias", "ddof") if obj is np.cov else ("x", "y", "rowvar")
+    p = bind_args(lw, obj, node, args, kwargs, names)
+    if not _is_none(p.get("y")):
+        lw.fail(node, display(obj), f"y of {display(obj)}() is not supported", hint="stack the variables first")
+    loc = lw.loc(node)
+    m = lw.b.to_float(array_arg(lw, p[names[0]], obj, node), loc)
+    if rank(m.type) > 2:
+        lw.fail(node, display(obj), "m has more than 2 dimensions", CatadTypeError)
+    rowvar = static_bool(lw, p.get("rowvar"), obj, "rowvar", True)
+    bias = static_bool(lw, p.get("bias"), obj, "bias", False)
+    ddof = Const(0.0 if bias else 1.0, Float) if _is_none(p.get("ddof")) else lw.b.to_float(lw.arg(p["ddof"]), loc)
+    vector = rank(m.type) == 1
+    if vector:
+        x = builds(lw, [ONE], lambda i: m, loc)
+    else:
+        x = m if rowvar else lw.b.transpose(m, loc)
+    c = lw.b.share(x, lambda a: _covariance(lw, a, ddof, loc), loc)
+    if obj is np.corrcoef:
+        c = lw.b.share(c, lambda v: _correlation(lw, v, loc), loc)
+    # NumPy squeezes: one variable gives a number
+    return lw.b.share(c, lambda v: index_chain(v, [ZERO, ZERO], loc), loc) if vector else c
+
+
+def _correlation(lw, c: Term, loc) -> Term:
+    """c_ij / sqrt(c_ii) / sqrt(c_jj), clipped to [-1, 1] as NumPy's corrcoef."""
+    n = lw.b.size(c, 0, loc)
+
+    def body(sd):
+        def elem(i, j):
+            v = prim("div", prim("div", index_chain(c, [i, j], loc), index_chain(sd, [i], loc), loc=loc),
+                     index_chain(sd, [j], loc), loc=loc)
+            return lw.b.share(v, lambda u: If(prim("ne", u, u, loc=loc), u, prim("min", prim(
+                "max", u, Const(-1.0, Float), loc=loc), Const(1.0, Float), loc=loc), loc), loc)
+        return builds(lw, [n, n], elem, loc)
+    return lw.b.share(builds(lw, [n], lambda i: prim("sqrt", index_chain(c, [i, i], loc), loc=loc), loc), body, loc)
+
+
+TABLE = [
+    ((np.gradient,), h_gradient, ("axis", "edge_order")),
+    ((np.cov,), h_cov, ("m", "y", "rowvar", "bias", "ddof")),
+    ((np.corrcoef,), h_cov, ("x", "y", "rowvar")),
+]
+
+__all__ = ["TABLE"]
