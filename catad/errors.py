@@ -79,6 +79,11 @@ class RangeError(CatadError, OverflowError):
     with Python's message."""
 
 
+class ZeroDivisionError_(CatadError, ZeroDivisionError):
+    """A division by zero NumPy raises for (np.average's weights summing to zero): also a
+    ZeroDivisionError, with NumPy's message."""
+
+
 class LinAlgError(ShapeError, np.linalg.LinAlgError):
     """A matrix NumPy's or SciPy's linear algebra rejects with LinAlgError (not square, not
     positive definite as SciPy checks it): also a numpy.linalg.LinAlgError, so ``except
@@ -100,7 +105,7 @@ class Site:
 
     def error(self, values: tuple) -> CatadError:
         cls = {"bounds": BoundsError, "linalg": LinAlgError, "domain": DomainError,
-               "range": RangeError}.get(self.kind, ShapeError)
+               "range": RangeError, "zerodiv": ZeroDivisionError_}.get(self.kind, ShapeError)
         return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
 
     def __str__(self) -> str:

@@ -211,11 +211,24 @@ def h_average(lw, obj, node, args, kwargs):
     elif is_array(w) and rank(w.type) == 1 and axes is not None and len(axes) == 1:
         out = lw.b.share_all([t, w], lambda a, v: _along_axis(lw, a, v, r, axes[0], loc), loc)
     else:
-        what = ("Axis must be specified when shapes of a and weights differ." if axes is None else
-                "1D weights expected when shapes of a and weights differ." if not (is_array(w) and rank(w.type) == 1)
-                else "Axis must be one integer when shapes of a and weights differ.")
-        lw.fail(node, "np.average", what, CatadTypeError)
+        if axes is None:  # NumPy's TypeError
+            lw.fail(node, "np.average", _NUMPY_SAYS["no axis"], CatadTypeError)
+        lw.fail(node, "np.average", "weights of another shape than a's are supported as a vector along one axis",
+                hint="pass weights of a's shape, or a vector of a.shape[axis] weights with one axis")
     return keep_dims(lw, out, r, axes, loc) if keep else out
+
+
+def _numpy_says(call) -> str:
+    """What this NumPy's np.average says (its words change between versions)."""
+    try:
+        call()
+    except (TypeError, ValueError) as e:
+        return str(e)
+    raise AssertionError("np.average accepted weights it should refuse")
+
+
+_NUMPY_SAYS = {"no axis": _numpy_says(lambda: np.average(np.ones((2, 3)), weights=np.ones(3))),
+               "length": _numpy_says(lambda: np.average(np.ones((2, 3)), weights=np.ones(2), axis=1))}
 
 
 def _weighted(lw, a: Term, v: Term, axes, loc) -> Term:
@@ -229,7 +242,7 @@ def _along_axis(lw, a: Term, v: Term, r: int, axis: int, loc) -> Term:
     """1-D weights v along axis of a: NumPy's check of their length, then v with axes of length
     1 around it (as NumPy's broadcast_to and swapaxes make it); its sum is one number."""
     chk = lw.b.check(prim("eq", lw.b.size(a, axis, loc), lw.b.size(v, 0, loc), loc=loc), (), loc, "np.average",
-                     "Length of weights not compatible with specified axis.")
+                     _NUMPY_SAYS["length"], "shape")
     weighted = lw.b.elementwise(lambda x, y: prim("mul", x, y, loc=loc),
                                 [a, insert_axes(lw, v, [q for q in range(r) if q != axis], loc)], loc)
     scl = lw.b.sum_all(v, loc)
@@ -246,7 +259,7 @@ def _divided(lw, num: Term, scl: Term, loc) -> Term:
 
     def checked(c):
         chk = lw.b.check(prim("eq", c, ZERO, loc=loc), (), loc, "np.average",
-                         "Weights sum to zero, can't be normalized", "domain")
+                         "Weights sum to zero, can't be normalized", "zerodiv")
         f = lambda x, y: prim("div", x, y, loc=loc)
         return make_lets(chk, lw.b.elementwise(f, [num, scl], loc) if is_array(num) else f(num, scl))
     return lw.b.share(count, checked, loc)
