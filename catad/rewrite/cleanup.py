@@ -151,42 +151,102 @@ def dead_code_def(d: Def) -> Def:
 def dead_code(t: Term) -> Term:
     """t without the let bindings nothing uses (terms are pure, but for checks: a binding
     that may fail a shape or bounds check is kept, as Python would have raised there)."""
-    return _dead(t)[0]
+    return _Dead().chain(t, 0)[0]
 
 
-def _dead(t: Term) -> tuple[Term, set]:
-    """(t without its dead lets, its free variables), in one pass: each let chain bottom-up
-    with the set of variables still needed, which a nested scope hands up to its let (so a
-    nested chain is not walked again for its free variables). Where nothing below changed,
-    a let is kept as it is (usually all of them)."""
-    lets, body = let_chain(t)
-    out, live = _dead_expr(body)
-    for lt in reversed(lets):
-        if lt.var in live or may_fail(lt.rhs):
-            rhs, used = _dead_expr(lt.rhs)
-            live.discard(lt.var)
-            live |= used
-            out = lt if rhs is lt.rhs and out is lt.body else Let(lt.var, rhs, out, lt.loc)
-    return out, live
+class _Dead:
+    """Dead-code elimination that also counts, for the single-use inliner, the uses of the
+    variables in what it keeps (so the inliner needs no walk of its own to count them).
 
+    `uses[v]` is the number of v's occurrences in the kept program, `at[v]` the build depth
+    of the last one (a build body or a fold's lambda is one level deeper), `depth_of[v]` the
+    depth of the let binding v and `binders[name]` the number of lets and builds binding
+    the name. A let variable is used once in the inliner's sense (inline_single_use) when
+    it occurs exactly once, at the depth of its let (a use inside a build body would
+    repeat the work for every element), and its name is bound once."""
 
-def _dead_expr(t: Term) -> tuple[Term, set]:
-    """(t with dead code removed in its nested scopes, t's free variables); t itself where
-    nothing changed (with_children keeps a node whose children are unchanged)."""
-    if isinstance(t, Var):
-        return t, {t}
-    if isinstance(t, Const):
-        return t, set()
-    if isinstance(t, Let):
-        return _dead(t)
-    if isinstance(t, Build):
-        body, used = _dead(t.body)
-        used.discard(t.var)
-        size, more = _dead_expr(t.size)
-        return with_children(t, [size, t.var, body]), used | more
-    parts = [_dead(k) if isinstance(t, If) and k is not t.cond else _dead_expr(k) for k in term_children(t)]
-    used = set().union(*(u for _, u in parts))
-    return with_children(t, [k for k, _ in parts]), used
+    __slots__ = ("uses", "at", "depth_of", "binders")
+
+    def __init__(self) -> None:
+        self.uses: dict = {}
+        self.at: dict = {}
+        self.depth_of: dict = {}
+        self.binders: dict = {}
+
+    def single(self) -> set:
+        uses, at, depth_of, binders = self.uses, self.at, self.depth_of, self.binders
+        return {v for v, d in depth_of.items() if uses.get(v) == 1 and at[v] == d and binders[v.name] == 1}
+
+    def chain(self, t: Term, depth: int) -> tuple[Term, set]:
+        """(t without its dead lets, its free variables), in one pass: each let chain bottom-up
+        with the set of variables still needed, which a nested scope hands up to its let (so a
+        nested chain is not walked again for its free variables). Where nothing below changed,
+        a let is kept as it is (usually all of them)."""
+        lets, body = let_chain(t)
+        out, live = self.expr(body, depth)
+        binders, depth_of = self.binders, self.depth_of
+        for lt in reversed(lets):
+            if lt.var in live or may_fail(lt.rhs):
+                rhs, used = self.expr(lt.rhs, depth)
+                live.discard(lt.var)
+                live |= used
+                name = lt.var.name
+                binders[name] = binders.get(name, 0) + 1
+                depth_of[lt.var] = depth
+                out = lt if rhs is lt.rhs and out is lt.body else Let(lt.var, rhs, out, lt.loc)
+        return out, live
+
+    def expr(self, t: Term, depth: int) -> tuple[Term, set]:
+        """(t with dead code removed in its nested scopes, t's free variables); t itself where
+        nothing changed (with_children keeps a node whose children are unchanged)."""
+        cls = type(t)
+        if cls is Var:
+            self.uses[t] = self.uses.get(t, 0) + 1
+            self.at[t] = depth
+            return t, {t}
+        if cls is Const:
+            return t, set()
+        if cls is Let:
+            return self.chain(t, depth)
+        if cls is Build:
+            body, used = self.chain(t.body, depth + 1)
+            used.discard(t.var)
+            self.binders[t.var.name] = self.binders.get(t.var.name, 0) + 1
+            size, more = self.expr(t.size, depth)
+            return with_children(t, [size, t.var, body]), used | more
+        kids = term_children(t)
+        lam = getattr(cls, "LAMBDAS", ())
+        if cls is not If and not lam:  # most terms have atoms for children (ANF): counted here, no call per child
+            for k in kids:
+                if type(k) is not Var and type(k) is not Const:
+                    break
+            else:
+                uses, at = self.uses, self.at
+                free = set()
+                for k in kids:
+                    if type(k) is Var:
+                        uses[k] = uses.get(k, 0) + 1
+                        at[k] = depth
+                        free.add(k)
+                return t, free
+        if cls is If:
+            parts = [self.expr(t.cond, depth), self.chain(t.then, depth), self.chain(t.orelse, depth)]
+        elif lam:
+            parts = self._fold(t, kids, depth)
+        else:
+            parts = [self.expr(k, depth) for k in kids]
+        used = set().union(*(u for _, u in parts))
+        return with_children(t, [k for k, _ in parts]), used
+
+    def _fold(self, t: Term, kids: list, depth: int) -> list:
+        """A fold's children: its lambdas' binders are no uses (but free in the answer, as
+        dead_code has always said), its lambdas' bodies run once per element (one level
+        deeper, as a build's body)."""
+        binders = {v for v, _ in type(t).LAMBDAS}
+        bodies = {b for _, b in type(t).LAMBDAS}
+        fields = [f for f in t._fields if isinstance(getattr(t, f), Term)]  # one term each: term_children's order
+        return [(k, {k}) if f in binders else self.expr(k, depth + 1 if f in bodies else depth)
+                for f, k in zip(fields, kids)]
 
 
 def inline_single_use_def(d: Def) -> Def:
@@ -200,6 +260,14 @@ def inline_single_use(t: Term) -> Term:
     uses, binders = _count_uses(t)
     single = {v for v, n in uses.items() if n == 1 and binders.get(v.name) == 1}
     return _inline(t, single, {}, {})
+
+
+def dead_code_inline_def(d: Def) -> Def:
+    """inline_single_use_def(dead_code_def(d)), the uses counted by the dead-code pass (_Dead)
+    instead of a walk of the inliner's own."""
+    dead = _Dead()
+    body = dead.chain(d.body, 0)[0]
+    return Def(d.name, d.params, _inline(body, dead.single(), {}, {}), d.loc)
 
 
 MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expression

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import cse_def, cse_zero, dead_code_def, inline_single_use_def, zero_redex
+from .cleanup import cse_def, cse_zero, dead_code_inline_def, zero_redex
 from .engine import NormalMarks, Rewriter
 
 
@@ -50,9 +50,9 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -
         d = optimise(d, stage, trace, normal)
     else:
         d = cse_def(d, trace, stage)
-    d = inline_single_use_def(dead_code_def(d))
+    d = dead_code_inline_def(d)
     if zero_redex(d):  # the inliner wrote one where it is used
-        d = inline_single_use_def(dead_code_def(cse_def(optimise(d, stage, trace, normal), trace, stage)))
+        d = dead_code_inline_def(cse_def(optimise(d, stage, trace, normal), trace, stage))
     return d
 
 

@@ -1,0 +1,62 @@
+"""The finishing stage's dead-code pass counts the uses the single-use inliner asks about
+(catad.rewrite.cleanup._Dead), where the inliner used to walk the program to count them:
+the two must agree on every program the corpus compiles, forward and reverse, folds and
+builds among them (a single use inside a build body or a fold's lambda is no single use)."""
+import numpy as np
+
+import catad.rewrite.stages as stages
+from catad.errors import CatadError
+from catad.lang.terms import Build, subterms
+from catad.pipeline import _compile
+from catad.rewrite import cleanup
+from corpus import CASES
+from test_loops import range_sum, tuple_state
+from test_while import array_state, newton_sqrt
+
+
+def two_passes(d):
+    """What finish did before the counts moved into the dead-code pass."""
+    return cleanup.inline_single_use_def(cleanup.dead_code_def(d))
+
+
+def test_fused_counts_agree_with_the_inliners_walk(monkeypatch):
+    seen = {"programs": 0, "builds": 0, "folds": 0}
+
+    def checked(d):
+        out = cleanup.dead_code_inline_def(d)
+        assert out == two_passes(d), d.name
+        nodes = subterms(d.body)
+        seen["programs"] += 1
+        seen["builds"] += any(type(n) is Build for n in nodes)
+        seen["folds"] += any(getattr(type(n), "LAMBDAS", ()) for n in nodes)
+        return out
+
+    monkeypatch.setattr(stages, "dead_code_inline_def", checked)
+    rng = np.random.default_rng(0)
+    v = rng.uniform(-1, 1, 5)
+    loops = [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
+             (array_state, (0.9, v))]
+    for fn, args in [(case.fn, case.make_args(rng)) for case in CASES] + loops:
+        p = _compile(fn, args)  # a pipeline of its own: none cached by an earlier test
+        for stage in ("forward", "reverse"):
+            try:
+                getattr(p, stage)
+            except CatadError:  # a program catad refuses to differentiate: no finishing to compare
+                pass
+    assert seen["programs"] > len(CASES)
+    assert seen["builds"] > 10 and seen["folds"] >= 4, seen
+
+
+def test_use_in_a_build_body_is_no_single_use():
+    """x used once, inside a build body: the inliner must not move it there (the work would
+    repeat per element), in the fused pass as in the inliner's own count."""
+    from catad.lang.terms import Call, Const, Def, Let, Var
+    from catad.lang.types import Float, Int
+    n, a, i, x = Var("n", Int), Var("a", Float), Var("i", Int), Var("x", Float)
+    body = Let(x, Call("sin", (a,), Float), Build(n, i, Call("mul", (x, x), Float)))
+    single = Let(x, Call("sin", (a,), Float), Build(n, i, Call("mul", (x, Const(2.0, Float)), Float)))
+    for term in (body, single):
+        d = Def("f", (n, a), term)
+        out = cleanup.dead_code_inline_def(d)
+        assert out == two_passes(d)
+        assert any(type(t) is Let and t.var == x for t in subterms(out.body)), out
