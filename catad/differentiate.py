@@ -125,16 +125,21 @@ def primal(b: Bound, *inputs: Any) -> Any:
     return b.pipeline.code("primal", zero_safe=True)(*inputs)
 
 
-def _finite(x: Any) -> bool:
+def _everywhere(x: Any, holds) -> bool:
     """Whether a tangent value (ZERO, a float, an array, a OneHot, tuples and lists of them)
-    is finite everywhere."""
+    has holds(leaf) at every leaf (ZERO holds everything a zero does)."""
     if x is S.ZERO:
         return True
     if isinstance(x, (tuple, list)):
-        return all(_finite(v) for v in x)
+        return all(_everywhere(v, holds) for v in x)
     if isinstance(x, S.OneHot):
-        return _finite(x.value)
-    return bool(np.isfinite(x).all())
+        return _everywhere(x.value, holds)
+    return holds(x)
+
+
+def _finite(x: Any) -> bool:
+    """Whether a tangent value is finite everywhere."""
+    return _everywhere(x, lambda v: bool(np.isfinite(v).all()))
 
 
 def _user_out(b: Bound, x: Any) -> Any:
@@ -382,14 +387,8 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
 
 
 def _is_zero(t: Any) -> bool:
-    """Whether a tangent value is zero everywhere (ZERO, zeros, tuples of them)."""
-    if t is S.ZERO:
-        return True
-    if isinstance(t, (tuple, list)):
-        return all(_is_zero(x) for x in t)
-    if isinstance(t, S.OneHot):
-        return _is_zero(t.value)
-    return not np.any(t)
+    """Whether a tangent value is zero everywhere."""
+    return _everywhere(t, lambda v: not np.any(v))
 
 
 def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpoints: int | None, what: str):

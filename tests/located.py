@@ -52,3 +52,18 @@ def agrees(f, *args, argnums=0, rng=np.random.default_rng(16)):
         _, out = catad.jvp(f, args, tangents)
         assert out == pytest.approx(float(np.sum(expected * tangent)), rel=1e-6, abs=1e-7)
     return value, grad
+
+
+def hessian_by_differences(f, args, k, h=1e-4):
+    """d grad_k f / d args[k], by the fourth-order central difference of catad's gradient:
+    shaped x.shape + x.shape (the derivative of the gradient's entry first)."""
+    g = catad.grad(f, argnums=k)
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros(x.shape + x.shape)
+    for idx in np.ndindex(x.shape):
+        def at(s):
+            y = x.copy()
+            y[idx] += s
+            return np.asarray(g(*args[:k], y if x.shape else float(y), *args[k + 1:]))
+        out[(...,) + idx] = (-at(2 * h) + 8 * at(h) - 8 * at(-h) + at(-2 * h)) / (12 * h)
+    return out

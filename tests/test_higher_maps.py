@@ -14,23 +14,9 @@ import scipy.linalg
 import scipy.stats
 
 import catad
+from located import hessian_by_differences
 
 RNG = np.random.default_rng(1717)
-
-
-def _grad_fd(f, args, k, h=1e-4):
-    """d grad_k f / d args[k], by the fourth-order central difference of catad's gradient:
-    shaped x.shape + x.shape (the derivative of the gradient's entry first)."""
-    g = catad.grad(f, argnums=k)
-    x = np.asarray(args[k], dtype=float)
-    out = np.zeros(x.shape + x.shape)
-    for idx in np.ndindex(x.shape):
-        def at(s):
-            y = x.copy()
-            y[idx] += s
-            return np.asarray(g(*args[:k], y if x.shape else float(y), *args[k + 1:]))
-        out[(...,) + idx] = (-at(2 * h) + 8 * at(h) - 8 * at(-h) + at(-2 * h)) / (12 * h)
-    return out
 
 
 def check_hessian(f, args, k=0, tol=1e-7):
@@ -39,7 +25,7 @@ def check_hessian(f, args, k=0, tol=1e-7):
     x = np.asarray(args[k])
     H = np.asarray(catad.hessian(f, argnums=k)(*args))
     assert H.shape == x.shape + x.shape
-    fd = _grad_fd(f, args, k)
+    fd = hessian_by_differences(f, args, k)
     scale = max(1.0, float(np.max(np.abs(fd))))
     np.testing.assert_allclose(H, fd, rtol=0, atol=tol * scale)
     n = x.size

@@ -31,6 +31,7 @@ from benchmark_modules import bench_corpus
 kabsch_rmsd = bench_corpus.geometry.kabsch_rmsd
 mvn_nll_cholesky = bench_corpus.statistics.mvn_nll_cholesky
 mvn_nll_scipy = bench_corpus.statistics.mvn_nll_scipy
+gp_neg_log_marginal_likelihood = bench_corpus.statistics.gp_neg_log_marginal_likelihood
 
 M, V = Vec(Vec(Float)), Vec(Float)
 RNG = np.random.default_rng(1617)
@@ -389,16 +390,6 @@ def test_solve_triangular_errors():
 
 
 # ---------------------------------------------------------------------- cholesky, cho_factor, cho_solve
-
-def gp_neg_log_marginal_likelihood(log_params, X, y):
-    """The corpus's statistics.gp_neg_log_marginal_likelihood."""
-    ell, sf2, sn2 = np.exp(log_params)
-    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
-    K = sf2 * np.exp(-0.5 * sq / ell ** 2) + sn2 * np.eye(len(y))
-    L = np.linalg.cholesky(K)
-    alpha = scipy.linalg.cho_solve((L, True), y)
-    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L))) + 0.5 * len(y) * np.log(2 * np.pi)
-
 
 def test_gp_marginal_likelihood():
     args = (np.array([0.0, 0.2, -2.0]), RNG.uniform(-2, 2, size=(10, 2)), RNG.normal(size=10))

@@ -195,14 +195,7 @@ class _AD:
         tuple of the variables its body reads whose maps are not zero (p's first part is
         their maps), so e' : (s, (a, b)) -o a is the body's Jacobian with respect to s and t
         alone, and a cotangent of s is as small as the body's dependence on the outside."""
-        acc, dacc = self.diff(c.acc, ctx, out)
-        vec, dvec = self.diff(c.vec, ctx, out)
-        acc, vec = self.bind(out, "acc", acc), self.bind(out, "v", vec)
-        reads = _body_reads(c.body, len(ctx))
-        env = [(self.bind(out, "e", x), d) if k in reads else (x, d) for k, (x, d) in enumerate(ctx)]
-        in_s = [k for k in sorted(reads) if is_differentiable(env[k][0].type) and not isinstance(env[k][1], L.Zero)]
-        s = TupleT(tuple(env[k][0].type for k in in_s))
-        t = self.fresh(c.var.name, c.var.type)
+        acc, dacc, vec, dvec, env, in_s, s, t = self.loop_parts(c, ctx, out)
         primal_body = self.primal(c.body, [x for x, _ in env] + [t])
         dbody = self.step_jacobian(c.body, env, in_s, s, t)
         lmf = L.LMFold(acc, vec, t, primal_body, dbody)
@@ -215,6 +208,18 @@ class _AD:
     def scan(self, c: cl.Scan, ctx: Ctx, out: list) -> tuple[Term, Term]:
         """D scan (\\t. e) acc v = lmScan (\\t. e') S v o p, S the scan's value (its accumulators), p
         and e' as for fold: the Jacobian reads the accumulators instead of running the loop again."""
+        acc, dacc, vec, dvec, env, in_s, s, t = self.loop_parts(c, ctx, out)
+        states = self.bind(out, "S", Scan(acc, vec, t, self.primal(c.body, [x for x, _ in env] + [t])))
+        if not is_differentiable(acc.type):
+            return states, self.zero(states.type)
+        dbody = self.step_jacobian(c.body, env, in_s, s, t)
+        ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
+        return states, L.Compose(L.LMScan(states, vec, t, dbody), L.VCat((ds, L.VCat((dacc, dvec)))))
+
+    def loop_parts(self, c: cl.Fold | cl.Scan, ctx: Ctx, out: list):
+        """What fold's and scan's Jacobians share: the accumulator and the vector with their maps
+        (bound), the context (the variables the body reads bound), in_s (those of them whose maps
+        are not zero, in order), their tuple type s, and a fresh variable for the lambda's."""
         acc, dacc = self.diff(c.acc, ctx, out)
         vec, dvec = self.diff(c.vec, ctx, out)
         acc, vec = self.bind(out, "acc", acc), self.bind(out, "v", vec)
@@ -223,12 +228,7 @@ class _AD:
         in_s = [k for k in sorted(reads) if is_differentiable(env[k][0].type) and not isinstance(env[k][1], L.Zero)]
         s = TupleT(tuple(env[k][0].type for k in in_s))
         t = self.fresh(c.var.name, c.var.type)
-        states = self.bind(out, "S", Scan(acc, vec, t, self.primal(c.body, [x for x, _ in env] + [t])))
-        if not is_differentiable(acc.type):
-            return states, self.zero(states.type)
-        dbody = self.step_jacobian(c.body, env, in_s, s, t)
-        ds = L.VCat(tuple(env[k][1] for k in in_s)) if in_s else self.zero(s)
-        return states, L.Compose(L.LMScan(states, vec, t, dbody), L.VCat((ds, L.VCat((dacc, dvec)))))
+        return acc, dacc, vec, dvec, env, in_s, s, t
 
     def while_count(self, c: cl.WhileCount, ctx: Ctx, out: list) -> tuple[Term, Term]:
         """A while loop's trip count is an Int: its derivative is zero, and the fold over

@@ -14,7 +14,8 @@ from ..lang.types import Bool, Float, Int, rank
 from ..primitives import prim
 from .calls import display
 from .common import ONE, index_chain, is_array
-from .numpy_arrays import Failure, _is_none, bind_args, builds, insert_axes, permute, static_axes, static_int
+from .numpy_arrays import (Failure, _is_none, array_arg, bind_args, builds, insert_axes, permute, static_axes,
+                           static_int)
 
 import numpy as np
 
@@ -31,20 +32,11 @@ def flipped(lw, a, axes, loc):
     return lw.b.share(a, body, loc) if axes else a
 
 
-def _array(lw, obj, node, a):
-    t = lw.arg(a)
-    if lw.is_list(t):
-        t = t.replace()
-    if not is_array(t):
-        lw.fail(node, display(obj), f"{display(obj)}() takes an array, got a {t.type}", CatadTypeError)
-    return t
-
-
 def h_flip(lw, obj, node, args, kwargs):
     """np.flip(m, axis=None), np.fliplr(m), np.flipud(m): axes reversed."""
     names = ("m", "axis") if obj is np.flip else ("m",)
     p = bind_args(lw, obj, node, args, kwargs, names)
-    t, loc = _array(lw, obj, node, p["m"]), lw.loc(node)
+    t, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
     r = rank(t.type)
     if obj is np.flip:
         axes = static_axes(lw, p.get("axis"), obj, r)
@@ -65,7 +57,7 @@ def h_rot90(lw, obj, node, args, kwargs):
     """np.rot90(m, k=1, axes=(0, 1)): NumPy's flip of axes[1] then the transpose swapping the two
     (k = 1), both flips (k = 2), or the transpose then the flip (k = 3)."""
     p = bind_args(lw, obj, node, args, kwargs, ("m", "k", "axes"))
-    t, loc = _array(lw, obj, node, p["m"]), lw.loc(node)
+    t, loc = array_arg(lw, p["m"], obj, node), lw.loc(node)
     k = 1 if _is_none(p.get("k")) else static_int(lw, p["k"], obj, "k")
     r = rank(t.type)
     ax = (0, 1)
