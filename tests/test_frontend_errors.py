@@ -241,7 +241,7 @@ def uses_max_filter(v):
 
 
 def uses_step(v):
-    return v[::2]  # ERR
+    return v[::2.0]  # ERR
 
 
 def uses_ragged_display(x):
@@ -310,7 +310,7 @@ EXPR_CASES = [
     (uses_ragged, (V,), UnsupportedSyntax, ["filter", "unknown length"]),
     (uses_two_fors, (V,), UnsupportedSyntax, ["several for clauses", "nest comprehensions"]),
     (uses_max_filter, (V,), UnsupportedSyntax, ["filter", "max"]),
-    (uses_step, (V,), UnsupportedSyntax, ["step"]),
+    (uses_step, (V,), CatadTypeError, ["slice indices must be Ints", "Float"]),
     (uses_ragged_display, (1.0,), UnsupportedSyntax, ["differ in length"]),
     (uses_undefined, (1.0,), UnsupportedSyntax, ["no_such_name", "not defined"]),
     (uses_before_assign, (1.0,), UnsupportedSyntax, ["'z'", "before it is assigned"]),

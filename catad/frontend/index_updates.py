@@ -43,7 +43,7 @@ def assign_indexed(lw, arr: Term, items: list, value: Term, op, loc: Loc, node) 
             lw.fail(node, _CONSTRUCT, "a boolean mask beside other indices on the left of = is not supported",
                     hint="index with the mask alone, or use np.where(mask, value, a)")
         return _masked(lw, arr, items[0][1], value, op, loc, node)
-    while items and items[-1][0] == "slice" and items[-1][1] is None and items[-1][2] is None:
+    while items and items[-1][0] == "slice" and items[-1][1:] == (None, None):
         items = items[:-1]  # a trailing ':' selects the whole axis, as if left out
     if any(it[0] == "slice" for it in items):
         lw.fail(node, _CONSTRUCT, "a slice beside an index array on the left of = is not supported",

@@ -40,7 +40,8 @@ class Indexing:
 
     def subscript(self, x: Term, items: list[tuple], loc: Loc | None, axis: int = 0) -> Term:
         """x[items] where an item is ("index", i), ("take", a) for an array a of Ints (the result
-        has a's axes there) or ("slice", lo, hi) (None = open end); slices and takes become builds.
+        has a's axes there) or ("slice", lo, hi) or ("slice", lo, hi, step) for a constant step other
+        than 0 (None = open end); slices and takes become builds.
         Indices mean what they mean in Python (negative ones count from the end) and are checked
         against their axis (see index); slice bounds are clipped to the axis, as Python does."""
         if not items:
@@ -65,10 +66,18 @@ class Indexing:
                 return make_lets(chk, self.subscript(prim("index", i, a, loc=loc), rest, loc, axis + 1))
             return self.share(x, at, loc)
 
+        step = item[3] if len(item) > 3 else 1
+        unit = isinstance(step, int) and step == 1
+        if isinstance(step, Term) and not is_atom(step):  # read three times: bound once
+            return self.share(step, lambda st: self.subscript(x, [item[:3] + (st,)] + rest, loc, axis), loc)
+
         def sliced(a):
-            binds, start, n = self.slice_bounds(item[1], item[2], self.shape(a)[0], loc)
+            bounds = self.slice_bounds if unit else lambda lo, hi, d, loc: self.stepped_slice_bounds(
+                lo, hi, step, d, loc)
+            binds, start, n = bounds(item[1], item[2], self.shape(a)[0], loc)
             k = self.var(Int, loc, "_i")
-            pos = k if isinstance(start, Const) and start.value == 0 else prim("add", k, start, loc=loc)
+            pos = k if unit else prim("mul", Const(step, Int) if isinstance(step, int) else step, k, loc=loc)
+            pos = pos if isinstance(start, Const) and start.value == 0 else prim("add", pos, start, loc=loc)
             return make_lets(binds, Build(n, k, self.subscript(prim("index", pos, a, loc=loc), rest, loc,
                                                                axis + 1), loc))
         return self.share(x, sliced, loc)
@@ -226,3 +235,55 @@ class Indexing:
                       prim("min", t, fresh(n, loc), loc=loc), loc)
         start, stop = atom(clip(lo, ZERO)), atom(clip(hi, fresh(n, loc)))
         return binds, start, prim("max", prim("sub", stop, start, loc=loc), ZERO, loc=loc)
+
+    def stepped_slice_bounds(self, lo: Term | None, hi: Term | None, step: Term | int, d: Dim, loc: Loc | None):
+        """(bindings, start, length) of the slice lo:hi:step of an axis of length d (step an int
+        other than 1 known while compiling, or an Int atom known at run time, checked not to be
+        0 as Python checks it), as Python's slice.indices computes them: for a positive step the
+        bounds are clipped to 0 .. len, for a negative one to -1 .. len - 1 (the default start is
+        the last element, the default stop before the first); element k is start + step * k."""
+        n, binds = d.size, []
+        L = lambda name, *args: prim(name, *args, loc=loc)  # noqa: E731
+
+        def atom(t):
+            if t is None or is_atom(t):
+                return t
+            v = self.bound(self.var(t.type, loc, "_s"), t)
+            binds.append((v, t, loc))
+            return v
+        if isinstance(step, int):
+            signs, s = [step > 0], Const(abs(step), Int)
+        else:
+            binds += self.check(L("ne", step, ZERO), (), loc, "slice", "slice step cannot be zero", "domain")
+            signs, s = [True, False], atom(L("abs", step))
+        lo, hi = atom(lo), atom(hi)
+        minus_one = Const(-1, Int)
+
+        def ends(up: bool):  # (start, stop) clipped for a step of this sign
+            if up:
+                clip = lambda t: If(L("lt", t, ZERO), L("max", L("add", fresh(n, loc), t), ZERO),  # noqa: E731
+                                    L("min", t, fresh(n, loc)), loc)
+                return (ZERO if lo is None else clip(lo)), (fresh(n, loc) if hi is None else clip(hi))
+            last = lambda: L("sub", fresh(n, loc), ONE)  # noqa: E731
+            clip = lambda t: If(L("lt", t, ZERO), L("max", L("add", fresh(n, loc), t), minus_one),  # noqa: E731
+                                L("min", t, last()), loc)
+            return (last() if lo is None else clip(lo)), (minus_one if hi is None else clip(hi))
+
+        def span(up: bool, start, stop):
+            return L("sub", stop, start) if up else L("sub", start, stop)
+        if len(signs) == 1:
+            start, stop = ends(signs[0])
+            start = atom(start)
+            width = span(signs[0], start, stop)
+        else:
+            up = atom(L("gt", step, ZERO))
+            (a1, b1), (a2, b2) = ends(True), ends(False)
+            start = atom(If(up, a1, a2, loc))
+            width = If(up, span(True, start, b1), span(False, start, b2), loc)
+        if isinstance(s, Const) and s.value == 1:
+            count = width
+        else:
+            count = L("floordiv", L("add", width, L("sub", s, ONE)), s)  # ceil(width / s)
+        # a default start and stop leave nothing to clip: the count is never negative then
+        exact = lo is None and hi is None and len(signs) == 1
+        return binds, start, count if exact else L("max", count, ZERO)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import CatadTypeError
+from ..errors import CatadTypeError, DomainError
 from ..lang.terms import Const, Get, Term, Tuple, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
@@ -101,11 +101,8 @@ class Subscripts:
                 complexes.refuse(self, node, z, "a subscript of it with None or ... is not supported",
                                  "index its parts: z.real[...] and z.imag[...]")
             if isinstance(it, ast.Slice):
-                if it.step is not None:
-                    step = self.expr(it.step)
-                    if not (isinstance(step, Const) and step.type == Int and step.value == 1):
-                        self.fail(it, "slice step", "slices with a step are not supported; only v[a:b] with step 1")
-                lowered.append(("slice", atom(self.index_term(it.lower)), atom(self.index_term(it.upper))))
+                lowered.append(("slice", atom(self.index_term(it.lower)), atom(self.index_term(it.upper)))
+                               + tuple(atom(x) if isinstance(x, Term) else x for x in self.slice_step(it)))
             else:
                 kind, t = self.index_item(it)
                 lowered.append((kind, atom(t)))
@@ -169,12 +166,7 @@ class Subscripts:
         lowered = []
         for it in items:
             if isinstance(it, ast.Slice):
-                if it.step is not None:
-                    step = self.expr(it.step)
-                    if not (isinstance(step, Const) and step.type == Int and step.value == 1):
-                        self.fail(it, "slice step", "slices with a step are not supported; only v[a:b] "
-                                  "with step 1", hint="use a comprehension, e.g. [v[i] for i in range(0, n, 2)]")
-                lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)))
+                lowered.append(("slice", self.index_term(it.lower), self.index_term(it.upper)) + self.slice_step(it))
             else:
                 t = self.expr(it)
                 if len(items) == 1 and isinstance(t.type, TupleT) and (self.tree(t) is None or self.tree(t).kind == "tuple"):
@@ -256,6 +248,20 @@ class Subscripts:
             self.fail(node, "index", "indexing by a boolean mask gives an array of unknown length, which is not "
                       "supported", CatadTypeError, "use np.where(mask, v, 0.0), or sum(... if ...)")
         self.fail(node, "index", f"array indices must be Ints or arrays of Ints, got a {t.type}", CatadTypeError)
+
+    def slice_step(self, sl: ast.Slice) -> tuple:
+        """() for a slice's step of 1 (or none), else (step,): an int known while compiling
+        (NumPy's ValueError for 0), or an Int term known at run time (checked not to be 0 where
+        the slice is read)."""
+        if sl.step is None:
+            return ()
+        t = self.expr(sl.step)
+        if t.type != Int:
+            self.fail(sl.step, "slice step", f"slice indices must be Ints, got a {t.type}", CatadTypeError)
+        step = static_int(t)
+        if step == 0:
+            self.fail(sl.step, "slice step", "slice step cannot be zero", DomainError)
+        return (t,) if step is None else () if step == 1 else (step,)
 
     def index_term(self, node: ast.expr | None) -> Term | None:
         if node is None:

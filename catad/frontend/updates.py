@@ -25,7 +25,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import and_, is_array
+from .common import ZERO, and_, is_array
 from .complexes import Complex
 from .index_updates import assign_indexed
 
@@ -142,11 +142,10 @@ class Updates:
         lowered = []
         for it in items:
             if isinstance(it, ast.Slice):
-                if it.step is not None:
-                    self.fail(it, "slice step", "assigning to a slice with a step is not supported",
-                              hint="assign the elements in a loop")
                 bounds = [self.index_term(b) for b in (it.lower, it.upper)]
-                lowered.append(("slice", *(None if b is None else self.bind_temp(b, pieces, loc) for b in bounds)))
+                step = tuple(self.bind_temp(x, pieces, loc) if isinstance(x, Term) else x for x in self.slice_step(it))
+                lowered.append(("slice", *(None if b is None else self.bind_temp(b, pieces, loc) for b in bounds))
+                               + step)
                 continue
             i = self.expr(it)
             if isinstance(i.type, TupleT) and len(items) == 1 and all(
@@ -212,7 +211,12 @@ class Updates:
                 hit = prim("eq", k, j_atom, loc=loc)
                 part = value
             else:
-                binds, start, n = self.b.slice_bounds(item[1], item[2], self.b.shape(a)[0], loc)
+                step = item[3] if len(item) > 3 else 1
+                unit = isinstance(step, int) and step == 1
+                if unit:
+                    binds, start, n = self.b.slice_bounds(item[1], item[2], self.b.shape(a)[0], loc)
+                else:
+                    binds, start, n = self.b.stepped_slice_bounds(item[1], item[2], step, self.b.shape(a)[0], loc)
                 start_atom, n_atom = start, n
                 if not is_atom(start):
                     start_atom = self.b.bound(self.b.var(Int, loc, "_s"), start)
@@ -220,10 +224,18 @@ class Updates:
                 if not is_atom(n):
                     n_atom = self.b.bound(self.b.var(Int, loc, "_n"), n)
                     binds.append((n_atom, n, loc))
-                hit = and_(prim("le", start_atom, k, loc=loc),
-                           prim("lt", k, prim("add", start_atom, n_atom, loc=loc), loc=loc))
+                if unit:
+                    m = prim("sub", k, start_atom, loc=loc)  # k's place in the slice
+                    hit = and_(prim("le", start_atom, k, loc=loc),
+                               prim("lt", k, prim("add", start_atom, n_atom, loc=loc), loc=loc))
+                else:  # k = start + step * m for some 0 <= m < n
+                    apart = prim("sub", k, start_atom, loc=loc)
+                    by = Const(step, Int) if isinstance(step, int) else step
+                    m = prim("floordiv", apart, by, loc=loc)
+                    hit = and_(prim("eq", prim("mod", apart, by, loc=loc), ZERO, loc=loc),
+                               and_(prim("le", ZERO, m, loc=loc), prim("lt", m, n_atom, loc=loc)))
                 sel = sum(1 for it in items if it[0] == "slice") + rank(a.type) - len(items)
-                part = self._slice_part(value, k, start_atom, n_atom, sel, loc, node, binds)
+                part = self._slice_part(value, m, n_atom, sel, loc, node, binds)
             inner = self.updated(old, items[1:], part, axis + 1, loc, node) if items[1:] or is_array(old) \
                 else part
             if not items[1:] and is_array(old):
@@ -232,16 +244,16 @@ class Updates:
             return make_lets(binds, Build(self.b.size(a, 0, loc), k, body, loc))
         return self.b.share(arr, at, loc)
 
-    def _slice_part(self, value, k, start, n, sel_rank, loc, node, binds) -> Term:
-        """What goes at position k of a slice: value itself when it has fewer axes than what the
-        subscript selects from here on (NumPy broadcasts it along this axis), else its element
-        k - start, its length checked."""
+    def _slice_part(self, value, m, n, sel_rank, loc, node, binds) -> Term:
+        """What goes at the slice's m-th position: value itself when it has fewer axes than what
+        the subscript selects from here on (NumPy broadcasts it along this axis), else its
+        element m, its length checked."""
         if rank(value.type) < sel_rank:
             return value
         d = self.b.shape(value)[0]
         binds += self.b.check(prim("eq", d.size, n, loc=loc), ((d.size,), (n,)), loc, "slice assignment",
                               "could not broadcast input array from shape {0} into shape {1}")
-        return prim("index", prim("sub", k, start, loc=loc), value, loc=loc)
+        return prim("index", m, value, loc=loc)
 
     def _fit(self, old: Term, value: Term, loc: Loc, node) -> Term:
         """value written where old was: a scalar broadcast over old's shape, an array of old's rank
