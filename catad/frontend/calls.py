@@ -580,6 +580,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_products.TABLE
     from . import numpy_statistics  # np.gradient, np.cov, np.corrcoef
     table += numpy_statistics.TABLE
+    from . import numpy_norms  # np.linalg.norm's vector and matrix norms
+    table += numpy_norms.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
