@@ -42,7 +42,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
             return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
         args = [_list_as_array(lw, args[0], obj, first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
-    handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
+    handler = _handlers().get(id(obj)) or special_calls.lookup(obj) or _ufunc_methods().lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
         args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
@@ -68,6 +68,13 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
                               f"{', '.join(supported_names())}, and functions you define")
+
+
+def _ufunc_methods():
+    """ufunc_methods.py (np.add.reduce, np.maximum.accumulate, ...), which builds on numpy_arrays.py,
+    itself importing this module."""
+    from . import ufunc_methods
+    return ufunc_methods
 
 
 def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
@@ -625,11 +632,11 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...], dict[str, Any]]:
 
 
 def supported_names() -> list[str]:
-    return sorted(_catalogue()[1] + tuple(special_calls.names()))
+    return sorted(_catalogue()[1] + tuple(special_calls.names()) + tuple(_ufunc_methods().names()))
 
 
 def display(obj: Any) -> str:
-    name = _catalogue()[0].get(id(obj)) or special_calls.library_name(obj)
+    name = _catalogue()[0].get(id(obj)) or special_calls.library_name(obj) or _ufunc_methods().display(obj)
     if name:
         return name
     mod = getattr(obj, "__module__", None)
@@ -646,6 +653,11 @@ def supported_table() -> list[tuple[str, tuple[str, ...], str]]:
     for name in supported_names():
         if name in special_calls.LIBRARY_HANDLERS:
             h, allowed = special_calls.LIBRARY_HANDLERS[name]
+            rows.append((name, tuple(allowed), _summary(h)))
+            continue
+        if name in _ufunc_methods().names():  # np.add.reduce: by its ufunc and method name
+            u, m = name.split(".")[1:]
+            h, allowed = _ufunc_methods().lookup(getattr(getattr(np, u), m))
             rows.append((name, tuple(allowed), _summary(h)))
             continue
         obj = by_name.get(name)
