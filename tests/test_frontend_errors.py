@@ -332,7 +332,7 @@ def unknown_function(v):
 
 
 def unknown_builtin(x):
-    return divmod(x, 2.0)  # ERR
+    return hash(x)  # ERR
 
 
 def uses_int(x):
@@ -381,7 +381,7 @@ def kwonly(x, *, y):  # ERR
 
 FUNCTION_CASES = [
     (unknown_function, (V,), UnsupportedSyntax, ["linalg.qr", "not supported", "np.sin", "math.sin", "len", "np.linalg.norm"]),
-    (unknown_builtin, (1.0,), UnsupportedSyntax, ["divmod", "not supported", "np.exp"]),
+    (unknown_builtin, (1.0,), UnsupportedSyntax, ["hash", "not supported", "np.exp"]),
     (uses_int, (1.0,), UnsupportedSyntax, ["int()", "converts to an Int", "//"]),
     (keyword_numpy, (1.0,), UnsupportedSyntax, ["keyword argument"]),
     (math_on_array, (V,), CatadTypeError, ["math.sin", "scalars", "np.sin"]),

@@ -42,7 +42,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
             return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
         args = [_list_as_array(lw, args[0], obj, first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
-    handler = _handlers().get(id(obj)) or special_calls.lookup(obj)
+    handler = _handlers().get(id(obj)) or special_calls.lookup(obj) or _ufunc_methods().lookup(obj)
     if handler is not None or primitive_for_callable(obj) is not None:
         args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
@@ -68,6 +68,13 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
                               f"{', '.join(supported_names())}, and functions you define")
+
+
+def _ufunc_methods():
+    """ufunc_methods.py (np.add.reduce, np.maximum.accumulate, ...), which builds on numpy_arrays.py,
+    itself importing this module."""
+    from . import ufunc_methods
+    return ufunc_methods
 
 
 def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
@@ -165,6 +172,9 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
             and not node.keywords and scalar_of(base.type) in (Int, Float):
         return base  # the conjugate of a real array is its value
     from . import numpy_arrays
+    if attr == "item" and not lw.is_list(base) and scalar_of(base.type) in (Int, Float, Bool):
+        from .idioms import item
+        return item(lw, base, node)
     if is_array(base) and not lw.is_list(base):
         made = numpy_arrays.method(lw, base, attr, node)
         if made is not None:
@@ -172,7 +182,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
-    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate"})
+    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate", "item"})
     lw.fail(node, "method", f"method .{attr}() of {what} is not supported; supported array methods: "
                             + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
 
@@ -519,14 +529,15 @@ def h_outer(lw, obj, node, args, kwargs):
 
 
 def h_to_int(lw, obj, node, args, kwargs):
-    """int(n) of an Int or Bool, or of a constant, is that Int; of a Float computed at run time
-    it is refused (its value would select code, and catad has no such conversion)."""
-    if obj is builtins.int and len(args) == 1 and not kwargs:
+    """int(n) of an Int or Bool, round(n), math.floor, ceil and trunc of an Int, and each of a Float
+    constant (Python's own result: round(2.5) is 2), are that Int; of a Float computed at run time
+    they are refused (its value would select code, and catad has no such conversion)."""
+    if len(args) == 1 and not kwargs:
         t = lw.arg(args[0])
-        if t.type in (Int, Bool):
+        if t.type == Int or obj is builtins.int and t.type == Bool:
             return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), lw.loc(node), "{a} {b}")
-        if isinstance(t, Const) and t.type == Float and math.isfinite(t.value):
-            return Const(int(t.value), Int, lw.loc(node))
+        if isinstance(t, Const) and t.type == Float and math.isfinite(t.value):  # Python's own function
+            return Const(obj(t.value), Int, lw.loc(node))
     lw.fail(node, display(obj), f"{display(obj)}() converts to an Int, which is not supported for a Float "
             "computed at run time", hint="use // for integer division, or keep the value a Float")
 
@@ -580,6 +591,10 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_products.TABLE
     from . import numpy_statistics  # np.gradient, np.cov, np.corrcoef
     table += numpy_statistics.TABLE
+    from . import numpy_norms  # np.linalg.norm's vector and matrix norms
+    table += numpy_norms.TABLE
+    from . import idioms  # divmod, sorted, np.meshgrid
+    table += idioms.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
@@ -617,11 +632,11 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...], dict[str, Any]]:
 
 
 def supported_names() -> list[str]:
-    return sorted(_catalogue()[1] + tuple(special_calls.names()))
+    return sorted(_catalogue()[1] + tuple(special_calls.names()) + tuple(_ufunc_methods().names()))
 
 
 def display(obj: Any) -> str:
-    name = _catalogue()[0].get(id(obj)) or special_calls.library_name(obj)
+    name = _catalogue()[0].get(id(obj)) or special_calls.library_name(obj) or _ufunc_methods().display(obj)
     if name:
         return name
     mod = getattr(obj, "__module__", None)
@@ -638,6 +653,11 @@ def supported_table() -> list[tuple[str, tuple[str, ...], str]]:
     for name in supported_names():
         if name in special_calls.LIBRARY_HANDLERS:
             h, allowed = special_calls.LIBRARY_HANDLERS[name]
+            rows.append((name, tuple(allowed), _summary(h)))
+            continue
+        if name in _ufunc_methods().names():  # np.add.reduce: by its ufunc and method name
+            u, m = name.split(".")[1:]
+            h, allowed = _ufunc_methods().lookup(getattr(getattr(np, u), m))
             rows.append((name, tuple(allowed), _summary(h)))
             continue
         obj = by_name.get(name)
@@ -661,4 +681,4 @@ def _summary(h) -> str:
 def array_methods() -> list[str]:
     """The array methods the front end compiles (see method)."""
     from . import numpy_arrays
-    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate"})
+    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate", "item"})

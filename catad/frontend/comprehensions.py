@@ -18,6 +18,7 @@ from ..primitives import prim
 from .checks import Frame
 from .common import is_array
 from .freenames import NOT_STATIC
+from .loops import ENUMERATE_ZIP, iteration_fn
 from .shapes import simple
 from .subscripts import DictKey
 
@@ -119,8 +120,8 @@ class Comprehensions:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
                 and it.func.attr in ("keys", "values", "items"):
             method, it = it.func.attr, it.func.value
-        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
-        fn = next((f for f in (range, zip, enumerate) if f is fn), None)
+        fn = iteration_fn(self, it) if method is None else next(
+            (f for f in (range, zip, enumerate) if isinstance(it, ast.Call) and f is self.static(it.func)), None)
         if fn is range and method is None and target is not None:
             steps = self.unrolled_range(target, it, list(uses))  # loops.py
             return None if steps is None else [Const(k, Int, self.loc(it)) for k in steps]
@@ -195,8 +196,7 @@ class Comprehensions:
         """What `for target in iter` ranges over: (lets to put around the build, its size, its
         index variable, the element bound to target, or None when target is the index itself)."""
         it, loc = g.iter, self.loc(g.iter)
-        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
-        fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
+        fn = iteration_fn(self, it)
         if fn is range:
             if it.keywords:
                 self.fail(it, "keyword argument", "range() takes no keyword arguments")
@@ -221,6 +221,8 @@ class Comprehensions:
         elems = [prim("index", k, a, loc=loc) for a in atoms]
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
+        elif fn is ENUMERATE_ZIP:
+            elem = Tuple((self.counted(k, start, loc), Tuple(tuple(elems), loc)), loc)
         else:
             elem = Tuple((self.counted(k, start, loc), elems[0]), loc) if fn is enumerate else elems[0]
         return outer, size, k, elem

@@ -95,11 +95,13 @@ class FreeNames:
     def guard(self, obj: Any, path: Path | None) -> None:
         """Each call checks that the object at path is still obj (a module, a function: what is
         compiled in). A bound method is made anew at each attribute access: its function and its
-        self are compared."""
+        self are compared; a ufunc's method (np.add.reduce) by its ufunc (the path names it)."""
         if obj is NOT_STATIC or path is None or isinstance(obj, _VALUES):
             return
         if isinstance(obj, types.MethodType):
             self.program.reads.same(path.attr("__func__"), obj.__func__)
+            self.program.reads.same(path.attr("__self__"), obj.__self__)
+        elif isinstance(obj, types.BuiltinMethodType) and isinstance(getattr(obj, "__self__", None), np.ufunc):
             self.program.reads.same(path.attr("__self__"), obj.__self__)
         else:
             self.program.reads.same(path, obj)

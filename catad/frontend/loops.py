@@ -370,6 +370,26 @@ def while_as_for(s: ast.While, lw) -> ast.For:
 
 # ---------------------------------------------------------------- the lowering
 
+class _EnumerateZip:
+    """enumerate(zip(a, b, ...)): zip's sequences, each element (count, (a[i], b[i], ...)); the count
+    is the index itself (zip runs over range(shortest))."""
+    __name__ = "enumerate"
+
+
+ENUMERATE_ZIP = _EnumerateZip()
+
+
+def iteration_fn(lw, it: ast.expr):
+    """range, zip, enumerate, ENUMERATE_ZIP (enumerate of a zip(...) call) or None: what `for x in
+    it` iterates by (identity: it may be a call of an array)."""
+    fn = lw.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
+    fn = next((f for f in (range, zip, enumerate) if f is fn), None)
+    if fn is enumerate and it.args and isinstance(it.args[0], ast.Call) and not it.args[0].keywords \
+            and lw.static(it.args[0].func) is zip:
+        return ENUMERATE_ZIP
+    return fn
+
+
 class _Source:
     """What a folded loop runs over: the vector folded (an atom bound in `outer`), how an
     element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
@@ -406,8 +426,7 @@ class Loops:
         self.note_references(it)  # updates.py: the elements of an array are views of it
         if self.dict_loop(s, pieces):
             return
-        fn = self.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
-        fn = next((f for f in (range, zip, enumerate) if f is fn), None)  # identity: fn may be an array
+        fn = iteration_fn(self, it)
         if fn is range:
             steps = self.unrolled_range(s.target, it, s.body)
             if steps is not None:
@@ -523,11 +542,11 @@ class Loops:
             if len(args) != 1:
                 self.fail(kw, "enumerate", "enumerate() got multiple values for argument 'start'", CatadTypeError)
             args.append(kw.value)
-        if fn is not enumerate:
+        if fn is not enumerate and fn is not ENUMERATE_ZIP:
             return [self.expr(a) for a in args], None
         if len(args) not in (1, 2):
             self.fail(it, "enumerate", "enumerate takes one tuple or array, and a start", CatadTypeError)
-        seqs = [self.expr(args[0])]
+        seqs = [self.expr(a) for a in args[0].args] if fn is ENUMERATE_ZIP else [self.expr(args[0])]
         start = self.expr(args[1]) if len(args) == 2 else None
         if start is not None and start.type != Int:
             self.fail(args[1], "enumerate", f"enumerate's start must be an Int, got a {start.type}", CatadTypeError)
@@ -547,6 +566,9 @@ class Loops:
     def tuple_items(self, fn, seqs: list[Term], loc: Loc, start: Term | None = None) -> list[Term]:
         """The items of a loop over a tuple, zip or enumerate of tuples."""
         cols = [self._items(a) for a in seqs]
+        if fn is ENUMERATE_ZIP:
+            return [Tuple((self.counted(Const(k, Int, loc), start, loc), Tuple(tuple(xs), loc)), loc)
+                    for k, xs in enumerate(zip(*cols))]
         if fn is enumerate:
             return [Tuple((self.counted(Const(k, Int, loc), start, loc), x), loc) for k, x in enumerate(cols[0])]
         if fn is zip:
@@ -616,7 +638,7 @@ class Loops:
                 outer.append((atom, a))
             atoms.append(atom)
         lists = [self.is_list(a) for a in seqs]
-        if fn is zip:
+        if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
             for a in atoms[1:]:
                 n = prim("min", n, self.b.size(a, 0, loc), loc=loc)  # zip stops at the shortest
@@ -626,7 +648,8 @@ class Loops:
             outer.append((vec, ks))
 
             def elem(x, counter):
-                return Tuple(tuple(self._mark(prim("index", x, a, loc=loc), l) for a, l in zip(atoms, lists)), loc)
+                items = Tuple(tuple(self._mark(prim("index", x, a, loc=loc), l) for a, l in zip(atoms, lists)), loc)
+                return items if fn is zip else Tuple((self.counted(x, start, loc), items), loc)
             return _Source(outer, vec, elem, length=n)
 
         def row(x, counter):

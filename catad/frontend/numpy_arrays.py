@@ -1555,38 +1555,12 @@ def h_trapezoid(lw, obj, node, args, kwargs):
     return lw.b.share_all([lw.b.to_float(y, loc), d], body, loc)
 
 
-def h_norm(lw, obj, node, args, kwargs):
-    """np.linalg.norm(x, ord=None, axis=None, keepdims=False): the Euclidean (Frobenius) norm,
-    over all elements or along an axis."""
-    p = bind_args(lw, obj, node, args, kwargs, ("x", "ord", "axis", "keepdims"))
-    x, loc, name = array_arg(lw, p["x"], obj, node), lw.loc(node), display(obj)
-    if not _is_none(p.get("ord")):
-        o = lw.arg(p["ord"])
-        if not (isinstance(o, Const) and o.value == 2 and (rank(x.type) == 1 or not _is_none(p.get("axis")))
-                or isinstance(o, Const) and o.value == "fro"):
-            lw.fail(p["ord"], name, f"ord of {name}() is supported only as 2 for vectors (the Euclidean norm)")
-    r = rank(x.type)
-    axes = static_axes(lw, p.get("axis"), obj, r)
-    if isinstance(axes, Failure):
-        return axes.term(lw, Float)
-    keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
-    squares = lw.b.elementwise(lambda e: lw.b.share(e, lambda v: lw.b.arith("mul", v, v, loc), loc), [x], loc)
-
-    def body(sq):
-        total = reduce(lw, sq, tuple(sorted(axes)) if axes else None, "sum", loc)
-        root = lambda s: prim("sqrt", lw.b.to_float(s, loc), loc=loc)
-        out = lw.b.elementwise(root, [total], loc) if is_array(total) else root(total)
-        return keep_dims(lw, out, r, axes, loc) if keep else out
-    return lw.b.share(squares, body, loc)
-
-
 TABLE += [
     ((np.trace,), h_trace, ("offset",)),
     ((np.diag,), h_diag, ("k",)),
     ((np.triu, np.tril), h_triangle, ("k",)),
     ((np.cross,), h_cross, ()),
     ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
-    ((np.linalg.norm,), h_norm, ("ord", "axis", "keepdims")),
 ]
 METHODS.update({"trace": np.trace})
 

@@ -10,10 +10,8 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
   ``a - lse`` with ``lse`` kept along the axis;
 * ``multigammaln(a, d)``: the sum of d gammaln terms, with SciPy's ValueError when some
   ``a <= (d - 1) / 2`` (a catad.ShapeError, which is a ValueError);
-* ``scipy.stats.norm``'s ``logpdf``, ``pdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, and
-  ``scipy.stats.t.logpdf`` (``df`` after x) and ``scipy.stats.halfcauchy.logpdf``, with ``loc``
-  and ``scale`` by position or keyword, nan where ``scale`` or ``df`` is not positive (SciPy's
-  argcheck); ``scipy.stats.norm.ppf(q, loc, scale)`` is ``ndtri(q) * scale + loc``;
+* ``scipy.stats.norm.ppf(q, loc, scale)`` is ``ndtri(q) * scale + loc``; the distributions'
+  logpdf, pdf, cdf, ..., logpmf and pmf are scipy_stats.py's table;
 * ``scipy.special.softplus(x)`` is SciPy's ``np.logaddexp(0, x)``;
 * ``np.add``, ``np.subtract``, ``np.multiply``, ``np.divide`` (``np.true_divide``): the operators;
   ``np.heaviside``, ``np.reciprocal`` and ``np.clip`` (with ``a_min=``/``a_max=``, or ``min=``/
@@ -39,11 +37,9 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import PRIMITIVES, prim
-from . import scipy_linalg
+from . import scipy_linalg, scipy_stats
 from .common import index_chain, is_array
 
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _NAN = Const(math.nan, Float)
 
 
@@ -255,66 +251,7 @@ def h_digamma(lw, obj, node, args, kwargs):
     return _map(lw, f, [_floats(lw, name, node, x)], loc, name)
 
 
-# ------------------------------------------------------------ scipy.stats: location-scale families
-
-def _norm(kind: str):
-    """The standard normal's `kind` at z (a shared atom)."""
-    def value(z, shapes, loc):
-        half_sq = lambda: prim("mul", _f(0.5), prim("mul", z, z, loc=loc), loc=loc)
-        if kind == "logpdf":
-            return prim("sub", prim("neg", half_sq(), loc=loc), _f(_LOG_SQRT_2PI), loc=loc)
-        if kind == "pdf":
-            return prim("mul", prim("exp", prim("neg", half_sq(), loc=loc), loc=loc), _f(_INV_SQRT_2PI), loc=loc)
-        minus = kind in ("sf", "logsf")  # the upper tail is the lower tail of -z
-        arg = prim("neg", z, loc=loc) if minus else z
-        return prim("log_ndtr" if kind in ("logcdf", "logsf") else "ndtr", arg, loc=loc)
-    return value
-
-
-def _t_logpdf(z, shapes, loc):
-    """Student's t: -betaln(df/2, 1/2) - log(df)/2 - (df+1)/2 log1p(z^2/df), the gammaln((df+1)/2)
-    - gammaln(df/2) - log(pi)/2 of the density as one betaln, which does not cancel for a large df."""
-    (df,) = shapes
-    half = lambda e: prim("mul", _f(0.5), e, loc=loc)
-    up = half(prim("add", df, _f(1.0), loc=loc))
-    const = prim("sub", prim("neg", prim("betaln", half(df), _f(0.5), loc=loc), loc=loc),
-                 half(prim("log", df, loc=loc)), loc=loc)
-    tail = prim("mul", up, prim("log1p", prim("div", prim("mul", z, z, loc=loc), df, loc=loc), loc=loc), loc=loc)
-    return prim("sub", const, tail, loc=loc)
-
-
-def _halfcauchy_logpdf(z, shapes, loc):
-    """log(2/pi) - log1p(z^2) for z >= 0, -inf below (outside the support)."""
-    v = prim("sub", _f(math.log(2.0 / math.pi)), prim("log1p", prim("mul", z, z, loc=loc), loc=loc), loc=loc)
-    return If(prim("lt", z, _f(0.0), loc=loc), _f(-math.inf), v, loc)  # a nan z stays nan
-
-
-def _location_scale(kind: str, value, shapes: tuple = ()):
-    """dist.kind(x, *shapes, loc=0, scale=1) = value((x - loc) / scale) with the density divided
-    by the scale (log(scale) subtracted from a log-density); nan where the scale or a shape
-    parameter is not positive (SciPy's argcheck)."""
-    def h(lw, obj, node, args, kwargs):
-        """A location-scale distribution's function: value((x - loc) / scale), scaled; nan where scale <= 0."""
-        name = library_name(obj)
-        given = _params(lw, name, node, args, kwargs, ("x",) + shapes + ("loc", "scale"), 1 + len(shapes))
-        loc = lw.loc(node)
-        ts = [_floats(lw, name, node, x) if i <= len(shapes) or not _none(x) else None for i, x in enumerate(given)]
-
-        def f(x, *rest):
-            sh, m, s = rest[:len(shapes)], rest[-2], rest[-1]
-            z = x if m is None else prim("sub", x, m, loc=loc)
-            z = z if s is None else prim("div", z, s, loc=loc)
-            v = lw.b.share(z, lambda z: value(z, sh, loc), loc)
-            if s is not None and kind == "logpdf":
-                v = prim("sub", v, prim("log", s, loc=loc), loc=loc)
-            elif s is not None and kind == "pdf":
-                v = prim("div", v, s, loc=loc)
-            for p in [q for q in (*sh, s) if q is not None and not (isinstance(q, Const) and q.value > 0)]:
-                v = If(prim("gt", p, _f(0.0), loc=loc), v, _NAN, loc)
-            return v
-        return _map(lw, f, ts, loc, name)
-    return h
-
+# ------------------------------------------------------------ scipy.stats.norm.ppf
 
 def h_norm_ppf(lw, obj, node, args, kwargs):
     """scipy.stats.norm.ppf(q, loc=0, scale=1): ndtri(q) * scale + loc as SciPy's ppf computes it
@@ -422,12 +359,9 @@ LIBRARY_HANDLERS: dict[str, tuple] = {
     "scipy.special.log_softmax": (_softmax(True), ("axis",)),
     "scipy.special.multigammaln": (h_multigammaln, ("a", "d")),
     "scipy.special.digamma": (h_digamma, ()), "scipy.special.psi": (h_digamma, ()),
-    **{f"scipy.stats.norm.{k}": (_location_scale(k, _norm(k)), ("x", "loc", "scale"))
-       for k in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")},
+    **scipy_stats.LIBRARY_HANDLERS,  # the distributions' logpdf, pdf, cdf, ..., logpmf, pmf
     "scipy.stats.norm.ppf": (h_norm_ppf, ("q", "loc", "scale")),
     "scipy.special.softplus": (h_softplus, ()),
-    "scipy.stats.t.logpdf": (_location_scale("logpdf", _t_logpdf, ("df",)), ("x", "df", "loc", "scale")),
-    "scipy.stats.halfcauchy.logpdf": (_location_scale("logpdf", _halfcauchy_logpdf), ("x", "loc", "scale")),
     "scipy.integrate.simpson": (_simpson, ("x", "dx", "axis")),
     **scipy_linalg.LIBRARY_HANDLERS,  # scipy.linalg's solvers and expm, multivariate_normal
     "scipy.optimize.brentq": (_brentq, ("f", "a", "b", "args", "xtol", "rtol", "maxiter", "full_output", "disp")),

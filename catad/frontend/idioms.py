@@ -1,0 +1,141 @@
+"""Small idioms of numeric code, each as Python or NumPy computes it:
+
+* ``divmod(a, b)`` of numbers: ``(a // b, a % b)``, Python's floor division and remainder (which
+  is how Python's divmod defines them, for ints and floats);
+* ``x.item()``: a number itself; an array's one element (NumPy's ValueError "can only convert an
+  array of size 1 to a Python scalar" otherwise);
+* ``sorted(v)``, ``sorted(v, reverse=True)`` of a 1-d array or list of numbers: NumPy's stable
+  sort (descending: the stable sort of -v, negated back, so equal values keep their order as
+  Python's reverse=True keeps it), made a Python list. Python orders a NaN as its comparisons
+  happen to fall, which NumPy's sort does not reproduce: a NaN is a run-time refusal;
+* ``np.meshgrid(*xi, indexing='xy')`` of vectors: NumPy's tuple of coordinate arrays (with
+  'xy' the first two axes swapped), ``sparse=False``.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import CatadTypeError
+import builtins
+
+import numpy as np
+
+from ..lang.terms import Build, Const, If, Term, Tuple, make_lets
+from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..primitives import prim
+from .calls import display
+from .common import index_chain, is_array
+from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
+
+
+def h_divmod(lw, obj, node, args, kwargs):
+    """divmod(a, b) of numbers: (a // b, a % b), Python's floor division and remainder."""
+    if len(args) != 2 or kwargs:
+        lw.fail(node, "divmod", f"divmod expected 2 arguments, got {len(args)}", CatadTypeError)
+    a, b = (lw.arg(x) for x in args)
+    if is_array(a) or is_array(b):
+        lw.fail(node, "divmod", "divmod() of arrays is np.divmod, which catad does not compile",
+                hint="write (a // b, a % b)")
+    loc = lw.loc(node)
+    return lw.b.share_all([a, b], lambda x, y: Tuple((lw.binop(ast.FloorDiv(), x, y, node),
+                                                      lw.binop(ast.Mod(), x, y, node)), loc), loc)
+
+
+def item(lw, base: Term, node: ast.Call) -> Term:
+    """x.item() of a number or of an array of one element (any rank): that element."""
+    if node.args or node.keywords:
+        lw.fail(node, ".item()", ".item() with arguments is not supported", hint="index the array: x[i]")
+    if not is_array(base):
+        return base
+    loc = lw.loc(node)
+
+    def one(flat):
+        n = lw.b.size(flat, 0, loc)
+        chk = lw.b.check(prim("eq", n, Const(1, Int), loc=loc), (), loc, ".item()",
+                         "can only convert an array of size 1 to a Python scalar")
+        return make_lets(chk, prim("index", Const(0, Int), flat, loc=loc))
+    flat = base if rank(base.type) == 1 else reshape(lw, base, [Const(-1, Int)], loc, np.ravel)
+    return lw.b.share(flat, one, loc)
+
+
+def h_sorted(lw, obj, node, args, kwargs):
+    """sorted(v, reverse=False) of a 1-d array or list of numbers: NumPy's stable sort, as a list."""
+    from .numpy_signal import _sorted1
+    if len(args) != 1:
+        lw.fail(node, "sorted", f"sorted expected 1 argument, got {len(args)}", CatadTypeError)
+    if "key" in kwargs and not _is_none(kwargs["key"]):
+        lw.fail(kwargs["key"], "sorted", "sorted(..., key=...) is not supported",
+                hint="sort the keys with np.argsort(keys, kind='stable') and index with the order")
+    reverse = kwargs.get("reverse")
+    rev = False
+    if reverse is not None:
+        r = lw.arg(reverse)
+        if not (isinstance(r, Const) and r.type in (Int, Bool)):
+            lw.fail(reverse, "sorted", "reverse= of sorted must be a constant True or False")
+        rev = bool(r.value)
+    v = lw.arg(args[0])
+    if not is_array(v) or rank(v.type) != 1:
+        lw.fail(node, "sorted", f"sorted() of a {v.type} is not supported; of a 1-d array or list of numbers it is",
+                CatadTypeError)
+    loc = lw.loc(node)
+    neg = lambda t: lw.b.elementwise(lambda e: prim("neg", e, loc=loc), [t], loc)
+
+    def body(x):
+        out = neg(lw.b.share(neg(x), lambda y: _sorted1(lw, y, loc), loc)) if rev else _sorted1(lw, x, loc)
+        if scalar_of(x.type) != Float:
+            return out
+        i = lw.b.var(Int, loc, "_i")
+        nans = lw.b.sum_all(Build(lw.b.size(x, 0, loc), i, _is_nan(lw, prim("index", i, x, loc=loc), loc), loc), loc)
+        def checked(count):  # a check's condition reads variables, not builds
+            chk = lw.b.check(prim("eq", count, Const(0, Int), loc=loc), (), loc, "sorted",
+                             "sorted() of values holding a NaN: Python orders a NaN as its comparisons happen to "
+                             "fall, which catad does not reproduce; use np.sort (NaNs last) or remove the NaNs",
+                             "domain")
+            return make_lets(chk, out)
+        return lw.b.share(nans, checked, loc)
+    return lw.as_list(lw.b.share(v, body, loc))
+
+
+def _is_nan(lw, e: Term, loc) -> Term:
+    """1 where e is a NaN, else 0 (an Int, summed)."""
+    return lw.b.share(e, lambda x: If(prim("ne", x, x, loc=loc), Const(1, Int), Const(0, Int), loc), loc)
+
+
+def h_meshgrid(lw, obj, node, args, kwargs):
+    """np.meshgrid(*xi, indexing='xy', sparse=False): the coordinate arrays of vectors (the first two
+    axes swapped for 'xy')."""
+    name = display(obj)
+    for k, v in kwargs.items():
+        if k == "indexing":
+            continue
+        if k == "sparse" and isinstance(v, ast.Constant) and v.value is False:
+            continue
+        if k == "copy":
+            continue
+        lw.fail(v, name, f"{k}= of {name}() is not supported" if k != "sparse" else "sparse=True of np.meshgrid() is "
+                "not supported", hint="leave sparse False")
+    ind = kwargs.get("indexing")
+    indexing = "xy" if ind is None else ind.value if isinstance(ind, ast.Constant) else lw.static(ind)
+    if indexing not in ("xy", "ij"):
+        lw.fail(ind, name, "Valid values for `indexing` are 'xy' and 'ij'.", CatadTypeError)
+    loc = lw.loc(node)
+    xs = [array_arg(lw, a, obj, node) for a in args]
+    if any(rank(x.type) != 1 for x in xs):
+        lw.fail(node, name, f"{name}() of vectors is supported (NumPy flattens other arrays first)",
+                CatadTypeError, "pass x.ravel()")
+    if not xs:
+        return Tuple((), loc)
+
+    def body(*vs):
+        sizes = [lw.b.size(v, 0, loc) for v in vs]
+        axis_of = list(range(len(vs)))  # output axis holding input k's index
+        if indexing == "xy" and len(vs) > 1:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+            axis_of[0], axis_of[1] = 1, 0
+        return Tuple(tuple(builds(lw, sizes, lambda *ix, k=k: index_chain(v, [ix[axis_of[k]]], loc), loc)
+                           for k, v in enumerate(vs)), loc)
+    return lw.b.share_all(xs, body, loc)
+
+
+TABLE = [((builtins.divmod,), h_divmod, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
+         ((np.meshgrid,), h_meshgrid, ("indexing", "sparse", "copy"))]
