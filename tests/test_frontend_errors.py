@@ -80,13 +80,17 @@ def uses_import(x):
 
 
 def uses_assert(x):
-    assert x > 0  # ERR
+    assert x > 0, f"{x!r} is not positive"  # ERR
     return x
+
+
+class OwnError(Exception):
+    pass
 
 
 def uses_raise(x):
     if x < 0.0:
-        raise ValueError("neg")  # ERR
+        raise OwnError("neg")  # ERR
     return x
 
 
@@ -141,8 +145,8 @@ STATEMENT_CASES = [
     (nested_class, UnsupportedSyntax, ["class"]),
     (uses_global, UnsupportedSyntax, ["global"]),
     (uses_import, UnsupportedSyntax, ["import", "module level"]),
-    (uses_assert, UnsupportedSyntax, ["assert"]),
-    (uses_raise, UnsupportedSyntax, ["raise"]),
+    (uses_assert, UnsupportedSyntax, ["!r", "{x} instead"]),
+    (uses_raise, UnsupportedSyntax, ["OwnError", "built-in exceptions"]),
     (uses_del, UnsupportedSyntax, ["del"]),
     (uses_print, UnsupportedSyntax, ["print"]),
     (mutates, UnsupportedSyntax, ["assigning to an element", "new array"]),

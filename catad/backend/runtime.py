@@ -366,7 +366,7 @@ def _leaves(x) -> list:
 def _pick(x, at: tuple, shape: tuple):
     if isinstance(x, tuple):
         return tuple(_pick(v, at, shape) for v in x)
-    return int(np.broadcast_to(x, shape)[at])
+    return np.broadcast_to(x, shape)[at]  # an Int, Float or Bool: errors.Site prints it as Python would
 
 
 def dense_tangent(x):

@@ -522,14 +522,15 @@ register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
 register(Primitive("vmin", t_reduce_max, _vmin, (np.min, np.amin),
                    doc="the smallest element of a Vec",
                    nondiff_note="at a tie the first minimal element gets the derivative"))
-def _ints(t: Type) -> bool:
-    return t == Int or isinstance(t, TupleT) and all(_ints(x) for x in t.items)
+def _numbers(t: Type) -> bool:
+    return t in (Int, Float, Bool) or isinstance(t, TupleT) and all(_numbers(x) for x in t.items)
 
 
 def t_check(ts):
     cond, data, site = ts
-    if cond != Bool or not _ints(data) or site != Site:
-        raise PrimitiveTypeError(f"check(cond, data, site) takes a Bool, Ints (in tuples) and a Site, got ({_fmt(ts)})")
+    if cond != Bool or not _numbers(data) or site != Site:
+        raise PrimitiveTypeError(f"check(cond, data, site) takes a Bool, numbers (in tuples) and a Site, "
+                                 f"got ({_fmt(ts)})")
     return Unit
 
 
