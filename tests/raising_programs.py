@@ -123,3 +123,15 @@ def _always(x):
 
 def helper_always(x):
     return _always(x) + x
+
+
+def rank_first(x):
+    if x.ndim != 1:
+        raise ValueError(f"x must be 1-D, got {x.ndim}-D")
+    n = x.shape[0]
+    return np.sum(x * np.arange(n))  # on a matrix: x * a vector of its rows' length would not broadcast
+
+
+def assert_rank(x):
+    assert x.ndim == 2 and x.shape[1] == 3, f"want (n, 3), got {x.shape}"
+    return np.sum(x @ np.ones(3))

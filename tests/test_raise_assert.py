@@ -11,7 +11,7 @@ import catad
 from catad import CatadError, UnsupportedSyntax
 from catad.errors import raised
 from located import agrees, marked_line, refused
-from raising_programs import (bare_assert, bare_raise, by_rank, dependent_loop, else_raises, helper_always,
+from raising_programs import (assert_rank, rank_first, bare_assert, bare_raise, by_rank, dependent_loop, else_raises, helper_always,
                               independent_loop, lazy_message, modes, own_class, shows_array, shows_repr,
                               tolerance, two_args, validate, with_helper, _always)
 
@@ -109,3 +109,15 @@ def test_refusals(fn, args, words):
 
 def test_raise_on_every_call_in_a_helper_is_refused():
     refused(helper_always, (1.0,), "every call", "helper", cls=UnsupportedSyntax, where=_always)
+
+
+def test_known_while_compiling_ends_the_function():
+    """x.ndim != 1 is known from the argument's type: on a matrix the raise happens on every
+    call, and what follows (which would not compile for a matrix) is not compiled."""
+    agrees(rank_first, np.array([1.0, 2.0, 3.0]))
+    python, ours = raising(rank_first, np.ones((3, 4)))
+    assert type(ours) is raised(ValueError) and ours.message == str(python) == "x must be 1-D, got 2-D"
+    agrees(assert_rank, np.ones((2, 3)))
+    for bad in (np.ones(3), np.ones((2, 4))):
+        python, ours = raising(assert_rank, bad)
+        assert type(ours) is raised(AssertionError) and ours.message == str(python)

@@ -12,11 +12,13 @@ every call with arguments of these types, and the rest of the function is dead c
 from __future__ import annotations
 
 import ast
+import re
 
 from ..errors import raisable
 from ..lang.terms import Const, If, Term, Tuple, is_atom
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from ..primitives import prim
+from .common import static_bool
 
 _SIZES = ("shape", "ndim", "size")
 
@@ -26,6 +28,11 @@ def raising_arm(stmts: list[ast.stmt]) -> ast.Raise | None:
     body = [s for s in stmts if not isinstance(s, ast.Pass)
             and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return body[0] if len(body) == 1 and isinstance(body[0], ast.Raise) else None
+
+
+def _renumber(template: str, by: int) -> str:
+    """template with its fields {k...} made {k + by...} (a message joined after another)."""
+    return re.sub(r"(?<!\{)\{(\d+)", lambda m: "{%d" % (int(m.group(1)) + by), template)
 
 
 def _brace(text: str) -> str:
@@ -67,22 +74,32 @@ class Raises:
         else:
             known = self.static_test(s.test)
             ok = self.condition(s.test, "assert") if known is None else Const(known, Bool)
+            known = static_bool(ok)
+            ok = ok if known is None else Const(known, Bool)
             if known is True:
                 self.raised_error(s)  # its message is still one catad can show
                 return False
         self.raise_unless(s, ok, pieces)
         return isinstance(ok, Const)
 
-    def raise_in_if(self, s: ast.If, pieces: list) -> list[ast.stmt]:
+    def raise_in_if(self, s: ast.If, pieces: list) -> tuple[list[ast.stmt], bool]:
         """`if cond: raise E(...)` (or an else arm that raises): its check, and the statements of
-        the other arm, which run next (an arm that raises in both arms: its else raise)."""
+        the other arm, which run next; or, when cond is known while compiling, the arm Python
+        runs, and whether that is a raise (on every call with these argument types)."""
         cond = self.condition(s.test, "if statement")
-        then_raise = raising_arm(s.body)
+        then_raise, else_raise = raising_arm(s.body), raising_arm(s.orelse)
+        known = static_bool(cond)
+        if known is not None:
+            taken = then_raise if known else else_raise
+            if taken is None:
+                return (s.body if known else s.orelse), False
+            self.raise_unless(taken, Const(False, Bool), pieces)
+            return [], True
         if then_raise is not None:
             self.raise_unless(then_raise, prim("not", cond, loc=self.loc(s.test)), pieces)
-            return s.orelse
-        self.raise_unless(raising_arm(s.orelse), cond, pieces)
-        return s.body
+            return s.orelse, False
+        self.raise_unless(else_raise, cond, pieces)
+        return s.body, False
 
     def raises_always(self) -> bool:
         """Whether the function's body ends in a raise (it has no return then)."""
@@ -118,15 +135,24 @@ class Raises:
 
     def message(self, node: ast.expr | None, s: ast.stmt) -> tuple[str, list]:
         """(template, values): the message as a str.format template over the values (nodes)."""
+        from .freenames import NOT_STATIC  # freenames imports statements, which imports this
         if node is None:
             return "", []
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return _brace(node.value), []
+        text = self.static_str(node)  # a constant, or a str argument or global
+        if text is not NOT_STATIC:
+            return _brace(text), []
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # "bad kind " + kind
+            (a, da), (b, db) = self.message(node.left, s), self.message(node.right, s)
+            return a + _renumber(b, len(da)), da + db
         parts = node.values if isinstance(node, ast.JoinedStr) else [ast.FormattedValue(node, -1, None)]
         template, data = [], []
         for p in parts:
             if isinstance(p, ast.Constant):
                 template.append(_brace(str(p.value)))
+                continue
+            text = self.static_str(p.value)
+            if text is not NOT_STATIC and p.format_spec is None and p.conversion in (-1, ord("s")):
+                template.append(_brace(text))
                 continue
             if p.conversion not in (-1, ord("s")):
                 self.fail(p, "raise", "a message's value is shown with !r or !a, which prints NumPy's numbers "

@@ -138,12 +138,13 @@ class Statements:
                 if isinstance(s, ast.If) and self.static_test(s.test) is not None:
                     todo.extend(reversed(s.body if self.static_test(s.test) else s.orelse))  # Python runs only this arm
                     continue
-                if isinstance(s, ast.If) and (raising_arm(s.body) or raising_arm(s.orelse)):
-                    todo.extend(reversed(self.raise_in_if(s, pieces)))  # raises.py: a check, then the other arm
-                    self.checked(pieces, start)
-                    continue
-                if isinstance(s, (ast.Raise, ast.Assert)):
-                    always = self.raise_statement(s, pieces)  # raises.py
+                if isinstance(s, (ast.Raise, ast.Assert)) or isinstance(s, ast.If) and (
+                        raising_arm(s.body) or raising_arm(s.orelse)):
+                    if isinstance(s, ast.If):  # raises.py: a check, then the other arm
+                        rest, always = self.raise_in_if(s, pieces)
+                        todo.extend(reversed(rest))
+                    else:
+                        always = self.raise_statement(s, pieces)  # raises.py
                     self.checked(pieces, start)
                     if always:
                         if not top:
