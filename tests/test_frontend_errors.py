@@ -340,7 +340,7 @@ def unknown_builtin(x):
 
 
 def uses_int(x):
-    return int(x / 2.0)  # ERR
+    return int(np.ones(2) * x)  # ERR
 
 
 def keyword_numpy(x):
@@ -386,7 +386,7 @@ def kwonly(x, *, y):  # ERR
 FUNCTION_CASES = [
     (unknown_function, (V,), UnsupportedSyntax, ["linalg.qr", "not supported", "np.sin", "math.sin", "len", "np.linalg.norm"]),
     (unknown_builtin, (1.0,), UnsupportedSyntax, ["divmod", "not supported", "np.exp"]),
-    (uses_int, (1.0,), UnsupportedSyntax, ["int()", "converts to an Int", "//"]),
+    (uses_int, (1.0,), CatadTypeError, ["int()", "takes a number", "np.floor"]),
     (keyword_numpy, (1.0,), UnsupportedSyntax, ["keyword argument"]),
     (math_on_array, (V,), CatadTypeError, ["math.sin", "scalars", "np.sin"]),
     (recursive, (3.0,), UnsupportedSyntax, ["recursi", "recursive -> recursive"]),

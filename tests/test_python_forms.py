@@ -487,7 +487,7 @@ def test_builtins():
 
 
 def int_of_float(x):
-    return int(x * 2.0)  # ERR
+    return round(x * 2.0, 1)  # ERR
 
 
 def appends_in_while(x):
@@ -499,7 +499,7 @@ def appends_in_while(x):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (int_of_float, (0.7,), ["int()", "converts to an Int", "//"]),
+    (int_of_float, (0.7,), ["round()", "more than one argument", "np.round(x, n)"]),
     (appends_in_while, (0.7,), ["'out'", "while loop", "np.zeros(n_max)"]),  # appends: tests/test_lists_append.py
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_builtin_refusals(fn, args, words):

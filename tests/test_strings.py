@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import catad
-from catad import CatadTypeError, UnsupportedSyntax
+from catad import UnsupportedSyntax
 from catad.frontend.lower import FunctionLowerer
 from located import agrees, refused
 
@@ -156,5 +156,5 @@ def in_a_name(w, kind="l2"):
 
 
 def test_refusals():
-    refused(used_as_value, (W,), "'kind' is the str 'l2'", "compare it", cls=CatadTypeError)
+    refused(used_as_value, (W,), "argument 'kind' is the str 'l2'", "compare it", cls=catad.ArgumentError)
     refused(in_a_name, (W,), "tuple, list, set or dict of constants", "w is not one", cls=UnsupportedSyntax)

@@ -48,6 +48,11 @@ def f64(x):
     return np.float64(x)
 
 
+def to_int(x):
+    """An integral Float (np.trunc's, np.floor's, ... result) as an Int."""
+    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
+
+
 def to_float(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 

@@ -119,9 +119,12 @@ class Expressions:
         t = self.lookup(node.id, node)
         tree = self.tree(t)
         if tree is not None and tree.kind == "str":
-            self.fail(node, "str", f"{node.id!r} is the str {tree.keys[0]!r} here, where it is used as a value; "
-                      "catad compares strings (==, !=, in) and reads dicts with them", CatadTypeError,
-                      hint=f"compare it, e.g. if {node.id} == {tree.keys[0]!r}:")
+            message = (f"{node.id!r} is the str {tree.keys[0]!r} here, where it is used as a value; catad compares "
+                       "strings (==, !=, in) and reads dicts with them")
+            hint = f"compare it, e.g. if {node.id} == {tree.keys[0]!r}:"
+            if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
+                raise ArgumentError(f"argument {message}", self.loc(node), "argument", hint=hint)
+            self.fail(node, "str", message, CatadTypeError, hint=hint)
         if tree is NONE:  # an argument that is None (catad.trees), used as a value
             message = f"{node.id!r} is None (NoneType) here, where it is used as a value"
             hint = f"test it with `if {node.id} is None:` first, or pass a value"

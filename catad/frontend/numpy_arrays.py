@@ -846,13 +846,16 @@ def h_reduce(lw, obj, node, args, kwargs):
         t = lw.b.to_float(t, loc)
     elif dtype is not None and dtype != scalar_of(t.type):
         lw.fail(p["dtype"], "dtype", f"dtype of {name}() may only be float here", CatadTypeError)
-    if scalar_of(t.type) == Bool and kind in ("sum", "prod"):
-        t = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [t], loc)  # NumPy counts True as 1
-    elif scalar_of(t.type) == Bool:
-        lw.fail(node, name, f"{name}() of an array of Bools is not supported", CatadTypeError)
+    flags = scalar_of(t.type) == Bool
+    if flags:  # NumPy counts True as 1 (sum, prod, argmax), averages 1.0s (mean, var, std)
+        one, zero = (ONE, ZERO) if kind not in ("mean", "var", "std") else (Const(1.0, Float), Const(0.0, Float))
+        t = lw.b.elementwise(lambda x: If(x, one, zero, loc), [t], loc)
 
     def body(a):
         out = reduce(lw, a, axes, kind, loc, ddof)
+        if flags and kind in ("vmax", "vmin"):  # of Bools, a Bool: any, all
+            out = lw.b.elementwise(lambda x: prim("ne", x, ZERO, loc=loc), [out], loc) if is_array(out) \
+                else prim("ne", out, ZERO, loc=loc)
         return keep_dims(lw, out, r, axes, loc) if keep else out
     return lw.b.share(t, body, loc)
 

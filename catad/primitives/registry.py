@@ -478,6 +478,22 @@ register(Primitive("fmod", t_num_binary, _fmod, (np.fmod,), sympy=lambda x, y: x
                    vector='np.fmod({0}, {1})', doc="C's fmod: a - b * trunc(a / b), the sign of a",
                    nondiff_note="partials 1 and -trunc(x/y) everywhere, also at the jumps"))
 
+# ---------------------------------------------------------------- Floats made Ints (int(x), round(x), math.floor)
+
+def t_float_to_int(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"makes a Float an Int, got {_fmt(ts)}")
+    return Int
+
+
+for _name, _fn, _np, _what in [("trunc_int", math.trunc, "np.trunc", "int(x), math.trunc(x): toward 0"),
+                               ("floor_int", math.floor, "np.floor", "math.floor(x)"),
+                               ("ceil_int", math.ceil, "np.ceil", "math.ceil(x)"),
+                               ("round_int", round, "np.rint", "round(x): halves to even, as Python")]:
+    register(Primitive(_name, t_float_to_int, _fn, arity=1, vector=f"to_int({_np}({{0}}))",
+                       doc=f"{_what}, an Int (the front end checks first that x is finite and within "
+                           "int64, where Python makes an int of any size); it carries no tangent"))
+
 # ---------------------------------------------------------------- comparisons and logic
 
 for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
