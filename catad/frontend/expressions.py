@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
-from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, numpy_arrays
 from .complexes import Complex
@@ -286,6 +286,16 @@ class Expressions:
         strings = self.string_test(node)
         if strings is not None:
             return strings
+        if isinstance(node, ast.Call) and self.static(node.func) in (isinstance, np.isscalar):
+            return self.type_test(node)
+        if isinstance(node, ast.BoolOp):  # decided by its static parts before any other is read
+            for v in node.values:
+                known = self.static_test(v)
+                if known is None:
+                    return None
+                if known is isinstance(node.op, ast.Or):
+                    return known
+            return not isinstance(node.op, ast.Or)
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
             return None
         a, b = node.left, node.comparators[0]
@@ -302,6 +312,52 @@ class Expressions:
             self.guard(obj, path)  # None, a function, a module: the same object at each call
             none = obj is None
         return none if isinstance(node.ops[0], ast.Is) else not none
+
+    def type_test(self, node: ast.Call) -> bool:
+        """isinstance(x, cls) and np.isscalar(x), known while compiling from what catad knows of x:
+        the classes a value of its type can have when the function runs (a Float is a Python
+        float or a NumPy float64, an array an ndarray, a list argument a list, ...); refused
+        where they answer differently (isinstance(n, int) of an Int: np.int64 is not an int)."""
+        fn = self.static(node.func)
+        if node.keywords or len(node.args) != (2 if fn is isinstance else 1):
+            self.fail(node, fn.__name__, f"{fn.__name__}() takes {2 if fn is isinstance else 1} argument(s) here")
+        if fn is isinstance:
+            spec = node.args[1]
+            cls = tuple(self.static(e) for e in spec.elts) if isinstance(spec, ast.Tuple) else self.static(spec)
+            classes = cls if isinstance(cls, tuple) else (cls,)
+            if not classes or not all(isinstance(c, type) for c in classes):
+                self.fail(node.args[1], "isinstance", "the second argument of isinstance() must be a class or a tuple "
+                          "of classes known while compiling")
+            test = lambda k: issubclass(k, classes)  # noqa: E731
+        else:
+            test = lambda k: k in _SCALAR_CLASSES  # noqa: E731
+        answers = {test(k) for k in self.runtime_classes(node.args[0])}
+        if len(answers) != 1:
+            self.fail(node, fn.__name__, f"{ast.unparse(node)} depends on whether {ast.unparse(node.args[0])} is a "
+                      "Python or a NumPy number, which catad does not tell apart",
+                      hint="test both: isinstance(n, (int, np.integer)), or use np.ndim(x) == 0")
+        return answers.pop()
+
+    def runtime_classes(self, node: ast.expr) -> set:
+        """The classes the value of node may have when the function runs."""
+        obj, path = self.static_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if obj is not NOT_STATIC and not isinstance(obj, (bool, int, float, str, np.number, np.ndarray, tuple,
+                                                          list, dict)):
+            self.guard(obj, path)  # a module, a function, None: itself, each call checks
+            return {type(obj)}
+        t = self.lookup(node.id, node) if isinstance(node, ast.Name) else self.value(node)
+        if isinstance(t, Complex):
+            return {np.ndarray} if is_array(t.re) else {complex, np.complex128}
+        tree = self.tree(t)
+        if tree is not None:
+            return {{"none": type(None), "str": str, "dict": dict, "list": list, "tuple": tuple}[tree.kind]}
+        if self.is_list(t):
+            return {list}
+        if is_array(t):
+            return {np.ndarray}
+        if isinstance(t.type, TupleT):
+            return {tuple}
+        return {Float: {float, np.float64}, Int: {int, np.int64}, Bool: {bool, np.bool_}}[t.type]
 
     def static_str(self, node: ast.expr):
         """The str node denotes while compiling, else NOT_STATIC: a constant; an argument, a
@@ -440,6 +496,8 @@ class Expressions:
                 return calls.method(self, base, func.attr, node)
         obj, path = self.static_path(func)
         self.guard(obj, path)
+        if obj is isinstance or obj is np.isscalar:
+            return Const(self.type_test(node), Bool, self.loc(node))
         if obj is NOT_STATIC:
             if isinstance(func, ast.Name):
                 self.lookup(func.id, func)  # says why a name that is not a value is not defined here
@@ -482,6 +540,9 @@ class Expressions:
         for key, v in zip(keys, values):  # a repeated key keeps its first place and its last value
             kept[key] = v
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
+
+
+_SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
 
 
 def _is_none(node: ast.expr) -> bool:
