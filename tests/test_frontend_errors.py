@@ -203,7 +203,7 @@ def uses_starred_call(v):
 
 
 def uses_starred_assign(t):
-    a, *b = t  # ERR
+    a, *b = t[0]  # ERR
     return a
 
 
@@ -304,7 +304,7 @@ EXPR_CASES = [
     (uses_empty_list, (1.0,), UnsupportedSyntax, ["empty list", "np.zeros"]),
     (uses_walrus, (1.0,), UnsupportedSyntax, ["(:=)"]),
     (uses_starred_call, (np.ones(2),), UnsupportedSyntax, ["*v", "tuple or a list", "Vec Float"]),
-    (uses_starred_assign, ((1.0, 2.0),), UnsupportedSyntax, ["starred"]),
+    (uses_starred_assign, ((1.0, 2.0),), CatadTypeError, ["cannot unpack a Float"]),
     (uses_none, (1.0,), UnsupportedSyntax, ["None", "constants are"]),
     (uses_is, (1.0,), UnsupportedSyntax, ["comparison", "< <= > >= == !="]),
     (uses_in, (1.0,), UnsupportedSyntax, ["comparison"]),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..errors import CatadError, CatadTypeError, Loc
+from ..errors import CatadError, CatadTypeError, Loc, ShapeError
 from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec
 from ..primitives import prim
@@ -26,6 +26,7 @@ from .complexes import Complex
 from .common import join_types
 from .lists import ListState
 from .raises import raising_arm
+from ..trees import Tree
 from .source import Source, relocate
 from .updates import OWNED, owned_join
 
@@ -336,8 +337,7 @@ class Statements:
                              "(z.real, z.imag, np.abs(z))")
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in target.elts):
-                self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
-                                             "unpack into one name per element")
+                return self.unpack_starred(target, value, pieces, loc)
             n, ty = len(target.elts), value.type
             tree = self.tree(value)
             if tree is not None and tree.kind == "dict":  # Python would unpack its keys
@@ -384,6 +384,46 @@ class Statements:
         for j, t in enumerate(target.elts):
             item = prim("index", Const(j, Int, loc), atom, loc=loc)
             self.assign(t, self.as_list(item) if is_list and isinstance(item.type, Vec) else item, pieces, loc)
+
+    def unpack_starred(self, target: ast.Tuple | ast.List, value: Term, pieces: list, loc: Loc) -> None:
+        """a, *rest, z = seq: the names before and after the starred one take one item each, the
+        starred one a list of the others (Python's list: of a tuple's items, or of an array's
+        elements, a slice of it); fewer items than names is Python's ValueError."""
+        stars = [j for j, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        if len(stars) > 1:
+            self.fail(target, "starred", "multiple starred expressions in assignment", CatadTypeError)
+        j, after = stars[0], len(target.elts) - stars[0] - 1
+        need = j + after
+        if isinstance(value.type, TupleT) and (self.tree(value) is None or self.tree(value).kind != "dict"):
+            atom = value if isinstance(value, Tuple) else self.bind_temp(value, pieces, loc)
+            n = len(value.type.items)
+            if n < need:
+                self.fail(target, "unpacking", f"not enough values to unpack (expected at least {need}, got {n})",
+                          ShapeError)
+            items = [atom.items[k] if isinstance(atom, Tuple) else self.with_tree(Get(k, atom, loc),
+                                                                                   self.item_tree(atom, k))
+                     for k in range(n)]
+            rest = items[j:n - after]
+            starred = self.with_tree(Tuple(tuple(rest), loc), Tree("list", tuple(self.tree(x) for x in rest)))
+            firsts, lasts = items[:j], items[n - after:]
+        elif isinstance(value.type, Vec):
+            is_list = self.is_list(value)
+            atom = self.bind_temp(value, pieces, loc)
+            size = self.b.shape(atom)[0].size
+            if not self.b.shapes.at_most(Const(need, Int), size):
+                pieces += [("let", v, rhs, at) for v, rhs, at in self.b.check(
+                    prim("le", Const(need, Int), size, loc=loc), (size,), loc, "unpacking",
+                    f"not enough values to unpack (expected at least {need}, got {{0}})")]
+            mark = lambda t: self.as_list(t) if is_list and isinstance(t.type, Vec) else t  # noqa: E731
+            end = prim("sub", size, Const(after, Int), loc=loc)
+            firsts = [mark(prim("index", Const(k, Int, loc), atom, loc=loc)) for k in range(j)]
+            lasts = [mark(prim("index", prim("sub", size, Const(after - k, Int), loc=loc), atom, loc=loc))
+                     for k in range(after)]
+            starred = self.as_list(self.b.subscript(atom, [("slice", Const(j, Int), end)], loc))
+        else:
+            self.fail(target, "unpacking", f"cannot unpack a {value.type}", CatadTypeError)
+        for t, item in zip(target.elts, firsts + [starred] + lasts):
+            self.assign(t.value if isinstance(t, ast.Starred) else t, item, pieces, loc)
 
     def _unpack_checks(self, n: int, size: Term, k: Term, loc: Loc) -> list:
         checks = []
