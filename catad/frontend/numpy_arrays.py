@@ -375,9 +375,9 @@ def _flat_index(ix: tuple, sz: tuple, loc) -> Term:
     return out
 
 
-def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
+def reshape(lw, t: Term, dims: list[Term], loc, obj, shown_reversed: bool = False) -> Term:
     """t with the shape dims (one may be the constant -1: what the size leaves), read in C
-    order; NumPy's error when the sizes disagree."""
+    order; NumPy's error when the sizes disagree (naming dims reversed: an F-order reshape's)."""
     name = display(obj)
     unknown = [q for q, d in enumerate(dims) if isinstance(d, Const) and d.value == -1]
     if len(unknown) > 1:
@@ -392,14 +392,14 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
             prod = prim("mul", prod, d, loc=loc)
         # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4), (4,newaxis) or (2,newaxis,4)
         # (a leading -1 is not shown)
-        parts, k = [], 0
-        for q in range(len(ds)):
+        field = {q: k + 1 for k, q in enumerate(q for q in range(len(ds)) if q not in unknown)}
+        parts = []
+        for j, q in enumerate(reversed(range(len(ds))) if shown_reversed else range(len(ds))):
             if q in unknown:
-                if q:
+                if j:
                     parts.append("newaxis")
             else:
-                k += 1
-                parts.append("{%d}" % k)
+                parts.append("{%d}" % field[q])
         shown = "(" + ",".join(parts) + ("," if len(parts) == 1 and not unknown else "") + ")"
         message = "cannot reshape array of size {0} into shape " + shown
         nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
@@ -420,21 +420,43 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
     return lw.b.share_all([t] + list(dims), body, loc)
 
 
+def _order(lw, p: dict, obj) -> str:
+    """The order= of a reshape: 'C' (rows first, the default) or 'F' (columns first). 'A' and 'K'
+    follow the array's memory layout, which a compiled function does not see."""
+    a = p.get("order")
+    if a is None or isinstance(a, ast.Constant) and a.value is None:
+        return "C"
+    v = a.value if isinstance(a, ast.Constant) else lw.static(a)
+    if v not in ("C", "F"):
+        lw.fail(a, display(obj), f"order={v!r} of {display(obj)}() is not supported; 'C' and 'F' are ('A' and "
+                "'K' follow the array's memory layout)", CatadTypeError, hint="order='C' or order='F'")
+    return v
+
+
+def _reshaped(lw, a: Term, dims: list, order: str, loc, obj) -> Term:
+    """a reshaped to dims in C or F order: F order is C order with the axes of a and of the
+    result reversed (np.reshape(a, s, order='F') == np.reshape(a.T, s[::-1]).T)."""
+    if order == "C":
+        return reshape(lw, a, dims, loc, obj)
+    out = reshape(lw, lw.b.transpose(a, loc) if rank(a.type) > 1 else a, list(reversed(dims)), loc, obj, True)
+    return lw.b.transpose(out, loc) if rank(out.type) > 1 else out
+
+
 def h_reshape(lw, obj, node, args, kwargs):
-    """np.reshape(a, shape), a.reshape(shape) and a.reshape(d0, d1)."""
-    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape"), 2)
+    """np.reshape(a, shape, order='C'), a.reshape(shape) and a.reshape(d0, d1, order=...)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape", "order"), 2)
     a = array_arg(lw, p["a"], obj, node)
     dims = shape_arg(lw, p["shape"], obj)
-    return reshape(lw, a, dims, lw.loc(node), obj)
+    return _reshaped(lw, a, dims, _order(lw, p, obj), lw.loc(node), obj)
 
 
 def h_ravel(lw, obj, node, args, kwargs):
-    """np.ravel(a), a.ravel(), a.flatten(): the elements in C order."""
-    _arity(lw, obj, node, args, 1)
-    a = array_arg(lw, args[0], obj, node)
+    """np.ravel(a, order='C'), a.ravel(), a.flatten(): the elements in C (or F) order."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "order"), 1)
+    a = array_arg(lw, p["a"], obj, node)
     if rank(a.type) == 1:
         return a
-    return reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
+    return _reshaped(lw, a, [Const(-1, Int)], _order(lw, p, obj), lw.loc(node), obj)
 
 
 def h_expand_dims(lw, obj, node, args, kwargs):
@@ -579,8 +601,8 @@ def h_shape(lw, obj, node, args, kwargs):
 
 
 TABLE += [
-    ((np.reshape,), h_reshape, ("a", "shape")),
-    ((np.ravel,), h_ravel, ()),
+    ((np.reshape,), h_reshape, ("a", "shape", "order")),
+    ((np.ravel,), h_ravel, ("a", "order")),
     ((np.expand_dims,), h_expand_dims, ("a", "axis")),
     ((np.squeeze,), h_squeeze, ("a", "axis")),
     ((np.transpose, np.permute_dims), h_transpose, ("a", "axes")),
