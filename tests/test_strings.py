@@ -158,3 +158,15 @@ def in_a_name(w, kind="l2"):
 def test_refusals():
     refused(used_as_value, (W,), "argument 'kind' is the str 'l2'", "compare it", cls=catad.ArgumentError)
     refused(in_a_name, (W,), "tuple, list, set or dict of constants", "w is not one", cls=UnsupportedSyntax)
+
+
+def library_modes(x, spec="i,i->", mode="valid", norm="ortho"):
+    return np.einsum(spec, x, x) + np.sum(np.convolve(x, [1.0, 2.0], mode=mode)) + \
+        np.sum(np.abs(np.fft.rfft(x, norm=norm)))
+
+
+@pytest.mark.parametrize("args", [(), ("i,i->", "full", "forward"), ("i,j->", "same")])
+def test_modes_of_library_functions(args):
+    """A str argument given to NumPy as its mode (einsum's subscripts, convolve's mode, fft's
+    norm) is read by the handler as if written there."""
+    agrees(library_modes, np.array([0.3, -1.2, 2.5, 0.7]), *args)

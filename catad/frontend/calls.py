@@ -36,6 +36,12 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     if transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
+    if len(args) == 1 and not node.keywords and any(obj is f for f in complexes.ELEMENTARY) and \
+            not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
+        first = lw.value_arg(args[0])
+        if isinstance(first, complexes.Complex):  # np.exp(1j * w * t)
+            return complexes.elementary(lw, obj, first, node)
+        args = [first]
     if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
@@ -112,7 +118,10 @@ def _list_as_array(lw, a, obj, lowered=None):
     floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
     argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
-    if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), (Term, complexes.Complex))):
+    local = lw.env.get(base.id) if isinstance(base, ast.Name) else None
+    if isinstance(local, Term) and lw.tree(local) is not None and lw.tree(local).kind == "str":
+        return a  # a str argument (a mode such as norm='ortho'): the handler reads it
+    if not (isinstance(base, ast.Name) and isinstance(local, (Term, complexes.Complex))):
         # not a local value (a default None or string, a def or lambda given to scipy.optimize.brentq):
         # the handler reads it
         return a if lowered is None else lowered

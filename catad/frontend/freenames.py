@@ -111,6 +111,8 @@ class FreeNames:
             v = self.env.get(node.id, _MISSING)
             if isinstance(v, Static):
                 return v.obj, v.path
+            if isinstance(v, Term) and self.tree(v) is not None and self.tree(v).kind == "str":
+                return self.tree(v).keys[0], None  # a str argument or default: its value (catad.trees)
             if v is not _MISSING and not isinstance(v, (Term, Complex, Unbound, DictKey, ListState)):
                 return v, None  # a nested def or lambda
             if v is not _MISSING or node.id in self.src.local_names:

@@ -1805,9 +1805,11 @@ def h_einsum(lw, obj, node, args, kwargs):
     if not args:
         lw.fail(node, name, f"{name}() takes the subscripts and the operands", CatadTypeError)
     spec = args[0]
-    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
-        lw.fail(spec, name, f"the subscripts of {name}() must be a string written out, e.g. 'ij,jk->ik'")
-    text = spec.value.replace(" ", "")
+    from .freenames import NOT_STATIC  # freenames imports statements, which imports this
+    written = lw.static_str(spec) if isinstance(spec, ast.AST) else NOT_STATIC
+    if written is NOT_STATIC:
+        lw.fail(spec, name, f"the subscripts of {name}() must be a string known while compiling, e.g. 'ij,jk->ik'")
+    text = written.replace(" ", "")
     if text.count("->") > 1 or "-" in text.replace("->", "") or ">" in text.replace("->", ""):
         lw.fail(spec, name, f"{name}() subscripts must have at most one '->'", CatadTypeError)
     ops = [array_arg(lw, a, obj, node) if not isinstance(a, ast.Constant) else lw.arg(a) for a in args[1:]]
