@@ -90,6 +90,30 @@ class LinAlgError(ShapeError, np.linalg.LinAlgError):
     np.linalg.LinAlgError`` in user code still works."""
 
 
+_NOT_RAISABLE = (UnicodeError, StopIteration, StopAsyncIteration, BaseExceptionGroup)
+
+
+def raisable(exc) -> bool:
+    """Whether a compiled function may raise exc itself: a built-in exception class that takes
+    a message (not UnicodeError's five arguments, not StopIteration), or NumPy's LinAlgError."""
+    return isinstance(exc, type) and (exc is np.linalg.LinAlgError or issubclass(exc, Exception) and
+                                      exc.__module__ == "builtins" and not issubclass(exc, _NOT_RAISABLE))
+
+
+def raised(exc: type) -> type:
+    """The CatadError raised where the user's function raises exc (``raise ValueError(...)``,
+    a failed ``assert``): also an exc, so ``except ValueError`` in the caller's code still works,
+    with the user's message and the file and line of the raise. One class per exc, kept as an
+    attribute of this module under its name (RaisedValueError), so that it pickles."""
+    name = f"Raised{exc.__name__}"
+    cls = globals().get(name)
+    if cls is None:
+        cls = type(name, (CatadError, exc), {"__module__": __name__, "__doc__": f"{exc.__name__} raised by the "
+                                                                                 "compiled function itself"})
+        globals()[name] = cls
+    return cls
+
+
 @dataclass(frozen=True)
 class Site:
     """Where a run-time check of a compiled program stands (see the ``check`` primitive),
@@ -102,10 +126,12 @@ class Site:
     kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError; "linalg": LinAlgError; "domain": DomainError;
     # "range": RangeError
     hint: str | None = None
+    raises: type | None = None  # the user's own raise or assert: the exception class it raises
 
     def error(self, values: tuple) -> CatadError:
-        cls = {"bounds": BoundsError, "linalg": LinAlgError, "domain": DomainError,
-               "range": RangeError, "zerodiv": ZeroDivisionError_}.get(self.kind, ShapeError)
+        cls = raised(self.raises) if self.raises is not None else {
+            "bounds": BoundsError, "linalg": LinAlgError, "domain": DomainError, "range": RangeError,
+            "zerodiv": ZeroDivisionError_}.get(self.kind, ShapeError)
         return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
 
     def __str__(self) -> str:
@@ -114,5 +140,10 @@ class Site:
 
 
 def _plain(v):
-    """Python ints and tuples of them (NumPy integers print as np.int64(3))."""
-    return tuple(_plain(x) for x in v) if isinstance(v, tuple) else int(v)
+    """Python numbers and tuples of them, as Python prints them (NumPy's integers print as
+    np.int64(3) in a repr): an Int an int, a Float a float, a Bool a bool."""
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    return float(v) if isinstance(v, (float, np.floating)) else int(v)

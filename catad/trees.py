@@ -20,9 +20,9 @@ class Tree:
     """A tuple, list or dict whose items are trees or leaves (None). A dict's keys are in
     its own order, which is also the order of its values in the compiled tuple."""
 
-    kind: str                       # "tuple", "list", "dict", or "none" (None: compiled as ())
+    kind: str                       # "tuple", "list", "dict", "none" (None: compiled as ()) or "str"
     items: tuple                    # Tree | None per item
-    keys: tuple = ()                # a dict's keys
+    keys: tuple = ()                # a dict's keys; a str's value (one)
 
     def index(self, key: Any) -> int | None:
         """The position of a dict's key (None when it has no such key)."""
@@ -34,6 +34,8 @@ class Tree:
     def describe(self) -> str:
         if self.kind == "none":
             return "None"
+        if self.kind == "str":
+            return f"the str {self.keys[0]!r}"
         if self.kind == "dict":
             return "a dict with keys " + ", ".join(map(repr, self.keys))
         return f"a {self.kind} of {len(self.items)}"
@@ -45,10 +47,19 @@ class Tree:
 NONE = Tree("none", ())
 
 
+def string(value: str) -> Tree:
+    """A str (a mode, a method's name: `def f(x, kind="l2")`) is compiled as the empty tuple too,
+    its tree holding its value: the front end compares it while compiling (`kind == "l2"`), so
+    each string compiles its own program; its gradient or tangent is None."""
+    return Tree("str", (), (value,))
+
+
 def tree_of(v: Any, what: str = "argument") -> Tree | None:
     """v's tree, or None when v holds no list, dict or None (it is compiled as it is)."""
     if v is None:
         return NONE
+    if isinstance(v, str):
+        return string(v)
     if isinstance(v, dict):
         for k in v:
             if not isinstance(k, (str, int)) or isinstance(k, bool):
@@ -67,7 +78,7 @@ def flat(v: Any, tree: Tree | None) -> Any:
     """v with its lists and dicts made tuples (v itself when tree is None)."""
     if tree is None:
         return v
-    if tree is NONE:
+    if tree.kind in ("none", "str"):
         return ()
     values = v.values() if tree.kind == "dict" else v
     return tuple(flat(x, t) for x, t in zip(values, tree.items))
@@ -77,7 +88,7 @@ def unflat(v: Any, tree: Tree | None) -> Any:
     """The compiled value v (tuples) in tree's structure."""
     if tree is None:
         return v
-    if tree is NONE:
+    if tree.kind in ("none", "str"):
         return None
     items = [unflat(x, t) for x, t in zip(v, tree.items)]
     if tree.kind == "dict":
@@ -90,8 +101,8 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     tree; ArgumentError when its structure differs."""
     if tree is None:
         return v
-    if tree is NONE:
-        if v is not None:
+    if tree.kind in ("none", "str"):
+        if v is not None and not (tree.kind == "str" and isinstance(v, str) and v == tree.keys[0]):
             raise ArgumentError(f"{what} must be None, like {like}; got a {type(v).__name__}")
         return ()
     if tree.kind == "dict":
@@ -107,4 +118,4 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     return tuple(matching(x, t, f"{what}[{i}]", like) for i, (x, t) in enumerate(zip(v, tree.items)))
 
 
-__all__ = ["NONE", "Tree", "flat", "matching", "tree_of", "unflat"]
+__all__ = ["NONE", "Tree", "flat", "matching", "string", "tree_of", "unflat"]

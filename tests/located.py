@@ -47,8 +47,8 @@ def agrees(f, *args, argnums=0, rng=np.random.default_rng(16)):
         assert np.shape(g) == np.shape(expected)
         np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
         tangent = rng.normal(size=np.shape(args[k]))
-        tangents = tuple(tangent if j == k else np.zeros(np.shape(a)) if np.ndim(a) else 0.0
-                         for j, a in enumerate(args))  # Int arguments' tangents are ignored
+        tangents = tuple(tangent if j == k else None if isinstance(a, str) else np.zeros(np.shape(a))
+                         if np.ndim(a) else 0.0 for j, a in enumerate(args))  # Int arguments' tangents are ignored
         _, out = catad.jvp(f, args, tangents)
         assert out == pytest.approx(float(np.sum(expected * tangent)), rel=1e-6, abs=1e-7)
     return value, grad

@@ -354,6 +354,25 @@ def test_python_forms_around_complex_values(f, args):
     np.testing.assert_allclose(g, central_difference(f, args, 0), rtol=1e-6, atol=1e-6)
 
 
+T16 = np.linspace(0.0, 1.0, 16)
+
+
+def complex_exponentials(p):
+    z = p[0] * np.exp(1j * p[1] * T16)  # a chirp's phasor
+    w = np.log(z + 2.0) + np.sin(z) * np.cos(0.5j * z)
+    return np.sum(np.real(z) ** 2 + np.imag(z)) + np.abs(np.sum(z)) + np.sum(np.abs(w)) + np.angle(np.exp(1j * p[1]))
+
+
+def test_elementary_functions_of_complex_values():
+    """np.exp, np.log, np.sin, np.cos of complex values (C99's formulas for finite arguments)."""
+    for p in (np.array([1.0, 0.2]), np.array([0.7, -2.5])):
+        v, g = catad.value_and_grad(complex_exponentials)(p)
+        assert v == pytest.approx(complex_exponentials(p), rel=1e-13)
+        np.testing.assert_allclose(g, central_difference(complex_exponentials, (p,), 0), rtol=1e-6, atol=1e-6)
+        _, t = catad.jvp(complex_exponentials, (p,), (np.ones(2),))
+        assert t == pytest.approx(float(np.sum(g)), rel=1e-10)
+
+
 def test_the_squared_modulus_has_its_gradient_where_bins_are_zero():
     """|X_k|^2 is smooth at X_k = 0 (gradient 0 there): np.abs is hypot, whose partials are 0 at the
     origin, so the gradient of sum |X|^2 = n |x|^2 is 2 n x even where bins vanish."""

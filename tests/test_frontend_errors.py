@@ -80,13 +80,17 @@ def uses_import(x):
 
 
 def uses_assert(x):
-    assert x > 0  # ERR
+    assert x > 0, f"{x!r} is not positive"  # ERR
     return x
+
+
+class OwnError(Exception):
+    pass
 
 
 def uses_raise(x):
     if x < 0.0:
-        raise ValueError("neg")  # ERR
+        raise OwnError("neg")  # ERR
     return x
 
 
@@ -141,8 +145,8 @@ STATEMENT_CASES = [
     (nested_class, UnsupportedSyntax, ["class"]),
     (uses_global, UnsupportedSyntax, ["global"]),
     (uses_import, UnsupportedSyntax, ["import", "module level"]),
-    (uses_assert, UnsupportedSyntax, ["assert"]),
-    (uses_raise, UnsupportedSyntax, ["raise"]),
+    (uses_assert, UnsupportedSyntax, ["!r", "{x} instead"]),
+    (uses_raise, UnsupportedSyntax, ["OwnError", "built-in exceptions"]),
     (uses_del, UnsupportedSyntax, ["del"]),
     (uses_print, UnsupportedSyntax, ["print"]),
     (mutates, UnsupportedSyntax, ["assigning to an element", "new array"]),
@@ -199,7 +203,7 @@ def uses_starred_call(v):
 
 
 def uses_starred_assign(t):
-    a, *b = t  # ERR
+    a, *b = t[0]  # ERR
     return a
 
 
@@ -300,7 +304,7 @@ EXPR_CASES = [
     (uses_empty_list, (1.0,), UnsupportedSyntax, ["empty list", "np.zeros"]),
     (uses_walrus, (1.0,), UnsupportedSyntax, ["(:=)"]),
     (uses_starred_call, (np.ones(2),), UnsupportedSyntax, ["*v", "tuple or a list", "Vec Float"]),
-    (uses_starred_assign, ((1.0, 2.0),), UnsupportedSyntax, ["starred"]),
+    (uses_starred_assign, ((1.0, 2.0),), CatadTypeError, ["cannot unpack a Float"]),
     (uses_none, (1.0,), UnsupportedSyntax, ["None", "constants are"]),
     (uses_is, (1.0,), UnsupportedSyntax, ["comparison", "< <= > >= == !="]),
     (uses_in, (1.0,), UnsupportedSyntax, ["comparison"]),
@@ -336,7 +340,7 @@ def unknown_builtin(x):
 
 
 def uses_int(x):
-    return int(x / 2.0)  # ERR
+    return int(np.ones(2) * x)  # ERR
 
 
 def keyword_numpy(x):
@@ -382,7 +386,7 @@ def kwonly(x, *, y):  # ERR
 FUNCTION_CASES = [
     (unknown_function, (V,), UnsupportedSyntax, ["linalg.qr", "not supported", "np.sin", "math.sin", "len", "np.linalg.norm"]),
     (unknown_builtin, (1.0,), UnsupportedSyntax, ["hash", "not supported", "np.exp"]),
-    (uses_int, (1.0,), UnsupportedSyntax, ["int()", "converts to an Int", "//"]),
+    (uses_int, (1.0,), CatadTypeError, ["int()", "takes a number", "np.floor"]),
     (keyword_numpy, (1.0,), UnsupportedSyntax, ["keyword argument"]),
     (math_on_array, (V,), CatadTypeError, ["math.sin", "scalars", "np.sin"]),
     (recursive, (3.0,), UnsupportedSyntax, ["recursi", "recursive -> recursive"]),

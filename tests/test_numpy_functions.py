@@ -847,3 +847,23 @@ def test_trace_of_rank_three_and_diag_s_error():
     with pytest.raises(catad.CatadTypeError, match="stack of matrices") as info:
         catad.vjp(triu3, arr(2, 2, 2))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def fortran_orders(x):
+    m = x.reshape((2, 3), order='F')
+    c = np.reshape(x, (3, 2), order='C')
+    f = x.reshape(3, 2, order='F').ravel(order='F')
+    t = np.ravel(m, order='F')
+    u = x.reshape((1, 2, -1), order='F').flatten('F')
+    return (np.sum(m[0] * np.arange(3)) + np.sum(c[:, 1] * 2) + np.sum(f * np.arange(6))
+            + np.sum(t * np.arange(6) ** 2) + np.sum(u * np.arange(6) ** 3))
+
+
+def fortran_matrix(m):
+    return m.reshape(-1, order='F') * np.arange(m.size) + np.reshape(m.T, (m.size,), order='F')
+
+
+def test_reshape_in_fortran_order():
+    check_like_numpy(fortran_orders, arr(6))
+    check_like_numpy(fortran_matrix, arr(2, 3))
+    check_like_numpy(fortran_orders, arr(5), shapes=["size 5", "shape (2,3)"])

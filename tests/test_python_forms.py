@@ -13,7 +13,7 @@ import catad
 from catad import ArgumentError, CatadError, CatadTypeError, ShapeError, UnsupportedSyntax
 from catad.frontend import compile_function
 from backend_programs import central_difference as central
-from located import refused
+from located import marked_line, refused
 
 RNG = np.random.default_rng(3)
 X = np.array([0.3, -1.2, 0.8])
@@ -487,7 +487,7 @@ def test_builtins():
 
 
 def int_of_float(x):
-    return int(x * 2.0)  # ERR
+    return round(x * 2.0, 1)  # ERR
 
 
 def appends_in_while(x):
@@ -499,7 +499,7 @@ def appends_in_while(x):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (int_of_float, (0.7,), ["int()", "converts to an Int", "//"]),
+    (int_of_float, (0.7,), ["round()", "more than one argument", "np.round(x, n)"]),
     (appends_in_while, (0.7,), ["'out'", "while loop", "np.zeros(n_max)"]),  # appends: tests/test_lists_append.py
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_builtin_refusals(fn, args, words):
@@ -548,3 +548,33 @@ def test_a_helper_is_specialised_to_its_constant_int_arguments():
     value, g = catad.value_and_grad(_attention_with_axes)(q, k)
     assert value == pytest.approx(_attention_with_axes(q, k), rel=1e-13)
     np.testing.assert_allclose(g, central(_attention_with_axes, (q, k), 0), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- starred assignment
+
+def starred(x):
+    a, *rest = x[:4]
+    *init, z = x
+    p, *mid, q = (x[0], x[1] * 2, x[2] * 3, x[3])
+    first, *others = [x[0] ** 2, x[1]]
+    return a * np.sum(np.array(rest) ** 2) + z * np.sum(np.array(init)) + p * q * sum(mid) + first * len(others) \
+        + len(mid)
+
+
+@pytest.mark.parametrize("n", [4, 5, 8])
+def test_starred_assignment(n):
+    agrees(starred, np.linspace(-1.0, 2.0, n))
+
+
+def starred_too_short(x):
+    a, b, *rest = x  # ERR
+    return a * b + len(rest)
+
+
+def test_starred_assignment_of_too_few_is_python_s_error():
+    with pytest.raises(ValueError) as python:
+        starred_too_short(np.ones(1))
+    with pytest.raises(catad.ShapeError) as ours:
+        catad.grad(starred_too_short)(np.ones(1))
+    assert str(python.value) in str(ours.value) and ours.value.loc.line == marked_line(starred_too_short)
+    agrees(starred_too_short, np.array([1.0, 2.0]))

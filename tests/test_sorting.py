@@ -128,6 +128,36 @@ def test_quantile_gradients_in_the_data_and_in_q(q):
     agrees(quantiles_along, 1.5, M, q, argnums=(0, 1, 2))
 
 
+def several(x, m):
+    a = np.quantile(m.ravel(), [0.1, 0.5, 0.9])
+    b = np.percentile(m, np.array([25.0, 75.0]), axis=1)  # shape (2, rows): the quantiles' axis first
+    c = np.quantile(m, [0.3], axis=0)
+    return x * (np.sum(a * np.arange(1, 4)) + np.sum(b * np.arange(1.0, 1.0 + b.size).reshape(b.shape))
+                + np.sum(c ** 2))
+
+
+def quantile_rows(m):
+    return np.percentile(m, [10.0, 50.0, 90.0], axis=1)
+
+
+def test_a_vector_of_quantiles():
+    agrees(several, 1.5, M, argnums=(0, 1))
+    value, _ = catad.jvp(quantile_rows, (M,), (np.zeros_like(M),))
+    assert value.shape == (3, M.shape[0]) and np.array_equal(value, quantile_rows(M))
+
+
+def bad_among_several(v):
+    return np.sum(np.quantile(v, [0.5, 1.5]))  # ERR
+
+
+def test_one_bad_quantile_among_several_is_numpy_s_error():
+    with pytest.raises(ValueError) as python:
+        bad_among_several(V)
+    with pytest.raises(catad.CatadError) as ours:
+        catad.grad(bad_among_several)(V)
+    assert str(python.value) in str(ours.value) and ours.value.loc.line == marked_line(bad_among_several)
+
+
 @pytest.mark.parametrize("v, q", [(V, 101.0), (V, -1.0), (V, np.nan), (np.zeros(0), 50.0)])
 def test_numpy_s_errors(v, q):
     with pytest.raises((ValueError, IndexError)) as python:

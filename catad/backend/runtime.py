@@ -48,6 +48,11 @@ def f64(x):
     return np.float64(x)
 
 
+def to_int(x):
+    """An integral Float (np.trunc's, np.floor's, ... result) as an Int."""
+    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
+
+
 def to_float(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 
@@ -366,7 +371,7 @@ def _leaves(x) -> list:
 def _pick(x, at: tuple, shape: tuple):
     if isinstance(x, tuple):
         return tuple(_pick(v, at, shape) for v in x)
-    return int(np.broadcast_to(x, shape)[at])
+    return np.broadcast_to(x, shape)[at]  # an Int, Float or Bool: errors.Site prints it as Python would
 
 
 def dense_tangent(x):

@@ -36,6 +36,12 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     if transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
+    if len(args) == 1 and not node.keywords and any(obj is f for f in complexes.ELEMENTARY) and \
+            not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
+        first = lw.value_arg(args[0])
+        if isinstance(first, complexes.Complex):  # np.exp(1j * w * t)
+            return complexes.elementary(lw, obj, first, node)
+        args = [first]
     if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
@@ -119,7 +125,10 @@ def _list_as_array(lw, a, obj, lowered=None):
     floats), checked not to be an empty list of arrays (lists.py: nonempty_list); any other
     argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
-    if not (isinstance(base, ast.Name) and isinstance(lw.env.get(base.id), (Term, complexes.Complex))):
+    local = lw.env.get(base.id) if isinstance(base, ast.Name) else None
+    if isinstance(local, Term) and lw.tree(local) is not None and lw.tree(local).kind == "str":
+        return a  # a str argument (a mode such as norm='ortho'): the handler reads it
+    if not (isinstance(base, ast.Name) and isinstance(local, (Term, complexes.Complex))):
         # not a local value (a default None or string, a def or lambda given to scipy.optimize.brentq):
         # the handler reads it
         return a if lowered is None else lowered
@@ -258,13 +267,27 @@ def _in_domain(lw, fn, pname: str, t: Term, node: ast.Call) -> Term:
     return lw.b.share(t, body, loc)
 
 
+def _log_base(lw, ts: list, node: ast.Call) -> Term:
+    """math.log(x, base): log(x) / log(base), as Python computes it, each log checked for its
+    domain, and Python's ZeroDivisionError for base 1."""
+    loc = lw.loc(node)
+
+    def ratio(lx, lb):
+        zero = lw.b.check(prim("ne", lb, Const(0.0, Float), loc=loc), (), loc, "math.log", "float division by zero",
+                          "zerodiv")
+        return make_lets(zero, lw.b.scalar("div", [lx, lb], loc))
+    return lw.b.share_all([_in_domain(lw, math.log, "log", t, node) for t in ts], ratio, loc)
+
+
 def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
     loc, name = lw.loc(node), display(obj)
     ts = [lw.arg(a) for a in args]
     arity = PRIMITIVES[pname].arity
-    if arity is not None and len(ts) != arity:
+    if arity is not None and len(ts) != arity and not (obj is math.log and len(ts) == 2):
         lw.fail(node, name, f"{name}() takes {arity} argument(s), got {len(ts)}", CatadTypeError)
     f = lambda *xs: lw.b.scalar(pname, list(xs), loc)
+    if obj is math.log and len(ts) == 2 and not any(is_array(t) for t in ts):
+        return _log_base(lw, ts, node)
     if not any(is_array(t) for t in ts):
         if isinstance(obj, types.BuiltinFunctionType) and obj in _MATH_DOMAINS:
             return _in_domain(lw, obj, pname, ts[0], node)
@@ -528,18 +551,41 @@ def h_outer(lw, obj, node, args, kwargs):
 
 
 
+_TO_INT = {builtins.int: "trunc_int", math.trunc: "trunc_int", math.floor: "floor_int", math.ceil: "ceil_int",
+           builtins.round: "round_int"}
+_INT64_END = float(2 ** 63)
+
+
 def h_to_int(lw, obj, node, args, kwargs):
-    """int(n) of an Int or Bool, round(n), math.floor, ceil and trunc of an Int, and each of a Float
-    constant (Python's own result: round(2.5) is 2), are that Int; of a Float computed at run time
-    they are refused (its value would select code, and catad has no such conversion)."""
-    if len(args) == 1 and not kwargs:
-        t = lw.arg(args[0])
-        if t.type == Int or obj is builtins.int and t.type == Bool:
-            return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), lw.loc(node), "{a} {b}")
-        if isinstance(t, Const) and t.type == Float and math.isfinite(t.value):  # Python's own function
-            return Const(obj(t.value), Int, lw.loc(node))
-    lw.fail(node, display(obj), f"{display(obj)}() converts to an Int, which is not supported for a Float "
-            "computed at run time", hint="use // for integer division, or keep the value a Float")
+    """int(x), round(x), math.floor/ceil/trunc(x): an Int. Of an Int or a Bool it is that Int; of
+    a Float, Python's int, checked as Python checks it (NaN: ValueError; an infinity:
+    OverflowError) and within int64 (where Python's int grows: a RangeError naming it)."""
+    if len(args) != 1 or kwargs:
+        lw.fail(node, display(obj), f"{display(obj)}() with more than one argument converts to a Float here, which "
+                "is not supported", hint="round with np.round(x, n)")
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    if t.type in (Int, Bool):
+        return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
+    if t.type != Float:
+        lw.fail(node, display(obj), f"{display(obj)}() takes a number here, got a {t.type}", CatadTypeError,
+                hint="convert arrays with np.floor(x), np.round(x) (Floats)")
+    if isinstance(t, Const) and math.isfinite(t.value):
+        return Const(_TO_INT_FN[obj](t.value), Int, loc)
+
+    def converted(x):
+        name = display(obj)
+        finite = prim("lt", prim("abs", x, loc=loc), Const(math.inf, Float), loc=loc)
+        binds = lw.b.check(prim("eq", x, x, loc=loc), (), loc, name, "cannot convert float NaN to integer", "domain")
+        binds += lw.b.check(finite, (), loc, name, "cannot convert float infinity to integer", "range")
+        binds += lw.b.check(prim("lt", prim("abs", x, loc=loc), Const(_INT64_END, Float), loc=loc), (x,), loc, name,
+                            name + "() of {0} is outside the 64-bit range of catad's Ints (Python's int grows)",
+                            "range")
+        return make_lets(binds, prim(_TO_INT[obj], x, loc=loc))
+    return lw.b.share(t, converted, loc)
+
+
+_TO_INT_FN = {builtins.int: int, math.trunc: math.trunc, math.floor: math.floor, math.ceil: math.ceil,
+              builtins.round: round}
 
 
 def h_iteration_only(lw, obj, node, args, kwargs):

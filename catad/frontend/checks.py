@@ -19,7 +19,7 @@ from .shapes import fresh
 
 
 def _ints(data) -> Term:
-    """A check's data (Int terms in nested Python tuples) as a term."""
+    """A check's data (Int, Float or Bool terms in nested Python tuples) as a term."""
     return Tuple(tuple(_ints(x) for x in data)) if isinstance(data, tuple) else data
 
 
@@ -51,13 +51,13 @@ class Checks:
     """Uses the Builder's names, shapes, frames, branch_depth, statement and var."""
 
     def check(self, cond: Term, data: tuple, loc: Loc | None, construct: str, message: str,
-              kind: str = "shape", equal: tuple = ()) -> list[tuple]:
+              kind: str = "shape", equal: tuple = (), raises: type | None = None) -> list[tuple]:
         """The binding of a run-time check to put before the operation (none when cond is True).
         `equal`: pairs of sizes the check makes equal, known from then on where it runs
-        unconditionally."""
+        unconditionally. `raises`: the exception class of the user's own raise or assert."""
         if isinstance(cond, Const) and cond.value is True:
             return []
-        site = Const(Site_(loc, construct, message, kind), Site)
+        site = Const(Site_(loc, construct, message, kind, raises=raises), Site)
         binding = (self.var(Unit, loc, "_chk"), fresh(prim("check", cond, _ints(data), site, loc=loc), loc), loc)
         local = self.place([binding])
         if not local and not self.frames:

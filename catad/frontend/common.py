@@ -60,6 +60,29 @@ _INT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda 
             "mod": lambda a, b: a % b if b else None, "max": max, "min": min}
 
 
+_COMPARISONS = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+                "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+def static_bool(t: Term) -> bool | None:
+    """The value of a Bool term made of constants, comparisons of static Ints, not, and, or
+    (x.ndim != 1 of an array of known rank), or None when it is not known while compiling."""
+    if isinstance(t, Const) and t.type == Bool:
+        return bool(t.value)
+    if isinstance(t, If):
+        c = static_bool(t.cond)
+        return None if c is None else static_bool(t.then if c else t.orelse)
+    if not isinstance(t, Call) or t.type != Bool:
+        return None
+    if t.fn == "not":
+        inner = static_bool(t.args[0])
+        return None if inner is None else not inner
+    if t.fn in _COMPARISONS:
+        a, b = (static_int(x) for x in t.args)
+        return None if a is None or b is None else _COMPARISONS[t.fn](a, b)
+    return None
+
+
 def static_int(t: Term) -> int | None:
     """The value of an Int term made of constants and integer arithmetic (len(layers) - 1 of a
     list of known length, i + 1 in an unrolled loop), or None when it is not known while

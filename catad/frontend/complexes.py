@@ -340,6 +340,47 @@ def per_part(lw, z: Complex, f, node) -> Complex:
     return make(lw, list(z.lets), re, im, loc, text_of(node))
 
 
+# ------------------------------------------------------------ elementary functions
+
+def _exp(re, im, loc):
+    e = prim("exp", re, loc=loc)
+    return prim("mul", e, prim("cos", im, loc=loc), loc=loc), prim("mul", e, prim("sin", im, loc=loc), loc=loc)
+
+
+def _log(re, im, loc):
+    return prim("log", prim("hypot", re, im, loc=loc), loc=loc), prim("atan2", im, re, loc=loc)
+
+
+def _sin(re, im, loc):
+    return (prim("mul", prim("sin", re, loc=loc), prim("cosh", im, loc=loc), loc=loc),
+            prim("mul", prim("cos", re, loc=loc), prim("sinh", im, loc=loc), loc=loc))
+
+
+def _cos(re, im, loc):
+    return (prim("mul", prim("cos", re, loc=loc), prim("cosh", im, loc=loc), loc=loc),
+            prim("neg", prim("mul", prim("sin", re, loc=loc), prim("sinh", im, loc=loc), loc=loc), loc=loc))
+
+
+# a complex function of z = re + i im as (its real part, its imaginary part), by the formulas
+# C99's cexp, clog, csin and ccos (which NumPy calls) use for finite arguments
+ELEMENTARY = {np.exp: _exp, np.log: _log, np.sin: _sin, np.cos: _cos}
+
+
+def elementary(lw, fn, z: Complex, node) -> Complex:
+    """np.exp, np.log, np.sin, np.cos of a complex value, elementwise on its parts."""
+    loc = lw.loc(node)
+    im = z.im if z.im is not None else full(lw, Const(0.0, Float, loc), [z.re], loc, display_name(fn))
+    parts = []
+    for k in (0, 1):
+        parts.append(_ew(lw, _shared(lw, loc, lambda x, y, k=k: ELEMENTARY[fn](x, y, loc)[k]), [z.re, im], loc,
+                         display_name(fn)))
+    return make(lw, list(z.lets), parts[0], parts[1], loc, text_of(node))
+
+
+def display_name(fn) -> str:
+    return f"np.{fn.__name__}"
+
+
 # ------------------------------------------------------------ joins (if statements)
 
 def as_pair(lw, v, loc) -> Term:

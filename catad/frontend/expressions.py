@@ -17,16 +17,16 @@ import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
-from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, numpy_arrays
 from .complexes import Complex
-from .common import is_array
+from .common import is_array, static_bool
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
-from ..trees import NONE, Tree
+from ..trees import NONE, Tree, string
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow"}
@@ -117,7 +117,15 @@ class Expressions:
     def x_Name(self, node: ast.Name) -> Term:
         """a local variable, or a global, closure or builtin value read at each call."""
         t = self.lookup(node.id, node)
-        if self.tree(t) is NONE:  # an argument that is None (catad.trees), used as a value
+        tree = self.tree(t)
+        if tree is not None and tree.kind == "str":
+            message = (f"{node.id!r} is the str {tree.keys[0]!r} here, where it is used as a value; catad compares "
+                       "strings (==, !=, in) and reads dicts with them")
+            hint = f"compare it, e.g. if {node.id} == {tree.keys[0]!r}:"
+            if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
+                raise ArgumentError(f"argument {message}", self.loc(node), "argument", hint=hint)
+            self.fail(node, "str", message, CatadTypeError, hint=hint)
+        if tree is NONE:  # an argument that is None (catad.trees), used as a value
             message = f"{node.id!r} is None (NoneType) here, where it is used as a value"
             hint = f"test it with `if {node.id} is None:` first, or pass a value"
             if self.parent is None and len(self.program.active) == 1 and node.id in self.src.params:
@@ -161,7 +169,7 @@ class Expressions:
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
-        return self.tuple_of([self.expr(e) for e in node.elts], self.loc(node))  # lower.py
+        return self.tuple_of([self.str_or_expr(e) for e in node.elts], self.loc(node))  # lower.py
 
     def x_BinOp(self, node: ast.BinOp) -> Term:
         """+ - * / // % ** and @ with NumPy's broadcasting (lists beside arrays made arrays, as NumPy
@@ -242,7 +250,10 @@ class Expressions:
         word = "and" if isinstance(node.op, ast.And) else "or"
         vals = [self.condition(node.values[0], f"'{word}'")]
         with self.branch():
-            vals += [self.condition(v, f"'{word}'") for v in node.values[1:]]
+            for v in node.values[1:]:
+                if static_bool(vals[-1]) is (word == "or"):  # decided while compiling: Python reads no more
+                    break
+                vals.append(self.condition(v, f"'{word}'"))
         acc, loc = vals[-1], self.loc(node)
         for v in reversed(vals[:-1]):
             acc = If(v, acc, FALSE, loc) if word == "and" else If(v, TRUE, acc, loc)
@@ -272,6 +283,19 @@ class Expressions:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             inner = self.static_test(node.operand)
             return None if inner is None else not inner
+        strings = self.string_test(node)
+        if strings is not None:
+            return strings
+        if isinstance(node, ast.Call) and self.static(node.func) in (isinstance, np.isscalar):
+            return self.type_test(node)
+        if isinstance(node, ast.BoolOp):  # decided by its static parts before any other is read
+            for v in node.values:
+                known = self.static_test(v)
+                if known is None:
+                    return None
+                if known is isinstance(node.op, ast.Or):
+                    return known
+            return not isinstance(node.op, ast.Or)
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
             return None
         a, b = node.left, node.comparators[0]
@@ -288,6 +312,134 @@ class Expressions:
             self.guard(obj, path)  # None, a function, a module: the same object at each call
             none = obj is None
         return none if isinstance(node.ops[0], ast.Is) else not none
+
+    def type_test(self, node: ast.Call) -> bool:
+        """isinstance(x, cls) and np.isscalar(x), known while compiling from what catad knows of x:
+        the classes a value of its type can have when the function runs (a Float is a Python
+        float or a NumPy float64, an array an ndarray, a list argument a list, ...); refused
+        where they answer differently (isinstance(n, int) of an Int: np.int64 is not an int)."""
+        fn = self.static(node.func)
+        if node.keywords or len(node.args) != (2 if fn is isinstance else 1):
+            self.fail(node, fn.__name__, f"{fn.__name__}() takes {2 if fn is isinstance else 1} argument(s) here")
+        if fn is isinstance:
+            spec = node.args[1]
+            cls = tuple(self.static(e) for e in spec.elts) if isinstance(spec, ast.Tuple) else self.static(spec)
+            classes = cls if isinstance(cls, tuple) else (cls,)
+            if not classes or not all(isinstance(c, type) for c in classes):
+                self.fail(node.args[1], "isinstance", "the second argument of isinstance() must be a class or a tuple "
+                          "of classes known while compiling")
+            test = lambda k: issubclass(k, classes)  # noqa: E731
+        else:
+            test = lambda k: k in _SCALAR_CLASSES  # noqa: E731
+        answers = {test(k) for k in self.runtime_classes(node.args[0])}
+        if len(answers) != 1:
+            self.fail(node, fn.__name__, f"{ast.unparse(node)} depends on whether {ast.unparse(node.args[0])} is a "
+                      "Python or a NumPy number, which catad does not tell apart",
+                      hint="test both: isinstance(n, (int, np.integer)), or use np.ndim(x) == 0")
+        return answers.pop()
+
+    def runtime_classes(self, node: ast.expr) -> set:
+        """The classes the value of node may have when the function runs."""
+        obj, path = self.static_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if obj is not NOT_STATIC and not isinstance(obj, (bool, int, float, str, np.number, np.ndarray, tuple,
+                                                          list, dict)):
+            self.guard(obj, path)  # a module, a function, None: itself, each call checks
+            return {type(obj)}
+        t = self.lookup(node.id, node) if isinstance(node, ast.Name) else self.value(node)
+        if isinstance(t, Complex):
+            return {np.ndarray} if is_array(t.re) else {complex, np.complex128}
+        tree = self.tree(t)
+        if tree is not None:
+            return {{"none": type(None), "str": str, "dict": dict, "list": list, "tuple": tuple}[tree.kind]}
+        if self.is_list(t):
+            return {list}
+        if is_array(t):
+            return {np.ndarray}
+        if isinstance(t.type, TupleT):
+            return {tuple}
+        return {Float: {float, np.float64}, Int: {int, np.int64}, Bool: {bool, np.bool_}}[t.type]
+
+    def static_str(self, node: ast.expr):
+        """The str node denotes while compiling, else NOT_STATIC: a constant; an argument, a
+        default or a global that is a str (catad.trees; a global compared again at each call);
+        d["key"] of a dict holding one."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else NOT_STATIC
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                isinstance(node.slice, ast.Constant):
+            base = self._named_tree(node.value)
+            k = base.index(node.slice.value) if base is not None and base.kind == "dict" else None
+            tree = base.items[k] if k is not None else None
+        elif isinstance(node, ast.Name):
+            tree = self._named_tree(node)
+        elif isinstance(node, ast.Attribute):
+            obj, path = self.static_path(node)
+            if not isinstance(obj, str):
+                return NOT_STATIC
+            self.program.reads.equal(path, obj)
+            return obj
+        else:
+            return NOT_STATIC
+        return tree.keys[0] if tree is not None and tree.kind == "str" else NOT_STATIC
+
+    def _named_tree(self, node: ast.Name):
+        """The tree of what a name holds (an argument's, a global's), without reading a value."""
+        v = self.env.get(node.id)
+        if v is None and self.static_path(node)[0] is NOT_STATIC:
+            return None
+        t = self.lookup(node.id, node) if v is None or isinstance(v, (Term, Static)) else None
+        return self.tree(t) if isinstance(t, Term) else None
+
+    def static_members(self, node: ast.expr, compare: ast.Compare) -> tuple:
+        """What `kind in node` looks in: a global (or a default, an attribute) tuple, list or set of
+        plain constants, or a dict's keys, each compared again at each call; or a tuple or list
+        whose items are strs known while compiling."""
+        obj, path = self.static_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else (NOT_STATIC, None)
+        if isinstance(obj, dict) and path is not None:
+            self.program.reads.keys(path, tuple(obj))
+            return tuple(obj)
+        plain = (str, int, float, bool, type(None))
+        if isinstance(obj, (tuple, list, set, frozenset)) and path is not None and all(isinstance(x, plain) for x in obj):
+            self.program.reads.equal(path, obj)
+            return tuple(obj)
+        t = self.value(node) if obj is NOT_STATIC else None
+        tree = self.tree(t) if isinstance(t, Term) else None
+        if tree is not None and tree.kind == "dict":
+            return tree.keys
+        if tree is not None and tree.kind in ("tuple", "list") and all(x is not None and x.kind == "str"
+                                                                        for x in tree.items):
+            return tuple(x.keys[0] for x in tree.items)
+        self.fail(compare, "comparison", f"`in` with a str looks in a tuple, list, set or dict of constants; "
+                  f"{ast.unparse(node)} is not one catad knows while compiling",
+                  hint="write the choices out, e.g. kind in ('l1', 'l2')")
+
+    def str_or_expr(self, node: ast.expr) -> Term:
+        """node's term; a str known while compiling kept as one (an item of a dict or a tuple)."""
+        text = self.static_str(node)
+        return self.expr(node) if text is NOT_STATIC else self.with_tree(Tuple((), self.loc(node)), string(text))
+
+    def string_test(self, node: ast.expr) -> bool | None:
+        """`kind == "l2"`, `!=`, `kind in ("a", "b")` and `not in` with a str known while compiling
+        (a str is never equal to a number or an array); None when no str is compared."""
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            return None
+        op, left, right = node.ops[0], node.left, node.comparators[0]
+        if isinstance(op, (ast.In, ast.NotIn)):
+            a = self.static_str(left)
+            if a is NOT_STATIC:
+                return None
+            if isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+                found = any(self.static_str(e) == a for e in right.elts)
+            else:
+                found = a in self.static_members(right, node)
+            return found if isinstance(op, ast.In) else not found
+        if not isinstance(op, (ast.Eq, ast.NotEq)):
+            return None
+        a, b = self.static_str(left), self.static_str(right)
+        if a is NOT_STATIC and b is NOT_STATIC:
+            return None
+        same = a is not NOT_STATIC and b is not NOT_STATIC and a == b
+        return same if isinstance(op, ast.Eq) else not same
 
     def compare_chain(self, left: Term, ops: list, comps: list, node: ast.Compare) -> Term:
         right = self._compared(comps[0])
@@ -344,6 +496,8 @@ class Expressions:
                 return calls.method(self, base, func.attr, node)
         obj, path = self.static_path(func)
         self.guard(obj, path)
+        if obj is isinstance or obj is np.isscalar:
+            return Const(self.type_test(node), Bool, self.loc(node))
         if obj is NOT_STATIC:
             if isinstance(func, ast.Name):
                 self.lookup(func.id, func)  # says why a name that is not a value is not defined here
@@ -381,11 +535,14 @@ class Expressions:
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 self.fail(k, "dict", "a dict's keys must be string or int constants here, e.g. {'W': w}")
             keys.append(key)
-        values = [self.expr(v) for v in node.values]
+        values = [self.str_or_expr(v) for v in node.values]
         kept: dict = {}
         for key, v in zip(keys, values):  # a repeated key keeps its first place and its last value
             kept[key] = v
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
+
+
+_SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
 
 
 def _is_none(node: ast.expr) -> bool:

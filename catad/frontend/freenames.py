@@ -21,14 +21,14 @@ from ..lang.terms import Const, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int, Type, type_of_value, units_of_value
 from .complexes import Complex
 from .reads import Path
-from ..trees import NONE, Tree, tree_of
+from ..trees import NONE, Tree, string, tree_of
 from .lists import ListState
 from .statements import Unbound
 from .subscripts import DictKey
 
 NOT_STATIC = object()
 _MISSING = object()
-_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple, list, dict)  # what constant() compiles
+_VALUES = (bool, int, float, np.number, np.bool_, np.ndarray, tuple, list, dict, str)  # what constant() compiles
 
 
 class Static:
@@ -113,6 +113,8 @@ class FreeNames:
             v = self.env.get(node.id, _MISSING)
             if isinstance(v, Static):
                 return v.obj, v.path
+            if isinstance(v, Term) and self.tree(v) is not None and self.tree(v).kind == "str":
+                return self.tree(v).keys[0], None  # a str argument or default: its value (catad.trees)
             if v is not _MISSING and not isinstance(v, (Term, Complex, Unbound, DictKey, ListState)):
                 return v, None  # a nested def or lambda
             if v is not _MISSING or node.id in self.src.local_names:
@@ -135,6 +137,9 @@ class FreeNames:
         them. Ints and bools (sizes, axes, flags) and floats reached through an attribute (np.pi)
         are constants that each call compares; other floats and arrays are hidden parameters."""
         loc = self.loc(node)
+        if isinstance(obj, str):  # a mode or a method's name: compared while compiling, and at each call
+            self.program.reads.equal(path, obj)
+            return self.with_tree(Tuple((), loc), string(obj))
         if isinstance(obj, (bool, np.bool_)):
             self.program.reads.equal(path, obj)
             return Const(bool(obj), Bool, loc)
@@ -168,8 +173,8 @@ class FreeNames:
             self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
                                               "as values (higher-order functions are not supported)")
         kind = type(obj).__name__
-        self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays and tuples, lists and dicts of "
-                                "them can be used as values")
+        self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays, strings (to compare) and "
+                                "tuples, lists and dicts of them can be used as values")
 
     def item_constant(self, obj: Any, path: Path, node: ast.AST, what: str) -> Term:
         """An item of a tuple, list or dict global: a constant, or a None (an option not set) that

@@ -32,7 +32,7 @@ from . import complexes
 from .calls import user_function
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
-from ..trees import NONE
+from ..trees import NONE, string
 from .source import Source, from_node
 from .statements import LocalFunction, has_return
 
@@ -192,6 +192,10 @@ class Functions:
             return self.env[a.id]
         if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Term) and self.tree(self.env[a.id]) is NONE:
             return Static(None, None)  # an argument that is None
+        if isinstance(a, ast.expr) and not isinstance(a, ast.Starred):
+            text = self.static_str(a)  # a str: passed on as the callee's str argument (catad.trees)
+            if text is not NOT_STATIC:
+                return self.with_tree(Tuple((), self.loc(a)), string(text))
         t = a if isinstance(a, Term) else self.value(a)
         if isinstance(t, Complex):
             name = src.name if src is not None else "your function"

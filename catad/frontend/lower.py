@@ -34,6 +34,7 @@ from .freenames import FreeNames
 from .functions import Functions
 from .lists import Lists
 from .loops import Loops
+from .raises import Raises
 from .updates import Updates
 from .reads import Path
 from .source import Source
@@ -55,7 +56,8 @@ class _Branch:
         self.b.branch_depth -= 1
 
 
-class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Lists, Functions):
+class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscripts, Loops, Updates, Lists, Functions,
+                      Raises):
     """Lowers one Python function (src) for one signature (arg_types, units) to a Def; program
     compiles the user functions it calls (catad.frontend.program.ProgramCompiler).
 
@@ -117,10 +119,14 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def lower(self, name: str) -> Def:
         loc = self.loc(self.src.node)
         params = self.bind_params(loc)  # functions.py
+        entry = self.parent is None and len(self.program.active) == 1  # not a function it calls
         if not any(has_return(s) for s in self.src.body):
-            self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
-                                               "function must return its result")
-        body, _ = self.returning_block(self.src.body, self.src.node)
+            if not self.raises_always():
+                self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
+                                                   "function must return its result")
+            if not entry:
+                self.refuse_raise_always(self.src.body[-1])
+        body, _ = self.returning_block(self.src.body, self.src.node, top=entry)
         return Def(name, tuple(params) + tuple(v for _, v, _ in self.hidden.values()), body, loc)
 
     # ------------------------------------------------------------ Python lists and dicts

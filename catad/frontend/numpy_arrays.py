@@ -375,9 +375,9 @@ def _flat_index(ix: tuple, sz: tuple, loc) -> Term:
     return out
 
 
-def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
+def reshape(lw, t: Term, dims: list[Term], loc, obj, shown_reversed: bool = False) -> Term:
     """t with the shape dims (one may be the constant -1: what the size leaves), read in C
-    order; NumPy's error when the sizes disagree."""
+    order; NumPy's error when the sizes disagree (naming dims reversed: an F-order reshape's)."""
     name = display(obj)
     unknown = [q for q, d in enumerate(dims) if isinstance(d, Const) and d.value == -1]
     if len(unknown) > 1:
@@ -392,14 +392,14 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
             prod = prim("mul", prod, d, loc=loc)
         # the shape as NumPy prints it: (3,4), (3,), and for a -1 (4), (4,newaxis) or (2,newaxis,4)
         # (a leading -1 is not shown)
-        parts, k = [], 0
-        for q in range(len(ds)):
+        field = {q: k + 1 for k, q in enumerate(q for q in range(len(ds)) if q not in unknown)}
+        parts = []
+        for j, q in enumerate(reversed(range(len(ds))) if shown_reversed else range(len(ds))):
             if q in unknown:
-                if q:
+                if j:
                     parts.append("newaxis")
             else:
-                k += 1
-                parts.append("{%d}" % k)
+                parts.append("{%d}" % field[q])
         shown = "(" + ",".join(parts) + ("," if len(parts) == 1 and not unknown else "") + ")"
         message = "cannot reshape array of size {0} into shape " + shown
         nonneg = [prim("le", ZERO, d, loc=loc) for d in known if not lw.b.shapes.at_most(ZERO, d)]
@@ -420,21 +420,43 @@ def reshape(lw, t: Term, dims: list[Term], loc, obj) -> Term:
     return lw.b.share_all([t] + list(dims), body, loc)
 
 
+def _order(lw, p: dict, obj) -> str:
+    """The order= of a reshape: 'C' (rows first, the default) or 'F' (columns first). 'A' and 'K'
+    follow the array's memory layout, which a compiled function does not see."""
+    a = p.get("order")
+    if a is None or isinstance(a, ast.Constant) and a.value is None:
+        return "C"
+    v = a.value if isinstance(a, ast.Constant) else lw.static(a)
+    if v not in ("C", "F"):
+        lw.fail(a, display(obj), f"order={v!r} of {display(obj)}() is not supported; 'C' and 'F' are ('A' and "
+                "'K' follow the array's memory layout)", CatadTypeError, hint="order='C' or order='F'")
+    return v
+
+
+def _reshaped(lw, a: Term, dims: list, order: str, loc, obj) -> Term:
+    """a reshaped to dims in C or F order: F order is C order with the axes of a and of the
+    result reversed (np.reshape(a, s, order='F') == np.reshape(a.T, s[::-1]).T)."""
+    if order == "C":
+        return reshape(lw, a, dims, loc, obj)
+    out = reshape(lw, lw.b.transpose(a, loc) if rank(a.type) > 1 else a, list(reversed(dims)), loc, obj, True)
+    return lw.b.transpose(out, loc) if rank(out.type) > 1 else out
+
+
 def h_reshape(lw, obj, node, args, kwargs):
-    """np.reshape(a, shape), a.reshape(shape) and a.reshape(d0, d1)."""
-    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape"), 2)
+    """np.reshape(a, shape, order='C'), a.reshape(shape) and a.reshape(d0, d1, order=...)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "shape", "order"), 2)
     a = array_arg(lw, p["a"], obj, node)
     dims = shape_arg(lw, p["shape"], obj)
-    return reshape(lw, a, dims, lw.loc(node), obj)
+    return _reshaped(lw, a, dims, _order(lw, p, obj), lw.loc(node), obj)
 
 
 def h_ravel(lw, obj, node, args, kwargs):
-    """np.ravel(a), a.ravel(), a.flatten(): the elements in C order."""
-    _arity(lw, obj, node, args, 1)
-    a = array_arg(lw, args[0], obj, node)
+    """np.ravel(a, order='C'), a.ravel(), a.flatten(): the elements in C (or F) order."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "order"), 1)
+    a = array_arg(lw, p["a"], obj, node)
     if rank(a.type) == 1:
         return a
-    return reshape(lw, a, [Const(-1, Int)], lw.loc(node), obj)
+    return _reshaped(lw, a, [Const(-1, Int)], _order(lw, p, obj), lw.loc(node), obj)
 
 
 def h_expand_dims(lw, obj, node, args, kwargs):
@@ -579,8 +601,8 @@ def h_shape(lw, obj, node, args, kwargs):
 
 
 TABLE += [
-    ((np.reshape,), h_reshape, ("a", "shape")),
-    ((np.ravel,), h_ravel, ()),
+    ((np.reshape,), h_reshape, ("a", "shape", "order")),
+    ((np.ravel,), h_ravel, ("a", "order")),
     ((np.expand_dims,), h_expand_dims, ("a", "axis")),
     ((np.squeeze,), h_squeeze, ("a", "axis")),
     ((np.transpose, np.permute_dims), h_transpose, ("a", "axes")),
@@ -846,13 +868,16 @@ def h_reduce(lw, obj, node, args, kwargs):
         t = lw.b.to_float(t, loc)
     elif dtype is not None and dtype != scalar_of(t.type):
         lw.fail(p["dtype"], "dtype", f"dtype of {name}() may only be float here", CatadTypeError)
-    if scalar_of(t.type) == Bool and kind in ("sum", "prod"):
-        t = lw.b.elementwise(lambda x: If(x, ONE, ZERO, loc), [t], loc)  # NumPy counts True as 1
-    elif scalar_of(t.type) == Bool:
-        lw.fail(node, name, f"{name}() of an array of Bools is not supported", CatadTypeError)
+    flags = scalar_of(t.type) == Bool
+    if flags:  # NumPy counts True as 1 (sum, prod, argmax), averages 1.0s (mean, var, std)
+        one, zero = (ONE, ZERO) if kind not in ("mean", "var", "std") else (Const(1.0, Float), Const(0.0, Float))
+        t = lw.b.elementwise(lambda x: If(x, one, zero, loc), [t], loc)
 
     def body(a):
         out = reduce(lw, a, axes, kind, loc, ddof)
+        if flags and kind in ("vmax", "vmin"):  # of Bools, a Bool: any, all
+            out = lw.b.elementwise(lambda x: prim("ne", x, ZERO, loc=loc), [out], loc) if is_array(out) \
+                else prim("ne", out, ZERO, loc=loc)
         return keep_dims(lw, out, r, axes, loc) if keep else out
     return lw.b.share(t, body, loc)
 
@@ -1754,9 +1779,11 @@ def h_einsum(lw, obj, node, args, kwargs):
     if not args:
         lw.fail(node, name, f"{name}() takes the subscripts and the operands", CatadTypeError)
     spec = args[0]
-    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)):
-        lw.fail(spec, name, f"the subscripts of {name}() must be a string written out, e.g. 'ij,jk->ik'")
-    text = spec.value.replace(" ", "")
+    from .freenames import NOT_STATIC  # freenames imports statements, which imports this
+    written = lw.static_str(spec) if isinstance(spec, ast.AST) else NOT_STATIC
+    if written is NOT_STATIC:
+        lw.fail(spec, name, f"the subscripts of {name}() must be a string known while compiling, e.g. 'ij,jk->ik'")
+    text = written.replace(" ", "")
     if text.count("->") > 1 or "-" in text.replace("->", "") or ">" in text.replace("->", ""):
         lw.fail(spec, name, f"{name}() subscripts must have at most one '->'", CatadTypeError)
     ops = [array_arg(lw, a, obj, node) if not isinstance(a, ast.Constant) else lw.arg(a) for a in args[1:]]

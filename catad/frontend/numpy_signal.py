@@ -605,7 +605,8 @@ def _quantile1(lw, v: Term, q: Term, loc) -> Term:
 
 
 def h_quantile(lw, obj, node, args, kwargs):
-    """np.quantile(a, q, axis=None) and np.percentile(a, q, axis=None) of a number q, by NumPy's
+    """np.quantile(a, q, axis=None) and np.percentile(a, q, axis=None) of a number q (or a vector
+    of them: one result each, its axis first), by NumPy's
     default method ('linear'): each lane sorted, then interpolated between the two values around
     (n - 1) * q as NumPy interpolates (a derivative in a and in q). NumPy's errors: q outside
     [0, 1] ([0, 100]) is a ValueError, an empty lane an IndexError."""
@@ -617,10 +618,20 @@ def h_quantile(lw, obj, node, args, kwargs):
                     hint="np.expand_dims(..., k) keeps the axis")
     _static_str(lw, p.get("method"), obj, "method", "linear", ("linear",))
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
-    q = lw.arg(p["q"])
-    if is_array(q) or scalar_of(q.type) not in (Int, Float):
-        lw.fail(p["q"], display(obj), f"q of {display(obj)}() must be a number here (one quantile), got a {q.type}",
-                CatadTypeError, hint="call it once per quantile")
+    q = lw.comprehension(p["q"], None) if isinstance(p["q"], ast.ListComp) else lw.arg(p["q"])
+    if rank(q.type) > 1 or scalar_of(q.type) not in (Int, Float):
+        lw.fail(p["q"], display(obj), f"q of {display(obj)}() must be a number or a vector of them here, got a "
+                f"{q.type}", CatadTypeError, hint="call it once per row of quantiles")
+    if is_array(q):  # one result per quantile, in front of the lanes' axes (NumPy's shape)
+        def each(qs):
+            return builds(lw, [lw.b.size(qs, 0, loc)], lambda k: _quantile_of(
+                lw, obj, node, p, a, prim("index", k, qs, loc=loc), loc), loc)
+        return lw.b.share(q, each, loc)
+    return _quantile_of(lw, obj, node, p, a, q, loc)
+
+
+def _quantile_of(lw, obj, node, p, a: Term, q: Term, loc) -> Term:
+    """np.quantile / np.percentile of a at the number q."""
     q, top, what = lw.b.to_float(q, loc), 1.0, "Quantiles must be in the range [0, 1]"
     if obj is np.percentile:
         q, top, what = prim("div", q, Const(100.0, Float), loc=loc), 100.0, "Percentiles must be in the range [0, 100]"

@@ -16,15 +16,17 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..errors import CatadError, CatadTypeError, Loc
-from ..lang.terms import Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
-from ..lang.types import Int, Tuple as TupleT, Vec
+from ..errors import CatadError, CatadTypeError, Loc, ShapeError
+from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec
 from ..primitives import prim
 from . import complexes
 from .checks import Statement
 from .complexes import Complex
 from .common import join_types
 from .lists import ListState
+from .raises import raising_arm
+from ..trees import Tree
 from .source import Source, relocate
 from .updates import OWNED, owned_join
 
@@ -32,8 +34,7 @@ _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
 _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
-    ast.Try: ("try statement", "try/except is not supported; a compiled function cannot raise or catch "
-                               "exceptions"),
+    ast.Try: ("try statement", "try/except is not supported; a compiled function cannot catch exceptions"),
     ast.With: ("with statement", "with statements are not supported; enter the context outside the function"),
     ast.AsyncWith: ("with statement", "async with is not supported"),
     ast.AsyncFunctionDef: ("nested def", "async def is not supported inside a compiled function; use a plain def"),
@@ -43,8 +44,6 @@ _UNSUPPORTED_STMTS = {
                                          "assigned"),
     ast.Import: ("import", "imports inside the function are not supported; import at module level"),
     ast.ImportFrom: ("import", "imports inside the function are not supported; import at module level"),
-    ast.Assert: ("assert", "assert is not supported; check the inputs before calling the function"),
-    ast.Raise: ("raise", "raise is not supported; a compiled function cannot raise exceptions"),
     ast.Delete: ("del statement", "del is not supported; just stop using the variable"),
     ast.Break: ("break", "break is only supported in a for loop"),
     ast.Continue: ("continue", "continue is only supported in a for loop"),
@@ -55,6 +54,9 @@ if hasattr(ast, "TryStar"):
 
 
 _GROWING = ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse")
+
+
+RAISED = object()  # the result of a block that a raise ends on every call (see Statements.run)
 
 
 class Unbound:
@@ -96,12 +98,13 @@ class Statements:
     names, src, the marking of Python lists (as_list, is_list), expr, condition and binop
     (expressions.py) and lookup (freenames.py)."""
 
-    def returning_block(self, stmts: list[ast.stmt], owner: ast.AST) -> tuple[Term, Loc]:
-        """A statement list that must end in a return, lowered in a copy of env."""
+    def returning_block(self, stmts: list[ast.stmt], owner: ast.AST, top: bool = False) -> tuple[Term, Loc]:
+        """A statement list that must end in a return, lowered in a copy of env; `top`: the body
+        of the function being compiled (where a raise on every call may end it)."""
         saved, self.env = self.env, dict(self.env)
         facts = self.b.shapes.saved()  # sizes a check in this block makes equal hold only in it
         try:
-            pieces, result, ret_loc = self.run(stmts)
+            pieces, result, ret_loc = self.run(stmts, top)
         finally:
             self.env = saved
             self.b.shapes.restore(facts)
@@ -110,9 +113,11 @@ class Statements:
                                        "every path must end in a return statement")
         return self.assemble(pieces, result, ret_loc), ret_loc
 
-    def run(self, stmts: list[ast.stmt]) -> tuple[list, Term | None, Loc | None]:
+    def run(self, stmts: list[ast.stmt], top: bool = False) -> tuple[list, Term | None, Loc | None]:
         """Lower statements until a return. Pieces are ("let", var, rhs, loc) and, for an early
-        return, ("if", cond, returned term, whether it is the then arm, loc): the other arm is the rest."""
+        return, ("if", cond, returned term, whether it is the then arm, loc): the other arm is the rest.
+        In the function's own body (`top`), a raise that happens on every call ends it (see
+        raises.py): what follows is dead, and its result, never returned, is 0.0."""
         pieces: list = []
         todo = list(reversed(stmts))
         while todo:
@@ -133,6 +138,19 @@ class Statements:
                     return self.checked(pieces, start), value, self.loc(s)
                 if isinstance(s, ast.If) and self.static_test(s.test) is not None:
                     todo.extend(reversed(s.body if self.static_test(s.test) else s.orelse))  # Python runs only this arm
+                    continue
+                if isinstance(s, (ast.Raise, ast.Assert)) or isinstance(s, ast.If) and (
+                        raising_arm(s.body) or raising_arm(s.orelse)):
+                    if isinstance(s, ast.If):  # raises.py: a check, then the other arm
+                        rest, always = self.raise_in_if(s, pieces)
+                        todo.extend(reversed(rest))
+                    else:
+                        always = self.raise_statement(s, pieces)  # raises.py
+                    self.checked(pieces, start)
+                    if always:
+                        if not top:
+                            self.refuse_raise_always(s)
+                        return pieces, RAISED, self.loc(s)
                     continue
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
@@ -171,6 +189,9 @@ class Statements:
         return pieces
 
     def assemble(self, pieces: list, result: Term, ret_loc: Loc | None) -> Term:
+        if result is RAISED:  # a check before it always fails: never returned, of another return's type
+            returns = [p[2].type for p in pieces if p[0] == "if"]
+            result = self.unreachable(returns[-1], ret_loc) if returns else Const(0.0, Float, ret_loc)
         for piece in reversed(pieces):
             if piece[0] == "let":
                 _, var, rhs, loc = piece
@@ -180,6 +201,14 @@ class Statements:
                 then, orelse = (done, result) if done_is_then else (result, done)
                 result = self.join_returns(cond, then, orelse, loc, ret_loc)
         return result
+
+    def unreachable(self, t, loc: Loc | None) -> Term:
+        """A value of type t for a result that is never returned: zeros (a vector of none)."""
+        if isinstance(t, TupleT):
+            return Tuple(tuple(self.unreachable(x, loc) for x in t.items), loc)
+        if isinstance(t, Vec):
+            return Build(Const(0, Int), self.b.var(Int, loc, "_i"), self.unreachable(t.elem, loc), loc)
+        return Const({Int: 0, Bool: False}.get(t, 0.0), t, loc)
 
     def join_returns(self, cond, then, orelse, loc, ret_loc) -> Term:
         mismatch = ("this return gives a {b} but another gives a {a}; every return of a function must give "
@@ -308,8 +337,7 @@ class Statements:
                              "(z.real, z.imag, np.abs(z))")
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in target.elts):
-                self.fail(target, "starred", "starred assignment (a, *b = ...) is not supported; "
-                                             "unpack into one name per element")
+                return self.unpack_starred(target, value, pieces, loc)
             n, ty = len(target.elts), value.type
             tree = self.tree(value)
             if tree is not None and tree.kind == "dict":  # Python would unpack its keys
@@ -356,6 +384,46 @@ class Statements:
         for j, t in enumerate(target.elts):
             item = prim("index", Const(j, Int, loc), atom, loc=loc)
             self.assign(t, self.as_list(item) if is_list and isinstance(item.type, Vec) else item, pieces, loc)
+
+    def unpack_starred(self, target: ast.Tuple | ast.List, value: Term, pieces: list, loc: Loc) -> None:
+        """a, *rest, z = seq: the names before and after the starred one take one item each, the
+        starred one a list of the others (Python's list: of a tuple's items, or of an array's
+        elements, a slice of it); fewer items than names is Python's ValueError."""
+        stars = [j for j, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        if len(stars) > 1:
+            self.fail(target, "starred", "multiple starred expressions in assignment", CatadTypeError)
+        j, after = stars[0], len(target.elts) - stars[0] - 1
+        need = j + after
+        if isinstance(value.type, TupleT) and (self.tree(value) is None or self.tree(value).kind != "dict"):
+            atom = value if isinstance(value, Tuple) else self.bind_temp(value, pieces, loc)
+            n = len(value.type.items)
+            if n < need:
+                self.fail(target, "unpacking", f"not enough values to unpack (expected at least {need}, got {n})",
+                          ShapeError)
+            items = [atom.items[k] if isinstance(atom, Tuple) else self.with_tree(Get(k, atom, loc),
+                                                                                   self.item_tree(atom, k))
+                     for k in range(n)]
+            rest = items[j:n - after]
+            starred = self.with_tree(Tuple(tuple(rest), loc), Tree("list", tuple(self.tree(x) for x in rest)))
+            firsts, lasts = items[:j], items[n - after:]
+        elif isinstance(value.type, Vec):
+            is_list = self.is_list(value)
+            atom = self.bind_temp(value, pieces, loc)
+            size = self.b.shape(atom)[0].size
+            if not self.b.shapes.at_most(Const(need, Int), size):
+                pieces += [("let", v, rhs, at) for v, rhs, at in self.b.check(
+                    prim("le", Const(need, Int), size, loc=loc), (size,), loc, "unpacking",
+                    f"not enough values to unpack (expected at least {need}, got {{0}})")]
+            mark = lambda t: self.as_list(t) if is_list and isinstance(t.type, Vec) else t  # noqa: E731
+            end = prim("sub", size, Const(after, Int), loc=loc)
+            firsts = [mark(prim("index", Const(k, Int, loc), atom, loc=loc)) for k in range(j)]
+            lasts = [mark(prim("index", prim("sub", size, Const(after - k, Int), loc=loc), atom, loc=loc))
+                     for k in range(after)]
+            starred = self.as_list(self.b.subscript(atom, [("slice", Const(j, Int), end)], loc))
+        else:
+            self.fail(target, "unpacking", f"cannot unpack a {value.type}", CatadTypeError)
+        for t, item in zip(target.elts, firsts + [starred] + lasts):
+            self.assign(t.value if isinstance(t, ast.Starred) else t, item, pieces, loc)
 
     def _unpack_checks(self, n: int, size: Term, k: Term, loc: Loc) -> list:
         checks = []

@@ -209,9 +209,13 @@ class Subscripts:
             key = items[0].value
         elif len(items) == 1 and isinstance(items[0], ast.Name) and isinstance(self.env.get(items[0].id), DictKey):
             key = self.env[items[0].id].key
+        elif len(items) == 1 and isinstance(items[0], ast.Name):
+            from .freenames import NOT_STATIC  # freenames imports statements, which imports lists and this
+            text = self.static_str(items[0])  # d[kind] of a str argument or global
+            key = _NO_KEY if text is NOT_STATIC else text
         if key is _NO_KEY:
-            self.fail(node, "dict key", "a dict can only be read with a constant key (d['W']) or a loop's "
-                      "variable over its keys", hint="write the key itself, e.g. params['W']")
+            self.fail(node, "dict key", "a dict can only be read with a constant key (d['W']), a str argument "
+                      "or a loop's variable over its keys", hint="write the key itself, e.g. params['W']")
         k = tree.index(key)
         if k is None:
             self.fail(node, "dict key", f"KeyError: {key!r} is not a key of this dict (its keys: "
@@ -274,7 +278,7 @@ class Subscripts:
     def x_List(self, node: ast.List) -> Term:
         """a list display: an array when its values make one (as np.array would), else a Python list of values."""
         if not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts) and node.elts:
-            items = [self.expr(e) for e in node.elts]
+            items = [self.str_or_expr(e) for e in node.elts]
             if not _one_array(items):  # [W, b] of two shapes, [x, 1.0]: a Python list of values
                 t = Tuple(tuple(items), self.loc(node))
                 return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))

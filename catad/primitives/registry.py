@@ -478,6 +478,22 @@ register(Primitive("fmod", t_num_binary, _fmod, (np.fmod,), sympy=lambda x, y: x
                    vector='np.fmod({0}, {1})', doc="C's fmod: a - b * trunc(a / b), the sign of a",
                    nondiff_note="partials 1 and -trunc(x/y) everywhere, also at the jumps"))
 
+# ---------------------------------------------------------------- Floats made Ints (int(x), round(x), math.floor)
+
+def t_float_to_int(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"makes a Float an Int, got {_fmt(ts)}")
+    return Int
+
+
+for _name, _fn, _np, _what in [("trunc_int", math.trunc, "np.trunc", "int(x), math.trunc(x): toward 0"),
+                               ("floor_int", math.floor, "np.floor", "math.floor(x)"),
+                               ("ceil_int", math.ceil, "np.ceil", "math.ceil(x)"),
+                               ("round_int", round, "np.rint", "round(x): halves to even, as Python")]:
+    register(Primitive(_name, t_float_to_int, _fn, arity=1, vector=f"to_int({_np}({{0}}))",
+                       doc=f"{_what}, an Int (the front end checks first that x is finite and within "
+                           "int64, where Python makes an int of any size); it carries no tangent"))
+
 # ---------------------------------------------------------------- comparisons and logic
 
 for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
@@ -522,14 +538,15 @@ register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
 register(Primitive("vmin", t_reduce_max, _vmin, (np.min, np.amin),
                    doc="the smallest element of a Vec",
                    nondiff_note="at a tie the first minimal element gets the derivative"))
-def _ints(t: Type) -> bool:
-    return t == Int or isinstance(t, TupleT) and all(_ints(x) for x in t.items)
+def _numbers(t: Type) -> bool:
+    return t in (Int, Float, Bool) or isinstance(t, TupleT) and all(_numbers(x) for x in t.items)
 
 
 def t_check(ts):
     cond, data, site = ts
-    if cond != Bool or not _ints(data) or site != Site:
-        raise PrimitiveTypeError(f"check(cond, data, site) takes a Bool, Ints (in tuples) and a Site, got ({_fmt(ts)})")
+    if cond != Bool or not _numbers(data) or site != Site:
+        raise PrimitiveTypeError(f"check(cond, data, site) takes a Bool, numbers (in tuples) and a Site, "
+                                 f"got ({_fmt(ts)})")
     return Unit
 
 
