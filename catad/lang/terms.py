@@ -246,43 +246,65 @@ _WITH: dict[type, Any] = {}
 
 
 def _compile_children(cls: type):
-    lines = ["def children(t):", "    out = []"]
+    lines = ["def children(t):"]
+    parts = []  # a field declared a term (or a tuple of terms) holds one: read without a test
     for f, kind in _plan(cls):
-        lines.append(f"    v = t.{f}")
         if kind == 1:
-            lines.append("    if isinstance(v, Term): out.append(v)")
+            parts.append(f"[t.{f}]")
+        elif kind == 2:
+            parts.append(f"list(t.{f})")
         else:
-            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
-                      "    elif isinstance(v, Term): out.append(v)"]
-    lines.append("    return out")
+            lines += [f"    v = t.{f}",
+                      f"    v{len(parts)} = [x for x in v if isinstance(x, Term)] if isinstance(v, tuple) else "
+                      f"[v] if isinstance(v, Term) else []"]
+            parts.append(f"v{len(parts)}")
+    lines.append("    return " + (" + ".join(parts) if parts else "[]"))
     return _define("\n".join(lines), "children", cls)
 
 
 def _compile_with(cls: type):
     plan = _plan(cls)
     lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
-    for f, _ in plan:
+    for f, kind in plan:
         v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
-        lines += [f"    {v} = t.{f}",
-                  f"    if isinstance({v}, Term):",
-                  f"        new = kids[k]",
-                  f"        k += 1",
-                  f"        if new is not {v}:",
-                  f"            {v} = new",
-                  f"            changed = True",
-                  f"    elif isinstance({v}, tuple):",
-                  f"        items, moved = [], False",
-                  f"        for x in {v}:",
-                  f"            if isinstance(x, Term):",
-                  f"                new = kids[k]",
-                  f"                k += 1",
-                  f"                moved = moved or new is not x",
-                  f"                items.append(new)",
-                  f"            else:",
-                  f"                items.append(x)",
-                  f"        if moved:",
-                  f"            {v} = tuple(items)",
-                  f"            changed = True"]
+        if kind == 1:  # declared a term: holds one
+            lines += [f"    {v} = t.{f}",
+                      f"    new = kids[k]",
+                      f"    k += 1",
+                      f"    if new is not {v}:",
+                      f"        {v} = new",
+                      f"        changed = True"]
+        elif kind == 2:  # declared a tuple of terms: holds one
+            lines += [f"    {v} = t.{f}",
+                      f"    n = len({v})",
+                      f"    new = kids[k:k + n]",
+                      f"    k += n",
+                      f"    for a, b in zip(new, {v}):",
+                      f"        if a is not b:",
+                      f"            {v} = tuple(new)",
+                      f"            changed = True",
+                      f"            break"]
+        else:
+            lines += [f"    {v} = t.{f}",
+                      f"    if isinstance({v}, Term):",
+                      f"        new = kids[k]",
+                      f"        k += 1",
+                      f"        if new is not {v}:",
+                      f"            {v} = new",
+                      f"            changed = True",
+                      f"    elif isinstance({v}, tuple):",
+                      f"        items, moved = [], False",
+                      f"        for x in {v}:",
+                      f"            if isinstance(x, Term):",
+                      f"                new = kids[k]",
+                      f"                k += 1",
+                      f"                moved = moved or new is not x",
+                      f"                items.append(new)",
+                      f"            else:",
+                      f"                items.append(x)",
+                      f"        if moved:",
+                      f"            {v} = tuple(items)",
+                      f"            changed = True"]
     planned = {f for f, _ in plan}
     args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
     lines += ["    if not changed:", "        return t", f"    return cls({args})"]
