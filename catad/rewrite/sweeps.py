@@ -57,7 +57,9 @@ def tangent_type(t: Type) -> Type:
     return t
 
 
-def _Names(d: Def) -> FreshNames:
+def sweep_names(d: Def) -> FreshNames:
+    """Names none of the Jacobian d's: those its sweeps make, and then those the finishing of
+    the swept program makes (catad.rewrite.stages.finish), are taken from it."""
     return FreshNames.avoiding(d.body, params=d.params)
 
 
@@ -119,10 +121,11 @@ def _rebuild(n: Term, kids: list[Term]) -> Term:
 
 # ================================================================ forward
 
-def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
+def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None,
+                       names: FreshNames | None = None) -> Def:
     """fwd$f(params, dparams) = (f(params), J dparams), without linear maps. `normal`: the
-    terms known to be normal (see Rewriter)."""
-    names = _Names(jac)
+    terms known to be normal (see Rewriter). `names`: sweep_names(jac), made here when not given."""
+    names = sweep_names(jac) if names is None else names
     dparams = tuple(names.var("d" + p.name, p.type) for p in jac.params)
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
@@ -131,7 +134,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
 
 
 class _Forward:
-    def __init__(self, dx: Term, names: _Names, trace: list | None, normal: NormalMarks | None = None):
+    def __init__(self, dx: Term, names: FreshNames, trace: list | None, normal: NormalMarks | None = None):
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
@@ -243,10 +246,11 @@ class Pending(Term):
         return f"pending({show(self.ct)} at {show(self.key)})"
 
 
-def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
+def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None,
+                       names: FreshNames | None = None) -> Def:
     """rev$f(params, dr) = (f(params), J^T dr), without linear maps. `normal`: the terms
-    known to be normal (see Rewriter)."""
-    names = _Names(jac)
+    known to be normal (see Rewriter). `names`: sweep_names(jac), made here when not given."""
+    names = sweep_names(jac) if names is None else names
     result_type = jac.body.type.items[0]
     dr = names.var("dr", result_type)
     src = jac.body.type.items[1].src
@@ -280,7 +284,7 @@ def _location_key(m: Term) -> tuple:
 
 
 class _Reverse:
-    def __init__(self, names: _Names, trace: list | None, src: Type, normal: NormalMarks | None = None):
+    def __init__(self, names: FreshNames, trace: list | None, src: Type, normal: NormalMarks | None = None):
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
