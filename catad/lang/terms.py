@@ -63,7 +63,10 @@ class Term(Node):
         raise TypeError(f"not a core term: {type(self).__name__}")
 
 
-_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slots' own setters
+# frozen nodes refuse setattr: the slots' own setters. The core terms' __post_init__ set their type
+# with it directly (Node's own __post_init__ does nothing, and a term is made at every step of
+# every pass: no super() call, no method call)
+_SET_TYPE = Term.__dict__["type"].__set__
 _SET_FAILS = Term.__dict__["_fails"].__set__
 
 
@@ -76,8 +79,7 @@ class Const(Term):
     def __post_init__(self):
         if isinstance(self.value, np.ndarray):
             object.__setattr__(self, "value", ArrayValue(self.value))
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
     @property
     def py_value(self) -> Any:
@@ -91,8 +93,7 @@ class Var(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
 
 @node
@@ -105,8 +106,7 @@ class Call(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
 
 @node
@@ -115,8 +115,7 @@ class Tuple(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(TupleT(tuple(i.type for i in self.items)))
+        _SET_TYPE(self, TupleT(tuple(i.type for i in self.items)))
 
 
 @node
@@ -128,12 +127,11 @@ class Get(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
         t = self.tup.type
         if not isinstance(t, TupleT) or not 0 <= self.index < len(t.items):
             raise CatadTypeError(f"cannot take component {self.index} of a value of type {t}",
                                  self.loc, "projection")
-        self._set_type(t.items[self.index])
+        _SET_TYPE(self, t.items[self.index])
 
 
 @node
@@ -144,8 +142,7 @@ class Let(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.body.type)
+        _SET_TYPE(self, self.body.type)
 
 
 @node
@@ -156,8 +153,7 @@ class If(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.then.type)
+        _SET_TYPE(self, self.then.type)
 
 
 @node
@@ -170,8 +166,7 @@ class Build(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(Vec(self.body.type))
+        _SET_TYPE(self, Vec(self.body.type))
 
 
 @node
