@@ -52,6 +52,17 @@ def _key(v: Any) -> Any:
 class Type(Node, metaclass=_Interned):
     __slots__ = ()
 
+    # Interned: two types are equal exactly when they are one object (the structural walk of
+    # Node.__eq__, asked at every comparison of types by every stage, would say the same).
+    # The hash stays the structural one (Node.__hash__), as terms' hashes are made of it.
+    def __eq__(self, other: Any) -> bool:
+        return self is other
+
+    def __ne__(self, other: Any) -> bool:
+        return self is not other
+
+    __hash__ = Node.__hash__
+
 
 @node
 class Scalar(Type):
