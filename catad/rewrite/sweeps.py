@@ -37,13 +37,21 @@ from .rule import P, Rule, V
 
 
 def has_lm(t: Type) -> bool:
-    if isinstance(t, LinMap):
-        return True
-    if isinstance(t, TupleT):
-        return any(has_lm(x) for x in t.items)
-    if isinstance(t, Vec):
-        return has_lm(t.elem)
-    return False
+    """Whether a value of type t holds a linear map (asked of every binding the sweeps meet;
+    types are interned, so the answer is kept per type)."""
+    known = _HAS_LM.get(id(t))
+    if known is None:
+        if isinstance(t, LinMap):
+            known = True
+        elif isinstance(t, TupleT):
+            known = any(has_lm(x) for x in t.items)
+        else:
+            known = isinstance(t, Vec) and has_lm(t.elem)
+        _HAS_LM[id(t)] = known
+    return known
+
+
+_HAS_LM: dict[int, bool] = {}  # id of an interned type (never freed: _Interned keeps it) -> has_lm
 
 
 def tangent_type(t: Type) -> Type:
@@ -74,17 +82,20 @@ def substitute(t: Term, env: dict, special=None) -> Term:
         return env.get(t, t)
     if cls is Const:
         return t
-    if special is None:  # most terms after ANF are flat (their children atoms): no stack needed
-        kids = term_children(t)
-        for k in kids:
-            if type(k) is not Var and type(k) is not Const:
-                break
-        else:
-            new = [env.get(k, k) if type(k) is Var else k for k in kids]
-            for a, b in zip(new, kids):
-                if a is not b:
-                    return _rebuild(t, new)
-            return t
+    kids = term_children(t)
+    for k in kids:
+        if type(k) is not Var and type(k) is not Const:
+            break
+    else:  # most terms (after ANF; a Jacobian's bindings) are flat, their children atoms: no stack
+        if special is not None:
+            direct = special(t)
+            if direct is not None:
+                return direct
+        new = [env.get(k, k) if type(k) is Var else k for k in kids]
+        for a, b in zip(new, kids):
+            if a is not b:
+                return _rebuild(t, new)
+        return t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
     while stack:
