@@ -168,25 +168,10 @@ class Rewriter:
 
     def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
         """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
-        recorded as normal when no rule applies (its children are normal already). Each rule
-        is tried as Rule.apply does, written out here (the engine's inner loop: a call less
-        per try); the rules t's class and fields allow are found as _rules_for does."""
-        cls = type(t)
-        keyed = self.indexed.get(cls)
-        if keyed is None:
-            self._rules_for(t)
-            keyed = self.indexed[cls]
-        key = keyed[1](t)
-        rules = keyed[2].get(key)
-        if rules is None:
-            rules = self._rules_for(t)
-        for r in rules:
-            b = r._match(t)
-            if b is None:
-                continue
-            b.free_vars = self.free_vars
-            out = r.build(b)
-            if out is not None and out is not t:
+        recorded as normal when no rule applies (its children are normal already)."""
+        for r in self._rules_for(t):
+            out = r.apply(t, self.free_vars)
+            if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
                 return out, path
         _set_normal(t, self.normal)
