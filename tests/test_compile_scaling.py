@@ -387,3 +387,10 @@ def test_parses_and_sympy_translations_do_not_grow_with_the_statements(monkeypat
     assert seen[200]["parses"] == seen[100]["parses"] < 100, seen
     # translations are kept for the process: the second chain's are those it had already
     assert seen[200]["translations"] <= seen[100]["translations"] <= 20, seen
+
+
+def test_no_class_derives_from_let_var_or_const():
+    """let_chain and is_atom test a term's class by identity (type(t) is Let), which holds
+    while no class of node derives from Let, Var or Const."""
+    from catad.lang.terms import Const, Let
+    assert not [c for c in _node_classes() if c not in (Let, Var, Const) and issubclass(c, (Let, Var, Const))]

@@ -353,7 +353,7 @@ FALSE = Const(False, Bool)
 def let_chain(t: Term) -> tuple[list[Let], Term]:
     """Split ``let x1 = e1 in ... let xn = en in body`` into ([lets...], body) without recursion."""
     lets = []
-    while isinstance(t, Let):
+    while type(t) is Let:  # no class derives from Let (nor from Var or Const: is_atom)
         lets.append(t)
         t = t.body
     return lets, t
@@ -376,7 +376,8 @@ def remake_lets(kept: Iterable[tuple[Let, Term]], body: Term) -> Term:
 
 
 def is_atom(t: Term) -> bool:
-    return isinstance(t, (Var, Const))
+    cls = type(t)
+    return cls is Var or cls is Const
 
 
 def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:
