@@ -155,12 +155,12 @@ class Node:
                         yield x
 
     def replace(self, **changes: Any) -> "Node":
-        """dataclasses.replace, without its per-call look-up of the fields."""
-        kwargs = {f: getattr(self, f) for f in self._init_fields}
-        if not changes.keys() <= kwargs.keys():
-            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(changes.keys() - kwargs.keys())}")
-        kwargs.update(changes)
-        return type(self)(**kwargs)
+        """dataclasses.replace, without its per-call look-up of the fields (the new node made
+        from positional arguments, in field order)."""
+        fields = self._init_fields
+        if len(changes) > len(fields) or not all(f in fields for f in changes):
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(set(changes) - set(fields))}")
+        return type(self)(*[changes[f] if f in changes else getattr(self, f) for f in fields])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self}>"

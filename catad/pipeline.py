@@ -41,7 +41,7 @@ from .lang.typecheck import check_program
 from .lang.types import type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
-from .rewrite.sweeps import forward_derivative, reverse_derivative
+from .rewrite.sweeps import forward_derivative, reverse_derivative, sweep_names
 from .rewrite.engine import NormalMarks
 from .rewrite.stages import StepCount, finish, optimised, transposed
 
@@ -168,8 +168,9 @@ class Pipeline:
         normal = self.normal()
 
         def make(trace):
-            swept = self._let_go_of_jacobian(forward_derivative(self.jacobian_optimised, trace, normal))
-            return finish(swept.pop(), "forward", trace, normal)
+            names = sweep_names(self.jacobian_optimised)  # the finishing's too: no walk of its own
+            swept = self._let_go_of_jacobian(forward_derivative(self.jacobian_optimised, trace, normal, names))
+            return finish(swept.pop(), "forward", trace, normal, names)
         return self._traced("forward", make)
 
     @_stage
@@ -177,8 +178,9 @@ class Pipeline:
         normal = self.normal()
 
         def make(trace):
-            swept = self._let_go_of_jacobian(reverse_derivative(self.jacobian_optimised, trace, normal))
-            return finish(swept.pop(), "reverse", trace, normal)
+            names = sweep_names(self.jacobian_optimised)  # the finishing's too: no walk of its own
+            swept = self._let_go_of_jacobian(reverse_derivative(self.jacobian_optimised, trace, normal, names))
+            return finish(swept.pop(), "reverse", trace, normal, names)
         return self._traced("reverse", make)
 
     def _let_go_of_jacobian(self, swept: Def) -> list[Def]:

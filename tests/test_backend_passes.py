@@ -100,6 +100,41 @@ def test_inlining_nests_at_most_max_nesting_deep():
     assert run(out, result, x=np.float64(0.25)) == run(lines, "t39", x=np.float64(0.25))
 
 
+EDGE_EXPRESSIONS = [
+    "x", "-x", "not x", "(x * y)", "((np.sin(t) * K) + (t * K))", "np.exp(x)", "contract('ij,j->i', a, b)",
+    "x[..., None]", "x.sum(axis=0)", "f(x, axis=-1)", "np.where((c > 0), a, b)", "(a if c else -b)",
+    "lambda a: (a + np)", "[(a * b) for a in xs]", "(x == y)", "(x <= -y)", "'a + b' + c", "b'x' + y",
+    "(_0 * x) + _1", "np.einsum('ij,jk->ik', x, (y * z))", "x[(i + 1)]", "(1e-05 * x)", "x ** -2",
+    "take_iota(x[None], 0, 1, n)", "out_array(t, np.float64, (x, dr, ))", "(x +", "",
+]
+
+
+def _generated_expressions():
+    for case in CASES:
+        bound = catad.api.bind(case.fn, case.make_args(np.random.default_rng(0)))
+        for which in ("primal", "reverse"):
+            code = bound.pipeline.code(which).source
+            for line in code.splitlines():
+                _, target, expr = tidy._split(line)
+                if target is not None:
+                    yield expr
+
+
+def test_expressions_are_classified_by_their_shape_as_by_themselves():
+    """inline_single_use asks what an expression computes and which names are operands of its
+    arithmetic once per shape (the expression with its variables renamed: tidy._Shapes): the
+    answers are those a parse of the expression itself gives, on every line the corpus's
+    programs compile to and on expressions chosen to trip a renaming (strings, keywords,
+    attributes, keyword arguments, names like the renamed ones, a line that does not parse)."""
+    shapes = tidy._Shapes()
+    exprs = EDGE_EXPRESSIONS + list(_generated_expressions())
+    assert len(exprs) > 1000
+    for e in exprs:
+        assert shapes.array_kind(e) == tidy._array_kind(e), e
+        assert shapes.operands(e) == tidy._operands(e), e
+    assert len(shapes.kinds) < len(set(exprs))  # shapes repeat: most lines were not parsed again
+
+
 def test_dead_code_drops_what_nothing_uses():
     lines = [B + "a = (x + 1.0)", B + "b = (a * 2.0)", B + "c = (x * 3.0)"]
     assert tidy.dead_code(lines, "c") == [B + "c = (x * 3.0)"]

@@ -60,3 +60,44 @@ def test_use_in_a_build_body_is_no_single_use():
         out = cleanup.dead_code_inline_def(d)
         assert out == two_passes(d)
         assert any(type(t) is Let and t.var == x for t in subterms(out.body)), out
+
+
+def t_names(x, v):
+    """Locals named as CSE's ANF names its bindings (t1, t2, ...)."""
+    t1 = np.sin(v) * x
+    t2 = t1 * t1 + np.cos(t1)
+    t3 = np.sum(t2 * v) + x * x
+    return t3 * np.sum(t1)
+
+
+def test_finish_takes_anf_names_from_the_sweeps_names(monkeypatch):
+    """finish's ANF takes its names from the sweep's FreshNames (sweeps.sweep_names), not from
+    a walk of the program: every name of each program it is given is among them, but those the
+    rules make, which are never ANF's (fresh_index's i0, i1, ...; names with a '$'); and the
+    result is the ANF that walks the program for its names, on the corpus and on a function whose
+    locals are named t1, t2, t3."""
+    import re
+    from catad.lang.anf import anf_def
+    from catad.lang.terms import var_names
+    seen = {"programs": 0}
+
+    def checked(d, names=None):
+        assert names is not None, d.name
+        rules = {n for n in var_names(d.body) if re.fullmatch(r"i[0-9]+", n) or "$" in n}
+        assert var_names(d.body) - rules <= names.taken, d.name
+        out = anf_def(d, names)
+        assert out == anf_def(d), d.name
+        seen["programs"] += 1
+        return out
+
+    monkeypatch.setattr(cleanup, "anf_def", checked)
+    rng = np.random.default_rng(0)
+    cases = [(case.fn, case.make_args(rng)) for case in CASES] + [(t_names, (0.4, rng.uniform(-1, 1, 4)))]
+    for fn, args in cases:
+        p = _compile(fn, args)
+        for stage in ("forward", "reverse"):
+            try:
+                getattr(p, stage)
+            except CatadError:
+                pass
+    assert seen["programs"] > len(CASES)

@@ -121,26 +121,79 @@ def test_grad_builds_only_the_reverse_program():
 
 # ---------------------------------------------------------------- the work of a first grad
 
+def _node_classes() -> list[type]:
+    """Every class of node with an __init__ of its own: each node is made by exactly one (the
+    one catad._node.node generates for its class; a type's only when the type is new)."""
+    import catad.lang.fold  # noqa: F401  (every language's nodes)
+    import catad.rewrite.sweeps  # noqa: F401
+    from catad._node import Node
+    out, todo = [], [Node]
+    while todo:
+        c = todo.pop()
+        todo.extend(c.__subclasses__())
+        if "__init__" in vars(c):
+            out.append(c)
+    return out
+
+
+def _counting_inits(box: list) -> dict:
+    """Wrap the __init__ of every class of node to count the nodes made in box[0]; returns the
+    __init__s to put back (see _restore)."""
+    saved = {c: vars(c)["__init__"] for c in _node_classes()}
+
+    def counting(init):
+        def __init__(self, *a, **k):
+            box[0] += 1
+            init(self, *a, **k)
+        return __init__
+    for c, init in saved.items():
+        c.__init__ = counting(init)
+    return saved
+
+
+def _restore(saved: dict) -> None:
+    for c, init in saved.items():
+        c.__init__ = init
+
+
+def test_every_node_is_counted_once():
+    """The counting of terms made: one per node, whatever its class (core terms, linear maps,
+    CL, types), through the __init__ its class has."""
+    from catad.lang.terms import Call, Let
+    from catad.lang.types import Int, LinMap, Tuple as TupleT, Vec, _Interned
+    from catad.linearmaps.terms import Plus, Scale
+    x = Var("x", Float)
+    LinMap(Float, Float)  # the maps' type, made before counting
+    items = tuple(Vec(Int) for _ in range(37))
+    new_type = (TupleT, tuple(id(t) for t in items)) not in _Interned._made
+    made = [0]
+    saved = _counting_inits(made)
+    try:
+        Let(x, Call("sin", (x,), Float), Plus(Scale(x, Float), Scale(x, Float)))
+        TupleT(items)
+        TupleT(items)  # made once
+    finally:
+        _restore(saved)
+    assert made[0] == 5 + new_type, made
+
+
 def _count_work(fn, arg) -> tuple[int, int]:
     """(terms made, rules tried) by the first catad.grad(fn)(arg): every node of every language
-    is made through Node.__post_init__, and the rewrite engine tries rules in Rule.apply."""
-    from catad import _node
+    is made through the __init__ of its class, and the rewrite engine tries rules in Rule.apply."""
     from catad.rewrite.rule import Rule
     made, tried = [0], [0]
-    post_init, apply = _node.Node.__post_init__, Rule.apply
-
-    def counting_init(self):
-        made[0] += 1
-        post_init(self)
+    apply = Rule.apply
 
     def counting_apply(self, *a, **k):
         tried[0] += 1
         return apply(self, *a, **k)
-    _node.Node.__post_init__, Rule.apply = counting_init, counting_apply
+    saved = _counting_inits(made)
+    Rule.apply = counting_apply
     try:
         catad.grad(fn)(arg)
     finally:
-        _node.Node.__post_init__, Rule.apply = post_init, apply
+        Rule.apply = apply
+        _restore(saved)
     return made[0], tried[0]
 
 
@@ -240,11 +293,7 @@ def _count_visits(fn, arg, stage=None) -> tuple[int, int, int]:
     from catad.lang import terms as lang_terms
     from catad.rewrite.rule import Rule
     made, tried, visited = [0], [0], [0]
-    post_init, apply, children, table = _node.Node.__post_init__, Rule.apply, _node.Node.children, lang_terms._CHILDREN
-
-    def counting_init(self):
-        made[0] += 1
-        post_init(self)
+    apply, children, table = Rule.apply, _node.Node.children, lang_terms._CHILDREN
 
     def counting_apply(self, *a, **k):
         tried[0] += 1
@@ -257,7 +306,8 @@ def _count_visits(fn, arg, stage=None) -> tuple[int, int, int]:
     if stage is not None:
         p = pipeline(fn, arg)
         p.jacobian_optimised
-    _node.Node.__post_init__, Rule.apply, _node.Node.children = counting_init, counting_apply, counting_children
+    saved = _counting_inits(made)
+    Rule.apply, _node.Node.children = counting_apply, counting_children
     lang_terms._CHILDREN = _CountingTable(table, visited)
     try:
         if p is None:
@@ -265,8 +315,9 @@ def _count_visits(fn, arg, stage=None) -> tuple[int, int, int]:
         else:
             getattr(p, stage)
     finally:
-        _node.Node.__post_init__, Rule.apply, _node.Node.children = post_init, apply, children
+        Rule.apply, _node.Node.children = apply, children
         lang_terms._CHILDREN = table
+        _restore(saved)
     return made[0], tried[0], visited[0]
 
 
@@ -279,7 +330,9 @@ def _vector_chain(n: int):
 
 
 # bounds per statement (terms made, rules tried, nodes visited); measured when written:
-# vector chain 407, 172 and 487, Fibonacci chain 60, 26 and 50
+# vector chain 407, 172 and 487, Fibonacci chain 60, 26 and 50; at wip/ctime3 (terms counted
+# through each class's __init__, as core terms no longer call Node.__post_init__) 399, 177 and
+# 418, and 56, 26 and 46 (finish's ANF takes its names from the sweep's: one walk fewer)
 WORK_PER_STATEMENT = {"vector": (500, 200, 600), "fib": (80, 35, 70)}
 
 
@@ -304,3 +357,40 @@ def test_the_reverse_stage_rewrites_only_what_its_sweep_makes():
     large = _count_visits(_vector_chain(200), np.ones(4), "reverse")
     assert (large[1] - small[1]) / 100 <= 135, (small, large)
     assert all(b <= 2.05 * a for a, b in zip(small, large)), (small, large)
+
+
+def test_parses_and_sympy_translations_do_not_grow_with_the_statements(monkeypatch):
+    """The backend's inlining of arrays used once parses each shape of line once (tidy._Shapes),
+    and the AD translates each primitive's SymPy partials once per argument types
+    (derivatives._Template._at_atoms): a chain twice as long parses and translates no more
+    (when each line was parsed, and each call's partials translated, about 11 and 5 times per
+    statement of the vector chain)."""
+    from catad.backend import tidy
+    from catad.primitives import derivatives
+    counts = {"parses": 0, "translations": 0}
+    parse, translate = tidy._parse, derivatives._Translator.translate
+
+    def counting_parse(expr):
+        counts["parses"] += 1
+        return parse(expr)
+
+    def counting_translate(self, *a):
+        counts["translations"] += 1
+        return translate(self, *a)
+    monkeypatch.setattr(tidy, "_parse", counting_parse)
+    monkeypatch.setattr(derivatives._Translator, "translate", counting_translate)
+    seen = {}
+    for n in (100, 200):
+        counts.update(parses=0, translations=0)
+        catad.grad(_vector_chain(n))(np.ones(4))
+        seen[n] = dict(counts)
+    assert seen[200]["parses"] == seen[100]["parses"] < 100, seen
+    # translations are kept for the process: the second chain's are those it had already
+    assert seen[200]["translations"] <= seen[100]["translations"] <= 20, seen
+
+
+def test_no_class_derives_from_let_var_or_const():
+    """let_chain and is_atom test a term's class by identity (type(t) is Let), which holds
+    while no class of node derives from Let, Var or Const."""
+    from catad.lang.terms import Const, Let
+    assert not [c for c in _node_classes() if c not in (Let, Var, Const) and issubclass(c, (Let, Var, Const))]

@@ -16,7 +16,7 @@ import pytest
 import sympy
 
 from catad.lang.evaluate import eval_term
-from catad.lang.terms import Call, If, Let, Var, fconst, iconst
+from catad.lang.terms import Call, Const, If, Let, Var, fconst, iconst
 from catad.lang.types import Bool, Float, Int
 from catad.primitives import PRIMITIVES, prim
 from catad.primitives import derivatives
@@ -462,3 +462,32 @@ def test_sign_primitive():
     assert primitive_for_callable(np.sign) == "sign"
     assert PRIMITIVES["sign"].result_type((Float,)) == Float
     assert PRIMITIVES["digamma"].result_type((Float,)) == Float
+
+
+@pytest.mark.parametrize("name", [n for n in SMOOTH if n not in derivatives._EXPLICIT])
+def test_partials_at_atoms_are_the_translation_at_those_atoms(name):
+    """A call whose arguments are atoms takes its partials from one translation per argument
+    types, the atoms put in place of placeholders (derivatives._Template._at_atoms): the terms
+    are those the SymPy translation makes at the atoms themselves (derivatives._Translator),
+    for variables, constants, and a variable named as the translation names its bindings."""
+    ts = float_signature(PRIMITIVES[name])
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    for kinds in itertools.product(("var", "const", "fresh-like"), repeat=len(ts)):
+        args = tuple(Var(f"a{i}", t) if k == "var" else Var(f"_d{i + 1}", t) if k == "fresh-like" else
+                     (fconst(float(rng.uniform(0.3, 0.9))) if t == Float else iconst(2)) for i, (k, t) in
+                     enumerate(zip(kinds, ts)))
+        got = partials(name, args)
+        if all(t is None for t in got):
+            continue
+        exponent = name == "pow" and type(args[1]) is Const and derivatives._nice_exponent(args[1].value)
+        if exponent is not None and exponent is not False:  # x ** c: a template of x alone
+            templates, args = (derivatives._derive_pow_const(exponent), None), args[:1]
+        else:
+            templates = derivatives._derive(name, tuple(a.type for a in args))
+        for tpl, term in zip(templates, got):
+            if term is None:
+                continue
+            env = dict(zip(tpl.symbols, args))
+            taken = {v.name for x in args for v in derivatives.free_vars(x)}
+            want = derivatives._Translator(env, taken, tpl.counts).translate(tpl.reps, tpl.body)
+            assert term == want and str(term) == str(want), (name, kinds)

@@ -13,6 +13,7 @@ large array, while ``t = a * b; u = t + c`` makes two. On the GMM gradient
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections import Counter
 
@@ -70,6 +71,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
         barrier_after[k] = k if loop else barrier_after[k + 1]
     pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
     operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
+    shapes = _Shapes()
     out = []
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
@@ -80,10 +82,10 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
                 and not (u < len(lines) and u == barrier_after[k + 1])):
-            makes, atomic = _array_kind(expr)
+            makes, atomic = shapes.array_kind(expr)
             if makes:
                 if u not in operands:
-                    operands[u] = _operands(parsed[u][2] if u < len(lines) else result)
+                    operands[u] = shapes.operands(parsed[u][2] if u < len(lines) else result)
                 if target in operands[u]:
                     pending[target] = (expr, nesting + 1, atomic)
                     continue
@@ -95,15 +97,81 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     return out, result
 
 
+_KEEP = frozenset(keyword.kwlist) | {"np", "contract"}  # the names _array_kind reads, and Python's words
+
+
+class _Shapes:
+    """_array_kind and _operands answered once per shape of expression: the expression with its
+    variables renamed _0, _1, ... in the order they first occur (np, contract and keywords kept),
+    which Python parses to the same tree but for the names (a consistent renaming of variables
+    changes no node's kind). A long program repeats a few shapes over and over (a chain's every
+    statement compiles to the same lines but for the names), and a parse costs far more than
+    the renaming. Both answers are those of the expression itself: _array_kind's depends on no
+    variable's name but np and contract, and _operands' names are mapped back."""
+
+    __slots__ = ("kinds", "operand_names")
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, tuple[bool, bool]] = {}
+        self.operand_names: dict[str, set | None] = {}  # shape -> its operands' names (None: no parse)
+
+    def array_kind(self, expr: str) -> tuple[bool, bool]:
+        shape, _ = _shape(expr)
+        got = self.kinds.get(shape)
+        if got is None:
+            tree = _parse(shape)
+            got = self.kinds[shape] = _kind(tree) if tree is not None else _array_kind(expr)
+        return got
+
+    def operands(self, expr: str) -> set:
+        shape, names = _shape(expr)
+        if shape not in self.operand_names:
+            tree = _parse(shape)
+            self.operand_names[shape] = None if tree is None else _operand_names(tree)
+        found = self.operand_names[shape]
+        if found is None:
+            return _operands(expr)
+        back = {f"_{k}": name for k, name in enumerate(names)}
+        return {back.get(name, name) for name in found}
+
+
+def _shape(expr: str) -> tuple[str, list[str]]:
+    """(expr with its variables renamed _0, _1, ... in order of first occurrence, those
+    variables in that order): see _Shapes."""
+    index: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        name = m.group(1)
+        if name is None or name in _KEEP:
+            return m.group(0)
+        new = index.get(name)
+        if new is None:
+            new = index[name] = f"_{len(index)}"
+        return new
+    return _NAME.sub(rename, expr), list(index)
+
+
+def _parse(expr: str) -> ast.Expression | None:
+    """expr's syntax tree, or None where Python does not parse it (a renamed expression that
+    does not, which no generated line is known to make, is answered from the expression itself)."""
+    try:
+        return ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return None
+
+
 def _array_kind(expr: str) -> tuple[bool, bool]:
     """(whether expr computes a new array (or number) by arithmetic, a ufunc or an einsum,
     rather than a view or a helper's result: the temporaries NumPy can reuse; whether it can
     stand as an operand without parentheses, as can also a parenthesised expr: see
     _substitute), from one parse."""
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
+    return _kind(_parse(expr))
+
+
+def _kind(tree: ast.Expression | None) -> tuple[bool, bool]:
+    if tree is None:
         return False, False
+    node = tree.body
     atomic = isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute, ast.Constant))
     if isinstance(node, (ast.BinOp, ast.UnaryOp)):
         return True, atomic
@@ -116,10 +184,11 @@ def _array_kind(expr: str) -> tuple[bool, bool]:
 
 def _operands(expr: str) -> set:
     """The names that are operands of arithmetic in expr (where NumPy may reuse them)."""
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError:
-        return set()
+    tree = _parse(expr)
+    return set() if tree is None else _operand_names(tree)
+
+
+def _operand_names(tree: ast.Expression) -> set:
     out = set()
     stack = [tree.body]
     while stack:  # every node, as ast.walk, without its generators (this runs on every line)

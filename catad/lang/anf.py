@@ -16,14 +16,23 @@ class _Fresh(FreshNames):
     def var(self, ty) -> Var:  # t1, t2, ...: the names the notes' ANF uses
         return super().var("t", ty, numbered=True)
 
+    @classmethod
+    def sharing(cls, names: FreshNames) -> "_Fresh":
+        """Names not among names.taken, which it shares (so it takes those handed out here too)."""
+        fresh = cls()
+        fresh.taken = names.taken
+        return fresh
+
 
 def anf_program(program: Program) -> Program:
     return Program(tuple(anf_def(d) for d in program.defs), program.entry)
 
 
-def anf_def(d: Def) -> Def:
-    taken = var_names(d.body) | {p.name for p in d.params}
-    return Def(d.name, d.params, anf(d.body, _Fresh(taken)), d.loc)
+def anf_def(d: Def, names: FreshNames | None = None) -> Def:
+    """d in ANF. `names`, when given, holds every name of d that could be one of ANF's
+    (t1, t2, ...), and ANF takes its names from it: no walk of d to find them."""
+    fresh = _Fresh(var_names(d.body) | {p.name for p in d.params}) if names is None else _Fresh.sharing(names)
+    return Def(d.name, d.params, anf(d.body, fresh), d.loc)
 
 
 def anf(t: Term, fresh: _Fresh) -> Term:

@@ -63,7 +63,10 @@ class Term(Node):
         raise TypeError(f"not a core term: {type(self).__name__}")
 
 
-_SET_TYPE = Term.__dict__["type"].__set__  # frozen nodes refuse setattr: the slots' own setters
+# frozen nodes refuse setattr: the slots' own setters. The core terms' __post_init__ set their type
+# with it directly (Node's own __post_init__ does nothing, and a term is made at every step of
+# every pass: no super() call, no method call)
+_SET_TYPE = Term.__dict__["type"].__set__
 _SET_FAILS = Term.__dict__["_fails"].__set__
 
 
@@ -76,8 +79,7 @@ class Const(Term):
     def __post_init__(self):
         if isinstance(self.value, np.ndarray):
             object.__setattr__(self, "value", ArrayValue(self.value))
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
     @property
     def py_value(self) -> Any:
@@ -91,8 +93,7 @@ class Var(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
 
 @node
@@ -105,8 +106,7 @@ class Call(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.ty)
+        _SET_TYPE(self, self.ty)
 
 
 @node
@@ -115,8 +115,7 @@ class Tuple(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(TupleT(tuple(i.type for i in self.items)))
+        _SET_TYPE(self, TupleT(tuple(i.type for i in self.items)))
 
 
 @node
@@ -128,12 +127,11 @@ class Get(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
         t = self.tup.type
         if not isinstance(t, TupleT) or not 0 <= self.index < len(t.items):
             raise CatadTypeError(f"cannot take component {self.index} of a value of type {t}",
                                  self.loc, "projection")
-        self._set_type(t.items[self.index])
+        _SET_TYPE(self, t.items[self.index])
 
 
 @node
@@ -144,8 +142,7 @@ class Let(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.body.type)
+        _SET_TYPE(self, self.body.type)
 
 
 @node
@@ -156,8 +153,7 @@ class If(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.then.type)
+        _SET_TYPE(self, self.then.type)
 
 
 @node
@@ -170,8 +166,7 @@ class Build(Term):
     loc: Loc | None = None
 
     def __post_init__(self):
-        super().__post_init__()
-        self._set_type(Vec(self.body.type))
+        _SET_TYPE(self, Vec(self.body.type))
 
 
 @node
@@ -246,43 +241,65 @@ _WITH: dict[type, Any] = {}
 
 
 def _compile_children(cls: type):
-    lines = ["def children(t):", "    out = []"]
+    lines = ["def children(t):"]
+    parts = []  # a field declared a term (or a tuple of terms) holds one: read without a test
     for f, kind in _plan(cls):
-        lines.append(f"    v = t.{f}")
         if kind == 1:
-            lines.append("    if isinstance(v, Term): out.append(v)")
+            parts.append(f"[t.{f}]")
+        elif kind == 2:
+            parts.append(f"list(t.{f})")
         else:
-            lines += ["    if isinstance(v, tuple): out.extend([x for x in v if isinstance(x, Term)])",
-                      "    elif isinstance(v, Term): out.append(v)"]
-    lines.append("    return out")
+            lines += [f"    v = t.{f}",
+                      f"    v{len(parts)} = [x for x in v if isinstance(x, Term)] if isinstance(v, tuple) else "
+                      f"[v] if isinstance(v, Term) else []"]
+            parts.append(f"v{len(parts)}")
+    lines.append("    return " + (" + ".join(parts) if parts else "[]"))
     return _define("\n".join(lines), "children", cls)
 
 
 def _compile_with(cls: type):
     plan = _plan(cls)
     lines = ["def with_children(t, kids):", "    k = 0", "    changed = False"]
-    for f, _ in plan:
+    for f, kind in plan:
         v = f"f_{f}"  # a local named after the field (not a field name: Scale has a field k)
-        lines += [f"    {v} = t.{f}",
-                  f"    if isinstance({v}, Term):",
-                  f"        new = kids[k]",
-                  f"        k += 1",
-                  f"        if new is not {v}:",
-                  f"            {v} = new",
-                  f"            changed = True",
-                  f"    elif isinstance({v}, tuple):",
-                  f"        items, moved = [], False",
-                  f"        for x in {v}:",
-                  f"            if isinstance(x, Term):",
-                  f"                new = kids[k]",
-                  f"                k += 1",
-                  f"                moved = moved or new is not x",
-                  f"                items.append(new)",
-                  f"            else:",
-                  f"                items.append(x)",
-                  f"        if moved:",
-                  f"            {v} = tuple(items)",
-                  f"            changed = True"]
+        if kind == 1:  # declared a term: holds one
+            lines += [f"    {v} = t.{f}",
+                      f"    new = kids[k]",
+                      f"    k += 1",
+                      f"    if new is not {v}:",
+                      f"        {v} = new",
+                      f"        changed = True"]
+        elif kind == 2:  # declared a tuple of terms: holds one
+            lines += [f"    {v} = t.{f}",
+                      f"    n = len({v})",
+                      f"    new = kids[k:k + n]",
+                      f"    k += n",
+                      f"    for a, b in zip(new, {v}):",
+                      f"        if a is not b:",
+                      f"            {v} = tuple(new)",
+                      f"            changed = True",
+                      f"            break"]
+        else:
+            lines += [f"    {v} = t.{f}",
+                      f"    if isinstance({v}, Term):",
+                      f"        new = kids[k]",
+                      f"        k += 1",
+                      f"        if new is not {v}:",
+                      f"            {v} = new",
+                      f"            changed = True",
+                      f"    elif isinstance({v}, tuple):",
+                      f"        items, moved = [], False",
+                      f"        for x in {v}:",
+                      f"            if isinstance(x, Term):",
+                      f"                new = kids[k]",
+                      f"                k += 1",
+                      f"                moved = moved or new is not x",
+                      f"                items.append(new)",
+                      f"            else:",
+                      f"                items.append(x)",
+                      f"        if moved:",
+                      f"            {v} = tuple(items)",
+                      f"            changed = True"]
     planned = {f for f, _ in plan}
     args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
     lines += ["    if not changed:", "        return t", f"    return cls({args})"]
@@ -336,7 +353,7 @@ FALSE = Const(False, Bool)
 def let_chain(t: Term) -> tuple[list[Let], Term]:
     """Split ``let x1 = e1 in ... let xn = en in body`` into ([lets...], body) without recursion."""
     lets = []
-    while isinstance(t, Let):
+    while type(t) is Let:  # no class derives from Let (nor from Var or Const: is_atom)
         lets.append(t)
         t = t.body
     return lets, t
@@ -359,7 +376,8 @@ def remake_lets(kept: Iterable[tuple[Let, Term]], body: Term) -> Term:
 
 
 def is_atom(t: Term) -> bool:
-    return isinstance(t, (Var, Const))
+    cls = type(t)
+    return cls is Var or cls is Const
 
 
 def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:

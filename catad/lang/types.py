@@ -28,7 +28,13 @@ class _Interned(type):
             if set(kwargs) != set(rest):
                 return super().__call__(*args, **kwargs)  # the dataclass says what is wrong
             args = args + tuple(kwargs[f] for f in rest)
-        key = (cls, *map(_key, args))
+        if len(args) == 1:  # Vec(elem), Tuple(items), Scalar(name): the key _key makes, made at once
+            a = args[0]
+            key = (cls, id(a) if isinstance(a, Node) else _key(a))
+        elif len(args) == 2 and isinstance(args[0], Node) and isinstance(args[1], Node):  # LinMap(src, tgt)
+            key = (cls, id(args[0]), id(args[1]))
+        else:
+            key = (cls, *map(_key, args))
         t = _Interned._made.get(key)
         if t is None:
             t = _Interned._made[key] = super().__call__(*args, **kwargs)  # keeps the fields alive
@@ -45,6 +51,17 @@ def _key(v: Any) -> Any:
 
 class Type(Node, metaclass=_Interned):
     __slots__ = ()
+
+    # Interned: two types are equal exactly when they are one object (the structural walk of
+    # Node.__eq__, asked at every comparison of types by every stage, would say the same).
+    # The hash stays the structural one (Node.__hash__), as terms' hashes are made of it.
+    def __eq__(self, other: Any) -> bool:
+        return self is other
+
+    def __ne__(self, other: Any) -> bool:
+        return self is not other
+
+    __hash__ = Node.__hash__
 
 
 @node

@@ -96,6 +96,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -103,7 +104,7 @@ from typing import Callable
 import sympy
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets
+from ..lang.terms import TRUE, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets, rename
 from ..lang.types import Bool, Float, Int, Scalar
 from . import prim
 from .registry import PRIMITIVES, X, Y
@@ -182,9 +183,30 @@ class _Template:
     body: sympy.Expr
 
     def instantiate(self, args: tuple[Term, ...]) -> Term:
+        if all(type(a) is Var and not _FRESH.fullmatch(a.name) or type(a) is Const for a in args):
+            return self._at_atoms(args)
         env = dict(zip(self.symbols, args))
         taken = {v.name for a in args for v in free_vars(a)}
         return _Translator(env, taken, self.counts).translate(self.reps, self.body)
+
+    def _at_atoms(self, args: tuple[Term, ...]) -> Term:
+        """instantiate(args) for atoms: the translation made once per argument types, over
+        placeholders, with the atoms put in their place (the translation reads of an atom its
+        type only, and names its bindings _d1, _d2, ... after the names of the atoms, none of
+        which is one of those). The AD differentiates a primitive call at every statement:
+        walking the SymPy expression each time was most of the time it took."""
+        types = tuple(a.type for a in args)
+        made = self._translations.get(types)
+        if made is None:
+            holders = tuple(Var(f"$arg{k}", t) for k, t in enumerate(types))
+            term = _Translator(dict(zip(self.symbols, holders)), set(), self.counts).translate(self.reps, self.body)
+            made = self._translations[types] = (holders, term)
+        holders, term = made
+        return rename(term, dict(zip(holders, args)))  # rename reads only variables: atoms may replace them
+
+    @functools.cached_property
+    def _translations(self) -> dict:
+        return {}
 
     @functools.cached_property
     def counts(self) -> dict:
@@ -344,6 +366,9 @@ def _reverse_table(_registry_size: int) -> dict[type, tuple[_Pattern, ...]]:
 
 
 # ---------------------------------------------------------------- translation
+
+_FRESH = re.compile(r"_d[0-9]+")  # the names _Translator.fresh makes
+
 
 class _Translator:
     """SymPy -> core terms, collecting Let bindings (in dependency order) as it goes."""

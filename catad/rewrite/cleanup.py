@@ -10,6 +10,7 @@ is taken back when they end, so nothing computed in a branch is reused outside i
 from __future__ import annotations
 
 from ..lang.anf import anf_def
+from ..lang.names import FreshNames
 from ..lang.fold import lambdas, operands
 from ..lang.types import Float
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
@@ -19,16 +20,17 @@ from .engine import term_children, with_children
 from .sweeps import substitute
 
 
-def cse_def(d: Def, trace: list | None = None, stage: str = "") -> Def:
-    return cse_zero(d, trace, stage)[0]
+def cse_def(d: Def, trace: list | None = None, stage: str = "", names: FreshNames | None = None) -> Def:
+    return cse_zero(d, trace, stage, names)[0]
 
 
-def cse_zero(d: Def, trace: list | None = None, stage: str = "") -> tuple[Def, bool]:
+def cse_zero(d: Def, trace: list | None = None, stage: str = "",
+             names: FreshNames | None = None) -> tuple[Def, bool]:
     """(d after CSE, whether CSE wrote the zero tangent where a variable bound to it was
     used: x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish).
     Told by the pass itself, which meets every such binding (an alias it replaces by the
-    atom), instead of a walk of d looking for them."""
-    d = anf_def(d)
+    atom), instead of a walk of d looking for them. `names`: as anf_def's."""
+    d = anf_def(d, names)
     zeros: list = []
     return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage, zeros), d.loc), bool(zeros)
 

@@ -99,10 +99,10 @@ class Rule:
         """The rewritten term, or None when the rule does not apply to t (at its root).
         `free_vars` answers the side conditions that ask for free variables (default:
         computed afresh, lang.terms.free_vars)."""
-        b = Bindings()
-        b.free_vars = free_vars or _free_vars
-        if not self._match(t, b):
+        b = self._match(t)
+        if b is None:
             return None
+        b.free_vars = free_vars or _free_vars
         out = self.build(b)
         if out is None or out is t:
             return None
@@ -113,14 +113,17 @@ class Rule:
                 "condition": self.condition, "doc": self.doc, "latex": self.latex}
 
 
-def compile_pattern(pattern: Pat) -> Callable[[Any, dict], bool]:
-    """pattern.match(t, b) for a fresh b, as one generated function: the pattern's tree
-    unrolled into straight-line tests (no call per sub-pattern; a pattern variable met a
-    second time is compared with its first binding, known while compiling). The rewrite
-    engine tries a rule at every node a stage visits, so this is its inner loop."""
-    env: dict[str, Any] = {}
+def compile_pattern(pattern: Pat) -> Callable[[Any], Bindings | None]:
+    """The bindings of pattern.match(t, b) for a fresh b, or None where it does not match, as one
+    generated function: the pattern's tree unrolled into straight-line tests (no call per
+    sub-pattern; a pattern variable met a second time is compared with its first binding,
+    known while compiling). The bindings are held in locals and put in a Bindings only once
+    every test has passed: most tries fail. The rewrite engine tries a rule at every node a
+    stage visits, so this is its inner loop. (A pattern of its own kind, matched by its own
+    match, may bind anything: from there on the bindings go into the Bindings at once.)"""
+    env: dict[str, Any] = {"Bindings": Bindings}
     lines: list[str] = []
-    bound: set[str] = set()
+    local: dict[str, str] = {}  # pattern variable -> the local holding it, while no opaque pattern was met
     opaque = False  # after a pattern of its own kind: what b holds is not known here
 
     def const(value: Any) -> str:
@@ -128,37 +131,49 @@ def compile_pattern(pattern: Pat) -> Callable[[Any, dict], bool]:
         env[name] = value
         return name
 
-    def emit(p: Any, x: str, depth: int) -> None:
+    def go_opaque() -> None:
         nonlocal opaque
+        if not opaque:
+            opaque = True
+            lines.append("    b = Bindings()")
+            lines.extend(f"    b[{name!r}] = {v}" for name, v in local.items())
+
+    def emit(p: Any, x: str, depth: int) -> None:
         if type(p) is V:
             if p.when is not None:
-                lines.append(f"    if not {const(p.when)}({x}): return False")
+                lines.append(f"    if not {const(p.when)}({x}): return None")
             if opaque:
-                lines.append(f"    if {p.name!r} in b and b[{p.name!r}] != {x}: return False")
+                lines.append(f"    if {p.name!r} in b and b[{p.name!r}] != {x}: return None")
                 lines.append(f"    b[{p.name!r}] = {x}")
-            elif p.name in bound:
-                lines.append(f"    if b[{p.name!r}] != {x}: return False")
+            elif p.name in local:
+                lines.append(f"    if {local[p.name]} != {x}: return None")
             else:
-                bound.add(p.name)
-                lines.append(f"    b[{p.name!r}] = {x}")
+                local[p.name] = f"v{len(local)}"
+                lines.append(f"    {local[p.name]} = {x}")
         elif isinstance(p, P) and (type(p) is P or type(p).match is P.match or p.binds_as is not None):
-            lines.append(f"    if not isinstance({x}, {const(p.cls)}): return False")
+            lines.append(f"    if not isinstance({x}, {const(p.cls)}): return None")
             if p.when is not None:
-                lines.append(f"    if not {const(p.when)}({x}): return False")
+                lines.append(f"    if not {const(p.when)}({x}): return None")
             for k, (name, sub) in enumerate(p.fields.items()):
                 y = f"x{depth}_{k}"
                 lines.append(f"    {y} = {x}.{name}")
                 if isinstance(sub, Pat):
                     emit(sub, y, depth + 1)
                 else:
-                    lines.append(f"    if {y} != {const(sub)}: return False")
+                    lines.append(f"    if {y} != {const(sub)}: return None")
             if p.binds_as is not None:
-                bound.add(p.binds_as)
-                lines.append(f"    b[{p.binds_as!r}] = {x}")
+                if opaque:
+                    lines.append(f"    b[{p.binds_as!r}] = {x}")
+                else:
+                    local[p.binds_as] = f"v{len(local)}"
+                    lines.append(f"    {local[p.binds_as]} = {x}")
         else:  # a pattern of its own kind: its own match (it may bind anything)
-            lines.append(f"    if not {const(p)}.match({x}, b): return False")
-            opaque = True
+            go_opaque()
+            lines.append(f"    if not {const(p)}.match({x}, b): return None")
 
     emit(pattern, "t", 0)
-    exec("def match(t, b):\n" + "\n".join(lines + ["    return True"]), env)
+    if not opaque:
+        lines.append("    b = Bindings()")
+        lines.extend(f"    b[{name!r}] = {v}" for name, v in local.items())
+    exec("def match(t):\n" + "\n".join(lines + ["    return b"]), env)
     return env["match"]

@@ -8,6 +8,7 @@ Each records its steps in `trace`.
 """
 from __future__ import annotations
 
+from ..lang.names import FreshNames
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
@@ -36,23 +37,28 @@ def transposed(d: Def, trace: list, normal: NormalMarks | None = None) -> Def:
     return Def("R$" + d.name.removeprefix("D$"), d.params, out, d.loc)
 
 
-def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None) -> Def:
+def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
+           names: FreshNames | None = None) -> Def:
     """Optimise (visiting only what is not known normal), then CSE and dead-code elimination
     (the notes' last step), then put back what ANF bound but is used once, so only shared
     values stay let-bound. (Optimising leaves no dead let: the let-dead rule is tried at
     every let it makes, bottom-up, and a let it does not make was left normal, so without
-    one, by an earlier normalisation; only CSE can make more.)"""
+    one, by an earlier normalisation; only CSE can make more.)
+
+    `names` (the sweep's, sweeps.sweep_names) holds every name of d, so CSE's ANF takes its
+    names (t1, t2, ...) from it without a walk of d: the names the rules make on the way
+    (fresh_index's i0, i1, ...; names with a '$') are never ANF's."""
     d = optimise(d, stage, trace, normal)
     for _ in range(4):  # a derivative program differentiated again binds zero tangents to variables:
-        d, zero = cse_zero(d, trace, stage)  # CSE writes them where they are used, where the rules
-        if not zero:                          # remove them
+        d, zero = cse_zero(d, trace, stage, names)  # CSE writes them where they are used, where the
+        if not zero:                                 # rules remove them
             break
         d = optimise(d, stage, trace, normal)
     else:
-        d = cse_def(d, trace, stage)
+        d = cse_def(d, trace, stage, names)
     d = dead_code_inline_def(d)
     if zero_redex(d):  # the inliner wrote one where it is used
-        d = dead_code_inline_def(cse_def(optimise(d, stage, trace, normal), trace, stage))
+        d = dead_code_inline_def(cse_def(optimise(d, stage, trace, normal), trace, stage, names))
     return d
 
 

@@ -37,13 +37,21 @@ from .rule import P, Rule, V
 
 
 def has_lm(t: Type) -> bool:
-    if isinstance(t, LinMap):
-        return True
-    if isinstance(t, TupleT):
-        return any(has_lm(x) for x in t.items)
-    if isinstance(t, Vec):
-        return has_lm(t.elem)
-    return False
+    """Whether a value of type t holds a linear map (asked of every binding the sweeps meet;
+    types are interned, so the answer is kept per type)."""
+    known = _HAS_LM.get(id(t))
+    if known is None:
+        if isinstance(t, LinMap):
+            known = True
+        elif isinstance(t, TupleT):
+            known = any(has_lm(x) for x in t.items)
+        else:
+            known = isinstance(t, Vec) and has_lm(t.elem)
+        _HAS_LM[id(t)] = known
+    return known
+
+
+_HAS_LM: dict[int, bool] = {}  # id of an interned type (never freed: _Interned keeps it) -> has_lm
 
 
 def tangent_type(t: Type) -> Type:
@@ -57,7 +65,9 @@ def tangent_type(t: Type) -> Type:
     return t
 
 
-def _Names(d: Def) -> FreshNames:
+def sweep_names(d: Def) -> FreshNames:
+    """Names none of the Jacobian d's: those its sweeps make, and then those the finishing of
+    the swept program makes (catad.rewrite.stages.finish), are taken from it."""
     return FreshNames.avoiding(d.body, params=d.params)
 
 
@@ -72,17 +82,20 @@ def substitute(t: Term, env: dict, special=None) -> Term:
         return env.get(t, t)
     if cls is Const:
         return t
-    if special is None:  # most terms after ANF are flat (their children atoms): no stack needed
-        kids = term_children(t)
-        for k in kids:
-            if type(k) is not Var and type(k) is not Const:
-                break
-        else:
-            new = [env.get(k, k) if type(k) is Var else k for k in kids]
-            for a, b in zip(new, kids):
-                if a is not b:
-                    return _rebuild(t, new)
-            return t
+    kids = term_children(t)
+    for k in kids:
+        if type(k) is not Var and type(k) is not Const:
+            break
+    else:  # most terms (after ANF; a Jacobian's bindings) are flat, their children atoms: no stack
+        if special is not None:
+            direct = special(t)
+            if direct is not None:
+                return direct
+        new = [env.get(k, k) if type(k) is Var else k for k in kids]
+        for a, b in zip(new, kids):
+            if a is not b:
+                return _rebuild(t, new)
+        return t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
     while stack:
@@ -119,10 +132,11 @@ def _rebuild(n: Term, kids: list[Term]) -> Term:
 
 # ================================================================ forward
 
-def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
+def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None,
+                       names: FreshNames | None = None) -> Def:
     """fwd$f(params, dparams) = (f(params), J dparams), without linear maps. `normal`: the
-    terms known to be normal (see Rewriter)."""
-    names = _Names(jac)
+    terms known to be normal (see Rewriter). `names`: sweep_names(jac), made here when not given."""
+    names = sweep_names(jac) if names is None else names
     dparams = tuple(names.var("d" + p.name, p.type) for p in jac.params)
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
@@ -131,7 +145,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
 
 
 class _Forward:
-    def __init__(self, dx: Term, names: _Names, trace: list | None, normal: NormalMarks | None = None):
+    def __init__(self, dx: Term, names: FreshNames, trace: list | None, normal: NormalMarks | None = None):
         self.dx = dx
         self.names = names
         self.env: dict[Var, Var] = {}
@@ -243,10 +257,11 @@ class Pending(Term):
         return f"pending({show(self.ct)} at {show(self.key)})"
 
 
-def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None) -> Def:
+def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks | None = None,
+                       names: FreshNames | None = None) -> Def:
     """rev$f(params, dr) = (f(params), J^T dr), without linear maps. `normal`: the terms
-    known to be normal (see Rewriter)."""
-    names = _Names(jac)
+    known to be normal (see Rewriter). `names`: sweep_names(jac), made here when not given."""
+    names = sweep_names(jac) if names is None else names
     result_type = jac.body.type.items[0]
     dr = names.var("dr", result_type)
     src = jac.body.type.items[1].src
@@ -280,7 +295,7 @@ def _location_key(m: Term) -> tuple:
 
 
 class _Reverse:
-    def __init__(self, names: _Names, trace: list | None, src: Type, normal: NormalMarks | None = None):
+    def __init__(self, names: FreshNames, trace: list | None, src: Type, normal: NormalMarks | None = None):
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
