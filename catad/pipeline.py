@@ -38,7 +38,7 @@ from .lang.inline import inline_program
 from .lang.structure import band_offsets
 from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
-from .lang.types import type_of_value, units_of_value
+from .lang.types import python_numbers, type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative, sweep_names
@@ -61,11 +61,12 @@ _ENTRIES = 8  # per signature: a global that flips between a few types does not 
 def signature(fn: Callable, args: tuple, trees: tuple = ()) -> tuple:
     """The compile cache's key for these arguments (lists and dicts made tuples, see
     catad.trees): their types, which axes of their arrays have length 1 (NumPy's broadcasting
-    depends on it; lengths otherwise do not matter), and their trees."""
+    depends on it; lengths otherwise do not matter), their trees, and which are Python's own
+    numbers (Python's 1.0 / 0.0 raises where NumPy's gives inf)."""
     names = _param_names(fn)
     types = tuple(type_of_value(a, f"argument {names[i]!r}" if i < len(names) else f"argument {i}")
                   for i, a in enumerate(args))
-    return types, tuple(units_of_value(a) for a in args), trees
+    return types, tuple(units_of_value(a) for a in args), trees, tuple(python_numbers(a) for a in args)
 
 
 def _param_names(fn: Callable) -> list[str]:

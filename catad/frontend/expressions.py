@@ -21,7 +21,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, numpy_arrays
 from .complexes import Complex
-from .common import is_array, static_bool
+from .common import and_, is_array, static_bool
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
@@ -102,11 +102,11 @@ class Expressions:
         """int, float and bool constants (a string only as a dict's key; None is refused)."""
         v, loc = node.value, self.loc(node)
         if isinstance(v, bool):
-            return Const(v, Bool, loc)
+            return self.as_py(Const(v, Bool, loc))
         if isinstance(v, int):
-            return Const(v, Int, loc)
+            return self.as_py(Const(v, Int, loc))
         if isinstance(v, float):
-            return Const(v, Float, loc)
+            return self.as_py(Const(v, Float, loc))
         if isinstance(v, complex):
             return complexes.constant(v, loc, repr(v))
         if isinstance(v, (str, bytes)):
@@ -180,6 +180,7 @@ class Expressions:
         if isinstance(a, Complex) or isinstance(b, Complex):
             return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
+        py = self.is_py(a) and self.is_py(b)  # two of Python's own numbers (before a Bool is made a number)
         for t, side in ((a, node.left), (b, node.right)) if isinstance(node, ast.BinOp) else ():
             if self.tree(t) is NONE:  # d["k"] of a dict holding None (a name that is None is refused where read)
                 self.fail(side, "None", f"{ast.unparse(side)} is None (NoneType) here, where it is used as a value",
@@ -208,7 +209,61 @@ class Expressions:
         if name == "pow" and (is_array(a) or is_array(b)) and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
             return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
         f = lambda x, y: self.b.arith(name, x, y, loc)
-        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+        if is_array(a) or is_array(b):
+            return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
+        if py:  # Python's arithmetic: its errors where NumPy's gives inf or nan
+            return self.as_py(self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]))
+        return f(a, b)
+
+    def python_arith(self, name: str, a: Term, b: Term, loc, symbol: str) -> Term:
+        """a op b of two of Python's own numbers, with Python's checks: a division by zero is its
+        ZeroDivisionError; 0.0 ** -1 too; a negative number to a fractional power, which Python
+        makes a complex number, is refused; a float power beyond the largest float is its
+        OverflowError."""
+        ints = a.type in (Int, Bool) and b.type in (Int, Bool)
+        zero_message = {"div": "division by zero" if ints else "float division by zero",
+                        "floordiv": "integer division or modulo by zero" if ints else "float floor division by zero",
+                        "mod": "integer modulo by zero" if ints else "float modulo"}.get(name)
+        if zero_message is None and name != "pow":
+            return self.b.arith(name, a, b, loc)
+
+        if zero_message is not None and isinstance(b, Const) and b.value != 0:
+            return self.b.arith(name, a, b, loc)  # x / 2.0: nothing to check
+
+        def checked(x, y):
+            zero = Const(0, Int) if y.type in (Int, Bool) else Const(0.0, Float)
+            if zero_message is not None:
+                y0 = y if y.type != Bool else self.b.numeric(y, Int, loc)
+                binds = self.b.check(prim("ne", y0, zero, loc=loc), (), loc, symbol, zero_message, "zerodiv")
+                return make_lets(binds, self.b.arith(name, x, y, loc))
+            return self.python_power(x, y, loc)
+        return self.b.share_all([a, b], checked, loc)
+
+    def python_power(self, x: Term, y: Term, loc) -> Term:
+        xf = x if x.type == Float else self.b.numeric(x, Float, loc) if x.type == Bool else self.b.to_float(x, loc)
+        yf = y if y.type == Float else self.b.numeric(y, Float, loc) if y.type == Bool else self.b.to_float(y, loc)
+        zero = Const(0.0, Float)
+        binds = []
+        if not (isinstance(y, Const) and y.value >= 0 or isinstance(x, Const) and x.value != 0):
+            binds += self.b.check(prim("not", and_(prim("eq", xf, zero, loc=loc), prim("lt", yf, zero, loc=loc)),
+                                       loc=loc), (), loc, "**", "0.0 cannot be raised to a negative power", "zerodiv")
+        if y.type == Float and not (isinstance(y, Const) and float(y.value).is_integer() or
+                                    isinstance(x, Const) and x.value >= 0):
+            fractional = prim("ne", yf, prim("floor", yf, loc=loc), loc=loc)
+            binds += self.b.check(prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc), (xf, yf),
+                                  loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
+                                  "(np.power gives nan there; abs(x) ** y is real)", "domain")
+        out = self.b.arith("pow", x, y, loc)
+        if x.type == Float or y.type == Float:
+            def finite(r):
+                big = Const(float(np.finfo(np.float64).max), Float)
+                over = and_(prim("gt", prim("abs", r, loc=loc), big, loc=loc),
+                            and_(prim("le", prim("abs", xf, loc=loc), big, loc=loc),
+                                 prim("le", prim("abs", yf, loc=loc), big, loc=loc)))
+                return make_lets(self.b.check(prim("not", over, loc=loc), (), loc, "**",
+                                              "(34, 'Numerical result out of range')", "range"), r)
+            out = self.b.share(out, finite, loc)
+        return make_lets(binds, out)
 
     def int_power(self, x: Term, y: Term, loc) -> Term:
         """An element of an Int array to an Int power: NumPy's Int, and its ValueError for a
@@ -234,9 +289,12 @@ class Expressions:
         self.refuse_lists(node, [a], "a unary operator")
         if isinstance(node.op, ast.USub):
             if isinstance(a, Const) and a.type in (Int, Float):
-                return Const(-a.value, a.type, loc)  # so that -1 is a literal, as in v[-1]
+                out = Const(-a.value, a.type, loc)  # so that -1 is a literal, as in v[-1]
+                return self.as_py(out) if self.is_py(a) else out
             f = lambda x: prim("neg", x, loc=loc)
-            return self.b.elementwise(f, [a], loc) if is_array(a) else f(a)
+            if is_array(a):
+                return self.b.elementwise(f, [a], loc)
+            return self.as_py(f(a)) if self.is_py(a) and a.type != Bool else f(a)
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
         if isinstance(node.op, ast.Invert) and is_array(a) and scalar_of(a.type) == Bool:
@@ -507,7 +565,13 @@ class Expressions:
         if isinstance(obj, types.MethodType) and calls.user_function(obj.__func__) is not None:
             return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
                                   Static(obj.__self__, path.attr("__self__")))
-        return calls.call(self, obj, node, list(node.args))
+        t = calls.call(self, obj, node, list(node.args))
+        python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
+        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)):
+            t = _own(t)  # a number of its own (np.float64(x) is not Python's x), Python's when it is
+            if python:
+                self.as_py(t)
+        return t
 
     def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:
         """Operands of an arithmetic operator when one is a list (catad.trees): beside an array,
@@ -541,6 +605,14 @@ class Expressions:
             kept[key] = v
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
+
+_PYTHON_RESULTS = (float, int, round, len)  # each returns one of Python's own numbers
+
+
+def _own(t: Term) -> Term:
+    """A copy of the node t: the same value, another object (the front end marks terms by
+    identity: catad.frontend.lower, py_numbers)."""
+    return type(t)(*[getattr(t, f) for f in t._init_fields])
 
 _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
 

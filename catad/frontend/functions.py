@@ -82,10 +82,12 @@ class Functions:
         *args once per item), in the order of the signature; the others are bound to what a
         bound method's self is (`statics`) or to their default values."""
         params, items = [], []
-        for p, ty, units, tree in zip(self.given, self.arg_types, self.units, self.param_trees):
+        for p, ty, units, tree, py in zip(self.given, self.arg_types, self.units, self.param_trees, self.pys):
             v = Var(self.names.user(p), ty, loc)
             self.b.shapes.param(v, units)
             params.append(v)
+            if py:
+                self.as_py(v)  # a Python float, int or bool argument
             if p == self.src.vararg:
                 items.append(self.with_tree(v, tree))
             else:

@@ -37,8 +37,24 @@ def h_divmod(lw, obj, node, args, kwargs):
         lw.fail(node, "divmod", "divmod() of arrays is np.divmod, which catad does not compile",
                 hint="write (a // b, a % b)")
     loc = lw.loc(node)
-    return lw.b.share_all([a, b], lambda x, y: Tuple((lw.binop(ast.FloorDiv(), x, y, node),
-                                                      lw.binop(ast.Mod(), x, y, node)), loc), loc)
+    python = lw.is_py(a) and lw.is_py(b)
+
+    def both(x, y):
+        if not python:
+            return Tuple((lw.binop(ast.FloorDiv(), x, y, node), lw.binop(ast.Mod(), x, y, node)), loc)
+        # Python's divmod raises its own ZeroDivisionError first; then // and % of Python's numbers
+        ints = x.type in (Int, Bool) and y.type in (Int, Bool)
+        zero = Const(0, Int) if y.type == Int else Const(0.0, Float) if y.type == Float else Const(False, Bool)
+        chk = lw.b.check(prim("ne", y, zero, loc=loc), (), loc, "divmod",
+                         "integer division or modulo by zero" if ints else "float divmod()", "zerodiv")
+        q, r = (lw.binop(op, _unmarked(x), _unmarked(y), node) for op in (ast.FloorDiv(), ast.Mod()))
+        return make_lets(chk, Tuple((lw.as_py(q), lw.as_py(r)), loc))
+    return lw.b.share_all([a, b], both, loc)
+
+
+def _unmarked(t: Term) -> Term:
+    """A copy of the node t, not marked as one of Python's numbers (its check is made already)."""
+    return type(t)(*[getattr(t, f) for f in t._init_fields])
 
 
 def item(lw, base: Term, node: ast.Call) -> Term:

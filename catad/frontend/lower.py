@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
 from ..lang.terms import Def, Term, Tuple, Var
+from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import is_array
 from .comprehensions import Comprehensions
@@ -72,7 +73,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def __init__(self, program: Any, src: Source, arg_types: tuple, units: tuple | None = None,
                  trees: tuple | None = None, given: tuple | None = None, statics: tuple = (),
-                 parent: "FunctionLowerer | None" = None):
+                 parent: "FunctionLowerer | None" = None, pys: tuple | None = None):
         self.program = program  # compiles the user functions this one calls
         self.src = src
         self.fn = src.fn if parent is None else parent.fn
@@ -85,8 +86,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.param_trees = trees or (None,) * len(arg_types)
         self.result_tree: Tree | None = None
         self._returned = False  # a return statement was lowered (its tree is result_tree)
+        self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
+            self.py_numbers = parent.py_numbers
             self.hidden, self.trees = parent.hidden, parent.trees
             return
         self.names = Names(src.identifiers)
@@ -96,6 +99,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.lists: dict[int, Term] = {}
         # terms holding a read-only view (sliding_window_view's): assigning into one is refused
         self.views: dict[int, Term] = {}
+        # terms holding one of Python's own numbers (a literal, len(x), float(x), a Python float
+        # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
+        # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
+        self.py_numbers: dict[int, Term] = {}
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
@@ -173,6 +180,15 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def is_readonly(self, t) -> bool:
         return self.views.get(id(t)) is t
+
+    def as_py(self, t: Term) -> Term:
+        """t, marked as holding one of Python's own numbers."""
+        if isinstance(t, Term) and t.type in (Int, Float, Bool):
+            self.py_numbers[id(t)] = t
+        return t
+
+    def is_py(self, t) -> bool:
+        return self.py_numbers.get(id(t)) is t
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import Const, Def, Program
-from ..lang.types import Type, type_of_value, units_of_value
+from ..lang.types import Type, python_numbers, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
 from .freenames import Static
@@ -47,18 +47,19 @@ class ProgramCompiler:
 
     def function(self, fn: Any, arg_types: tuple[Type, ...], call_loc: Loc | None = None,
                  units: tuple | None = None, trees: tuple | None = None, given: tuple | None = None,
-                 statics: tuple = ()) -> tuple[str, Type]:
+                 statics: tuple = (), pys: tuple | None = None) -> tuple[str, Type]:
         """The Def of fn specialised to arg_types, to which axes of its array arguments have
         length 1 (units, see catad.pipeline.signature; None: not known) and to the structures
         of its list and dict arguments (trees, catad.trees), compiled on first use: its name and
         result type (its result's tree: result_trees[name]). `given` names the parameter each
         argument fills (by default the first positional ones; the others take their default
-        values), `statics` binds parameters to objects that are not values (a method's self)."""
+        values), `statics` binds parameters to objects that are not values (a method's self), `pys`
+        says which arguments are Python's own numbers (types.python_numbers)."""
         units = units if units is not None else (None,) * len(arg_types)
         trees = trees if trees and any(t is not None for t in trees) else None
         src = self.source(fn)
         given = given if given is not None else src.positional[:len(arg_types)]
-        key = (fn, arg_types, units, trees, given,
+        key = (fn, arg_types, units, trees, given, pys,
                tuple((p, ("const", st.type, st.value) if isinstance(st, Const) else (id(st.obj), st.path and st.path.key))
                      for p, st in statics))
         if key in self.done:
@@ -72,7 +73,7 @@ class ProgramCompiler:
         name = self._def_name(src.name)
         self.active.append(fn)
         try:
-            lowerer = FunctionLowerer(self, src, arg_types, units, trees, given, statics)
+            lowerer = FunctionLowerer(self, src, arg_types, units, trees, given, statics, pys=pys)
             d = lowerer.lower(name)
             self.result_trees[name] = lowerer.result_tree
         finally:
@@ -157,9 +158,11 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
         if signature is None:
             arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
             units = tuple(units_of_value(a) for a in example_args)
+            pys = tuple(python_numbers(a) is True for a in example_args)
         else:
             arg_types, units = signature
-        entry, _ = pc.function(fn, arg_types, units=units, trees=trees, given=given, statics=statics)
+            pys = None
+        entry, _ = pc.function(fn, arg_types, units=units, trees=trees, given=given, statics=statics, pys=pys)
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",

@@ -200,6 +200,15 @@ def units_of_value(v: Any):
     return None
 
 
+def python_numbers(v: Any):
+    """Which run-time values are Python's own numbers (float, int, bool) rather than NumPy's
+    scalars: Python raises where NumPy gives inf or nan (1.0 / 0.0), so the front end checks
+    arithmetic on them as Python does (a tuple of these per tuple, False for an array)."""
+    if isinstance(v, tuple):
+        return tuple(python_numbers(x) for x in v)
+    return type(v) in (float, int, bool)
+
+
 def _check_plain_array(v: np.ndarray, what: str) -> None:
     """ArgumentError for the ndarray subclasses whose arithmetic is not NumPy's: catad
     would compute the plain array's answer, which is not the one Python gives."""

@@ -1,0 +1,115 @@
+"""Python's own numbers (a float or int argument, a literal, len(x), float(x), math.* results,
+arithmetic of these) divide as Python divides: by zero is Python's ZeroDivisionError (a
+catad.errors.ZeroDivisionError_ located at the operator), 0.0 ** -1 too, a negative number to a
+fractional power (complex in Python) a located refusal, 10.0 ** 400 Python's OverflowError; the
+same arithmetic on NumPy's scalars (np.float64 arguments, elements of arrays) keeps NumPy's inf and
+nan. Each kind of argument compiles its own program."""
+import math
+
+import numpy as np
+import pytest
+
+import catad
+from catad import DomainError, RangeError
+from catad.errors import ZeroDivisionError_
+from located import agrees
+
+
+def divide(x, y):
+    return x / y
+
+
+def int_divide(x, n, m):
+    return x * (n / m) + x * m ** n
+
+
+def integer_ops(x, n):
+    m = n - 3
+    return x * (n // m) + x * (n % m) + x / (n - 3)
+
+
+def literal_and_len(x):
+    return x * (1.0 / (len([x, x]) - 2))
+
+
+def power(x, y):
+    return x ** y
+
+
+def numpy_scalar(x, y):
+    return np.float64(x) / y
+
+
+def from_math(x):
+    s = math.sin(x) - math.sin(x)
+    return x / s
+
+
+def quotient_remainder(x, a, b):
+    q, r = divmod(a, b)
+    return x * q + r
+
+
+def element(v):
+    return v[0] / (v[1] - v[1])  # NumPy's elements: inf
+
+
+def raising(fn, *args):
+    with pytest.raises(Exception) as python:
+        fn(*args)
+    with pytest.raises(catad.CatadError) as ours:
+        catad.value_and_grad(fn)(*args)
+    assert isinstance(ours.value, type(python.value)) and str(python.value) in str(ours.value)
+    assert ours.value.loc.line > fn.__code__.co_firstlineno
+    return ours.value
+
+
+@pytest.mark.parametrize("fn, args, cls", [
+    (divide, (1.0, 0.0), ZeroDivisionError_), (int_divide, (1.0, 1, 0), ZeroDivisionError_),
+    (int_divide, (1.0, -2, 0), ZeroDivisionError_),
+    (integer_ops, (1.0, 3), ZeroDivisionError_), (literal_and_len, (1.0,), ZeroDivisionError_),
+    (power, (0.0, -1.0), ZeroDivisionError_),
+    (power, (10.0, 400.0), RangeError), (from_math, (1.0,), ZeroDivisionError_),
+    (quotient_remainder, (1.0, 7.5, 0.0), ZeroDivisionError_), (quotient_remainder, (1.0, 7, 0), ZeroDivisionError_),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_python_raises_so_does_catad(fn, args, cls):
+    assert isinstance(raising(fn, *args), cls)
+
+
+def test_a_fractional_power_of_a_negative_number_is_refused():
+    assert isinstance(power(-8.0, 1 / 3), complex)
+    with pytest.raises(DomainError, match="is a complex number in Python"):
+        catad.grad(power)(-8.0, 1 / 3)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (divide, (np.float64(1.0), 0.0)), (divide, (1.0, np.float64(0.0))), (numpy_scalar, (1.0, 0.0)),
+    (element, (np.array([1.0, 2.0]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_numpy_s_scalars_keep_inf(fn, args):
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    assert np.isinf(want) and catad.value_and_grad(fn)(*args)[0] == want
+
+
+@pytest.mark.parametrize("fn, args", [
+    (divide, (1.0, 2.0)), (integer_ops, (1.5, 5)), (power, (2.0, 0.5)), (power, (-8.0, 2.0)),
+    (quotient_remainder, (1.5, 7.5, 2.0)), (quotient_remainder, (1.5, -7, 2)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_derivatives_where_nothing_raises(fn, args):
+    agrees(fn, *args)
+
+
+def test_every_transformation_checks():
+    for run in (lambda: catad.jvp(divide, (1.0, 0.0), (1.0, 1.0)), lambda: catad.vjp(divide, 1.0, 0.0)[1](1.0),
+                lambda: catad.hessian(divide)(1.0, 0.0), lambda: catad.grad(catad.grad(divide))(1.0, 0.0)):
+        with pytest.raises(ZeroDivisionError, match="float division by zero"):
+            run()
+
+
+def test_python_and_numpy_floats_compile_apart():
+    g = catad.grad(divide)
+    assert g(np.float64(1.0), 0.0) == np.inf
+    with pytest.raises(ZeroDivisionError):
+        g(1.0, 0.0)
+    assert g(np.float64(1.0), 0.0) == np.inf
