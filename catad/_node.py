@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import math
 import operator
 from typing import Any, Iterator
 
@@ -136,8 +137,9 @@ class Node:
                 if not isinstance(b, tuple) or len(a) != len(b):
                     return False
                 stack.extend(zip(a, b))
-            elif type(a) is not type(b) or a != b:
-                return False
+            elif type(a) is not type(b) or a != b or (type(a) is float and a == 0.0 and
+                                                      math.copysign(1.0, a) != math.copysign(1.0, b)):
+                return False  # 0.0 and -0.0 are two constants: 1 / -0.0 is -inf
         return True
 
     def __ne__(self, other: Any) -> bool:

@@ -14,6 +14,8 @@ import keyword
 import re
 from typing import TYPE_CHECKING
 
+import math
+
 import numpy as np
 
 from ..errors import CatadError
@@ -188,7 +190,7 @@ class Compiler:
         if ty == Int:
             return Arr(repr(int(value)), kind="i")
         if isinstance(value, float) or ty == Float:
-            key = ("f", float(value))
+            key = ("f", float(value), math.copysign(1.0, float(value)))  # -0.0 is not 0.0 (1 / -0.0)
             if key not in self.const_names:
                 name = self.name("K")
                 self.consts[name] = np.float64(value)

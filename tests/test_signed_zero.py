@@ -1,0 +1,31 @@
+"""0.0 and -0.0 are two constants: 1 / (x * -0.0) is -inf where 1 / (x * 0.0) is inf, and
+arctan2 of a -0.0 is -pi. Node equality and the backend's constant names once took them for one
+constant, so the program computed one of them twice (a wrong value, silently)."""
+import numpy as np
+import pytest
+
+import catad
+from catad.lang.terms import Const
+from catad.lang.types import Float
+
+
+def reciprocals(x):
+    return np.sum(1.0 / (x * 0.0)) - np.sum(1.0 / (x * -0.0))
+
+
+def angles(x):
+    return np.sum(np.arctan2(x * 0.0, -1.0) - np.arctan2(x * -0.0, -1.0)) + np.sum(x)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")
+@pytest.mark.parametrize("fn", [reciprocals, angles])
+def test_signed_zeros_are_distinct(fn):
+    x = np.array([2.0, 3.0])
+    with np.errstate(divide="ignore"):
+        want = fn(x)
+    assert catad.value_and_grad(fn)(x)[0] == want and catad.jvp(fn, (x,), (x,))[0] == want
+
+
+def test_constants_of_zero_differ_by_sign():
+    assert Const(0.0, Float) != Const(-0.0, Float)
+    assert Const(-0.0, Float) == Const(-0.0, Float) and Const(0.0, Float) == Const(0.0, Float)
