@@ -6,11 +6,10 @@ size or 1, followed by the value's own element axes.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import tangents as T
+from . import einsum_plans as _einsum_plans
 from ..errors import Loc as _Loc, ShapeError as _ShapeError
 from ..primitives import registry as R
 from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
@@ -475,17 +474,6 @@ def sum_front(axis: int, n: int, *parts):
     return out
 
 
-@functools.lru_cache(maxsize=1024)
-def _path(spec: str, shapes: tuple) -> list | bool:
-    """The contraction order, or False when one operand has every index: then a single
-    einsum pass is the whole work, and pairwise steps only add temporaries (3.5x slower
-    for GMM's 'bc,abc,abc->bc')."""
-    inputs = spec.split("->")[0].split(",")
-    if any(set(op) >= set("".join(inputs)) for op in inputs):
-        return False
-    return np.einsum_path(spec, *(np.empty(s) for s in shapes), optimize="optimal")[0]
-
-
 def _outer(specs: list, ops: list, every: str):
     """The elementwise product of ops (with einsum specs), broadcastable to the axes `every`
     (sorted letters): size 1 along the letters no operand has."""
@@ -495,7 +483,7 @@ def _outer(specs: list, ops: list, every: str):
 
 
 def contract(spec: str, *ops, where: tuple = (), zero: tuple = ()):
-    """np.einsum with its contraction order found once per spec and shapes.
+    """np.einsum, its NumPy calls chosen once per spec and shapes (backend/einsum_plans.py).
 
     The operands at positions `where` are masks of a ragged build (Bools): the lanes where
     a mask is False are outside the range, and their values must vanish whatever they are.
@@ -509,11 +497,10 @@ def contract(spec: str, *ops, where: tuple = (), zero: tuple = ()):
     factors are inf or NaN (catad.tangents.times). They are treated like masks: the
     einsum is exact when it is finite, and otherwise the terms where a tangent is 0 are
     dropped by selection before summing."""
-    path = _path(spec, tuple(np.shape(o) for o in ops))
     if not where and not zero:
-        return np.einsum(spec, *ops, optimize=path)
+        return _einsum_plans.run(spec, ops)
     fast = [o.astype(np.float64) if k in where else o for k, o in enumerate(ops)]
-    out = np.einsum(spec, *fast, optimize=path)
+    out = _einsum_plans.run(spec, fast)
     if np.isfinite(out).all():  # a mask's 0 * a finite value is exact, and so is a tangent's
         return out
     # masks alone always give a finite result, so some operand here is not a mask
