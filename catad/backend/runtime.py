@@ -465,6 +465,16 @@ def sum_front(axis: int, n: int, *parts):
         parts = [update_vector(p, axis, n) if p.shape[axis] > n else p for p in parts]
     shape = np.broadcast_shapes(*(p.shape[:axis] + (n,) + p.shape[axis + 1:] for p in parts))
     out = np.empty(shape, dtype=np.result_type(*parts))
+    short = [p for p in parts if p.shape[axis] < n]
+    if len(short) == 1 and len(parts) == 2:
+        # one whole vector and one leading part (GMM's cotangent of L x beside that of diag(Q) x):
+        # the part copied into place and -0.0 after it (x + -0.0 is x, a signed zero too), then
+        # one contiguous add: the same sums (+ commutes), twice as fast as an add into the
+        # strided front of a copy of the whole one
+        m = short[0].shape[axis]
+        out[(slice(None),) * axis + (slice(0, m),)] = short[0]
+        out[(slice(None),) * axis + (slice(m, None),)] = -0.0 if out.dtype.kind in "fc" else 0
+        return np.add(out, parts[0], out=out)
     first = parts[0].shape[axis]
     out[(slice(None),) * axis + (slice(0, first),)] = parts[0]
     out[(slice(None),) * axis + (slice(first, None),)] = 0
