@@ -25,7 +25,8 @@ import numpy as np
 
 from .errors import ArgumentError, CatadError
 from .lang.names import FreshNames
-from .lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, fconst, iconst, let_chain, make_lets, rename
+from .lang.terms import (Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, fconst, iconst, let_chain,
+                         make_lets, rename)
 from .lang.types import Float, Int, Tuple as TupleT, Type, Vec, is_differentiable, rank, scalar_of
 from .primitives import prim
 from .transforms import Transformation

@@ -76,3 +76,10 @@ def test_other_dtypes_keep_einsums_rules(dtype):
     got, want = runtime.contract("ab,bc,cd->ad", *ops), np.einsum("ab,bc,cd->ad", *ops)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec", ["ij,jk", "...j,jk->...k", "ij,jk->ik"])
+def test_implicit_results_and_ellipses_keep_einsums_driver(spec):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    np.testing.assert_allclose(runtime.contract(spec, a, b), np.einsum(spec, a, b), rtol=1e-13)

@@ -52,9 +52,9 @@ def plan(spec: str, shapes: tuple):
     steps in einsum_path's optimal order, or one pass when one operand has every index
     (see path), where the operands lacking some index are multiplied together first when
     there are several (c_einsum's loop over four operands is 6x slower than over three)."""
+    if "." in spec or "->" not in spec:  # an ellipsis, an implicit result: einsum's own driver
+        return functools.partial(_einsum, spec, path(spec, shapes))
     pairwise = path(spec, shapes) is not False
-    if "." in spec:  # an ellipsis: einsum's own driver
-        return functools.partial(_einsum, spec, "optimal" if pairwise else False)
     if not pairwise:
         return _single(spec, shapes)
     inputs, out = spec.split("->")[0].split(","), spec.split("->")[1]
