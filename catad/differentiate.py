@@ -26,7 +26,7 @@ from .binding import call_args
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
 from .lang.terms import Program
-from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, scalar_of
+from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, float_array_type, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
@@ -139,7 +139,18 @@ def _everywhere(x: Any, holds) -> bool:
 
 def _finite(x: Any) -> bool:
     """Whether a tangent value is finite everywhere."""
-    return _everywhere(x, lambda v: bool(np.isfinite(v).all()))
+    return _everywhere(x, _finite_leaf)
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _finite_leaf(v: Any) -> bool:
+    return bool(np.isfinite(v).all())
+
+
+def _zero_leaf(v: Any) -> bool:
+    return not (v.any() if type(v) is np.ndarray else np.any(v))
 
 
 def _user_out(b: Bound, x: Any) -> Any:
@@ -205,10 +216,13 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | N
     reverse loops"). The default, None, keeps every iteration's state. Both give the same
     gradient, bit for bit."""
     checkpoints = check_checkpoints(checkpoints)
+    return mark(_gradient(fn, argnums, checkpoints), Transformation("grad", fn, argnums, checkpoints))
 
+
+def _gradient(fn: Callable, argnums, checkpoints: int | None) -> Callable:
     def gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=False, checkpoints=checkpoints)
-    return mark(gradient, Transformation("grad", fn, argnums, checkpoints))
+    return gradient
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
@@ -257,6 +271,9 @@ def _check_tangents(tangents: tuple, vals: tuple, params) -> tuple:
 def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output") -> Any:
     """t checked and converted as a tangent (or cotangent) of the value v of type ty;
     `like` names v in messages ("its primal" for a tangent, "the output" for a cotangent)."""
+    if type(t) is np.ndarray and type(v) is np.ndarray and t.dtype == _F64 and t.shape == v.shape and \
+            t.ndim and ty is float_array_type(t.ndim):
+        return t  # the common case, a float array for a float array: what the checks below return
     if isinstance(ty, TupleT):
         if not isinstance(t, tuple) or len(t) != len(ty.items):
             raise ArgumentError(f"{what} must be a tuple of {len(ty.items)}, like {like}")
@@ -372,7 +389,11 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     are zero here (the data's, typically) compiled as the zero tangent: their products are
     not computed."""
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
-    b = bind(grad(fn, argnums, checkpoints=checkpoints), primals)
+    # grad(fn) as bind knows it; no one calls it by keyword, so it is not given fn's signature
+    # (inspect.signature: a tenth of hvp's own Python)
+    checkpoints = check_checkpoints(checkpoints)
+    g = mark(_gradient(fn, argnums, checkpoints), Transformation("grad", fn, argnums, checkpoints), signature=False)
+    b = bind(g, primals)
     vals, params = _canonical(b)
     dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
     # the gradient's forward program, its tangent alone, with the tangents that are zero here
@@ -388,7 +409,7 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
 
 def _is_zero(t: Any) -> bool:
     """Whether a tangent value is zero everywhere."""
-    return _everywhere(t, lambda v: not np.any(v))
+    return _everywhere(t, _zero_leaf)
 
 
 def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpoints: int | None, what: str):

@@ -57,15 +57,17 @@ def transformation_of(obj: Any) -> Transformation | None:
     return t if isinstance(t, Transformation) else None
 
 
-def mark(wrapper: Callable, t: Transformation) -> Callable:
+def mark(wrapper: Callable, t: Transformation, signature: bool = True) -> Callable:
     """wrapper (the callable a transformation returns) labelled with t: its name, and the
-    signature of the function transformed, so that arguments bind by keyword as f's do."""
+    signature of the function transformed, so that arguments bind by keyword as f's do
+    (not for a wrapper only catad itself uses: `signature` False)."""
     setattr(wrapper, ATTRIBUTE, t)
     wrapper.__name__ = wrapper.__qualname__ = t.name
-    try:
-        wrapper.__signature__ = inspect.signature(t.fn)
-    except (TypeError, ValueError):
-        pass
+    if signature:
+        try:
+            wrapper.__signature__ = inspect.signature(t.fn)
+        except (TypeError, ValueError):
+            pass
     return wrapper
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import catad
-from catad.backend import compile_program, memory, runtime, tidy
+from catad.backend import compile_program, einsum_plans, memory, runtime, tidy
 from catad.differentiate import _canonical
 from catad.pipeline import compiled
 
@@ -290,9 +290,9 @@ def test_contract_selects_masked_lanes_instead_of_multiplying_them(seed):
 # ---------------------------------------------------------------- runtime
 
 def test_einsum_with_an_operand_holding_every_index_is_one_pass():
-    assert runtime._path("bc,abc,abc->bc", ((2, 3), (4, 2, 3), (4, 2, 3))) is False
-    assert runtime._path("abc,abc->ab", ((4, 2, 3), (4, 2, 3))) is False
-    assert isinstance(runtime._path("cd,bcd,abd->abc", ((3, 2), (5, 3, 2), (4, 5, 2))), list)
+    assert einsum_plans.path("bc,abc,abc->bc", ((2, 3), (4, 2, 3), (4, 2, 3))) is False
+    assert einsum_plans.path("abc,abc->ab", ((4, 2, 3), (4, 2, 3))) is False
+    assert isinstance(einsum_plans.path("cd,bcd,abd->abc", ((3, 2), (5, 3, 2), (4, 5, 2))), list)
     rng = np.random.default_rng(2)
     c, a, b = rng.normal(size=(2, 3)), rng.normal(size=(4, 2, 3)), rng.normal(size=(4, 2, 3))
     np.testing.assert_allclose(runtime.contract("bc,abc,abc->bc", c, a, b), c * (a * b).sum(axis=0), rtol=1e-14)
@@ -302,12 +302,25 @@ def test_einsum_with_an_operand_holding_every_index_is_one_pass():
     [(4, 5, 6), (4, 5, 3)],             # a full vector and a shorter one
     [(4, 5, 2), (4, 5, 3)],             # none full: zeros past the longest
     [(1, 5, 6), (4, 1, 3), (4, 5, 1)],  # broadcasting batch axes
+    [(4, 1, 3), (1, 5, 6)],             # one full, one shorter, each broadcast along another axis
 ])
 def test_sum_front_is_the_sum_of_zero_padded_vectors(shapes):
     rng = np.random.default_rng(3)
     parts = [rng.normal(size=s) for s in shapes]
     expected = sum(runtime.update_vector(p, 2, 6) for p in parts)
     np.testing.assert_array_equal(runtime.sum_front(2, 6, *parts), expected)
+
+
+def test_sum_front_of_a_whole_vector_and_a_part_is_their_sum_bit_for_bit():
+    """The whole vector plus the part padded with -0.0: its signed zeros past the part stay."""
+    rng = np.random.default_rng(4)
+    whole, part = rng.normal(size=(3, 4, 6)), rng.normal(size=(3, 4, 2))
+    whole[:, :, 5] = -0.0
+    got = runtime.sum_front(2, 6, part, whole)
+    expected = whole.copy()
+    expected[:, :, :2] += part
+    np.testing.assert_array_equal(got, expected)
+    assert np.signbit(got[:, :, 5]).all() and got.flags.c_contiguous
 
 
 def test_sum_front_lanes_past_the_end_must_be_zero():

@@ -22,7 +22,8 @@ from ..combinators.typing import def_input_type
 from ..lang import terms as core
 from ..lang.fold import Fold, Scan, WhileCount
 from ..lang.names import FreshNames
-from ..lang.terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, make_lets
+from ..lang.inline import renamed_apart
+from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, make_lets
 from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
 from ..linearmaps import terms as L
 from ..primitives import prim
@@ -282,7 +283,15 @@ class _AD:
         if not is_differentiable(c.ty):
             return primal, self.zero(c.ty)
         from .rules import jacobian_of_call
-        return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, v))
+        return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, self.apart(v)))
+
+    def apart(self, value: Term) -> Term:
+        """A partial derivative's formula with its own lets' names (_d1, _d2, ...: chosen to
+        capture none of its arguments, catad.primitives.derivatives) made fresh in this
+        program, so that they shadow none of its variables: CSE and the inliner take a name
+        for one value in the scope it is bound in (a program's own _d1, the partial of a
+        derivative program differentiated again, or the user's variable of that name)."""
+        return renamed_apart(value, self.names) if type(value) is Let else value
 
 
 def _body_reads(body: cl.CL, n: int) -> set[int]:

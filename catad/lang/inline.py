@@ -100,6 +100,11 @@ def canonical(t: Term, free: dict[Var, Term] | None = None) -> Term:
     return _Renaming(_Numbered()).term(t, dict(free or {}))
 
 
+def renamed_apart(t: Term, names: FreshNames) -> Term:
+    """t with every binder given a fresh name from names (its free variables kept)."""
+    return _Renaming(names).term(t, {})
+
+
 class _Numbered:
     """Binder names @0, @1, ... (no source name starts with @)."""
 

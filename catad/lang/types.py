@@ -148,8 +148,18 @@ def is_differentiable(t: Type) -> bool:
     return scalar_of(t) == Float
 
 
+def float_array_type(ndim: int) -> Type:
+    """The type of a float64 array of rank ndim (made once per rank)."""
+    t = _FLOAT_VECS.get(ndim)
+    if t is None:
+        t = _FLOAT_VECS[ndim] = vec_of(Float, ndim)
+    return t
+
+
 def type_of_value(v: Any, what: str = "argument") -> Type:
     """The catad type of a run-time value, or ArgumentError naming `what`."""
+    if type(v) is np.ndarray and v.dtype == _F64 and v.ndim:  # the common case first: a plain float array
+        return float_array_type(v.ndim)
     if isinstance(v, (bool, np.bool_)):
         return Bool
     if isinstance(v, np.generic):
@@ -221,6 +231,8 @@ def _check_plain_array(v: np.ndarray, what: str) -> None:
 
 
 _INT64 = np.iinfo(np.int64)
+_F64 = np.dtype(np.float64)
+_FLOAT_VECS: dict[int, Type] = {}  # rank -> the type of a float64 array of that rank
 
 
 def _check_dtype(dtype: np.dtype, what: str, kind: str) -> None:
@@ -240,6 +252,8 @@ def _check_dtype(dtype: np.dtype, what: str, kind: str) -> None:
 
 def coerce_value(v: Any, t: Type, what: str = "argument") -> Any:
     """Convert a run-time value to the canonical representation of type t (checked)."""
+    if type(v) is np.ndarray and v.dtype == _F64 and v.ndim and t is float_array_type(v.ndim):
+        return v  # already canonical (np.asarray would return it as it is)
     actual = type_of_value(v, what)
     if actual == t:
         return _canonical(v, t)

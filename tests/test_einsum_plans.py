@@ -1,0 +1,85 @@
+"""runtime.contract's einsum plans (catad/backend/einsum_plans.py) against np.einsum itself.
+
+A plan replaces np.einsum's Python driver by matmuls and c_einsum calls chosen at the first
+call of a spec with given shapes; it must give einsum's value (up to the rounding of another
+summation order), shape and dtype for any spec: random specs of two to four operands, with
+axes of size 0 and 1, indices summed in one operand only, repeated indices, broadcast axes
+of size 1, scalar results, and non-float64 operands (which keep np.einsum)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from catad.backend import einsum_plans, runtime
+
+LETTERS = "abcde"
+
+
+@st.composite
+def einsums(draw):
+    """A spec over up to five letters, operands drawn as letter strings, the result any subset
+    of the letters used, and each letter's size (0 to 4); an operand's axis may be 1 where the
+    letter is longer (einsum broadcasts it)."""
+    n_ops = draw(st.integers(2, 4))
+    specs = [draw(st.text(LETTERS, min_size=0, max_size=3)) for _ in range(n_ops)]
+    used = sorted(set("".join(specs)))
+    out = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    size = {c: draw(st.integers(0, 4)) for c in used}
+    # an axis is 1 now and then (broadcast), except a repeated letter's (a diagonal: one size)
+    shapes = [tuple(1 if s.count(c) == 1 and draw(st.integers(0, 5)) == 0 else size[c] for c in s)
+              for s in specs]
+    return ",".join(specs) + "->" + out, shapes
+
+
+@settings(max_examples=400, deadline=None)
+@given(einsums(), st.integers(0, 2**32 - 1))
+def test_a_plan_gives_einsums_value(case, seed):
+    spec, shapes = case
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    try:
+        want = np.einsum(spec, *ops)
+    except ValueError:
+        return  # not an einsum NumPy computes (sizes that do not broadcast)
+    got = runtime.contract(spec, *ops)
+    assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("cd,bcd,abd->abc", [(10, 9), (25, 10, 9), (1000, 25, 9)]),  # GMM's Q x, batched over the components
+    ("cd,bcd,abc->abd", [(2, 1), (10, 2, 1), (1000, 10, 2)]),  # its transpose; d = 2: sums of length 1
+    ("cd,abd,abc->bcd", [(10, 9), (1000, 25, 9), (1000, 25, 10)]),  # a sum over the points
+    ("cd,bd,abc->bcd", [(10, 9), (25, 9), (1000, 25, 10)]),  # an index summed in one operand only
+    ("bc,bc,abc,abc->bc", [(25, 10), (25, 10), (1000, 25, 10), (1000, 25, 10)]),  # small ones first
+    ("ab,bc,ca->", [(3, 4), (4, 5), (5, 3)]),  # a scalar result
+])
+def test_gmm_contractions(spec, shapes):
+    rng = np.random.default_rng(0)
+    ops = [rng.standard_normal(s) for s in shapes]
+    np.testing.assert_allclose(runtime.contract(spec, *ops), np.einsum(spec, *ops), rtol=1e-12, atol=1e-12)
+
+
+def test_the_plans_steps_are_matmuls_where_something_is_summed():
+    """What the plan is for: GMM's batched Q x is a matmul, not np.einsum's driver; its
+    products of length-1 sums are c_einsum calls."""
+    steps = einsum_plans.plan("cd,bcd,abd->abc", ((10, 9), (25, 10, 9), (1000, 25, 9))).args[0]
+    assert [s.func.__name__ for _, s in steps] == ["_c_einsum_step", "_swap"]
+    assert steps[1][1].args[0].func is einsum_plans._matmul
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.bool_, np.float32, np.complex128])
+def test_other_dtypes_keep_einsums_rules(dtype):
+    rng = np.random.default_rng(1)
+    ops = [(rng.standard_normal(s) * 3).astype(dtype) for s in [(3, 4), (4, 5), (5, 2)]]
+    got, want = runtime.contract("ab,bc,cd->ad", *ops), np.einsum("ab,bc,cd->ad", *ops)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec", ["ij,jk", "...j,jk->...k", "ij,jk->ik"])
+def test_implicit_results_and_ellipses_keep_einsums_driver(spec):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    np.testing.assert_allclose(runtime.contract(spec, a, b), np.einsum(spec, a, b), rtol=1e-13)
