@@ -129,16 +129,18 @@ def test_triangles_with_values_outside_that_are_not_finite(f, n):
 
 @pytest.mark.parametrize("f, args, name", [(qx_sum, qtimesx_args(4), "qtimesx_loops"),
                                            (below, (np.arange(4.0), np.ones(4)), "below"),
+                                           (above, (np.arange(4.0), np.ones(4)), "above"),
                                            (bumps, (np.ones(5), np.ones(3), 3), "bumps"),
                                            (gmm.gmm_objective_loops, gmm_args(3, 2, 4), "qtimesx_loops")])
 def test_triangular_loops_compute_their_elements_in_place(f, args, name):
-    # a loop writing out[r] for r in range(c + 1, d) of a loop over c (a triangle): each element
-    # is the sum over the c that reach it, a ragged range as the comprehension writes it, with
+    # a loop writing out[r] for r in range(c + 1, d) (or range(c)) of a loop over c (a triangle):
+    # each element is the sum over the c that reach it (c < r, or c > r), a ragged range as the
+    # comprehension writes it, with
     # no build of every iteration's values (padded to the longest, then gathered at r - c - 1:
     # it spans every lane of every enclosing build, and its cotangent scatters over them all)
     core = str(next(d for d in pipeline(f, *args).core.defs if d.name == name))
     assert "_map" not in core and "_sums" not in core, core
-    assert "sum(build(max(min(" in core, core
+    assert "sum(build(max(min(" in core or "sum(build(max(size(x) - max(" in core, core
 
 
 # ---------------------------------------------------------------- ADBench's GMM with loops

@@ -378,6 +378,8 @@ class _Loop:
             args = tuple(self.canon(a, depth + 1) for a in t.args)
             if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _is_length(args[0]):
                 return args[0]
+            if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _at_least_k(args[0]):
+                return args[0]  # max(k + c, 0), c >= 0, k the iteration number: range(j)'s length
             if t.fn in ("max", "min") and all(isinstance(a, Const) for a in args):
                 return Const((max if t.fn == "max" else min)(a.value for a in args), t.type)
             return t.replace(args=args) if any(a is not b for a, b in zip(args, t.args)) else t
@@ -1216,6 +1218,14 @@ def _nonneg_term(t: Term, nonneg: set[str]) -> bool:
 
 def _is_length(t: Term) -> bool:
     return isinstance(t, Call) and t.fn in ("size", "dim")
+
+
+def _at_least_k(t: Term) -> bool:
+    """Is the canonical t the iteration number plus a constant not negative (never negative)?"""
+    while isinstance(t, Call) and t.fn == "add" and len(t.args) == 2 and isinstance(t.args[1], Const) \
+            and t.args[1].type == Int and t.args[1].value >= 0:
+        t = t.args[0]
+    return t == _K
 
 
 def _linear_term(form: dict, const: int, loc) -> Term:
