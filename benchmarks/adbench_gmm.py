@@ -21,7 +21,7 @@ unless OMP_NUM_THREADS (and XLA_FLAGS) say otherwise.
 Styles: `index` (benchmarks/adbench/gmm.py: gmm_objective, comprehensions and sum of
 generators, as Knossos writes it), `numpy` (gmm_numpy.py, whole-array NumPy) and `loops`
 (gmm.py: gmm_objective_loops, for loops over points, components and the entries of L, as
-ADBench's Python writes it; not run unless asked for, and slow today: cut N with --points).
+ADBench's Python writes it; not run unless asked for).
 
 Targets (issue 5): on d10_K25 with 1k points, index-style, catad's gradient within 3x of
 catad's objective and of JAX's gradient, and its compile time under 2 s. Issue 15, item 6:

@@ -94,12 +94,56 @@ def test_an_outer_loop_scaling_its_elements_stays_a_loop():
     assert any(n.startswith(f"loop at line {outer} runs as a Python loop") for n in notes), notes
 
 
-# ---------------------------------------------------------------- ADBench's GMM with loops
-
 def gmm_args(d, k, n):
     return (RNG.uniform(-1, 1, k), RNG.uniform(-1, 1, (k, d)), RNG.uniform(-0.5, 0.5, (k, d)),
             RNG.uniform(-1, 1, (k, gmm.tri(d))), RNG.uniform(-1, 1, (n, d)), (1.3, 2))
 
+
+def below(x, w):
+    out = x * 1.0
+    for c in range(len(x)):
+        for r in range(c + 1, len(x)):
+            out[r] = out[r] + w[c] * x[c] / (x[r] - x[c])  # inf or NaN at r == c, outside the loop
+    return np.sum(out * out)
+
+
+def above(x, w):
+    out = x * 1.0
+    for c in range(len(x)):
+        for r in range(c):
+            out[r] = out[r] + w[c] * x[c] / (x[r] - x[c])
+    return np.sum(out * out)
+
+
+@pytest.mark.parametrize("f", [below, above])
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_triangles_with_values_outside_that_are_not_finite(f, n):
+    # the elements each loop writes are computed where they are summed: the pairs it does not
+    # visit (r == c among them) hold inf and NaN, which must reach neither value nor gradient
+    args = (np.linspace(-1.0, 1.0, n) + 0.1 * RNG.uniform(0, 1, n), RNG.uniform(-1, 1, n))
+    check_value(f, args)
+    if n:
+        check(f, args, argnums=(0, 1))
+    all_vectorised(f, *args)
+
+
+@pytest.mark.parametrize("f, args, name", [(qx_sum, qtimesx_args(4), "qtimesx_loops"),
+                                           (below, (np.arange(4.0), np.ones(4)), "below"),
+                                           (above, (np.arange(4.0), np.ones(4)), "above"),
+                                           (bumps, (np.ones(5), np.ones(3), 3), "bumps"),
+                                           (gmm.gmm_objective_loops, gmm_args(3, 2, 4), "qtimesx_loops")])
+def test_triangular_loops_compute_their_elements_in_place(f, args, name):
+    # a loop writing out[r] for r in range(c + 1, d) (or range(c)) of a loop over c (a triangle):
+    # each element is the sum over the c that reach it (c < r, or c > r), a ragged range as the
+    # comprehension writes it, with
+    # no build of every iteration's values (padded to the longest, then gathered at r - c - 1:
+    # it spans every lane of every enclosing build, and its cotangent scatters over them all)
+    core = str(next(d for d in pipeline(f, *args).core.defs if d.name == name))
+    assert "_map" not in core and "_sums" not in core, core
+    assert "sum(build(max(min(" in core or "sum(build(max(size(x) - max(" in core, core
+
+
+# ---------------------------------------------------------------- ADBench's GMM with loops
 
 @pytest.mark.parametrize("d, k, n", [(2, 3, 4), (4, 2, 3), (1, 2, 2)])
 def test_gmm_loops(d, k, n):

@@ -818,7 +818,11 @@ def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i:
         if isinstance(s_, _Scalar) and y is not ZERO:
             c.emit(f"{s_}, = {s_} + {tangent_leaf(c, y, Float, _NUMBER).code},")  # tidy keeps a tuple assignment
         elif s_ is not None and y is not ZERO:
-            c.emit(f"{s_}.add({_runtime_tangent(c, y)})")
+            # a sum of index updates (the rows a step read) added term by term: each lands in
+            # the sum's buffer in place, where their sum made first is a new dense array
+            terms = tsum_terms(y) if isinstance(y, TSum) and not _vectorised_parts(y) else [y]
+            for term in terms:
+                c.emit(f"{s_}.add({_runtime_tangent(c, term)})")
     elems = leaves(elem, vt.elem)
     for d, y, lt, e in zip(dbs, leaves(db, vt.elem), leaf_types(vt.elem), elems):
         if d is not None:

@@ -393,7 +393,9 @@ def rt_mask(c, x):
 
 
 def rt_update(i, v, n):
-    return R.PRIMITIVES["update"].impl(int(i), v, int(n))
+    """update(i, v, n) as a run-time tangent: the registry's `update`, without looking it up
+    (a reverse loop makes one per row it read, per step)."""
+    return ZERO if v is ZERO else OneHot(i, v, n)
 
 
 def rt_sum(v):

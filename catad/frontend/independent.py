@@ -39,6 +39,13 @@ Also an *element-wise sum*: ``out = build(len, \\a. if c then out[a] + h else ou
 an inner map ``out[r] = out[r] + e`` over part of the array becomes), tests and h reading no
 state: ``build(len, \\a. out0[a] + sum(build(n, \\k. h_k[a])))``.
 
+Triangles (:meth:`_Loop.triangular`): an inner map over ``range(c + 1, len(out))`` or
+``range(c)``, ``c`` an enclosing loop's index, computes its element at ``a`` in place (no build
+of its values gathered at ``a - c``), and an element-wise sum whose terms read nothing that
+fails sums them in place, over the ragged range of iterations its test ``lo <= k < hi`` allows
+(:meth:`_Loop.span`): what the comprehension ``sum(... for k in range(a))`` is. Their checks
+run in a build of their own over the iterations.
+
 :func:`vectorise_loops` gives the new program and one note per loop, which ``explain``'s
 code stage shows.
 """
@@ -371,6 +378,8 @@ class _Loop:
             args = tuple(self.canon(a, depth + 1) for a in t.args)
             if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _is_length(args[0]):
                 return args[0]
+            if t.fn == "max" and len(args) == 2 and args[1] == Const(0, Int) and _at_least_k(args[0]):
+                return args[0]  # max(k + c, 0), c >= 0, k the iteration number: range(j)'s length
             if t.fn in ("max", "min") and all(isinstance(a, Const) for a in args):
                 return Const((max if t.fn == "max" else min)(a.value for a in args), t.type)
             return t.replace(args=args) if any(a is not b for a, b in zip(args, t.args)) else t
@@ -653,17 +662,27 @@ class _Loop:
                 values[k] = prim("add", self.inits[k], prim("sum", v, loc=f.loc), loc=f.loc)
             elif kind[0] == "vsum":
                 length, a, h = kind[1], kind[2], kind[3]
-                vals = self.build_of(Build(length, a, h, f.loc), lets, fails)
-                v = self.fresh.var(Var("_sums", vals.type))
-                made.append((v, vals))
-                values[k] = self.vsum_value(k, length, v, lets)
+                if self.pure(h, lets, fails):  # each element's sum, its terms in place
+                    made += self.checks(lets, fails)
+                    values[k] = self.vsum_direct(k, length, a, h, lets)
+                else:
+                    vals = self.build_of(Build(length, a, h, f.loc), lets, fails)
+                    v = self.fresh.var(Var("_sums", vals.type))
+                    made.append((v, vals))
+                    values[k] = self.vsum_value(k, length, v, lets)
             else:
                 levels, e = kind[1], kind[2]
                 own = self.own_increment(k, levels, e)  # out[i] = out[i] + h: the values of h
-                vals = self.build_of(e if own is None else own, lets, fails)
-                v = self.fresh.var(Var("_map", vals.type))
-                made.append((v, vals))
-                values[k] = self.map_value(k, levels, v, lets, own is not None)
+                value = e if own is None else own
+                if self.triangular(levels) and self.pure(value, lets, fails):  # the values in place
+                    made += self.checks(lets, fails)
+                    vals = self.build_of(value, lets, [])
+                else:
+                    vals = self.build_of(value, lets, fails)
+                    v = self.fresh.var(Var("_map", vals.type))
+                    made.append((v, vals))
+                    vals = v
+                values[k] = self.map_value(k, levels, vals, lets, own is not None)
         if stay:
             staying = sorted(stay)
             folded = self.remaining(staying, lets, results, fails)
@@ -861,10 +880,43 @@ class _Loop:
             return None
         return h
 
-    def map_value(self, k: int, levels, vals: Var, lets, increments: bool = False) -> Term:
+    def triangular(self, levels) -> bool:
+        """Is the loop's range of written elements [c, c + n) one end of the array, its other
+        end an enclosing loop's index (`for r in range(j + 1, len(out))`, `range(j)`: a
+        triangle over both loops), each element of the range the array's own? Then the
+        element written at a is the loop's value at iteration a - c computed in place (the
+        loops hold on average half the array, the lanes a padded build of the values would
+        hold too), not a build of the values gathered at a - c: that build is padded to its
+        longest lane and its gather and its cotangent's scatter span every lane of every
+        enclosing build (GMM's Q x written with loops). With checks in the body, every
+        iteration must be an element read (n + c <= len(out), proven), so that the same
+        iterations check (their own build: Loop.checks)."""
+        if len(levels) != 1 or levels[0][3] is None:
+            return False
+        length, _, _, here = levels[0]
+        outer = self.vz.nonneg  # enclosing loops' indices
+        varies = lambda t: any(v.name in outer for v in free_vars(self.canon(t)))  # noqa: E731
+        return self.reaches_end(length, here) and varies(here) or here == Const(0, Int) and varies(self.n_canon)
+
+    def reaches_end(self, length: Term, here: Term) -> bool:
+        """Is length <= n + here proven (n the trip count: the loop writes up to the end)?"""
+        n = self.canon(self.n_canon)
+        while isinstance(n, Call) and n.fn == "max" and len(n.args) == 2 and n.args[1] == Const(0, Int):
+            n = n.args[0]  # max(a, 0) >= a
+        forms = [self.lin(t) for t in (length, n, here)]
+        if any(f is None for f in forms):
+            return False
+        (lf, lc), (nf, nc), (hf, hc) = forms
+        diff = dict(lf)
+        for atom, c in list(nf.items()) + list(hf.items()):
+            diff[atom] = diff.get(atom, 0) - c
+        return not any(diff.values()) and lc - nc - hc <= 0
+
+    def map_value(self, k: int, levels, vals: Var | Build, lets, increments: bool = False) -> Term:
         """The array after the loop: vals at the loop's index where it covers the array, the
         initial array elsewhere (the hoisted lengths and fixed indices first). With
-        `increments`, vals are what the loop adds to the initial elements it writes."""
+        `increments`, vals are what the loop adds to the initial elements it writes. vals is
+        the build of the loop's values, or its name."""
         f = self.f
         a0 = self.inits[k]
         roots = [length for length, _, _, _ in levels] + [j for _, _, j, here in levels if here is None]
@@ -872,7 +924,9 @@ class _Loop:
 
         def level(i: int, path: list[Var], at: Term | None) -> Term:
             if i == len(levels):
-                val = prim("index", at, vals, loc=f.loc)
+                # the loop's values as a build, or its element at iteration `at` (triangular)
+                val = prim("index", at, vals, loc=f.loc) if isinstance(vals, Var) else \
+                    Let(vals.var, at, vals.body, f.loc)
                 if increments:  # the same addition Python does: out0[a] + h
                     own = a0
                     for p in path:
@@ -893,7 +947,8 @@ class _Loop:
                 body = inner
             elif here is not None:
                 end = self.n if zero else prim("add", self.n, here, loc=f.loc)
-                body = If(prim("lt", a, end, loc=f.loc), inner, orig, f.loc)
+                # a < len(out) <= n + c: the loop's end needs no test when it is the array's
+                body = inner if self.reaches_end(length, here) else If(prim("lt", a, end, loc=f.loc), inner, orig, f.loc)
                 if not zero:
                     body = If(prim("le", here, a, loc=f.loc), body, orig, f.loc)
             else:
@@ -977,22 +1032,118 @@ class _Loop:
         total = prim("add", prim("index", a, self.inits[k], loc=f.loc), prim("sum", column, loc=f.loc), loc=f.loc)
         return make_lets(hoisted, Build(self.fresh.copy(length, env), a, total, f.loc))
 
+    def vsum_direct(self, k: int, length: Term, a: Var, h: Term, lets) -> Term:
+        """out0 plus, element by element, the sum over the iterations of what each added, each
+        term computed where it is summed: `build(len, \\a. out0[a] + sum(build(n, \\k. h_k[a])))`.
+        No array of every iteration's additions is made and read back transposed: a sum of
+        products stays one einsum (GMM's triangular Q x written with loops)."""
+        f = self.f
+        hoisted, env = self.hoisted([length], lets)
+        a2 = self.fresh.var(Var("_a", Int))
+        h = _subst(h, {a.name: a2})
+        span = self.span(h.cond) if isinstance(h, If) and h.orelse == Const(0.0, Float) else None
+        if span is None:
+            column = self.build_of(h, lets, [])
+        else:  # if lo <= k < hi then e else 0.0: the iterations [lo, hi) alone, a ragged range
+            lo, hi = span
+            n = self.n if hi is None else prim("min", self.n, hi, loc=f.loc)
+            if lo is not None:
+                lo = prim("max", lo, Const(0, Int), loc=f.loc)
+                n = prim("sub", n, lo, loc=f.loc)
+            column = self.build_of(h.then, lets, [], start=lo)
+            column = Build(prim("max", n, Const(0, Int), loc=f.loc), column.var, column.body, f.loc)
+        total = prim("add", prim("index", a2, self.inits[k], loc=f.loc), prim("sum", column, loc=f.loc), loc=f.loc)
+        return make_lets(hoisted, Build(self.fresh.copy(length, env), a2, total, f.loc))
+
+    def span(self, cond: Term) -> tuple[Term | None, Term | None] | None:
+        """(lo, hi) when cond holds exactly for the iterations lo <= k < hi (one of them
+        None: unbounded), cond a comparison linear in the iteration number k with
+        coefficient 1 or -1 whose other terms do not change in the loop; None otherwise."""
+        if not (isinstance(cond, Call) and cond.fn in ("le", "lt", "ge", "gt") and len(cond.args) == 2):
+            return None
+        a, b = cond.args if cond.fn in ("le", "lt") else cond.args[::-1]
+        fa, fb = self.lin(a), self.lin(b)
+        if fa is None or fb is None:
+            return None
+        diff = dict(fa[0])  # a - b <= const: the atoms' coefficients, then the constant
+        for atom, c in fb[0].items():
+            diff[atom] = diff.get(atom, 0) - c
+        const = fb[1] - fa[1] - (1 if cond.fn in ("lt", "gt") else 0)
+        ck = diff.pop(_K, 0)
+        diff = {atom: c for atom, c in diff.items() if c}
+        local = self.names | set(self.comp) | {self.elem.name, _K.name}  # k inside an atom: max(k, 0)
+        if ck not in (1, -1) or any(v.name in local for atom in diff for v in free_vars(atom)):
+            return None
+        # ck k + sum(c atom) <= const: k <= const - rest (ck 1), k >= rest - const (ck -1)
+        if ck == 1:
+            return None, _linear_term({atom: -c for atom, c in diff.items()}, const + 1, cond.loc)
+        return _linear_term(diff, -const, cond.loc), None
+
     # ------------------------------------------------------------ building
 
-    def build_of(self, value: Term, lets, fails) -> Build:
-        """build(n, \\k. the body's lets value needs and the checks, at element k; value)."""
+    def pure(self, value: Term, lets, fails) -> bool:
+        """Does value (and what it reads of the body) neither check, raise nor loop? Then it
+        can be computed where it is used, apart from the checks (Loop.checks), at the cost of
+        a few index computations (an inner loop there would run for every lane it is used in)."""
+        need = self.closure([value], lets)
+        if need & {lt.var.name for lt in fails} or may_fail(value) or _raises(value, self.vz.failing):
+            return False
+        read = [lt.rhs for lt in lets if lt.var.name in need] + [value]
+        return not any(isinstance(n, (Fold, WhileCount)) for t in read for n in _subterms(t))
+
+    def checks(self, lets, fails) -> list[tuple[Var, Term]]:
+        """The body's checks and failing calls at every iteration, a build of their own (kept
+        although nothing reads it: catad.lang.terms.may_fail), when the values are computed
+        elsewhere; none when the body has none."""
+        if not fails:
+            return []
+        b = self.build_of(Const(0, Int), lets, fails)
+        return [(self.fresh.var(Var("_checks", b.type)), b)]
+
+    def span(self, cond: Term) -> tuple[Term | None, Term | None] | None:
+        """(lo, hi) when cond holds exactly for the iterations lo <= k < hi (one of them
+        None: unbounded), cond a comparison linear in the iteration number k with
+        coefficient 1 or -1 whose other terms do not change in the loop; None otherwise."""
+        if not (isinstance(cond, Call) and cond.fn in ("le", "lt", "ge", "gt") and len(cond.args) == 2):
+            return None
+        a, b = cond.args if cond.fn in ("le", "lt") else cond.args[::-1]
+        fa, fb = self.lin(a), self.lin(b)
+        if fa is None or fb is None:
+            return None
+        diff = dict(fa[0])  # a - b <= const: the atoms' coefficients, then the constant
+        for atom, c in fb[0].items():
+            diff[atom] = diff.get(atom, 0) - c
+        const = fb[1] - fa[1] - (1 if cond.fn in ("lt", "gt") else 0)
+        ck = diff.pop(_K, 0)
+        diff = {atom: c for atom, c in diff.items() if c}
+        local = self.names | set(self.comp) | {self.elem.name, _K.name}  # k inside an atom: max(k, 0)
+        if ck not in (1, -1) or any(v.name in local for atom in diff for v in free_vars(atom)):
+            return None
+        # ck k + sum(c atom) <= const: k <= const - rest (ck 1), k >= rest - const (ck -1)
+        if ck == 1:
+            return None, _linear_term({atom: -c for atom, c in diff.items()}, const + 1, cond.loc)
+        return _linear_term(diff, -const, cond.loc), None
+
+    # ------------------------------------------------------------ building
+
+    def build_of(self, value: Term, lets, fails, start: Term | None = None) -> Build:
+        """build(n, \\k. the body's lets value needs and the checks, at element k; value); with
+        `start`, element k is iteration start + k (the build's size is then the caller's)."""
         f = self.f
         kv = self.fresh.var(Var("_k", Int))
+        it = kv if start is None else self.fresh.var(Var("_it", Int))
         need = self.closure([value] + [lt.rhs for lt in fails], lets) | {lt.var.name for lt in fails}
         env: dict[str, Term] = {}
         out = []
+        if start is not None:
+            out.append((it, prim("add", start, kv, loc=f.loc), f.loc))
         ev = self.fresh.var(self.elem)
-        out.append((ev, self.elem_of(kv), f.loc))
+        out.append((ev, self.elem_of(it), f.loc))
         env[self.elem.name] = ev
         for name, k in self.comp.items():
             if k in self.induction or k in self.invariant:
                 cv = self.fresh.var(self.compvar[k])
-                out.append((cv, self._induction_value(k, kv) if k in self.induction else self.inits[k], f.loc))
+                out.append((cv, self._induction_value(k, it) if k in self.induction else self.inits[k], f.loc))
                 env[name] = cv
         for lt in lets:
             if lt.var.name in need:
@@ -1067,6 +1218,31 @@ def _nonneg_term(t: Term, nonneg: set[str]) -> bool:
 
 def _is_length(t: Term) -> bool:
     return isinstance(t, Call) and t.fn in ("size", "dim")
+
+
+def _at_least_k(t: Term) -> bool:
+    """Is the canonical t the iteration number plus a constant not negative (never negative)?"""
+    while isinstance(t, Call) and t.fn == "add" and len(t.args) == 2 and isinstance(t.args[1], Const) \
+            and t.args[1].type == Int and t.args[1].value >= 0:
+        t = t.args[0]
+    return t == _K
+
+
+def _linear_term(form: dict, const: int, loc) -> Term:
+    """sum(c * atom) + const as an Int term (form: atom -> coefficient, none zero)."""
+    out: Term | None = None
+    for atom, c in form.items():
+        if out is None:
+            out = atom if c == 1 else prim("neg", atom, loc=loc) if c == -1 else prim("mul", Const(c, Int), atom, loc=loc)
+        elif c > 0:
+            out = prim("add", out, atom if c == 1 else prim("mul", Const(c, Int), atom, loc=loc), loc=loc)
+        else:
+            out = prim("sub", out, atom if c == -1 else prim("mul", Const(-c, Int), atom, loc=loc), loc=loc)
+    if out is None:
+        return Const(const, Int)
+    if const > 0:
+        return prim("add", out, Const(const, Int), loc=loc)
+    return prim("sub", out, Const(-const, Int), loc=loc) if const < 0 else out
 
 
 def _subst(t: Term, env: dict[str, Term]) -> Term:
