@@ -641,6 +641,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_norms.TABLE
     from . import idioms  # divmod, sorted, np.meshgrid
     table += idioms.TABLE
+    from . import lstsq  # np.linalg.lstsq, np.polyfit
+    table += lstsq.HANDLERS
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 
