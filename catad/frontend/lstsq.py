@@ -116,7 +116,7 @@ def h_lstsq(lw, obj, node, args, kwargs):
     b = lw.b.to_float(b, loc)
     rc = None if _is_none(p.get("rcond")) else lw.b.to_float(lw.arg(p["rcond"]), loc)
     if rc is not None and rc.type != Float:
-        lw.fail(p["rcond"], name, "rcond of np.linalg.lstsq must be a number", CatadTypeError)
+        lw.fail(node, name, "rcond of np.linalg.lstsq must be a number", CatadTypeError)
     message = ("np.linalg.lstsq(a, b): a has rank {0} < {1} columns: catad differentiates the least-squares "
                "solution of a matrix of full column rank only (the minimum-norm solution of a rank-deficient "
                "one is not differentiable where the rank changes); drop dependent columns, or regularise")
@@ -155,20 +155,20 @@ def h_polyfit(lw, obj, node, args, kwargs):
     loc, name = lw.loc(node), "np.polyfit"
     for opt in ("full", "cov"):
         if opt in p and not (isinstance(p[opt], ast.Constant) and p[opt].value is False):
-            lw.fail(p[opt], name, f"np.polyfit(..., {opt}=...) is not supported (only {opt}=False)",
+            lw.fail(node, name, f"np.polyfit(..., {opt}=...) is not supported (only {opt}=False)",
                     hint="call np.linalg.lstsq on the Vandermonde matrix for the residuals" if opt == "full" else
                     "compute the covariance from the fit's residuals yourself")
     deg = _static_deg(lw, p["deg"], node, name)
     if deg < 0:
-        lw.fail(p["deg"], name, "expected deg >= 0", CatadTypeError)
+        lw.fail(node, name, "expected deg >= 0", CatadTypeError)
     x, y = (lw.b.to_float(lw.arg(p[k]), loc) for k in ("x", "y"))
     if not is_array(x) or rank(x.type) != 1:
-        lw.fail(p["x"], name, "expected 1D vector for x", CatadTypeError)
+        lw.fail(node, name, "expected 1D vector for x", CatadTypeError)
     if not is_array(y) or rank(y.type) > 2:
-        lw.fail(p["y"], name, "expected 1D or 2D array for y", CatadTypeError)
+        lw.fail(node, name, "expected 1D or 2D array for y", CatadTypeError)
     w = None if _is_none(p.get("w")) else lw.b.to_float(lw.arg(p["w"]), loc)
     if w is not None and (not is_array(w) or rank(w.type) != 1):
-        lw.fail(p["w"], name, "expected a 1-d array for weights", CatadTypeError)
+        lw.fail(node, name, "expected a 1-d array for weights", CatadTypeError)
     rc = None if _is_none(p.get("rcond")) else lw.b.to_float(lw.arg(p["rcond"]), loc)
     message = ("np.polyfit: the Vandermonde matrix of x has rank {0} < deg + 1 = {1} (NumPy warns 'Polyfit may be "
                "poorly conditioned' and returns the minimum-norm fit, which catad does not differentiate); "
