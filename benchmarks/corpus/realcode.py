@@ -43,6 +43,23 @@ def nan_coefficient_of_variation(x):
     return np.nanstd(y, ddof=1) / np.nanmean(y) + np.sum(np.nanvar(y.reshape(2, -1), axis=1))
 
 
+# Instantaneous frequency of a chirp from its unwrapped phase; Boashash, "Estimating and
+# interpreting the instantaneous frequency of a signal", Proc. IEEE 80 (1992) 520; by np.unwrap
+# and np.ediff1d, as in scipy.signal's hilbert-transform examples.
+def chirp_frequency_error(p, t):
+    phase = np.mod(2 * np.pi * (p[0] * t + 0.5 * p[1] * t ** 2), 2 * np.pi) - np.pi
+    freq = np.ediff1d(np.unwrap(phase)) / (2 * np.pi * (t[1] - t[0]))
+    return np.sum((freq - (p[0] + p[1] * t[:-1])) ** 2)
+
+
+# Sign-preserving power compression (a "signed square root" feature map, Perronnin et al.,
+# "Improving the Fisher kernel for large-scale image classification", ECCV 2010), with per-group
+# weights expanded by np.repeat; by np.copysign.
+def signed_power_features(x, w):
+    z = np.copysign(np.abs(x) ** 0.5, x)
+    return np.sum(np.repeat(w, [2, 3, 1]) * z ** 2) + np.sum(z)
+
+
 CASES = [
     case(lstsq_trend, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 1, 16))),
     case(polyfit_baseline, lambda rng: (rng.normal(size=12), np.linspace(-1, 1, 12), rng.uniform(0.5, 1.5, size=12)),
@@ -50,4 +67,6 @@ CASES = [
     case(irregular_slope_energy, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.sort(rng.uniform(0, 2, 14))),
          argnums=(0, 1)),
     case(nan_coefficient_of_variation, lambda rng: (rng.uniform(0.2, 3.0, size=10),)),
+    case(chirp_frequency_error, lambda rng: (rng.uniform(1.0, 2.0, size=2), np.linspace(0, 1, 40))),
+    case(signed_power_features, lambda rng: (rng.normal(size=6), rng.uniform(0.5, 1.5, size=3)), argnums=(0, 1)),
 ]

@@ -647,6 +647,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_gradient.TABLE
     from . import nan_statistics  # np.nanvar, np.nanstd
     table += nan_statistics.TABLE
+    from . import numpy_sequences  # np.copysign, np.ediff1d, np.unwrap, np.repeat with an array of repeats
+    table += numpy_sequences.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 

@@ -506,6 +506,16 @@ for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
                        arity=2, vector=f"({{0}} {_op} {{1}})", doc=f"a {_op} b"))
 register(Primitive("not", t_not, lambda a: not a, infix="not ", vector='np.logical_not({0})', doc="logical negation"))
 
+
+def t_signbit(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"expects a Float, got {_fmt(ts)}")
+    return Bool
+
+
+register(Primitive("signbit", t_signbit, lambda a: bool(np.signbit(a)), (np.signbit,), vector="np.signbit({0})",
+                   doc="signbit(x): x's sign bit is set (True for -0.0 and for a NaN whose sign is negative)"))
+
 # ---------------------------------------------------------------- vectors (notes Fig. 2)
 
 register(Primitive("index", t_index, _index, arity=2,
