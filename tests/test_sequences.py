@@ -112,3 +112,48 @@ def test_errors_and_refusals():
     with pytest.raises(TypeError):
         float_into_ints(np.array([1, 2]))
     refused(unwrap_matrix, (np.ones((2, 3)),), "more than one axis")
+
+
+# ---------------------------------------------------------------- np.geomspace
+
+def geo(a, b):
+    return np.geomspace(a, b, 7)
+
+
+def geo_open(a, b):
+    return np.geomspace(a, b, 5, endpoint=False)
+
+
+def geo_default(a, b):
+    return np.geomspace(a, b)
+
+
+def geo_one(a, b):
+    return np.geomspace(a, b, 1)
+
+
+def geo_none(a, b):
+    return np.geomspace(a, b, 0)
+
+
+@pytest.mark.parametrize("fn,args", [(geo, (1.0, 1000.0)), (geo, (-2.0, -50.0)), (geo_open, (0.3, 7.0)),
+                                     (geo_default, (1.0, 2.0)), (geo_one, (3.0, 4.0)), (geo_none, (3.0, 4.0)),
+                                     (geo, (2.0, -3.0))])
+def test_geomspace_values(fn, args):
+    got, _ = catad.vjp(fn, *args)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    assert np.shape(got) == np.shape(want) and np.array_equal(got, want, equal_nan=True)
+
+
+def test_geomspace_gradients_and_zero():
+    for fn, args in ((geo, (1.5, 40.0)), (geo, (-1.5, -4.0)), (geo_open, (0.3, 7.0))):
+        for k in range(2):
+            agrees(weighted(fn), *args, argnums=k)
+    with pytest.raises(ValueError, match="cannot include zero") as info:
+        catad.vjp(geo_zero_marked, 0.0, 1.0)
+    assert info.value.loc.line == marked_line(geo_zero_marked)
+
+
+def geo_zero_marked(a, b):
+    return np.geomspace(a, b, 7)  # ERR

@@ -1,5 +1,5 @@
-"""np.copysign, np.ediff1d, np.unwrap and np.repeat with an array of repeats, as NumPy computes
-them:
+"""np.copysign, np.ediff1d, np.unwrap, np.repeat with an array of repeats and np.geomspace, as
+NumPy computes them:
 
 * ``np.copysign(a, b)``: |a| with b's sign bit (the primitive signbit, so -0.0 and a NaN of
   negative sign count as negative, as in C99's copysign);
@@ -14,6 +14,10 @@ them:
   of int literals): output element j is a[k(j)], k = the constant np.repeat(arange(len(repeats)),
   repeats); a length-1 repeats is the number. a's length is checked to be len(repeats) once per
   call (NumPy's ValueError otherwise).
+* ``np.geomspace(start, stop, num=50, endpoint=True)`` of numbers: NumPy's algorithm
+  (numpy/_core/function_base.py): s = sign(start), 10 ** linspace(log10(start / s), log10(stop / s)),
+  its first element start / s and its last stop / s (as NumPy sets them), all times s; NumPy's
+  ValueError where start or stop is 0.
 
 The handlers are rows of catad/frontend/calls.py's table.
 """
@@ -186,5 +190,45 @@ def _literal_ints(lw, node_arg, t: Term):
     return None
 
 
-TABLE = [((np.copysign,), h_copysign, ()), ((np.ediff1d,), h_ediff1d, ("to_end", "to_begin")),
+def h_geomspace(lw, obj, node, args, kwargs):
+    """np.geomspace(start, stop, num=50, endpoint=True) of numbers: NumPy's 10 ** linspace(log10
+    (start / s), log10(stop / s)) times s = sign(start), its ends start and stop themselves."""
+    from .numpy_arrays import h_linspace
+    p = bind_args(lw, obj, node, args, kwargs, ("start", "stop", "num", "endpoint"), 2)
+    loc = lw.loc(node)
+    ends = [lw.b.to_float(lw.arg(p[k]), loc) for k in ("start", "stop")]
+    if any(t.type != Float for t in ends):
+        lw.fail(node, "np.geomspace", "np.geomspace() takes numbers start and stop here (not arrays)", CatadTypeError)
+    zero = Const(0.0, Float)
+
+    def body(start, stop):
+        chk = lw.b.check(and_(prim("ne", start, zero, loc=loc), prim("ne", stop, zero, loc=loc)), (), loc,
+                         "np.geomspace", "Geometric sequence cannot include zero")
+        sign = If(prim("lt", start, zero, loc=loc), Const(-1.0, Float), Const(1.0, Float), loc)
+
+        def signed(s, a, b):
+            logs = [prim("log10", a, loc=loc), prim("log10", b, loc=loc)]
+            kw = {k: p[k] for k in ("num", "endpoint") if p.get(k) is not None}
+            spaced = h_linspace(lw, np.linspace, node, logs, kw)
+            return lw.b.share(spaced, lambda y: _ends(lw, y, a, b, s, p.get("endpoint"), loc), loc)
+        return make_lets(chk, lw.b.share(sign, lambda s: lw.b.share_all(
+            [prim("div", start, s, loc=loc), prim("div", stop, s, loc=loc)], lambda a, b: signed(s, a, b), loc), loc))
+    return lw.b.share_all(ends, body, loc)
+
+
+def _ends(lw, y: Term, a: Term, b: Term, s: Term, endpoint_node, loc) -> Term:
+    """NumPy's result[0] = start, result[-1] = stop (with endpoint), each times the sign."""
+    from .numpy_arrays import static_bool
+    endpoint = static_bool(lw, endpoint_node, np.geomspace, "endpoint", True)
+    n = lw.b.size(y, 0, loc)
+
+    def elem(k):
+        v = prim("pow", Const(10.0, Float), index_chain(y, [k], loc), loc=loc)
+        if endpoint:
+            v = If(and_(prim("eq", k, prim("sub", n, ONE, loc=loc), loc=loc), prim("lt", ONE, n, loc=loc)), b, v, loc)
+        return prim("mul", If(prim("eq", k, ZERO, loc=loc), a, v, loc), s, loc=loc)
+    return builds(lw, [n], elem, loc)
+
+
+TABLE = [((np.geomspace,), h_geomspace, ("num", "endpoint")), ((np.copysign,), h_copysign, ()), ((np.ediff1d,), h_ediff1d, ("to_end", "to_begin")),
          ((np.unwrap,), h_unwrap, ("discont", "axis", "period")), ((np.repeat,), h_repeat, ("axis",))]
