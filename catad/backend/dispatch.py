@@ -122,7 +122,7 @@ CODEGEN = {
     **{name: getattr(fft, "p_" + name) for name in FFT_NAMES},
     # decompositions, SciPy's solvers and np.lexsort (catad/backend/linalg.py)
     **{name: getattr(linalg, "p_" + name) for name in (
-        "svd", "svdvals", "eigh", "eigvalsh", "expm", "trisolve", "sp_cholesky", "cho_solve", "lexsort",
+        "svd", "svdvals", "eigh", "eigvalsh", "expm", "lstsq", "trisolve", "sp_cholesky", "cho_solve", "lexsort",
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
         "tri_neg_matmul_t", "sp_chol_jvp", "sp_chol_vjp", "cho_lsolve", "cho_neg_matmul", "cho_neg_matmul_t",

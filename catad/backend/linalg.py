@@ -225,6 +225,17 @@ def p_svd(c: Compiler, t, a, full):
     return _parts(c, _call(c, "la_svd", [_spread(c, a), full], 2), (2, 1, 2))
 
 
+def p_lstsq(c: Compiler, t, a, b, rcond):
+    """np.linalg.lstsq has no stacked form: one call outside vectorised builds, a Python loop
+    inside them (Unvectorisable, which explain reports)."""
+    a, b, rcond = (_primal(c, x) for x in (a, b, rcond))
+    if any(x.depth > 0 for x in (a, b, rcond)):
+        raise Unvectorisable("np.linalg.lstsq in each lane")
+    whole = Arr(c.assign(f"la_lstsq({a.code}, {b.code}, {rcond.code})", "la"), 0, a.deps | b.deps | rcond.deps, 0, "f")
+    return tuple(Arr(c.assign(f"{whole.code}[{k}]", "la"), 0, whole.deps, r, kind)
+                 for k, (r, kind) in enumerate(((rank(t.type.items[0]), "f"), (1, "f"), (0, "i"), (1, "f"))))
+
+
 def p_svdvals(c: Compiler, t, a):
     return _call(c, "la_svdvals", [_spread(c, a)], 1)
 

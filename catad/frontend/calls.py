@@ -635,12 +635,20 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_flips.TABLE
     from . import numpy_products  # np.append, np.logspace, np.kron, np.linalg.multi_dot, np.float64
     table += numpy_products.TABLE
-    from . import numpy_statistics  # np.gradient, np.cov, np.corrcoef
+    from . import numpy_statistics  # np.cov, np.corrcoef
     table += numpy_statistics.TABLE
     from . import numpy_norms  # np.linalg.norm's vector and matrix norms
     table += numpy_norms.TABLE
     from . import idioms  # divmod, sorted, np.meshgrid
     table += idioms.TABLE
+    from . import lstsq  # np.linalg.lstsq, np.polyfit
+    table += lstsq.HANDLERS
+    from . import numpy_gradient  # np.gradient with steps or coordinates, edge_order 1 and 2
+    table += numpy_gradient.TABLE
+    from . import nan_statistics  # np.nanvar, np.nanstd
+    table += nan_statistics.TABLE
+    from . import numpy_sequences  # np.copysign, np.ediff1d, np.unwrap, np.repeat with an array of repeats
+    table += numpy_sequences.TABLE
     return {id(o): (h, allowed) for objs, h, allowed in table for o in objs}
 
 

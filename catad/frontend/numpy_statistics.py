@@ -1,8 +1,6 @@
-"""np.gradient, np.cov and np.corrcoef as NumPy computes them, from builds, sums and dots:
+"""np.cov and np.corrcoef as NumPy computes them, from builds, sums and dots (np.gradient is
+catad/frontend/numpy_gradient.py's):
 
-* ``np.gradient(f, h=1.0, axis=None)`` with one constant or number spacing h: along an axis,
-  NumPy's edge_order=1 formulas, (f[1] - f[0]) / h and (f[-1] - f[-2]) / h at the ends and
-  (f[i+1] - f[i-1]) / (2 h) inside (a tuple of them for axis None on an array of rank > 1);
 * ``np.cov(m, rowvar=True, bias=False, ddof=None)`` (no y, no weights): the rows (columns) the
   variables, X - mean(X) times its transpose times 1 / (N - ddof) (1 / 0: inf where N <= ddof,
   as NumPy's, which warns), squeezed;
@@ -21,55 +19,6 @@ from .common import ONE, ZERO, index_chain, is_array
 from .numpy_arrays import _is_none, array_arg, bind_args, builds, reduce, static_axes, static_bool, Failure
 
 _TWO = Const(2, Int)
-
-
-def _gradient_along(lw, f: Term, axis: int, h: Term, loc) -> Term:
-    """NumPy's edge_order=1 gradient of atom f along axis with spacing h (a Float atom)."""
-    r = rank(f.type)
-    sizes = [lw.b.size(f, q, loc) for q in range(r)]
-    n = sizes[axis]
-    chk = lw.b.check(prim("le", _TWO, n, loc=loc), (), loc, "np.gradient",
-                     "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
-                     "elements are required.")
-
-    def elem(*ix):
-        i = ix[axis]
-        at = lambda j: index_chain(f, [j if q == axis else ix[q] for q in range(r)], loc)
-        last = prim("sub", n, ONE, loc=loc)
-        up, down = prim("min", prim("add", i, ONE, loc=loc), last, loc=loc), prim("max", prim("sub", i, ONE, loc=loc),
-                                                                                  ZERO, loc=loc)
-        diff = lambda a, b: prim("sub", at(a), at(b), loc=loc)
-        inside = prim("div", diff(up, down), prim("mul", Const(2.0, Float), h, loc=loc), loc=loc)
-        first = prim("div", diff(ONE, ZERO), h, loc=loc)
-        end = prim("div", diff(last, prim("sub", n, _TWO, loc=loc)), h, loc=loc)
-        return If(prim("eq", i, ZERO, loc=loc), first, If(prim("eq", i, last, loc=loc), end, inside, loc), loc)
-    return make_lets(chk, builds(lw, sizes, elem, loc))
-
-
-def h_gradient(lw, obj, node, args, kwargs):
-    """np.gradient(f, h=1.0, axis=None): central differences inside, one-sided at the ends."""
-    if "edge_order" in kwargs and not (isinstance(lw.arg(kwargs["edge_order"]), Const)
-                                       and lw.arg(kwargs["edge_order"]).value == 1):
-        lw.fail(node, "np.gradient", "edge_order of np.gradient must be 1 here")
-    if len(args) > 2:
-        lw.fail(node, "np.gradient", "np.gradient() takes one spacing for every axis here", CatadTypeError)
-    loc = lw.loc(node)
-    f = lw.b.to_float(array_arg(lw, args[0], obj, node), loc)
-    h = Const(1.0, Float) if len(args) < 2 else lw.b.to_float(lw.arg(args[1]), loc)
-    if h.type != Float:
-        lw.fail(node, "np.gradient", "the spacing of np.gradient must be a number here (not coordinates)",
-                CatadTypeError)
-    r = rank(f.type)
-    axes = static_axes(lw, kwargs.get("axis"), obj, r)
-    if isinstance(axes, Failure):
-        lw.fail(node, "np.gradient", axes.message, CatadTypeError)
-    one = axes is not None and len(axes) == 1 or axes is None and r == 1
-    axes = tuple(range(r)) if axes is None else axes
-
-    def body(x, s):
-        outs = [_gradient_along(lw, x, q, s, loc) for q in axes]
-        return outs[0] if one else Tuple(tuple(outs), loc)
-    return lw.b.share_all([f, h], body, loc)
 
 
 def _covariance(lw, x: Term, ddof: Term, loc) -> Term:
@@ -128,7 +77,6 @@ def _correlation(lw, c: Term, loc) -> Term:
 
 
 TABLE = [
-    ((np.gradient,), h_gradient, ("axis", "edge_order")),
     ((np.cov,), h_cov, ("m", "y", "rowvar", "bias", "ddof")),
     ((np.corrcoef,), h_cov, ("x", "y", "rowvar")),
 ]

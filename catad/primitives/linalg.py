@@ -359,12 +359,19 @@ def la_chol_vjp_dl_t(lo, g, h):
     return -_t(np.linalg.solve(lo, _t((p + _t(p)) @ r))) + g @ _t(_phi(lrl))
 
 
+def la_lstsq(a, b, rcond):
+    """np.linalg.lstsq(a, b, rcond): NumPy's own (x, residuals, rank, s), the rank an int (the
+    front end adds the derivative: catad/frontend/lstsq.py)."""
+    x, res, rnk, s = np.linalg.lstsq(a, b, rcond=float(rcond))
+    return x, res, int(rnk), s
+
+
 def la_where_eye(keep, a):
     """a where keep holds, the identity elsewhere (lanes a condition discards: catad.backend.linalg)."""
     return np.where(keep, a, np.eye(np.shape(a)[-1]))
 
 
-KERNELS = {f.__name__: f for f in (la_where_eye, la_det, la_slogdet, la_inv, la_solve, la_cholesky, la_logdet_jvp,
+KERNELS = {f.__name__: f for f in (la_where_eye, la_lstsq, la_det, la_slogdet, la_inv, la_solve, la_cholesky, la_logdet_jvp,
                                    la_logdet_vjp, la_inv_jvp, la_inv_vjp, la_lsolve, la_lsolve_t,
                                    la_neg_matmul, la_neg_matmul_t, la_chol_jvp, la_chol_vjp, la_neg_tmatmul,
                                    la_neg_tmatmul_t, la_mul_neg, la_mul_neg_t, la_logdet_hvp, la_logdet_hvp_t,

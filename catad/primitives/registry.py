@@ -506,6 +506,16 @@ for _name, _op, _fn, _rule in [("lt", "<", lambda a, b: a < b, t_compare),
                        arity=2, vector=f"({{0}} {_op} {{1}})", doc=f"a {_op} b"))
 register(Primitive("not", t_not, lambda a: not a, infix="not ", vector='np.logical_not({0})', doc="logical negation"))
 
+
+def t_signbit(ts):
+    if ts != (Float,):
+        raise PrimitiveTypeError(f"expects a Float, got {_fmt(ts)}")
+    return Bool
+
+
+register(Primitive("signbit", t_signbit, lambda a: bool(np.signbit(a)), (np.signbit,), vector="np.signbit({0})",
+                   doc="signbit(x): x's sign bit is set (True for -0.0 and for a NaN whose sign is negative)"))
+
 # ---------------------------------------------------------------- vectors (notes Fig. 2)
 
 register(Primitive("index", t_index, _index, arity=2,
@@ -1251,6 +1261,9 @@ _DECOMPOSITIONS = [
      "expm_jvp(A, E) = L(A, E), the Frechet derivative: the top-right block of expm([[A, E], [0, A]])"),
     ("expm_vjp", _signature(MATRIX, MATRIX, result=MATRIX), _sp.la_expm_vjp,
      "expm_vjp(A, G) = L(A^T, G), the transpose of expm_jvp"),
+    ("lstsq", lambda ts: TupleT((_signature(MATRIX, None, Float, result=1)(ts), VECTOR, Int, VECTOR)), _la.la_lstsq,
+     "lstsq(A, b, rcond) = (x, residuals, rank, s), np.linalg.lstsq: NumPy's own least squares, its derivative "
+     "zero (catad/frontend/lstsq.py adds the one of the normal equations' solution)"),
     ("trisolve", _signature(MATRIX, None, Int, result=1), lambda a, b, f: _tr.la_trisolve(a, b, f, np.ndim(b) == 1),
      "trisolve(A, b, flags), scipy.linalg.solve_triangular(A, b, lower=flags & 1, trans=flags >> 1 & 3, "
      "unit_diagonal=flags & 8, check_finite=not flags & 16): SciPy's own solve, reading one triangle of A"),
@@ -1422,6 +1435,7 @@ STRUCTURAL = {
     "eigvalsh": {"derivative": _AD + "_j_eigvalsh", "linear maps": _LM + "Linear Zero",
                  "codegen": _CG + "linalg:p_eigvalsh"},
     "expm": {"derivative": _AD + "_j_expm", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_expm"},
+    "lstsq": {"derivative": _AD + "_j_constant", "codegen": _CG + "linalg:p_lstsq"},
     "trisolve": {"derivative": _AD + "_j_trisolve", "linear maps": _LM + "Linear Compose HCat One Zero",
                  "codegen": _CG + "linalg:p_trisolve"},
     "sp_cholesky": {"derivative": _AD + "_j_sp_cholesky", "linear maps": _LM + "Linear Zero",

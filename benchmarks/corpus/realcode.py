@@ -1,0 +1,72 @@
+"""Idioms of real numeric code that trials of catad found refused (round 5): least squares and
+polynomial fits, non-uniform differences, NaN-aware statistics, filters and piecewise models."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import case
+
+
+# Least-squares fit of a quadratic trend to a model's curve, as in scipy.signal.detrend(type='linear')
+# generalised to a polynomial basis; Golub & Van Loan, "Matrix Computations" (4th ed., 2013) 5.3,
+# by np.linalg.lstsq (LAPACK gelsd).
+def lstsq_trend(p, t):
+    A = np.stack([np.ones(len(t)), t, t ** 2], axis=1)
+    y = p[0] * np.sin(p[1] * t) + p[2] * t
+    coef, res, rank, sv = np.linalg.lstsq(A, y, rcond=None)
+    return np.sum(coef ** 2) + res[0] / len(t)
+
+
+# Polynomial baseline removal (a spectrum's background fitted by a low-degree polynomial and
+# subtracted); Lieber & Mahadevan-Jansen, "Automated method for subtraction of fluorescence from
+# biological Raman spectra", Appl. Spectrosc. 57 (2003) 1363; by np.polyfit / np.polyval.
+def polyfit_baseline(y, x, w):
+    coeffs = np.polyfit(x, y, 3, w=w)
+    corrected = y - np.polyval(coeffs, x)
+    return np.sum(corrected ** 2)
+
+
+# Rate of change of a decaying signal sampled on an irregular time grid, and its energy; Fornberg,
+# "Generation of finite difference formulas on arbitrarily spaced grids", Math. Comp. 51 (1988)
+# 699, as np.gradient implements it (second order inside, edge_order=2 at the ends).
+def irregular_slope_energy(p, t):
+    y = p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t)
+    dy = np.gradient(y, t, edge_order=2)
+    return np.trapezoid(dy ** 2, t)
+
+
+# Coefficient of variation of a sensor series with dropouts marked NaN (Everitt & Skrondal, "The
+# Cambridge Dictionary of Statistics", 4th ed. 2010, "coefficient of variation"), by np.nanstd /
+# np.nanmean as in pandas' skipna statistics.
+def nan_coefficient_of_variation(x):
+    y = np.where(x > 2.0, np.nan, x)
+    return np.nanstd(y, ddof=1) / np.nanmean(y) + np.sum(np.nanvar(y.reshape(2, -1), axis=1))
+
+
+# Instantaneous frequency of a chirp from its unwrapped phase; Boashash, "Estimating and
+# interpreting the instantaneous frequency of a signal", Proc. IEEE 80 (1992) 520; by np.unwrap
+# and np.ediff1d, as in scipy.signal's hilbert-transform examples.
+def chirp_frequency_error(p, t):
+    phase = np.mod(2 * np.pi * (p[0] * t + 0.5 * p[1] * t ** 2), 2 * np.pi) - np.pi
+    freq = np.ediff1d(np.unwrap(phase)) / (2 * np.pi * (t[1] - t[0]))
+    return np.sum((freq - (p[0] + p[1] * t[:-1])) ** 2)
+
+
+# Sign-preserving power compression (a "signed square root" feature map, Perronnin et al.,
+# "Improving the Fisher kernel for large-scale image classification", ECCV 2010), with per-group
+# weights expanded by np.repeat; by np.copysign.
+def signed_power_features(x, w):
+    z = np.copysign(np.abs(x) ** 0.5, x)
+    return np.sum(np.repeat(w, [2, 3, 1]) * z ** 2) + np.sum(z)
+
+
+CASES = [
+    case(lstsq_trend, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 1, 16))),
+    case(polyfit_baseline, lambda rng: (rng.normal(size=12), np.linspace(-1, 1, 12), rng.uniform(0.5, 1.5, size=12)),
+         argnums=(0, 2)),
+    case(irregular_slope_energy, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.sort(rng.uniform(0, 2, 14))),
+         argnums=(0, 1)),
+    case(nan_coefficient_of_variation, lambda rng: (rng.uniform(0.2, 3.0, size=10),)),
+    case(chirp_frequency_error, lambda rng: (rng.uniform(1.0, 2.0, size=2), np.linspace(0, 1, 40))),
+    case(signed_power_features, lambda rng: (rng.normal(size=6), rng.uniform(0.5, 1.5, size=3)), argnums=(0, 1)),
+]
