@@ -5,9 +5,13 @@ move by 2-5x under a load average of 12 on 2 cores; CPU time much less). Compile
 the first call of a fresh copy of the function after a warm-up copy has compiled (imports and
 first-use tables are not counted against the gradient).
 
-    python benchmarks/hvp_cpu_time.py REPO SIZE [grad,hess]
+    python benchmarks/hvp_cpu_time.py REPO SIZE [grad,hess,jax]
 
 REPO is the checkout whose catad is measured (e.g. /work/main), SIZE a GMM file (d2_K10).
+`jax` adds JAX's jitted hvp (jax.jvp of jax.grad, as benchmarks/gmm_hessian.py makes it) in CPU
+time, the same minimum of repeats (run it with an interpreter that has JAX: /tmp/venv-lb here;
+JAX is an optional extra, never a test's). Measure it in a process of its own (`jax` alone):
+after catad's runs in the same process JAX's hvp took 11 ms of CPU at d10_K25 instead of 6.6.
 """
 import os
 import sys
@@ -62,6 +66,12 @@ def main() -> None:
         tg, th = cpu(lambda: grad(*params, *rest), 30), cpu(hvp, 30)
         out += [f"grad {tg * 1e3:.3f} ms", f"hvp {th * 1e3:.3f} ms", f"hvp/grad {th / tg:.2f}",
                 f"compile grad {cg:.2f} s hvp {ch:.2f} s ({ch / cg:.2f}x)"]
+    if "jax" in WHAT:
+        os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        from gmm_hessian import jax_tools
+        run_hvp, _ = jax_tools(data)
+        run_hvp(t)  # compiled (jit) before it is timed
+        out.append(f"JAX hvp {cpu(lambda: run_hvp(t), 60) * 1e3:.3f} ms")
     if "hess" in WHAT:
         small = load_gmm(DATA_DIR / "gmm" / "1k" / f"gmm_{SIZE}.txt", 100)
         hess = catad.hessian(fresh_function(gmm.gmm_objective), argnums=ARGNUMS)
