@@ -67,3 +67,17 @@ def hessian_by_differences(f, args, k, h=1e-4):
             return np.asarray(g(*args[:k], y if x.shape else float(y), *args[k + 1:]))
         out[(...,) + idx] = (-at(2 * h) + 8 * at(h) - 8 * at(-h) + at(-2 * h)) / (12 * h)
     return out
+
+
+def count_lowerings(monkeypatch) -> dict:
+    """How many times the front end lowers each function (a compile), by function name, from
+    now until the test ends."""
+    from catad.frontend.lower import FunctionLowerer
+    counts = {}
+    lower = FunctionLowerer.lower
+
+    def counting(self, name):
+        counts[self.src.name] = counts.get(self.src.name, 0) + 1
+        return lower(self, name)
+    monkeypatch.setattr(FunctionLowerer, "lower", counting)
+    return counts

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import catad
-from catad.frontend.lower import FunctionLowerer
+from located import count_lowerings
 
 SCALE = 2.0
 N = 3
@@ -54,14 +54,7 @@ def lowerings(monkeypatch):
     the functions these tests count start with nothing compiled."""
     for fn in (spread, weighted):
         catad.pipeline._CACHE.pop(fn, None)
-    counts = {}
-    lower = FunctionLowerer.lower
-
-    def counting(self, name):
-        counts[self.src.name] = counts.get(self.src.name, 0) + 1
-        return lower(self, name)
-    monkeypatch.setattr(FunctionLowerer, "lower", counting)
-    return counts
+    return count_lowerings(monkeypatch)
 
 
 # ---------------------------------------------------------------- module globals

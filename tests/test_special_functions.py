@@ -17,7 +17,7 @@ import pytest
 import sympy
 
 import catad
-from catad.frontend.program import FunctionLowerer  # noqa: F401 - the compile counter patches it
+from located import count_lowerings
 from catad.primitives import special as S
 
 scipy = pytest.importorskip("scipy")
@@ -425,13 +425,7 @@ def test_norm_defaults_and_a_scalar():
 def test_norm_is_compiled_once(monkeypatch):
     """scipy.stats.norm.logpdf is a new bound method at each look-up; the compiled function's
     guard compares it by equality, so calling again does not compile again."""
-    counts = {}
-    lower = FunctionLowerer.lower
-
-    def counting(self, name):
-        counts[self.src.name] = counts.get(self.src.name, 0) + 1
-        return lower(self, name)
-    monkeypatch.setattr(FunctionLowerer, "lower", counting)
+    counts = count_lowerings(monkeypatch)
 
     def once(x):
         return np.sum(stats.norm.logpdf(x, 1.0, 2.0))

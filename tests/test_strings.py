@@ -7,8 +7,7 @@ import pytest
 
 import catad
 from catad import UnsupportedSyntax
-from catad.frontend.lower import FunctionLowerer
-from located import agrees, refused
+from located import agrees, count_lowerings, refused
 
 X = np.arange(12.0).reshape(4, 3) / 10
 Y = np.arange(4.0)
@@ -83,13 +82,7 @@ def test_unknown_kind_raises_as_python_does():
 
 def test_each_string_compiles_once(monkeypatch):
     catad.pipeline._CACHE.pop(loss, None)
-    counts = {}
-    lower = FunctionLowerer.lower
-
-    def counting(self, name):
-        counts[self.src.name] = counts.get(self.src.name, 0) + 1
-        return lower(self, name)
-    monkeypatch.setattr(FunctionLowerer, "lower", counting)
+    counts = count_lowerings(monkeypatch)
     g = catad.grad(loss)
     for kind in ("l1", "l2", "l1", "abs", "l2"):
         g(W, kind)

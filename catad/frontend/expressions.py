@@ -568,7 +568,7 @@ class Expressions:
         t = calls.call(self, obj, node, list(node.args))
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)):
-            t = _own(t)  # a number of its own (np.float64(x) is not Python's x), Python's when it is
+            t = t.replace()  # a node of its own (marks go by identity): np.float64(x) is not Python's x
             if python:
                 self.as_py(t)
         return t
@@ -608,11 +608,6 @@ class Expressions:
 
 _PYTHON_RESULTS = (float, int, round, len)  # each returns one of Python's own numbers
 
-
-def _own(t: Term) -> Term:
-    """A copy of the node t: the same value, another object (the front end marks terms by
-    identity: catad.frontend.lower, py_numbers)."""
-    return type(t)(*[getattr(t, f) for f in t._init_fields])
 
 _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
 

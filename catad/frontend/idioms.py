@@ -47,14 +47,10 @@ def h_divmod(lw, obj, node, args, kwargs):
         zero = Const(0, Int) if y.type == Int else Const(0.0, Float) if y.type == Float else Const(False, Bool)
         chk = lw.b.check(prim("ne", y, zero, loc=loc), (), loc, "divmod",
                          "integer division or modulo by zero" if ints else "float divmod()", "zerodiv")
-        q, r = (lw.binop(op, _unmarked(x), _unmarked(y), node) for op in (ast.FloorDiv(), ast.Mod()))
+        q, r = (lw.binop(op, x.replace(), y.replace(), node) for op in (ast.FloorDiv(), ast.Mod()))  # unmarked: checked
         return make_lets(chk, Tuple((lw.as_py(q), lw.as_py(r)), loc))
     return lw.b.share_all([a, b], both, loc)
 
-
-def _unmarked(t: Term) -> Term:
-    """A copy of the node t, not marked as one of Python's numbers (its check is made already)."""
-    return type(t)(*[getattr(t, f) for f in t._init_fields])
 
 
 def item(lw, base: Term, node: ast.Call) -> Term:

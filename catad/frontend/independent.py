@@ -1055,32 +1055,6 @@ class _Loop:
         total = prim("add", prim("index", a2, self.inits[k], loc=f.loc), prim("sum", column, loc=f.loc), loc=f.loc)
         return make_lets(hoisted, Build(self.fresh.copy(length, env), a2, total, f.loc))
 
-    def span(self, cond: Term) -> tuple[Term | None, Term | None] | None:
-        """(lo, hi) when cond holds exactly for the iterations lo <= k < hi (one of them
-        None: unbounded), cond a comparison linear in the iteration number k with
-        coefficient 1 or -1 whose other terms do not change in the loop; None otherwise."""
-        if not (isinstance(cond, Call) and cond.fn in ("le", "lt", "ge", "gt") and len(cond.args) == 2):
-            return None
-        a, b = cond.args if cond.fn in ("le", "lt") else cond.args[::-1]
-        fa, fb = self.lin(a), self.lin(b)
-        if fa is None or fb is None:
-            return None
-        diff = dict(fa[0])  # a - b <= const: the atoms' coefficients, then the constant
-        for atom, c in fb[0].items():
-            diff[atom] = diff.get(atom, 0) - c
-        const = fb[1] - fa[1] - (1 if cond.fn in ("lt", "gt") else 0)
-        ck = diff.pop(_K, 0)
-        diff = {atom: c for atom, c in diff.items() if c}
-        local = self.names | set(self.comp) | {self.elem.name, _K.name}  # k inside an atom: max(k, 0)
-        if ck not in (1, -1) or any(v.name in local for atom in diff for v in free_vars(atom)):
-            return None
-        # ck k + sum(c atom) <= const: k <= const - rest (ck 1), k >= rest - const (ck -1)
-        if ck == 1:
-            return None, _linear_term({atom: -c for atom, c in diff.items()}, const + 1, cond.loc)
-        return _linear_term(diff, -const, cond.loc), None
-
-    # ------------------------------------------------------------ building
-
     def pure(self, value: Term, lets, fails) -> bool:
         """Does value (and what it reads of the body) neither check, raise nor loop? Then it
         can be computed where it is used, apart from the checks (Loop.checks), at the cost of
