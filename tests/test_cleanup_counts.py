@@ -71,28 +71,40 @@ def t_names(x, v):
 
 
 def test_finish_takes_anf_names_from_the_sweeps_names(monkeypatch):
-    """finish's ANF takes its names from the sweep's FreshNames (sweeps.sweep_names), not from
-    a walk of the program: every name of each program it is given is among them, but those the
-    rules make, which are never ANF's (fresh_index's i0, i1, ...; names with a '$'); and the
-    result is the ANF that walks the program for its names, on the corpus and on a function whose
-    locals are named t1, t2, t3."""
+    """finish's CSE (ANF and CSE in one walk, cleanup._Cse) takes its ANF names from the sweep's
+    FreshNames (sweeps.sweep_names), not from a walk of the program: every name of each
+    program it is given is among them, but those the rules make, which are never ANF's
+    (fresh_index's i0, i1, ...; names with a '$'); and the result, its zero flag and its CSE
+    steps are those of ANF (walking the program for its names) followed by CSE of the ANF
+    (cleanup.cse_zero_two_passes), on the corpus, loops, and a function whose locals are named
+    t1, t2, t3."""
     import re
-    from catad.lang.anf import anf_def
+    from catad.lang.names import FreshNames
     from catad.lang.terms import var_names
-    seen = {"programs": 0}
+    seen = {"programs": 0, "steps": 0, "zeros": 0}
+    fused = cleanup.cse_zero
 
-    def checked(d, names=None):
+    def checked(d, trace=None, stage="", names=None):
         assert names is not None, d.name
         rules = {n for n in var_names(d.body) if re.fullmatch(r"i[0-9]+", n) or "$" in n}
         assert var_names(d.body) - rules <= names.taken, d.name
-        out = anf_def(d, names)
-        assert out == anf_def(d), d.name
+        mine, theirs = [], []
+        expected = cleanup.cse_zero_two_passes(d, theirs, stage, FreshNames(names.taken))
+        out = fused(d, mine, stage, FreshNames(names.taken))
+        assert out == expected, d.name
+        assert [s[3:] for s in mine] == [s[3:] for s in theirs], d.name
         seen["programs"] += 1
-        return out
+        seen["steps"] += len(mine)
+        seen["zeros"] += out[1]
+        return fused(d, trace, stage, names)
 
-    monkeypatch.setattr(cleanup, "anf_def", checked)
+    monkeypatch.setattr(stages, "cse_zero", checked)
+    monkeypatch.setattr(stages, "cse_def", lambda *a: checked(*a)[0])
     rng = np.random.default_rng(0)
+    v = rng.uniform(-1, 1, 5)
     cases = [(case.fn, case.make_args(rng)) for case in CASES] + [(t_names, (0.4, rng.uniform(-1, 1, 4)))]
+    cases += [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
+              (array_state, (0.9, v))]
     for fn, args in cases:
         p = _compile(fn, args)
         for stage in ("forward", "reverse"):
@@ -100,4 +112,4 @@ def test_finish_takes_anf_names_from_the_sweeps_names(monkeypatch):
                 getattr(p, stage)
             except CatadError:
                 pass
-    assert seen["programs"] > len(CASES)
+    assert seen["programs"] > len(CASES) and seen["steps"] > 100, seen

@@ -9,12 +9,12 @@ is taken back when they end, so nothing computed in a branch is reused outside i
 """
 from __future__ import annotations
 
-from ..lang.anf import anf_def
+from ..lang.anf import _anf_value, _Fresh, anf_def
 from ..lang.names import FreshNames
 from ..lang.fold import lambdas, operands
 from ..lang.types import Float
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
-                          may_fail, remake_lets, subterms)
+                          may_fail, remake_lets, subterms, var_names)
 from ..tangents import ZERO
 from .engine import term_children, with_children
 from .sweeps import substitute
@@ -26,10 +26,23 @@ def cse_def(d: Def, trace: list | None = None, stage: str = "", names: FreshName
 
 def cse_zero(d: Def, trace: list | None = None, stage: str = "",
              names: FreshNames | None = None) -> tuple[Def, bool]:
-    """(d after CSE, whether CSE wrote the zero tangent where a variable bound to it was
+    """(d in ANF after CSE, whether CSE wrote the zero tangent where a variable bound to it was
     used: x[i] with x = 0, which the rules would simplify: catad.rewrite.stages.finish).
     Told by the pass itself, which meets every such binding (an alias it replaces by the
-    atom), instead of a walk of d looking for them. `names`: as anf_def's."""
+    atom), instead of a walk of d looking for them. `names`: as anf_def's.
+
+    One walk (_Cse) does what ANF and then CSE of the ANF did (cse_zero_two_passes, kept as
+    the reference tests/test_cleanup_counts.py compares it with): a compound operand is
+    looked up in the table where ANF met it, so the bindings ANF made only for CSE to
+    replace them are never built."""
+    fresh = _Fresh(var_names(d.body) | {p.name for p in d.params}) if names is None else _Fresh.sharing(names)
+    cse = _Cse(fresh, trace, stage)
+    return Def(d.name, d.params, cse.chain(d.body), d.loc), bool(cse.zeros)
+
+
+def cse_zero_two_passes(d: Def, trace: list | None = None, stage: str = "",
+                        names: FreshNames | None = None) -> tuple[Def, bool]:
+    """cse_zero as two passes: ANF (catad.lang.anf), then CSE of its let chains (_cse)."""
     d = anf_def(d, names)
     zeros: list = []
     return Def(d.name, d.params, _cse(d.body, {}, {}, trace, stage, zeros), d.loc), bool(zeros)
@@ -76,6 +89,131 @@ def _undo(table: dict, added: list) -> None:
             del table[key]
         else:
             table[key] = old
+
+
+class _Cse:
+    """ANF and CSE in one walk: each let chain top-down, as ANF walks it, with the table of
+    the right sides bound in scope (by value: the variable holding it) and `env`, the
+    variables replaced (by a variable or a constant). Where ANF would bind a compound
+    operand to a fresh variable t_k, its flat value (operands atoms, CSE'd) is looked up
+    first: a value bound already is read from its variable, and a binding is made only for
+    a new one. Names are taken as ANF takes them (one per compound operand, in ANF's order,
+    bound or not), so the result is the two passes' (cse_zero_two_passes) term for term.
+    `zeros` gets an entry for each variable replaced by the zero tangent."""
+
+    __slots__ = ("table", "env", "fresh", "trace", "stage", "zeros")
+
+    def __init__(self, fresh: _Fresh, trace, stage: str):
+        self.table: dict = {}
+        self.env: dict = {}
+        self.fresh, self.trace, self.stage = fresh, trace, stage
+        self.zeros: list = []
+
+    def chain(self, t: Term) -> Term:
+        """A let chain (a scope: what it adds to the table and env is taken back at its end)."""
+        lets, body = let_chain(t)
+        scope = ([], [], [])  # the bindings kept (let or None, var, rhs, loc); table's and env's entries added
+        try:
+            for lt in lets:
+                self.bind(lt.var, self.value(lt.rhs, scope), scope, lt, lt.loc)
+            out = self.value(body, scope)
+            for lt, var, rhs, loc in reversed(scope[0]):
+                out = lt if lt is not None and rhs is lt.rhs and out is lt.body else Let(var, rhs, out, loc)
+            return out
+        finally:
+            _undo(self.table, scope[1])
+            _undo(self.env, scope[2])
+
+    def bind(self, var: Var, rhs: Term, scope: tuple, lt: Let | None, loc) -> None:
+        """`let var = rhs` (rhs CSE'd): an alias or a value bound already is substituted
+        for var (env), a new value is bound."""
+        env = self.env
+        cls = type(rhs)
+        if cls is Var or cls is Const:  # an alias: use the atom itself
+            scope[2].append((var, env.get(var, _MISSING)))
+            env[var] = rhs
+            if cls is Const and rhs.value is ZERO:
+                self.zeros.append(var)
+            return
+        held = self.table.get(rhs)
+        if held is not None:
+            scope[2].append((var, env.get(var, _MISSING)))
+            env[var] = held
+            self.step(var, rhs, held)
+            return
+        scope[1].append((rhs, _MISSING))
+        self.table[rhs] = var
+        scope[0].append((lt, var, rhs, loc))
+
+    def step(self, var: Var, rhs: Term, held: Var) -> None:
+        trace = self.trace
+        if trace is not None:  # a trace that only counts (StepCount) gets no term made for it
+            trace.append(("cse", self.stage, None, Let(var, rhs, var), held) if type(trace) is list else None)
+
+    def atom(self, t: Term, scope: tuple) -> Term:
+        """t as an atom: ANF's binding of a compound t (catad.lang.anf._atom), looked up first."""
+        cls = type(t)
+        if cls is Var:
+            return self.env.get(t, t)
+        if cls is Const:
+            return t
+        v = self.value(t, scope)
+        name = self.fresh.name("t", True)  # ANF's t_k, taken whether it is bound or not
+        cls = type(v)
+        if cls is Var or cls is Const:  # a let chain whose CSE left an atom
+            if cls is Const and v.value is ZERO:
+                self.zeros.append(v)
+            return v
+        held = self.table.get(v)
+        if held is not None:
+            self.step(Var(name, t.type), v, held)
+            return held
+        x = Var(name, t.type)
+        scope[1].append((v, _MISSING))
+        self.table[v] = x
+        scope[0].append((None, x, v, getattr(t, "loc", None)))
+        return x
+
+    def value(self, t: Term, scope: tuple) -> Term:
+        """t with atomic operands, CSE'd (catad.lang.anf._anf_value, then _cse's work on it)."""
+        cls = type(t)
+        if cls is Var:
+            return self.env.get(t, t)
+        if cls is Const:
+            return t
+        if cls is Call:
+            old = t.args
+            args = tuple([self.atom(a, scope) for a in old])
+            for a, b in zip(args, old):
+                if a is not b:
+                    return Call(t.fn, args, t.ty, t.loc)
+            return t
+        if cls is Let:  # a scope of its own (hoisting its bindings could capture a name)
+            return self.chain(t)
+        if cls is Build:
+            size, body = self.atom(t.size, scope), self.chain(t.body)
+            return t if size is t.size and body is t.body else Build(size, t.var, body, t.loc)
+        if cls is If:
+            cond = self.atom(t.cond, scope)
+            then, orelse = self.chain(t.then), self.chain(t.orelse)
+            return t if cond is t.cond and then is t.then and orelse is t.orelse else If(cond, then, orelse, t.loc)
+        if cls is Tuple:
+            items = tuple([self.atom(a, scope) for a in t.items])
+            for a, b in zip(items, t.items):
+                if a is not b:
+                    return Tuple(items, t.loc)
+            return t
+        if cls is Get:
+            tup = self.atom(t.tup, scope)
+            return t if tup is t.tup else Get(t.index, tup, t.loc)
+        # a fold (or a term ANF refuses): ANF's own work, then CSE of the operand bindings it
+        # made, as the two passes do (CSE does not look into a fold's lambdas, which it
+        # substitutes in)
+        made: list = []
+        v = _anf_value(t, self.fresh, made)
+        for x, rhs, loc in made:
+            self.bind(x, self.value(rhs, scope), scope, None, loc)
+        return _outer_subst(v, self.env)
 
 
 def _cse(t: Term, table: dict, env: dict, trace, stage, zeros: list) -> Term:
