@@ -35,13 +35,14 @@ from .combinators import CLProgram, check_cl_program, to_cl_program
 from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
 from .lang.inline import inline_program
+from .lang.names import FreshNames
 from .lang.structure import band_offsets
 from .lang.terms import Call, Def, Program, subterms
 from .lang.typecheck import check_program
 from .lang.types import python_numbers, type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
-from .rewrite.sweeps import forward_derivative, reverse_derivative, sweep_names
+from .rewrite.sweeps import forward_derivative, reverse_derivative
 from .rewrite.engine import NormalMarks
 from .rewrite.stages import StepCount, finish, optimised, transposed
 
@@ -125,7 +126,18 @@ class Pipeline:
 
     def _jacobian_program(self) -> Program:
         # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
-        return jacobian_program(to_cl_program(inline_program(self.core)))
+        names: dict = {}
+        program = jacobian_program(to_cl_program(inline_program(self.core)), names)
+        self._jacobian_names = names[program.main.name]  # the same set each time it is made again
+        return program
+
+    def _sweep_names(self) -> FreshNames:
+        """Names for a sweep of the optimised Jacobian and the finishing of its result: none of
+        those the AD handed out (a copy of their set: each sweep takes its own from it), which
+        are all the Jacobian's but those rewriting makes, never a sweep's or ANF's
+        (sweeps.sweep_names, without its walk of the Jacobian)."""
+        self.jacobian_optimised
+        return FreshNames(self._jacobian_names)
 
     @functools.cached_property
     def _stops_gradients(self) -> bool:
@@ -169,7 +181,7 @@ class Pipeline:
         normal = self.normal()
 
         def make(trace):
-            names = sweep_names(self.jacobian_optimised)  # the finishing's too: no walk of its own
+            names = self._sweep_names()  # the finishing's too: no walk of its own
             swept = self._let_go_of_jacobian(forward_derivative(self.jacobian_optimised, trace, normal, names))
             return finish(swept.pop(), "forward", trace, normal, names)
         return self._traced("forward", make)
@@ -179,7 +191,7 @@ class Pipeline:
         normal = self.normal()
 
         def make(trace):
-            names = sweep_names(self.jacobian_optimised)  # the finishing's too: no walk of its own
+            names = self._sweep_names()  # the finishing's too: no walk of its own
             swept = self._let_go_of_jacobian(reverse_derivative(self.jacobian_optimised, trace, normal, names))
             return finish(swept.pop(), "reverse", trace, normal, names)
         return self._traced("reverse", make)

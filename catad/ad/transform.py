@@ -35,14 +35,21 @@ def jacobian_name(fn: str) -> str:
     return JAC_PREFIX + fn
 
 
-def jacobian_program(program: cl.CLProgram) -> Program:
-    """D$f for every definition f of a CL program (callees first, like the input)."""
+def jacobian_program(program: cl.CLProgram, names: dict | None = None) -> Program:
+    """D$f for every definition f of a CL program (callees first, like the input). `names`,
+    when given, gets for each D$f the set of names its AD handed out: every name of D$f is
+    one, but those rewriting makes later (catalogue.fresh_index's i0, i1, ...; names with a
+    '$'), so a later pass can take fresh names from it without a walk of D$f
+    (catad.rewrite.sweeps.sweep_names)."""
     defs: dict[str, Def] = {}
     out = []
     for d in program.defs:
-        jd = _AD(d, defs).run()
+        ad = _AD(d, defs)
+        jd = ad.run()
         defs[d.name] = jd
         out.append(jd)
+        if names is not None:
+            names[jd.name] = ad.names.taken
     return Program(tuple(out), jacobian_name(program.entry))
 
 
