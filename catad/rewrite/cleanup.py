@@ -278,10 +278,10 @@ def _outer_subst(t: Term, env: dict) -> Term:
     if not env or isinstance(t, Let):
         return t
     if isinstance(t, If):
-        return If(substitute(t.cond, env), t.then, t.orelse, t.loc)
+        return If(substitute(t.cond, env, None, True), t.then, t.orelse, t.loc)
     if isinstance(t, Build):
-        return Build(substitute(t.size, env), t.var, t.body, t.loc)
-    return substitute(t, env)
+        return Build(substitute(t.size, env, None, True), t.var, t.body, t.loc)
+    return substitute(t, env, None, True)
 
 
 def dead_code_def(d: Def) -> Def:

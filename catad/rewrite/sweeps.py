@@ -71,12 +71,15 @@ def sweep_names(d: Def) -> FreshNames:
     return FreshNames.avoiding(d.body, params=d.params)
 
 
-def substitute(t: Term, env: dict, special=None) -> Term:
+def substitute(t: Term, env: dict, special=None, same_types: bool = False) -> Term:
     """t with the variables of env replaced (binders in this setting never clash); where
     `special(n)` returns a term, n is replaced by it instead of being descended into.
-    Post-order on an explicit stack; atoms are replaced where they are read, not memoised."""
+    Post-order on an explicit stack; atoms are replaced where they are read, not memoised.
+    `same_types`: each replacement has its variable's type (CSE, the inliner), so a call's
+    result type is kept, not computed again (as the sweeps must: see _rebuild)."""
     if not env:
         return t
+    rebuild = with_children if same_types else _rebuild
     cls = type(t)
     if cls is Var:
         return env.get(t, t)
@@ -94,7 +97,7 @@ def substitute(t: Term, env: dict, special=None) -> Term:
         new = [env.get(k, k) if type(k) is Var else k for k in kids]
         for a, b in zip(new, kids):
             if a is not b:
-                return _rebuild(t, new)
+                return rebuild(t, new)
         return t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
@@ -118,7 +121,7 @@ def substitute(t: Term, env: dict, special=None) -> Term:
                 continue
         stack.pop()
         new = [env.get(k, k) if type(k) is Var else k if type(k) is Const else memo[id(k)] for k in kids]
-        memo[id(n)] = _rebuild(n, new)
+        memo[id(n)] = rebuild(n, new)
     return memo[id(t)]
 
 
