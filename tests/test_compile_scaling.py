@@ -433,3 +433,22 @@ def test_finishing_cse_makes_no_binding_only_to_replace_it():
     small = _made_in(_vector_chain(100), np.ones(4), stages, "cse_zero")
     large = _made_in(_vector_chain(200), np.ones(4), stages, "cse_zero")
     assert large <= 2.05 * small and (large - small) / 100 <= 45, (small, large)
+
+
+def test_inlining_copies_no_scope(monkeypatch):
+    """Inlining user functions (catad.lang.inline) keeps one map of the variables in scope,
+    each let chain and build body adding its binders and taking them back when it ends: a
+    copy of the map per let chain and per build body held every enclosing variable, so a
+    chain of n statements, each a build, copied n^2 / 2 entries (inlining the 8,000-statement
+    vector chain took 0.52 s where 2,000 took 0.064; 0.25 s now)."""
+    from catad.lang import inline
+    envs: list = []
+    term = inline._Inliner.term
+
+    def seen(self, t, env):
+        envs.append(env)  # kept alive, so a copy's id is not reused by the next one
+        return term(self, t, env)
+    monkeypatch.setattr(inline._Inliner, "term", seen)
+    core = pipeline(_vector_chain(100), np.ones(4)).core
+    inline.inline_program(core)
+    assert len({id(e) for e in envs}) == 1 and len(envs) > 200, (len({id(e) for e in envs}), len(envs))

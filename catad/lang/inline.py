@@ -14,6 +14,18 @@ from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, 
 
 
 
+_MISSING = object()
+
+
+def _restore(env: dict, saved: list) -> None:
+    """Take back a scope's entries (variable, the value it had before or _MISSING), newest first."""
+    for var, old in reversed(saved):
+        if old is _MISSING:
+            del env[var]
+        else:
+            env[var] = old
+
+
 def inline_program(program: Program) -> Program:
     """The program's entry function with every user call inlined (a single definition)."""
     done: dict[str, Def] = {}
@@ -29,17 +41,33 @@ class _Inliner:
         self.names = names
 
     def term(self, t: Term, env: dict[Var, Term]) -> Term:
+        """t with its calls inlined; `env` maps the variables in scope to their new names.
+        A scope adds its binders to env and takes them back when it ends (_scoped): a copy
+        of env per let chain and per build body was quadratic in a chain of builds."""
         lets, body = let_chain(t)
-        if not lets:  # most terms (a call's arguments): no scope to open, no copy of env
+        if not lets:  # most terms (a call's arguments): no scope to open
             return self.nonlet(body, env)
-        env = dict(env)
-        out = []
-        for lt in lets:
-            rhs = self.term(lt.rhs, env)
-            v = self.binder(lt.var, env)
-            env[lt.var] = v
-            out.append((v, rhs, lt.loc))
-        return make_lets(out, self.nonlet(body, env))
+        saved: list = []
+        try:
+            out = []
+            for lt in lets:
+                rhs = self.term(lt.rhs, env)
+                v = self.binder(lt.var, env)
+                saved.append((lt.var, env.get(lt.var, _MISSING)))
+                env[lt.var] = v
+                out.append((v, rhs, lt.loc))
+            return make_lets(out, self.nonlet(body, env))
+        finally:
+            _restore(env, saved)
+
+    def _scoped(self, t: Term, env: dict[Var, Term], var: Var, new: Var) -> Term:
+        """self.term(t, env with var renamed new), env as it was afterwards."""
+        old = env.get(var, _MISSING)
+        env[var] = new
+        try:
+            return self.term(t, env)
+        finally:
+            _restore(env, [(var, old)])
 
     def binder(self, var: Var, env: dict[Var, Term]) -> Var:
         """The name a let binds: renamed only if it would shadow a name in scope."""
@@ -66,7 +94,7 @@ class _Inliner:
         if isinstance(t, Build):
             size = self.term(t.size, env)
             i = self.names.rename(t.var)
-            return Build(size, i, self.term(t.body, {**env, t.var: i}), t.loc)
+            return Build(size, i, self._scoped(t.body, env, t.var, i), t.loc)
         if isinstance(t, FOLDS):  # each lambda's binder renamed apart, like a build's index
             changes = {}
             scopes = {b: v for v, b in type(t).LAMBDAS}
@@ -76,7 +104,7 @@ class _Inliner:
                 if f in scopes:
                     var = getattr(t, scopes[f])
                     new = self.names.rename(var)
-                    changes[scopes[f]], changes[f] = new, self.term(k, {**env, var: new})
+                    changes[scopes[f]], changes[f] = new, self._scoped(k, env, var, new)
                 elif f not in binders and isinstance(k, Term):
                     changes[f] = self.term(k, env)
             return t.replace(**changes)
