@@ -31,7 +31,13 @@ def test_fused_counts_agree_with_the_inliners_walk(monkeypatch):
         seen["folds"] += any(getattr(type(n), "LAMBDAS", ()) for n in nodes)
         return out
 
+    def checked_redex(d):
+        out, redex = cleanup.dead_code_inline_redex(d)
+        assert checked(d) == out, d.name
+        return out, redex
+
     monkeypatch.setattr(stages, "dead_code_inline_def", checked)
+    monkeypatch.setattr(stages, "dead_code_inline_redex", checked_redex)
     rng = np.random.default_rng(0)
     v = rng.uniform(-1, 1, 5)
     loops = [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
@@ -113,3 +119,41 @@ def test_finish_takes_anf_names_from_the_sweeps_names(monkeypatch):
             except CatadError:
                 pass
     assert seen["programs"] > len(CASES) and seen["steps"] > 100, seen
+
+
+def test_finish_is_told_of_redexes_without_a_walk(monkeypatch):
+    """finish's dead-code pass and single-use inliner tell whether their result holds one of
+    zero_redex's terms (cleanup.dead_code_inline_redex), instead of zero_redex's walk of the
+    whole program: the two agree on the corpus, loops, and derivatives of derivative programs,
+    which bind zero tangents and tuples (where the answer is yes)."""
+    import catad
+    seen = {"programs": 0, "redexes": 0}
+    told = cleanup.dead_code_inline_redex
+
+    def checked(d):
+        out, redex = told(d)
+        assert redex == cleanup.zero_redex(out), d.name
+        seen["programs"] += 1
+        seen["redexes"] += redex
+        return out, redex
+
+    monkeypatch.setattr(stages, "dead_code_inline_redex", checked)
+    rng = np.random.default_rng(0)
+    v = rng.uniform(-1, 1, 5)
+    cases = [(case.fn, case.make_args(rng)) for case in CASES] + [(t_names, (0.4, rng.uniform(-1, 1, 4)))]
+    cases += [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
+              (array_state, (0.9, v))]
+    for fn, args in cases:
+        p = _compile(fn, args)
+        for stage in ("forward", "reverse"):
+            try:
+                getattr(p, stage)
+            except CatadError:
+                pass
+
+    def f(x, v):
+        return np.sum(np.sin(v) * x) * x + np.sum(v * v)
+    catad.hessian(f)(0.3, v)
+    catad.hessian(f, argnums=1)(0.3, v)
+    catad.hvp(f, (0.3, v), (1.0, v))
+    assert seen["programs"] > len(CASES) and seen["redexes"] > 0, seen

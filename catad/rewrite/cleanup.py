@@ -57,24 +57,36 @@ def zero_redex(d: Def) -> bool:
     a zero tangent where it is used (x[i] of x = 0, a tuple of zeros, ...), a component of a
     tuple literal (the primal value of `r = rev$f(x, 1.0)` where only its gradient is used) or
     a product by the constant 1.0: what a derivative program differentiated again binds to
-    variables (catad.rewrite.stages.finish)."""
-    def zero(x) -> bool:
-        return type(x) is Const and x.value is ZERO
+    variables (catad.rewrite.stages.finish, which has dead_code_inline_redex tell it instead
+    of a walk of its own)."""
+    return any(_redex(n) for n in subterms(d.body))
 
-    def one(x) -> bool:
-        return type(x) is Const and type(x.value) is float and x.value == 1.0
-    for n in subterms(d.body):
-        cls = type(n)
-        if cls is Call and any(zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
+
+def _zero(x) -> bool:
+    return type(x) is Const and x.value is ZERO
+
+
+def _one(x) -> bool:
+    return type(x) is Const and type(x.value) is float and x.value == 1.0
+
+
+_REDEX_FNS = frozenset(_ZERO_ARGS) | {"mul"}  # the calls _redex may find one in
+
+
+def _redex(n: Term) -> bool:
+    """Whether n itself is one of zero_redex's terms."""
+    cls = type(n)
+    if cls is Call:
+        if any(_zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
             return True
-        if cls is Call and n.type == Float and (n.fn == "mul" and any(one(a) for a in n.args) or
-                                                 n.fn == "tscale" and one(n.args[1]) or
-                                                 n.fn in ("touter", "tdot") and one(n.args[0])):
-            return True
-        if cls is Get and (zero(n.tup) or type(n.tup) is Tuple) or cls is Build and zero(n.body) or \
-                cls is Tuple and n.items and all(zero(x) for x in n.items):
-            return True
-    return False
+        return n.type == Float and (n.fn == "mul" and any(_one(a) for a in n.args) or
+                                    n.fn == "tscale" and _one(n.args[1]) or
+                                    n.fn in ("touter", "tdot") and _one(n.args[0]))
+    if cls is Get:
+        return _zero(n.tup) or type(n.tup) is Tuple
+    if cls is Build:
+        return _zero(n.body)
+    return cls is Tuple and bool(n.items) and all(_zero(x) for x in n.items)
 
 
 _MISSING = object()
@@ -305,13 +317,17 @@ class _Dead:
     it occurs exactly once, at the depth of its let (a use inside a build body would
     repeat the work for every element), and its name is bound once."""
 
-    __slots__ = ("uses", "at", "depth_of", "binders")
+    __slots__ = ("uses", "at", "depth_of", "binders", "redex", "projected")
 
     def __init__(self) -> None:
         self.uses: dict = {}
         self.at: dict = {}
         self.depth_of: dict = {}
         self.binders: dict = {}
+        # whether what it keeps holds one of zero_redex's terms (every kept node is met here),
+        # and the variables read as a projection's tuple (inlining a tuple there makes one)
+        self.redex = False
+        self.projected: set = set()
 
     def single(self) -> set:
         uses, at, depth_of, binders = self.uses, self.at, self.depth_of, self.binders
@@ -353,7 +369,11 @@ class _Dead:
             used.discard(t.var)
             self.binders[t.var.name] = self.binders.get(t.var.name, 0) + 1
             size, more = self.expr(t.size, depth)
+            if type(body) is Const and body.value is ZERO:
+                self.redex = True
             return with_children(t, [size, t.var, body]), used | more
+        if cls is Get and type(t.tup) is Var:
+            self.projected.add(t.tup)
         kids = term_children(t)
         lam = getattr(cls, "LAMBDAS", ())
         if cls is not If and not lam:  # most terms have atoms for children (ANF): counted here, no call per child
@@ -368,6 +388,8 @@ class _Dead:
                         uses[k] = uses.get(k, 0) + 1
                         at[k] = depth
                         free.add(k)
+                if not self.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
+                    self.redex = _redex(t)
                 return t, free
         if cls is If:
             parts = [self.expr(t.cond, depth), self.chain(t.then, depth), self.chain(t.orelse, depth)]
@@ -376,7 +398,10 @@ class _Dead:
         else:
             parts = [self.expr(k, depth) for k in kids]
         used = set().union(*(u for _, u in parts))
-        return with_children(t, [k for k, _ in parts]), used
+        out = with_children(t, [k for k, _ in parts])
+        if not self.redex and (cls is Get or cls is Tuple or cls is Call and t.fn in _REDEX_FNS):
+            self.redex = _redex(out)
+        return out, used
 
     def _fold(self, t: Term, kids: list, depth: int) -> list:
         """A fold's children: its lambdas' binders are no uses (but free in the answer, as
@@ -405,9 +430,19 @@ def inline_single_use(t: Term) -> Term:
 def dead_code_inline_def(d: Def) -> Def:
     """inline_single_use_def(dead_code_def(d)), the uses counted by the dead-code pass (_Dead)
     instead of a walk of the inliner's own."""
+    return dead_code_inline_redex(d)[0]
+
+
+def dead_code_inline_redex(d: Def) -> tuple[Def, bool]:
+    """(dead_code_inline_def(d), zero_redex of it), told by the two passes instead of a walk:
+    the dead-code pass meets every node it keeps, and inlining makes only one of zero_redex's
+    terms, a projection of a tuple literal (the others have a constant where the rules
+    simplify, and the inliner moves no constant: CSE did)."""
     dead = _Dead()
     body = dead.chain(d.body, 0)[0]
-    return Def(d.name, d.params, _inline(body, dead.single(), {}, {}), d.loc)
+    made: list = []
+    body = _inline(body, dead.single(), {}, {}, (dead.projected, made))
+    return Def(d.name, d.params, body, d.loc), dead.redex or bool(made)
 
 
 MAX_DEPTH = 32  # inlining a chain of single uses must not build one deep expression
@@ -491,30 +526,34 @@ def _kind(n: Term) -> str:
     return "fold" if getattr(n, "LAMBDAS", ()) else "other"
 
 
-def _inline(t: Term, single: set, env: dict, memo: dict) -> Term:
+def _inline(t: Term, single: set, env: dict, memo: dict, tell=None) -> Term:
+    """`tell`, when given, is (the variables read as a projection's tuple, a list): a tuple
+    literal inlined where one of those is read is appended to the list (a get-tuple redex)."""
     lets, body = let_chain(t)
     added: list = []
     try:
         out = []
         for lt in lets:
-            rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo)
+            rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo, tell)
             # a value that may fail a check stays where it is: moved into a branch, it would
             # not raise when the branch is not taken, where Python raises
             if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
                 added.append((lt.var, env.get(lt.var, _MISSING)))
                 env[lt.var] = rhs
+                if tell is not None and type(rhs) is Tuple and lt.var in tell[0]:
+                    tell[1].append(lt.var)
             else:
                 out.append((lt, rhs))
-        return remake_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo))
+        return remake_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo, tell))
     finally:
         _undo(env, added)
 
 
-def _inline_nested(t: Term, single: set, env: dict, memo: dict) -> Term:
+def _inline_nested(t: Term, single: set, env: dict, memo: dict, tell=None) -> Term:
     if isinstance(t, Let):
-        return _inline(t, single, env, memo)
+        return _inline(t, single, env, memo, tell)
     if isinstance(t, If):
-        return _if(t, _inline(t.then, single, env, memo), _inline(t.orelse, single, env, memo))
+        return _if(t, _inline(t.then, single, env, memo, tell), _inline(t.orelse, single, env, memo, tell))
     if isinstance(t, Build):
-        return _build(t, _inline(t.body, single, env, memo))
+        return _build(t, _inline(t.body, single, env, memo, tell))
     return t

@@ -12,7 +12,7 @@ from ..lang.names import FreshNames
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import cse_def, cse_zero, dead_code_inline_def, zero_redex
+from .cleanup import cse_def, cse_zero, dead_code_inline_def, dead_code_inline_redex
 from .engine import NormalMarks, Rewriter
 
 
@@ -56,8 +56,8 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
         d = optimise(d, stage, trace, normal)
     else:
         d = cse_def(d, trace, stage, names)
-    d = dead_code_inline_def(d)
-    if zero_redex(d):  # the inliner wrote one where it is used
+    d, redex = dead_code_inline_redex(d)  # redex: zero_redex(d), told by the passes
+    if redex:  # the inliner wrote one where it is used
         d = dead_code_inline_def(cse_def(optimise(d, stage, trace, normal), trace, stage, names))
     return d
 
