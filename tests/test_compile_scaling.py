@@ -332,8 +332,10 @@ def _vector_chain(n: int):
 # bounds per statement (terms made, rules tried, nodes visited); measured when written:
 # vector chain 407, 172 and 487, Fibonacci chain 60, 26 and 50; at wip/ctime3 (terms counted
 # through each class's __init__, as core terms no longer call Node.__post_init__) 399, 177 and
-# 418, and 56, 26 and 46 (finish's ANF takes its names from the sweep's: one walk fewer)
-WORK_PER_STATEMENT = {"vector": (500, 200, 600), "fib": (80, 35, 70)}
+# 418, and 56, 26 and 46 (finish's ANF takes its names from the sweep's: one walk fewer); at
+# wip/ctime4 375, 177 and 316, and 56, 26 and 38 (finish's ANF and CSE one walk, the sweep's
+# names from the AD's, finish told of redexes by its passes: three whole-program walks fewer)
+WORK_PER_STATEMENT = {"vector": (390, 190, 340), "fib": (60, 30, 42)}
 
 
 def test_the_first_grad_visits_each_statement_a_bounded_number_of_times():
