@@ -350,7 +350,7 @@ def check_ok(cond, mask, lanes: tuple, site, data):
     """Raise site's error (a ShapeError or BoundsError naming the user's file and line) where
     cond is False in a lane that exists and is not masked out; data holds the values to show,
     per lane (all arrays here have the same leading batch axes, of full size or 1)."""
-    if mask is None and (cond is True or cond is np.True_ or np.ndim(cond) == 0 and cond):
+    if cond is True or cond is np.True_ or np.ndim(cond) == 0 and cond:  # no lane fails, masked or not
         return
     if not all(lanes):  # a comprehension with no elements evaluates nothing
         return

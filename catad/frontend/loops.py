@@ -51,7 +51,9 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
 from .common import is_array, join_types, static_int
 from .complexes import Complex
+from . import int_range
 from .freenames import NOT_STATIC
+from .int_range import IntBound
 from .shapes import Dim, canonical, lin_const, simple
 from .checks import Statement
 from .statements import Unbound
@@ -395,8 +397,10 @@ class _Source:
     element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
     length, and the value of a range's loop variable after the loop (last(n))."""
 
-    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None, steps=None):
+    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None, steps=None,
+                 bound=None):
         self.outer, self.vec, self.elem, self.counts = outer, vec, elem, counts
+        self.bound = bound  # a range's loop variable's int_range.IntBound
         self.length, self.last, self.rows_of = length, last, rows_of
         self.steps = steps  # a while loop's: the Int variable its trip count is bound to, before vec
 
@@ -675,6 +679,7 @@ class Loops:
             self.fail(target, "for loop", "range yields Ints: use a single name as the loop variable")
         outer: list = []
         atoms = []
+        statics = [int_range.bound_of(self, a).static for a in args]
         for a in args:
             lets, body = let_chain(a)
             outer += [(lt.var, lt.rhs) for lt in lets]
@@ -705,7 +710,9 @@ class Loops:
         def last(_):  # start + (n - 1) * step
             off = prim("mul", Const(k, Int), prim("sub", n, Const(1, Int), loc=loc), loc=loc)
             return off if zero else prim("add", start, off, loc=loc)
-        return _Source(outer, vec, lambda x, c: x, length=n, last=last)
+        # the loop variable lies between start and stop (int_range.py)
+        bound = IntBound(max(statics[0], statics[1]) + 1 if len(statics) > 1 else statics[0] + 1)
+        return _Source(outer, vec, lambda x, c: x, length=n, last=last, bound=bound)
 
     def while_source(self, s: ast.For) -> _Source:
         """A while loop's steps: range(count), count and the range bound when the fold is made."""
@@ -977,7 +984,7 @@ class Loops:
         pieces.append(("let", x, Get(1, t, loc), loc))
         if src.rows_of is not None and isinstance(elem_ty, Vec):
             self.b.shapes.dims[x.name] = self.b.shape(src.rows_of)[1:]
-        self.assign(s.target, src.elem(x, counter), pieces, loc)
+        self.assign(s.target, self.with_int_bound(src.elem(x, counter), src.bound), pieces, loc)
         more, result, _ = self.run(getattr(s, _PROBE_BODY, s.body) if probe else s.body)
         pieces += more
         outs = []

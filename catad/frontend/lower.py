@@ -89,7 +89,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
-            self.py_numbers = parent.py_numbers
+            self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
             self.hidden, self.trees = parent.hidden, parent.trees
             return
         self.names = Names(src.identifiers)
@@ -103,6 +103,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
         # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
         self.py_numbers: dict[int, Term] = {}
+        # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
+        # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
+        self.int_bounds: dict[int, tuple[Term, Any]] = {}
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
@@ -189,6 +192,16 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def is_py(self, t) -> bool:
         return self.py_numbers.get(id(t)) is t
+
+    def with_int_bound(self, t: Term, bound) -> Term:
+        """t, noted to hold an Int bounded by bound (an int_range.IntBound; None: nothing known)."""
+        if bound is not None:
+            self.int_bounds[id(t)] = (t, bound)
+        return t
+
+    def int_bound(self, t):
+        got = self.int_bounds.get(id(t))
+        return got[1] if got is not None and got[0] is t else None
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t

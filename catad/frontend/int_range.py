@@ -1,0 +1,146 @@
+"""Ints that leave int64: catad computes Ints in int64, where Python's ints grow without bound
+and NumPy's int64 wraps around silently. Where a + b, a - b, a * b or a ** b written in the
+user's code could reach 2**63 in magnitude, a run-time check raises RangeError (also an
+OverflowError) instead of the wrapped number, a silently wrong result.
+
+Each Int term may carry an :class:`IntBound`: a bound of its magnitude known while compiling
+(`static`), a Float term bounding it at run time that reads only what the term's scope reads
+(`dynamic`: a range variable's is its range's bounds, read outside the comprehension, so a
+check of ``i * i`` runs once, not at every element), and whether it was made by * or ** and
+may be 2**62 or more (`big`). An Int nothing is known about (an argument, a size, a loop
+counter, a helper's result) is taken to be below 2**62 in magnitude (ORDINARY): then + and -
+can leave int64 only where an operand is big, and * and ** are checked wherever the static
+bounds allow 2**63.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..lang.terms import Const, If, Term, Var, free_vars, make_lets
+from ..lang.types import Bool, Float, Int
+from ..primitives import prim
+from .common import or_
+
+ORDINARY = 2.0 ** 62
+# The length of an axis, or an array's size, is taken to be below 2**48: an array with more
+# elements along an axis is neither allocated nor iterated over in practice (only a view made by
+# broadcasting, or an empty array, could have one)
+SIZE = 2.0 ** 48
+# below 2**63 by a margin that covers the float rounding of a bound (2**24 of 2**63)
+LIMIT = 2.0 ** 63 - 2.0 ** 24
+CHECKED = ("add", "sub", "mul", "pow")
+_MESSAGE = ("integer overflow: {s} of Ints reaches {{0}} here, beyond the 64 bits of catad's Ints (Python's int "
+            "would be exact; NumPy's int64 wraps around); compute it in floats, e.g. float(a) {s} b")
+
+
+@dataclass(frozen=True)
+class IntBound:
+    static: float
+    dynamic: Term | float | None = None
+    big: bool = False
+
+
+def bound_of(lw, t: Term) -> IntBound:
+    known = lw.int_bound(t)
+    if known is not None:
+        return known
+    if isinstance(t, Const):
+        v = float(abs(int(t.value)))
+        return IntBound(v, v)
+    return IntBound(ORDINARY)
+
+
+def range_bound(lw, start: Term, stop: Term, last: Term, loc) -> IntBound:
+    """The bound of a variable of range(start, stop): from start to last = stop - 1."""
+    s, e = bound_of(lw, start), bound_of(lw, stop)
+    dyn = larger(magnitude(lw, start, loc), magnitude(lw, last, loc), loc)
+    return IntBound(max(s.static, e.static + 1), dyn)
+
+
+def size(lw, t: Term) -> Term:
+    """t, the length of an axis or an array's size (see SIZE)."""
+    return lw.with_int_bound(t, IntBound(SIZE))
+
+
+def quotient(lw, name: str, a: Term, b: Term, out: Term) -> None:
+    """Notes the bound of out = a // b or a % b of Ints: |a // b| <= max(|a|, 1) (b a nonzero
+    Int; |a| / |b| + 1 for a constant b), |a % b| < |b|."""
+    ba, bb = bound_of(lw, a), bound_of(lw, b)
+    if name == "mod":
+        static = bb.static
+    elif isinstance(b, Const) and b.value != 0:
+        static = ba.static / abs(b.value) + 1
+    else:
+        static = max(ba.static, 1.0)
+    lw.with_int_bound(out, IntBound(static))
+
+
+def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
+    """a op b (name in CHECKED) by compute(x, y) of the atoms a and b are bound to, checked where
+    it could leave int64, and noted with its bound."""
+    ba, bb = bound_of(lw, a), bound_of(lw, b)
+    exponent = b.value if name == "pow" and isinstance(b, Const) else None
+    if name == "pow" and exponent is not None and exponent < 0:
+        return compute(a, b) if _atom(a) and _atom(b) else lw.b.share_all([a, b], compute, loc)
+    static = _op(name, ba.static, bb.static if exponent is None else exponent)
+    product = name in ("mul", "pow")
+    need = static >= LIMIT and (product or ba.big or bb.big)
+
+    def checked(x, y):
+        out = compute(x, y)
+        mx = ba.dynamic if ba.dynamic is not None else magnitude(lw, x, loc)
+        my = bb.dynamic if bb.dynamic is not None else magnitude(lw, y, loc)
+        yy = exponent if exponent is not None else my
+        if name == "pow" and exponent is None:
+            yy = lw.b.to_float(y, loc)
+        dyn = _op(name, mx, yy, loc)
+        big = product and static >= ORDINARY or ba.big or bb.big
+        if need:
+            fits = dyn < LIMIT if not isinstance(dyn, Term) else prim("lt", dyn, Const(LIMIT, Float, loc), loc=loc)
+            if name == "pow" and exponent is None and fits is not True:  # a negative power: a float in Python
+                fits = or_(prim("lt", y, Const(0, Int, loc), loc=loc), fits if isinstance(fits, Term) else
+                           Const(bool(fits), Bool, loc))
+            if fits is not True:
+                fits = fits if isinstance(fits, Term) else Const(False, Bool, loc)
+                shown = dyn if isinstance(dyn, Term) else Const(float(dyn), Float, loc)
+                out = make_lets(lw.b.check(fits, (shown,), loc, symbol, _MESSAGE.format(s=symbol.split()[-1]),
+                                           "range"), out)
+        # a later operation reads the dynamic bound only where it reads nothing bound here
+        own = {x.name for x, t in ((x, a), (y, b)) if isinstance(x, Var) and x is not t}
+        keep = not isinstance(dyn, Term) or not own or not own & {v.name for v in free_vars(dyn)}
+        return lw.with_int_bound(out, IntBound(min(static, LIMIT) if need else static, dyn if keep else None, big))
+    return lw.b.share_all([a, b], checked, loc)
+
+
+def magnitude(lw, x: Term, loc) -> Term | float:
+    """|x| of an Int x as a Float (exact below 2**53, rounded to nearest above), or known while compiling."""
+    if isinstance(x, Const):
+        return float(abs(int(x.value)))
+    return prim("abs", lw.b.to_float(x, loc), loc=loc)
+
+
+def larger(x: Term | float, y: Term | float, loc) -> Term | float:
+    """max(x, y) of magnitude bounds (floats, or Float terms)."""
+    if not isinstance(x, Term) and not isinstance(y, Term):
+        return max(x, y)
+    x, y = (v if isinstance(v, Term) else Const(float(v), Float, loc) for v in (x, y))
+    return If(prim("lt", x, y, loc=loc), y, x, loc)
+
+
+def _op(name: str, x: Term | float, y: Term | float, loc=None) -> Term | float:
+    """x + y (for + and -), x * y or x ** y of magnitude bounds: floats, or Float terms."""
+    op = "add" if name == "sub" else name
+    if not isinstance(x, Term) and not isinstance(y, Term):
+        if op != "pow":
+            return x + y if op == "add" else x * y
+        try:
+            return x ** y
+        except OverflowError:
+            return math.inf
+    x, y = (v if isinstance(v, Term) else Const(float(v), Float, loc) for v in (x, y))
+    return prim(op, x, y, loc=loc)
+
+
+def _atom(t: Term) -> bool:
+    return isinstance(t, (Var, Const))
