@@ -1,5 +1,5 @@
-"""Python's own numbers (a float or int argument, a literal, len(x), float(x), math.* results,
-arithmetic of these) divide as Python divides: by zero is Python's ZeroDivisionError (a
+"""Python's own numbers (a float or int argument, a literal, len(x), x.shape, x.size, x.ndim, a
+range variable, float(x), math.* results, arithmetic of these) divide as Python divides: by zero is Python's ZeroDivisionError (a
 catad.errors.ZeroDivisionError_ located at the operator), 0.0 ** -1 too, a negative number to a
 fractional power (complex in Python) a located refusal, 10.0 ** 400 Python's OverflowError; the
 same arithmetic on NumPy's scalars (np.float64 arguments, elements of arrays) keeps NumPy's inf and
@@ -50,6 +50,22 @@ def quotient_remainder(x, a, b):
     return x * q + r
 
 
+def shape_and_size(v):
+    n, m = v.shape[0], v.size
+    return v[0] * (1.0 / (n - m)) + v.ndim / (m - n)
+
+
+def comprehension_variable(v):
+    return sum(v[i] * (1.0 / i) for i in range(v.shape[0]))  # Python's ints: 1.0 / 0 raises
+
+
+def loop_variable(v):
+    s = 0.0
+    for j in range(v.shape[0]):
+        s = s + v[j] / (j - 1) + 1.0 / (j - 1)  # NumPy's element / 0 is inf, Python's 1.0 / 0 raises
+    return s
+
+
 def element(v):
     return v[0] / (v[1] - v[1])  # NumPy's elements: inf
 
@@ -71,6 +87,8 @@ def raising(fn, *args):
     (power, (0.0, -1.0), ZeroDivisionError_),
     (power, (10.0, 400.0), RangeError), (from_math, (1.0,), ZeroDivisionError_),
     (quotient_remainder, (1.0, 7.5, 0.0), ZeroDivisionError_), (quotient_remainder, (1.0, 7, 0), ZeroDivisionError_),
+    (shape_and_size, (np.ones(3),), ZeroDivisionError_), (comprehension_variable, (np.ones(3),), ZeroDivisionError_),
+    (loop_variable, (np.ones(3),), ZeroDivisionError_),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_python_raises_so_does_catad(fn, args, cls):
     assert isinstance(raising(fn, *args), cls)

@@ -255,7 +255,8 @@ class Comprehensions:
         last = Const(stop.value - 1, Int, loc) if isinstance(stop, Const) else prim("sub", fresh(stop, loc), ONE, loc=loc)
         bound = int_range.range_bound(self, start if isinstance(start, Const) else fresh(start, loc), stop, last, loc)
         if isinstance(start, Const) and start.value == 0 and step.value == 1:
-            return outer, stop, self.with_int_bound(Var(self.names.user(target.id), Int, self.loc(target)), bound), None
+            i = Var(self.names.user(target.id), Int, self.loc(target))
+            return outer, stop, self.as_py(self.with_int_bound(i, bound)), None  # Python's ints
         if not is_atom(start):
             v = self.b.bound(self.b.var(Int, loc), start)
             outer.append((v, start))
@@ -266,4 +267,5 @@ class Comprehensions:
             size = prim("floordiv", prim("add", size, Const(step.value - 1, Int), loc=loc), step, loc=loc)
         k = self.b.var(Int, loc, "_i")
         offset = k if step.value == 1 else prim("mul", step, k, loc=loc)
-        return outer, size, k, self.with_int_bound(offset if from_zero else prim("add", start, offset, loc=loc), bound)
+        return outer, size, k, self.as_py(self.with_int_bound(offset if from_zero else prim("add", start, offset, loc=loc),
+                                                              bound))

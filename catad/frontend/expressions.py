@@ -159,7 +159,7 @@ class Expressions:
         if attr == "T":
             return self.b.transpose(base, loc)
         if attr == "ndim":
-            return Const(rank(base.type), Int, loc)
+            return self.as_py(Const(rank(base.type), Int, loc))
         if attr == "size":
             return int_range.size(self, self.b.share(base, lambda a: self.b.count(a, loc), loc))
         if attr == "real":

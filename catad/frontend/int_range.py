@@ -59,8 +59,8 @@ def range_bound(lw, start: Term, stop: Term, last: Term, loc) -> IntBound:
 
 
 def size(lw, t: Term) -> Term:
-    """t, the length of an axis or an array's size (see SIZE)."""
-    return lw.with_int_bound(t, IntBound(SIZE))
+    """t, the length of an axis or an array's size (see SIZE): one of Python's own ints."""
+    return lw.as_py(lw.with_int_bound(t, IntBound(SIZE)))
 
 
 def quotient(lw, name: str, a: Term, b: Term, out: Term) -> None:

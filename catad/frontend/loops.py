@@ -984,7 +984,10 @@ class Loops:
         pieces.append(("let", x, Get(1, t, loc), loc))
         if src.rows_of is not None and isinstance(elem_ty, Vec):
             self.b.shapes.dims[x.name] = self.b.shape(src.rows_of)[1:]
-        self.assign(s.target, self.with_int_bound(src.elem(x, counter), src.bound), pieces, loc)
+        elem = src.elem(x, counter)
+        if src.bound is not None:  # a range's variable: one of Python's ints
+            elem = self.as_py(self.with_int_bound(elem, src.bound))
+        self.assign(s.target, elem, pieces, loc)
         more, result, _ = self.run(getattr(s, _PROBE_BODY, s.body) if probe else s.body)
         pieces += more
         outs = []
