@@ -66,6 +66,13 @@ def loop_variable(v):
     return s
 
 
+def enumerated(v):
+    s = sum(x * (1.0 / k) for k, x in enumerate(v, 1))
+    for k, x in enumerate(v):
+        s = s + x / (k + 1) + 1.0 / (k - 1)  # k == 1 raises
+    return s
+
+
 def element(v):
     return v[0] / (v[1] - v[1])  # NumPy's elements: inf
 
@@ -88,7 +95,7 @@ def raising(fn, *args):
     (power, (10.0, 400.0), RangeError), (from_math, (1.0,), ZeroDivisionError_),
     (quotient_remainder, (1.0, 7.5, 0.0), ZeroDivisionError_), (quotient_remainder, (1.0, 7, 0), ZeroDivisionError_),
     (shape_and_size, (np.ones(3),), ZeroDivisionError_), (comprehension_variable, (np.ones(3),), ZeroDivisionError_),
-    (loop_variable, (np.ones(3),), ZeroDivisionError_),
+    (loop_variable, (np.ones(3),), ZeroDivisionError_), (enumerated, (np.ones(3),), ZeroDivisionError_),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_python_raises_so_does_catad(fn, args, cls):
     assert isinstance(raising(fn, *args), cls)

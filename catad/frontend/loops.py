@@ -560,12 +560,15 @@ class Loops:
         return seqs, start
 
     def counted(self, k: Term, start: Term | None, loc: Loc) -> Term:
-        """enumerate's count k from start."""
+        """enumerate's count k from start: one of Python's ints (int_range.py: k is below a length)."""
         if start is None or isinstance(start, Const) and start.value == 0:
-            return k
-        if isinstance(k, Const) and isinstance(start, Const):
-            return Const(k.value + start.value, Int, loc)
-        return prim("add", start, k, loc=loc)
+            out = k
+        elif isinstance(k, Const) and isinstance(start, Const):
+            out = Const(k.value + start.value, Int, loc)
+        else:
+            out = prim("add", start, k, loc=loc)
+        static = int_range.SIZE + (int_range.bound_of(self, start).static if start is not None else 0)
+        return self.as_py(self.with_int_bound(out, IntBound(static)))
 
     def tuple_items(self, fn, seqs: list[Term], loc: Loc, start: Term | None = None) -> list[Term]:
         """The items of a loop over a tuple, zip or enumerate of tuples."""
