@@ -73,6 +73,27 @@ def enumerated(v):
     return s
 
 
+def loop_state(x, y):
+    s = 1.0
+    for i in range(3):
+        s = s / y  # s stays Python's float: the first step divides by zero
+    return x * s
+
+
+def int_loop_state(x, n):
+    t = 0
+    for i in range(n):
+        t = t + 1
+    return x * (1.0 / (t - n))
+
+
+def numpy_loop_state(v):
+    s = 0.0
+    for i in range(3):
+        s = s + v[i]  # NumPy's element: s is NumPy's float after the first step
+    return 1.0 / (s - s)
+
+
 def element(v):
     return v[0] / (v[1] - v[1])  # NumPy's elements: inf
 
@@ -96,6 +117,7 @@ def raising(fn, *args):
     (quotient_remainder, (1.0, 7.5, 0.0), ZeroDivisionError_), (quotient_remainder, (1.0, 7, 0), ZeroDivisionError_),
     (shape_and_size, (np.ones(3),), ZeroDivisionError_), (comprehension_variable, (np.ones(3),), ZeroDivisionError_),
     (loop_variable, (np.ones(3),), ZeroDivisionError_), (enumerated, (np.ones(3),), ZeroDivisionError_),
+    (loop_state, (1.0, 0.0), ZeroDivisionError_), (int_loop_state, (1.0, 3), ZeroDivisionError_),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_python_raises_so_does_catad(fn, args, cls):
     assert isinstance(raising(fn, *args), cls)
@@ -109,7 +131,7 @@ def test_a_fractional_power_of_a_negative_number_is_refused():
 
 @pytest.mark.parametrize("fn, args", [
     (divide, (np.float64(1.0), 0.0)), (divide, (1.0, np.float64(0.0))), (numpy_scalar, (1.0, 0.0)),
-    (element, (np.array([1.0, 2.0]),)),
+    (element, (np.array([1.0, 2.0]),)), (numpy_loop_state, (np.ones(3),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpy_s_scalars_keep_inf(fn, args):
     with np.errstate(all="ignore"):

@@ -1,16 +1,22 @@
 """Ints that leave int64: catad computes Ints in int64, where Python's ints grow without bound
-and NumPy's int64 wraps around silently. Where a + b, a - b, a * b or a ** b written in the
-user's code could reach 2**63 in magnitude, a run-time check raises RangeError (also an
-OverflowError) instead of the wrapped number, a silently wrong result.
+and NumPy's int64 wraps around silently. Where + - * ** written in the user's code could leave
+int64, a run-time check raises RangeError (also an OverflowError) instead of the wrapped number,
+a silently wrong result.
 
 Each Int term may carry an :class:`IntBound`: a bound of its magnitude known while compiling
-(`static`), a Float term bounding it at run time that reads only what the term's scope reads
-(`dynamic`: a range variable's is its range's bounds, read outside the comprehension, so a
-check of ``i * i`` runs once, not at every element), and whether it was made by * or ** and
-may be 2**62 or more (`big`). An Int nothing is known about (an argument, a size, a loop
-counter, a helper's result) is taken to be below 2**62 in magnitude (ORDINARY): then + and -
-can leave int64 only where an operand is big, and * and ** are checked wherever the static
-bounds allow 2**63.
+(`static`); whether that bound is a fact (`known`: literals, ranges of literals and arithmetic
+of these) or an assumption about a plain Int (an argument, a length, a loop counter, a helper's
+parameter or result: below ORDINARY, lengths below SIZE); a Float term bounding it at run time
+that reads only what the term's scope reads (`dynamic`: a range variable's is its range's
+bounds, read outside the comprehension, so a check of ``i ** 30`` runs once, not at every
+element); and whether it was made by * or ** and may be 2**62 or more (`big`).
+
+Checked where the static bound reaches 2**63: every ``**`` (``n ** 40``); ``*`` unless both
+operands are plain (``n * 10**18`` is, ``n * d`` of two lengths is not: catad assumes the
+product of two plain Ints fits, as it does for the sizes it computes); ``+`` and ``-`` where an
+operand is big (a sum of products) or both are known. A loop's Int state that a product
+updates is big (``k = k * i``: a factorial), so its products are checked (loops.py, the second
+time it lowers the body).
 """
 from __future__ import annotations
 
@@ -39,6 +45,12 @@ class IntBound:
     static: float
     dynamic: Term | float | None = None
     big: bool = False
+    known: bool = False
+    state: str | None = None  # a loop's Int state, by name: a product of it makes it big (loops.py)
+
+
+PLAIN = IntBound(ORDINARY)  # an Int nothing is known about
+BIG = IntBound(LIMIT, big=True)  # a loop's state that products update (loops.py)
 
 
 def bound_of(lw, t: Term) -> IntBound:
@@ -47,15 +59,21 @@ def bound_of(lw, t: Term) -> IntBound:
         return known
     if isinstance(t, Const):
         v = float(abs(int(t.value)))
-        return IntBound(v, v)
-    return IntBound(ORDINARY)
+        return IntBound(v, v, known=True)
+    return PLAIN
 
 
 def range_bound(lw, start: Term, stop: Term, last: Term, loc) -> IntBound:
     """The bound of a variable of range(start, stop): from start to last = stop - 1."""
     s, e = bound_of(lw, start), bound_of(lw, stop)
     dyn = larger(magnitude(lw, start, loc), magnitude(lw, last, loc), loc)
-    return IntBound(max(s.static, e.static + 1), dyn)
+    return IntBound(max(s.static, e.static + 1), dyn, known=s.known and e.known)
+
+
+def state_bound(name: str, big: bool) -> IntBound:
+    """The bound of a loop's Int state: big once a product of it updates it (multiplied, which
+    arith fills), plain otherwise (a counter's sums are taken to fit, as other plain Ints' are)."""
+    return IntBound(LIMIT, big=True, state=name) if big else IntBound(ORDINARY, state=name)
 
 
 def size(lw, t: Term) -> Term:
@@ -68,48 +86,55 @@ def quotient(lw, name: str, a: Term, b: Term, out: Term) -> None:
     Int; |a| / |b| + 1 for a constant b), |a % b| < |b|."""
     ba, bb = bound_of(lw, a), bound_of(lw, b)
     if name == "mod":
-        static = bb.static
+        static, known = bb.static, bb.known
     elif isinstance(b, Const) and b.value != 0:
-        static = ba.static / abs(b.value) + 1
+        static, known = ba.static / abs(b.value) + 1, ba.known
     else:
-        static = max(ba.static, 1.0)
-    lw.with_int_bound(out, IntBound(static))
+        static, known = max(ba.static, 1.0), ba.known
+    lw.with_int_bound(out, IntBound(static, known=known))
 
 
 def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
-    """a op b (name in CHECKED) by compute(x, y) of the atoms a and b are bound to, checked where
-    it could leave int64, and noted with its bound."""
+    """a op b (name in CHECKED) by compute, checked where it could leave int64 (on the atoms a
+    and b are bound to), and noted with its bound."""
     ba, bb = bound_of(lw, a), bound_of(lw, b)
     exponent = b.value if name == "pow" and isinstance(b, Const) else None
-    if name == "pow" and exponent is not None and exponent < 0:
-        return compute(a, b) if _atom(a) and _atom(b) else lw.b.share_all([a, b], compute, loc)
+    if exponent is not None and exponent < 0:
+        return compute(a, b)  # a float in Python, NumPy's error for Ints (compute says which)
     static = _op(name, ba.static, bb.static if exponent is None else exponent)
     product = name in ("mul", "pow")
-    need = static >= LIMIT and (product or ba.big or bb.big)
+    if product:
+        lw.multiplied.update(x.state for x in (ba, bb) if x.state is not None)
+    big = product and static >= ORDINARY or ba.big or bb.big
+    known = ba.known and bb.known
+    checked_here = name == "pow" or ba.big or bb.big or (ba.known or bb.known if name == "mul" else known)
+    if static < LIMIT or not checked_here:
+        # no check: the operands stay where they are (no lets: the loops' patterns read them)
+        mx = ba.dynamic if ba.dynamic is not None else magnitude(lw, a, loc) if _atom(a) else None
+        my = bb.dynamic if bb.dynamic is not None else magnitude(lw, b, loc) if _atom(b) else None
+        dyn = None if mx is None or my is None or name == "pow" and exponent is None else \
+            _op(name, mx, exponent if exponent is not None else my, loc)
+        return lw.with_int_bound(compute(a, b), IntBound(static, dyn, big, known))
 
     def checked(x, y):
-        out = compute(x, y)
         mx = ba.dynamic if ba.dynamic is not None else magnitude(lw, x, loc)
         my = bb.dynamic if bb.dynamic is not None else magnitude(lw, y, loc)
-        yy = exponent if exponent is not None else my
-        if name == "pow" and exponent is None:
-            yy = lw.b.to_float(y, loc)
-        dyn = _op(name, mx, yy, loc)
-        big = product and static >= ORDINARY or ba.big or bb.big
-        if need:
-            fits = dyn < LIMIT if not isinstance(dyn, Term) else prim("lt", dyn, Const(LIMIT, Float, loc), loc=loc)
-            if name == "pow" and exponent is None and fits is not True:  # a negative power: a float in Python
-                fits = or_(prim("lt", y, Const(0, Int, loc), loc=loc), fits if isinstance(fits, Term) else
-                           Const(bool(fits), Bool, loc))
-            if fits is not True:
-                fits = fits if isinstance(fits, Term) else Const(False, Bool, loc)
-                shown = dyn if isinstance(dyn, Term) else Const(float(dyn), Float, loc)
-                out = make_lets(lw.b.check(fits, (shown,), loc, symbol, _MESSAGE.format(s=symbol.split()[-1]),
-                                           "range"), out)
+        power = exponent if exponent is not None else lw.b.to_float(y, loc)
+        dyn = _op(name, mx, power if name == "pow" else my, loc)
+        fits = dyn < LIMIT if not isinstance(dyn, Term) else prim("lt", dyn, Const(LIMIT, Float, loc), loc=loc)
+        if fits is not True:
+            fits = fits if isinstance(fits, Term) else Const(False, Bool, loc)
+            if name == "pow" and exponent is None:  # a negative power: a float in Python
+                fits = or_(prim("lt", y, Const(0, Int, loc), loc=loc), fits)
+            shown = dyn if isinstance(dyn, Term) else Const(float(dyn), Float, loc)
+            out = make_lets(lw.b.check(fits, (shown,), loc, symbol, _MESSAGE.format(s=symbol.split()[-1]), "range"),
+                            compute(x, y))
+        else:
+            out = compute(x, y)
         # a later operation reads the dynamic bound only where it reads nothing bound here
         own = {x.name for x, t in ((x, a), (y, b)) if isinstance(x, Var) and x is not t}
         keep = not isinstance(dyn, Term) or not own or not own & {v.name for v in free_vars(dyn)}
-        return lw.with_int_bound(out, IntBound(min(static, LIMIT) if need else static, dyn if keep else None, big))
+        return lw.with_int_bound(out, IntBound(min(static, LIMIT), dyn if keep else None, big, known))
     return lw.b.share_all([a, b], checked, loc)
 
 

@@ -881,13 +881,22 @@ class Loops:
             state = state + [(counter, Const(0, Int, loc))]
         types = [init.type for _, init in state]
         shapes = [self._shape_of(init) for _, init in state]
-        for _ in range(4):
+        # a state that is one of Python's own numbers before the loop and after its body is one
+        # throughout (expressions.py: Python's arithmetic raises where NumPy's gives inf)
+        pys = [self.is_py(init) for _, init in state]
+        # an Int state a product updates may leave int64: its products are checked (int_range.py)
+        bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
+        for _ in range(6):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
-                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes)
+                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes, pys=pys,
+                                                  bounds=bounds)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
+            # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
+            new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for (n, _), b in zip(state, bounds)]
+            new_pys = [py and self.is_py(out) for py, out in zip(pys, outs)]
             new_types, new_shapes = [], []
             for (n, _), ty, sh, out in zip(state, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -896,9 +905,10 @@ class Loops:
                               "after its body; give it one type", CatadTypeError)
                 new_types.append(joined)
                 new_shapes.append(self._kept(sh, out) if joined == ty else None)
-            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes]:
+            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
+                    new_pys == pys and new_bounds == bounds:
                 break
-            types, shapes = new_types, new_shapes
+            types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
         else:
             self.fail(s, _kind(s), "the types of the loop's variables do not settle")
         # an array the body lets something refer to is not owned after the loop (updates.py)
@@ -921,6 +931,11 @@ class Loops:
             result_atom = self.bind_temp(fold, pieces, loc)
             results = [Get(k, result_atom, loc) for k in range(len(state))]
         names = [n for n, _ in state]
+        for k, py in enumerate(pys):
+            if py:
+                results[k] = self.as_py(results[k])
+            if bounds[k].big:
+                self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):
             if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
                 self.b.shapes.dims[results[k].name] = _filled(sh, results[k])
@@ -957,7 +972,7 @@ class Loops:
                      for g, d in zip(got, dims))
         return kept if any(d is not None for d in kept) else None
 
-    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False):
+    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
         iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe)."""
         loc = self.loc(s)
@@ -979,6 +994,10 @@ class Loops:
             elif isinstance(ty, Vec):
                 self.b.shapes.param(v, None)
             pieces.append(("let", v, value, loc))
+            if pys is not None and pys[k]:
+                self.as_py(v)
+            if bounds is not None and ty == Int:
+                self.with_int_bound(v, bounds[k])
             if n == "\0count":
                 counter = v
             else:

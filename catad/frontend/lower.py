@@ -90,6 +90,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
+            self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
         self.names = Names(src.identifiers)
@@ -106,6 +107,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
+        self.multiplied: set[str] = set()  # loops' Int states a product of which the body computes
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
