@@ -160,3 +160,17 @@ def test_python_and_numpy_floats_compile_apart():
     with pytest.raises(ZeroDivisionError):
         g(1.0, 0.0)
     assert g(np.float64(1.0), 0.0) == np.inf
+
+
+def infinite_starts(x):
+    best = -np.inf
+    for v in x:
+        best = max(best, v)
+    lo = math.inf  # Python's float, carried by the loop
+    for v in x:
+        lo = min(lo, v * 2)
+    return best + lo
+
+
+def test_a_loop_state_may_start_infinite():
+    agrees(infinite_starts, np.array([0.5, -1.5, 2.0]))

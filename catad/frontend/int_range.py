@@ -57,7 +57,7 @@ def bound_of(lw, t: Term) -> IntBound:
     known = lw.int_bound(t)
     if known is not None:
         return known
-    if isinstance(t, Const):
+    if isinstance(t, Const) and t.type in (Int, Bool):
         v = float(abs(int(t.value)))
         return IntBound(v, v, known=True)
     return PLAIN
