@@ -183,7 +183,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     from . import numpy_arrays
     if attr == "item" and not lw.is_list(base) and scalar_of(base.type) in (Int, Float, Bool):
         from .idioms import item
-        return item(lw, base, node)
+        return lw.as_py(item(lw, base, node))  # one of Python's own numbers
     if is_array(base) and not lw.is_list(base):
         made = numpy_arrays.method(lw, base, attr, node)
         if made is not None:

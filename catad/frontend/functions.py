@@ -223,7 +223,9 @@ class Functions:
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)
-        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics)
+        pys = tuple(self.is_py(t) for t in ts)  # Python's own numbers stay Python's in the callee
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
+                                             pys=pys if any(pys) else None)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
