@@ -233,3 +233,30 @@ def test_a_global_that_becomes_numpy_s_compiles_again():
 def test_numpy_s_scalars_through_a_helper_keep_inf():
     with np.errstate(divide="ignore"):
         assert catad.value_and_grad(through_a_helper)(np.float64(0.0))[0] == np.inf
+
+
+def tuple_leaf(x, p):
+    return x * (1.0 / p[0]) + p[1]
+
+
+def dict_leaf(x, d):
+    return x / d["eps"]
+
+
+def unpacked_leaves(x, p):
+    a, b = p
+    return x * (a / b)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (tuple_leaf, (1.0, (0.0, 2.0))), (tuple_leaf, (1.0, [0.0, 2.0])), (dict_leaf, (1.0, {"eps": 0.0})),
+    (unpacked_leaves, (1.0, (1.0, 0.0))),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_python_s_numbers_inside_tuples_lists_and_dicts(fn, args):
+    assert isinstance(raising(fn, *args), ZeroDivisionError_)
+
+
+def test_numpy_s_numbers_inside_a_tuple_keep_inf():
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(tuple_leaf)(1.0, (np.float64(0.0), 2.0))[0] == np.inf
+    assert catad.grad(tuple_leaf, argnums=1)(1.0, (0.5, 2.0)) == (-4.0, 1.0)

@@ -158,7 +158,7 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
         if signature is None:
             arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
             units = tuple(units_of_value(a) for a in example_args)
-            pys = tuple(python_numbers(a) is True for a in example_args)
+            pys = tuple(python_numbers(a) for a in example_args)  # per item of a tuple, list or dict
         else:
             arg_types, units = signature
             pys = None
