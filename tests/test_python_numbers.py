@@ -260,3 +260,19 @@ def test_numpy_s_numbers_inside_a_tuple_keep_inf():
     with np.errstate(divide="ignore"):
         assert catad.value_and_grad(tuple_leaf)(1.0, (np.float64(0.0), 2.0))[0] == np.inf
     assert catad.grad(tuple_leaf, argnums=1)(1.0, (0.5, 2.0)) == (-4.0, 1.0)
+
+
+def _plus_one(t):
+    return t + 1.0
+
+
+def result_of_a_helper(x):
+    return 1.0 / (_plus_one(x) - _plus_one(x))
+
+
+def test_your_function_s_python_result_stays_python_s():
+    """_plus_one of a Python float is one: so the division raises (and helper(helper(x, x), 1.0)
+    compiles helper once)."""
+    assert isinstance(raising(result_of_a_helper, 1.0), ZeroDivisionError_)
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(result_of_a_helper)(np.float64(1.0))[0] == np.inf

@@ -572,7 +572,8 @@ class Expressions:
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
-        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)):
+        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \
+                calls.user_function(obj) is None:  # your function's result keeps its mark
             t = t.replace()  # a node of its own (marks go by identity): np.float64(x) is not Python's x
             if python:
                 self.as_py(t)

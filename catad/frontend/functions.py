@@ -240,7 +240,8 @@ class Functions:
                                              pys=pys if any(pys) else None)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
-        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        out = self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        return self.as_py(out) if name in self.program.result_pys else out
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a

@@ -86,6 +86,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.param_trees = trees or (None,) * len(arg_types)
         self.result_tree: Tree | None = None
         self._returned = False  # a return statement was lowered (its tree is result_tree)
+        self.result_py = False  # every return returns one of Python's own numbers
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
@@ -177,6 +178,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             what = lambda t: t.describe() if t is not None else "a value that is not a list or dict"
             self.fail(node, "return", f"{self.src.name} returns {what(tree)} here and {what(self.result_tree)} "
                       "at another return", hint="return values of one structure at every return")
+        self.result_py = self.is_py(value) and (self.result_py or not self._returned)
         self._returned, self.result_tree = True, tree
 
     def mark_readonly(self, t: Term) -> Term:
