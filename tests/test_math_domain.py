@@ -19,7 +19,7 @@ CASES = [
     (math.log1p, -0.5, [-1.0, -3.0]), (math.sqrt, 2.0, [-1e-300, -4.0]), (math.acosh, 1.5, [0.999, -2.0]),
     (math.asin, 0.3, [1.0000001, -2.0]), (math.acos, -0.9, [1.5, -1.0000001]), (math.atanh, 0.5, [1.0, -1.0, 3.0]),
     (math.exp, 3.0, [710.0, 1000.0]), (math.expm1, -2.0, [710.0]), (math.sinh, 2.0, [711.0, -711.0]),
-    (math.cosh, -2.0, [711.0, -711.0]),
+    (math.cosh, -2.0, [711.0, -711.0]), (math.lgamma, -2.5, [0.0, -1.0, -7.0]),
 ]
 
 _FN = math.log  # the math function call_math calls: a global, so each change compiles again
@@ -126,3 +126,27 @@ def test_a_negative_power_of_an_int_array_is_numpy_s_value_error(v, e):
     with pytest.raises(DomainError, match=str(expected)) as ours:
         catad.grad(int_powers)(1.5, v, e)
     assert ours.value.loc.line == marked_line(int_powers)
+
+
+def math_pow(x, y):
+    return math.pow(x, y) * 2.0  # ERR
+
+
+@pytest.mark.parametrize("x, y", [(-4.0, 0.5), (0.0, -1.0), (-0.0, -3.0), (10.0, 400.0), (-10.0, 401.0)])
+def test_math_pow_raises_what_python_raises(x, y):
+    """math.pow is C's pow with CPython's checks (NumPy's pow gives nan or inf): found by
+    differential testing, trial 5."""
+    with pytest.raises((ValueError, OverflowError)) as python:
+        math_pow(x, y)
+    cls = RangeError if isinstance(python.value, OverflowError) else DomainError
+    for run in (catad.grad(math_pow), lambda x, y: catad.jvp(math_pow, (x, y), (1.0, 1.0))):
+        with pytest.raises(cls) as ours:
+            run(x, y)
+        assert isinstance(ours.value, type(python.value)) and str(python.value) in str(ours.value)
+        assert ours.value.loc.line == marked_line(math_pow)
+
+
+@pytest.mark.parametrize("x, y", [(2.0, 3.0), (-2.0, 3.0), (0.5, -2.5), (3.0, 0.0)])
+def test_math_pow_inside_its_domain(x, y):
+    agrees(math_pow, x, y)
+    assert catad.value_and_grad(math_pow, argnums=(0, 1))(x, y)[0] == math_pow(x, y)

@@ -1,5 +1,5 @@
-"""Python's own numbers (a float or int argument, a literal, len(x), float(x), math.* results,
-arithmetic of these) divide as Python divides: by zero is Python's ZeroDivisionError (a
+"""Python's own numbers (a float or int argument, a literal, len(x), x.shape, x.size, x.ndim, a
+range variable, float(x), math.* results, arithmetic of these) divide as Python divides: by zero is Python's ZeroDivisionError (a
 catad.errors.ZeroDivisionError_ located at the operator), 0.0 ** -1 too, a negative number to a
 fractional power (complex in Python) a located refusal, 10.0 ** 400 Python's OverflowError; the
 same arithmetic on NumPy's scalars (np.float64 arguments, elements of arrays) keeps NumPy's inf and
@@ -50,6 +50,50 @@ def quotient_remainder(x, a, b):
     return x * q + r
 
 
+def shape_and_size(v):
+    n, m = v.shape[0], v.size
+    return v[0] * (1.0 / (n - m)) + v.ndim / (m - n)
+
+
+def comprehension_variable(v):
+    return sum(v[i] * (1.0 / i) for i in range(v.shape[0]))  # Python's ints: 1.0 / 0 raises
+
+
+def loop_variable(v):
+    s = 0.0
+    for j in range(v.shape[0]):
+        s = s + v[j] / (j - 1) + 1.0 / (j - 1)  # NumPy's element / 0 is inf, Python's 1.0 / 0 raises
+    return s
+
+
+def enumerated(v):
+    s = sum(x * (1.0 / k) for k, x in enumerate(v, 1))
+    for k, x in enumerate(v):
+        s = s + x / (k + 1) + 1.0 / (k - 1)  # k == 1 raises
+    return s
+
+
+def loop_state(x, y):
+    s = 1.0
+    for i in range(3):
+        s = s / y  # s stays Python's float: the first step divides by zero
+    return x * s
+
+
+def int_loop_state(x, n):
+    t = 0
+    for i in range(n):
+        t = t + 1
+    return x * (1.0 / (t - n))
+
+
+def numpy_loop_state(v):
+    s = 0.0
+    for i in range(3):
+        s = s + v[i]  # NumPy's element: s is NumPy's float after the first step
+    return 1.0 / (s - s)
+
+
 def element(v):
     return v[0] / (v[1] - v[1])  # NumPy's elements: inf
 
@@ -71,6 +115,9 @@ def raising(fn, *args):
     (power, (0.0, -1.0), ZeroDivisionError_),
     (power, (10.0, 400.0), RangeError), (from_math, (1.0,), ZeroDivisionError_),
     (quotient_remainder, (1.0, 7.5, 0.0), ZeroDivisionError_), (quotient_remainder, (1.0, 7, 0), ZeroDivisionError_),
+    (shape_and_size, (np.ones(3),), ZeroDivisionError_), (comprehension_variable, (np.ones(3),), ZeroDivisionError_),
+    (loop_variable, (np.ones(3),), ZeroDivisionError_), (enumerated, (np.ones(3),), ZeroDivisionError_),
+    (loop_state, (1.0, 0.0), ZeroDivisionError_), (int_loop_state, (1.0, 3), ZeroDivisionError_),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_python_raises_so_does_catad(fn, args, cls):
     assert isinstance(raising(fn, *args), cls)
@@ -84,7 +131,7 @@ def test_a_fractional_power_of_a_negative_number_is_refused():
 
 @pytest.mark.parametrize("fn, args", [
     (divide, (np.float64(1.0), 0.0)), (divide, (1.0, np.float64(0.0))), (numpy_scalar, (1.0, 0.0)),
-    (element, (np.array([1.0, 2.0]),)),
+    (element, (np.array([1.0, 2.0]),)), (numpy_loop_state, (np.ones(3),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpy_s_scalars_keep_inf(fn, args):
     with np.errstate(all="ignore"):
@@ -113,3 +160,119 @@ def test_python_and_numpy_floats_compile_apart():
     with pytest.raises(ZeroDivisionError):
         g(1.0, 0.0)
     assert g(np.float64(1.0), 0.0) == np.inf
+
+
+def infinite_starts(x):
+    best = -np.inf
+    for v in x:
+        best = max(best, v)
+    lo = math.inf  # Python's float, carried by the loop
+    for v in x:
+        lo = min(lo, v * 2)
+    return best + lo
+
+
+def test_a_loop_state_may_start_infinite():
+    agrees(infinite_starts, np.array([0.5, -1.5, 2.0]))
+
+
+def _inverse(t):
+    return 1.0 / t
+
+
+def through_a_helper(x):
+    return _inverse(x) + _inverse(t=x)
+
+
+def with_a_default(x, k=0.0):
+    return x / k
+
+
+EPS = 0.0
+
+
+def with_a_global(x):
+    return x / EPS
+
+
+def with_item(v):
+    return 1.0 / (v[0] - v[0]).item() + v[1]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (with_a_default, (1.0,)), (with_a_global, (1.0,)), (with_item, (np.ones(2),)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_python_s_numbers_stay_python_s(fn, args):
+    """Through a default, a global and .item() (found by differential testing, trial 5: they
+    gave inf)."""
+    assert isinstance(raising(fn, *args), ZeroDivisionError_)
+
+
+def test_python_s_numbers_stay_python_s_in_your_functions():
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        through_a_helper(0.0)
+    with pytest.raises(ZeroDivisionError_, match="float division by zero") as e:
+        catad.value_and_grad(through_a_helper)(0.0)
+    assert e.value.loc.line == _inverse.__code__.co_firstlineno + 1  # where Python raises: in _inverse
+
+
+def test_a_global_that_becomes_numpy_s_compiles_again():
+    global EPS
+    g = catad.value_and_grad(with_a_global)
+    try:
+        EPS = np.float64(0.0)
+        with np.errstate(divide="ignore"):
+            assert g(1.0)[0] == with_a_global(1.0) == np.inf
+        EPS = 0.0
+        with pytest.raises(ZeroDivisionError):
+            g(1.0)
+    finally:
+        EPS = 0.0
+
+
+def test_numpy_s_scalars_through_a_helper_keep_inf():
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(through_a_helper)(np.float64(0.0))[0] == np.inf
+
+
+def tuple_leaf(x, p):
+    return x * (1.0 / p[0]) + p[1]
+
+
+def dict_leaf(x, d):
+    return x / d["eps"]
+
+
+def unpacked_leaves(x, p):
+    a, b = p
+    return x * (a / b)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (tuple_leaf, (1.0, (0.0, 2.0))), (tuple_leaf, (1.0, [0.0, 2.0])), (dict_leaf, (1.0, {"eps": 0.0})),
+    (unpacked_leaves, (1.0, (1.0, 0.0))),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_python_s_numbers_inside_tuples_lists_and_dicts(fn, args):
+    assert isinstance(raising(fn, *args), ZeroDivisionError_)
+
+
+def test_numpy_s_numbers_inside_a_tuple_keep_inf():
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(tuple_leaf)(1.0, (np.float64(0.0), 2.0))[0] == np.inf
+    assert catad.grad(tuple_leaf, argnums=1)(1.0, (0.5, 2.0)) == (-4.0, 1.0)
+
+
+def _plus_one(t):
+    return t + 1.0
+
+
+def result_of_a_helper(x):
+    return 1.0 / (_plus_one(x) - _plus_one(x))
+
+
+def test_your_function_s_python_result_stays_python_s():
+    """_plus_one of a Python float is one: so the division raises (and helper(helper(x, x), 1.0)
+    compiles helper once)."""
+    assert isinstance(raising(result_of_a_helper, 1.0), ZeroDivisionError_)
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(result_of_a_helper)(np.float64(1.0))[0] == np.inf

@@ -703,7 +703,7 @@ def _one_side(g, fn, unit, x):
 
 
 instances("mul-one")(lambda g: _one_side(g, "mul", Const(1.0, Float), _float_operand(g)))
-instances("add-zero")(lambda g: _one_side(g, "add", Const(0.0, Float), _float_operand(g)))
+instances("add-zero")(lambda g: _one_side(g, "add", Const(-0.0, Float), _float_operand(g)))
 instances("sub-zero")(lambda g: prim("sub", _float_operand(g), Const(0.0, Float)))
 instances("div-one")(lambda g: prim("div", _float_operand(g), Const(1.0, Float)))
 

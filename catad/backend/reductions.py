@@ -136,8 +136,9 @@ def vreduce(c: Compiler, kind: str, v, t):
         b = arrays.dense(c, Stacked(body, d, Arr(v.N, kind="i"), v.N, None))
         b = Arr(b.code, d + 1, b.deps | {d}, b.rank - 1, b.kind)
     mask = "None" if v.mask is None else c.lift(v.mask, d + 1).code
-    guard = c.mask is not None  # lanes a branch discards may reduce nothing
+    # the lanes the enclosing branches take: those a branch discards may reduce nothing
+    active = "True" if c.mask is None else c.lift(c.mask, d).code
     loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
-    out = c.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {guard}{f', {loc!r}' if loc else ''})")
+    out = c.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {active}{f', {loc!r}' if loc else ''})")
     deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
     return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)

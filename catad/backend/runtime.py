@@ -146,17 +146,23 @@ def full(x, shape):
     return np.broadcast_to(x, shape)
 
 
-def vreduce(kind: str, x, axis: int, mask=None, guard: bool = False, where: tuple | None = None):
-    """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding);
-    guard: in a branch, where lanes that reduce nothing are discarded (NaN, or index 0);
-    where: (file, line, col) of the reduction in the user's source, for the error."""
+def vreduce(kind: str, x, axis: int, mask=None, active=True, where: tuple | None = None):
+    """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding).
+    A lane that reduces nothing (no element, or none inside mask) raises NumPy's error where
+    it is `active` (the lanes the enclosing branches take: True outside any); where it is not,
+    its value is discarded (NaN, index 0, or the fill). where: (file, line, col) of the
+    reduction in the user's source, for the error."""
     if mask is not None:
+        mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), x.shape))
+        empty = np.logical_not(mask.any(axis=axis))
         fill = (-np.inf if kind in ("max", "argmax") else np.inf) if x.dtype.kind == "f" else \
             (np.iinfo(x.dtype).min if kind in ("max", "argmax") else np.iinfo(x.dtype).max)
         x = np.where(mask, x, fill)
+    else:
+        empty = x.shape[axis] == 0
+    if np.any(empty) and np.any(empty & np.reshape(active, np.shape(active) + (1,) * (np.ndim(empty) - np.ndim(active)))):
+        raise _empty_reduction(kind, where)
     if x.shape[axis] == 0:
-        if not guard:
-            raise _empty_reduction(kind, where)
         shape = x.shape[:axis] + x.shape[axis + 1:]
         return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
     fn = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind]
@@ -350,7 +356,7 @@ def check_ok(cond, mask, lanes: tuple, site, data):
     """Raise site's error (a ShapeError or BoundsError naming the user's file and line) where
     cond is False in a lane that exists and is not masked out; data holds the values to show,
     per lane (all arrays here have the same leading batch axes, of full size or 1)."""
-    if mask is None and (cond is True or cond is np.True_ or np.ndim(cond) == 0 and cond):
+    if cond is True or cond is np.True_ or np.ndim(cond) == 0 and cond:  # no lane fails, masked or not
         return
     if not all(lanes):  # a comprehension with no elements evaluates nothing
         return

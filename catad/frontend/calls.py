@@ -25,7 +25,7 @@ from ..lang.terms import Build, Const, Get, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
-from .common import and_, index_chain, is_array
+from .common import and_, index_chain, is_array, or_
 from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -183,7 +183,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     from . import numpy_arrays
     if attr == "item" and not lw.is_list(base) and scalar_of(base.type) in (Int, Float, Bool):
         from .idioms import item
-        return item(lw, base, node)
+        return lw.as_py(item(lw, base, node))  # one of Python's own numbers
     if is_array(base) and not lw.is_list(base):
         made = numpy_arrays.method(lw, base, attr, node)
         if made is not None:
@@ -216,6 +216,8 @@ _MATH_DOMAINS = {
     math.sqrt: (lambda x: ("lt", x, 0.0), -1.0), math.acosh: (lambda x: ("lt", x, 1.0), 0.0),
     math.asin: (lambda x: ("gt", ("abs", x), 1.0), 2.0), math.acos: (lambda x: ("gt", ("abs", x), 1.0), 2.0),
     math.atanh: (lambda x: ("ge", ("abs", x), 1.0), 1.0),
+    # a pole: an integer x <= 0 (|x - floor(x)| + max(x, 0) is 0 there only)
+    math.lgamma: (lambda x: ("le", ("add", ("abs", ("sub", x, ("floor", x))), ("max", x, 0.0)), 0.0), 0.0),
 }
 
 
@@ -421,9 +423,26 @@ def h_pow(lw, obj, node, args, kwargs):
         if is_array(a) or is_array(b):
             lw.fail(node, "math.pow", "math.pow() takes scalars, got an array", CatadTypeError,
                     "use ** or np.power")
-        loc = lw.loc(node)
-        return prim("pow", lw.b.to_float(a, loc), lw.b.to_float(b, loc), loc=loc)
+        return _math_pow(lw, lw.b.to_float(a, lw.loc(node)), lw.b.to_float(b, lw.loc(node)), lw.loc(node))
     return lw.binop(ast.Pow(), a, b, node)
+
+
+def _math_pow(lw, a: Term, b: Term, loc) -> Term:
+    """math.pow(a, b) of floats, with Python's errors (CPython's math_pow): of a finite a and b, a
+    NaN result (a negative a to a fractional b) or an infinite one of a = 0 is ValueError, an
+    infinite one of another a is OverflowError; NumPy's pow gives nan and inf there."""
+    def body(x, y):
+        def checked(r):
+            finite = and_(prim("le", prim("abs", x, loc=loc), _BIGGEST, loc=loc),
+                          prim("le", prim("abs", y, loc=loc), _BIGGEST, loc=loc))
+            infinite = and_(finite, prim("gt", prim("abs", r, loc=loc), _BIGGEST, loc=loc))
+            zero = prim("eq", x, Const(0.0, Float, loc), loc=loc)
+            domain = or_(and_(finite, prim("ne", r, r, loc=loc)), and_(infinite, zero))
+            return make_lets(lw.b.check(prim("not", domain, loc=loc), (), loc, "math.pow", "math domain error", "domain") +
+                             lw.b.check(prim("not", and_(infinite, prim("not", zero, loc=loc)), loc=loc), (), loc,
+                                        "math.pow", "math range error", "range"), r)
+        return lw.b.share(prim("pow", x, y, loc=loc), checked, loc)
+    return lw.b.share_all([a, b], body, loc)
 
 
 def h_array(lw, obj, node, args, kwargs):

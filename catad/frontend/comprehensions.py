@@ -15,11 +15,13 @@ from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
 from ..lang.types import Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
+from . import int_range
+from .int_range import IntBound
 from .checks import Frame
-from .common import is_array
+from .common import ONE, is_array
 from .freenames import NOT_STATIC
 from .loops import ENUMERATE_ZIP, iteration_fn
-from .shapes import simple
+from .shapes import fresh, simple
 from .subscripts import DictKey
 
 _MISSING = object()
@@ -237,18 +239,24 @@ class Comprehensions:
             self.fail(target, "comprehension", "range yields Ints: use a single name as the loop variable")
         outer: list = []
         for k, a in enumerate(args):  # checks in the bounds (len(m[0])) run before the comprehension
+            bound = int_range.bound_of(self, a)
             lets, args[k] = let_chain(a)
             outer += [(lt.var, lt.rhs) for lt in lets]
             if not simple(args[k]):  # a bound that binds something is computed once, before
                 v = self.b.bound(self.b.var(Int, loc), args[k])
                 outer.append((v, args[k]))
                 args[k] = v
+            self.with_int_bound(args[k], IntBound(bound.static))
         start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else Const(1, Int)
         if not (isinstance(step, Const) and step.value > 0):
             self.fail(it, "range", "the step of range must be a positive integer constant")
+        # |i| <= max(|start|, |stop - 1|), read outside the comprehension (int_range.py)
+        last = Const(stop.value - 1, Int, loc) if isinstance(stop, Const) else prim("sub", fresh(stop, loc), ONE, loc=loc)
+        bound = int_range.range_bound(self, start if isinstance(start, Const) else fresh(start, loc), stop, last, loc)
         if isinstance(start, Const) and start.value == 0 and step.value == 1:
-            return outer, stop, Var(self.names.user(target.id), Int, self.loc(target)), None
+            i = Var(self.names.user(target.id), Int, self.loc(target))
+            return outer, stop, self.as_py(self.with_int_bound(i, bound)), None  # Python's ints
         if not is_atom(start):
             v = self.b.bound(self.b.var(Int, loc), start)
             outer.append((v, start))
@@ -259,4 +267,5 @@ class Comprehensions:
             size = prim("floordiv", prim("add", size, Const(step.value - 1, Int), loc=loc), step, loc=loc)
         k = self.b.var(Int, loc, "_i")
         offset = k if step.value == 1 else prim("mul", step, k, loc=loc)
-        return outer, size, k, offset if from_zero else prim("add", start, offset, loc=loc)
+        return outer, size, k, self.as_py(self.with_int_bound(offset if from_zero else prim("add", start, offset, loc=loc),
+                                                              bound))

@@ -19,7 +19,7 @@ from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from . import calls, complexes, numpy_arrays
+from . import calls, complexes, int_range, numpy_arrays
 from .complexes import Complex
 from .common import and_, is_array, static_bool
 from .freenames import NOT_STATIC, Static
@@ -154,14 +154,14 @@ class Expressions:
         """x.shape, x.T, x.ndim, x.size of an array; x.real (x itself) and x.imag (zeros) of a real
         array or number, as NumPy gives them."""
         if attr == "shape":
-            return self.b.share(base, lambda a: Tuple(tuple(self.b.size(a, k, loc)
+            return self.b.share(base, lambda a: Tuple(tuple(int_range.size(self, self.b.size(a, k, loc))
                                                             for k in range(rank(a.type))), loc), loc)
         if attr == "T":
             return self.b.transpose(base, loc)
         if attr == "ndim":
-            return Const(rank(base.type), Int, loc)
+            return self.as_py(Const(rank(base.type), Int, loc))
         if attr == "size":
-            return self.b.share(base, lambda a: self.b.count(a, loc), loc)
+            return int_range.size(self, self.b.share(base, lambda a: self.b.count(a, loc), loc))
         if attr == "real":
             return base
         zero = Const({Float: 0.0, Int: 0, Bool: False}[scalar_of(base.type)], scalar_of(base.type), loc)
@@ -211,9 +211,14 @@ class Expressions:
         f = lambda x, y: self.b.arith(name, x, y, loc)
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
-        if py:  # Python's arithmetic: its errors where NumPy's gives inf or nan
-            return self.as_py(self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]))
-        return f(a, b)
+        if name in int_range.CHECKED and {a.type, b.type} <= {Int, Bool} and Int in (a.type, b.type):
+            compute = (lambda x, y: self.python_power(x, y, loc)) if name == "pow" and py else f
+            return self.as_py(int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)) if py else \
+                int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
+        out = self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]) if py else f(a, b)  # Python's errors
+        if name in ("floordiv", "mod") and out.type == Int:
+            int_range.quotient(self, name, a, b, out)
+        return self.as_py(out) if py else out
 
     def python_arith(self, name: str, a: Term, b: Term, loc, symbol: str) -> Term:
         """a op b of two of Python's own numbers, with Python's checks: a division by zero is its
@@ -567,10 +572,13 @@ class Expressions:
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
-        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)):
+        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \
+                calls.user_function(obj) is None:  # your function's result keeps its mark
             t = t.replace()  # a node of its own (marks go by identity): np.float64(x) is not Python's x
             if python:
                 self.as_py(t)
+            if obj is len and t.type == Int:
+                int_range.size(self, t)
         return t
 
     def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:

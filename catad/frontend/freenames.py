@@ -140,21 +140,25 @@ class FreeNames:
         if isinstance(obj, str):  # a mode or a method's name: compared while compiling, and at each call
             self.program.reads.equal(path, obj)
             return self.with_tree(Tuple((), loc), string(obj))
+        # Python's own numbers (the equal guard compares classes too) divide as Python does
+        python = type(obj) in (bool, int, float)
         if isinstance(obj, (bool, np.bool_)):
             self.program.reads.equal(path, obj)
-            return Const(bool(obj), Bool, loc)
+            return self._python(Const(bool(obj), Bool, loc), python)
         if isinstance(obj, (int, np.integer)):
             self.program.reads.equal(path, obj)
-            return Const(int(obj), Int, loc)
+            return self._python(Const(int(obj), Int, loc), python)
         if isinstance(obj, (float, np.floating)) and path.through_attribute:
             self.program.reads.equal(path, obj)
-            return Const(float(obj), Float, loc)
+            return self._python(Const(float(obj), Float, loc), python)
         if isinstance(obj, (float, np.floating, np.ndarray)):
             try:
                 ty = type_of_value(obj, "constant")
             except ArgumentError as e:
                 self.fail(node, "constant", f"{what} is not usable: {e.message}")
-            return self.hidden_param(path, ty, loc, units_of_value(obj))
+            if not isinstance(obj, np.ndarray):
+                self.program.reads.type(path, type(obj))
+            return self._python(self.hidden_param(path, ty, loc, units_of_value(obj)), python)
         if isinstance(obj, (tuple, list)):
             self.program.reads.length(path, len(obj), type(obj))
             items = [self.item_constant(x, path.item(i), node, f"{what}[{i}]") for i, x in enumerate(obj)]
@@ -183,6 +187,9 @@ class FreeNames:
             self.program.reads.same(path, None)
             return self.with_tree(Tuple((), self.loc(node)), NONE)
         return self.constant(obj, path, node, what)
+
+    def _python(self, t: Term, python: bool) -> Term:
+        return self.as_py(t) if python else t
 
     def hidden_param(self, path: Path, ty: Type, loc: Loc, units=None) -> Var:
         """The parameter carrying the value at path, which each call reads (named after it);

@@ -86,12 +86,15 @@ class Functions:
             v = Var(self.names.user(p), ty, loc)
             self.b.shapes.param(v, units)
             params.append(v)
-            if py:
+            value = self.with_tree(v, tree)
+            if py is True:
                 self.as_py(v)  # a Python float, int or bool argument
+            elif isinstance(py, tuple) and _any_leaf(py):  # a tuple, list or dict holding some
+                value = self.python_leaves(value, py, loc)
             if p == self.src.vararg:
-                items.append(self.with_tree(v, tree))
+                items.append(value)
             else:
-                self.env[p] = self.with_tree(v, tree)
+                self.env[p] = value
         for p, static in self.statics:
             self.env[p] = static
         if self.src.vararg:
@@ -100,6 +103,15 @@ class Functions:
             if p not in self.env:  # **kwargs given no keyword is an empty dict
                 self.env[p] = self.dict_of((), (), loc) if p == self.src.varkw else self.default_value(p)
         return params
+
+    def python_leaves(self, t: Term, flags: tuple | bool, loc: Loc) -> Term:
+        """t, a tuple (or list, or dict) argument, as a tuple display of its items, each of Python's
+        own numbers among them marked so (catad.lang.types.python_numbers gives the flags)."""
+        if not isinstance(flags, tuple):
+            return self.as_py(t) if flags else t
+        items = tuple(self.python_leaves(self.with_tree(Get(k, t, loc), self.item_tree(t, k)), f, loc)
+                      for k, f in enumerate(flags))
+        return self.with_tree(Tuple(items, loc), self.tree(t))
 
     def default_value(self, p: str) -> Any:
         """The default value of parameter p of the function being compiled, read at each call."""
@@ -223,10 +235,13 @@ class Functions:
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)
-        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics)
+        pys = tuple(self.is_py(t) for t in ts)  # Python's own numbers stay Python's in the callee
+        name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
+                                             pys=pys if any(pys) else None)
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
-        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        out = self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        return self.as_py(out) if name in self.program.result_pys else out
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a
@@ -387,3 +402,6 @@ class Functions:
             assign(target, s.value)
         return True
 
+
+def _any_leaf(flags) -> bool:
+    return any(_any_leaf(f) for f in flags) if isinstance(flags, tuple) else bool(flags)

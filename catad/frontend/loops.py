@@ -51,7 +51,9 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
 from .common import is_array, join_types, static_int
 from .complexes import Complex
+from . import int_range
 from .freenames import NOT_STATIC
+from .int_range import IntBound
 from .shapes import Dim, canonical, lin_const, simple
 from .checks import Statement
 from .statements import Unbound
@@ -395,8 +397,10 @@ class _Source:
     element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
     length, and the value of a range's loop variable after the loop (last(n))."""
 
-    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None, steps=None):
+    def __init__(self, outer, vec, elem=None, counts=False, length=None, last=None, rows_of=None, steps=None,
+                 bound=None):
         self.outer, self.vec, self.elem, self.counts = outer, vec, elem, counts
+        self.bound = bound  # a range's loop variable's int_range.IntBound
         self.length, self.last, self.rows_of = length, last, rows_of
         self.steps = steps  # a while loop's: the Int variable its trip count is bound to, before vec
 
@@ -556,12 +560,15 @@ class Loops:
         return seqs, start
 
     def counted(self, k: Term, start: Term | None, loc: Loc) -> Term:
-        """enumerate's count k from start."""
+        """enumerate's count k from start: one of Python's ints (int_range.py: k is below a length)."""
         if start is None or isinstance(start, Const) and start.value == 0:
-            return k
-        if isinstance(k, Const) and isinstance(start, Const):
-            return Const(k.value + start.value, Int, loc)
-        return prim("add", start, k, loc=loc)
+            out = k
+        elif isinstance(k, Const) and isinstance(start, Const):
+            out = Const(k.value + start.value, Int, loc)
+        else:
+            out = prim("add", start, k, loc=loc)
+        static = int_range.SIZE + (int_range.bound_of(self, start).static if start is not None else 0)
+        return self.as_py(self.with_int_bound(out, IntBound(static)))
 
     def tuple_items(self, fn, seqs: list[Term], loc: Loc, start: Term | None = None) -> list[Term]:
         """The items of a loop over a tuple, zip or enumerate of tuples."""
@@ -675,6 +682,7 @@ class Loops:
             self.fail(target, "for loop", "range yields Ints: use a single name as the loop variable")
         outer: list = []
         atoms = []
+        statics = [int_range.bound_of(self, a).static for a in args]
         for a in args:
             lets, body = let_chain(a)
             outer += [(lt.var, lt.rhs) for lt in lets]
@@ -705,7 +713,9 @@ class Loops:
         def last(_):  # start + (n - 1) * step
             off = prim("mul", Const(k, Int), prim("sub", n, Const(1, Int), loc=loc), loc=loc)
             return off if zero else prim("add", start, off, loc=loc)
-        return _Source(outer, vec, lambda x, c: x, length=n, last=last)
+        # the loop variable lies between start and stop (int_range.py)
+        bound = IntBound(max(statics[0], statics[1]) + 1 if len(statics) > 1 else statics[0] + 1)
+        return _Source(outer, vec, lambda x, c: x, length=n, last=last, bound=bound)
 
     def while_source(self, s: ast.For) -> _Source:
         """A while loop's steps: range(count), count and the range bound when the fold is made."""
@@ -871,13 +881,22 @@ class Loops:
             state = state + [(counter, Const(0, Int, loc))]
         types = [init.type for _, init in state]
         shapes = [self._shape_of(init) for _, init in state]
-        for _ in range(4):
+        # a state that is one of Python's own numbers before the loop and after its body is one
+        # throughout (expressions.py: Python's arithmetic raises where NumPy's gives inf)
+        pys = [self.is_py(init) for _, init in state]
+        # an Int state a product updates may leave int64: its products are checked (int_range.py)
+        bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
+        for _ in range(6):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
-                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes)
+                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes, pys=pys,
+                                                  bounds=bounds)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
+            # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
+            new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for (n, _), b in zip(state, bounds)]
+            new_pys = [py and self.is_py(out) for py, out in zip(pys, outs)]
             new_types, new_shapes = [], []
             for (n, _), ty, sh, out in zip(state, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -886,9 +905,10 @@ class Loops:
                               "after its body; give it one type", CatadTypeError)
                 new_types.append(joined)
                 new_shapes.append(self._kept(sh, out) if joined == ty else None)
-            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes]:
+            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
+                    new_pys == pys and new_bounds == bounds:
                 break
-            types, shapes = new_types, new_shapes
+            types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
         else:
             self.fail(s, _kind(s), "the types of the loop's variables do not settle")
         # an array the body lets something refer to is not owned after the loop (updates.py)
@@ -911,6 +931,11 @@ class Loops:
             result_atom = self.bind_temp(fold, pieces, loc)
             results = [Get(k, result_atom, loc) for k in range(len(state))]
         names = [n for n, _ in state]
+        for k, py in enumerate(pys):
+            if py:
+                results[k] = self.as_py(results[k])
+            if bounds[k].big:
+                self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):
             if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
                 self.b.shapes.dims[results[k].name] = _filled(sh, results[k])
@@ -947,7 +972,7 @@ class Loops:
                      for g, d in zip(got, dims))
         return kept if any(d is not None for d in kept) else None
 
-    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False):
+    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
         iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe)."""
         loc = self.loc(s)
@@ -969,6 +994,10 @@ class Loops:
             elif isinstance(ty, Vec):
                 self.b.shapes.param(v, None)
             pieces.append(("let", v, value, loc))
+            if pys is not None and pys[k]:
+                self.as_py(v)
+            if bounds is not None and ty == Int:
+                self.with_int_bound(v, bounds[k])
             if n == "\0count":
                 counter = v
             else:
@@ -977,7 +1006,10 @@ class Loops:
         pieces.append(("let", x, Get(1, t, loc), loc))
         if src.rows_of is not None and isinstance(elem_ty, Vec):
             self.b.shapes.dims[x.name] = self.b.shape(src.rows_of)[1:]
-        self.assign(s.target, src.elem(x, counter), pieces, loc)
+        elem = src.elem(x, counter)
+        if src.bound is not None:  # a range's variable: one of Python's ints
+            elem = self.as_py(self.with_int_bound(elem, src.bound))
+        self.assign(s.target, elem, pieces, loc)
         more, result, _ = self.run(getattr(s, _PROBE_BODY, s.body) if probe else s.body)
         pieces += more
         outs = []

@@ -86,10 +86,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.param_trees = trees or (None,) * len(arg_types)
         self.result_tree: Tree | None = None
         self._returned = False  # a return statement was lowered (its tree is result_tree)
+        self.result_py = False  # every return returns one of Python's own numbers
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
-            self.py_numbers = parent.py_numbers
+            self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
+            self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
         self.names = Names(src.identifiers)
@@ -103,6 +105,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
         # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
         self.py_numbers: dict[int, Term] = {}
+        # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
+        # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
+        self.int_bounds: dict[int, tuple[Term, Any]] = {}
+        self.multiplied: set[str] = set()  # loops' Int states a product of which the body computes
         # globals and closure values read, as parameters after the user's (see reads.py)
         self.hidden: dict[tuple, tuple[Path, Var, Any]] = {}  # path -> (path, parameter, its length-1 axes)
         # terms holding a Python list or dict of values (arguments, dict displays, globals): they
@@ -172,6 +178,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             what = lambda t: t.describe() if t is not None else "a value that is not a list or dict"
             self.fail(node, "return", f"{self.src.name} returns {what(tree)} here and {what(self.result_tree)} "
                       "at another return", hint="return values of one structure at every return")
+        self.result_py = self.is_py(value) and (self.result_py or not self._returned)
         self._returned, self.result_tree = True, tree
 
     def mark_readonly(self, t: Term) -> Term:
@@ -189,6 +196,16 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def is_py(self, t) -> bool:
         return self.py_numbers.get(id(t)) is t
+
+    def with_int_bound(self, t: Term, bound) -> Term:
+        """t, noted to hold an Int bounded by bound (an int_range.IntBound; None: nothing known)."""
+        if bound is not None:
+            self.int_bounds[id(t)] = (t, bound)
+        return t
+
+    def int_bound(self, t):
+        got = self.int_bounds.get(id(t))
+        return got[1] if got is not None and got[0] is t else None
 
     def as_list(self, t: Term) -> Term:
         self.lists[id(t)] = t

@@ -26,6 +26,7 @@ class ProgramCompiler:
         self.defs: list[Def] = []                       # callees before callers
         self.done: dict[tuple, tuple[str, Type]] = {}   # (function, argument types) -> (def name, result)
         self.result_trees: dict[str, Any] = {}          # def name -> the tree of its list or dict result
+        self.result_pys: set[str] = set()               # defs returning one of Python's own numbers
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -76,6 +77,8 @@ class ProgramCompiler:
             lowerer = FunctionLowerer(self, src, arg_types, units, trees, given, statics, pys=pys)
             d = lowerer.lower(name)
             self.result_trees[name] = lowerer.result_tree
+            if lowerer.result_py:
+                self.result_pys.add(name)
         finally:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
@@ -158,7 +161,7 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
         if signature is None:
             arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
             units = tuple(units_of_value(a) for a in example_args)
-            pys = tuple(python_numbers(a) is True for a in example_args)
+            pys = tuple(python_numbers(a) for a in example_args)  # per item of a tuple, list or dict
         else:
             arg_types, units = signature
             pys = None

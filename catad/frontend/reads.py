@@ -28,7 +28,7 @@ import numpy as np
 
 from ..lang.types import Float, Type, coerce_value, dtype_of, rank, type_of_value
 
-_SAME, _EQUAL, _LENGTH, _KEYS = "same", "equal", "length", "keys"
+_SAME, _EQUAL, _LENGTH, _KEYS, _TYPE = "same", "equal", "length", "keys", "type"
 
 
 class Path:
@@ -132,6 +132,11 @@ class ReadLog:
     def keys(self, path: Path, keys: tuple) -> None:
         self.guards.setdefault(path.key, (path, _KEYS, keys))
 
+    def type(self, path: Path, cls: type) -> None:
+        """A number read whose class matters: Python's float divides as Python does, NumPy's as
+        NumPy does (a hidden parameter's value is read at each call; its class is compared)."""
+        self.guards.setdefault(path.key, (path, _TYPE, cls))
+
 
 class Reads:
     """The guards of a compiled program and the paths of its hidden parameters, in order."""
@@ -160,6 +165,9 @@ class Reads:
                         return None
                 elif kind is _LENGTH:
                     if type(v) is not expected[0] or len(v) != expected[1]:
+                        return None
+                elif kind is _TYPE:
+                    if type(v) is not expected:
                         return None
                 elif type(v) is not dict or tuple(v) != expected:
                     return None

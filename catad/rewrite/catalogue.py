@@ -566,6 +566,14 @@ def _(b):
 
 # ================================================================ scalar algebra
 
+def _neg_zero(x) -> bool:
+    return is_const(x, 0.0) and math.copysign(1.0, x.value) < 0
+
+
+def _pos_zero(x) -> bool:
+    return is_const(x, 0.0) and math.copysign(1.0, x.value) > 0
+
+
 def _float_call(fn, which):
     return lambda a: len(a) == 2 and a[0].type == Float and which(a)
 
@@ -573,11 +581,13 @@ def _float_call(fn, which):
 rule("mul-one", GS, "x * 1 = x = 1 * x", "x * 1.0", "x", r"x \cdot 1 = x", "multiplying by one",
      P(Call, fn="mul", args=V("args", _float_call("mul", lambda a: is_const(a[0], 1.0) or is_const(a[1], 1.0)))))(
     lambda b: b["args"][1] if is_const(b["args"][0], 1.0) else b["args"][0])
-rule("add-zero", GS, "x + 0 = x = 0 + x", "x + 0.0", "x", r"x + 0 = x", "adding zero",
-     P(Call, fn="add", args=V("args", _float_call("add", lambda a: is_const(a[0], 0.0) or is_const(a[1], 0.0)))))(
-    lambda b: b["args"][1] if is_const(b["args"][0], 0.0) else b["args"][0])
-rule("sub-zero", GS, "x - 0 = x", "x - 0.0", "x", r"x - 0 = x", "subtracting zero",
-     P(Call, fn="sub", args=V("args", _float_call("sub", lambda a: is_const(a[1], 0.0)))))(lambda b: b["args"][0])
+rule("add-zero", GS, "x + (-0) = x = (-0) + x", "x + -0.0", "x", r"x + (-0) = x",
+     "adding the zero IEEE adds exactly: -0.0 (x + 0.0 is +0.0 where x is -0.0, so it stays)",
+     P(Call, fn="add", args=V("args", _float_call("add", lambda a: _neg_zero(a[0]) or _neg_zero(a[1])))))(
+    lambda b: b["args"][1] if _neg_zero(b["args"][0]) else b["args"][0])
+rule("sub-zero", GS, "x - 0 = x", "x - 0.0", "x", r"x - 0 = x",
+     "subtracting +0.0, which IEEE subtracts exactly (x - (-0.0) is x + 0.0: it stays)",
+     P(Call, fn="sub", args=V("args", _float_call("sub", lambda a: _pos_zero(a[1])))))(lambda b: b["args"][0])
 rule("div-one", GS, "x / 1 = x", "x / 1.0", "x", r"x / 1 = x", "dividing by one",
      P(Call, fn="div", args=V("args", lambda a: is_const(a[1], 1.0))))(lambda b: b["args"][0])
 rule("neg-neg", GS, "-(-x) = x", "-(-x)", "x", r"-(-x) = x", "double negation",
