@@ -1,7 +1,8 @@
 """The runtime's fast paths for GMM-like programs at small dimension (issue 17, d = 2): a
 scatter of in-range indices as one ravel_multi_index and bincount, a check that passes
-everywhere as one ndarray.all. Each must give the general path's values bit for bit (or its
-error)."""
+everywhere as one ndarray.all, and spread, which copies an operand broadcast along a short
+trailing run of axes so that NumPy's loop runs over long contiguous rows. Each must give the
+general path's values bit for bit (or its error)."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,3 +63,52 @@ def test_a_failed_check_still_raises_and_a_passed_one_does_not():
     runtime.check_ok(np.True_, None, (), Site(), ())
     with pytest.raises(ValueError):
         runtime.check_ok(np.False_, None, (), Site(), ((),))
+
+
+@st.composite
+def broadcasts(draw):
+    """A target shape of 1 to 4 axes (sizes 1 to 5) and an operand broadcast to it: each axis
+    of the target kept or made 1."""
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=4)))
+    x = tuple(n if draw(st.booleans()) else 1 for n in shape)
+    return shape, x
+
+
+@settings(max_examples=300, deadline=None)
+@given(broadcasts(), st.integers(0, 2**32 - 1), st.sampled_from([np.float64, np.int64, np.bool_]))
+def test_spread_is_the_broadcast_made_contiguous_where_the_run_is_short(case, seed, dtype):
+    """Any size (LEAST 0 here): spread(x, shape) is x itself, or an array equal to
+    np.broadcast_to(x, shape) of x's dtype; an operation with it gives the same bits."""
+    shape, xshape = case
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(xshape) * 3).astype(dtype)
+    y = (rng.standard_normal(shape) * 3).astype(dtype)
+    least, einsum_plans.LEAST = einsum_plans.LEAST, 0
+    try:
+        s = runtime.spread(x, shape)
+    finally:
+        einsum_plans.LEAST = least
+    assert s is x or (s.dtype == x.dtype and s.flags.c_contiguous and np.broadcast_shapes(s.shape, shape) == shape)
+    np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
+    np.testing.assert_array_equal(y * s, y * x)
+
+
+@pytest.mark.parametrize("xshape, shape, copied", [
+    ((1000, 1, 2), (1000, 10, 2), (1000, 10, 2)),  # GMM's x - mu: a middle axis repeated
+    ((1000, 10, 1), (1000, 10, 2), (1000, 10, 2)),  # a scalar per point and component, over d = 2
+    ((1, 10, 1), (1000, 10, 2), (1, 10, 2)),  # filled along d only: the run is then 20 long
+    ((1, 10, 2), (1000, 10, 2), None),  # already a run of 20
+    ((1000, 1, 1), (1000, 10, 2), None),  # broadcast along a run of 20
+    ((1000, 25, 1), (1000, 25, 10), None),  # d = 10: copies of c cost more than they save
+    ((1000, 1, 10), (1000, 25, 10), (1000, 25, 10)),  # x - mu at d = 10: a run of 10, repeated
+    ((1000, 1, 20), (1000, 25, 20), None),  # a run of 20: NumPy's loop is long enough
+    ((10, 1, 2), (10, 10, 2), None),  # fewer than LEAST elements
+])
+def test_spread_copies_only_short_runs(xshape, shape, copied):
+    x = np.random.default_rng(0).standard_normal(xshape)
+    s = runtime.spread(x, shape)
+    if copied is None:
+        assert s is x
+    else:
+        assert s.shape == copied and s.flags.c_contiguous
+        np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
