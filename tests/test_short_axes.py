@@ -112,3 +112,19 @@ def test_spread_copies_only_short_runs(xshape, shape, copied):
     else:
         assert s.shape == copied and s.flags.c_contiguous
         np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.sampled_from(["max", "min"]))
+def test_a_max_of_short_rows_is_numpys(seed, n, kind):
+    """vreduce's max (min) of rows of at most _SHORT_ROWS as the element at the argmax: np.max's
+    value, its sign of zero and its NaN, with infinities, ties and zeros of both signs."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice([-0.0, 0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, np.nan], size=(3000 // n + 1, n),
+                   p=[.1, .1, .2, .2, .3, .04, .04, .02])
+    if rng.integers(2):
+        x = x[:, ::-1]  # not contiguous: take_along_axis
+    want = (np.max if kind == "max" else np.min)(x, axis=1)
+    got = runtime.vreduce(kind, x, 1)
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()

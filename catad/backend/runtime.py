@@ -159,8 +159,28 @@ def vreduce(kind: str, x, axis: int, mask=None, guard: bool = False, where: tupl
             raise _empty_reduction(kind, where)
         shape = x.shape[:axis] + x.shape[axis + 1:]
         return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
+    if kind in ("max", "min") and axis == x.ndim - 1 and x.shape[axis] <= _SHORT_ROWS and x.dtype.kind == "f" \
+            and x.size >= _einsum_plans.LEAST:
+        picked = _picked(x, x.argmax(axis=axis) if kind == "max" else x.argmin(axis=axis))
+        if picked.all():  # a largest zero may be -0.0 or 0.0: np.max's own choice then
+            return picked[()]
     fn = {"max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[kind]
     return fn(x, axis=axis)[()]
+
+
+# vreduce takes the max (min) of rows of at most this many elements as the element at the
+# argmax (argmin), the first largest (or first NaN: np.max's NaN then too): NumPy's reduction
+# machinery costs 40 ns per row of 10 (GMM's logsumexp over 10 components: 41 us at 1000
+# points), argmax 9 ns and the gather 3 us in all
+_SHORT_ROWS = 32
+
+
+def _picked(x: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """x's element at index i along its last axis, per row."""
+    n = x.shape[-1]
+    if x.flags.c_contiguous:
+        return x.reshape(-1)[i.reshape(-1) + np.arange(0, i.size * n, n)].reshape(i.shape)
+    return np.take_along_axis(x, i[..., None], -1)[..., 0]
 
 
 def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:
