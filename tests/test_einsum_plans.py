@@ -154,3 +154,55 @@ def test_an_unrolled_plan_keeps_the_masks_selection(spec, shapes, bad):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
     assert np.isfinite(got[:, 3, 0]).all() and not np.isfinite(got[7, 3, 1])
+
+
+@settings(max_examples=400, deadline=None)
+@given(einsums(), st.integers(0, 2**32 - 1))
+def test_a_factored_plan_gives_einsums_value(case, seed):
+    """_factored's plan (the operands without a summed index multiplying the sum of the
+    others' product) at any size: LEAST 0 here, as the Hypothesis shapes are small."""
+    spec, shapes = case
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    try:
+        want = np.einsum(spec, *ops)
+    except ValueError:
+        return
+    least, einsum_plans.LEAST = einsum_plans.LEAST, 0
+    try:
+        factored = einsum_plans._factored(spec, tuple(shapes))
+    finally:
+        einsum_plans.LEAST = least
+    if factored is not None:
+        got = factored(ops)
+        assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("bc,bc,abc,abc->bc", [(10, 2), (10, 2), (1000, 10, 2), (1000, 10, 2)]),  # GMM d = 2
+    ("cd,bd,abc->bcd", [(10, 9), (25, 9), (1000, 25, 10)]),  # GMM d = 10: a sum over the points
+    ("ab,ba,a->a", [(3000, 2), (2, 3000), (1,)]),  # a factor of size 1 broadcast; transposed
+])
+def test_factors_without_a_summed_index_multiply_the_sum(spec, shapes):
+    rng = np.random.default_rng(5)
+    ops = [rng.standard_normal(s) for s in shapes]
+    planned = einsum_plans.plan(spec, tuple(shapes))
+    assert planned.func is einsum_plans._times_outer, spec
+    np.testing.assert_allclose(runtime.contract(spec, *ops), np.einsum(spec, *ops), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_factored_plan_keeps_the_masks_selection(bad):
+    """GMM's 'cd,bd,abc->bcd': the mask (c, d) is a factor outside the sum over the points; a
+    masked lane's inf or NaN in the sum stays out of the result."""
+    rng = np.random.default_rng(6)
+    mask = np.array([[False, True, True], [True, False, True]])
+    b, t = rng.standard_normal((10, 3)), rng.standard_normal((1000, 10, 2))
+    t[5, 4, 0] = bad  # lanes (b=4, c=0, d): masked for d=0 only
+    with np.errstate(all="ignore"):
+        got = runtime.contract("cd,bd,abc->bcd", mask, b, t, where=(0,))
+    want = np.where(mask[None], np.einsum("bd,abc->bcd", b, t), 0.0)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12)
+    assert got[4, 0, 0] == 0 and not np.isfinite(got[4, 0, 1])

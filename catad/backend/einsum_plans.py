@@ -66,9 +66,13 @@ def plan(spec: str, shapes: tuple):
     (see path), where the operands lacking some index are multiplied together first when
     there are several (c_einsum's loop over four operands is 6x slower than over three);
     unrolled terms (_short) instead where NumPy's loops would run along a short last axis,
-    unless a step is a matmul."""
+    unless a step is a matmul; and first of all, the operands without a summed index taken
+    out of a large sum, to multiply its result (_factored)."""
     if "." in spec or "->" not in spec:  # an ellipsis, an implicit result: einsum's own driver
         return functools.partial(_einsum, spec, path(spec, shapes))
+    factored = _factored(spec, shapes)
+    if factored is not None:
+        return factored
     planned = _planned(spec, shapes)
     if _uses_matmul(planned):  # BLAS runs along the long axis: better than unrolled terms
         return planned  # (GMM's 'cd,bcd,abc->abd' at d = 2: 14 us, unrolled 26)
@@ -329,3 +333,48 @@ def _unrolled(views: tuple, factors: tuple, terms: tuple, reduced: tuple, full: 
         else:
             np.add(out[target], np.multiply(a[at_a], b[at_b]), out=out[target])
     return out.reshape(full)
+
+
+def _factored(spec: str, shapes: tuple):
+    """sum_S prod_k op_k as (prod of the operands without a summed index) times (sum_S of the
+    product of the others), for a sum whose work (the largest operand with a summed index)
+    is at least LEAST elements: the factors that do not vary along the sum multiply its
+    result once, not each of its terms (GMM's 'bc,bc,abc,abc->bc' at (1000, 10, 2): 36 us in
+    one pass, 11 as c_einsum('abc,abc->bc') times the product of the two (10, 2)). None
+    where no operand, or every operand, lacks the summed indices, or with a repeated index."""
+    inputs, out = spec.split("->")
+    specs = inputs.split(",")
+    if any(len(set(s)) != len(s) for s in specs + [out]):
+        return None
+    summed = set(inputs.replace(",", "")) - set(out)
+    outer = [k for k, s in enumerate(specs) if not set(s) & summed]
+    inner = [k for k, s in enumerate(specs) if set(s) & summed]
+    if not summed or not outer or not inner or max(math.prod(shapes[k]) for k in inner) < LEAST:
+        return None
+    kept = "".join(c for c in out if any(c in specs[k] for k in inner))
+    inner_spec = ",".join(specs[k] for k in inner) + "->" + kept
+    sub = plan(inner_spec, tuple(shapes[k] for k in inner))
+    views = tuple(_expander(specs[k], out) for k in outer) + (_expander(kept, out),)
+    return functools.partial(_times_outer, tuple(inner), tuple(outer), sub, views)
+
+
+def _expander(spec: str, out: str) -> tuple:
+    """An operand with letters `spec` (a subset of out) seen in out's order: its transposition
+    (None if none) and the index inserting axes of size 1 for the letters it lacks."""
+    perm = tuple(spec.index(c) for c in sorted(spec, key=out.index))
+    return (perm if perm != tuple(range(len(perm))) else None,
+            tuple(slice(None) if c in spec else None for c in out))
+
+
+def _times_outer(inner: tuple, outer: tuple, sub, views: tuple, ops: list) -> np.ndarray:
+    """_factored's plan: the inner sum, then times each outer factor (the outer ones first:
+    they are small)."""
+    summed = sub([ops[k] for k in inner])
+    factors = [ops[k] for k in outer] + [summed]
+    acc = None
+    for x, (perm, expand) in zip(factors, views):
+        if perm is not None:
+            x = x.transpose(perm)
+        x = x[expand]
+        acc = x if acc is None else acc * x
+    return acc
