@@ -42,9 +42,20 @@ def test_a_plan_gives_einsums_value(case, seed):
         want = np.einsum(spec, *ops)
     except ValueError:
         return  # not an einsum NumPy computes (sizes that do not broadcast)
-    got = runtime.contract(spec, *ops)
-    assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+    for small in (einsum_plans.SMALL, 0):  # the small einsum's single pass, and the plan for large ones
+        saved, einsum_plans.SMALL = einsum_plans.SMALL, small
+        einsum_plans.plan.cache_clear()
+        try:
+            got = runtime.contract(spec, *ops)
+        finally:
+            einsum_plans.SMALL = saved
+            einsum_plans.plan.cache_clear()
+        assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+def test_a_small_einsum_is_one_pass():
+    assert einsum_plans.plan("cd,bcd,abc->abd", ((2, 1), (10, 2, 1), (10, 10, 2))).func is einsum_plans._c_einsum
 
 
 @pytest.mark.parametrize("spec, shapes", [
