@@ -96,12 +96,13 @@ def test_spread_is_the_broadcast_made_contiguous_where_the_run_is_short(case, se
 @pytest.mark.parametrize("xshape, shape, copied", [
     ((1000, 1, 2), (1000, 10, 2), (1000, 10, 2)),  # GMM's x - mu: a middle axis repeated
     ((1000, 10, 1), (1000, 10, 2), (1000, 10, 2)),  # a scalar per point and component, over d = 2
-    ((1, 10, 1), (1000, 10, 2), (1, 10, 2)),  # filled along d only: the run is then 20 long
-    ((1, 10, 2), (1000, 10, 2), None),  # already a run of 20
+    ((1, 10, 1), (1000, 10, 2), (1000, 10, 2)),  # filled along d, then repeated along the points
+    ((1, 10, 2), (1000, 10, 2), (1000, 10, 2)),  # a run of 20: repeated
+    ((1, 25, 2), (1000, 25, 2), None),  # a run of 50: NumPy's loop is long enough
     ((1000, 1, 1), (1000, 10, 2), None),  # broadcast along a run of 20
     ((1000, 25, 1), (1000, 25, 10), None),  # d = 10: copies of c cost more than they save
     ((1000, 1, 10), (1000, 25, 10), (1000, 25, 10)),  # x - mu at d = 10: a run of 10, repeated
-    ((1000, 1, 20), (1000, 25, 20), None),  # a run of 20: NumPy's loop is long enough
+    ((1000, 1, 40), (1000, 25, 40), None),  # a run of 40: NumPy's loop is long enough
     ((10, 1, 2), (10, 10, 2), None),  # fewer than LEAST elements
 ])
 def test_spread_copies_only_short_runs(xshape, shape, copied):
