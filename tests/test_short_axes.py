@@ -104,6 +104,8 @@ def test_spread_is_the_broadcast_made_contiguous_where_the_run_is_short(case, se
     ((1000, 1, 10), (1000, 25, 10), (1000, 25, 10)),  # x - mu at d = 10: a run of 10, repeated
     ((1000, 1, 40), (1000, 25, 40), None),  # a run of 40: NumPy's loop is long enough
     ((10, 1, 2), (10, 10, 2), None),  # fewer than LEAST elements
+    ((1, 10), (1000, 10), None),  # two loops whatever the broadcast
+    ((3000, 1), (3000, 2), (3000, 2)),  # copies side by side along a short last axis
 ])
 def test_spread_copies_only_short_runs(xshape, shape, copied):
     x = np.random.default_rng(0).standard_normal(xshape)

@@ -573,7 +573,8 @@ def spread(x, shape: tuple):
                 ends = a
                 break
             run *= shape[a]
-        if have is None or (have and (ends < 0 or run > REPEAT_RUN)) or (not have and run > _einsum_plans.SHORT):
+        if have is None or (have and (ends < 0 or run > REPEAT_RUN or _long_axes(shape) < 3)) or \
+                (not have and run > _einsum_plans.SHORT):
             return x
         if have:  # x is whole along the run and broadcast along axis `ends`: repeat its chunks
             x = np.repeat(x, shape[ends], axis=ends)
@@ -585,6 +586,13 @@ def spread(x, shape: tuple):
 REPEAT_RUN = 32  # spread repeats x along an axis before a whole run of at most this many elements
 # (GMM d = 2's (1, 10, 2) * (1000, 10, 2): 12 us as it is, 10 repeated, and its hvp repeats
 # such a factor once for two products: 1.244 -> 1.209 ms with 32 instead of 16)
+
+
+def _long_axes(shape: tuple) -> int:
+    """The number of axes longer than 1. Two of them are two loops whatever the broadcast (a
+    (1, 10) row of a (1000, 10) difference: 7.7 us, 7.5 repeated first): spread repeats rows
+    only for three or more (x (1000, 1, 2) - m (1, 10, 2): 94 us, 16 repeated first)."""
+    return sum(1 for s in shape if s > 1)
 
 
 def _prod(shape: tuple) -> int:
