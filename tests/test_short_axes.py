@@ -131,3 +131,22 @@ def test_a_max_of_short_rows_is_numpys(seed, n, kind):
     got = runtime.vreduce(kind, x, 1)
     np.testing.assert_array_equal(got, want)
     assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 3000), st.lists(st.integers(1, 12), min_size=1, max_size=3))
+def test_a_sum_over_the_first_axis_is_numpys_bit_for_bit(seed, n, rest):
+    """runtime.sum0 against x.sum(axis=0): values of wide exponents (any other order of the
+    additions would show), signed zeros, infinities and NaNs; views that are not contiguous."""
+    rng = np.random.default_rng(seed)
+    shape = (n, *rest)
+    x = rng.standard_normal(shape) * np.exp(rng.uniform(-30, 30, shape))
+    special = rng.random(shape)
+    x[special < 0.01] = -0.0
+    x[special > 0.999] = np.inf
+    if rng.integers(4) == 0:
+        x[:, ...] = -0.0  # every sum -0.0: NumPy's sign
+    if rng.integers(4) == 0:
+        x = x[::-1]  # a view of negative stride
+    np.testing.assert_array_equal(runtime.sum0(x), x.sum(axis=0))
+    assert (np.signbit(runtime.sum0(x)) == np.signbit(x.sum(axis=0))).all()

@@ -544,6 +544,24 @@ def _outer(specs: list, ops: list, every: str):
     return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
 
 
+def sum0(x):
+    """x.sum(axis=0), NumPy's own values: for a C-contiguous float array of two or more axes,
+    with more than one element per row, NumPy adds the rows in order (its pairwise sum runs
+    along a row only when the rest is one element), and so does c_einsum, in a loop without
+    NumPy's reduction machinery (GMM's (1000, 10) cotangents: 17 -> 5 us). einsum starts from
+    0.0 where NumPy starts from the first row, which differs only for a sum of -0.0s: a result
+    with a zero is NumPy's."""
+    if type(x) is np.ndarray and x.ndim >= 2 and x.dtype == np.float64 and x.size >= _einsum_plans.LEAST \
+            and x.flags.c_contiguous and x.size > x.shape[0]:
+        out = _einsum_plans.c_einsum(_SUM0[x.ndim], x)
+        if out.all():
+            return out
+    return x.sum(axis=0)
+
+
+_SUM0 = {n: "abcdefghijklmnopqrstuvwxyz"[:n] + "->" + "abcdefghijklmnopqrstuvwxyz"[1:n] for n in range(2, 27)}
+
+
 def spread(x, shape: tuple):
     """x broadcast to `shape` (NumPy's rules), copied where NumPy's loop over the broadcast
     would be short; the values are x's, only their layout changes.
