@@ -84,10 +84,12 @@ def test_spread_is_the_broadcast_made_contiguous_where_the_run_is_short(case, se
     x = (rng.standard_normal(xshape) * 3).astype(dtype)
     y = (rng.standard_normal(shape) * 3).astype(dtype)
     least, einsum_plans.LEAST = einsum_plans.LEAST, 0
+    runtime._SPREADS.clear()  # decisions are kept per pair of shapes
     try:
         s = runtime.spread(x, shape)
     finally:
         einsum_plans.LEAST = least
+        runtime._SPREADS.clear()
     assert s is x or (s.dtype == x.dtype and s.flags.c_contiguous and np.broadcast_shapes(s.shape, shape) == shape)
     np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
     np.testing.assert_array_equal(y * s, y * x)
