@@ -42,9 +42,20 @@ def test_a_plan_gives_einsums_value(case, seed):
         want = np.einsum(spec, *ops)
     except ValueError:
         return  # not an einsum NumPy computes (sizes that do not broadcast)
-    got = runtime.contract(spec, *ops)
-    assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+    for small in (einsum_plans.SMALL, 0):  # the small einsum's single pass, and the plan for large ones
+        saved, einsum_plans.SMALL = einsum_plans.SMALL, small
+        einsum_plans.plan.cache_clear()
+        try:
+            got = runtime.contract(spec, *ops)
+        finally:
+            einsum_plans.SMALL = saved
+            einsum_plans.plan.cache_clear()
+        assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+def test_a_small_einsum_is_one_pass():
+    assert einsum_plans.plan("cd,bcd,abc->abd", ((2, 1), (10, 2, 1), (10, 10, 2))).func is einsum_plans._c_einsum
 
 
 @pytest.mark.parametrize("spec, shapes", [
@@ -83,3 +94,126 @@ def test_implicit_results_and_ellipses_keep_einsums_driver(spec):
     rng = np.random.default_rng(2)
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
     np.testing.assert_allclose(runtime.contract(spec, a, b), np.einsum(spec, a, b), rtol=1e-13)
+
+
+@settings(max_examples=400, deadline=None)
+@given(einsums(), st.integers(0, 2**32 - 1))
+def test_an_unrolled_plan_gives_einsums_value(case, seed):
+    """_short's plan (a sum of at most SHORT terms, or a product sliced along a short last
+    axis) at any size: the plans chosen for large results, taken here for small ones too."""
+    spec, shapes = case
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    try:
+        want = np.einsum(spec, *ops)
+    except ValueError:
+        assert einsum_plans._short(spec, tuple(shapes), least=0) is None  # einsum's own error
+        return
+    unrolled = einsum_plans._short(spec, tuple(shapes), least=0)
+    if unrolled is not None:
+        got = unrolled(ops)
+        assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+# GMM's contractions at d = 2 (1000 points, 10 components), where NumPy's loops along the
+# last axis of length 2 are slow: unrolled sums and sliced products
+SHORT_CASES = [
+    ("abc,abc->ab", [(1000, 10, 2), (1000, 10, 2)]),  # a sum of two terms
+    ("cd,bcd,abd->abc", [(2, 1), (10, 2, 1), (1000, 10, 1)]),  # a product; the big operand lacks c
+    ("cd,abd,bcd->abc", [(2, 1), (1000, 10, 1), (10, 2, 1)]),
+    ("bca,bc->ab", [(10, 3, 1000), (10, 3)]),  # letters out of the result's order: transposed
+    ("ab,b->ab", [(4096, 3), (1,)]),  # an axis of size 1 broadcast: read at 0
+]
+
+
+@pytest.mark.parametrize("spec, shapes", SHORT_CASES)
+def test_short_axes_are_unrolled(spec, shapes):
+    rng = np.random.default_rng(3)
+    ops = [rng.standard_normal(s) for s in shapes]
+    planned = einsum_plans.plan(spec, tuple(shapes))
+    assert planned.func is einsum_plans._unrolled, spec
+    got = runtime.contract(spec, *ops)
+    assert got.shape == np.einsum(spec, *ops).shape
+    np.testing.assert_allclose(got, np.einsum(spec, *ops), rtol=1e-13, atol=1e-13)
+
+
+def test_a_short_sum_that_is_a_matmul_stays_one():
+    """'cd,bcd,abc->abd' at d = 2 is 10 matrix-vector products of 1000 x 2: BLAS beats the
+    unrolled terms (14 us against 26), so its plan keeps the matmul."""
+    assert einsum_plans._uses_matmul(einsum_plans.plan("cd,bcd,abc->abd", ((2, 1), (10, 2, 1), (1000, 10, 2))))
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("spec, shapes", SHORT_CASES[1:3])
+def test_an_unrolled_plan_keeps_the_masks_selection(spec, shapes, bad):
+    """A ragged build's mask (a Bool operand, `where`) discards its lanes whatever their values:
+    an inf or NaN in a masked lane never reaches the result, in a kept lane it does."""
+    rng = np.random.default_rng(4)
+    ops = [rng.standard_normal(s) for s in shapes]
+    mask = np.array([[False], [True]])
+    big = 1 if shapes[1][0] == 1000 else 2
+    small = 3 - big
+    ops[small][3, 0, 0] = bad  # component 3, c = 0: masked out
+    ops[big][7, 3, 0] = bad  # point 7, component 3: its product with the mask's True lane is kept
+    with np.errstate(all="ignore"):  # as in the generated code: the masked 0 * inf is NaN first
+        got = runtime.contract(spec, mask, *ops[1:], where=(0,))
+    specs, out = spec.split("->")
+    every = "abcd"
+    product = np.einsum(",".join(specs.split(",")[1:]) + "->" + every, *ops[1:])
+    want = np.einsum(every + "->" + out, np.where(np.einsum(specs.split(",")[0] + "->" + every[2:], mask)[None, None], product, 0.0))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert np.isfinite(got[:, 3, 0]).all() and not np.isfinite(got[7, 3, 1])
+
+
+@settings(max_examples=400, deadline=None)
+@given(einsums(), st.integers(0, 2**32 - 1))
+def test_a_factored_plan_gives_einsums_value(case, seed):
+    """_factored's plan (the operands without a summed index multiplying the sum of the
+    others' product) at any size: LEAST 0 here, as the Hypothesis shapes are small."""
+    spec, shapes = case
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    try:
+        want = np.einsum(spec, *ops)
+    except ValueError:
+        return
+    least, einsum_plans.LEAST = einsum_plans.LEAST, 0
+    try:
+        factored = einsum_plans._factored(spec, tuple(shapes))
+    finally:
+        einsum_plans.LEAST = least
+    if factored is not None:
+        got = factored(ops)
+        assert got.shape == want.shape and got.dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("bc,bc,abc,abc->bc", [(10, 2), (10, 2), (1000, 10, 2), (1000, 10, 2)]),  # GMM d = 2
+    ("cd,bd,abc->bcd", [(10, 9), (25, 9), (1000, 25, 10)]),  # GMM d = 10: a sum over the points
+    ("ab,ba,a->a", [(3000, 2), (2, 3000), (1,)]),  # a factor of size 1 broadcast; transposed
+])
+def test_factors_without_a_summed_index_multiply_the_sum(spec, shapes):
+    rng = np.random.default_rng(5)
+    ops = [rng.standard_normal(s) for s in shapes]
+    planned = einsum_plans.plan(spec, tuple(shapes))
+    assert planned.func is einsum_plans._times_outer, spec
+    np.testing.assert_allclose(runtime.contract(spec, *ops), np.einsum(spec, *ops), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_factored_plan_keeps_the_masks_selection(bad):
+    """GMM's 'cd,bd,abc->bcd': the mask (c, d) is a factor outside the sum over the points; a
+    masked lane's inf or NaN in the sum stays out of the result."""
+    rng = np.random.default_rng(6)
+    mask = np.array([[False, True, True], [True, False, True]])
+    b, t = rng.standard_normal((10, 3)), rng.standard_normal((1000, 10, 2))
+    t[5, 4, 0] = bad  # lanes (b=4, c=0, d): masked for d=0 only
+    with np.errstate(all="ignore"):
+        got = runtime.contract("cd,bd,abc->bcd", mask, b, t, where=(0,))
+    want = np.where(mask[None], np.einsum("bd,abc->bcd", b, t), 0.0)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12)
+    assert got[4, 0, 0] == 0 and not np.isfinite(got[4, 0, 1])

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
-                 "scatter_add_rt", "update_vector", "rt_update", "contract", "nonempty", "check_ok", "loop_array", "dense_like",
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
@@ -255,8 +255,10 @@ class Compiler:
                     self.defs.pop(out.code, None)
                 return out
         d = max((a.depth for a in args), default=0)
-        codes = [self.lift(a, d).code for a in args]
         deps = frozenset().union(*(a.deps for a in args))
+        codes = [self.lift(a, d).code for a in args]
+        if d >= 2 and rnk == 0 and len(args) >= 2 and not template.startswith("each("):
+            codes = [self.spread(a, code, deps, d) for a, code in zip(args, codes)]
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
         if d == 0 and rnk == 0:
             self.scalars.add(out.code)
@@ -265,6 +267,17 @@ class Compiler:
         elif template == _ADD and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
             self.defs[out.code] = ("add", args[0], args[1])  # a sum of it: the sum of each (contractions)
         return out
+
+    def spread(self, a: Arr, code: str, deps: frozenset, d: int) -> str:
+        """The code of a, an operand at depth d of an elementwise operation whose result varies
+        along the batch axes `deps`, made contiguous where it is broadcast along a short last
+        axis (runtime.spread decides from the sizes; it is a itself otherwise)."""
+        if a.rank or not a.deps or a.deps >= deps or d > len(self.sizes):
+            # a scalar per lane varying along every axis the result does, or a constant; or
+            # a build's own lanes, compared before its size is known here (control.lanes)
+            return code
+        shape = "".join((self.sizes[i] if i in deps else "1") + ", " for i in range(d))
+        return self.assign(f"spread({code}, ({shape}))", "s")
 
     def reassociate(self, a: Arr, b: Arr):
         """For s * (p * q) with s * p varying along fewer batch axes than p * q:

@@ -47,6 +47,12 @@ def factors(c: Compiler, x: Arr) -> list[Arr]:
     return [how[1]] + factors(c, how[2])  # where(mask, y, 0) = mask * y: a ragged mask's lanes are finite
 
 
+def summed(code: str, ax: int) -> str:
+    """The code of the sum of an array over its axis ax: over the first, runtime.sum0 (NumPy's
+    values by a faster loop)."""
+    return f"sum0({code})" if ax == 0 else f"{code}.sum(axis={ax})"
+
+
 def contract(c: Compiler, x: Arr, ax: int) -> str | None:
     """sum over axis ax of a product of arrays (a sum of products: matmul, a batched
     matrix-vector product, ...) as one einsum, without forming the product."""
@@ -69,7 +75,7 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
     if x.rank:
         return None
     if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
-        out = f"{fs[0].code}.sum(axis={ax})"  # k * a summed is k times a's sum: no temporary
+        out = summed(fs[0].code, ax)  # k * a summed is k times a's sum: no temporary
         for f in scalars:
             out = f"({f.code} * {out})"
         return c.assign(out)

@@ -63,7 +63,7 @@ def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
             return c.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
         shift = (lambda b: b if b < ax else b - 1)
         deps = frozenset(shift(b) for b in x.deps if b != ax)
-        code = contractions.contract(c, x, ax) or c.assign(f"{x.code}.sum(axis={ax})")
+        code = contractions.contract(c, x, ax) or c.assign(contractions.summed(x.code, ax))
         return Arr(code, x.depth - 1, deps, x.rank, x.kind)
     if isinstance(x, TSum):
         return tangent_ops.sum_all(c, [reduce(c, v, ax, n, sizes) for v in tsum_terms(x)])

@@ -1,0 +1,154 @@
+"""The runtime's fast paths for GMM-like programs at small dimension (issue 17, d = 2): a
+scatter of in-range indices as one ravel_multi_index and bincount, a check that passes
+everywhere as one ndarray.all, and spread, which copies an operand broadcast along a short
+trailing run of axes so that NumPy's loop runs over long contiguous rows. Each must give the
+general path's values bit for bit (or its error)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from catad.backend import einsum_plans, runtime
+
+
+def general_scatter(shape, index, val):
+    """runtime.scatter with its in-range fast path refused (the general path's result)."""
+    saved = runtime._scatter_in_range
+    runtime._scatter_in_range = lambda *a: None
+    try:
+        return runtime.scatter(shape, index, val)
+    finally:
+        runtime._scatter_in_range = saved
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(0, 2))
+def test_a_scatter_of_in_range_indices_is_the_general_ones(seed, m, extra):
+    """Repeated indices add up, in the general path's order (the same bits); indices broadcast
+    against each other; axes after the indexed ones are kept whole."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 5, m + extra))
+    # index arrays of broadcastable shapes (size 1 along some axes)
+    bshape = tuple(int(n) for n in rng.integers(1, 4, 2))
+    index = tuple(rng.integers(0, shape[k], tuple(n if rng.integers(2) else 1 for n in bshape)) for k in range(m))
+    val = rng.standard_normal(np.broadcast_shapes(*(i.shape for i in index)) + shape[m:])
+    assert runtime._scatter_in_range(shape, index, val) is not None
+    np.testing.assert_array_equal(runtime.scatter(shape, index, val), general_scatter(shape, index, val))
+
+
+def test_a_scatter_with_an_index_out_of_range_or_negative_takes_the_general_path():
+    val = np.array([1.0, 2.0])
+    assert runtime._scatter_in_range((3,), (np.array([0, 3]),), val) is None
+    assert runtime._scatter_in_range((3, 2), (np.array([0, -1]), np.array([1, 1])), val) is None
+    # a negative index wraps (the general path), one past the end is refused there
+    np.testing.assert_array_equal(runtime.scatter((3, 2), (np.array([0, -1]), np.array([1, 1])), val),
+                                  [[0, 1], [0, 0], [0, 2]])
+    with pytest.raises(AssertionError, match="out of range"):
+        runtime.scatter((3, 2), (np.array([0, 3]), np.array([1, 1])), val)
+
+
+def test_a_failed_check_still_raises_and_a_passed_one_does_not():
+    class Site:
+        def error(self, data):
+            return ValueError(f"bad at {data}")
+    ok = np.ones((3, 2), bool)
+    runtime.check_ok(ok, None, (3, 2), Site(), ())
+    bad = ok.copy()
+    bad[1, 0] = False
+    with pytest.raises(ValueError, match=r"bad at \(\S*2\)?,\)"):
+        runtime.check_ok(bad, None, (3, 2), Site(), (np.arange(6).reshape(3, 2),))
+    runtime.check_ok(bad, None, (0, 2), Site(), ())  # no lanes: nothing evaluated
+    runtime.check_ok(bad, bad.copy(), (3, 2), Site(), ())  # the failing lane is masked out
+    runtime.check_ok(np.True_, None, (), Site(), ())
+    with pytest.raises(ValueError):
+        runtime.check_ok(np.False_, None, (), Site(), ((),))
+
+
+@st.composite
+def broadcasts(draw):
+    """A target shape of 1 to 4 axes (sizes 1 to 5) and an operand broadcast to it: each axis
+    of the target kept or made 1."""
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=4)))
+    x = tuple(n if draw(st.booleans()) else 1 for n in shape)
+    return shape, x
+
+
+@settings(max_examples=300, deadline=None)
+@given(broadcasts(), st.integers(0, 2**32 - 1), st.sampled_from([np.float64, np.int64, np.bool_]))
+def test_spread_is_the_broadcast_made_contiguous_where_the_run_is_short(case, seed, dtype):
+    """Any size (LEAST 0 here): spread(x, shape) is x itself, or an array equal to
+    np.broadcast_to(x, shape) of x's dtype; an operation with it gives the same bits."""
+    shape, xshape = case
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(xshape) * 3).astype(dtype)
+    y = (rng.standard_normal(shape) * 3).astype(dtype)
+    least, einsum_plans.LEAST = einsum_plans.LEAST, 0
+    runtime._SPREADS.clear()  # decisions are kept per pair of shapes
+    try:
+        s = runtime.spread(x, shape)
+    finally:
+        einsum_plans.LEAST = least
+        runtime._SPREADS.clear()
+    assert s is x or (s.dtype == x.dtype and s.flags.c_contiguous and np.broadcast_shapes(s.shape, shape) == shape)
+    np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
+    np.testing.assert_array_equal(y * s, y * x)
+
+
+@pytest.mark.parametrize("xshape, shape, copied", [
+    ((1000, 1, 2), (1000, 10, 2), (1000, 10, 2)),  # GMM's x - mu: a middle axis repeated
+    ((1000, 10, 1), (1000, 10, 2), (1000, 10, 2)),  # a scalar per point and component, over d = 2
+    ((1, 10, 1), (1000, 10, 2), (1000, 10, 2)),  # filled along d, then repeated along the points
+    ((1, 10, 2), (1000, 10, 2), (1000, 10, 2)),  # a run of 20: repeated
+    ((1, 25, 2), (1000, 25, 2), None),  # a run of 50: NumPy's loop is long enough
+    ((1000, 1, 1), (1000, 10, 2), None),  # broadcast along a run of 20
+    ((1000, 25, 1), (1000, 25, 10), None),  # d = 10: copies of c cost more than they save
+    ((1000, 1, 10), (1000, 25, 10), (1000, 25, 10)),  # x - mu at d = 10: a run of 10, repeated
+    ((1000, 1, 40), (1000, 25, 40), None),  # a run of 40: NumPy's loop is long enough
+    ((10, 1, 2), (10, 10, 2), None),  # fewer than LEAST elements
+    ((1, 10), (1000, 10), None),  # two loops whatever the broadcast
+    ((3000, 1), (3000, 2), (3000, 2)),  # copies side by side along a short last axis
+])
+def test_spread_copies_only_short_runs(xshape, shape, copied):
+    x = np.random.default_rng(0).standard_normal(xshape)
+    s = runtime.spread(x, shape)
+    if copied is None:
+        assert s is x
+    else:
+        assert s.shape == copied and s.flags.c_contiguous
+        np.testing.assert_array_equal(np.broadcast_to(s, shape), np.broadcast_to(x, shape))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.sampled_from(["max", "min"]))
+def test_a_max_of_short_rows_is_numpys(seed, n, kind):
+    """vreduce's max (min) of rows of at most _SHORT_ROWS as the element at the argmax: np.max's
+    value, its sign of zero and its NaN, with infinities, ties and zeros of both signs."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice([-0.0, 0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, np.nan], size=(3000 // n + 1, n),
+                   p=[.1, .1, .2, .2, .3, .04, .04, .02])
+    if rng.integers(2):
+        x = x[:, ::-1]  # not contiguous: take_along_axis
+    want = (np.max if kind == "max" else np.min)(x, axis=1)
+    got = runtime.vreduce(kind, x, 1)
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 3000), st.lists(st.integers(1, 12), min_size=1, max_size=3))
+def test_a_sum_over_the_first_axis_is_numpys_bit_for_bit(seed, n, rest):
+    """runtime.sum0 against x.sum(axis=0): values of wide exponents (any other order of the
+    additions would show), signed zeros, infinities and NaNs; views that are not contiguous."""
+    rng = np.random.default_rng(seed)
+    shape = (n, *rest)
+    x = rng.standard_normal(shape) * np.exp(rng.uniform(-30, 30, shape))
+    special = rng.random(shape)
+    x[special < 0.01] = -0.0
+    x[special > 0.999] = np.inf
+    if rng.integers(4) == 0:
+        x[:, ...] = -0.0  # every sum -0.0: NumPy's sign
+    if rng.integers(4) == 0:
+        x = x[::-1]  # a view of negative stride
+    np.testing.assert_array_equal(runtime.sum0(x), x.sum(axis=0))
+    assert (np.signbit(runtime.sum0(x)) == np.signbit(x.sum(axis=0))).all()
