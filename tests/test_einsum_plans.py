@@ -54,8 +54,14 @@ def test_a_plan_gives_einsums_value(case, seed):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
 
 
-def test_a_small_einsum_is_one_pass():
-    assert einsum_plans.plan("cd,bcd,abc->abd", ((2, 1), (10, 2, 1), (10, 10, 2))).func is einsum_plans._c_einsum
+def test_a_small_einsum_is_one_pass_but_a_matmul_stays_numpys():
+    """One c_einsum pass for a small product; a small matrix product stays np.matmul, whose
+    bits a user's a @ b has (np.linalg.matrix_power: the same products in the same order)."""
+    assert einsum_plans.plan("cd,bcd,abd->abc", ((2, 1), (10, 2, 1), (10, 10, 1))).func is einsum_plans._c_einsum
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((3, 5)), rng.standard_normal((5, 4))
+    assert einsum_plans._uses_matmul(einsum_plans.plan("ij,jk->ik", ((3, 5), (5, 4))))
+    assert np.array_equal(runtime.contract("ij,jk->ik", a, b), a @ b)
 
 
 @pytest.mark.parametrize("spec, shapes", [
