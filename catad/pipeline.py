@@ -42,7 +42,7 @@ from .lang.typecheck import check_program
 from .lang.types import python_numbers, type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
-from .rewrite.sweeps import forward_derivative, reverse_derivative
+from .rewrite.sweeps import forward_derivative, reverse_derivative, sweep_names
 from .rewrite.engine import NormalMarks
 from .rewrite.stages import StepCount, finish, optimised, transposed
 
@@ -133,11 +133,17 @@ class Pipeline:
 
     def _sweep_names(self) -> FreshNames:
         """Names for a sweep of the optimised Jacobian and the finishing of its result: none of
-        those the AD handed out (a copy of their set: each sweep takes its own from it), which
-        are all the Jacobian's but those rewriting makes, never a sweep's or ANF's
-        (sweeps.sweep_names, without its walk of the Jacobian)."""
+        those the AD handed out, which are all the Jacobian's but those rewriting makes, never a
+        sweep's or ANF's (sweeps.sweep_names, without its walk of the Jacobian). The sweep takes
+        its names from their set: a copy when recording; else the set itself, let go of with
+        the Jacobian after the sweep (both made again if another stage asks)."""
         self.jacobian_optimised
-        return FreshNames(self._jacobian_names)
+        taken = self.__dict__.get("_jacobian_names") if self.record else self.__dict__.pop("_jacobian_names", None)
+        if taken is None:  # a sweep of this Jacobian failed after taking them: walk it for its names
+            return sweep_names(self.jacobian_optimised)
+        names = FreshNames()
+        names.taken = set(taken) if self.record else taken
+        return names
 
     @functools.cached_property
     def _stops_gradients(self) -> bool:
