@@ -57,8 +57,10 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
     else:
         d = cse_def(d, trace, stage, names)
     d, redex = dead_code_inline_redex(d)  # redex: zero_redex(d), told by the passes
-    if redex:  # the inliner wrote one where it is used
-        d = dead_code_inline_def(cse_def(optimise(d, stage, trace, normal), trace, stage, names))
+    for _ in range(4):  # the inliner wrote one where it is used: the rules remove it, and the
+        if not redex:   # inliner may write another (a zero's build whose size reads the zero)
+            break
+        d, redex = dead_code_inline_redex(cse_def(optimise(d, stage, trace, normal), trace, stage, names))
     return d
 
 
