@@ -276,3 +276,21 @@ def test_your_function_s_python_result_stays_python_s():
     assert isinstance(raising(result_of_a_helper, 1.0), ZeroDivisionError_)
     with np.errstate(divide="ignore"):
         assert catad.value_and_grad(result_of_a_helper)(np.float64(1.0))[0] == np.inf
+
+
+def by_numpy_s_false(x, v):
+    return sum(v[i] * (i // (x < v[0])) + (i % (x < v[0])) for i in range(len(v)))
+
+
+def test_numpy_s_int_division_by_zero_is_zero_in_the_reference_too():
+    """i // b and i % b of a NumPy Bool b (x < v[0] of a NumPy element) are NumPy's: 0 where b
+    is False (with a warning). The reference evaluator's primitives raised ZeroDivisionError there
+    (found by tests/test_frontend_fuzz.py), where Python's own ints raise by a check of their own."""
+    from catad.lang.evaluate import Evaluator
+    from catad.pipeline import pipeline
+    v = np.array([0.5, 1.0, 2.0])
+    with np.errstate(all="ignore"):
+        want = by_numpy_s_false(1.0, v)
+        p = pipeline(by_numpy_s_false, 1.0, v)
+        assert Evaluator(p.core).call(p.core.entry, (1.0, v)) == want == 0.0
+        assert catad.value_and_grad(by_numpy_s_false, argnums=1)(1.0, v)[0] == want

@@ -234,9 +234,14 @@ def _is_int(x) -> bool:
 
 
 def _int_floordiv(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero")
-    return a // b
+    """NumPy's a // b of Ints: 0 where b is 0 (with a warning; Python's ZeroDivisionError for its
+    own ints is a check the front end writes before, expressions.python_arith)."""
+    return 0 if b == 0 else a // b
+
+
+def _int_mod(a, b):
+    """NumPy's a % b of Ints: 0 where b is 0 (see _int_floordiv)."""
+    return 0 if b == 0 else a % b
 
 
 def _lgamma(x):
@@ -414,7 +419,7 @@ register(Primitive("floordiv", t_num_binary,
                    vector='np.floor_divide({0}, {1})', doc="a // b (floor division; its derivative is 0 where defined)",
                    nondiff_note="both partials are 0 everywhere, also at the jumps (x/y an integer)"))
 register(Primitive("mod", t_num_binary,
-                   lambda a, b: int(a) % int(b) if _is_int(a) and _is_int(b)
+                   lambda a, b: _int_mod(int(a), int(b)) if _is_int(a) and _is_int(b)
                    else _f(np.mod)(a, b), (),
                    sympy=lambda x, y: x - y * sympy.floor(x / y), infix="%", arity=2,
                    vector='np.mod({0}, {1})', doc="a % b with Python's sign convention",
