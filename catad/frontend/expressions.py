@@ -213,8 +213,8 @@ class Expressions:
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
         if name in int_range.CHECKED and {a.type, b.type} <= {Int, Bool} and Int in (a.type, b.type):
             compute = (lambda x, y: self.python_power(x, y, loc)) if name == "pow" and py else f
-            return self.as_py(int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)) if py else \
-                int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
+            out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
+            return self.as_py(out) if py else out
         out = self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]) if py else f(a, b)  # Python's errors
         if name in ("floordiv", "mod") and out.type == Int:
             int_range.quotient(self, name, a, b, out)

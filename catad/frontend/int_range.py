@@ -149,7 +149,7 @@ def larger(x: Term | float, y: Term | float, loc) -> Term | float:
     """max(x, y) of magnitude bounds (floats, or Float terms)."""
     if not isinstance(x, Term) and not isinstance(y, Term):
         return max(x, y)
-    x, y = (v if isinstance(v, Term) else Const(float(v), Float, loc) for v in (x, y))
+    x, y = _term(x, loc), _term(y, loc)
     return If(prim("lt", x, y, loc=loc), y, x, loc)
 
 
@@ -163,8 +163,12 @@ def _op(name: str, x: Term | float, y: Term | float, loc=None) -> Term | float:
             return x ** y
         except OverflowError:
             return math.inf
-    x, y = (v if isinstance(v, Term) else Const(float(v), Float, loc) for v in (x, y))
-    return prim(op, x, y, loc=loc)
+    return prim(op, _term(x, loc), _term(y, loc), loc=loc)
+
+
+def _term(v: Term | float, loc) -> Term:
+    """A bound as a Float term (a float known while compiling made a constant)."""
+    return v if isinstance(v, Term) else Const(float(v), Float, loc)
 
 
 def _atom(t: Term) -> bool:
