@@ -294,3 +294,36 @@ def test_numpy_s_int_division_by_zero_is_zero_in_the_reference_too():
         p = pipeline(by_numpy_s_false, 1.0, v)
         assert Evaluator(p.core).call(p.core.entry, (1.0, v)) == want == 0.0
         assert catad.value_and_grad(by_numpy_s_false, argnums=1)(1.0, v)[0] == want
+
+
+def mean_of(v):
+    return sum(v) / len(v)
+
+
+def reciprocal_of_sum(v):
+    s = sum(v)
+    return -s ** -1.0 + 1.0 / (-s)
+
+
+def int_sum_modulo(x, v, n):
+    return x * (sum(v) % n)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (mean_of, (np.zeros(0),)), (reciprocal_of_sum, (np.zeros(0),)), (int_sum_modulo, (1.0, np.zeros(0, int), 0)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_the_sum_of_an_empty_array_is_python_s_int_zero(fn, args):
+    """Python's sum of an empty array is its start, the int 0: dividing it by zero raises, where
+    the sum of a non-empty array is NumPy's number, whose quotient by zero is inf (found by
+    differential testing: sum(v) / len(v) of an empty v was nan)."""
+    assert isinstance(raising(fn, *args), ZeroDivisionError_)
+
+
+def test_the_sum_of_a_non_empty_array_is_numpy_s():
+    with np.errstate(all="ignore"):
+        for fn, args in [(reciprocal_of_sum, (np.zeros(2),)), (int_sum_modulo, (1.5, np.arange(3), 0))]:
+            want = fn(*args)
+            got = catad.value_and_grad(fn)(*args)[0]
+            assert got == want or np.isnan(want) and np.isnan(got)
+    agrees(mean_of, np.array([0.5, -1.0, 3.0]))
+    agrees(reciprocal_of_sum, np.array([0.5, 2.0]))

@@ -26,6 +26,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
 from .common import and_, index_chain, is_array, or_
+from .shapes import fresh
 from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -347,7 +348,13 @@ def h_sum(lw, obj, node, args, kwargs):
     if is_array(t):
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")
-        return prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
+        out = prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
+        # an array's elements are NumPy's numbers (a list's may be Python's), so 0 + x[0] + ...
+        # is a NumPy number, and the sum of nothing Python's int 0
+        known = lw.b.shapes.infer(t) if rank(t.type) == 1 and not lw.is_list(t) else None
+        if known and known[0] is not None and known[0].size is not None:
+            lw.as_py_when(out, prim("eq", fresh(known[0].size, loc), Const(0, Int), loc=loc), Int)
+        return out
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)

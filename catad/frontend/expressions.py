@@ -21,7 +21,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
 from .complexes import Complex
-from .common import and_, is_array, static_bool
+from .common import and_, is_array, or_, static_bool
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
 from .source import relocate
@@ -215,17 +215,34 @@ class Expressions:
             compute = (lambda x, y: self.python_power(x, y, loc)) if name == "pow" and py else f
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
             return self.as_py(out) if py else out
-        out = self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]) if py else f(a, b)  # Python's errors
+        # Python's errors where both are Python's numbers
+        out = self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]) if py else \
+            self.maybe_python_arith(name, a, b, loc, _SYMBOLS[type(op)], f)
         if name in ("floordiv", "mod") and out.type == Int:
             int_range.quotient(self, name, a, b, out)
         return self.as_py(out) if py else out
 
-    def python_arith(self, name: str, a: Term, b: Term, loc, symbol: str) -> Term:
+    def maybe_python_arith(self, name: str, a: Term, b: Term, loc, symbol: str, f) -> Term:
+        """a op b of numbers that are Python's own only where a condition holds (sum(x) of an
+        empty array is Python's int 0): Python's checks where both are, NumPy's inf and nan
+        elsewhere; the result is Python's where both are."""
+        wa, wb = self.py_when(a), self.py_when(b)
+        if wa is None or wb is None:
+            return f(a, b)
+        when = wa[0] if wb[0] is TRUE else wb[0] if wa[0] is TRUE else and_(wa[0], wb[0])
+        ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
+        out = self.python_arith(name, a, b, loc, symbol, when, ints)
+        return self.as_py_when(out, when, Int if ints and name != "div" else Float)
+
+    def python_arith(self, name: str, a: Term, b: Term, loc, symbol: str, when: Term = TRUE,
+                     ints: bool | None = None) -> Term:
         """a op b of two of Python's own numbers, with Python's checks: a division by zero is its
         ZeroDivisionError; 0.0 ** -1 too; a negative number to a fractional power, which Python
         makes a complex number, is refused; a float power beyond the largest float is its
-        OverflowError."""
-        ints = a.type in (Int, Bool) and b.type in (Int, Bool)
+        OverflowError. `when`: where a and b are Python's numbers (the checks hold only there);
+        `ints`: whether both are Python's ints there (by default: their types say)."""
+        if ints is None:
+            ints = a.type in (Int, Bool) and b.type in (Int, Bool)
         zero_message = {"div": "division by zero" if ints else "float division by zero",
                         "floordiv": "integer division or modulo by zero" if ints else "float floor division by zero",
                         "mod": "integer modulo by zero" if ints else "float modulo"}.get(name)
@@ -239,23 +256,26 @@ class Expressions:
             zero = Const(0, Int) if y.type in (Int, Bool) else Const(0.0, Float)
             if zero_message is not None:
                 y0 = y if y.type != Bool else self.b.numeric(y, Int, loc)
-                binds = self.b.check(prim("ne", y0, zero, loc=loc), (), loc, symbol, zero_message, "zerodiv")
+                binds = self.b.check(_where(when, prim("ne", y0, zero, loc=loc), loc), (), loc, symbol, zero_message,
+                                     "zerodiv")
                 return make_lets(binds, self.b.arith(name, x, y, loc))
-            return self.python_power(x, y, loc)
+            return self.python_power(x, y, loc, when)
         return self.b.share_all([a, b], checked, loc)
 
-    def python_power(self, x: Term, y: Term, loc) -> Term:
+    def python_power(self, x: Term, y: Term, loc, when: Term = TRUE) -> Term:
         xf = x if x.type == Float else self.b.numeric(x, Float, loc) if x.type == Bool else self.b.to_float(x, loc)
         yf = y if y.type == Float else self.b.numeric(y, Float, loc) if y.type == Bool else self.b.to_float(y, loc)
         zero = Const(0.0, Float)
         binds = []
         if not (isinstance(y, Const) and y.value >= 0 or isinstance(x, Const) and x.value != 0):
-            binds += self.b.check(prim("not", and_(prim("eq", xf, zero, loc=loc), prim("lt", yf, zero, loc=loc)),
-                                       loc=loc), (), loc, "**", "0.0 cannot be raised to a negative power", "zerodiv")
+            binds += self.b.check(_where(when, prim("not", and_(prim("eq", xf, zero, loc=loc),
+                                                                  prim("lt", yf, zero, loc=loc)), loc=loc), loc),
+                                  (), loc, "**", "0.0 cannot be raised to a negative power", "zerodiv")
         if y.type == Float and not (isinstance(y, Const) and float(y.value).is_integer() or
                                     isinstance(x, Const) and x.value >= 0):
             fractional = prim("ne", yf, prim("floor", yf, loc=loc), loc=loc)
-            binds += self.b.check(prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc), (xf, yf),
+            binds += self.b.check(_where(when, prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc),
+                                         loc), (xf, yf),
                                   loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
                                   "(np.power gives nan there; abs(x) ** y is real)", "domain")
         out = self.b.arith("pow", x, y, loc)
@@ -265,7 +285,7 @@ class Expressions:
                 over = and_(prim("gt", prim("abs", r, loc=loc), big, loc=loc),
                             and_(prim("le", prim("abs", xf, loc=loc), big, loc=loc),
                                  prim("le", prim("abs", yf, loc=loc), big, loc=loc)))
-                return make_lets(self.b.check(prim("not", over, loc=loc), (), loc, "**",
+                return make_lets(self.b.check(_where(when, prim("not", over, loc=loc), loc), (), loc, "**",
                                               "(34, 'Numerical result out of range')", "range"), r)
             out = self.b.share(out, finite, loc)
         return make_lets(binds, out)
@@ -299,7 +319,7 @@ class Expressions:
             f = lambda x: prim("neg", x, loc=loc)
             if is_array(a):
                 return self.b.elementwise(f, [a], loc)
-            return self.as_py(f(a)) if self.is_py(a) and a.type != Bool else f(a)
+            return self.keep_py(a, f(a)) if a.type != Bool else f(a)
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
         if isinstance(node.op, ast.Invert) and is_array(a) and scalar_of(a.type) == Bool:
@@ -622,3 +642,8 @@ _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _where(when: Term, ok: Term, loc) -> Term:
+    """A check's condition that holds only where `when` does (ok, or not when)."""
+    return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)

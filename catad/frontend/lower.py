@@ -25,7 +25,7 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import Def, Term, Tuple, Var
+from ..lang.terms import TRUE, Def, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import is_array
@@ -91,6 +91,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
+            self.py_whens = parent.py_whens
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
@@ -105,6 +106,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
         # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
         self.py_numbers: dict[int, Term] = {}
+        # terms holding one of Python's own numbers only where a Bool term holds, and its
+        # Python type there: sum(x) of a float array is Python's int 0 where x is empty and a
+        # NumPy float elsewhere (so sum(x) / len(x) raises ZeroDivisionError for an empty x)
+        self.py_whens: dict[int, tuple[Term, Term, Any]] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -196,6 +201,30 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def is_py(self, t) -> bool:
         return self.py_numbers.get(id(t)) is t
+
+    def as_py_when(self, t: Term, when: Term, python_type: Any) -> Term:
+        """t, marked as holding one of Python's own numbers, of type python_type, where the Bool
+        term `when` holds (and a NumPy number elsewhere)."""
+        if isinstance(t, Term) and t.type in (Int, Float, Bool):
+            self.py_whens[id(t)] = (t, when, python_type)
+        return t
+
+    def py_when(self, t) -> tuple[Term, Any] | None:
+        """(where t is one of Python's own numbers, its Python type there): (TRUE, its type) for
+        a number that always is, None for one that never is or may be where nothing says."""
+        if self.is_py(t):
+            return TRUE, t.type
+        got = self.py_whens.get(id(t))
+        return (got[1], got[2]) if got is not None and got[0] is t else None
+
+    def keep_py(self, old, new: Term) -> Term:
+        """new, with old's mark of one of Python's own numbers (always, or where it holds)."""
+        if self.is_py(old):
+            return self.as_py(new)
+        got = self.py_whens.get(id(old))
+        if got is not None and got[0] is old:
+            self.as_py_when(new, got[1], got[2])
+        return new
 
     def with_int_bound(self, t: Term, bound) -> Term:
         """t, noted to hold an Int bounded by bound (an int_range.IntBound; None: nothing known)."""

@@ -296,18 +296,16 @@ class Statements:
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
-        py, bound = self.is_py(value), self.int_bound(value)
+        marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
-            if py:
-                self.as_py(value)
+            self.keep_py(marked, value)
             self.with_int_bound(value, bound)
             return
         v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
-        if py:
-            self.as_py(v)
+        self.keep_py(marked, v)
         self.with_int_bound(v, bound)
         if view:
             self.mark_readonly(v)
