@@ -18,7 +18,11 @@ against central differences of the NumPy objective on a few coordinates. Then th
 after a warm-up call: `objective`, `gradient` (value and gradient), their ratio, catad's
 gradient time over JAX's and PyTorch's; `compile`: catad's first gradient call on a fresh copy
 of the function, on the first 3 characters (the same types, so the same program), all of which
-is compiling; for JAX, its first (jit) calls, in the note. All tools run single-threaded unless OMP_NUM_THREADS (and XLA_FLAGS) say otherwise.
+is compiling; for JAX, its first (jit) calls, in the note. As benchmarks/compile_time.py, catad
+is first warmed up on a small unrelated function with the same primitives (a loop of exp, tanh
+and log), so that what a process pays once (SymPy's derivation of each primitive's derivative on
+its first use, the handler tables) is not counted against the LSTM: the note says what that
+warm-up took, and --cold skips it. All tools run single-threaded unless OMP_NUM_THREADS (and XLA_FLAGS) say otherwise.
 
     python benchmarks/adbench_lstm.py [--file PATH] [--chars N] [--repeats 5]
         [--styles rows,adbench] [--tools catad,numpy,jax,torch,jax-unrolled]
@@ -39,7 +43,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _util import catad_engine, catad_objective, first_call_time, fresh_function, median_time  # noqa: E402
+from _util import catad_engine, catad_objective, first_call_time, fresh_function, load_source, median_time  # noqa: E402
 
 import catad  # noqa: E402  (after _util puts the checkout on sys.path)
 from adbench import lstm, peers  # noqa: E402
@@ -59,6 +63,27 @@ def catad_function(style: str, data) -> tuple:
         return (lstm.lstm_objective_rows, data.args_rows(),
                 lambda g: (g[0].reshape(-1, 4 * b), g[1]))
     return lstm.lstm_objective, data.args(), lambda g: tuple(g)
+
+
+WARM_UP = """
+import numpy as np
+
+def f(w, x):
+    h = np.zeros(3)
+    total = 0.0
+    for t in range(2):
+        g = 1.0 / (1.0 + np.exp(-(w * x[t] + h)))
+        h = g * np.tanh(w + h)
+        total += float(np.dot(x[t], h - np.log(np.sum(np.exp(h)) + 2.0)))
+    return total
+"""
+
+
+def warm_up() -> float:
+    """Seconds of catad's first gradient of an unrelated function with the LSTM's primitives."""
+    f = load_source(WARM_UP)
+    t, _ = first_call_time(lambda: catad.value_and_grad(f)(np.full(3, 0.5), np.ones((2, 3))))
+    return t
 
 
 def run(args, checks: Checks, notes: set) -> list[Row]:
@@ -87,6 +112,7 @@ def run(args, checks: Checks, notes: set) -> list[Row]:
     if "numpy" in args.tools:
         rows.append(Row(label, "numpy", median_time(lambda: lstm.numpy_objective(*data.args()), args.repeats), None))
     if "catad" in args.tools:
+        args.warmed = None if args.cold else warm_up()
         for style in args.styles:
             fn, fargs, to_adbench = catad_function(style, data)
             fn = fresh_function(fn)
@@ -145,6 +171,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--styles", default=",".join(STYLES), help="catad's styles: rows,adbench")
     ap.add_argument("--tools", default="catad,numpy,jax,torch", help=",".join(TOOLS))
+    ap.add_argument("--cold", action="store_true", help="no warm-up before catad's compile times")
     args = ap.parse_args()
     args.styles = [s for s in args.styles.split(",") if s]
     args.tools = [t for t in args.tools.split(",") if t]
@@ -159,6 +186,9 @@ def main() -> None:
     print(f"ADBench LSTM ({args.file.name}), median of {args.repeats} after a warm-up, "
           f"{os.environ['OMP_NUM_THREADS']} thread(s); catad's programs run in {catad_engine()}")
     print(table(rows))
+    if "catad" in args.tools:
+        print("catad's compile times: " + ("cold (--cold)" if args.cold else
+              f"after a warm-up on an unrelated function, which took {args.warmed:.2f} s (--cold: without)"))
     for line in targets(rows):
         print(line)
     for note in sorted(notes):
