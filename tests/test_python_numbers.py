@@ -12,6 +12,7 @@ import pytest
 import catad
 from catad import DomainError, RangeError
 from catad.errors import ZeroDivisionError_
+from catad.lang.terms import subterms
 from located import agrees
 
 
@@ -327,3 +328,58 @@ def test_the_sum_of_a_non_empty_array_is_numpy_s():
             assert got == want or np.isnan(want) and np.isnan(got)
     agrees(mean_of, np.array([0.5, -1.0, 3.0]))
     agrees(reciprocal_of_sum, np.array([0.5, 2.0]))
+
+
+def mean_by_comprehension(v):
+    return sum(x * 2.0 for x in v) / len(v)
+
+
+def mean_by_indices(v):
+    return sum(v[i] for i in range(len(v))) / len(v)
+
+
+def mean_by_loop(v):
+    total = 0.0
+    for x in v:
+        total += x
+    return total / len(v)
+
+
+def norm_by_range_loop(v):
+    total = 0.0
+    for i in range(v.shape[0]):
+        total = total + v[i] ** 2
+    return math.sqrt(total) / v.shape[0]
+
+
+def squares_of_row_sums(m):
+    return sum(sum(m[i, j] for j in range(m.shape[1])) ** 2 for i in range(m.shape[0]))
+
+
+@pytest.mark.parametrize("fn", [mean_by_comprehension, mean_by_indices, mean_by_loop, norm_by_range_loop],
+                         ids=lambda v: v.__name__)
+def test_a_sum_of_nothing_by_a_generator_or_a_loop_is_python_s(fn):
+    """sum(e for x in v) of NumPy's elements, and a loop adding them to Python's 0.0, are Python's
+    numbers only where v is empty: there the division by len(v) raises, as in Python."""
+    assert isinstance(raising(fn, np.zeros(0)), ZeroDivisionError_)
+    agrees(fn, np.array([0.5, -1.5, 2.0]))
+
+
+def test_a_loop_of_numpy_s_elements_keeps_numpy_s_inf():
+    def total_over_zero(v):
+        t = 0.0
+        for x in v:
+            t = t + x
+        return t / 0
+    with np.errstate(divide="ignore"):
+        assert catad.value_and_grad(total_over_zero)(np.ones(2))[0] == total_over_zero(np.ones(2)) == np.inf
+
+
+def test_the_square_of_a_sum_of_nothing_needs_no_check():
+    """A row's sum is Python's int 0 where the row is empty, whose square cannot raise: the
+    program checks no power (a check of ** of a Python float would run on every row)."""
+    from catad.pipeline import pipeline
+    for m in (np.ones((3, 2)), np.ones((3, 0))):
+        assert catad.value_and_grad(squares_of_row_sums)(m)[0] == squares_of_row_sums(m)
+    p = pipeline(squares_of_row_sums, np.ones((3, 2)))
+    assert [c for c in subterms(p.core.main.body) if getattr(c, "fn", None) == "check"] == []

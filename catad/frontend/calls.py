@@ -353,7 +353,7 @@ def h_sum(lw, obj, node, args, kwargs):
         # is a NumPy number, and the sum of nothing Python's int 0
         known = lw.b.shapes.infer(t) if rank(t.type) == 1 and not lw.is_list(t) else None
         if known and known[0] is not None and known[0].size is not None:
-            lw.as_py_when(out, prim("eq", fresh(known[0].size, loc), Const(0, Int), loc=loc), Int)
+            lw.as_py_when(out, prim("eq", fresh(known[0].size, loc), Const(0, Int), loc=loc), Int, Const(0, Int))
         return out
     if isinstance(t.type, TupleT) and t.type.items:
         return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)

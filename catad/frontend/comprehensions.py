@@ -12,7 +12,7 @@ import ast
 import contextlib
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
+from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
 from ..lang.types import Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from . import int_range
@@ -78,7 +78,9 @@ class Comprehensions:
                 self.env[g.target.id] = var
             else:
                 self.assign(g.target, elem, pieces, loc)
-            body = self.assemble(pieces, self._filtered(gens, k, elt, reduce, loc), None)
+            element = self._filtered(gens, k, elt, reduce, loc)
+            numpy = self.is_numpy(element)
+            body = self.assemble(pieces, element, None)
         finally:
             self.b.frames.pop()
             for n, v in saved.items():
@@ -92,6 +94,10 @@ class Comprehensions:
         out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
+        if reduce == "sum" and not g.ifs and numpy and \
+                not free_vars(size) & {v for v, _ in outer}:
+            # 0 + e_0 + ... of NumPy's numbers is NumPy's, and the sum of nothing Python's int 0
+            self.as_py_when(out, prim("eq", size, Const(0, Int), loc=loc), Int, Const(0, Int))
         return out
 
     def _filtered(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None, loc) -> Term:
@@ -210,6 +216,7 @@ class Comprehensions:
                       f"({', '.join(str(s.type) for s in seqs)}); a comprehension iterates over range(...), "
                       "an array, zip(arrays...) or enumerate(array)", CatadTypeError)
         outer, atoms = [], []
+        lists = [self.is_list(s) for s in seqs]
         for s in seqs:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)
@@ -221,6 +228,8 @@ class Comprehensions:
             size = prim("min", size, self.b.size(a, 0, loc), loc=loc)  # zip stops at the shortest
         k = self.b.var(Int, loc, "_i")
         elems = [prim("index", k, a, loc=loc) for a in atoms]
+        # a NumPy array's elements are NumPy's numbers (a list's may be Python's)
+        elems = [e if is_list or is_array(e) else self.as_numpy(e) for e, is_list in zip(elems, lists)]
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:

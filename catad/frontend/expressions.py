@@ -220,7 +220,9 @@ class Expressions:
             self.maybe_python_arith(name, a, b, loc, _SYMBOLS[type(op)], f)
         if name in ("floordiv", "mod") and out.type == Int:
             int_range.quotient(self, name, a, b, out)
-        return self.as_py(out) if py else out
+        if py:
+            return self.as_py(out)
+        return self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out  # NumPy's wins
 
     def maybe_python_arith(self, name: str, a: Term, b: Term, loc, symbol: str, f) -> Term:
         """a op b of numbers that are Python's own only where a condition holds (sum(x) of an
@@ -231,16 +233,17 @@ class Expressions:
             return f(a, b)
         when = wa[0] if wb[0] is TRUE else wb[0] if wa[0] is TRUE else and_(wa[0], wb[0])
         ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
-        out = self.python_arith(name, a, b, loc, symbol, when, ints)
+        out = self.python_arith(name, a, b, loc, symbol, when, ints, (wa[2], wb[2]))
         return self.as_py_when(out, when, Int if ints and name != "div" else Float)
 
     def python_arith(self, name: str, a: Term, b: Term, loc, symbol: str, when: Term = TRUE,
-                     ints: bool | None = None) -> Term:
+                     ints: bool | None = None, known: tuple = (None, None)) -> Term:
         """a op b of two of Python's own numbers, with Python's checks: a division by zero is its
         ZeroDivisionError; 0.0 ** -1 too; a negative number to a fractional power, which Python
         makes a complex number, is refused; a float power beyond the largest float is its
         OverflowError. `when`: where a and b are Python's numbers (the checks hold only there);
-        `ints`: whether both are Python's ints there (by default: their types say)."""
+        `ints`: whether both are Python's ints there (by default: their types say); `known`: the
+        Consts a and b are there, where known (the checks read those)."""
         if ints is None:
             ints = a.type in (Int, Bool) and b.type in (Int, Bool)
         zero_message = {"div": "division by zero" if ints else "float division by zero",
@@ -249,20 +252,30 @@ class Expressions:
         if zero_message is None and name != "pow":
             return self.b.arith(name, a, b, loc)
 
-        if zero_message is not None and isinstance(b, Const) and b.value != 0:
+        kb = known[1] if known[1] is not None else b
+        if zero_message is not None and isinstance(kb, Const) and kb.value != 0:
             return self.b.arith(name, a, b, loc)  # x / 2.0: nothing to check
 
         def checked(x, y):
             zero = Const(0, Int) if y.type in (Int, Bool) else Const(0.0, Float)
             if zero_message is not None:
+                if isinstance(known[1], Const):  # 0 there, by the test above
+                    binds = self.b.check(prim("not", when, loc=loc), (), loc, symbol, zero_message, "zerodiv")
+                    return make_lets(binds, self.b.arith(name, x, y, loc))
                 y0 = y if y.type != Bool else self.b.numeric(y, Int, loc)
                 binds = self.b.check(_where(when, prim("ne", y0, zero, loc=loc), loc), (), loc, symbol, zero_message,
                                      "zerodiv")
                 return make_lets(binds, self.b.arith(name, x, y, loc))
-            return self.python_power(x, y, loc, when)
+            return self.python_power(x, y, loc, when, *(k if k is not None else v for k, v in zip(known, (x, y))))
         return self.b.share_all([a, b], checked, loc)
 
-    def python_power(self, x: Term, y: Term, loc, when: Term = TRUE) -> Term:
+    def python_power(self, x: Term, y: Term, loc, when: Term = TRUE, cx: Term | None = None,
+                     cy: Term | None = None) -> Term:
+        """x ** y with Python's checks, where `when` holds, on the values cx and cy (x and y, or
+        the Consts they are where they are Python's)."""
+        r = self.b.arith("pow", x, y, loc)
+        x, y = cx if cx is not None else x, cy if cy is not None else y
+        known_zero = any(isinstance(t, Const) and t.value == 0 for t in (x, y))  # 0 ** y, x ** 0: no overflow
         xf = x if x.type == Float else self.b.numeric(x, Float, loc) if x.type == Bool else self.b.to_float(x, loc)
         yf = y if y.type == Float else self.b.numeric(y, Float, loc) if y.type == Bool else self.b.to_float(y, loc)
         zero = Const(0.0, Float)
@@ -278,8 +291,8 @@ class Expressions:
                                          loc), (xf, yf),
                                   loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
                                   "(np.power gives nan there; abs(x) ** y is real)", "domain")
-        out = self.b.arith("pow", x, y, loc)
-        if x.type == Float or y.type == Float:
+        out = r
+        if (x.type == Float or y.type == Float) and not known_zero:
             def finite(r):
                 big = Const(float(np.finfo(np.float64).max), Float)
                 over = and_(prim("gt", prim("abs", r, loc=loc), big, loc=loc),

@@ -668,7 +668,9 @@ class Loops:
         return _Source(outer, atoms[0], row, length=n, rows_of=atoms[0])
 
     def _mark(self, t: Term, is_list: bool) -> Term:
-        return self.as_list(t) if is_list and is_array(t) else t
+        if is_array(t):
+            return self.as_list(t) if is_list else t
+        return t if is_list else self.as_numpy(t)  # a NumPy array's element: NumPy's number
 
     def range_source(self, it: ast.Call, target: ast.expr) -> _Source:
         loc = self.loc(it)
@@ -884,6 +886,7 @@ class Loops:
         # a state that is one of Python's own numbers before the loop and after its body is one
         # throughout (expressions.py: Python's arithmetic raises where NumPy's gives inf)
         pys = [self.is_py(init) for _, init in state]
+        init_pys = list(pys)
         # an Int state a product updates may leave int64: its products are checked (int_range.py)
         bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
         for _ in range(6):
@@ -897,6 +900,7 @@ class Loops:
             # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for (n, _), b in zip(state, bounds)]
             new_pys = [py and self.is_py(out) for py, out in zip(pys, outs)]
+            numpys = [self.is_numpy(out) for out in outs]
             new_types, new_shapes = [], []
             for (n, _), ty, sh, out in zip(state, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -934,6 +938,12 @@ class Loops:
         for k, py in enumerate(pys):
             if py:
                 results[k] = self.as_py(results[k])
+            elif init_pys[k] and numpys[k] and src.length is not None and src.steps is None:
+                # Python's number before the loop, NumPy's after any iteration: Python's where it
+                # ran no iteration (a sum by a loop, then divided by the length)
+                empty = prim("eq", src.length, Const(0, Int, loc), loc=loc)
+                init = state[k][1]
+                results[k] = self.as_py_when(results[k], empty, init.type, init if isinstance(init, Const) else None)
             if bounds[k].big:
                 self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):

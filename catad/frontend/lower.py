@@ -91,7 +91,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
-            self.py_whens = parent.py_whens
+            self.py_whens, self.numpy_numbers = parent.py_whens, parent.numpy_numbers
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
@@ -110,6 +110,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # Python type there: sum(x) of a float array is Python's int 0 where x is empty and a
         # NumPy float elsewhere (so sum(x) / len(x) raises ZeroDivisionError for an empty x)
         self.py_whens: dict[int, tuple[Term, Term, Any]] = {}
+        # terms surely holding one of NumPy's numbers (an element of an array, arithmetic with
+        # one): a loop's Python float state updated by one is NumPy's after the first iteration
+        self.numpy_numbers: dict[int, Term] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -202,28 +205,42 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def is_py(self, t) -> bool:
         return self.py_numbers.get(id(t)) is t
 
-    def as_py_when(self, t: Term, when: Term, python_type: Any) -> Term:
+    def as_py_when(self, t: Term, when: Term, python_type: Any, value: Term | None = None) -> Term:
         """t, marked as holding one of Python's own numbers, of type python_type, where the Bool
-        term `when` holds (and a NumPy number elsewhere)."""
+        term `when` holds (and a NumPy number elsewhere); `value`: a Const it is there, if known
+        (the sum of nothing is 0), which the checks of its arithmetic read."""
         if isinstance(t, Term) and t.type in (Int, Float, Bool):
-            self.py_whens[id(t)] = (t, when, python_type)
+            self.py_whens[id(t)] = (t, when, python_type, value)
         return t
 
-    def py_when(self, t) -> tuple[Term, Any] | None:
-        """(where t is one of Python's own numbers, its Python type there): (TRUE, its type) for
-        a number that always is, None for one that never is or may be where nothing says."""
+    def py_when(self, t) -> tuple[Term, Any, Term | None] | None:
+        """(where t is one of Python's own numbers, its Python type there, its value there if
+        known): (TRUE, its type, None) for a number that always is, None for one that never is
+        or may be where nothing says."""
         if self.is_py(t):
-            return TRUE, t.type
+            return TRUE, t.type, None
         got = self.py_whens.get(id(t))
-        return (got[1], got[2]) if got is not None and got[0] is t else None
+        return got[1:] if got is not None and got[0] is t else None
+
+    def as_numpy(self, t: Term) -> Term:
+        """t, marked as surely holding one of NumPy's numbers."""
+        if isinstance(t, Term) and t.type in (Int, Float, Bool):
+            self.numpy_numbers[id(t)] = t
+        return t
+
+    def is_numpy(self, t) -> bool:
+        return self.numpy_numbers.get(id(t)) is t
 
     def keep_py(self, old, new: Term) -> Term:
-        """new, with old's mark of one of Python's own numbers (always, or where it holds)."""
+        """new, with old's mark of one of Python's own numbers (always, or where it holds) or of
+        NumPy's."""
         if self.is_py(old):
             return self.as_py(new)
+        if self.is_numpy(old):
+            return self.as_numpy(new)
         got = self.py_whens.get(id(old))
         if got is not None and got[0] is old:
-            self.as_py_when(new, got[1], got[2])
+            self.as_py_when(new, *got[1:])
         return new
 
     def with_int_bound(self, t: Term, bound) -> Term:

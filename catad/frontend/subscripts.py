@@ -77,7 +77,9 @@ class Subscripts:
         plain = [it for it in items if not self.newaxis(it)]
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             return self.with_new_axes(base, items, plain, node)
-        return self.array_subscript(base, items, node)
+        out = self.array_subscript(base, items, node)
+        # an element of a NumPy array is NumPy's number (of a list, it may be Python's)
+        return out if is_array(out) or self.is_list(base) else self.as_numpy(out)
 
     def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
         """z[...] of a complex array: the same subscript of both parts, its indices lowered once
