@@ -13,7 +13,6 @@ import inspect
 import math
 import sys
 import types
-import warnings
 from typing import Any
 
 import numpy as np
@@ -684,6 +683,9 @@ _MODULES = ((builtins, ""), (math, "math."), (np, "np."), (np.linalg, "np.linalg
             (np.polynomial.legendre, "np.polynomial.legendre."))
 
 
+_ABSENT = object()
+
+
 @functools.lru_cache(maxsize=None)
 def _catalogue() -> tuple[dict[int, str], tuple[str, ...], dict[str, Any]]:
     """Public names in builtins, math and numpy of everything the front end can call:
@@ -697,12 +699,11 @@ def _catalogue() -> tuple[dict[int, str], tuple[str, ...], dict[str, Any]]:
         for n in dir(mod):
             if n.startswith("_"):
                 continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    o = getattr(mod, n)
-                except Exception:
-                    continue
+            # what the module holds: not a submodule its __getattr__ would import (numpy.f2py,
+            # numpy.testing: a tenth of a second of the first compile), and no deprecation warning
+            o = vars(mod).get(n, _ABSENT)
+            if o is _ABSENT:
+                continue
             if id(o) in ids:
                 every.append(prefix + n)
                 objects[prefix + n] = o
