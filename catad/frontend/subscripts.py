@@ -14,7 +14,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import ONE, is_array, or_, static_int
+from .common import ONE, all_, is_array, or_, static_int
 from ..trees import Tree
 
 
@@ -281,11 +281,24 @@ class Subscripts:
         """a list display: an array when its values make one (as np.array would), else a Python list of values."""
         if not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts) and node.elts:
             items = [self.str_or_expr(e) for e in node.elts]
-            if not _one_array(items):  # [W, b] of two shapes, [x, 1.0]: a Python list of values
+            # [W, b] of two shapes, [x, 1.0], [x[:1], x] (lengths that may differ): a Python list
+            # of values, as Python keeps it (an array only when NumPy's would surely be one)
+            if not (_one_array(items) and self.same_shapes(items)):
                 t = Tuple(tuple(items), self.loc(node))
                 return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
             return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
         return self.as_list(self.display(node))
+
+    def same_shapes(self, items: list) -> bool:
+        """Whether the arrays among items are provably of one shape (scalars are)."""
+        arrays = [t for t in items if is_array(t)]
+        if len(arrays) < 2:
+            return True
+        shapes = [self.b.shapes.infer(t) for t in arrays]
+        if any(s is None or None in s for s in shapes):
+            return False
+        return all(len(s) == len(shapes[0]) and all(self.b.shapes.same(a, b) for a, b in zip(shapes[0], s))
+                   for s in shapes[1:])
 
     def display(self, node: ast.List | ast.Tuple) -> Term:
         """[a, b, c] (also inside np.array): a vector; nested displays of one length: a matrix."""
@@ -317,4 +330,18 @@ class Subscripts:
                                            "rectangular arrays")
         items = [self._display_build(x, floats, node) if isinstance(x, list)
                  else self.b.to_float(x, loc) if floats and scalar_of(x.type) == Int else x for x in leaves]
-        return prim("vector", *items, loc=loc)
+        if self.same_shapes(items):
+            return prim("vector", *items, loc=loc)
+        return self.b.share_all(items, lambda *xs: make_lets(self._one_shape(xs, loc), prim("vector", *xs, loc=loc)),
+                                loc)
+
+    def _one_shape(self, arrays: tuple, loc) -> list:
+        """The check that arrays stacked into one have one shape (NumPy's ValueError otherwise:
+        it does not broadcast them)."""
+        shapes = [self.b.shape(a) for a in arrays]
+        binds = []
+        for k, first in enumerate(shapes[0]):  # the first axis that differs is the one NumPy names
+            conds = [prim("eq", first.size, s[k].size, loc=loc) for s in shapes[1:] if not self.b.shapes.same(first, s[k])]
+            binds += self.b.check(all_(conds), (), loc, "np.array", "setting an array element with a sequence. The "
+                                  f"requested array has an inhomogeneous shape after {k + 1} dimensions.", "shape")
+        return binds
