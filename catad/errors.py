@@ -124,14 +124,14 @@ class Site:
     construct: str
     message: str
     kind: str = "shape"     # "shape": ShapeError; "bounds": BoundsError; "linalg": LinAlgError; "domain": DomainError;
-    # "range": RangeError
+    # "range": RangeError; "unsupported": CatadError (what catad cannot compute as Python does)
     hint: str | None = None
     raises: type | None = None  # the user's own raise or assert: the exception class it raises
 
     def error(self, values: tuple) -> CatadError:
         cls = raised(self.raises) if self.raises is not None else {
             "bounds": BoundsError, "linalg": LinAlgError, "domain": DomainError, "range": RangeError,
-            "zerodiv": ZeroDivisionError_}.get(self.kind, ShapeError)
+            "zerodiv": ZeroDivisionError_, "unsupported": CatadError}.get(self.kind, ShapeError)
         return cls(self.message.format(*(_plain(v) for v in values)), self.loc, self.construct, self.hint)
 
     def __str__(self) -> str:

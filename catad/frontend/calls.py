@@ -20,7 +20,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, Get, Term, Tuple, make_lets
+from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
@@ -365,10 +365,13 @@ def h_max(lw, obj, node, args, kwargs):
     loc, pair = lw.loc(node), obj.__name__
     reduce = "v" + pair
     if len(args) == 1:
-        if isinstance(args[0], _COMPS):
-            return lw.comprehension(args[0], reduce)
-        t = lw.arg(args[0])
-        if isinstance(t.type, Vec) and t.type.elem in (Int, Float):
+        g = args[0]
+        if isinstance(g, _COMPS) and (len(g.generators) > 1 or g.generators[0].ifs):
+            return lw.comprehension(g, reduce)
+        t = lw.comprehension(g, None) if isinstance(g, _COMPS) else lw.arg(g)
+        if isinstance(t.type, Vec) and t.type.elem == Float:
+            return lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+        if isinstance(t.type, Vec) and t.type.elem == Int:
             return prim(reduce, t, loc=loc)
         if isinstance(t.type, TupleT) and t.type.items:
             return _tuple_fold(lw, t, lambda a, b: lw.b.scalar(pair, [a, b], loc), loc)
@@ -379,6 +382,20 @@ def h_max(lw, obj, node, args, kwargs):
         lw.fail(node, pair, f"{pair}() of several arrays is not supported", CatadTypeError,
                 f"use np.{pair}imum(a, b) for elementwise {pair}ima")
     return functools.reduce(lambda a, b: lw.b.scalar(pair, [a, b], loc), ts)
+
+
+def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:
+    """Python's max (min) of the floats of vector v, as np.max (np.min) computes it: Python's,
+    unless v holds a NaN. Then Python's max depends on where it is (a NaN after the first
+    element is passed over: nothing compares greater than a NaN), NumPy's gives nan, and catad
+    refuses, by a run-time test of the result (a NaN np.max propagates shows there: one test
+    per result, not per element)."""
+    def checked(m):
+        return make_lets(lw.b.check(prim("eq", m, m, loc=loc), (), loc, f"{pair}()",
+                                    f"{pair}() of floats holding a NaN: Python's {pair} passes over a NaN after the "
+                                    f"first element, where catad's (NumPy's np.{pair}) gives nan; use np.{pair} (nan) "
+                                    f"or np.nan{pair} (the NaNs passed over)", "unsupported"), m)
+    return lw.b.share(prim(reduce, v, loc=loc), checked, loc)
 
 
 def h_abs(lw, obj, node, args, kwargs):

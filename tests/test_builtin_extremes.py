@@ -1,0 +1,55 @@
+"""Python's max and min of floats: np.max's value, except where there is a NaN. Python's max
+keeps its first element and takes each one greater, so a NaN after the first is passed over
+(nothing compares greater than a NaN), where np.max gives nan: catad refuses there, by a test
+of the result, rather than give nan for Python's number (found by differential testing, trial
+6: max(x) of [1, nan, 0.5] was nan, and its gradient pointed at the NaN)."""
+import numpy as np
+import pytest
+
+import catad
+from located import agrees
+
+
+def extremes(x):
+    return max(x) + 2.0 * min(x)
+
+
+def of_a_generator(x):
+    return max(v * v for v in x) - min(x[i] for i in range(len(x)))
+
+
+def of_a_list(x):
+    return max([v * 2.0 for v in x])
+
+
+def of_rows(m):
+    return sum(max(m[i]) for i in range(m.shape[0]))
+
+
+@pytest.mark.parametrize("fn", [extremes, of_a_generator, of_a_list], ids=lambda f: f.__name__)
+def test_a_nan_is_refused(fn):
+    x = np.array([1.0, np.nan, 0.5])
+    assert np.isfinite(fn(x))  # Python passes over the NaN
+    with pytest.raises(catad.CatadError, match="holding a NaN"):
+        catad.value_and_grad(fn)(x)
+
+
+@pytest.mark.parametrize("fn", [extremes, of_a_generator, of_a_list], ids=lambda f: f.__name__)
+def test_without_nan_it_is_python_s_extreme(fn):
+    agrees(fn, np.array([1.0, 3.0, -2.0]))
+    agrees(fn, np.array([0.25]))
+
+
+def test_the_rows_of_a_matrix_are_tested_each():
+    m = np.array([[1.0, 2.0], [3.0, -1.0]])
+    agrees(of_rows, m)
+    m[1, 1] = np.nan
+    with pytest.raises(catad.CatadError, match="holding a NaN"):
+        catad.grad(of_rows)(m)
+
+
+def test_an_empty_sequence_raises_value_error():
+    with pytest.raises(ValueError):
+        extremes(np.zeros(0))
+    with pytest.raises(ValueError):
+        catad.grad(extremes)(np.zeros(0))
