@@ -667,3 +667,25 @@ def broadcast_weights(x, v):
 
 def test_broadcast_to_gradients():
     agrees(broadcast_weights, 1.3, np.array([0.5, -1.0, 2.0]), argnums=(0, 1))
+
+
+def _sinc(x):
+    return np.sinc(x)
+
+
+def test_sinc_s_second_derivative_at_and_near_zero():
+    """sinc''(0) = -pi^2 / 3 (the constant 1 at 0 had none: 0), and near 0 the derivatives of
+    sin(pi x) / (pi x) cancel (-4.7 at 1e-8): there they are the Taylor series', and the value
+    NumPy's own (found by differential testing, trial 6)."""
+    for x in (0.0, 1e-12, 1e-8, 1e-5, -2e-3):
+        value, slope = catad.value_and_grad(_sinc)(x)
+        assert value == np.sinc(x)
+        y = np.pi * x
+        assert slope == pytest.approx(np.pi * (-y / 3 + y ** 3 / 30), rel=1e-9, abs=1e-300)
+        assert catad.hessian(_sinc)(x) == pytest.approx(np.pi ** 2 * (-1 / 3 + y * y / 10), rel=1e-9)
+    for x in (0.0, 1e-8, 0.25):  # third derivative: pi^3 (y / 5 - ...) near 0
+        third = catad.grad(catad.grad(catad.grad(_sinc)))(x)
+        y = np.pi * x
+        want = np.pi ** 3 * (y / 5 - y ** 3 / 42) if x < 1e-3 else float(
+            np.gradient([catad.hessian(_sinc)(x + d) for d in (-1e-4, 0.0, 1e-4)], 1e-4)[1])
+        assert third == pytest.approx(want, rel=1e-6, abs=1e-12)

@@ -100,14 +100,38 @@ def h_fmax(lw, obj, node, args, kwargs):
     return _map(lw, f, ts, loc, "np.fmax" if name == "max" else "np.fmin")
 
 
+# sin(y) / y = sum_k (-y^2)^k / (2k + 1)!: to y^10, within 1e-34 of it where |y| < 0.01
+_SINC_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(6))
+_SINC_NEAR = 0.01
+
+
 def h_sinc(lw, obj, node, args, kwargs):
-    """np.sinc(x): sin(pi x) / (pi x), 1 at x == 0 (NumPy's: pi * 1e-20 there, whose sine over it is 1)."""
+    """np.sinc(x): sin(pi x) / (pi x), 1 at x == 0 (NumPy's: pi * 1e-20 there, whose sine over it
+    is 1). Near 0, where the derivatives of sin(y) / y cancel (its second at 1e-8 was -4.7 for
+    -pi^2/3), and at 0, where the constant 1 has none, the value is that and its derivatives
+    are the Taylor series': stop_gradient(value) + (series - stop_gradient(series))."""
     t, loc = _one(lw, obj, node, args)[0], lw.loc(node)
     t = lw.b.to_float(_numbers(lw, node, t, "np.sinc"), loc)
 
+    def series(y):
+        def at(y2):
+            out = _f(_SINC_SERIES[-1])
+            for c in reversed(_SINC_SERIES[:-1]):
+                out = prim("add", _f(c), prim("mul", y2, out, loc=loc), loc=loc)
+            return out
+        return lw.b.share(prim("mul", y, y, loc=loc), at, loc)
+
     def f(x):
-        return lw.b.share(prim("mul", _f(math.pi), x, loc=loc), lambda y: If(
-            prim("eq", x, _f(0.0), loc=loc), _f(1.0), prim("div", prim("sin", y, loc=loc), y, loc=loc), loc), loc)
+        def of(y):
+            value = If(prim("eq", x, _f(0.0), loc=loc), _f(1.0), prim("div", prim("sin", y, loc=loc), y, loc=loc), loc)
+
+            def near(v):
+                stopped = lambda t: prim("stop_gradient", t, loc=loc)  # noqa: E731
+                return lw.b.share(series(y), lambda s: prim("add", stopped(v), prim("sub", s, stopped(s), loc=loc),
+                                                             loc=loc), loc)
+            return lw.b.share(value, lambda v: If(prim("lt", prim("abs", y, loc=loc), _f(_SINC_NEAR), loc=loc),
+                                                  near(v), v, loc), loc)
+        return lw.b.share(prim("mul", _f(math.pi), x, loc=loc), of, loc)
     return _map(lw, f, [t], loc, "np.sinc")
 
 
