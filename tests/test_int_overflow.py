@@ -148,3 +148,31 @@ def test_a_range_variable_is_checked_by_its_bounds():
                       for a in n.args)]
     assert len(checks) == 1
     assert all(var not in free_vars(check.args[0]) for var, check in checks)
+
+
+def sum_of_a_filled_array(x, n):
+    return x * np.sum(np.full(3, n))
+
+
+def dot_of_filled_arrays(x, n):
+    return x * np.dot(np.full(3, n), np.full(3, 2))
+
+
+def row_sums_of_a_filled_matrix(x, n):
+    return x * np.sum(np.full((2, 3), n), axis=1)[0]
+
+
+def sum_of_a_scaled_array(x, n):
+    return x * np.sum(np.ones(3, dtype=np.int64) * n)
+
+
+@pytest.mark.parametrize("fn", [sum_of_a_filled_array, dot_of_filled_arrays, row_sums_of_a_filled_matrix,
+                                sum_of_a_scaled_array], ids=lambda f: f.__name__)
+def test_int_array_sums_wrap_as_numpy_s(fn):
+    """The sum of an Int array whose elements are one value is n times it, computed in int64 as
+    NumPy's sum wraps around (it was a Python int, exact: 3 * 2**62; found by differential
+    testing, trial 6)."""
+    with np.errstate(over="ignore"):
+        want = fn(0.5, 2 ** 62)
+        assert catad.value_and_grad(fn)(0.5, 2 ** 62) == (want, want / 0.5)
+        assert catad.value_and_grad(fn)(0.5, 5) == (fn(0.5, 5), fn(1.0, 5))

@@ -60,7 +60,9 @@ def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
     if isinstance(x, Arr):
         if x.depth <= ax or ax not in x.deps:
             base = c.drop(x, ax)
-            return c.op("({0} * {1})", [base, Arr(n, kind="i")], x.kind, base.rank)
+            # n times a value: of Ints, in int64, wrapping as NumPy's sum does (a Python int would not)
+            return c.op("({0} * {1})" if x.kind != "i" else "int64_times({0}, {1})", [base, Arr(n, kind="i")],
+                        x.kind, base.rank)
         shift = (lambda b: b if b < ax else b - 1)
         deps = frozenset(shift(b) for b in x.deps if b != ax)
         code = contractions.contract(c, x, ax) or c.assign(contractions.summed(x.code, ax))

@@ -56,6 +56,16 @@ def to_float(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 
 
+def int64_times(a, n: int):
+    """a * n of Ints as NumPy's int64 computes it, wrapping around (a sum of n equal Int
+    elements): a Python int a (exact, maybe past int64: products of Python ints are, and
+    reducing them modulo 2**64 at the end is what wrapping at every step gives) reduced to
+    int64."""
+    if isinstance(a, np.ndarray):
+        return a * np.int64(n)
+    return np.int64((int(a) * n + 2 ** 63) % 2 ** 64 - 2 ** 63)
+
+
 def each(name: str, *xs):
     """A primitive with no whole-array NumPy form, element by element (a Python loop)."""
     impl = R.PRIMITIVES[name].impl
