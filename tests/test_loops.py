@@ -881,6 +881,24 @@ def float_into_int(x):
     return a
 
 
+def float_added_into_ints(x):
+    a = np.arange(3)
+    a += x  # ERR
+    return np.sum(a * x)
+
+
+def ints_divided_in_place(x):
+    a = np.ones(3, dtype=np.int64)
+    a /= 2  # ERR
+    return np.sum(a * x)
+
+
+def ints_into_bools(x):
+    m = np.zeros(3, dtype=bool)
+    m *= 2  # ERR
+    return np.sum(m * x)
+
+
 def updates_while_iterating(x):
     m = np.ones((2, 2))
     for row in m:
@@ -894,6 +912,11 @@ def updates_while_iterating(x):
     (updates_through_view, (1.0,), ["'m'", "share its memory"]),
     (aug_parameter, (1.0, V3), ["'v'", "the caller passed", "copy it first"]),
     (float_into_int, (1.0,), ["truncates"]),
+    # NumPy's UFuncTypeError (found by differential testing, trial 6: catad made a a float array)
+    (float_added_into_ints, (0.5,), ["Cannot cast ufunc 'add' output from dtype('float64') to dtype('int64')",
+                                     "same_kind"]),
+    (ints_divided_in_place, (0.5,), ["Cannot cast ufunc 'divide' output"]),
+    (ints_into_bools, (0.5,), ["to dtype('bool')"]),
     (updates_while_iterating, (1.0,), ["'m'", "share its memory"]),
 ], ids=lambda a: a.__name__ if callable(a) else None)
 def test_update_refusals(f, args, words):

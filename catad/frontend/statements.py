@@ -18,12 +18,12 @@ from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
 from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
 from ..primitives import prim
 from . import complexes
 from .checks import Statement
 from .complexes import Complex
-from .common import join_types
+from .common import is_array, join_types
 from .lists import ListState
 from .raises import raising_arm
 from ..trees import Tree
@@ -243,7 +243,9 @@ class Statements:
             if not isinstance(s.target, ast.Name):
                 self.assign(s.target, None, pieces, loc)  # an attribute: always refused
             self.aug_name_assignment(s)  # updates.py: an array changed in place must own its memory
-            value = self.binop(s.op, self.lookup(s.target.id, s.target), self.value(s.value), s)
+            current, rhs = self.lookup(s.target.id, s.target), self.value(s.value)
+            value = self.binop(s.op, current, rhs, s)
+            self.same_kind(s, current, rhs, value)
             self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
@@ -287,6 +289,26 @@ class Statements:
         return items
 
     bound_types: dict | None = None  # name -> types bound to it, recorded while a loop is probed (loops.py)
+
+    def same_kind(self, s: ast.AugAssign, current, rhs, value) -> None:
+        """a op= e of an array writes into a: NumPy refuses a result of a higher kind than a's
+        (floats into ints or bools, ints into bools: casting rule 'same_kind'), where a Python
+        name would be rebound."""
+        if not (isinstance(current, Term) and is_array(current) and isinstance(value, Term)):
+            return
+        order = {Bool: 0, Int: 1, Float: 2}
+        mine, got = scalar_of(current.type), scalar_of(value.type)
+        if order.get(got, 0) <= order.get(mine, 0) or mine == Bool and isinstance(rhs, Term) and \
+                scalar_of(rhs.type) == Bool:  # bools op= bools stay bools in NumPy
+            return
+        names = {Bool: "bool", Int: "int64", Float: "float64"}
+        ufunc = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide",
+                 ast.FloorDiv: "floor_divide", ast.Mod: "remainder", ast.Pow: "power"}.get(type(s.op), "?")
+        self.fail(s, f"{ast.unparse(s.target)} op=", f"Cannot cast ufunc '{ufunc}' output from dtype('{names[got]}') "
+                  f"to dtype('{names[mine]}') with casting rule 'same_kind' (NumPy's error: the array "
+                  f"{ast.unparse(s.target)} keeps its dtype)", CatadTypeError,
+                  hint=f"make it a float array first, e.g. {ast.unparse(s.target)} = "
+                       f"{ast.unparse(s.target)}.astype(float)")
 
     def bind(self, name: str, value: Term | Complex, pieces: list, loc: Loc) -> None:
         if isinstance(value, Complex):  # its bindings become statements; the name holds its parts
