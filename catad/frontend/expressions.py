@@ -94,7 +94,8 @@ class Expressions:
     def condition(self, node: ast.expr, what: str) -> Term:
         t = self.expr(node)
         if t.type != Bool:
-            self.fail(node, "truthiness", f"the condition of this {what} is a {t.type}, not a Bool; catad does "
+            article = "an" if str(t.type)[:1] in "AEIOU" else "a"
+            self.fail(node, "truthiness", f"the condition of this {what} is {article} {t.type}, not a Bool; catad does "
                       "not test truthiness", hint="compare explicitly, e.g. x != 0 or len(v) > 0")
         return t
 
@@ -316,7 +317,7 @@ class Expressions:
         """-x, +x, not b."""
         loc = self.loc(node)
         if isinstance(node.op, ast.Not):
-            return prim("not", self.condition(node.operand, "not"), loc=loc)
+            return prim("not", self.condition(node.operand, getattr(node, "catad_what", "not")), loc=loc)
         a = self.value(node.operand)
         if isinstance(a, Complex):
             if isinstance(node.op, ast.UAdd):

@@ -357,8 +357,9 @@ def while_as_for(s: ast.While, lw) -> ast.For:
                 hint="use a flag variable set in the loop and an if statement after it")
     steps = _located(ast.Name(id="range", ctx=ast.Load()), s)
     setattr(steps, _WHILE, True)
-    stop = _located(ast.If(test=_located(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test),
-                           body=[_located(ast.Break(), s.test)], orelse=[]), s.test)
+    negated = _located(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test)
+    negated.catad_what = "while loop"  # what a condition that is not a Bool is said to belong to
+    stop = _located(ast.If(test=negated, body=[_located(ast.Break(), s.test)], orelse=[]), s.test)
     name = lw.names.temp("_w")
     lw.names.taken.discard(name)  # so that its binder keeps this name
     target = _located(ast.Name(id=name, ctx=ast.Store()), s)

@@ -100,6 +100,9 @@ def _static_str(lw, a, obj, what: str, default: str, choices: tuple) -> str:
     v = a.value if isinstance(a, ast.Constant) else lw.static(a)
     if not isinstance(v, str):
         lw.fail(a, display(obj), f"{what} of {display(obj)}() must be a constant string", CatadTypeError)
+    if v not in choices and len(choices) == 1:
+        lw.fail(a, display(obj), f"{what} {v!r} of {display(obj)}() is not supported: catad supports "
+                                 f"{choices[0]!r}", CatadTypeError)
     if v not in choices:
         lw.fail(a, display(obj), f"{what} must be one of {', '.join(repr(c) for c in choices[:-1])}, or "
                                  f"{choices[-1]!r} (got {v!r})", CatadTypeError)

@@ -134,6 +134,17 @@ class Updates:
         if isinstance(self.env.get(base.id), Complex):
             complexes.refuse(self, target, self.env[base.id], "assigning to its elements is not supported",
                              "build the parts as real arrays and combine them: re + 1j * im")
+        held = self.env.get(base.id)
+        if base.id not in self.env and base.id not in self.src.local_names:
+            self.fail(target, "item assignment", f"{ast.unparse(target)} = ... assigns into {base.id!r}, a global or "
+                      "a variable of an enclosing function, which a compiled function does not change",
+                      hint="return the new value and assign it outside the compiled function")
+        if isinstance(held, Term) and isinstance(held.type, TupleT):
+            tree = self.tree(held)
+            kind = tree.kind if tree is not None else "tuple"
+            self.fail(target, "item assignment", f"{ast.unparse(target)} = ... assigns into the {kind} {base.id!r}, "
+                      f"which catad does not support (its {kind}s keep the values they were made with)",
+                      hint=f"keep the value in a variable of its own, or make a new {kind} with it")
         self.require_owned(base.id, target, "this assignment")
         arr = self.lookup(base.id, base)
         if not is_array(arr):
@@ -176,6 +187,10 @@ class Updates:
         if scalar_of(value.type) == Float and scalar_of(arr.type) == Int:
             self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
                       "which is not supported", CatadTypeError, "make the array Float: np.zeros(n)")
+        if scalar_of(value.type) in (Int, Float) and scalar_of(arr.type) == Bool:
+            self.fail(target, "item assignment", f"assigning a{'n' if value.type == Int else ''} "
+                      f"{scalar_of(value.type)} into an array of Bools makes it a Bool in NumPy (not 0: True), "
+                      "which is not supported", CatadTypeError, "assign the comparison itself, e.g. m[i] = x[i] != 0")
         if scalar_of(value.type) == Int and scalar_of(arr.type) == Float:
             value = self.bind_temp(self.b.to_float(value, loc), pieces, loc)
         owned = self.owned()
