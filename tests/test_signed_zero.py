@@ -49,3 +49,25 @@ def test_adding_zero_keeps_ieee_s_sign(fn):
     with np.errstate(divide="ignore"):
         want = fn(x)
     assert catad.value_and_grad(fn)(x)[0] == want and catad.jvp(fn, (x,), (x,))[0] == want
+
+
+def _maximum(a, b):
+    return np.maximum(a, b)
+
+
+def _minimum(a, b):
+    return np.minimum(a, b)
+
+
+def test_maximum_and_minimum_of_a_tie_are_numpy_s_second():
+    """np.maximum(-0.0, 0.0) is 0.0 and np.maximum(0.0, -0.0) is -0.0: NumPy takes b unless a is
+    greater or NaN (catad took a; found by differential testing, trial 6). NaN from either side."""
+    import itertools
+    values = [0.0, -0.0, 1.0, np.nan, -np.inf]
+    for fn, ref in ((_maximum, np.maximum), (_minimum, np.minimum)):
+        for a, b in itertools.product(values, values):
+            want = ref(a, b)
+            got = catad.jvp(fn, (a, b), (1.0, 0.0))[0]
+            assert np.array_equal(got, want, equal_nan=True) and np.signbit(got) == np.signbit(want), (fn, a, b)
+        x, y = np.array([0.0, -0.0, 1.0]), np.array([-0.0, 0.0, 1.0])
+        assert np.array_equal(np.signbit(catad.jvp(fn, (x, y), (x, y))[0]), np.signbit(ref(x, y)))

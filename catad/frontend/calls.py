@@ -549,10 +549,11 @@ def h_maximum(lw, obj, node, args, kwargs):
     name = "max" if obj is np.maximum else "min"
 
     def f(a, b):
-        if b.type != Float or isinstance(b, Const):  # only a Float b can be NaN
-            return lw.b.scalar(name, [a, b], loc)
-        # the primitive is Python's max (a NaN b gives a); NumPy's propagates a NaN from either side
-        return lw.b.share(b, lambda y: lw.b.if_(prim("ne", y, y, loc=loc), y, lw.b.scalar(name, [a, y], loc),
+        # NumPy's: b unless a is greater (less) or NaN, so a tie (0.0 and -0.0 too) gives b; the
+        # primitive is Python's max(b, a), b unless a is greater: a NaN a is taken first
+        if a.type != Float or isinstance(a, Const):  # only a Float a can be NaN
+            return lw.b.scalar(name, [b, a], loc)
+        return lw.b.share(a, lambda x: lw.b.if_(prim("ne", x, x, loc=loc), x, lw.b.scalar(name, [b, x], loc),
                                                  loc, "{a} {b}"), loc)
     return lw.b.elementwise(f, ts, loc, display(obj)) if any(is_array(t) for t in ts) else f(*ts)
 
