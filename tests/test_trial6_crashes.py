@@ -58,3 +58,42 @@ def nested_return(x):
 @pytest.mark.parametrize("f", [nested_for, nested_break, nested_return])
 def test_reverse_over_reverse_nested_loops(f):
     _second(f, np.array([0.5, -1.25, 2.0])[:2] if f is nested_for else np.array([0.5, -1.25, 2.0]))
+
+
+# ---------------------------------------------------------------- second derivatives, nested while loops
+
+def nested_while(x):
+    s = x
+    i = 0
+    while i < 2:
+        j = 0
+        while j < 2:
+            s = s * x
+            j += 1
+        i += 1
+    return s
+
+
+def nested_while_vec(x):
+    s = x
+    i = 0
+    while i < 2:
+        j = 0
+        while j < i + 2:
+            s = s * x + 0.1 * np.sin(s)
+            j += 1
+        i += 1
+    return np.sum(s)
+
+
+def test_second_derivatives_nested_while():
+    """The mask of an if in a build that is compiled again as a loop (the attempt Unvectorisable)
+    was left pushed: the loop's lines read a name of the dropped attempt (NameError)."""
+    g = catad.grad(nested_while)
+    exact = 20 * 0.7 ** 3
+    assert np.isclose(catad.hessian(nested_while)(0.7), exact, rtol=1e-12)
+    assert np.isclose(catad.hvp(nested_while, (0.7,), (1.0,)), exact, rtol=1e-12)
+    assert np.isclose(catad.grad(g)(0.7), exact, rtol=1e-12)
+    assert np.isclose(catad.jvp(g, (0.7,), (1.0,))[1], exact, rtol=1e-12)
+    assert np.isclose(central_difference(g, (0.7,), 0), exact, rtol=1e-6)
+    _second(nested_while_vec, np.array([0.5, -0.75, 0.9]))

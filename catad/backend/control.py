@@ -50,18 +50,19 @@ def _rebind(c: Compiler, name: str, old) -> None:
 def let(c: Compiler, t: K.Let):
     """A chain of lets, iteratively (a long program must not recurse once per let)."""
     bound = []
-    while isinstance(t, K.Let):
-        start = len(c.lines)
-        value = c.comp(t.rhs)
-        if isinstance(value, Arr):
-            value = c.rename_last(value, t.var.name, start)
-        bound.append((t.var.name, c.env.get(t.var.name)))
-        c.env[t.var.name] = value
-        t = t.body
-    result = c.comp(t)
-    for name, old in reversed(bound):
-        _rebind(c, name, old)
-    return result
+    try:
+        while isinstance(t, K.Let):
+            start = len(c.lines)
+            value = c.comp(t.rhs)
+            if isinstance(value, Arr):
+                value = c.rename_last(value, t.var.name, start)
+            bound.append((t.var.name, c.env.get(t.var.name)))
+            c.env[t.var.name] = value
+            t = t.body
+        return c.comp(t)
+    finally:  # also when an attempt fails (build): its values name lines that are dropped
+        for name, old in reversed(bound):
+            _rebind(c, name, old)
 
 
 def if_(c: Compiler, t: K.If):
@@ -69,13 +70,20 @@ def if_(c: Compiler, t: K.If):
     the selection."""
     cond = c.comp(t.cond)
     notc = c.op("np.logical_not({0})", [cond], "b")
-    c.masks.append(c.andmask(cond))
-    a = c.comp(t.then)
-    c.masks.pop()
-    c.masks.append(c.andmask(notc))
-    b = c.comp(t.orelse)
-    c.masks.pop()
+    a = _under(c, c.andmask(cond), t.then)
+    b = _under(c, c.andmask(notc), t.orelse)
     return select(c, cond, notc, a, b)
+
+
+def _under(c: Compiler, mask: Arr, t: K.Term):
+    """t compiled under mask. The mask is popped even when compiling fails: a build's attempt
+    that is Unvectorisable is compiled again as a loop, whose lines must not read a mask made by
+    the attempt's lines, which are dropped (a NameError in the generated code)."""
+    c.masks.append(mask)
+    try:
+        return c.comp(t)
+    finally:
+        c.masks.pop()
 
 
 def select(c: Compiler, cond: Arr, notc: Arr, a, b):
