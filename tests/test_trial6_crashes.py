@@ -97,3 +97,44 @@ def test_second_derivatives_nested_while():
     assert np.isclose(catad.jvp(g, (0.7,), (1.0,))[1], exact, rtol=1e-12)
     assert np.isclose(central_difference(g, (0.7,), 0), exact, rtol=1e-6)
     _second(nested_while_vec, np.array([0.5, -0.75, 0.9]))
+
+
+# ---------------------------------------------------------------- a loop growing an array
+
+def grow(x):
+    acc = np.zeros(0)
+    for v in x:
+        acc = np.append(acc, v ** 2)
+    return np.sum(acc * acc)
+
+
+def grow_mixed(x):
+    acc = np.zeros(1)
+    for v in x:
+        acc = np.append(acc, np.sin(v) * acc[-1] + v)
+    return np.sum(acc ** 3)
+
+
+@pytest.mark.parametrize("f", [grow, grow_mixed])
+def test_forward_over_reverse_growing_loop(f):
+    """The variant that keeps the loop's states as lists read a cotangent out of range in the
+    branch not taken of np.append's reverse (an IndexError, refused as reverse over reverse)."""
+    x = np.array([0.5, -1.25, 2.0])
+    g = catad.grad(f)
+    ref = central_difference(g, (x,), 0)
+    h = catad.hessian(f)(x)
+    np.testing.assert_allclose(h, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(catad.jacfwd(g)(x), h, rtol=1e-12, atol=1e-12)
+    v = np.array([0.3, -0.2, 1.1])
+    np.testing.assert_allclose(catad.hvp(f, (x,), (v,)), h @ v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(catad.jvp(g, (x,), (v,))[1], h @ v, rtol=1e-12, atol=1e-12)
+
+
+def test_reverse_over_reverse_growing_loop_refused_at_def():
+    """Reverse over reverse through a loop whose state changes shape is refused (docs/design.md),
+    at the def of the function, not with a TypeError from a run-time tangent's len()."""
+    x = np.array([0.5, -1.25, 2.0])
+    for run in (lambda: catad.jacrev(catad.grad(grow))(x), lambda: catad.vjp(catad.grad(grow), x)[1](x)):
+        with pytest.raises(catad.CatadError, match="differentiated twice in reverse mode") as e:
+            run()
+        assert e.value.loc is not None and e.value.loc.line == grow.__code__.co_firstlineno

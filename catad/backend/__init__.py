@@ -91,6 +91,9 @@ class Compiled:
     # the variant whose scans keep their accumulators as lists (made when first needed: only a
     # program whose loop accumulators change shape needs it; see backend.folds.scan)
     ragged: Callable | None = None
+    # what gives a refusal raised while running a place (the def of the function a transformation
+    # transforms: catad.pipeline.located), when the program's own lines name none
+    relocate: Callable | None = None
 
     def __call__(self, *args: Any) -> Any:
         try:
@@ -115,11 +118,12 @@ class Compiled:
         except CatadError:
             raise
         except (IndexError, ValueError) as e:
-            raise CatadError(f"catad cannot run {self.name.split('$')[-1]}: a loop whose state changes shape "
-                             f"(as np.prod's halving loop) differentiated twice in reverse mode is not supported "
-                             f"({type(e).__name__}: {e})", construct="second derivative",
-                             hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
-                                  "catad.jvp of catad.grad)") from None
+            refusal = CatadError(f"catad cannot run {self.name.split('$')[-1]}: a loop whose state changes shape "
+                                 f"(as np.prod's halving loop) differentiated twice in reverse mode is not "
+                                 f"supported ({type(e).__name__}: {e})", construct="second derivative",
+                                 hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
+                                      "catad.jvp of catad.grad)")
+            raise (refusal if self.relocate is None else self.relocate(refusal)) from None
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""
