@@ -164,3 +164,98 @@ def test_hessian_prod_along_axis(f):
     hv = np.einsum("ijkl,kl->ij", h, V)
     np.testing.assert_allclose(catad.hvp(f, (M,), (V,)), hv, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(catad.jvp(g, (M,), (V,))[1], hv, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- branches whose arrays differ in length
+
+def branch_len(x, c):
+    if c > 0:
+        y = x[1:]
+    else:
+        y = x
+    return np.sum(y)
+
+
+def branch_len_ternary(x, c):
+    y = x[1:] if c > 0 else x
+    return np.sum(y)
+
+
+def branch_len_weighted(x, c):
+    # the branch not taken multiplies the cotangent by an array of the other length
+    if c > 0:
+        y = np.sin(x[1:]) * x[1:]
+    else:
+        y = np.cos(x) * x
+    return np.sum(y * y)
+
+
+def shrink(x):
+    y = x
+    while y.shape[0] > 1:
+        y = y[1:] * 2.0
+    return y[0]
+
+
+def shrink_sum(x):
+    y = x
+    while y.shape[0] > 2:
+        y = y[1:] * np.sin(y[:-1])
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f", [branch_len, branch_len_ternary, branch_len_weighted])
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_grad_branches_of_different_lengths(f, c):
+    """The reverse program computed both branches with the cotangent of the one taken, and added
+    them: operands could not be broadcast together. It runs its variant with Python if statements."""
+    x = np.array([0.5, -1.25, 2.0, 0.75])
+    ref = central_difference(f, (x, c), 0)
+    np.testing.assert_allclose(catad.grad(f)(x, c), ref, rtol=1e-6, atol=1e-8)
+    value, g = catad.value_and_grad(f)(x, c)
+    assert value == catad.jvp(f, (x, c), (x, 0.0))[0]  # catad's value (as the primal program's)
+    assert np.isclose(value, f(x, c), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(g, ref, rtol=1e-6, atol=1e-8)
+    _, pull = catad.vjp(f, x, c)
+    np.testing.assert_allclose(pull(1.0)[0], ref, rtol=1e-6, atol=1e-8)
+    v = np.array([0.3, -0.2, 1.1, 0.5])
+    np.testing.assert_allclose(catad.jvp(lambda z: f(z, c), (x,), (v,))[1], ref @ v, rtol=1e-6, atol=1e-8)
+
+
+def test_second_derivatives_branches_of_different_lengths():
+    x = np.array([0.5, -1.25, 2.0, 0.75])
+    for c in (1.0, -1.0):
+        _second(lambda z: branch_len_weighted(z, c), x)
+
+
+@pytest.mark.parametrize("f", [shrink, shrink_sum])
+def test_grad_while_loop_shrinking(f):
+    x = np.array([0.5, -1.25, 2.0, 0.75])
+    ref = central_difference(f, (x,), 0)
+    np.testing.assert_allclose(catad.grad(f)(x), ref, rtol=1e-6, atol=1e-8)
+    # the equivalent for loop, which worked, agrees
+    by_for = shrink_by_for if f is shrink else shrink_sum_by_for
+    np.testing.assert_allclose(catad.grad(f)(x), catad.grad(by_for)(x), rtol=1e-12, atol=1e-12)
+
+
+def shrink_by_for(x):
+    y = x
+    for _ in range(x.shape[0] - 1):
+        y = y[1:] * 2.0
+    return y[0]
+
+
+def shrink_sum_by_for(x):
+    y = x
+    for _ in range(x.shape[0] - 2):
+        y = y[1:] * np.sin(y[:-1])
+    return np.sum(y ** 2)
+
+
+def test_hessian_while_loop_shrinking():
+    x = np.array([0.5, -1.25, 2.0, 0.75])
+    g = catad.grad(shrink_sum)
+    ref = central_difference(g, (x,), 0)
+    np.testing.assert_allclose(catad.hessian(shrink_sum)(x), ref, rtol=1e-5, atol=1e-5)
+    v = np.array([0.3, -0.2, 1.1, 0.5])
+    np.testing.assert_allclose(catad.hvp(shrink_sum, (x,), (v,)), ref @ v, rtol=1e-5, atol=1e-5)

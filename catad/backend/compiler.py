@@ -52,8 +52,11 @@ class Compiler:
     """One compilation: the code written so far and where it is being written."""
 
     def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None,
-                 scan_lists: bool = False):
+                 scan_lists: bool = False, branch_blocks: bool = False):
         self.vectorise = vectorise
+        # an if whose condition is one Python bool (outside vectorised builds) runs only its branch
+        # taken, in a Python if statement (control.if_blocks); else both are computed, then selected
+        self.branch_blocks = branch_blocks
         # a scan's accumulators kept as Python lists (they may differ in shape: np.prod's halving
         # loop), read one at a time; else stacked into arrays (folds.scan)
         self.scan_lists = scan_lists
