@@ -72,7 +72,8 @@ __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 # What generated code raises when it computes an if's branch not taken on values shaped for the
 # other (NumPy's broadcasting and indexing errors; the run-time helpers' AssertionErrors that no
 # index is out of range where no mask discards it): the variant running only the branch taken is
-# tried (Compiled.blocks); where it fails too, the error is catad's own and is refused.
+# tried (Compiled.blocks); where it raises the same error, so does the computation (np.linalg's
+# LinAlgError is a ValueError), and it is raised; where it raises another, that is catad's own.
 _FAILED = (IndexError, ValueError, AssertionError)
 
 
@@ -115,29 +116,32 @@ class Compiled:
             if self.locate is None or e.loc is not None and not self.rerun:
                 raise
             first = e
-        except _FAILED:  # not a check's (those are CatadErrors): see blocks
+        except _FAILED as e:  # not a check's (those are CatadErrors): see blocks
             if self.blocks is None:
                 raise
-            pass  # to the variant, below
+            failed = e
         if first is None:
-            return self._blocks(args)
+            return self._blocks(args, failed)
         try:
             self.locate(*args)  # the error the source raises first, where the source says
         except CatadError as e:
             raise e from None
         raise first
 
-    def _blocks(self, args: tuple, ragged: bool = False) -> Any:
-        """The variant that runs only the branch an if takes, where computing both raised (the
-        branch not taken computed on values shaped for the other): the values of the branches
+    def _blocks(self, args: tuple, failed: Exception | None, ragged: bool = False) -> Any:
+        """The variant that runs only the branch an if takes, where computing both raised `failed`
+        (the branch not taken computed on values shaped for the other): the values of the branches
         taken are the same, so where this variant runs, its result is the program's. Where it
-        fails too, catad refuses (`ragged`: where the variant keeping a loop's states as lists
-        failed first)."""
+        raises the same error, the branch taken raised it (np.linalg's LinAlgError, SciPy's
+        ValueError of a non-finite input), which is raised; a different one is catad's own, and
+        refused (`ragged`: where the variant keeping a loop's states as lists failed first)."""
         try:
             return self.blocks()(*args)
         except CatadError:
             raise
         except _FAILED as e:
+            if failed is not None and type(e) is type(failed) and str(e) == str(failed):
+                raise failed from None
             raise self._refusal(e, ragged) from None
 
     def _ragged(self, args: tuple) -> Any:
@@ -149,7 +153,7 @@ class Compiled:
             raise
         except _FAILED as e:
             if self.blocks is not None:  # its ifs computing both branches may be what failed
-                return self._blocks(args, ragged=True)
+                return self._blocks(args, None, ragged=True)
             raise self._refusal(e, ragged=True) from None
 
     def _refusal(self, e: Exception, ragged: bool) -> CatadError:
