@@ -261,6 +261,7 @@ class Pipeline:
                     self._code[key] = self._compile(*key)
                 except CatadError as e:
                     raise self._located(e) from None
+                self._code[key].relocate = self._located
         return self._code[key]
 
     def _located(self, e: CatadError) -> CatadError:

@@ -69,6 +69,14 @@ from .values import ZERO, RT, Arr, Unvectorisable, is_zero
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
 
+# What generated code raises when it computes an if's branch not taken on values shaped for the
+# other (NumPy's broadcasting and indexing errors; the run-time helpers' AssertionErrors that no
+# index is out of range where no mask discards it): the variant running only the branch taken is
+# tried (Compiled.blocks); where it raises the same error, so does the computation (np.linalg's
+# LinAlgError is a ValueError), and it is raised; where it raises another, that is catad's own.
+_FAILED = (IndexError, ValueError, AssertionError)
+
+
 @dataclass
 class Compiled:
     name: str
@@ -91,8 +99,15 @@ class Compiled:
     # the variant whose scans keep their accumulators as lists (made when first needed: only a
     # program whose loop accumulators change shape needs it; see backend.folds.scan)
     ragged: Callable | None = None
+    # the variant whose ifs on one Python bool run only the branch taken (made when first needed:
+    # only where computing both branches fails, as where they give arrays of different lengths)
+    blocks: Callable | None = None
+    # what gives a refusal raised while running a place (the def of the function a transformation
+    # transforms: catad.pipeline.located), when the program's own lines name none
+    relocate: Callable | None = None
 
     def __call__(self, *args: Any) -> Any:
+        first = None
         try:
             return self.fn(*args)
         except runtime.RaggedStates:
@@ -101,11 +116,33 @@ class Compiled:
             if self.locate is None or e.loc is not None and not self.rerun:
                 raise
             first = e
+        except _FAILED as e:  # not a check's (those are CatadErrors): see blocks
+            if self.blocks is None:
+                raise
+            failed = e
+        if first is None:
+            return self._blocks(args, failed)
         try:
             self.locate(*args)  # the error the source raises first, where the source says
         except CatadError as e:
             raise e from None
         raise first
+
+    def _blocks(self, args: tuple, failed: Exception | None, ragged: bool = False) -> Any:
+        """The variant that runs only the branch an if takes, where computing both raised `failed`
+        (the branch not taken computed on values shaped for the other): the values of the branches
+        taken are the same, so where this variant runs, its result is the program's. Where it
+        raises the same error, the branch taken raised it (np.linalg's LinAlgError, SciPy's
+        ValueError of a non-finite input), which is raised; a different one is catad's own, and
+        refused (`ragged`: where the variant keeping a loop's states as lists failed first)."""
+        try:
+            return self.blocks()(*args)
+        except CatadError:
+            raise
+        except _FAILED as e:
+            if failed is not None and type(e) is type(failed) and str(e) == str(failed):
+                raise failed from None
+            raise self._refusal(e, ragged) from None
 
     def _ragged(self, args: tuple) -> Any:
         """The variant whose scans keep lists (a loop whose accumulator changes shape), where the
@@ -114,12 +151,27 @@ class Compiled:
             return self.ragged()(*args)
         except CatadError:
             raise
-        except (IndexError, ValueError) as e:
-            raise CatadError(f"catad cannot run {self.name.split('$')[-1]}: a loop whose state changes shape "
-                             f"(as np.prod's halving loop) differentiated twice in reverse mode is not supported "
-                             f"({type(e).__name__}: {e})", construct="second derivative",
-                             hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
-                                  "catad.jvp of catad.grad)") from None
+        except _FAILED as e:
+            if self.blocks is not None:  # its ifs computing both branches may be what failed
+                return self._blocks(args, None, ragged=True)
+            raise self._refusal(e, ragged=True) from None
+
+    def _refusal(self, e: Exception, ragged: bool) -> CatadError:
+        """The CatadError for an error of the generated code, at the def of the function
+        transformed where the pipeline knows it."""
+        name = self.name.split('$')[-1]
+        if ragged:
+            refusal = CatadError(f"catad cannot run {name}: a loop whose state changes shape (as np.prod's halving "
+                                 f"loop) differentiated twice in reverse mode is not supported ({type(e).__name__}: "
+                                 f"{e})", construct="second derivative",
+                                 hint="differentiate it by forward over reverse (catad.hessian, catad.hvp, "
+                                      "catad.jvp of catad.grad)")
+        else:
+            refusal = CatadError(f"catad cannot run {name}: its generated code raised {type(e).__name__}: {e} "
+                                 "(catad's own error, not your code's)", construct="generated code",
+                                 hint="please report it; meanwhile, write the function without the construct "
+                                      "involved (an if or loop whose arrays change length, most likely)")
+        return refusal if self.relocate is None else self.relocate(refusal)
 
     def report(self) -> str:
         """Where the code is not whole-array NumPy, one line each ("" when it all is)."""
@@ -135,7 +187,7 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
                 inline: bool = True, zero_params: Any = (), zero_safe: bool = False,
-                checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
+                checkpoints: int | None = None, scan_lists: bool = False, branch_blocks: bool = False) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -147,25 +199,33 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     `zero_safe`, a tangent times a coefficient is 0 wherever the tangent is 0, even where
     the coefficient is inf or NaN (catad.tangents.times; the reference semantics). With
     `checkpoints` k, the reverse loop of each RFold keeps at most k of its states and
-    recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all."""
+    recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all.
+    With `branch_blocks`, an if on one Python bool runs its branch taken only (the variant
+    Compiled.blocks; `scan_lists`, the variant Compiled.ragged)."""
     memory.keep_freed_memory()
     try:
         c = _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                   inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists))
+                                   inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists,
+                                   branch_blocks))
     except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
         raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
                          "catad's code generator, not of your code)", construct="code generation",
                          hint="write the loop or comprehension that involves it another way (for example as "
                               "whole-array NumPy), and please report it") from None
-    if not scan_lists:
+    def variant(**flags) -> Callable[[], Compiled]:
         made: list = []
 
-        def ragged() -> Compiled:
+        def get() -> Compiled:
             if not made:
                 made.append(compile_def(d, n_primal, vectorise, keep, inline, zero_params, zero_safe, checkpoints,
-                                        scan_lists=True))
+                                        **{"scan_lists": scan_lists, "branch_blocks": branch_blocks, **flags}))
+                made[0].relocate = c.relocate
             return made[0]
-        c.ragged = ragged
+        return get
+    if not scan_lists:
+        c.ragged = variant(scan_lists=True)
+    if not branch_blocks and not scan_lists:  # (the variant keeping lists: the program's own runs it)
+        c.blocks = variant(branch_blocks=True)
     return c
 
 
@@ -198,8 +258,9 @@ def _deep(fn: Callable) -> Any:
 
 
 def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, zero_params: frozenset,
-             zero_safe: bool, checkpoints: int | None = None, scan_lists: bool = False) -> Compiled:
-    c = Compiler(vectorise, zero_safe, checkpoints, scan_lists)
+             zero_safe: bool, checkpoints: int | None = None, scan_lists: bool = False,
+             branch_blocks: bool = False) -> Compiled:
+    c = Compiler(vectorise, zero_safe, checkpoints, scan_lists, branch_blocks)
     c.find_reversed_folds = lambda: folds.reversed_folds(d.body)  # when a fold asks
     params = []
     for k, p in enumerate(d.params):

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "tmul0",
-                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
+                 "dense_tangent", "rt_mask", "rt_sum", "rt_index", "rt_len", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "nonempty", "check_ok", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
@@ -53,8 +53,11 @@ class Compiler:
     """One compilation: the code written so far and where it is being written."""
 
     def __init__(self, vectorise: bool = True, zero_safe: bool = False, checkpoints: int | None = None,
-                 scan_lists: bool = False):
+                 scan_lists: bool = False, branch_blocks: bool = False):
         self.vectorise = vectorise
+        # an if whose condition is one Python bool (outside vectorised builds) runs only its branch
+        # taken, in a Python if statement (control.if_blocks); else both are computed, then selected
+        self.branch_blocks = branch_blocks
         # a scan's accumulators kept as Python lists (they may differ in shape: np.prod's halving
         # loop), read one at a time; else stacked into arrays (folds.scan)
         self.scan_lists = scan_lists

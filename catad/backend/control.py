@@ -15,7 +15,7 @@ from ..errors import Loc
 from ..lang import terms as K
 from ..lang.types import Tuple as TupleT, Type, Vec, rank
 from . import arrays, scatters, tangent_ops
-from .values import RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_zero, kind_of, tsum_terms
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, depth_of, is_zero, kind_of, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -50,32 +50,120 @@ def _rebind(c: Compiler, name: str, old) -> None:
 def let(c: Compiler, t: K.Let):
     """A chain of lets, iteratively (a long program must not recurse once per let)."""
     bound = []
-    while isinstance(t, K.Let):
-        start = len(c.lines)
-        value = c.comp(t.rhs)
-        if isinstance(value, Arr):
-            value = c.rename_last(value, t.var.name, start)
-        bound.append((t.var.name, c.env.get(t.var.name)))
-        c.env[t.var.name] = value
-        t = t.body
-    result = c.comp(t)
-    for name, old in reversed(bound):
-        _rebind(c, name, old)
-    return result
+    try:
+        while isinstance(t, K.Let):
+            start = len(c.lines)
+            value = c.comp(t.rhs)
+            if isinstance(value, Arr):
+                value = c.rename_last(value, t.var.name, start)
+            bound.append((t.var.name, c.env.get(t.var.name)))
+            c.env[t.var.name] = value
+            t = t.body
+        return c.comp(t)
+    finally:  # also when an attempt fails (build): its values name lines that are dropped
+        for name, old in reversed(bound):
+            _rebind(c, name, old)
 
 
 def if_(c: Compiler, t: K.If):
     """Both branches, each under its mask (a check in a branch looks only at its lanes), then
     the selection."""
     cond = c.comp(t.cond)
+    if c.branch_blocks and cond.depth == 0 and cond.rank == 0:
+        return if_blocks(c, t, cond)
     notc = c.op("np.logical_not({0})", [cond], "b")
-    c.masks.append(c.andmask(cond))
-    a = c.comp(t.then)
-    c.masks.pop()
-    c.masks.append(c.andmask(notc))
-    b = c.comp(t.orelse)
-    c.masks.pop()
+    a = _under(c, c.andmask(cond), t.then)
+    b = _under(c, c.andmask(notc), t.orelse)
     return select(c, cond, notc, a, b)
+
+
+def _under(c: Compiler, mask: Arr, t: K.Term):
+    """t compiled under mask. The mask is popped even when compiling fails: a build's attempt
+    that is Unvectorisable is compiled again as a loop, whose lines must not read a mask made by
+    the attempt's lines, which are dropped (a NameError in the generated code)."""
+    c.masks.append(mask)
+    try:
+        return c.comp(t)
+    finally:
+        c.masks.pop()
+
+
+def if_blocks(c: Compiler, t: K.If, cond: Arr):
+    """The branch taken only, in a Python if statement: the variant a program runs where computing
+    both branches failed (Compiled.blocks), because the branch not taken is computed on values
+    shaped for the other (the cotangent of `y = x[1:] if c else x` has the length of the branch
+    taken). Each component of the result is one name, assigned in both blocks: an array where both
+    branches give one of the same rank, a run-time tangent (catad.tangents) otherwise."""
+    notc = c.op("np.logical_not({0})", [cond], "b")
+    c.emit(f"if {cond.code}:")
+    a, at = _block(c, t.then, cond)
+    c.emit("else:")
+    b, _ = _block(c, t.orelse, notc)
+    ends = [at, len(c.lines)]
+    out = _merge(c, a, b, ends)
+    for (k, lines) in sorted(ends[2:], key=lambda e: -e[0]):  # the later block's first
+        c.lines[k:k] = lines
+    return out
+
+
+def _block(c: Compiler, t: K.Term, cond: Arr):
+    """t compiled inside a block of an if statement (its lines one level deeper, its memo
+    dropped after): its value, as leaves named in the block (_leaf), and where the block ends."""
+    c.indent += 1
+    c.memo.append({})
+    try:
+        c.emit("pass")  # a block whose lines are all dead code is still a block
+        value = _leaves_in_block(c, _under(c, c.andmask(cond), t), t.type)
+        return value, len(c.lines)
+    finally:
+        c.memo.pop()
+        c.indent -= 1
+
+
+def _leaves_in_block(c: Compiler, x, ty: Type):
+    """x with each leaf an Arr at depth 0, ZERO, or the code of a run-time value (a str)."""
+    if isinstance(ty, TupleT):
+        if isinstance(x, RT) and not x.is_list:
+            x = tuple(RT(c.assign(f"rt_index({x.code}, {k})")) for k in range(len(ty.items)))
+        elif is_zero(x):
+            x = (ZERO,) * len(ty.items)
+        if isinstance(x, tuple):
+            return tuple(_leaves_in_block(c, v, s) for v, s in zip(x, ty.items))
+    if is_zero(x):
+        return ZERO
+    if isinstance(x, Arr):
+        return x
+    if c.depth > 0:  # in a vectorised build: arrays only (else Unvectorisable, and a loop)
+        return arrays.dense(c, x)
+    if isinstance(x, Stacked):
+        x = arrays.dense(c, x)
+    if isinstance(x, Arr):
+        return x
+    try:
+        return arrays.rt(c, x)
+    except Unvectorisable:  # an update whose sums over a build are pending: the array it makes
+        return arrays.dense(c, x)
+
+
+def _merge(c: Compiler, a, b, ends: list):
+    """One value for the two blocks' a and b: ends[0] and ends[1] are where the blocks end,
+    and (position, lines) to insert there are appended to ends."""
+    if isinstance(a, tuple):
+        return tuple(_merge(c, x, y, ends) for x, y in zip(a, b))
+    if a is ZERO and b is ZERO:
+        return ZERO
+    if c.depth > 0 and not (isinstance(a, Arr) and isinstance(b, Arr)):
+        raise Unvectorisable("an if whose branches give values of different forms, in a vectorised build")
+    name = c.name("br")
+    code = lambda v: "ZERO" if v is ZERO else v.code if isinstance(v, Arr) else v
+    for k, v in ((0, a), (1, b)):
+        ends.append((ends[k], ["    " * (c.indent + 1) + f"{name} = {code(v)}"]))
+    if isinstance(a, Arr) and isinstance(b, Arr) and a.rank == b.rank and a.kind == b.kind and \
+            (a.depth, a.deps) == (b.depth, b.deps):
+        return Arr(name, a.depth, a.deps, a.rank, a.kind)
+    if c.depth > 0:  # no run-time tangents in a vectorised build
+        raise Unvectorisable("an if whose branches give values of different forms, in a vectorised build")
+    return RT(name)
 
 
 def select(c: Compiler, cond: Arr, notc: Arr, a, b):

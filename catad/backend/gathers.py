@@ -125,7 +125,7 @@ def p_size(c: Compiler, t, v):
     if isinstance(v, Arr):
         return c.length(f"{v.code}.shape[{v.depth}]")
     if isinstance(v, RT) and c.depth == 0:
-        return c.length(f"len({v.code})")
+        return c.length(f"{'len' if v.is_list else 'rt_len'}({v.code})")
     if isinstance(v, TSum):  # a term that is not the zero tangent knows
         terms = tsum_terms(v)
         return p_size(c, t, next((x for x in terms if not is_zero(x) and not _all_zero(x)), terms[0]))

@@ -464,6 +464,16 @@ def rt_update(i, v, n):
     return ZERO if v is ZERO else OneHot(i, v, n)
 
 
+def rt_len(v):
+    """size(v) of a run-time tangent (a reverse loop's, kept as a list: Compiled.ragged): an index
+    update knows its length; a list or an array has one."""
+    if isinstance(v, OneHot):
+        return v.n
+    if v is ZERO:
+        zero_tangent_length()
+    return len(v)
+
+
 def rt_sum(v):
     return R.PRIMITIVES["tsum"].impl(v)
 
@@ -498,6 +508,10 @@ def tangent_prod(a, b):
 
 
 def rt_index(v, i):
+    """v[i] of a run-time tangent. Out of range only in a branch not taken (both branches of an
+    if are computed, then one selected, as OneHot.dense says): ZERO there, which is dropped."""
+    if isinstance(v, (list, np.ndarray)) and not -len(v) <= i < len(v):
+        return ZERO
     return T.tget(v, i) if not isinstance(v, list) else v[i]
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from . import arrays, contractions, control, reductions, tangent_ops
 from .contractions import LETTERS
-from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, is_scalar0, tsum_terms
+from .values import ZERO, RT, Arr, Stacked, TSum, Upd, Unvectorisable, is_scalar0, is_zero, tsum_terms
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -37,8 +37,9 @@ def p_last_hit(c: Compiler, t, idx, n: Arr):
 
 
 def update(c: Compiler, i: Arr, r, n: Arr):
-    """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed."""
-    if r is ZERO:
+    """update(i, r, n), kept symbolic (an Upd) until it is summed or an array is needed. An
+    update of a zero tangent, or of a vector of them (a row's cotangent that is zero), is zero."""
+    if is_zero(r):
         return ZERO
     if isinstance(r, TSum):
         return tangent_ops.sum_all(c, [update(c, i, v, n) for v in tsum_terms(r)])

@@ -36,8 +36,8 @@ def tadd(c: Compiler, a, b):
         # x + x (both sides of a product rule, as in x * x) is 2x, and scaling
         # lands on x's smallest factor (tscale): no pass over a large array
         return tscale(c, c.const(2.0, Float), a)
-    if isinstance(a, tuple):
-        return tuple(tadd(c, x, y) for x, y in zip(a, b))
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return tuple(tadd(c, x, y) for x, y in zip(_components(c, a, b), _components(c, b, a)))
     if isinstance(a, RT) or isinstance(b, RT):
         return RT(c.assign(f"T_tadd({arrays.rt_or_dense(c, a)}, {arrays.rt_or_dense(c, b)})"))
     if isinstance(a, Arr) and isinstance(b, Arr):
@@ -52,6 +52,16 @@ def tadd(c: Compiler, a, b):
         a, b = arrays.at(c, a, d), arrays.at(c, b, d)
         return Stacked(tadd(c, a.body, b.body), d, a.n, a.N, None)
     return TSum(a, b)  # kept apart: each is summed, scaled, masked on its own terms
+
+
+def _components(c: Compiler, x, other: tuple | RT) -> tuple:
+    """The components of x, a tuple tangent added to `other`: a run-time tangent (a branch's or a
+    loop's, possibly ZERO for the whole tuple) is projected, one component each."""
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, RT) and not x.is_list:
+        return tuple(RT(c.assign(f"rt_index({x.code}, {k})")) for k in range(len(other)))
+    raise AssertionError((x, other))
 
 
 def _negated(c: Compiler, x: Arr) -> Arr | None:
