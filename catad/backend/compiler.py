@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "out_array", "T_tadd", "T_tscale", "T_Acc",
-                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "nonempty", "check_ok", "loop_array", "dense_like",
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "nonempty", "check_ok", "check_range", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
@@ -92,6 +92,9 @@ class Compiler:
         self.masks: list[Arr | None] = [None]
         # how some arrays were made, so that a sum of a product becomes one einsum
         self.defs: dict[str, tuple] = {}
+        # how some Bool arrays were made (abs, gt, le, not, and of them): checks.p_check sees
+        # math's overflow test in them (checks.overflow_test)
+        self.logic: dict[str, tuple] = {}
         self.ragged_masks: set[str] = set()
         self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
         self._n = 0
@@ -170,6 +173,8 @@ class Compiler:
         self.taken.add(new)
         if value.code in self.defs:
             self.defs[new] = self.defs[value.code]
+        if value.code in self.logic:
+            self.logic[new] = self.logic[value.code]
         if value.code in self.nonneg:
             self.nonneg.add(new)
         if value.code in self.scalars:

@@ -102,10 +102,14 @@ def select(c: Compiler, cond: Arr, notc: Arr, a, b):
     if isinstance(a, Arr) and isinstance(b, Arr):
         d = max(a.depth, b.depth, cond.depth)
         if d == 0:
-            return Arr(c.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
-        cc = c.expand(cond, d, a.rank)
-        code = f"np.where({cc}, {c.lift(a, d).code}, {c.lift(b, d).code})"
-        return Arr(c.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
+            out = Arr(c.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
+        else:
+            cc = c.expand(cond, d, a.rank)
+            code = f"np.where({cc}, {c.lift(a, d).code}, {c.lift(b, d).code})"
+            out = Arr(c.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
+        if b.code == "False" and a.kind == "b" and not a.rank:  # cond and a (checks.overflow_test)
+            c.logic[out.code] = ("and", cond, a)
+        return out
     return tangent_ops.tadd(c, masked(c, cond, a), masked(c, notc, b))
 
 

@@ -419,6 +419,26 @@ def check_ok(cond, mask, lanes: tuple, site, data):
     raise site.error(_pick(data, at, shape))
 
 
+def check_range(r, xs: tuple, mask, lanes: tuple, site, data):
+    """check_ok(not(|r| > MAX and |x1| <= MAX and ...), ...), MAX the largest float: the
+    front end's test that math.f(x1, ...) overflowed (checks.overflow_test). Where r holds no
+    inf (finite, or NaN, which no test counts: NaN > MAX is False), the condition holds in
+    every lane: one pass over r instead of the test's six (GMM's logsumexp at 1000 points: 31
+    -> 4 us); otherwise the test itself."""
+    if type(r) is np.ndarray:
+        if np.isfinite(r).all():
+            return
+    elif not abs(r) > _BIGGEST:
+        return
+    over = np.abs(r) > _BIGGEST
+    for x in xs:
+        over = over & (np.abs(x) <= _BIGGEST)
+    check_ok(np.logical_not(over), mask, lanes, site, data)
+
+
+_BIGGEST = np.float64(np.finfo(np.float64).max)
+
+
 def _leaves(x) -> list:
     return [y for v in x for y in _leaves(v)] if isinstance(x, tuple) else [x]
 
