@@ -63,6 +63,8 @@ def _materialize(x: Any, like: Any) -> Any:
         parts = x if isinstance(x, tuple) else (S.ZERO,) * len(like)
         return tuple(_materialize(p, q) for p, q in zip(parts, like))
     if isinstance(like, np.ndarray):
+        if type(x) is np.ndarray and x.dtype == _F64 and x.shape == like.shape:
+            return x  # what the conversions below return (a view of it), without their 1 us
         if x is S.ZERO:
             return np.zeros(like.shape)
         return np.asarray(S.densify(x), dtype=np.float64).reshape(like.shape)
@@ -98,14 +100,21 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
     computes the same values. `variant`: a forward program's tangent_only and zero (see
     catad.pipeline.Pipeline.code)."""
-    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
-    derived = _derived(b)  # its value is a derivative too (catad.grad(f)): so is checked
+    return _pipeline_derivative(b.pipeline, which, wrt, checkpoints, **variant)
+
+
+def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None, checkpoints: int | None,
+                         **variant: Any) -> Callable:
+    """_derivative's function, of the pipeline alone (hvp keeps it with the pipeline: it holds
+    no argument)."""
+    usual = pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
+    derived = pipeline.holds_derivatives  # its value is a derivative too (catad.grad(f)): so is checked
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
-        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
+        return pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
     return run
 
 
@@ -150,6 +159,8 @@ def _finite_leaf(v: Any) -> bool:
 
 
 def _zero_leaf(v: Any) -> bool:
+    if type(v) is float:  # np.any's 3 us for a Python float: NaN is not zero, -0.0 is
+        return v == 0.0
     return not (v.any() if type(v) is np.ndarray else np.any(v))
 
 
@@ -399,12 +410,25 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     # the gradient's forward program, its tangent alone, with the tangents that are zero here
     # (those of the data, typically) the zero tangent: their products are not computed
     zero = tuple(k for k, t in enumerate(dx) if _is_zero(t))
-    run = _derivative(b, "forward", tangent_only=True, zero=zero)
+    nums, run = _hvp_program(b, argnums, params, zero)
     _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
                 *(S.ZERO,) * len(b.hidden))
-    nums = _argnums(argnums, params)
     like = vals[nums[0]] if isinstance(argnums, (int, np.integer)) else tuple(vals[k] for k in nums)
     return _user_out(b, _materialize(dt, like))
+
+
+def _hvp_program(b: Bound, argnums, params: tuple, zero: tuple) -> tuple:
+    """(argnums as positions, the gradient's forward program for the tangent alone, the
+    tangents `zero` compiled as zero) for hvp: functions of the pipeline, argnums and zero
+    alone (argnums_of reads the pipeline's parameters), kept with the pipeline, so that a
+    second call skips their 7 us of Python."""
+    key = (repr(argnums), zero)  # repr: 1, True, np.int64(1) and (1,) are different argnums
+    programs = vars(b.pipeline).setdefault("_hvp_programs", {})
+    hit = programs.get(key)
+    if hit is None:
+        hit = programs[key] = (_argnums(argnums, params),
+                               _pipeline_derivative(b.pipeline, "forward", None, None, tangent_only=True, zero=zero))
+    return hit
 
 
 def _is_zero(t: Any) -> bool:
