@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import catad
 from catad.backend import einsum_plans, runtime
 
 
@@ -152,3 +153,53 @@ def test_a_sum_over_the_first_axis_is_numpys_bit_for_bit(seed, n, rest):
         x = x[::-1]  # a view of negative stride
     np.testing.assert_array_equal(runtime.sum0(x), x.sum(axis=0))
     assert (np.signbit(runtime.sum0(x)) == np.signbit(x.sum(axis=0))).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.sampled_from(["max", "min"]), st.booleans(),
+       st.booleans())
+def test_a_max_and_its_argmax_together_are_each_alone(seed, n, kind, masked, empty_lane):
+    """vreduce2 (a program's max and argmax of the same rows: backend/reductions.py pairs them)
+    gives what vreduce gives for each: np.max's value, sign of zero and NaN, argmax's first
+    index, a ragged mask's lanes left out, a lane with nothing to reduce raising where it is
+    active and discarded (NaN, index 0) where it is not."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice([-0.0, 0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, np.nan], size=(3000 // n + 1, n),
+                   p=[.1, .1, .2, .2, .3, .04, .04, .02])
+    if rng.integers(2):
+        x = x[:, ::-1]
+    mask = rng.random(x.shape) < 0.8 if masked else None
+    if masked and empty_lane:
+        mask[1] = False
+    active = mask.any(axis=1) if masked else True  # a lane with nothing to reduce: not taken
+    got = runtime.vreduce2(kind, x, 1, mask, active)
+    want = runtime.vreduce(kind, x, 1, mask, active), runtime.vreduce("arg" + kind, x, 1, mask, active)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
+    assert (np.signbit(got[0]) == np.signbit(want[0]))[~np.isnan(want[0])].all()
+    if masked and not mask.any(axis=1).all():
+        with pytest.raises(catad.ShapeError):
+            runtime.vreduce2(kind, x, 1, mask, True, ("f.py", 3, 4))
+
+
+def rows_logsumexp(x):
+    m = np.max(x, axis=1)
+    return np.sum(m + np.log(np.sum(np.exp(x - m[:, None]), axis=1)))
+
+
+def test_the_gradient_of_a_max_reads_its_rows_once():
+    x = np.random.default_rng(3).standard_normal((1000, 10))
+    x[5, 2] = x[5, 7] = 4.0  # a tie: the first largest takes the derivative, as JAX's
+    x[9] = -0.0
+    b = catad.pipeline.bind(rows_logsumexp, (x,))
+    source = b.pipeline.code("reverse").source
+    assert "vreduce2('max'" in source and "vreduce('argmax'" not in source, source
+    g = catad.grad(rows_logsumexp)(x)
+    h = 1e-6
+    for i, j in [(0, 0), (5, 2), (5, 7), (9, 3), (999, 9)]:
+        e = np.zeros_like(x)
+        e[i, j] = h
+        assert g[i, j] == pytest.approx((rows_logsumexp(x + e) - rows_logsumexp(x - e)) / (2 * h), abs=1e-6) \
+            or (i, j) in [(5, 2), (5, 7)]
+    assert catad.value_and_grad(rows_logsumexp)(x)[0] == pytest.approx(rows_logsumexp(x), rel=1e-13)

@@ -152,25 +152,63 @@ def vreduce(kind: str, x, axis: int, mask=None, active=True, where: tuple | None
     it is `active` (the lanes the enclosing branches take: True outside any); where it is not,
     its value is discarded (NaN, index 0, or the fill). where: (file, line, col) of the
     reduction in the user's source, for the error."""
+    x = _reducible(kind, x, axis, mask, active, where)
+    if x.shape[axis] == 0:
+        return _of_nothing(kind, x, axis)
+    if kind in ("max", "min") and _short_rows(x, axis):
+        return _at_index(kind, x, axis, x.argmax(axis=axis) if kind == "max" else x.argmin(axis=axis))
+    return getattr(x, kind)(axis=axis)[()]  # ndarray's method: np.max's value, without its wrapper's 2 us
+
+
+def vreduce2(kind: str, x, axis: int, mask=None, active=True, where: tuple | None = None) -> tuple:
+    """(vreduce(kind, ...), vreduce("arg" + kind, ...)) of kind max or min: a program that
+    asks for both (the derivative of max) reads the rows once for the index, and takes the
+    largest elements there (backend/reductions.py pairs the two)."""
+    x = _reducible(kind, x, axis, mask, active, where)
+    if x.shape[axis] == 0:
+        return _of_nothing(kind, x, axis), _of_nothing("arg" + kind, x, axis)
+    i = x.argmax(axis=axis) if kind == "max" else x.argmin(axis=axis)
+    if _short_rows(x, axis):
+        return _at_index(kind, x, axis, i), i[()]
+    return getattr(x, kind)(axis=axis)[()], i[()]
+
+
+def _reducible(kind: str, x, axis: int, mask, active, where):
+    """x with the lanes outside mask made the fill (-inf for max, the smallest int, ...),
+    after the check that each active lane reduces something."""
     if mask is not None:
         mask = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), x.shape))
         empty = np.logical_not(mask.any(axis=axis))
         fill = (-np.inf if kind in ("max", "argmax") else np.inf) if x.dtype.kind == "f" else \
             (np.iinfo(x.dtype).min if kind in ("max", "argmax") else np.iinfo(x.dtype).max)
         x = np.where(mask, x, fill)
+    elif x.shape[axis]:
+        return x  # every lane has an element (np.any of False: 2 us)
     else:
-        empty = x.shape[axis] == 0
+        empty = True
     if np.any(empty) and np.any(empty & np.reshape(active, np.shape(active) + (1,) * (np.ndim(empty) - np.ndim(active)))):
         raise _empty_reduction(kind, where)
-    if x.shape[axis] == 0:
-        shape = x.shape[:axis] + x.shape[axis + 1:]
-        return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
-    if kind in ("max", "min") and axis == x.ndim - 1 and x.shape[axis] <= _SHORT_ROWS and x.dtype.kind == "f" \
-            and x.size >= _einsum_plans.LEAST:
-        picked = _picked(x, x.argmax(axis=axis) if kind == "max" else x.argmin(axis=axis))
-        if picked.all():  # a largest zero may be -0.0 or 0.0: np.max's own choice then
-            return picked[()]
-    return getattr(x, kind)(axis=axis)[()]  # ndarray's method: np.max's value, without its wrapper's 2 us
+    return x
+
+
+def _of_nothing(kind: str, x, axis: int):
+    """The discarded value of lanes that reduce nothing: index 0, or NaN."""
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return np.zeros(shape, dtype=np.int64)[()] if kind.startswith("arg") else np.full(shape, np.nan)[()]
+
+
+def _short_rows(x, axis: int) -> bool:
+    return axis == x.ndim - 1 and x.shape[axis] <= _SHORT_ROWS and x.dtype.kind == "f" \
+        and x.size >= _einsum_plans.LEAST
+
+
+def _at_index(kind: str, x, axis: int, i):
+    """The max (min) of short rows as the element at their argmax (argmin) i; np.max's own where
+    one is a zero (-0.0 or 0.0: np.max's choice then)."""
+    picked = _picked(x, i)
+    if picked.all():
+        return picked[()]
+    return getattr(x, kind)(axis=axis)[()]
 
 
 # vreduce takes the max (min) of rows of at most this many elements as the element at the
