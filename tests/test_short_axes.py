@@ -203,3 +203,24 @@ def test_the_gradient_of_a_max_reads_its_rows_once():
         assert g[i, j] == pytest.approx((rows_logsumexp(x + e) - rows_logsumexp(x - e)) / (2 * h), abs=1e-6) \
             or (i, j) in [(5, 2), (5, 7)]
     assert catad.value_and_grad(rows_logsumexp)(x)[0] == pytest.approx(rows_logsumexp(x), rel=1e-13)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(2, 3))
+def test_a_sum_of_short_rows_is_numpys_up_to_rounding(seed, n, ndim):
+    """sum_rows: rows of at most _SHORT_ROWS summed by einsum's loop equal NumPy's sums up to
+    rounding, its infinities and NaNs, and its -0.0 (a zero in the result is NumPy's own)."""
+    rng = np.random.default_rng(seed)
+    shape = (3000 // n + 1, n) if ndim == 2 else (3, 1000 // n + 1, n)
+    x = rng.choice([-0.0, 1e-3, 1.0, -1.0, 2.5e10, np.inf, -np.inf, np.nan], size=shape,
+                   p=[.3, .1, .2, .2, .16, .015, .015, .01])
+    if rng.integers(2):
+        x[:7] = -0.0  # whole rows of -0.0
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, for both
+        want = x.sum(axis=-1)
+        got = runtime.sum_rows(x, ndim - 1)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    assert (np.signbit(got) == np.signbit(want))[want == 0].all()
+    with np.errstate(invalid="ignore"):
+        for axis in range(ndim - 1):  # not the last axis: NumPy's own
+            np.testing.assert_array_equal(runtime.sum_rows(x, axis), x.sum(axis=axis))

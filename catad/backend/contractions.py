@@ -49,8 +49,8 @@ def factors(c: Compiler, x: Arr) -> list[Arr]:
 
 def summed(code: str, ax: int) -> str:
     """The code of the sum of an array over its axis ax: over the first, runtime.sum0 (NumPy's
-    values by a faster loop)."""
-    return f"sum0({code})" if ax == 0 else f"{code}.sum(axis={ax})"
+    values by a faster loop); over another, runtime.sum_rows (short rows by einsum's loop)."""
+    return f"sum0({code})" if ax == 0 else f"sum_rows({code}, {ax})"
 
 
 def contract(c: Compiler, x: Arr, ax: int) -> str | None:

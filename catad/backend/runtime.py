@@ -628,6 +628,22 @@ def sum0(x):
     return x.sum(axis=0)
 
 
+def sum_rows(x, axis: int):
+    """x.sum(axis=axis). Short rows along the last axis of a C-contiguous float array are summed
+    by c_einsum's loop instead of NumPy's reduction machinery, which pays per row (GMM's
+    logsumexp over 10 components at 1000 points: 22 -> 5 us): the same sums in another order,
+    equal up to rounding (as einsum_plans' contractions; Python's own sum of the user's
+    generator adds in a third order); a result with a zero is NumPy's (einsum starts from 0.0,
+    NumPy from the first element: a row of -0.0s)."""
+    if type(x) is np.ndarray and axis == x.ndim - 1 and x.shape[axis] <= _SHORT_ROWS and x.dtype == np.float64 \
+            and x.size >= _einsum_plans.LEAST and x.flags.c_contiguous:
+        out = _einsum_plans.c_einsum(_ROWS[x.ndim], x)
+        if out.all():
+            return out
+    return x.sum(axis=axis)
+
+
+_ROWS = {n: "abcdefghijklmnopqrstuvwxyz"[:n] + "->" + "abcdefghijklmnopqrstuvwxyz"[:n - 1] for n in range(1, 27)}
 _SUM0 = {n: "abcdefghijklmnopqrstuvwxyz"[:n] + "->" + "abcdefghijklmnopqrstuvwxyz"[1:n] for n in range(2, 27)}
 
 
