@@ -224,3 +224,47 @@ def test_a_sum_of_short_rows_is_numpys_up_to_rounding(seed, n, ndim):
     with np.errstate(invalid="ignore"):
         for axis in range(ndim - 1):  # not the last axis: NumPy's own
             np.testing.assert_array_equal(runtime.sum_rows(x, axis), x.sum(axis=axis))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.sampled_from(["same", "x row", "i row", "scalar i"]),
+       st.sampled_from([np.int64, np.int32]), st.booleans())
+def test_a_one_hot_is_the_where_it_replaces(seed, n, layout, itype, outside):
+    """one_hot(x, i, iota) is np.where(iota == i, x, 0) (the derivative of a max at its argmax,
+    backend/control.one_hot): x's NaN and inf where selected only, no lane selected for an
+    index outside [0, n) (negative ones included), broadcast x and i, other index dtypes."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 400))
+    x = rng.choice([1.5, -2.0, -0.0, np.inf, np.nan], size=(m, 1))
+    i = rng.integers(-2 if outside else 0, n + 2 if outside else n, size=(m, 1)).astype(itype)
+    if layout == "x row":
+        x = x[:1]
+    elif layout == "i row":
+        i = i[:1]
+    elif layout == "scalar i":
+        i = int(i[0, 0])
+    iota = np.arange(n).reshape(1, -1)
+    want = np.where(iota == i, x, 0)
+    got = runtime.one_hot(x, i, iota)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
+
+
+def test_gmms_derivative_programs_take_the_fast_paths():
+    """GMM's hvp program (issue 17): the overflow tests of math.exp as check_range, max and argmax
+    of the logsumexp rows as one vreduce2, their sums as sum_rows, the one-hot of the argmax as
+    one_hot."""
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent.parent / "benchmarks"))
+    from adbench import gmm
+    rng = np.random.default_rng(0)
+    n, k, d = 3000, 4, 2
+    args = (rng.standard_normal(k), rng.standard_normal((k, d)), rng.standard_normal((k, d)),
+            rng.standard_normal((k, d * (d - 1) // 2)), rng.standard_normal((n, d)), (1.0, 0))
+    g = catad.grad(gmm.gmm_objective, argnums=(0, 1, 2, 3))
+    b = catad.pipeline.bind(g, args)
+    source = b.pipeline.code("forward", None, tangent_only=True, zero=(4, 5)).source
+    for name in ("check_range(", "vreduce2('max'", "sum_rows(", "one_hot("):
+        assert name in source, name
+    assert "vreduce('argmax', t" not in source

@@ -113,6 +113,23 @@ def select(c: Compiler, cond: Arr, notc: Arr, a, b):
     return tangent_ops.tadd(c, masked(c, cond, a), masked(c, notc, b))
 
 
+def one_hot(c: Compiler, cond: Arr, x: Arr, d: int) -> Arr | None:
+    """x where cond holds, 0 elsewhere, for cond made as j == i (c.logic), j the index of the
+    innermost batch axis at depth d and x and i not varying along it: runtime.one_hot, zeros
+    with x written at i (the derivative of a max, at its argmax); None otherwise."""
+    how = c.logic.get(cond.code)
+    if how is None or how[0] != "eq" or x.rank or x.kind != "f" or d < 1:
+        return None
+    for j, i in ((how[1], how[2]), (how[2], how[1])):
+        ax = d - 1
+        if j.iota == ax and (j.shift is None or j.shift[1] == "0") and j.clamp is None and j.depth == d and \
+                not j.rank and \
+                i.kind == "i" and not i.rank and ax not in i.deps and ax not in x.deps:
+            code = f"one_hot({c.lift(x, d).code}, {c.lift(i, d).code}, {j.code})"
+            return Arr(c.assign(code), d, x.deps | cond.deps, 0, "f")
+    return None
+
+
 def masked(c: Compiler, cond: Arr, x):
     """x where cond holds, zero elsewhere (selection: NaN and inf where cond fails vanish)."""
     if is_zero(x):
@@ -124,6 +141,9 @@ def masked(c: Compiler, cond: Arr, x):
         if d == 0 and x.rank == 0:
             zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
             return Arr(c.assign(f"({x.code} if {cond.code} else {zero})"), 0, frozenset(), 0, x.kind)
+        hot = one_hot(c, cond, x, d)
+        if hot is not None:
+            return hot
         code = f"np.where({c.expand(cond, d, x.rank)}, {c.lift(x, d).code}, 0)"
         out = Arr(c.assign(code), d, x.deps | cond.deps, x.rank, x.kind)
         if cond.code in c.ragged_masks and x.rank == 0 and x.kind == "f":

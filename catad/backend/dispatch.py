@@ -88,7 +88,9 @@ def call(c: Compiler, t: K.Call):
                 args, kind_of(t.type))
 
 
-_LOGIC = ("abs", "gt", "le", "not")  # kept in c.logic: the parts of math's overflow test (checks.py)
+# kept in c.logic: the parts of math's overflow test (checks.py), and i == j of a build's index j
+# (control.one_hot)
+_LOGIC = ("abs", "gt", "le", "not", "eq")
 _PYTHON_MINMAX = {"max": "({1} if {1} > {0} else {0})", "min": "({1} if {1} < {0} else {0})"}
 
 TERMS = {

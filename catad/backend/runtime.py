@@ -146,6 +146,24 @@ def full(x, shape):
     return np.broadcast_to(x, shape)
 
 
+def one_hot(x, i, iota):
+    """np.where(iota == i, x, 0), iota an arange along the last axis and x and i of size 1 there:
+    zeros with x written at i (the derivative of a max over GMM's 10 components at 1000 points:
+    a 12 us comparison and an 11 us np.where per use, 4 us here). Any index outside [0, n)
+    (no lane then selected), another dtype or layout: np.where itself."""
+    if type(x) is np.ndarray and type(i) is np.ndarray and x.dtype == np.float64 and i.dtype == np.int64 \
+            and x.ndim == i.ndim == np.ndim(iota) >= 1 and x.shape[-1] == 1 == i.shape[-1]:
+        n = iota.shape[-1]
+        if x.shape != i.shape:  # (np.broadcast_to: 3 us each)
+            x, i = np.broadcast_arrays(x, i)
+        if (i.view(np.uint64) < n).all():  # a negative index is a large unsigned one
+            rows = i.size
+            out = np.zeros(rows * n)
+            out[np.arange(0, rows * n, n) + i.reshape(-1)] = x.reshape(-1)
+            return out.reshape(i.shape[:-1] + (n,))
+    return np.where(iota == i, x, 0)
+
+
 def vreduce(kind: str, x, axis: int, mask=None, active=True, where: tuple | None = None):
     """max/min/argmax/argmin along axis, ignoring lanes outside mask (ragged padding).
     A lane that reduces nothing (no element, or none inside mask) raises NumPy's error where
