@@ -409,7 +409,7 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
     # the gradient's forward program, its tangent alone, with the tangents that are zero here
     # (those of the data, typically) the zero tangent: their products are not computed
-    zero = tuple(k for k, t in enumerate(dx) if _is_zero(t))
+    zero = tuple(k for k, t in enumerate(dx) if (not t.any() if type(t) is np.ndarray else _is_zero(t)))
     nums, run = _hvp_program(b, argnums, params, zero)
     _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
                 *(S.ZERO,) * len(b.hidden))
