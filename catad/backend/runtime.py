@@ -606,11 +606,18 @@ def sum_front(axis: int, n: int, *parts):
     out = np.empty(shape, dtype=np.result_type(*parts))
     short = [p for p in parts if p.shape[axis] < n]
     if len(short) == 1 and len(parts) == 2:
-        # one whole vector and one leading part (GMM's cotangent of L x beside that of diag(Q) x):
-        # the part copied into place and -0.0 after it (x + -0.0 is x, a signed zero too), then
-        # one contiguous add: the same sums (+ commutes), twice as fast as an add into the
-        # strided front of a copy of the whole one
+        # one whole vector and one leading part (GMM's cotangent of L x beside that of diag(Q) x)
         m = short[0].shape[axis]
+        if 2 * m <= n and out.shape == parts[0].shape and parts[0].dtype == short[0].dtype == np.float64:
+            # a short part (GMM's at d = 2: 1 of 2): the whole one copied and the part added into
+            # its front, the same sums: 9 us instead of 17 at (1000, 10, 2)
+            np.copyto(out, parts[0])
+            front = out[(slice(None),) * axis + (slice(0, m),)]
+            np.add(short[0], front, out=front)  # (the operands in the order below)
+            return out
+        # a long one (9 of 10): the part copied into place and -0.0 after it (x + -0.0 is x, a
+        # signed zero too), then one contiguous add: the same sums (+ commutes), twice as fast
+        # as an add into the strided front of a copy of the whole one
         out[(slice(None),) * axis + (slice(0, m),)] = short[0]
         out[(slice(None),) * axis + (slice(m, None),)] = -0.0 if out.dtype.kind in "fc" else 0
         return np.add(out, parts[0], out=out)
