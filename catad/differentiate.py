@@ -148,6 +148,8 @@ def _everywhere(x: Any, holds) -> bool:
 
 def _finite(x: Any) -> bool:
     """Whether a tangent value is finite everywhere."""
+    if type(x) is tuple and all(type(v) is np.ndarray for v in x):  # (most results: no recursion)
+        return all(np.isfinite(v).all() for v in x)
     return _everywhere(x, _finite_leaf)
 
 
