@@ -61,6 +61,16 @@ def test_a_failed_check_still_raises_and_a_passed_one_does_not():
         runtime.check_ok(bad, None, (3, 2), Site(), (np.arange(6).reshape(3, 2),))
     runtime.check_ok(bad, None, (0, 2), Site(), ())  # no lanes: nothing evaluated
     runtime.check_ok(bad, bad.copy(), (3, 2), Site(), ())  # the failing lane is masked out
+    runtime.check_ok(ok, bad.copy(), (3, 2), Site(), ())  # every lane passes, masked or not
+    keep = ok.copy()
+    keep[2, 1] = False  # masks out another lane than the failing one
+    with pytest.raises(ValueError, match=r"bad at \(\S*2\)?,\)"):
+        runtime.check_ok(bad, keep, (3, 2), Site(), (np.arange(6).reshape(3, 2),))
+    big = np.ones((3000, 2), bool)
+    big[1500, 1] = False
+    runtime.check_ok(big, big.copy(), (3000, 2), Site(), ())  # large: the masked test alone
+    with pytest.raises(ValueError):
+        runtime.check_ok(big, np.ones((3000, 2), bool), (3000, 2), Site(), ((),))
     runtime.check_ok(np.True_, None, (), Site(), ())
     with pytest.raises(ValueError):
         runtime.check_ok(np.False_, None, (), Site(), ((),))

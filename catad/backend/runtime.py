@@ -466,8 +466,8 @@ def check_ok(cond, mask, lanes: tuple, site, data):
         return
     if type(cond) is np.ndarray:
         # (ndarray.all: a fifth of np.any's cost on small arrays, and checks run often)
-        if (mask is None or cond.ndim == 0) and cond.all():
-            return  # no lane fails (a true scalar: masked or not)
+        if (mask is None or cond.size <= _einsum_plans.LEAST) and cond.all():
+            return  # no lane fails, masked or not (a masked test of a small one: 1 us, the mask's 4)
     elif np.ndim(cond) == 0 and cond:
         return
     if not all(lanes):  # a comprehension with no elements evaluates nothing
