@@ -278,3 +278,35 @@ def test_gmms_derivative_programs_take_the_fast_paths():
     for name in ("check_range(", "vreduce2('max'", "sum_rows(", "one_hot("):
         assert name in source, name
     assert "vreduce('argmax', t" not in source
+
+
+def lse_by_max(x):
+    m = np.max(x, axis=1)
+    return np.sum(m + np.log(np.sum(np.exp(x - m[:, None]), axis=1)))
+
+
+def lse_by_max_again(x):
+    m = np.max(x, axis=1)
+    return np.sum(m + np.log(np.sum(np.exp(x - m[:, None]), axis=1)))
+
+
+def test_a_sum_of_a_scaled_array_is_the_scale_times_the_sum_where_the_scale_is_finite(monkeypatch):
+    """sum_j k_i * a_ij (k_i a cotangent per row, a the exp of the row) is k_i times a's row sum
+    (contractions.scaled_sum, the sum made once for both) where k is finite, and the sum of the
+    products where it is not: an infinite cotangent times a 0 term is NaN there, as without the
+    rewrite (lse_by_max_again is compiled without it)."""
+    from catad.backend import contractions
+    x = np.random.default_rng(8).standard_normal((3000, 4))
+    x[5, 1] = -1000.0  # exp(x - max) is 0 there
+    source = catad.pipeline.bind(lse_by_max, (x,)).pipeline.code("reverse").source
+    assert "all_finite(" in source, source
+    monkeypatch.setattr(contractions, "scaled_sum", lambda *args: None)
+    assert "all_finite(" not in catad.pipeline.bind(lse_by_max_again, (x,)).pipeline.code("reverse").source
+    for ct in (1.0, -2.5, np.inf, -np.inf, np.nan):
+        with np.errstate(all="ignore"):
+            got, = catad.vjp(lse_by_max, x)[1](ct)
+            want, = catad.vjp(lse_by_max_again, x)[1](ct)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        if np.isinf(ct):
+            assert np.isnan(got[5]).any()  # inf * 0 in the row with a 0 term

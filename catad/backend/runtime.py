@@ -659,6 +659,11 @@ def sum0(x):
     return x.sum(axis=0)
 
 
+def all_finite(x) -> bool:
+    """Whether every element of x (an array or a number) is finite."""
+    return bool(np.isfinite(x).all()) if type(x) is np.ndarray else bool(np.isfinite(x))
+
+
 def sum_rows(x, axis: int):
     """x.sum(axis=axis). Short rows along the last axis of a C-contiguous float array are summed
     by c_einsum's loop instead of NumPy's reduction machinery, which pays per row (GMM's
