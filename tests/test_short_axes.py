@@ -302,7 +302,7 @@ def test_a_sum_of_a_scaled_array_is_the_scale_times_the_sum_where_the_scale_is_f
     assert "all_finite(" in source, source
     monkeypatch.setattr(contractions, "scaled_sum", lambda *args: None)
     assert "all_finite(" not in catad.pipeline.bind(lse_by_max_again, (x,)).pipeline.code("reverse").source
-    for ct in (1.0, -2.5, np.inf, -np.inf, np.nan):
+    for ct in (1.0, -2.5, 0.0, np.inf, -np.inf, np.nan):
         with np.errstate(all="ignore"):
             got, = catad.vjp(lse_by_max, x)[1](ct)
             want, = catad.vjp(lse_by_max_again, x)[1](ct)

@@ -93,9 +93,10 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
 def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     """sum over ax of x = k * a, k constant along ax: k times a's sum (often made already: GMM's
     sum of exp(...) over the components, scaled by a cotangent per point), equal up to rounding
-    (as `k * a summed` below), where k is finite; x's own sum where it is not (an infinite k
-    times a 0 among the terms is NaN in the sum, not in the product of sums). None where k
-    varies along ax."""
+    (as `k * a summed` below), where k and a's sum are finite; x's own sum where they are not
+    (an infinite k times a 0 among the terms is NaN in the sum, not in the product of sums; a
+    zero k times a sum that overflowed is NaN, the sum of the products 0). None where k varies
+    along ax."""
     if k.rank or a.rank or ax in k.deps or a.depth != x.depth or ax not in a.deps or "f" != k.kind or \
             "f" != a.kind:
         return None
@@ -107,7 +108,7 @@ def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     scale = c.lift(c.drop(k, ax), x.depth - 1).code
     # x's own expression in the other branch: its line is then dead code (the product is made
     # only where k is not finite)
-    return c.assign(f"(({scale} * {total}) if all_finite({scale}) else {summed(made, ax)})")
+    return c.assign(f"(({scale} * {total}) if all_finite({scale}) and all_finite({total}) else {summed(made, ax)})")
 
 
 def _distributed(c: Compiler, x: Arr, ax: int, a: Arr, b: Arr) -> str | None:
