@@ -26,7 +26,7 @@ from .binding import call_args
 from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
 from .lang.terms import Program
-from .lang.types import Float, Int, Tuple as TupleT, Type, coerce_value, float_array_type, scalar_of
+from .lang.types import Bool, Float, Int, Tuple as TupleT, Type, coerce_value, float_array_type, scalar_of
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
@@ -63,6 +63,8 @@ def _materialize(x: Any, like: Any) -> Any:
         parts = x if isinstance(x, tuple) else (S.ZERO,) * len(like)
         return tuple(_materialize(p, q) for p, q in zip(parts, like))
     if isinstance(like, np.ndarray):
+        if type(x) is np.ndarray and x.dtype == _F64 and x.shape == like.shape:
+            return x  # what the conversions below return (a view of it), without their 1 us
         if x is S.ZERO:
             return np.zeros(like.shape)
         return np.asarray(S.densify(x), dtype=np.float64).reshape(like.shape)
@@ -98,14 +100,21 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
     computes the same values. `variant`: a forward program's tangent_only and zero (see
     catad.pipeline.Pipeline.code)."""
-    usual = b.pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
-    derived = _derived(b)  # its value is a derivative too (catad.grad(f)): so is checked
+    return _pipeline_derivative(b.pipeline, which, wrt, checkpoints, **variant)
+
+
+def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None, checkpoints: int | None,
+                         **variant: Any) -> Callable:
+    """_derivative's function, of the pipeline alone (hvp keeps it with the pipeline: it holds
+    no argument)."""
+    usual = pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
+    derived = pipeline.holds_derivatives  # its value is a derivative too (catad.grad(f)): so is checked
 
     def run(*inputs):
         result = usual(*inputs)
         if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
-        return b.pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
+        return pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
     return run
 
 
@@ -139,6 +148,8 @@ def _everywhere(x: Any, holds) -> bool:
 
 def _finite(x: Any) -> bool:
     """Whether a tangent value is finite everywhere."""
+    if type(x) is tuple and all(type(v) is np.ndarray for v in x):  # (most results: no recursion)
+        return all(np.isfinite(v).all() for v in x)
     return _everywhere(x, _finite_leaf)
 
 
@@ -150,6 +161,8 @@ def _finite_leaf(v: Any) -> bool:
 
 
 def _zero_leaf(v: Any) -> bool:
+    if type(v) is float:  # np.any's 3 us for a Python float: NaN is not zero, -0.0 is
+        return v == 0.0
     return not (v.any() if type(v) is np.ndarray else np.any(v))
 
 
@@ -166,7 +179,30 @@ def _user_args(b: Bound, xs: tuple, nums: Sequence[int] | None = None) -> tuple:
 
 def _canonical(b: Bound) -> tuple:
     params = _params(b)
-    return tuple(coerce_value(a, p.type, f"argument {p.name!r}") for a, p in zip(b.args, params)), params
+    out = []
+    for a, p in zip(b.args, params):
+        v = _as_is(a, p.type)
+        out.append(coerce_value(a, p.type, f"argument {p.name!r}") if v is _CONVERT else v)
+    return tuple(out), params
+
+
+_CONVERT = object()
+_INT64_RANGE = range(-2 ** 63, 2 ** 63)
+
+
+def _as_is(a: Any, ty: Type) -> Any:
+    """a when coerce_value would return it as it is (a float array, Python float, int within
+    int64 or bool of its own type, and tuples of them: hvp's 13 us for GMM's six arguments, in
+    calls whose caches are cold, the tuple's type comparisons most), else _CONVERT."""
+    kind = type(a)
+    if kind is np.ndarray:
+        return a if a.dtype == _F64 and a.ndim and ty is float_array_type(a.ndim) else _CONVERT
+    if (kind is float and ty is Float) or (kind is bool and ty is Bool) or (kind is int and ty is Int and a in _INT64_RANGE):
+        return a
+    if kind is tuple and isinstance(ty, TupleT) and len(a) == len(ty.items):
+        items = tuple(_as_is(x, t) for x, t in zip(a, ty.items))
+        return _CONVERT if any(x is _CONVERT for x in items) else items
+    return _CONVERT
 
 
 def _run_primal(b: Bound, vals: tuple) -> Any:
@@ -274,6 +310,10 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
     if type(t) is np.ndarray and type(v) is np.ndarray and t.dtype == _F64 and t.shape == v.shape and \
             t.ndim and ty is float_array_type(t.ndim):
         return t  # the common case, a float array for a float array: what the checks below return
+    if ty is Int or ty is Bool:
+        return S.ZERO  # (as below: Int and Bool carry no tangent)
+    if type(t) is float and ty is Float and type(v) is not np.ndarray:
+        return t  # a float for a float: float(np.asarray(t)) below
     if isinstance(ty, TupleT):
         if not isinstance(t, tuple) or len(t) != len(ty.items):
             raise ArgumentError(f"{what} must be a tuple of {len(ty.items)}, like {like}")
@@ -398,13 +438,26 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
     # the gradient's forward program, its tangent alone, with the tangents that are zero here
     # (those of the data, typically) the zero tangent: their products are not computed
-    zero = tuple(k for k, t in enumerate(dx) if _is_zero(t))
-    run = _derivative(b, "forward", tangent_only=True, zero=zero)
+    zero = tuple(k for k, t in enumerate(dx) if (not t.any() if type(t) is np.ndarray else _is_zero(t)))
+    nums, run = _hvp_program(b, argnums, params, zero)
     _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
                 *(S.ZERO,) * len(b.hidden))
-    nums = _argnums(argnums, params)
     like = vals[nums[0]] if isinstance(argnums, (int, np.integer)) else tuple(vals[k] for k in nums)
     return _user_out(b, _materialize(dt, like))
+
+
+def _hvp_program(b: Bound, argnums, params: tuple, zero: tuple) -> tuple:
+    """(argnums as positions, the gradient's forward program for the tangent alone, the
+    tangents `zero` compiled as zero) for hvp: functions of the pipeline, argnums and zero
+    alone (argnums_of reads the pipeline's parameters), kept with the pipeline, so that a
+    second call skips their 7 us of Python."""
+    key = (repr(argnums), zero)  # repr: 1, True, np.int64(1) and (1,) are different argnums
+    programs = vars(b.pipeline).setdefault("_hvp_programs", {})
+    hit = programs.get(key)
+    if hit is None:
+        hit = programs[key] = (_argnums(argnums, params),
+                               _pipeline_derivative(b.pipeline, "forward", None, None, tangent_only=True, zero=zero))
+    return hit
 
 
 def _is_zero(t: Any) -> bool:

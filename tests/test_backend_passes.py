@@ -367,3 +367,20 @@ def test_malloc_tuning_can_be_turned_off():
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip().startswith(expected)
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_sum_front_of_a_whole_vector_and_a_short_or_long_part_is_their_sum(m):
+    """A short part (added into the front of a copy of the whole one) and a long one (the whole
+    one added to the part padded with -0.0) give the same sums, signed zeros, infinities and
+    NaNs included, as a contiguous result; a part broadcast along a batch axis too."""
+    rng = np.random.default_rng(m)
+    values = [-0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
+    whole = rng.choice(values, size=(50, 4, 6))
+    for part in (rng.choice(values, size=(50, 4, m)), rng.choice(values, size=(1, 4, m))):
+        with np.errstate(invalid="ignore"):
+            got = runtime.sum_front(2, 6, part, whole)
+            expected = whole.copy()
+            expected[:, :, :m] = part + whole[:, :, :m]
+        np.testing.assert_array_equal(got, expected)
+        assert (np.signbit(got) == np.signbit(expected))[~np.isnan(expected)].all() and got.flags.c_contiguous

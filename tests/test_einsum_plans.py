@@ -223,3 +223,23 @@ def test_a_factored_plan_keeps_the_masks_selection(bad):
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
     np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12)
     assert got[4, 0, 0] == 0 and not np.isfinite(got[4, 0, 1])
+
+
+def test_a_masked_contraction_of_finite_operands_is_its_einsum_when_it_overflows():
+    """With every operand besides the mask finite (tested instead of the result when they are
+    smaller), the masked terms are exact zeros: a result that overflowed to inf is the einsum
+    of the kept terms, as the selection would give; a non-finite operand still selects."""
+    rng = np.random.default_rng(7)
+    mask = np.array([[False], [True]])
+    b, c = rng.standard_normal((10, 2, 1)), rng.standard_normal((1000, 10, 1))
+    b[3] = 1e200
+    c[7, 3] = 1e200  # b * c: inf in the kept lane (c = 1) of point 7, component 3
+    with np.errstate(all="ignore"):
+        got = runtime.contract("cd,bcd,abd->abc", mask, b, c, where=(0,))
+        want = np.where(mask[None, None, :, 0], np.einsum("bcd,abd->abc", b, c), 0.0)
+    np.testing.assert_array_equal(got, want)
+    assert got[7, 3, 1] == np.inf and got[7, 3, 0] == 0
+    c[7, 3] = np.inf  # now an operand is not finite: the masked lane's 0 * inf is selected away
+    with np.errstate(all="ignore"):
+        got = runtime.contract("cd,bcd,abd->abc", mask, b, c, where=(0,))
+    assert got[7, 3, 0] == 0 and got[7, 3, 1] == np.inf

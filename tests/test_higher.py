@@ -690,3 +690,53 @@ def test_the_command_explains_a_second_derivative(tmp_path, capsys):
     assert "grad needs a function returning a float" in capsys.readouterr().err
     assert main(["explain", f"{path}:f", "--args", "vec[3]", "--of", "hessian", "--stage", "source"]) == 0
     assert "catad.hessian" in capsys.readouterr().out
+
+
+def test_hvp_keeps_its_programs_per_argnums_and_zero_tangents_not_its_arguments():
+    """hvp keeps the checked argnums and the derivative program with the pipeline (per argnums
+    as written and per set of zero tangents): calls that differ in either get their own, a
+    bad argnums is refused after a good one of equal value (True is not 1), and the arguments
+    of a call are not kept alive by it."""
+    import gc
+    import weakref
+    x, data, t = np.array([0.5, 2.0, 1.5]), np.array([1.0, -2.0, 3.0]), np.array([1.0, 0.5, -1.0])
+    dd = np.array([0.0, 1.0, -2.0])
+    g = catad.grad(weighted_log, argnums=(0, 1))
+    for tangents in [(t, np.zeros(3)), (t, dd), (np.zeros(3), dd), (t, np.zeros(3))]:
+        full = catad.jvp(g, (x, data), tangents)[1]
+        for argnums, expected in [(0, full[0]), ((0,), (full[0],)), ((0, 1), full), ((1,), (full[1],))]:
+            got = catad.hvp(weighted_log, (x, data), tangents, argnums=argnums)
+            assert type(got) is type(expected) and len(np.shape(got)) == len(np.shape(expected))
+            np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
+    for bad in (True, (True,), (0, 2), 3):
+        with pytest.raises(catad.CatadError):
+            catad.hvp(weighted_log, (x, data), (t, dd), argnums=bad)
+    y = np.array([0.25, 1.0, 2.5])
+    alive = weakref.ref(y)
+    catad.hvp(weighted_log, (y, data), (t, dd), argnums=(1, 0))  # a new key: its program made here
+    del y
+    gc.collect()
+    assert alive() is None
+
+
+def scaled_pair(x, pair, flag):
+    return np.sum(x ** 3) * pair[0] * pair[1] + (1.0 if flag else 0.0)
+
+
+def test_hvp_and_jvp_take_plain_arguments_as_coerce_value_does():
+    """hvp's and jvp's arguments and tangents of the plain kinds are taken as they are (no
+    coerce_value call): a (float, int) pair and its (float, any) tangent, a bool, NumPy
+    floats (converted as before), an int beyond int64 (refused as before)."""
+    x, t = np.array([0.5, -1.0, 2.0]), np.array([1.0, 0.25, -0.5])
+    for pair, tp in [((2.0, 3), (0.0, 0)), ((np.float64(2.0), 3), (0.5, 7)), ((2.0, 3), (np.float64(0.5), None))]:
+        got = catad.hvp(scaled_pair, (x, pair, True), (t, tp, False), argnums=(0, 1))
+        g = catad.grad(scaled_pair, argnums=(0, 1))
+        want = catad.jvp(g, (x, pair, True), (t, tp, False))[1]
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-14)
+        np.testing.assert_allclose(got[0], 6 * x * t * 2.0 * 3 + 3 * x ** 2 * float(tp[0]) * 3, rtol=1e-12)
+        assert type(got[1]) is tuple and type(got[1][0]) is float
+    with pytest.raises(catad.CatadError):
+        catad.hvp(scaled_pair, (x, (2.0, 2 ** 64), True), (t, (0.0, 0), False))
+    with pytest.raises(catad.CatadError):
+        catad.hvp(scaled_pair, (x, (2.0, 3), True), (t, (0.0j, 0), False))

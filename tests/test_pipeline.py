@@ -90,3 +90,31 @@ def test_compiled_code_is_kept_per_variant():
     assert p.code("reverse", (0,)) is p.code("reverse", [0, 0])
     assert p.code("reverse", zero_safe=True) is not p.code("reverse")
     assert p.code("primal")(3.0) == 9.0
+
+
+def reciprocal_plus(x, pair, v):
+    return 1.0 / x + pair[0] * pair[1] + np.sum(v)
+
+
+def test_plain_arguments_bind_by_a_key_of_their_kinds_and_shapes():
+    """bind keeps the signature of plain arguments (float arrays, Python and NumPy floats, ints,
+    bools, tuples of them) by a key of their classes and shapes: a NumPy float and a Python
+    float are still different signatures (1.0 / 0.0 raises for the Python one only), so are an
+    axis of length 1 and a longer one, and an int outside int64, an int array or a matrix still
+    gets signature's checks."""
+    import pytest
+    from catad.errors import ArgumentError
+    v1, v3 = np.ones(1), np.arange(3.0)
+    for _ in range(2):  # the second round from the key
+        assert catad.grad(reciprocal_plus)(np.float64(0.0), (2.0, 3), v3) == -np.inf
+        with pytest.raises(ZeroDivisionError):
+            catad.grad(reciprocal_plus)(0.0, (2.0, 3), v3)
+        assert catad.value_and_grad(reciprocal_plus)(2.0, (2.0, True), v1)[0] == 0.5 + 2.0 + 1.0
+        b1, b3 = bind(reciprocal_plus, (2.0, (2.0, 3), v1)), bind(reciprocal_plus, (2.0, (2.0, 3), v3))
+        assert b1.pipeline is not b3.pipeline
+        assert bind(reciprocal_plus, (2.0, (2.0, 3), np.arange(5.0))).pipeline is b3.pipeline
+        with pytest.raises(ArgumentError):
+            bind(reciprocal_plus, (2.0, (2.0, 2 ** 63), v3))
+        with pytest.raises(ArgumentError):
+            bind(reciprocal_plus, (2.0, (2.0, 3), np.matrix(v3)))
+        assert catad.grad(reciprocal_plus)(2.0, (2.0, 3), [1.0, 2.0]) == -0.25  # a list: its tree

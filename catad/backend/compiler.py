@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 # Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
 # variable is given one of them.
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
-                 "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "scatter", "scatter_slices", "tmul0",
+                 "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "vreduce2", "one_hot", "scatter", "scatter_slices", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "rt_len", "out_array", "T_tadd", "T_tscale", "T_Acc",
-                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "nonempty", "check_ok", "loop_array", "dense_like",
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "sum_rows", "all_finite", "nonempty", "check_ok", "check_range", "loop_array", "dense_like",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
 RUNTIME_NAMES |= {"int64_times"}
@@ -96,6 +96,10 @@ class Compiler:
         self.masks: list[Arr | None] = [None]
         # how some arrays were made, so that a sum of a product becomes one einsum
         self.defs: dict[str, tuple] = {}
+        self.scaled: dict[str, tuple] = {}  # name -> (k, a) of the scaled arrays k * a (op's reassociation)
+        # how some Bool arrays were made (abs, gt, le, not, and of them): checks.p_check sees
+        # math's overflow test in them (checks.overflow_test)
+        self.logic: dict[str, tuple] = {}
         self.ragged_masks: set[str] = set()
         self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
         self._n = 0
@@ -174,6 +178,8 @@ class Compiler:
         self.taken.add(new)
         if value.code in self.defs:
             self.defs[new] = self.defs[value.code]
+        if value.code in self.logic:
+            self.logic[new] = self.logic[value.code]
         if value.code in self.nonneg:
             self.nonneg.add(new)
         if value.code in self.scalars:
@@ -255,8 +261,10 @@ class Compiler:
                 out = self.op(_MUL, [sp, large], "f", hint=hint, reassociate=False)
                 if not (out.deps > sp.deps and out.deps > large.deps):
                     # a scaled array, not an outer product: einsums take it whole (it is
-                    # often shared by several), not as more operands
+                    # often shared by several), not as more operands; a sum of it is the
+                    # scale times the sum (contractions.scaled_sum)
                     self.defs.pop(out.code, None)
+                    self.scaled[out.code] = (sp, large)
                 return out
         d = max((a.depth for a in args), default=0)
         deps = frozenset().union(*(a.deps for a in args))

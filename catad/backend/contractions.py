@@ -49,8 +49,8 @@ def factors(c: Compiler, x: Arr) -> list[Arr]:
 
 def summed(code: str, ax: int) -> str:
     """The code of the sum of an array over its axis ax: over the first, runtime.sum0 (NumPy's
-    values by a faster loop)."""
-    return f"sum0({code})" if ax == 0 else f"{code}.sum(axis={ax})"
+    values by a faster loop); over another, runtime.sum_rows (short rows by einsum's loop)."""
+    return f"sum0({code})" if ax == 0 else f"sum_rows({code}, {ax})"
 
 
 def contract(c: Compiler, x: Arr, ax: int) -> str | None:
@@ -64,6 +64,10 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
                       0, frozenset(), 0).code
     if how is not None and how[0] == "add" and not x.rank:
         return _distributed(c, x, ax, how[1], how[2])
+    if x.code in c.scaled and not x.rank:
+        code = scaled_sum(c, x, ax, *c.scaled[x.code])
+        if code is not None:
+            return code
     parts = factors(c, x)
     sums = [k for k, f in enumerate(parts) if c.defs.get(f.code, ("",))[0] == "add" and not f.rank
             and f.depth == x.depth]
@@ -84,6 +88,27 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
     axes = set().union(*(f.deps for f in fs))
     out = [LETTERS[b] if b in axes else None for b in range(x.depth) if b != ax]
     return einsum(c, einsum_of(c, parts, 0, out), 0, frozenset(), 0, hint="t", record=False).code
+
+
+def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
+    """sum over ax of x = k * a, k constant along ax: k times a's sum (often made already: GMM's
+    sum of exp(...) over the components, scaled by a cotangent per point), equal up to rounding
+    (as `k * a summed` below), where k and a's sum are finite; x's own sum where they are not
+    (an infinite k times a 0 among the terms is NaN in the sum, not in the product of sums; a
+    zero k times a sum that overflowed is NaN, the sum of the products 0). None where k varies
+    along ax."""
+    if k.rank or a.rank or ax in k.deps or a.depth != x.depth or ax not in a.deps or "f" != k.kind or \
+            "f" != a.kind:
+        return None
+    made = next((line.lstrip(" ")[len(x.code) + 3:] for line in reversed(c.lines)
+                 if line.lstrip(" ").startswith(f"{x.code} = ")), None)
+    if made is None:
+        return None
+    total = contract(c, a, ax) or c.assign(summed(a.code, ax))
+    scale = c.lift(c.drop(k, ax), x.depth - 1).code
+    # x's own expression in the other branch: its line is then dead code (the product is made
+    # only where k is not finite)
+    return c.assign(f"(({scale} * {total}) if all_finite({scale}) and all_finite({total}) else {summed(made, ax)})")
 
 
 def _distributed(c: Compiler, x: Arr, ax: int, a: Arr, b: Arr) -> str | None:

@@ -190,11 +190,32 @@ def select(c: Compiler, cond: Arr, notc: Arr, a, b):
     if isinstance(a, Arr) and isinstance(b, Arr):
         d = max(a.depth, b.depth, cond.depth)
         if d == 0:
-            return Arr(c.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
-        cc = c.expand(cond, d, a.rank)
-        code = f"np.where({cc}, {c.lift(a, d).code}, {c.lift(b, d).code})"
-        return Arr(c.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
+            out = Arr(c.assign(f"({a.code} if {cond.code} else {b.code})"), 0, frozenset(), a.rank, a.kind)
+        else:
+            cc = c.expand(cond, d, a.rank)
+            code = f"np.where({cc}, {c.lift(a, d).code}, {c.lift(b, d).code})"
+            out = Arr(c.assign(code), d, a.deps | b.deps | cond.deps, a.rank, a.kind)
+        if b.code == "False" and a.kind == "b" and not a.rank:  # cond and a (checks.overflow_test)
+            c.logic[out.code] = ("and", cond, a)
+        return out
     return tangent_ops.tadd(c, masked(c, cond, a), masked(c, notc, b))
+
+
+def one_hot(c: Compiler, cond: Arr, x: Arr, d: int) -> Arr | None:
+    """x where cond holds, 0 elsewhere, for cond made as j == i (c.logic), j the index of the
+    innermost batch axis at depth d and x and i not varying along it: runtime.one_hot, zeros
+    with x written at i (the derivative of a max, at its argmax); None otherwise."""
+    how = c.logic.get(cond.code)
+    if how is None or how[0] != "eq" or x.rank or x.kind != "f" or d < 1:
+        return None
+    for j, i in ((how[1], how[2]), (how[2], how[1])):
+        ax = d - 1
+        if j.iota == ax and (j.shift is None or j.shift[1] == "0") and j.clamp is None and j.depth == d and \
+                not j.rank and \
+                i.kind == "i" and not i.rank and ax not in i.deps and ax not in x.deps:
+            code = f"one_hot({c.lift(x, d).code}, {c.lift(i, d).code}, {j.code})"
+            return Arr(c.assign(code), d, x.deps | cond.deps, 0, "f")
+    return None
 
 
 def masked(c: Compiler, cond: Arr, x):
@@ -208,6 +229,9 @@ def masked(c: Compiler, cond: Arr, x):
         if d == 0 and x.rank == 0:
             zero = {"f": "0.0", "i": "0", "b": "False"}[x.kind]
             return Arr(c.assign(f"({x.code} if {cond.code} else {zero})"), 0, frozenset(), 0, x.kind)
+        hot = one_hot(c, cond, x, d)
+        if hot is not None:
+            return hot
         code = f"np.where({c.expand(cond, d, x.rank)}, {c.lift(x, d).code}, 0)"
         out = Arr(c.assign(code), d, x.deps | cond.deps, x.rank, x.kind)
         if cond.code in c.ragged_masks and x.rank == 0 and x.kind == "f":

@@ -80,12 +80,17 @@ def call(c: Compiler, t: K.Call):
         return c.op(_PYTHON_MINMAX[fn], args, "i")
     if p.vector is not None:
         out = c.op(p.vector, args, kind_of(t.type))
+        if fn in _LOGIC:
+            c.logic[out.code] = (fn, *args)
         return gathers.clamped(c, out, *args) if fn == "min" else gathers.shifted(c, out, *args) if fn == "add" else out
     c.element_loops.add(fn)
     return c.op(f"each({fn!r}, " + ", ".join("{%d}" % k for k in range(len(args))) + ")",
                 args, kind_of(t.type))
 
 
+# kept in c.logic: the parts of math's overflow test (checks.py), and i == j of a build's index j
+# (control.one_hot)
+_LOGIC = ("abs", "gt", "le", "not", "eq")
 _PYTHON_MINMAX = {"max": "({1} if {1} > {0} else {0})", "min": "({1} if {1} < {0} else {0})"}
 
 TERMS = {

@@ -31,7 +31,9 @@ def index(c: Compiler, v, i: Arr):
             raise Unvectorisable("a loop's tangents used inside a vectorised build")
         return RT(c.assign(f"rt_index({v.code}, {i.code})"))
     if isinstance(v, Upd) and not v.extra:
-        return control.masked(c, c.op("({0} == {1})", [i, v.idx], "b"), v.val)
+        hit = c.op("({0} == {1})", [i, v.idx], "b")
+        c.logic[hit.code] = ("eq", i, v.idx)  # a one-hot where i is a build's index (control.one_hot)
+        return control.masked(c, hit, v.val)
     if isinstance(v, Upd):
         v = scatters.scatter(c, v, set(), c.sizes)
     if isinstance(v, TSum):

@@ -141,6 +141,27 @@ def vreduce(c: Compiler, kind: str, v, t):
     # the lanes the enclosing branches take: those a branch discards may reduce nothing
     active = "True" if c.mask is None else c.lift(c.mask, d).code
     loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
-    out = c.assign(f"vreduce({kind!r}, {b.code}, {d}, {mask}, {active}{f', {loc!r}' if loc else ''})")
+    args = f"{b.code}, {d}, {mask}, {active}{f', {loc!r}' if loc else ''}"
+    out = (kind.startswith("arg") and _paired(c, kind, args)) or c.assign(f"vreduce({kind!r}, {args})")
     deps = (b.deps | (v.mask.deps if v.mask is not None else frozenset())) - {d}
     return Arr(out, d, deps, 0, "i" if kind.startswith("arg") else b.kind)
+
+
+def _paired(c: Compiler, kind: str, args: str) -> str | None:
+    """An argmax (argmin) of what a max (min) written before reduced, with the same mask and
+    lanes: that line made `m, i = vreduce2(...)` (runtime.vreduce2: the rows read once, for the
+    index, the largest elements taken there), and i returned. None where there is no such line
+    in scope, or it is a value a reverse loop keeps or computes again (folds.Tape)."""
+    value = f"vreduce({kind[3:]!r}, {args})"
+    scope = next((s for s in reversed(c.memo) if value in s), None)
+    name = scope and scope[value]
+    if not name or name in c.taped or name in c.recompute or name in c.recomputed:
+        return None
+    for k in range(len(c.lines) - 1, -1, -1):
+        line = c.lines[k]
+        if line.lstrip(" ") == f"{name} = {value}":
+            index = c.name("i")
+            c.lines[k] = line[:len(line) - len(line.lstrip(" "))] + f"{name}, {index} = vreduce2({kind[3:]!r}, {args})"
+            scope[f"vreduce({kind!r}, {args})"] = index
+            return index
+    return None
