@@ -302,6 +302,7 @@ class _Reverse:
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
+        self.sizes: dict[Var, Term] = {}      # the primal-only version of a build -> its size
         self.primal_value: Term | None = None
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
@@ -352,14 +353,35 @@ class _Reverse:
                 v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
                 self.envP[lt.var] = v
+                if type(lt.rhs) is Build:
+                    self.sizes[v] = lt.rhs.size
         return out
+
+    def _primal_copy(self, rhs: Term) -> Var | None:
+        """pP for the AD's primal of a build, build(n, \\j. pi_1 p[j]) (catad.ad's build), where p's
+        elements are (t, Dt) pairs and p = build(n, ...): stripped, p is pP = build(n, \\i. t), which
+        that build copies element by element: read as pP itself (bound to a variable, an alias, which
+        CSE replaces by pP where it is read)."""
+        if type(rhs) is not Build:
+            return None
+        get = rhs.body
+        if type(get) is not Get or get.index != 0 or type(get.tup) is not Call or get.tup.fn != "index":
+            return None
+        i, p = get.tup.args
+        pP = self.envP.get(p) if i == rhs.var else None
+        if pP is None or self.sizes.get(pP) != rhs.size or pP.type is not rhs.type:
+            return None
+        pair = p.type.elem.items
+        return pP if len(pair) == 2 and not has_lm(pair[0]) and isinstance(pair[1], LinMap) else None
 
     def subst(self, e: Term) -> Term:
         """Primal uses of LM-carrying compounds read their primal-only versions."""
         return substitute(e, self.envP, self._primal_read)
 
     def _primal_read(self, n: Term) -> Term | None:
-        # pi_1 r -> rP ; pi_1 p[j] -> pP[j]
+        # pi_1 r -> rP ; pi_1 p[j] -> pP[j] ; build(n, \j. pi_1 p[j]) -> pP
+        if type(n) is Build:
+            return self._primal_copy(n)
         if isinstance(n, Get) and n.index == 0:
             t = n.tup
             if isinstance(t, Var) and t in self.envP:
