@@ -52,6 +52,26 @@ def test_free_vars_of_a_live_chain_are_linear_in_its_length():
     assert sum(len(s) for s in fv._memo.values()) <= 4 * N
 
 
+def test_free_vars_of_a_flat_let_take_no_stack(monkeypatch):
+    """Asked innermost first, a let whose right side is an atom or a call of atoms gets its set
+    from its body's at once (ChainFreeVars._let), without the explicit stack and the general
+    per-node step (_node) that every other question takes: the dead-let rule asks this at most
+    lets (4,400 of the 8,400 questions of the 200-statement vector chain's gradient)."""
+    calls = [0]
+    node = ChainFreeVars._node
+
+    def counting(self, n, kids):
+        calls[0] += 1
+        return node(self, n, kids)
+    monkeypatch.setattr(ChainFreeVars, "_node", counting)
+    t = _reverse_like_chain(1000)
+    lets, _ = let_chain(t)
+    fv = ChainFreeVars()
+    for lt in reversed(lets):
+        assert lt.var in fv(lt.body)
+    assert fv(t) == {Var("x0", Float)} and calls[0] <= 2, calls  # the tuple at the end
+
+
 def test_free_vars_asked_in_any_order_agree_with_free_vars():
     t = _reverse_like_chain(50)
     nodes = [n for n in walk(t) if isinstance(n, Term)]

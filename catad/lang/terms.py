@@ -448,6 +448,11 @@ class ChainFreeVars:
         if known is not None:
             return known
         self._alive.append(t)
+        if cls is Let:  # most questions: a let whose body's set is known and whose right side is flat
+            out = self._let(t)
+            if out is not None:
+                memo[id(t)] = out
+                return out
         stack = [t]
         while stack:
             n = stack[-1]
@@ -483,6 +488,43 @@ class ChainFreeVars:
             else:
                 memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
+
+    def _let(self, t: Let) -> set | None:
+        """t's set without the stack, when its body's is known (an atom's, or memoised: asked
+        innermost first, the let below was asked just before) and its right side is an atom or
+        a call of atoms (None otherwise): what _node computes, the body's set handed over."""
+        rhs, body = t.rhs, t.body
+        kind = type(rhs)
+        if kind is Call:
+            for a in rhs.args:
+                if type(a) is not Var and type(a) is not Const:
+                    return None
+        elif kind is not Var and kind is not Const:
+            return None
+        kind = type(body)
+        if kind is Let:
+            if body is rhs:
+                return None
+            out = self._memo.pop(id(body), None)  # handed over, not copied: see the class docstring
+            if out is None:
+                return None
+        elif kind is Var:
+            out = {body}
+        elif kind is Const:
+            out = set()
+        else:
+            known = self._memo.get(id(body))
+            if known is None:
+                return None
+            out = set(known)
+        out.discard(t.var)
+        if type(rhs) is Call:
+            for a in rhs.args:
+                if type(a) is Var:
+                    out.add(a)
+        elif type(rhs) is Var:
+            out.add(rhs)
+        return out
 
     def _of(self, k: Term) -> set:
         """The free variables of a child whose own are known (memoised, or an atom)."""
