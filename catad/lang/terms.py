@@ -382,38 +382,52 @@ def is_atom(t: Term) -> bool:
 
 def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:
     """Free variables of t. Post-order over an explicit stack; `cache` maps id(term) to
-    its free variables and may be shared across calls (keep the terms alive meanwhile)."""
+    its free variables and may be shared across calls (keep the terms alive meanwhile).
+    A node's term children are read by its class's generated function (term_children), once
+    per node: to_cl asks for the set of every subterm."""
     memo = {} if cache is None else cache
-    stack: list[tuple[Term, bool]] = [(t, False)]
+    stack: list = [(t, None)]
     while stack:
-        n, expanded = stack.pop()
-        if id(n) in memo:
-            continue
-        kids = list(n.children()) if isinstance(n, Term) else []
-        if not expanded and any(id(k) not in memo for k in kids if isinstance(k, Term)):
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if isinstance(k, Term) and id(k) not in memo)
-            continue
-        memo[id(n)] = _fv_node(n, memo)
+        n, kids = stack[-1]
+        if kids is None:
+            if id(n) in memo:
+                stack.pop()
+                continue
+            cls = type(n)
+            if cls is Var:
+                memo[id(n)] = frozenset((n,))
+                stack.pop()
+                continue
+            if cls is Const:
+                memo[id(n)] = _NO_VARS
+                stack.pop()
+                continue
+            kids = term_children(n)
+            missing = [(k, None) for k in kids if id(k) not in memo]
+            if missing:
+                stack[-1] = (n, kids)
+                stack.extend(missing)
+                continue
+        stack.pop()
+        memo[id(n)] = _fv_node(n, kids, memo)
     return memo[id(t)]
 
 
-def _fv_node(n: Term, memo: dict[int, frozenset]) -> frozenset:
-    if isinstance(n, Var):
-        return frozenset((n,))
-    if isinstance(n, Const):
-        return frozenset()
-    if isinstance(n, Let):
+_NO_VARS: frozenset = frozenset()
+
+
+def _fv_node(n: Term, kids: list, memo: dict[int, frozenset]) -> frozenset:
+    """n's free variables from its term children's (`kids`, in memo)."""
+    cls = type(n)
+    if cls is Let:
         return memo[id(n.rhs)] | (memo[id(n.body)] - {n.var})
-    if isinstance(n, Build):
+    if cls is Build:
         return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
     if getattr(n, "LAMBDAS", ()):  # fold and its derivatives (catad.lang.fold): binders
         return _fv_lambdas(n, lambda k: memo[id(k)])
-    out: frozenset = frozenset()
-    for k in n.children():
-        if isinstance(k, Term):
-            out = out | memo[id(k)]
-    return out
+    if len(kids) == 1:
+        return memo[id(kids[0])]
+    return _NO_VARS.union(*[memo[id(k)] for k in kids])
 
 
 class ChainFreeVars:
