@@ -498,3 +498,35 @@ def test_inlining_copies_no_scope(monkeypatch):
     core = pipeline(_vector_chain(100), np.ones(4)).core
     inline.inline_program(core)
     assert len({id(e) for e in envs}) == 1 and len(envs) > 200, (len({id(e) for e in envs}), len(envs))
+
+
+def test_finish_does_not_walk_again_what_the_reverse_sweep_made(monkeypatch):
+    """The reverse sweep makes each let chain as finish's optimising would leave it
+    (catad.rewrite.sweeps._Reverse.chain: its dead lets left out, the rest normalised and
+    marked normal), so finish's optimising of the vector chain's reverse program tries no rule
+    at all, where it tried one at every let the sweep made and at every node it copied (about
+    35 per statement, 7 of them let-dead firing), and asked for the free variables of every
+    let's body."""
+    from catad.rewrite import stages
+    from catad.rewrite.rule import Rule
+    tried, inside = [0], [False]
+    apply, optimise = Rule.apply, stages.optimise
+
+    def counting_apply(self, *a, **k):
+        tried[0] += inside[0]
+        return apply(self, *a, **k)
+
+    def watched(*a, **k):
+        inside[0] = True
+        try:
+            return optimise(*a, **k)
+        finally:
+            inside[0] = False
+    monkeypatch.setattr(Rule, "apply", counting_apply)
+    monkeypatch.setattr(stages, "optimise", watched)
+    p = pipeline(_vector_chain(50), np.ones(4))
+    p.record = True
+    p.reverse
+    assert tried[0] == 0, tried
+    steps = [s[0] for s in p._traces["reverse"]]
+    assert "let-dead" not in steps and steps.count("rev-let-bound") >= 50 * 7, sorted(set(steps))

@@ -461,6 +461,16 @@ class ChainFreeVars:
         known = memo.get(id(t))
         if known is not None:
             return known
+        if cls is Call:  # a call of atoms (most right sides): its variables, not kept
+            out = set()
+            for a in t.args:
+                kind = type(a)
+                if kind is Var:
+                    out.add(a)
+                elif kind is not Const:
+                    break
+            else:
+                return out
         self._alive.append(t)
         if cls is Let:  # most questions: a let whose body's set is known and whose right side is flat
             out = self._let(t)
@@ -502,6 +512,11 @@ class ChainFreeVars:
             else:
                 memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
+
+    def remember(self, t: Term, fv: set) -> None:
+        """Take fv as t's free variables (a pass that made t knows them: catad.rewrite.sweeps)."""
+        self._alive.append(t)
+        self._memo[id(t)] = fv
 
     def _let(self, t: Let) -> set | None:
         """t's set without the stack, when its body's is known (an atom's, or memoised: asked

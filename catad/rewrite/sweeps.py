@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._node import node
+from .._node import _set_normal, node
 from ..lang.names import FreshNames
-from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets
+from ..lang.terms import (Build, Call, ChainFreeVars, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
+                          may_fail)
 from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
@@ -271,7 +272,7 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     sweep = _Reverse(names, trace, src, normal)
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
-    body = make_lets(primal + cts, Tuple((sweep.primal_value, grad)))
+    body = sweep.chain(primal + cts, Tuple((sweep.primal_value, grad)))
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
 
@@ -317,6 +318,34 @@ class _Reverse:
                       r"r \odot_R (\mathbf{let}\ D_y = e\ \mathbf{in}\ m)", "a step Jacobian is swept inside its fold",
                       P(ApplyR, r=V("r"), m=V("m", _local_jacobian)), lambda b: self.nested(b["r"], b["m"]))
         self.rw = Rewriter([nested, stop] + RULES, "reverse", trace, normal)
+        self.fv = ChainFreeVars()  # the free variables of what chain() makes and reads
+
+    def chain(self, bindings: list, body: Term) -> Term:
+        """make_lets(bindings, body) as finish's optimising would leave it, made where the sweep
+        makes the chain: body and each live right side normalised, the dead lets (read by
+        nothing after them, running no check) left out, and each let marked normal, as all
+        below it is and its variable is read there (let-dead, the only rule for a let, does
+        not apply). So finish neither walks the chain again nor asks for the free variables
+        of every let's body (the primal bindings a build body's sweep copies are partly read
+        only by its maps: the rule let-dead removed them, one question and one step each)."""
+        rw, fv = self.rw, self.fv
+        marks = rw.normal
+        base = marks.base
+        out = rw.normalize(body)
+        live = set(fv(out))
+        for b in reversed(bindings):
+            var, rhs = b[0], b[1]
+            if var not in live and not may_fail(rhs):
+                continue
+            m = rhs._normal
+            if m is not marks and m is not base:
+                rhs = rw.normalize(rhs)
+            live.discard(var)
+            live |= fv(rhs)
+            out = Let(var, rhs, out, b[2] if len(b) > 2 else None)
+            _set_normal(out, marks)
+        fv.remember(out, live)
+        return out
 
     def nested(self, r: Term, m: Let) -> Term:
         """r ._R m for a let chain m of maps from one space (rule rev-sweep-nested): its own
@@ -341,7 +370,8 @@ class _Reverse:
             return Build(self.subst(e.size), e.var, self.strip(e.body))
         if isinstance(e, Let):
             lets, body = let_chain(e)
-            return make_lets(self.primal_bindings(lets), self.strip(body))
+            bindings = self.primal_bindings(lets)  # first: they tell strip(body) the primal parts (envP)
+            return self.chain(bindings, self.strip(body))
         raise TypeError(f"reverse sweep: cannot take the primal part of {type(e).__name__}")
 
     def primal_bindings(self, lets: list[Let]) -> list:
@@ -455,7 +485,7 @@ class _Reverse:
             keys = list(dict.fromkeys([k for k in a[1]] + [k for k in b[1]]))
             def branch(res):
                 term, parts = res
-                return make_lets(term, Tuple(tuple(sum_tangents(parts.get(k, []), self.key_type(k)) for k in keys)))
+                return self.chain(term, Tuple(tuple(sum_tangents(parts.get(k, []), self.key_type(k)) for k in keys)))
             joined = If(self.subst(e.cond), branch(a), branch(b))
             if cts is None:
                 return self._as_parts(joined, keys)
@@ -503,7 +533,7 @@ class _Reverse:
         local, parts = per_elem
         keys = list(parts)
         elem = Tuple(tuple(sum_tangents(parts[k], self.key_type(k)) for k in keys))
-        vec = Build(self.subst(size), i, make_lets(local, elem))
+        vec = Build(self.subst(size), i, self.chain(local, elem))
         v = self.names.var("cts", vec.type)
         cts.append((v, vec))
         j = self.names.var("j", Int)
