@@ -520,37 +520,33 @@ class ChainFreeVars:
 
     def _let(self, t: Let) -> set | None:
         """t's set without the stack, when its body's is known (an atom's, or memoised: asked
-        innermost first, the let below was asked just before) and its right side is an atom or
-        a call of atoms (None otherwise): what _node computes, the body's set handed over."""
+        innermost first, the let below was asked just before), or None: what _node computes,
+        the body's set handed over. Its right side's set is asked first (a call of atoms, most
+        right sides, is read at once; a linear map's right side takes the stack alone)."""
         rhs, body = t.rhs, t.body
-        kind = type(rhs)
-        if kind is Call:
-            for a in rhs.args:
-                if type(a) is not Var and type(a) is not Const:
-                    return None
-        elif kind is not Var and kind is not Const:
+        memo = self._memo
+        kind = type(body)
+        if kind is not Var and kind is not Const and (body is rhs or id(body) not in memo):
             return None
+        kind = type(rhs)
+        first = None if kind is Var or kind is Const else self(rhs)
         kind = type(body)
         if kind is Let:
-            if body is rhs:
-                return None
-            out = self._memo.pop(id(body), None)  # handed over, not copied: see the class docstring
-            if out is None:
+            out = memo.pop(id(body), None)  # handed over, not copied: see the class docstring
+            if out is None:  # rhs's question took it over (a term shared between the two)
                 return None
         elif kind is Var:
             out = {body}
         elif kind is Const:
             out = set()
         else:
-            known = self._memo.get(id(body))
+            known = memo.get(id(body))
             if known is None:
                 return None
             out = set(known)
         out.discard(t.var)
-        if type(rhs) is Call:
-            for a in rhs.args:
-                if type(a) is Var:
-                    out.add(a)
+        if first is not None:
+            out |= first
         elif type(rhs) is Var:
             out.add(rhs)
         return out
