@@ -543,3 +543,20 @@ def test_finish_does_not_walk_again_what_the_reverse_sweep_made(monkeypatch):
     assert tried[0] == 0, tried
     steps = [s[0] for s in p._traces["reverse"]]
     assert "let-dead" not in steps and steps.count("rev-let-bound") >= 50 * 7, sorted(set(steps))
+
+
+def test_a_linear_maps_type_is_read_not_made_again(monkeypatch):
+    """A linear-map node's type LinMap(src, tgt) is read from a dict by the ids of the two
+    interned types (linearmaps.terms._LM_TYPES), not made through the interning metaclass
+    again at every node the AD and the rules make (37 times per statement of the vector chain)."""
+    from catad.lang.types import LinMap, _Interned
+    catad.grad(_vector_chain(3))(np.ones(4))  # the types the chain's maps have, met once
+    calls = [0]
+    make = _Interned.__call__
+
+    def counting(cls, *a, **k):
+        calls[0] += cls is LinMap
+        return make(cls, *a, **k)
+    monkeypatch.setattr(_Interned, "__call__", counting)
+    catad.grad(_vector_chain(100))(np.ones(4))
+    assert calls[0] <= 10, calls
