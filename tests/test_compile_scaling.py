@@ -391,8 +391,10 @@ def _vector_chain(n: int):
 # through each class's __init__, as core terms no longer call Node.__post_init__) 399, 177 and
 # 418, and 56, 26 and 46 (finish's ANF takes its names from the sweep's: one walk fewer); at
 # wip/ctime4 375, 177 and 316, and 56, 26 and 38 (finish's ANF and CSE one walk, the sweep's
-# names from the AD's, finish told of redexes by its passes: three whole-program walks fewer)
-WORK_PER_STATEMENT = {"vector": (390, 190, 340), "fib": (60, 30, 42)}
+# names from the AD's, finish told of redexes by its passes: three whole-program walks fewer); at
+# wip/ctime5 350, 148 and 251, and 56, 24 and 30 (the reverse sweep makes its chains normal and
+# copies no build's primal, free_vars reads a node once, finish's CSE counts the inliner's uses)
+WORK_PER_STATEMENT = {"vector": (365, 160, 265), "fib": (60, 26, 33)}
 
 
 def test_the_first_grad_visits_each_statement_a_bounded_number_of_times():
