@@ -126,6 +126,34 @@ def substitute(t: Term, env: dict, special=None, same_types: bool = False) -> Te
     return memo[id(t)]
 
 
+def normal_chain(rw: Rewriter, fv: ChainFreeVars, bindings: list, body: Term) -> Term:
+    """make_lets(bindings, body) as finish's optimising would leave it, made where a sweep
+    makes the chain: body and each live right side normalised by the sweep's rewriter rw,
+    the dead lets (read by nothing after them, running no check) left out, and each let
+    marked normal, as all below it is and its variable is read there (let-dead, the only rule
+    for a let, does not apply). So finish neither walks the chain again nor asks for the free
+    variables of every let's body (the primal bindings a build body's reverse sweep copies
+    are partly read only by its maps: the rule let-dead removed them, one question and one
+    step each). `fv` answers the free variables and is told those of the chain made."""
+    marks = rw.normal
+    base = marks.base
+    out = rw.normalize(body)
+    live = set(fv(out))
+    for b in reversed(bindings):
+        var, rhs = b[0], b[1]
+        if var not in live and not may_fail(rhs):
+            continue
+        m = rhs._normal
+        if m is not marks and m is not base:
+            rhs = rw.normalize(rhs)
+        live.discard(var)
+        live |= fv(rhs)
+        out = Let(var, rhs, out, b[2] if len(b) > 2 else None)
+        _set_normal(out, marks)
+    fv.remember(out, live)
+    return out
+
+
 def _rebuild(n: Term, kids: list[Term]) -> Term:
     """n with new children; a primitive call's result type is recomputed (an argument
     may have changed type, e.g. a Vec of (value, map) pairs become value-tangent pairs)."""
@@ -154,6 +182,7 @@ class _Forward:
         self.names = names
         self.env: dict[Var, Var] = {}
         self.rw = Rewriter([self.nested_rule()] + RULES + [self.let_bound_rule()], "forward", trace, normal)
+        self.fv = ChainFreeVars()  # the free variables of what normal_chain makes and reads
 
     def nested_rule(self) -> Rule:
         """A fold's step Jacobian e' applied to (ds, dt) (rule fwd-fold) is a Jacobian of its own:
@@ -183,7 +212,8 @@ class _Forward:
         """A let chain of maps applied to dx: each let-bound map applied where it is bound (as
         value's let chains), then the chain's map (rule fwd-sweep-nested)."""
         lets, body = let_chain(e)
-        return make_lets(self.bindings(lets), self.apply(body))
+        bindings = self.bindings(lets)  # first: they tell apply(body) the tangents (env)
+        return normal_chain(self.rw, self.fv, bindings, self.apply(body))
 
     def bindings(self, lets: list[Let]) -> list:
         """A chain's bindings, each let-bound map replaced by its tangent, dy = lmApply(e, dx)."""
@@ -205,7 +235,8 @@ class _Forward:
             return self.apply(e)
         if isinstance(e, Let):
             lets, body = let_chain(e)
-            return make_lets(self.bindings(lets), self.value(body))
+            bindings = self.bindings(lets)  # first: they tell value(body) the tangents (env)
+            return normal_chain(self.rw, self.fv, bindings, self.value(body))
         if isinstance(e, Tuple):
             return Tuple(tuple(self.value(x) for x in e.items))
         if isinstance(e, If):
@@ -321,31 +352,7 @@ class _Reverse:
         self.fv = ChainFreeVars()  # the free variables of what chain() makes and reads
 
     def chain(self, bindings: list, body: Term) -> Term:
-        """make_lets(bindings, body) as finish's optimising would leave it, made where the sweep
-        makes the chain: body and each live right side normalised, the dead lets (read by
-        nothing after them, running no check) left out, and each let marked normal, as all
-        below it is and its variable is read there (let-dead, the only rule for a let, does
-        not apply). So finish neither walks the chain again nor asks for the free variables
-        of every let's body (the primal bindings a build body's sweep copies are partly read
-        only by its maps: the rule let-dead removed them, one question and one step each)."""
-        rw, fv = self.rw, self.fv
-        marks = rw.normal
-        base = marks.base
-        out = rw.normalize(body)
-        live = set(fv(out))
-        for b in reversed(bindings):
-            var, rhs = b[0], b[1]
-            if var not in live and not may_fail(rhs):
-                continue
-            m = rhs._normal
-            if m is not marks and m is not base:
-                rhs = rw.normalize(rhs)
-            live.discard(var)
-            live |= fv(rhs)
-            out = Let(var, rhs, out, b[2] if len(b) > 2 else None)
-            _set_normal(out, marks)
-        fv.remember(out, live)
-        return out
+        return normal_chain(self.rw, self.fv, bindings, body)
 
     def nested(self, r: Term, m: Let) -> Term:
         """r ._R m for a let chain m of maps from one space (rule rev-sweep-nested): its own
