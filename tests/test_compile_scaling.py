@@ -565,3 +565,31 @@ def test_a_linear_maps_type_is_read_not_made_again(monkeypatch):
     monkeypatch.setattr(_Interned, "__call__", counting)
     catad.grad(_vector_chain(100))(np.ones(4))
     assert calls[0] <= 10, calls
+
+
+@pytest.mark.parametrize("stage", ["reverse", "forward"])
+def test_the_sweeps_let_go_of_their_free_variables(monkeypatch, stage):
+    """A sweep and the rules it makes (whose closures read it) are a reference cycle, which the
+    paused garbage collector keeps till the stage ends: the free variables the sweep keeps of
+    what it made (sweeps.normal_chain's ChainFreeVars, which holds every term it was asked
+    about) are let go of when the sweep ends (a 10,000-statement chain's gradient took 65 MB
+    more while they were kept)."""
+    import gc
+    import weakref
+    from catad.lang import terms as lang_terms
+    made = []
+    init = lang_terms.ChainFreeVars.__init__
+
+    def watched(self):
+        init(self)
+        made.append(weakref.ref(self))
+    p = pipeline(_vector_chain(20), np.ones(4))
+    p.jacobian_optimised
+    monkeypatch.setattr(lang_terms.ChainFreeVars, "__init__", watched)
+    gc.disable()
+    try:
+        getattr(p, stage)
+        alive = [r for r in made if r() is not None and len(r()._alive) > 100]
+    finally:
+        gc.enable()
+    assert made and not alive, len(alive)

@@ -173,6 +173,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
     body = sweep.value(jac.body)
+    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
     return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
 
 
@@ -189,7 +190,10 @@ class _Forward:
         a let chain of maps from one space, swept like the whole one (before fwd-let would float
         the application into the chain, where its let-bound maps would stay)."""
         def sweep(b):
-            return _Forward(b["x"], self.names, self.rw.trace).chain(b["m"])
+            inner = _Forward(b["x"], self.names, self.rw.trace)
+            out = inner.chain(b["m"])
+            inner.fv = None  # a cycle with its rules (see forward_derivative)
+            return out
         return Rule("fwd-sweep-nested", "sweeps", "the forward sweep of a let chain whose maps all have x's space "
                     "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
                     "let dy = lmApply(e, x) in lmApply(m, x)", r"(\mathbf{let}\ D_y = e\ \mathbf{in}\ m) \odot x",
@@ -304,6 +308,7 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
     body = sweep.chain(primal + cts, Tuple((sweep.primal_value, grad)))
+    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
 
@@ -361,7 +366,9 @@ class _Reverse:
         lets, final = let_chain(m)
         primal, cts = sweep.primal_bindings(lets), []
         results = sweep.backward(lets, sweep.push(r, final, cts), cts)
-        return make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
+        out = make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
+        sweep.fv = None  # a cycle with its rules (see reverse_derivative)
+        return out
 
     # ---------------------------------------------------------------- forward pass: primal only
     def strip(self, e: Term) -> Term:
