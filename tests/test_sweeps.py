@@ -182,3 +182,33 @@ def test_zero_tangents_stay_symbolic():
     jac = Def("D$f", (x,), Tuple((x, L.Zero(Float, Float))))
     assert run(forward_derivative(jac, []), 1.0, 1.0)[1] is ZERO
     assert run(reverse_derivative(jac, []), 1.0, 1.0)[1] is ZERO
+
+
+def chain3(x):
+    x1 = np.sin(x) * 0.5 + x * 0.5
+    x2 = np.sin(x1) * 0.5 + x1 * 0.5
+    return np.sum(np.sin(x2) * 0.5 + x2 * 0.5)
+
+
+def squares(v):
+    return sum(v[i] * v[i] for i in range(len(v)))
+
+
+@pytest.mark.parametrize("fn", [chain3, squares, scaled])
+def test_the_primal_of_a_build_is_not_copied(fn):
+    """The AD's primal of a build is build(n, \\j. pi_1 p[j]), p the build of (value, map)
+    pairs; stripped of its maps, p is pP = build(n, \\i. value), so the reverse sweep binds
+    the primal to pP itself (an alias CSE removes) instead of a build copying it element by
+    element: one build fewer per build of the program, for every later pass to walk."""
+    from catad.lang.terms import Build, Call
+    args = (np.ones(3),) if fn is not scaled else (np.ones(3), 0.5)
+    p = pipeline(fn, *args)
+    rev = reverse_derivative(p.jacobian_optimised, [])
+    copies = [n for n in walk(rev.body) if isinstance(n, Build) and isinstance(n.body, Call)
+              and n.body.fn == "index" and n.body.args[0] == n.var and isinstance(n.body.args[1], Var)]
+    assert not copies, copies
+    ct = np.ones(3) if fn is scaled else 1.0
+    out, back = run(rev, *args, ct)
+    value, lm = run(p.jacobian_optimised, *args)
+    np.testing.assert_allclose(flatten(back, args if len(args) > 1 else args[0]),
+                               flatten(apply_reverse(lm, ct), args if len(args) > 1 else args[0]), rtol=1e-12)

@@ -382,38 +382,52 @@ def is_atom(t: Term) -> bool:
 
 def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:
     """Free variables of t. Post-order over an explicit stack; `cache` maps id(term) to
-    its free variables and may be shared across calls (keep the terms alive meanwhile)."""
+    its free variables and may be shared across calls (keep the terms alive meanwhile).
+    A node's term children are read by its class's generated function (term_children), once
+    per node: to_cl asks for the set of every subterm."""
     memo = {} if cache is None else cache
-    stack: list[tuple[Term, bool]] = [(t, False)]
+    stack: list = [(t, None)]
     while stack:
-        n, expanded = stack.pop()
-        if id(n) in memo:
-            continue
-        kids = list(n.children()) if isinstance(n, Term) else []
-        if not expanded and any(id(k) not in memo for k in kids if isinstance(k, Term)):
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if isinstance(k, Term) and id(k) not in memo)
-            continue
-        memo[id(n)] = _fv_node(n, memo)
+        n, kids = stack[-1]
+        if kids is None:
+            if id(n) in memo:
+                stack.pop()
+                continue
+            cls = type(n)
+            if cls is Var:
+                memo[id(n)] = frozenset((n,))
+                stack.pop()
+                continue
+            if cls is Const:
+                memo[id(n)] = _NO_VARS
+                stack.pop()
+                continue
+            kids = term_children(n)
+            missing = [(k, None) for k in kids if id(k) not in memo]
+            if missing:
+                stack[-1] = (n, kids)
+                stack.extend(missing)
+                continue
+        stack.pop()
+        memo[id(n)] = _fv_node(n, kids, memo)
     return memo[id(t)]
 
 
-def _fv_node(n: Term, memo: dict[int, frozenset]) -> frozenset:
-    if isinstance(n, Var):
-        return frozenset((n,))
-    if isinstance(n, Const):
-        return frozenset()
-    if isinstance(n, Let):
+_NO_VARS: frozenset = frozenset()
+
+
+def _fv_node(n: Term, kids: list, memo: dict[int, frozenset]) -> frozenset:
+    """n's free variables from its term children's (`kids`, in memo)."""
+    cls = type(n)
+    if cls is Let:
         return memo[id(n.rhs)] | (memo[id(n.body)] - {n.var})
-    if isinstance(n, Build):
+    if cls is Build:
         return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
     if getattr(n, "LAMBDAS", ()):  # fold and its derivatives (catad.lang.fold): binders
         return _fv_lambdas(n, lambda k: memo[id(k)])
-    out: frozenset = frozenset()
-    for k in n.children():
-        if isinstance(k, Term):
-            out = out | memo[id(k)]
-    return out
+    if len(kids) == 1:
+        return memo[id(kids[0])]
+    return _NO_VARS.union(*[memo[id(k)] for k in kids])
 
 
 class ChainFreeVars:
@@ -447,7 +461,22 @@ class ChainFreeVars:
         known = memo.get(id(t))
         if known is not None:
             return known
+        if cls is Call:  # a call of atoms (most right sides): its variables, not kept
+            out = set()
+            for a in t.args:
+                kind = type(a)
+                if kind is Var:
+                    out.add(a)
+                elif kind is not Const:
+                    break
+            else:
+                return out
         self._alive.append(t)
+        if cls is Let:  # most questions: a let whose body's set is known and whose right side is flat
+            out = self._let(t)
+            if out is not None:
+                memo[id(t)] = out
+                return out
         stack = [t]
         while stack:
             n = stack[-1]
@@ -483,6 +512,44 @@ class ChainFreeVars:
             else:
                 memo[id(n)] = self._node(n, kids)
         return memo[id(t)]
+
+    def remember(self, t: Term, fv: set) -> None:
+        """Take fv as t's free variables (a pass that made t knows them: catad.rewrite.sweeps)."""
+        self._alive.append(t)
+        self._memo[id(t)] = fv
+
+    def _let(self, t: Let) -> set | None:
+        """t's set without the stack, when its body's is known (an atom's, or memoised: asked
+        innermost first, the let below was asked just before), or None: what _node computes,
+        the body's set handed over. Its right side's set is asked first (a call of atoms, most
+        right sides, is read at once; a linear map's right side takes the stack alone)."""
+        rhs, body = t.rhs, t.body
+        memo = self._memo
+        kind = type(body)
+        if kind is not Var and kind is not Const and (body is rhs or id(body) not in memo):
+            return None
+        kind = type(rhs)
+        first = None if kind is Var or kind is Const else self(rhs)
+        kind = type(body)
+        if kind is Let:
+            out = memo.pop(id(body), None)  # handed over, not copied: see the class docstring
+            if out is None:  # rhs's question took it over (a term shared between the two)
+                return None
+        elif kind is Var:
+            out = {body}
+        elif kind is Const:
+            out = set()
+        else:
+            known = memo.get(id(body))
+            if known is None:
+                return None
+            out = set(known)
+        out.discard(t.var)
+        if first is not None:
+            out |= first
+        elif type(rhs) is Var:
+            out.add(rhs)
+        return out
 
     def _of(self, k: Term) -> set:
         """The free variables of a child whose own are known (memoised, or an atom)."""

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .._node import node
 from ..errors import CatadTypeError
-from ..lang.terms import Const, Term, Var
+from ..lang.terms import _SET_TYPE, Const, Term, Var
 from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
 from ..primitives import prim
 
@@ -35,7 +35,14 @@ class LM(Term):
         return self.type.tgt
 
     def _set_lm_type(self, src: Type, tgt: Type) -> None:
-        self._set_type(LinMap(src, tgt))
+        # types are interned and kept (lang.types._Interned): a pair of them is known by their
+        # ids, so the map type of two known types is read from a dict, not made through the
+        # interning metaclass (every linear-map node the AD and the rules make asks)
+        key = (id(src), id(tgt))
+        t = _LM_TYPES.get(key)
+        if t is None:
+            t = _LM_TYPES[key] = LinMap(src, tgt)
+        _SET_TYPE(self, t)
 
     def eval_with(self, ev):
         return evaluate_lm(self, ev)
@@ -43,6 +50,9 @@ class LM(Term):
     def show_with(self, show) -> str:
         from .printer import show_lm
         return show_lm(self, show)
+
+
+_LM_TYPES: dict[tuple[int, int], LinMap] = {}  # (id(src), id(tgt)) of interned types -> LinMap(src, tgt)
 
 
 def _lm_type(t: Term, what: str) -> LinMap:

@@ -35,9 +35,21 @@ def cse_zero(d: Def, trace: list | None = None, stage: str = "",
     the reference tests/test_cleanup_counts.py compares it with): a compound operand is
     looked up in the table where ANF met it, so the bindings ANF made only for CSE to
     replace them are never built."""
+    return cse_counted(d, trace, stage, names)[:2]
+
+
+def cse_counted(d: Def, trace: list | None = None, stage: str = "",
+                names: FreshNames | None = None) -> tuple[Def, bool, "_Dead | None"]:
+    """cse_zero's (d, zero) and the uses the single-use inliner asks about, counted by CSE's
+    walk in what it keeps, as the dead-code pass would count them (a _Dead whose walk is not
+    needed: dead_code_inline_redex(d, counts)), or None where that pass must walk d: when CSE
+    kept a dead let (one may remain after CSE: its last use CSE'd away), bound a name twice,
+    met a fold (whose lambdas it does not walk) or found a scope (a build, an if, a let chain)
+    computed already (whose uses it had counted)."""
     fresh = _Fresh(var_names(d.body) | {p.name for p in d.params}) if names is None else _Fresh.sharing(names)
     cse = _Cse(fresh, trace, stage)
-    return Def(d.name, d.params, cse.chain(d.body), d.loc), bool(cse.zeros)
+    out = Def(d.name, d.params, cse.chain(d.body, True), d.loc)
+    return out, bool(cse.zeros), None if cse.uncounted else cse.counts
 
 
 def cse_zero_two_passes(d: Def, trace: list | None = None, stage: str = "",
@@ -113,28 +125,106 @@ class _Cse:
     bound or not), so the result is the two passes' (cse_zero_two_passes) term for term.
     `zeros` gets an entry for each variable replaced by the zero tangent."""
 
-    __slots__ = ("table", "env", "fresh", "trace", "stage", "zeros")
+    __slots__ = ("table", "env", "fresh", "trace", "stage", "zeros", "counts", "depth", "uncounted", "bound")
 
     def __init__(self, fresh: _Fresh, trace, stage: str):
         self.table: dict = {}
         self.env: dict = {}
         self.fresh, self.trace, self.stage = fresh, trace, stage
         self.zeros: list = []
+        # the uses in what is kept, as _Dead counts them (see cse_counted), at build depth `depth`;
+        # `uncounted`: they are not to be trusted, the dead-code pass walks the result instead
+        self.counts = _Dead()
+        self.depth = 0
+        self.uncounted = False
+        self.bound: dict = {}  # name -> how many kept lets and builds bind it where CSE is (shadowing)
 
-    def chain(self, t: Term) -> Term:
-        """A let chain (a scope: what it adds to the table and env is taken back at its end)."""
+    def chain(self, t: Term, root: bool = False) -> Term:
+        """A let chain (a scope: what it adds to the table and env is taken back at its end).
+        `root`: a scope of its own (a build's body, an if's branch, the definition's body),
+        whose result is counted here; a let chain standing as a value is counted by its
+        binding (which CSE may replace by the value's variable or atom)."""
         lets, body = let_chain(t)
-        scope = ([], [], [])  # the bindings kept (let or None, var, rhs, loc); table's and env's entries added
+        # the bindings kept (let or None, var, rhs, loc, uses before); table's and env's entries added
+        scope = ([], [], [])
         try:
             for lt in lets:
                 self.bind(lt.var, self.value(lt.rhs, scope), scope, lt, lt.loc)
             out = self.value(body, scope)
-            for lt, var, rhs, loc in reversed(scope[0]):
+            if root or scope[0]:
+                self.count(out)
+            for lt, var, rhs, loc, before in reversed(scope[0]):
+                self.count_binding(var, rhs, before)
                 out = lt if lt is not None and rhs is lt.rhs and out is lt.body else Let(var, rhs, out, loc)
             return out
         finally:
             _undo(self.table, scope[1])
             _undo(self.env, scope[2])
+            for kept in scope[0]:
+                self.bound[kept[1].name] -= 1
+
+    def keep(self, scope: tuple, lt: Let | None, var: Var, rhs: Term, loc) -> None:
+        """Keep `let var = rhs` in the chain, with the uses of var counted so far: those after it
+        are its scope's, unless a name it binds is bound again inside (then they are not told apart)."""
+        name = var.name
+        if self.bound.get(name):
+            self.uncounted = True
+        self.bound[name] = self.bound.get(name, 0) + 1
+        scope[0].append((lt, var, rhs, loc, self.counts.uses.get(var, 0)))
+
+    def count(self, t: Term) -> None:
+        """Count the uses in t, kept (its operands atoms; a nested scope's counted by its chain),
+        as _Dead.expr counts them."""
+        counts = self.counts
+        cls = type(t)
+        if cls is Call:  # most: a call's arguments read directly
+            kids = t.args
+        elif cls is Var:
+            counts.uses[t] = counts.uses.get(t, 0) + 1
+            counts.at[t] = self.depth
+            return
+        elif cls is Const or cls is Let:
+            return
+        elif cls is Build:
+            self.count(t.size)
+            name = t.var.name
+            counts.binders[name] = counts.binders.get(name, 0) + 1
+            if type(t.body) is Const and t.body.value is ZERO:
+                counts.redex = True
+            return
+        elif cls is If:
+            self.count(t.cond)
+            return
+        elif cls is Tuple:
+            kids = t.items
+        elif cls is Get:
+            kids = (t.tup,)
+            if type(t.tup) is Var:
+                counts.projected.add(t.tup)
+        else:
+            kids = term_children(t)
+        uses, at, depth = counts.uses, counts.at, self.depth
+        for k in kids:
+            kind = type(k)
+            if kind is Var:
+                uses[k] = uses.get(k, 0) + 1
+                at[k] = depth
+            elif kind is not Const:
+                self.uncounted = True  # not ANF's (a fold's own terms): the dead-code pass counts
+        if not counts.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
+            counts.redex = _redex(t)
+
+    def count_binding(self, var: Var, rhs: Term, before: int) -> None:
+        """Count a kept binding, bottom-up along its chain: every use of var in its scope (what
+        follows it) is counted by now, past the `before` counted when it was kept, so a var
+        without one is a dead let, which the dead-code pass removes."""
+        counts = self.counts
+        if counts.uses.get(var, 0) == before and not may_fail(rhs):
+            self.uncounted = True
+        self.count(rhs)
+        name = var.name
+        counts.binders[name] = counts.binders.get(name, 0) + 1
+        counts.depth_of[var] = self.depth
 
     def bind(self, var: Var, rhs: Term, scope: tuple, lt: Let | None, loc) -> None:
         """`let var = rhs` (rhs CSE'd): an alias or a value bound already is substituted
@@ -152,10 +242,12 @@ class _Cse:
             scope[2].append((var, env.get(var, _MISSING)))
             env[var] = held
             self.step(var, rhs, held)
+            if cls is Build or cls is If or cls is Let:  # its scope's uses were counted
+                self.uncounted = True
             return
         scope[1].append((rhs, _MISSING))
         self.table[rhs] = var
-        scope[0].append((lt, var, rhs, loc))
+        self.keep(scope, lt, var, rhs, loc)
 
     def step(self, var: Var, rhs: Term, held: Var) -> None:
         trace = self.trace
@@ -179,11 +271,13 @@ class _Cse:
         held = self.table.get(v)
         if held is not None:
             self.step(Var(name, t.type), v, held)
+            if cls is Build or cls is If or cls is Let:  # its scope's uses were counted
+                self.uncounted = True
             return held
         x = Var(name, t.type)
         scope[1].append((v, _MISSING))
         self.table[v] = x
-        scope[0].append((None, x, v, getattr(t, "loc", None)))
+        self.keep(scope, None, x, v, getattr(t, "loc", None))
         return x
 
     def value(self, t: Term, scope: tuple) -> Term:
@@ -203,11 +297,21 @@ class _Cse:
         if cls is Let:  # a scope of its own (hoisting its bindings could capture a name)
             return self.chain(t)
         if cls is Build:
-            size, body = self.atom(t.size, scope), self.chain(t.body)
+            size = self.atom(t.size, scope)
+            name = t.var.name
+            if self.bound.get(name):
+                self.uncounted = True  # a name bound again inside: its uses are not told apart
+            self.bound[name] = self.bound.get(name, 0) + 1
+            self.depth += 1
+            try:
+                body = self.chain(t.body, True)
+            finally:
+                self.depth -= 1
+                self.bound[name] -= 1
             return t if size is t.size and body is t.body else Build(size, t.var, body, t.loc)
         if cls is If:
             cond = self.atom(t.cond, scope)
-            then, orelse = self.chain(t.then), self.chain(t.orelse)
+            then, orelse = self.chain(t.then, True), self.chain(t.orelse, True)
             return t if cond is t.cond and then is t.then and orelse is t.orelse else If(cond, then, orelse, t.loc)
         if cls is Tuple:
             items = tuple([self.atom(a, scope) for a in t.items])
@@ -221,6 +325,7 @@ class _Cse:
         # a fold (or a term ANF refuses): ANF's own work, then CSE of the operand bindings it
         # made, as the two passes do (CSE does not look into a fold's lambdas, which it
         # substitutes in)
+        self.uncounted = True  # its lambdas are not walked here: the dead-code pass counts them
         made: list = []
         v = _anf_value(t, self.fresh, made)
         for x, rhs, loc in made:
@@ -434,13 +539,18 @@ def dead_code_inline_def(d: Def) -> Def:
     return dead_code_inline_redex(d)[0]
 
 
-def dead_code_inline_redex(d: Def) -> tuple[Def, bool]:
+def dead_code_inline_redex(d: Def, counted: "_Dead | None" = None) -> tuple[Def, bool]:
     """(dead_code_inline_def(d), zero_redex of it), told by the two passes instead of a walk:
     the dead-code pass meets every node it keeps, and inlining makes only one of zero_redex's
     terms, a projection of a tuple literal (the others have a constant where the rules
-    simplify, and the inliner moves no constant: CSE did)."""
-    dead = _Dead()
-    body = dead.chain(d.body, 0)[0]
+    simplify, and the inliner moves no constant: CSE did). `counted`: the counts CSE made of
+    d, which has no dead let (cse_counted), so the dead-code pass need not walk it."""
+    dead = counted
+    if dead is None:
+        dead = _Dead()
+        body = dead.chain(d.body, 0)[0]
+    else:
+        body = d.body
     made: list = []
     body = _inline(body, dead.single(), {}, {}, (dead.projected, made))
     return Def(d.name, d.params, body, d.loc), dead.redex or bool(made)

@@ -12,7 +12,7 @@ from ..lang.names import FreshNames
 from ..lang.terms import Def, Tuple, let_chain, make_lets
 from ..linearmaps import terms as L
 from .catalogue import RULES
-from .cleanup import cse_def, cse_zero, dead_code_inline_def, dead_code_inline_redex
+from .cleanup import cse_counted, cse_def, cse_zero, dead_code_inline_def, dead_code_inline_redex
 from .engine import NormalMarks, Rewriter
 
 
@@ -50,13 +50,14 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
     (fresh_index's i0, i1, ...; names with a '$') are never ANF's."""
     d = optimise(d, stage, trace, normal)
     for _ in range(4):  # a derivative program differentiated again binds zero tangents to variables:
-        d, zero = cse_zero(d, trace, stage, names)  # CSE writes them where they are used, where the
-        if not zero:                                 # rules remove them
+        d, zero, counts = cse_counted(d, trace, stage, names)  # CSE writes them where they are used,
+        if not zero:                                            # where the rules remove them
             break
         d = optimise(d, stage, trace, normal)
     else:
-        d = cse_def(d, trace, stage, names)
-    d, redex = dead_code_inline_redex(d)  # redex: zero_redex(d), told by the passes
+        d, _, counts = cse_counted(d, trace, stage, names)
+    # redex: zero_redex(d), told by the passes; counts: CSE's of the uses (no dead-code walk)
+    d, redex = dead_code_inline_redex(d, counts)
     for _ in range(4):  # the inliner wrote one where it is used: the rules remove it, and the
         if not redex:   # inliner may write another (a zero's build whose size reads the zero)
             break

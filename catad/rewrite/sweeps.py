@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._node import node
+from .._node import _set_normal, node
 from ..lang.names import FreshNames
-from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets
+from ..lang.terms import (Build, Call, ChainFreeVars, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
+                          may_fail)
 from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
@@ -125,6 +126,34 @@ def substitute(t: Term, env: dict, special=None, same_types: bool = False) -> Te
     return memo[id(t)]
 
 
+def normal_chain(rw: Rewriter, fv: ChainFreeVars, bindings: list, body: Term) -> Term:
+    """make_lets(bindings, body) as finish's optimising would leave it, made where a sweep
+    makes the chain: body and each live right side normalised by the sweep's rewriter rw,
+    the dead lets (read by nothing after them, running no check) left out, and each let
+    marked normal, as all below it is and its variable is read there (let-dead, the only rule
+    for a let, does not apply). So finish neither walks the chain again nor asks for the free
+    variables of every let's body (the primal bindings a build body's reverse sweep copies
+    are partly read only by its maps: the rule let-dead removed them, one question and one
+    step each). `fv` answers the free variables and is told those of the chain made."""
+    marks = rw.normal
+    base = marks.base
+    out = rw.normalize(body)
+    live = set(fv(out))
+    for b in reversed(bindings):
+        var, rhs = b[0], b[1]
+        if var not in live and not may_fail(rhs):
+            continue
+        m = rhs._normal
+        if m is not marks and m is not base:
+            rhs = rw.normalize(rhs)
+        live.discard(var)
+        live |= fv(rhs)
+        out = Let(var, rhs, out, b[2] if len(b) > 2 else None)
+        _set_normal(out, marks)
+    fv.remember(out, live)
+    return out
+
+
 def _rebuild(n: Term, kids: list[Term]) -> Term:
     """n with new children; a primitive call's result type is recomputed (an argument
     may have changed type, e.g. a Vec of (value, map) pairs become value-tangent pairs)."""
@@ -144,6 +173,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
     body = sweep.value(jac.body)
+    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
     return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
 
 
@@ -153,13 +183,17 @@ class _Forward:
         self.names = names
         self.env: dict[Var, Var] = {}
         self.rw = Rewriter([self.nested_rule()] + RULES + [self.let_bound_rule()], "forward", trace, normal)
+        self.fv = ChainFreeVars()  # the free variables of what normal_chain makes and reads
 
     def nested_rule(self) -> Rule:
         """A fold's step Jacobian e' applied to (ds, dt) (rule fwd-fold) is a Jacobian of its own:
         a let chain of maps from one space, swept like the whole one (before fwd-let would float
         the application into the chain, where its let-bound maps would stay)."""
         def sweep(b):
-            return _Forward(b["x"], self.names, self.rw.trace).chain(b["m"])
+            inner = _Forward(b["x"], self.names, self.rw.trace)
+            out = inner.chain(b["m"])
+            inner.fv = None  # a cycle with its rules (see forward_derivative)
+            return out
         return Rule("fwd-sweep-nested", "sweeps", "the forward sweep of a let chain whose maps all have x's space "
                     "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
                     "let dy = lmApply(e, x) in lmApply(m, x)", r"(\mathbf{let}\ D_y = e\ \mathbf{in}\ m) \odot x",
@@ -182,7 +216,8 @@ class _Forward:
         """A let chain of maps applied to dx: each let-bound map applied where it is bound (as
         value's let chains), then the chain's map (rule fwd-sweep-nested)."""
         lets, body = let_chain(e)
-        return make_lets(self.bindings(lets), self.apply(body))
+        bindings = self.bindings(lets)  # first: they tell apply(body) the tangents (env)
+        return normal_chain(self.rw, self.fv, bindings, self.apply(body))
 
     def bindings(self, lets: list[Let]) -> list:
         """A chain's bindings, each let-bound map replaced by its tangent, dy = lmApply(e, dx)."""
@@ -204,7 +239,8 @@ class _Forward:
             return self.apply(e)
         if isinstance(e, Let):
             lets, body = let_chain(e)
-            return make_lets(self.bindings(lets), self.value(body))
+            bindings = self.bindings(lets)  # first: they tell value(body) the tangents (env)
+            return normal_chain(self.rw, self.fv, bindings, self.value(body))
         if isinstance(e, Tuple):
             return Tuple(tuple(self.value(x) for x in e.items))
         if isinstance(e, If):
@@ -271,7 +307,8 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     sweep = _Reverse(names, trace, src, normal)
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
-    body = make_lets(primal + cts, Tuple((sweep.primal_value, grad)))
+    body = sweep.chain(primal + cts, Tuple((sweep.primal_value, grad)))
+    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
 
@@ -302,6 +339,7 @@ class _Reverse:
         self.names = names
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
+        self.sizes: dict[Var, Term] = {}      # the primal-only version of a build -> its size
         self.primal_value: Term | None = None
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
@@ -316,6 +354,10 @@ class _Reverse:
                       r"r \odot_R (\mathbf{let}\ D_y = e\ \mathbf{in}\ m)", "a step Jacobian is swept inside its fold",
                       P(ApplyR, r=V("r"), m=V("m", _local_jacobian)), lambda b: self.nested(b["r"], b["m"]))
         self.rw = Rewriter([nested, stop] + RULES, "reverse", trace, normal)
+        self.fv = ChainFreeVars()  # the free variables of what chain() makes and reads
+
+    def chain(self, bindings: list, body: Term) -> Term:
+        return normal_chain(self.rw, self.fv, bindings, body)
 
     def nested(self, r: Term, m: Let) -> Term:
         """r ._R m for a let chain m of maps from one space (rule rev-sweep-nested): its own
@@ -324,7 +366,9 @@ class _Reverse:
         lets, final = let_chain(m)
         primal, cts = sweep.primal_bindings(lets), []
         results = sweep.backward(lets, sweep.push(r, final, cts), cts)
-        return make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
+        out = make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
+        sweep.fv = None  # a cycle with its rules (see reverse_derivative)
+        return out
 
     # ---------------------------------------------------------------- forward pass: primal only
     def strip(self, e: Term) -> Term:
@@ -340,7 +384,8 @@ class _Reverse:
             return Build(self.subst(e.size), e.var, self.strip(e.body))
         if isinstance(e, Let):
             lets, body = let_chain(e)
-            return make_lets(self.primal_bindings(lets), self.strip(body))
+            bindings = self.primal_bindings(lets)  # first: they tell strip(body) the primal parts (envP)
+            return self.chain(bindings, self.strip(body))
         raise TypeError(f"reverse sweep: cannot take the primal part of {type(e).__name__}")
 
     def primal_bindings(self, lets: list[Let]) -> list:
@@ -352,14 +397,35 @@ class _Reverse:
                 v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
                 self.envP[lt.var] = v
+                if type(lt.rhs) is Build:
+                    self.sizes[v] = lt.rhs.size
         return out
+
+    def _primal_copy(self, rhs: Term) -> Var | None:
+        """pP for the AD's primal of a build, build(n, \\j. pi_1 p[j]) (catad.ad's build), where p's
+        elements are (t, Dt) pairs and p = build(n, ...): stripped, p is pP = build(n, \\i. t), which
+        that build copies element by element: read as pP itself (bound to a variable, an alias, which
+        CSE replaces by pP where it is read)."""
+        if type(rhs) is not Build:
+            return None
+        get = rhs.body
+        if type(get) is not Get or get.index != 0 or type(get.tup) is not Call or get.tup.fn != "index":
+            return None
+        i, p = get.tup.args
+        pP = self.envP.get(p) if i == rhs.var else None
+        if pP is None or self.sizes.get(pP) != rhs.size or pP.type is not rhs.type:
+            return None
+        pair = p.type.elem.items
+        return pP if len(pair) == 2 and not has_lm(pair[0]) and isinstance(pair[1], LinMap) else None
 
     def subst(self, e: Term) -> Term:
         """Primal uses of LM-carrying compounds read their primal-only versions."""
         return substitute(e, self.envP, self._primal_read)
 
     def _primal_read(self, n: Term) -> Term | None:
-        # pi_1 r -> rP ; pi_1 p[j] -> pP[j]
+        # pi_1 r -> rP ; pi_1 p[j] -> pP[j] ; build(n, \j. pi_1 p[j]) -> pP
+        if type(n) is Build:
+            return self._primal_copy(n)
         if isinstance(n, Get) and n.index == 0:
             t = n.tup
             if isinstance(t, Var) and t in self.envP:
@@ -433,7 +499,7 @@ class _Reverse:
             keys = list(dict.fromkeys([k for k in a[1]] + [k for k in b[1]]))
             def branch(res):
                 term, parts = res
-                return make_lets(term, Tuple(tuple(sum_tangents(parts.get(k, []), self.key_type(k)) for k in keys)))
+                return self.chain(term, Tuple(tuple(sum_tangents(parts.get(k, []), self.key_type(k)) for k in keys)))
             joined = If(self.subst(e.cond), branch(a), branch(b))
             if cts is None:
                 return self._as_parts(joined, keys)
@@ -481,7 +547,7 @@ class _Reverse:
         local, parts = per_elem
         keys = list(parts)
         elem = Tuple(tuple(sum_tangents(parts[k], self.key_type(k)) for k in keys))
-        vec = Build(self.subst(size), i, make_lets(local, elem))
+        vec = Build(self.subst(size), i, self.chain(local, elem))
         v = self.names.var("cts", vec.type)
         cts.append((v, vec))
         j = self.names.var("j", Int)
