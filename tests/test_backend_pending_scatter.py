@@ -52,25 +52,45 @@ def matrix_of_sums(m):  # a matrix result: each entry's cotangent scattered
     return [[np.tanh(sum(m[(3 * l) % n, (i - j) % k] for l in range(n))) for j in range(k)] for i in range(n)]
 
 
+def tensor_number_between(t):  # a tensor's: the middle index a number, the last over (i, j)
+    n, k, p = t.shape
+    return sum(sum(sum(t[l * 0, 0, (i + j) % p] for l in range(n)) for j in range(k)) for i in range(n))
+
+
+def tensor_middle_repeats(t):  # the middle index repeats along l (2 * l % k), the last over (i, j)
+    n, k, p = t.shape
+    return sum(sum(sum(t[0, (2 * l) % k, (i * j) % p] for l in range(n)) for j in range(k)) for i in range(n))
+
+
+def tensor_four_loops(t):  # 4 loops, the row repeated along the innermost (a raw ValueError before)
+    n, k, p = t.shape
+    return sum(sum(sum(sum(t[q * 0, (i * j) % k, (i + j) % p] for q in range(k)) for l in range(n))
+                       for j in range(k)) for i in range(n))
+
+
+TENSOR_FUNCTIONS = [tensor_number_between, tensor_middle_repeats, tensor_four_loops]
+TENSOR_SHAPES = [(2, 2, 2), (3, 2, 3)]
 FUNCTIONS = [rows_repeat, hypothesis_1903, columns_repeat, four_axes, rows_partly_repeat, values_vary_inside,
              matrix_of_sums]
 SHAPES = [(2, 2), (3, 2), (2, 3), (4, 3)]
 
 
+CASES = [(f, s) for f in FUNCTIONS for s in SHAPES] + [(f, s) for f in TENSOR_FUNCTIONS for s in TENSOR_SHAPES]
+IDS = [f"{f.__name__}-{'x'.join(map(str, s))}" for f, s in CASES]
+
+
 def matrix(shape):
-    return np.random.default_rng(shape[0] * 10 + shape[1]).normal(size=shape)
+    return np.random.default_rng(sum(shape) * 10 + shape[0]).normal(size=shape)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn, shape", CASES, ids=IDS)
 def test_jacobian_against_central_differences(fn, shape):
     m = matrix(shape)
     truth = central_difference(lambda x: np.asarray(fn(x), dtype=float), (m,), 0)
     np.testing.assert_allclose(catad.jacrev(fn)(m), truth, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn, shape", CASES, ids=IDS)
 def test_programs_agree_with_the_core_evaluator(fn, shape):
     m = matrix(shape)
     rng = np.random.default_rng(7)

@@ -106,7 +106,8 @@ def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
 
 
 def row_update(c: Compiler, u: Upd):
-    """u.val, a row's update (an Upd) at least as deep as u's index when u has pending axes.
+    """u.val, with the row updates it is made of (Upds nested in Upds: a matrix's, a tensor's)
+    at least as deep as u's index when u has pending axes.
 
     u's pending axes are its innermost batch axes, idx.depth - extra .. idx.depth - 1; a row's
     update made inside them (m[l * 0][(i + j) % k] summed over l) has an index that does not
@@ -116,12 +117,18 @@ def row_update(c: Compiler, u: Upd):
     contributions where n * k * n are due. Lifted (size-1 axes appended), its depth counts
     u's pending axes, so a sum over one of its outer axes scatters it there (the values of a
     row), and the two sums stay apart."""
+    if not u.extra:
+        return u.val
+    chain = []
     v = u.val
-    if not u.extra or not isinstance(v, Upd) or v.idx.depth >= u.idx.depth:
-        return v
-    if v.extra:  # its pending axes are not innermost in u's numbering
-        raise Unvectorisable("a row's update summed lazily inside an update with pending axes")
-    return Upd(c.lift(v.idx, u.idx.depth), v.val, v.n, 0)
+    while isinstance(v, Upd):
+        if v.extra and v.idx.depth < u.idx.depth:  # its pending axes are not innermost in u's numbering
+            raise Unvectorisable("a row's update summed lazily inside an update with pending axes")
+        chain.append(v)
+        v = v.val
+    for r in reversed(chain):  # rebuilt from the innermost row out
+        v = Upd(c.lift(r.idx, u.idx.depth), v, r.n, r.extra)
+    return v
 
 
 def p_vmax(c: Compiler, t, v):
