@@ -93,7 +93,7 @@ def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
     if ax >= L:  # constant along ax
         return tangent_ops.tscale(c, c.op("to_float({0})", [Arr(n, kind="i")], "f"), u)
     if ax not in u.idx.deps:  # sum the values first
-        return Upd(c.drop(u.idx, ax), reduce(c, u.val, ax, n, sizes), c.drop(u.n, ax), u.extra)
+        return Upd(c.drop(u.idx, ax), reduce(c, row_update(c, u), ax, n, sizes), c.drop(u.n, ax), u.extra)
     if u.idx.iota == ax and L == ax + 1 and not u.extra and not u.n.deps:
         # sum_i update(i, v_i, m) is the vector of the v_i (zeros after the last i)
         return Stacked(u.val, ax, u.n, n, None)
@@ -103,6 +103,32 @@ def reduce_update(c: Compiler, u: Upd, ax: int, n: str, sizes: list[str]):
         # instead of a scatter into (axes left) x (x's shape) now
         return Upd(u.idx, u.val, u.n, u.extra + 1)
     return scatters.scatter(c, u, {ax}, sizes)
+
+
+def row_update(c: Compiler, u: Upd):
+    """u.val, with the row updates it is made of (Upds nested in Upds: a matrix's, a tensor's)
+    at least as deep as u's index when u has pending axes.
+
+    u's pending axes are its innermost batch axes, idx.depth - extra .. idx.depth - 1; a row's
+    update made inside them (m[l * 0][(i + j) % k] summed over l) has an index that does not
+    vary along them, so of a smaller depth: its own innermost axis would be taken for the
+    innermost one, made pending too (reduce_update), and the scatter would broadcast the two
+    pending axes against each other (one position) instead of summing over both: n * k
+    contributions where n * k * n are due. Lifted (size-1 axes appended), its depth counts
+    u's pending axes, so a sum over one of its outer axes scatters it there (the values of a
+    row), and the two sums stay apart."""
+    if not u.extra:
+        return u.val
+    chain = []
+    v = u.val
+    while isinstance(v, Upd):
+        if v.extra and v.idx.depth < u.idx.depth:  # its pending axes are not innermost in u's numbering
+            raise Unvectorisable("a row's update summed lazily inside an update with pending axes")
+        chain.append(v)
+        v = v.val
+    for r in reversed(chain):  # rebuilt from the innermost row out
+        v = Upd(c.lift(r.idx, u.idx.depth), v, r.n, r.extra)
+    return v
 
 
 def p_vmax(c: Compiler, t, v):
