@@ -19,6 +19,21 @@ def two_passes(d):
     return cleanup.inline_single_use_def(cleanup.dead_code_def(d))
 
 
+def _finish_corpus_and_loops(rng) -> np.ndarray:
+    """The forward and reverse programs of every corpus function and four loops, each in a
+    pipeline of its own (none cached by an earlier test); the loops' vector argument."""
+    v = rng.uniform(-1, 1, 5)
+    loops = [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
+             (array_state, (0.9, v))]
+    for fn, args in [(case.fn, case.make_args(rng)) for case in CASES] + loops:
+        p = _compile(fn, args)
+        for stage in ("forward", "reverse"):
+            try:
+                getattr(p, stage)
+            except CatadError:  # a program catad refuses to differentiate: no finishing to compare
+                pass
+    return v
+
 def test_fused_counts_agree_with_the_inliners_walk(monkeypatch):
     seen = {"programs": 0, "builds": 0, "folds": 0}
 
@@ -38,17 +53,7 @@ def test_fused_counts_agree_with_the_inliners_walk(monkeypatch):
 
     monkeypatch.setattr(stages, "dead_code_inline_def", checked)
     monkeypatch.setattr(stages, "dead_code_inline_redex", checked_redex)
-    rng = np.random.default_rng(0)
-    v = rng.uniform(-1, 1, 5)
-    loops = [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
-             (array_state, (0.9, v))]
-    for fn, args in [(case.fn, case.make_args(rng)) for case in CASES] + loops:
-        p = _compile(fn, args)  # a pipeline of its own: none cached by an earlier test
-        for stage in ("forward", "reverse"):
-            try:
-                getattr(p, stage)
-            except CatadError:  # a program catad refuses to differentiate: no finishing to compare
-                pass
+    _finish_corpus_and_loops(np.random.default_rng(0))
     assert seen["programs"] > len(CASES)
     assert seen["builds"] > 10 and seen["folds"] >= 4, seen
 
@@ -178,17 +183,7 @@ def test_cse_counts_agree_with_the_dead_code_walk(monkeypatch):
             assert cleanup.dead_code_def(out) == out, d.name  # no dead let left
         return out, zero, counts
     monkeypatch.setattr(stages, "cse_counted", checked)
-    rng = np.random.default_rng(1)
-    v = rng.uniform(-1, 1, 5)
-    loops = [(range_sum, (0.7, v)), (tuple_state, (0.3, v, v[::-1].copy(), v)), (newton_sqrt, (2.0,)),
-             (array_state, (0.9, v))]
-    for fn, args in [(case.fn, case.make_args(rng)) for case in CASES] + loops:
-        p = _compile(fn, args)
-        for stage in ("forward", "reverse"):
-            try:
-                getattr(p, stage)
-            except CatadError:
-                pass
+    v = _finish_corpus_and_loops(np.random.default_rng(1))
     assert seen["counted"] > 2 * seen["walked"] and seen["walked"] >= 4, seen
     seen.update(counted=0, walked=0)
     import sys

@@ -470,12 +470,7 @@ def _made_in(fn, arg, module, name: str) -> int:
         def __setitem__(self, i, v):
             made[0] += inside[0]
 
-    def counted(*a, **k):
-        inside[0] = True
-        try:
-            return real(*a, **k)
-        finally:
-            inside[0] = False
+    counted = _flagged(real, inside)
     saved = _counting_inits(Box([0]))
     setattr(module, name, counted)
     try:
@@ -484,6 +479,18 @@ def _made_in(fn, arg, module, name: str) -> int:
         setattr(module, name, real)
         _restore(saved)
     return made[0]
+
+
+
+def _flagged(fn, inside: list):
+    """fn, with inside[0] True while it runs (what a counter counts only then reads)."""
+    def run(*a, **k):
+        inside[0] = True
+        try:
+            return fn(*a, **k)
+        finally:
+            inside[0] = False
+    return run
 
 
 def test_finishing_cse_makes_no_binding_only_to_replace_it():
@@ -533,12 +540,7 @@ def test_finish_does_not_walk_again_what_the_sweep_made(monkeypatch, stage):
         tried[0] += inside[0]
         return apply(self, *a, **k)
 
-    def watched(*a, **k):
-        inside[0] = True
-        try:
-            return optimise(*a, **k)
-        finally:
-            inside[0] = False
+    watched = _flagged(optimise, inside)
     monkeypatch.setattr(Rule, "apply", counting_apply)
     monkeypatch.setattr(stages, "optimise", watched)
     p = pipeline(_vector_chain(50), np.ones(4))

@@ -32,15 +32,23 @@ def einsums(draw):
     return ",".join(specs) + "->" + out, shapes
 
 
+
+def _operands_and_einsum(spec: str, shapes: list, seed: int):
+    """Random operands of these shapes and np.einsum's value of them (None where NumPy raises
+    ValueError: sizes that do not broadcast)."""
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    try:
+        return ops, np.einsum(spec, *ops)
+    except ValueError:
+        return ops, None
+
 @settings(max_examples=400, deadline=None)
 @given(einsums(), st.integers(0, 2**32 - 1))
 def test_a_plan_gives_einsums_value(case, seed):
     spec, shapes = case
-    rng = np.random.default_rng(seed)
-    ops = [rng.standard_normal(s) for s in shapes]
-    try:
-        want = np.einsum(spec, *ops)
-    except ValueError:
+    ops, want = _operands_and_einsum(spec, shapes, seed)
+    if want is None:
         return  # not an einsum NumPy computes (sizes that do not broadcast)
     for small in (einsum_plans.SMALL, 0):  # the small einsum's single pass, and the plan for large ones
         saved, einsum_plans.SMALL = einsum_plans.SMALL, small
@@ -108,11 +116,8 @@ def test_an_unrolled_plan_gives_einsums_value(case, seed):
     """_short's plan (a sum of at most SHORT terms, or a product sliced along a short last
     axis) at any size: the plans chosen for large results, taken here for small ones too."""
     spec, shapes = case
-    rng = np.random.default_rng(seed)
-    ops = [rng.standard_normal(s) for s in shapes]
-    try:
-        want = np.einsum(spec, *ops)
-    except ValueError:
+    ops, want = _operands_and_einsum(spec, shapes, seed)
+    if want is None:
         assert einsum_plans._short(spec, tuple(shapes), least=0) is None  # einsum's own error
         return
     unrolled = einsum_plans._short(spec, tuple(shapes), least=0)

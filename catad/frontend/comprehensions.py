@@ -79,7 +79,7 @@ class Comprehensions:
             else:
                 self.assign(g.target, elem, pieces, loc)
             element = self._filtered(gens, k, elt, reduce, loc)
-            numpy = self.is_numpy(element)
+            numpy_element = self.is_numpy(element)
             body = self.assemble(pieces, element, None)
         finally:
             self.b.frames.pop()
@@ -94,7 +94,7 @@ class Comprehensions:
         out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
-        if reduce == "sum" and not g.ifs and numpy and \
+        if reduce == "sum" and not g.ifs and numpy_element and \
                 not free_vars(size) & {v for v, _ in outer}:
             # 0 + e_0 + ... of NumPy's numbers is NumPy's, and the sum of nothing Python's int 0
             self.as_py_when(out, prim("eq", size, Const(0, Int), loc=loc), Int, Const(0, Int))

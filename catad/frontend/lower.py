@@ -198,9 +198,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def as_py(self, t: Term) -> Term:
         """t, marked as holding one of Python's own numbers."""
-        if isinstance(t, Term) and t.type in (Int, Float, Bool):
-            self.py_numbers[id(t)] = t
-        return t
+        return _marked(self.py_numbers, t, t)
 
     def is_py(self, t) -> bool:
         return self.py_numbers.get(id(t)) is t
@@ -209,24 +207,21 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         """t, marked as holding one of Python's own numbers, of type python_type, where the Bool
         term `when` holds (and a NumPy number elsewhere); `value`: a Const it is there, if known
         (the sum of nothing is 0), which the checks of its arithmetic read."""
-        if isinstance(t, Term) and t.type in (Int, Float, Bool):
-            self.py_whens[id(t)] = (t, when, python_type, value)
-        return t
+        return _marked(self.py_whens, t, (t, when, python_type, value))
+
+    def _py_when_mark(self, t):
+        got = self.py_whens.get(id(t))
+        return got[1:] if got is not None and got[0] is t else None
 
     def py_when(self, t) -> tuple[Term, Any, Term | None] | None:
         """(where t is one of Python's own numbers, its Python type there, its value there if
         known): (TRUE, its type, None) for a number that always is, None for one that never is
         or may be where nothing says."""
-        if self.is_py(t):
-            return TRUE, t.type, None
-        got = self.py_whens.get(id(t))
-        return got[1:] if got is not None and got[0] is t else None
+        return (TRUE, t.type, None) if self.is_py(t) else self._py_when_mark(t)
 
     def as_numpy(self, t: Term) -> Term:
         """t, marked as surely holding one of NumPy's numbers."""
-        if isinstance(t, Term) and t.type in (Int, Float, Bool):
-            self.numpy_numbers[id(t)] = t
-        return t
+        return _marked(self.numpy_numbers, t, t)
 
     def is_numpy(self, t) -> bool:
         return self.numpy_numbers.get(id(t)) is t
@@ -238,10 +233,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.as_py(new)
         if self.is_numpy(old):
             return self.as_numpy(new)
-        got = self.py_whens.get(id(old))
-        if got is not None and got[0] is old:
-            self.as_py_when(new, *got[1:])
-        return new
+        got = self._py_when_mark(old)
+        return self.as_py_when(new, *got) if got is not None else new
 
     def with_int_bound(self, t: Term, bound) -> Term:
         """t, noted to hold an Int bounded by bound (an int_range.IntBound; None: nothing known)."""
@@ -267,3 +260,11 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if arrays and all(self.is_list(t) for t in arrays):
             self.fail(node, "list arithmetic", f"{what} on a Python list does not work elementwise in Python "
                       "(+ concatenates, * repeats)", hint="make it an array: np.array([...])")
+
+
+def _marked(table: dict, t, entry):
+    """t, with entry kept for it in table (a mark of the kind of number it holds; marks go by
+    identity, so a table holds t itself in its entry)."""
+    if isinstance(t, Term) and t.type in (Int, Float, Bool):
+        table[id(t)] = entry
+    return t

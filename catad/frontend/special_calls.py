@@ -168,10 +168,11 @@ def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name:
             else:  # a term with b == 0 is 0, even where exp overflows (SciPy), and its derivative
                 # in b is exp(x - m) (where that is finite; 0 where it overflows)
                 def term(x, y, m):
-                    def at_zero(e):
-                        return prim("mul", y, If(prim("lt", e, _f(math.inf), loc=loc), e, _f(0.0), loc), loc=loc)
-                    return If(prim("eq", y, _f(0.0), loc=loc), lw.b.share(shifted(x, m), at_zero, loc),
-                              prim("mul", y, shifted(x, m), loc=loc), loc)
+                    def weighted(e):  # exp(x - m) once, for both branches
+                        finite = If(prim("lt", e, _f(math.inf), loc=loc), e, _f(0.0), loc)
+                        return If(prim("eq", y, _f(0.0), loc=loc), prim("mul", y, finite, loc=loc),
+                                  prim("mul", y, e, loc=loc), loc)
+                    return lw.b.share(shifted(x, m), weighted, loc)
                 E = _map(lw, term, [A, B, Mk], loc, name)
             S = _reduce(lw, E, axis, "sum", loc)
             return _map(lw, lambda s, m: prim("add", prim("log", s, loc=loc), m, loc=loc), [S, M0], loc, name)
