@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
+from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, free_vars, make_lets, var_names
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
@@ -573,7 +573,18 @@ class Expressions:
             a, b = self.expr(node.body), self.expr(node.orelse)
         t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "
                                                 "and {b}; give them one type")
-        return self.as_list(t) if self.is_list(a) or self.is_list(b) else t
+        if self.is_list(a) or self.is_list(b):
+            return self.as_list(t)
+        kind = self.joined_kind(a, b)
+        if not isinstance(kind, tuple):
+            return self.mark_joined(t, kind)
+        wa, wb = self.where_py(a), self.where_py(b)
+        if not (_in_scope(wa, a) and _in_scope(wb, b)):
+            self.fail(node, "conditional expression", "one branch gives one of Python's own numbers and the "
+                      "other one of NumPy's, which catad cannot tell apart here (Python's raise "
+                      "ZeroDivisionError where NumPy's give inf)", hint="make both branches NumPy's numbers "
+                      "(np.float64(...)) or both Python's (float(...))")
+        return self.mark_joined(t, kind, If(c, wa, wb, self.loc(node)))
 
     def x_Call(self, node: ast.Call) -> Term:
         """calls of library functions (see the table above), of your functions, methods and lambdas."""
@@ -661,3 +672,10 @@ def _is_none(node: ast.expr) -> bool:
 def _where(when: Term, ok: Term, loc) -> Term:
     """A check's condition that holds only where `when` does (ok, or not when)."""
     return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)
+
+
+def _in_scope(cond: Term, t: Term) -> bool:
+    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
+    (a branch's own let), so that it can be read where t is."""
+    inner = var_names(t) - {v.name for v in free_vars(t)}
+    return not any(v.name in inner for v in free_vars(cond))

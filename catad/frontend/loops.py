@@ -42,14 +42,15 @@ applies as to any fold; the forward loop runs twice (once to count).
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..errors import CatadTypeError, Loc
 from ..lang.fold import Fold, WhileCount
 from ..lang.inline import _Renaming
-from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, let_chain
+from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, rename, var_names
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
 from ..primitives import prim
-from .common import is_array, join_types, static_int
+from .common import FALSE_, and_, is_array, join_types, or_, static_int
 from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
@@ -886,22 +887,37 @@ class Loops:
         shapes = [self._shape_of(init) for _, init in state]
         # a state that is one of Python's own numbers before the loop and after its body is one
         # throughout (expressions.py: Python's arithmetic raises where NumPy's gives inf)
-        pys = [self.is_py(init) for _, init in state]
-        init_pys = list(pys)
+        init_whens = [self.py_when(init) for _, init in state]
+        # (or where one is: after a loop that may have run no iteration; pys: that Bool, or None)
+        pys = [None if w is None else w[0] for w in init_whens]
         # an Int state a product updates may leave int64: its products are checked (int_range.py)
         bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
-        for _ in range(6):
+        # a Python number the body makes NumPy's only on some branch (if x[i] > 0: s = s + x[i])
+        # stays Python's while that branch has not run: a Bool state says where (flags: its name)
+        flags: dict[str, tuple[str, Any]] = {}
+        mixed: list[bool] = []
+        # ... unless where it stays Python's reads nothing the loop changes (an inner loop that
+        # runs no iteration): Python's after the loop where it ran none or that holds (invariant)
+        first: dict[int, tuple[Term, _Lambda]] = {}
+        invariant: dict[str, Term] = {}
+        for _ in range(8):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
-                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes, pys=pys,
-                                                  bounds=bounds)
+                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes,
+                                                  pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
+                                                  bounds=bounds, flags=flags)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
             # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for (n, _), b in zip(state, bounds)]
-            new_pys = [py and self.is_py(out) for py, out in zip(pys, outs)]
-            numpys = [self.is_numpy(out) for out in outs]
+            new_pys = [py if py is not None and self.where_py(out) is py else None for py, out in zip(pys, outs)]
+            # NumPy's after an iteration (unmarked numbers are NumPy's), or Python's on some branch
+            numpys = [self.py_when(out) is None for out in outs]
+            mixed = [m or self.where_py(out) not in (TRUE, FALSE_) for m, out in zip(mixed + [False] * len(outs), outs)]
+            for k, (py, out) in enumerate(zip(pys, outs)):
+                if py is not None and k not in first:
+                    first[k] = (self.where_py(out), body)
             new_types, new_shapes = [], []
             for (n, _), ty, sh, out in zip(state, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -911,8 +927,27 @@ class Loops:
                 new_types.append(joined)
                 new_shapes.append(self._kept(sh, out) if joined == ty else None)
             if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
-                    new_pys == pys and new_bounds == bounds:
-                break
+                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds:
+                more = [n for (n, init), when, py, mix in zip(state, init_whens, new_pys, mixed)
+                        if when is not None and py is None and mix and n not in flags and n not in invariant
+                        and not n.startswith("\0")]
+                for n in list(more):
+                    got = first.get([m for m, _ in state].index(n))
+                    stays = _outside(*got) if got is not None and src.length is not None and src.steps is None \
+                        else None
+                    if stays is not None:
+                        invariant[n] = stays
+                        more.remove(n)
+                if not more:
+                    break
+                for n in more:
+                    flags[n] = ("\0python " + n, init_whens[[m for m, _ in state].index(n)][1])
+                    state = state + [(flags[n][0], self.where_py(dict(state)[n]))]
+                    new_types.append(Bool)
+                    new_shapes.append(None)
+                    new_pys.append(None)
+                    init_whens.append(None)
+                    new_bounds.append(int_range.state_bound(flags[n][0], False))
             types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
         else:
             self.fail(s, _kind(s), "the types of the loop's variables do not settle")
@@ -936,21 +971,35 @@ class Loops:
             result_atom = self.bind_temp(fold, pieces, loc)
             results = [Get(k, result_atom, loc) for k in range(len(state))]
         names = [n for n, _ in state]
+        for n, (flag, python_type) in flags.items():
+            k = names.index(n)
+            results[k] = self.as_py_when(results[k], results[names.index(flag)], python_type)
+        for n, stays in invariant.items():
+            k = names.index(n)
+            when, python_type, _ = init_whens[k]
+            stays = or_(prim("eq", src.length, Const(0, Int, loc), loc=loc), stays)
+            results[k] = self.as_py_when(results[k], stays if when is TRUE else and_(when, stays), python_type)
         for k, py in enumerate(pys):
-            if py:
+            if py is TRUE:
                 results[k] = self.as_py(results[k])
-            elif init_pys[k] and numpys[k] and src.length is not None and src.steps is None:
+            elif py is not None:
+                results[k] = self.as_py_when(results[k], py, init_whens[k][1])  # (its value may change)
+            elif init_whens[k] is not None and numpys[k] and src.length is not None and src.steps is None and \
+                    names[k] not in invariant and names[k] not in flags:
                 # Python's number before the loop, NumPy's after any iteration: Python's where it
                 # ran no iteration (a sum by a loop, then divided by the length)
                 empty = prim("eq", src.length, Const(0, Int, loc), loc=loc)
+                when, python_type, known = init_whens[k]
                 init = state[k][1]
-                results[k] = self.as_py_when(results[k], empty, init.type, init if isinstance(init, Const) else None)
+                known = init if isinstance(init, Const) else known
+                results[k] = self.as_py_when(results[k], empty if when is TRUE else and_(empty, when), python_type,
+                                             known)
             if bounds[k].big:
                 self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):
             if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
                 self.b.shapes.dims[results[k].name] = _filled(sh, results[k])
-        keep = [(n, r) for n, r in zip(names, results) if n != "\0count"]
+        keep = [(n, r) for n, r in zip(names, results) if n != "\0count" and not n.startswith("\0python ")]
         out_results = [r for _, r in keep]
         out_names = [n for n, _ in keep]
         for k, n in enumerate(out_names):  # shapes the body keeps hold after the loop too
@@ -983,9 +1032,12 @@ class Loops:
                      for g, d in zip(got, dims))
         return kept if any(d is not None for d in kept) else None
 
-    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None):
+    def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None,
+              flags=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
-        iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe)."""
+        iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe);
+        flags: a state's name -> (the name of the Bool state that says where it is one of Python's
+        numbers, its Python type there)."""
         loc = self.loc(s)
         types = [ty for _, ty in state]
         acc_ty = types[0] if len(types) == 1 else TupleT(tuple(types)) if types else Int
@@ -1005,14 +1057,18 @@ class Loops:
             elif isinstance(ty, Vec):
                 self.b.shapes.param(v, None)
             pieces.append(("let", v, value, loc))
-            if pys is not None and pys[k]:
+            if pys is not None and pys[k][0] is TRUE:
                 self.as_py(v)
+            elif pys is not None and pys[k][0] is not None:
+                self.as_py_when(v, *pys[k])
             if bounds is not None and ty == Int:
                 self.with_int_bound(v, bounds[k])
             if n == "\0count":
                 counter = v
             else:
                 self.env[n] = v
+        for n, (flag, python_type) in (flags or {}).items():
+            self.as_py_when(self.env[n], self.env[flag], python_type)
         x = self.b.bound(self.b.var(elem_ty, loc, "_x"), Get(1, t, loc))
         pieces.append(("let", x, Get(1, t, loc), loc))
         if src.rows_of is not None and isinstance(elem_ty, Vec):
@@ -1024,9 +1080,13 @@ class Loops:
         more, result, _ = self.run(getattr(s, _PROBE_BODY, s.body) if probe else s.body)
         pieces += more
         outs = []
+        flagged = {flag: n for n, (flag, _) in (flags or {}).items()}
         for n, ty in state:
             if n == "\0count":
                 outs.append(prim("add", counter, Const(1, Int), loc=loc))
+                continue
+            if n in flagged:
+                outs.append(self.where_py(self.env.get(flagged[n])))
                 continue
             out = self.env.get(n)
             if isinstance(out, Complex):
@@ -1041,6 +1101,22 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+def _outside(cond: Term, body: "_Lambda") -> Term | None:
+    """cond as read before the loop (the body's own lets it reads put in: the length of an inner
+    loop's range), or None where it reads what the loop changes."""
+    lets, _ = let_chain(body.body)
+    defs = {b.var: b.rhs for b in lets}
+    inner = var_names(body.body) - {v.name for v in free_vars(body.body)} | {body.var.name}
+    for _ in range(len(defs) + 1):
+        bound = [v for v in free_vars(cond) if v.name in inner]
+        if not bound:
+            return cond
+        if any(v not in defs for v in bound):
+            return None
+        cond = rename(cond, {v: defs[v] for v in bound})
+    return None
 
 
 def _pattern(dims) -> tuple | None:

@@ -28,7 +28,7 @@ from ..errors import Loc, UnsupportedSyntax
 from ..lang.terms import TRUE, Def, Term, Tuple, Var
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
-from .common import is_array
+from .common import FALSE_, is_array
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -218,6 +218,34 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         known): (TRUE, its type, None) for a number that always is, None for one that never is
         or may be where nothing says."""
         return (TRUE, t.type, None) if self.is_py(t) else self._py_when_mark(t)
+
+    def where_py(self, t) -> Term:
+        """Where t is one of Python's own numbers, as a Bool term: TRUE, FALSE or its condition."""
+        got = self.py_when(t)
+        return FALSE_ if got is None else got[0]
+
+    def joined_kind(self, a, b):
+        """The mark of a value that is a or b by a branch (an if statement or expression):
+        "py" where both are Python's own numbers, "numpy" where both are surely NumPy's, None
+        where neither is Python's anywhere (unmarked numbers are NumPy's), else (its Python type,
+        its Const there if both agree on one): Python's where the branch taken gave Python's,
+        a Bool the caller computes from where_py of each and marks with as_py_when."""
+        wa, wb = self.py_when(a), self.py_when(b)
+        if wa is None and wb is None:
+            return "numpy" if self.is_numpy(a) and self.is_numpy(b) else None
+        if wa is not None and wb is not None and wa[0] is TRUE and wb[0] is TRUE:
+            return "py"
+        types = {w[1] for w in (wa, wb) if w is not None}
+        known = {w[2] for w in (wa, wb) if w is not None}
+        return (types.pop() if len(types) == 1 else Float), (known.pop() if len(known) == 1 else None)
+
+    def mark_joined(self, t: Term, kind, when: Term | None = None) -> Term:
+        """t marked by joined_kind's answer (when: the Bool it asks for, where it asks)."""
+        if kind == "py":
+            return self.as_py(t)
+        if kind == "numpy":
+            return self.as_numpy(t)
+        return t if kind is None else self.as_py_when(t, when, *kind)
 
     def as_numpy(self, t: Term) -> Term:
         """t, marked as surely holding one of NumPy's numbers."""

@@ -509,13 +509,22 @@ class Statements:
         if not joined:
             return
 
+        # a number Python's after one branch and NumPy's after the other (s = 0.0, then s = x[i]
+        # in one branch) is Python's where that branch ran: each arm also gives that Bool
+        kinds = [self.joined_kind(e1[n], e2[n]) for n, _ in joined]
+        flagged = [k for k, kind in enumerate(kinds) if isinstance(kind, tuple)]
+        width = len(joined) + len(flagged)
+
         def arm(p, e):
             vals = [self.b.coerce(e[n], ty, loc) for n, ty in joined]
-            return self.assemble(p, vals[0] if len(vals) == 1 else Tuple(tuple(vals), loc), None)
+            vals += [self.where_py(e[joined[k][0]]) for k in flagged]
+            return self.assemble(p, vals[0] if width == 1 else Tuple(tuple(vals), loc), None)
         rhs = If(cond, arm(p1, e1), arm(p2, e2), loc)
-        t = self.bind_temp(rhs, pieces, loc) if len(joined) > 1 else rhs
+        t = self.bind_temp(rhs, pieces, loc) if width > 1 else rhs
         for k, (n, _) in enumerate(joined):
-            value = Get(k, t, loc) if len(joined) > 1 else t
+            value = Get(k, t, loc) if width > 1 else t
+            when = Get(len(joined) + flagged.index(k), t, loc) if k in flagged else None
+            value = self.mark_joined(value, kinds[k], when)
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
             if n in complex_names:  # the joined pair (re, im) of a complex value

@@ -1,0 +1,173 @@
+"""A number that is one of Python's own on one branch and one of NumPy's on the other (s = 0.0,
+then s = s + x[i] only where x[i] > 0) divides as the number it is at run time: Python's
+ZeroDivisionError where no NumPy element reached it, NumPy's inf where one did. This holds for if
+statements, conditional expressions, loops whose body changes the number's kind on some
+iterations only (a Bool the loop carries says where it is still Python's), nested loops, loops
+with break and continue, while loops, and loops after loops. Each function is called itself:
+catad raises where it raises, and otherwise gives its value, its gradient (central differences)
+and its jvp."""
+import numpy as np
+import pytest
+
+import catad
+from catad.errors import ZeroDivisionError_
+from catad.pipeline import pipeline
+from located import agrees
+
+
+def if_statement(x):
+    s = 0.0
+    if x[0] > 0:
+        s = x[1]
+    return 1.0 / s + x[0]
+
+
+def conditional_expression(x):
+    s = 0.0 if x[0] <= 0 else x[1]
+    return 1.0 / s + x[0]
+
+
+def sum_of_positives(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = s + x[i]
+    return 1.0 / s
+
+
+def last_positive(x):
+    s = 0.0
+    for i in range(2):
+        if x[i] > 0:
+            s = x[i] * 2.0
+    return 1.0 / s
+
+
+def break_before_update(x):
+    s = 0.0
+    for v in x:
+        if v > 5:
+            break
+        s = s + v
+    return 1.0 / s
+
+
+def while_then_loop(x):
+    s = 0.0
+    i = 0
+    while i < x.shape[0] and x[i] < 0:
+        i += 1
+    for j in range(i, x.shape[0]):
+        s = s + x[j] if x[j] > 2 else s
+    return 2.0 / s + x[0]
+
+
+def nested_with_branch(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            if x[i] * x[j] > 4:
+                s = s + x[i] * x[j]
+    return s ** -1.0
+
+
+def two_states(x):
+    s, t = 0.0, 1.0
+    for v in x:
+        if v > 0:
+            s = s + v
+        else:
+            t = t * 2.0
+    return 1.0 / s + 1.0 / (t - 2.0)
+
+
+def with_continue(x):
+    s = 0.0
+    for v in x:
+        if v > 0:
+            s = s + v
+            continue
+        s = s * 1.0
+    return 1.0 / s
+
+
+def modulo(x):
+    s = 0
+    for v in x:
+        if v > 0:
+            s = s + v
+    return 3.0 % s
+
+
+def loop_after_loop(x):
+    s = 0.0
+    for v in x:
+        if v > 1:
+            s = s + v
+    for v in x:
+        if v < -1:
+            s = s - v
+    return 1.0 / s
+
+
+def nested_sum(x, m):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(m):
+            s = s + x[i] * j
+    return 1.0 / s
+
+
+FUNCTIONS = [if_statement, conditional_expression, sum_of_positives, last_positive, break_before_update,
+             while_then_loop, nested_with_branch, two_states, with_continue, modulo, loop_after_loop]
+INPUTS = [[-1.0, -2.0], [6.0, 1.0], [1.0, 3.0], [3.0, -1.0], [-1.0, 0.5], [-3.0, 2.5], [2.5, 0.0], []]
+
+
+def _python(fn, *args):
+    try:
+        return fn(*args), None
+    except (ZeroDivisionError, IndexError) as e:
+        return None, e
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", INPUTS, ids=str)
+def test_as_python_divides(fn, x):
+    x = np.array(x)
+    want, error = _python(fn, x)
+    if isinstance(error, IndexError):  # x[0] of nothing
+        with pytest.raises(IndexError):
+            catad.value_and_grad(fn)(x)
+        return
+    if error is not None:
+        with pytest.raises(ZeroDivisionError_, match=str(error)):
+            catad.value_and_grad(fn)(x)
+        with pytest.raises(ZeroDivisionError_):
+            catad.jvp(fn, (x,), (np.ones_like(x),))
+        return
+    with np.errstate(all="ignore"):
+        value = catad.value_and_grad(fn)(x)[0]
+    np.testing.assert_equal(value, want)
+    if np.isfinite(want) and x.size and np.all(np.abs(np.abs(x)[:, None] - [0, 1, 2, 5]) > 1e-3):
+        agrees(fn, x)  # away from the branches' thresholds: central differences hold
+
+
+@pytest.mark.parametrize("m", [0, 3])
+def test_inner_loop_of_no_iteration(m):
+    """The sum stays Python's 0.0 where the inner loop runs no iteration (m = 0), and the outer
+    loop is still vectorised: where the number stays Python's reads only m."""
+    x = np.array([0.5, 1.5])
+    if m == 0:
+        with pytest.raises(ZeroDivisionError_, match="float division by zero"):
+            catad.grad(nested_sum)(x, m)
+    else:
+        agrees(nested_sum, x, m)
+    notes = pipeline(nested_sum, x, m).loop_notes
+    assert len(notes) == 2 and all("is vectorised: no Python loop" in n for n in notes), notes
+
+
+def test_branch_flag_is_carried():
+    """Where the kind changes on data, the loop carries a Bool: the loop is not vectorised for
+    nothing, and both branches' values come out right (above); here: the flag is a state."""
+    notes = pipeline(sum_of_positives, np.array([1.0, -2.0])).loop_notes
+    assert any("python s" in n for n in notes), notes
