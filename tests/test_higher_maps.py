@@ -237,7 +237,8 @@ def test_third_derivative_through_solve_equals_central_differences_of_the_hessia
     np.testing.assert_allclose(third, fd, rtol=0, atol=1e-6 * max(1, np.max(np.abs(fd))))
 
 
-KERNEL_PAIRS = ["logdet_hvp", "logdet_vjp_da", "inv_jvp_db", "inv_vjp_db", "chol_jvp_dl", "chol_vjp_dl"]
+KERNEL_PAIRS = ["det_hvp", "det_vjp_da", "logdet_hvp", "logdet_vjp_da", "inv_jvp_db", "inv_vjp_db", "chol_jvp_dl",
+                "chol_vjp_dl"]
 
 
 @pytest.mark.parametrize("name", KERNEL_PAIRS)
@@ -249,14 +250,16 @@ def test_second_derivative_actions_are_derivatives_and_adjoint(name):
     n = 4
     a = _spd(n, 13)
     lo, b = np.linalg.cholesky(a), np.linalg.inv(a)
-    parent, at, fixed = {"logdet_hvp": (K.la_logdet_jvp, a, rng.normal(size=(n, n))),
+    parent, at, fixed = {"det_hvp": (K.la_det_jvp, a, rng.normal(size=(n, n))),
+                         "det_vjp_da": (K.la_det_vjp, a, 0.7),
+                         "logdet_hvp": (K.la_logdet_jvp, a, rng.normal(size=(n, n))),
                          "logdet_vjp_da": (K.la_logdet_vjp, a, 0.7),
                          "inv_jvp_db": (K.la_inv_jvp, b, rng.normal(size=(n, n))),
                          "inv_vjp_db": (K.la_inv_vjp, b, rng.normal(size=(n, n))),
                          "chol_jvp_dl": (K.la_chol_jvp, lo, rng.normal(size=(n, n))),
                          "chol_vjp_dl": (K.la_chol_vjp, lo, rng.normal(size=(n, n)))}[name]
     fwd = getattr(K, "la_" + name)
-    rev = getattr(K, "la_" + (name if name == "logdet_vjp_da" else name + "_t"))
+    rev = getattr(K, "la_" + (name if name.endswith("vjp_da") else name + "_t"))
     e = rng.normal(size=(n, n))
     got = np.asarray(fwd(at, fixed, e))
     h = 1e-6

@@ -294,7 +294,8 @@ def test_matrices_built_from_entries_and_constant_matrices():
     np.testing.assert_allclose(g, [central(constant_matrix, (a, b), 1, e) for e in np.eye(3)], rtol=1e-6)
 
 
-@pytest.mark.parametrize("pair", [("logdet_jvp", "logdet_vjp", M, Float), ("inv_jvp", "inv_vjp", M, M),
+@pytest.mark.parametrize("pair", [("det_jvp", "det_vjp", M, Float), ("logdet_jvp", "logdet_vjp", M, Float),
+                                  ("inv_jvp", "inv_vjp", M, M),
                                   ("lsolve", "lsolve_t", Vec(Float), Vec(Float)), ("lsolve", "lsolve_t", M, M),
                                   ("chol_jvp", "chol_vjp", M, M), ("neg_matmul", "neg_matmul_t", M, Vec(Float)),
                                   ("neg_matmul", "neg_matmul_t", M, M)])
@@ -362,8 +363,6 @@ def test_errors_name_the_line_with_numpy_s_message():
         catad.grad(mismatch)(np.eye(3), np.ones(2))
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
         catad.grad(singular)(np.zeros((2, 2)))
-    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):  # documented: det's gradient solves
-        catad.grad(det)(np.array([[1.0, 2.0], [2.0, 4.0]]))
     with pytest.raises(np.linalg.LinAlgError):  # NumPy raises LinAlgError for these; so does catad
         np.linalg.det(np.ones((2, 3)))
 
@@ -390,4 +389,71 @@ def test_explain_shows_the_maps_and_the_rules():
 
 def test_det_s_gradient_solves():
     rev = catad.explain(det, general(3)).stage("reverse").text
-    assert "logdet_vjp(" in rev and "inv(" not in rev
+    assert "det_vjp(" in rev and "inv(" not in rev
+
+
+# ---------------------------------------------------------------------- singular matrices
+
+SINGULAR = [np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[0.0, 0.0], [0.0, 0.0]]),
+            np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),  # rank 2
+            np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [-1.0, -2.0, -3.0]]),  # rank 1: adj(A) = 0
+            np.zeros((1, 1))]
+
+
+def _sympy_det_derivatives(a):
+    """SymPy's gradient and Hessian of det at a (exact: det is a polynomial)."""
+    import sympy
+    n = a.shape[0]
+    xs = sympy.symbols(f"a0:{n * n}")
+    d = sympy.Matrix(n, n, xs).det()
+    at = dict(zip(xs, a.ravel().tolist()))
+    grad = np.array([float(sympy.diff(d, x).subs(at)) for x in xs]).reshape(n, n)
+    hess = np.array([[float(sympy.diff(d, x, y).subs(at)) for y in xs] for x in xs]).reshape(n, n, n, n)
+    return grad, hess
+
+
+@pytest.mark.parametrize("a", SINGULAR, ids=lambda a: f"{a.shape[0]}x{a.shape[0]}-rank{np.linalg.matrix_rank(a)}")
+def test_det_s_derivatives_at_singular_matrices(a):
+    """det is a polynomial: its gradient tr(adj(A) dA) and Hessian exist at a singular A, where
+    det(A) A^{-1} does not (the adjugate comes from the SVD there), and match SymPy's."""
+    grad, hess = _sympy_det_derivatives(a)
+    value, g = catad.value_and_grad(det)(a)
+    assert value == np.linalg.det(a)
+    np.testing.assert_allclose(g, grad, rtol=0, atol=1e-12)
+    _, tan = catad.jvp(det, (a,), (np.ones_like(a),))
+    assert tan == pytest.approx(np.sum(grad), abs=1e-12)
+    np.testing.assert_allclose(catad.hessian(det)(a), hess, rtol=0, atol=1e-12)
+    t = np.arange(a.size, dtype=float).reshape(a.shape)
+    np.testing.assert_allclose(catad.hvp(det, (a,), (t,)), np.einsum("ijkl,kl->ij", hess, t), rtol=0, atol=1e-11)
+
+
+def dets_of_rows(ms):
+    return sum(np.linalg.det(ms[i]) * (i + 1.0) for i in range(ms.shape[0]))
+
+
+def test_a_singular_matrix_in_a_stack():
+    """A vectorised stack with one singular matrix: each lane's gradient is its own adjugate."""
+    ms = np.stack([general(3), SINGULAR[2], spd(3)])
+    g = catad.grad(dets_of_rows)(ms)
+    want = np.stack([(i + 1.0) * _sympy_det_derivatives(m)[0] for i, m in enumerate(ms)])
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-10)
+
+
+def test_log_det_of_a_singular_matrix_has_no_derivative():
+    """log|det A| is -inf at a singular A and its derivative does not exist: nan (NumPy's mark of
+    a value that has none), in that lane only; never np.linalg's LinAlgError from inside catad."""
+    a = SINGULAR[0]
+    value, g = catad.value_and_grad(lambda_free_logdet)(a)
+    assert value == -np.inf and np.isnan(g).all()
+    ms = np.stack([general(2), a])
+    g = catad.grad(logdets_of_rows)(ms)
+    np.testing.assert_allclose(g[0], np.linalg.inv(ms[0]).T, rtol=1e-12)
+    assert np.isnan(g[1]).all()
+
+
+def lambda_free_logdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def logdets_of_rows(ms):
+    return sum(np.linalg.slogdet(ms[i])[1] for i in range(ms.shape[0]))

@@ -72,7 +72,7 @@ _OPAQUE_NOTE = ("it has no derivative rule yet (the action of an opaque linear m
 _THIRD_NOTE = ("the third derivatives of np.linalg's det, slogdet, inv, cholesky, eigh, eigvalsh and svd and of "
                "scipy.linalg's cholesky and expm are not supported yet (their second derivatives are opaque maps "
                "whose actions have no derivative rule; the solves' have)")
-_SECOND_ACTIONS = {"logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
+_SECOND_ACTIONS = {"det_hvp", "det_hvp_t", "det_vjp_da", "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db",
                    "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t", "sp_chol_jvp_dc",
                    "sp_chol_jvp_dc_t", "sp_chol_vjp_dc", "sp_chol_vjp_dc_t", "expm_jvp_da", "expm_jvp_da_t",
                    "expm_vjp_da", "expm_vjp_da_t", "eigvals_jvp_dv", "eigvals_jvp_dv_t", "eigvals_vjp_dv",
@@ -162,9 +162,10 @@ def _logdet(a: Term) -> L.Linear:
 
 
 def _j_det(fn, xs, tgt, bind):
-    """d det A = det(A) tr(A^{-1} dA): the log-determinant's map scaled by det(A)."""
+    """d det A = tr(adj(A) dA) (Jacobi's formula; det(A) tr(A^{-1} dA) where A is regular, but
+    also at a singular A, where the log-determinant's map is not defined)."""
     (a,) = xs
-    return [L.Compose(L.Scale(bind("d", prim("det", a)), Float), _logdet(a))]
+    return [_linear("det_jvp", "det_vjp", (a,), M, Float)]
 
 
 def _j_slogdet(fn, xs, tgt, bind):
@@ -207,6 +208,18 @@ def _j_cholesky(fn, xs, tgt, bind):
 def _self(fn: str, rev: str, xs: tuple[Term, ...], s: Type, t: Type) -> L.Linear:
     """An action's map in its last argument: the action itself, at the other arguments."""
     return _linear(fn, rev, xs[:-1], s, t)
+
+
+def _j_det_jvp(fn, xs, tgt, bind):
+    """d tr(adj(A) dA) = d^2 det(A)[dA, E] + tr(adj(A) d(dA))."""
+    a, da = xs
+    return [_linear("det_hvp", "det_hvp_t", (a, da), M, Float), _self(fn, "det_vjp", xs, M, Float)]
+
+
+def _j_det_vjp(fn, xs, tgt, bind):
+    """d (g adj(A)^T) = g G(A, E) + dg adj(A)^T (G: d^2 det(A)[E, .] as a matrix)."""
+    a, g = xs
+    return [_linear("det_vjp_da", "det_vjp_da", (a, g), M, M), _self(fn, "det_jvp", xs, Float, M)]
 
 
 def _j_logdet_jvp(fn, xs, tgt, bind):
@@ -660,6 +673,7 @@ _ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_
                 **{name: _j_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,
                 "svd": _j_svd, "svdvals": _j_svdvals, "eigh": _j_eigh, "eigvalsh": _j_eigvalsh, "expm": _j_expm,
+                "det_jvp": _j_det_jvp, "det_vjp": _j_det_vjp,
                 "logdet_jvp": _j_logdet_jvp, "logdet_vjp": _j_logdet_vjp, "inv_jvp": _j_inv_jvp,
                 "inv_vjp": _j_inv_vjp, "lsolve": _j_lsolve, "lsolve_t": _j_lsolve_t, "neg_matmul": _j_neg_matmul,
                 "neg_matmul_t": _j_neg_matmul_t, "neg_tmatmul": _j_neg_tmatmul, "neg_tmatmul_t": _j_neg_tmatmul_t,

@@ -117,10 +117,12 @@ CODEGEN = {
     "check": checks.p_check,
     # linear algebra (catad/backend/linalg.py): the functions and their derivatives' actions
     **{name: getattr(linalg, "p_" + name) for name in (
-        "det", "slogdet", "inv", "solve", "cholesky", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve",
+        "det", "slogdet", "inv", "solve", "cholesky", "det_jvp", "det_vjp", "logdet_jvp", "logdet_vjp", "inv_jvp",
+        "inv_vjp", "lsolve",
         "lsolve_t", "neg_matmul", "neg_matmul_t", "chol_jvp", "chol_vjp",
         # and the actions of their second derivatives (issue 17)
-        "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t", "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da",
+        "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t", "det_hvp", "det_hvp_t", "det_vjp_da", "logdet_hvp",
+        "logdet_hvp_t", "logdet_vjp_da",
         "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl",
         "chol_vjp_dl_t")},
     # discrete Fourier transforms (catad/backend/fft.py): the transforms and their derivatives' actions

@@ -91,6 +91,14 @@ def _action(c: Compiler, t, fn: str, primal: list[Arr], x, extra: str = ""):
     return _call(c, fn, primal + [arrays.dense(c, x)], rank(t.type), extra)
 
 
+def p_det_jvp(c: Compiler, t, a, da):
+    return _action(c, t, "la_det_jvp", [_solvable(c, a)], da)
+
+
+def p_det_vjp(c: Compiler, t, a, g):
+    return _action(c, t, "la_det_vjp", [_solvable(c, a)], g)
+
+
 def p_logdet_jvp(c: Compiler, t, a, da):
     return _action(c, t, "la_logdet_jvp", [_solvable(c, a)], da)
 
@@ -176,8 +184,8 @@ def _at_matrix(kernel: str, solves: bool = True):
     return p
 
 
-p_logdet_hvp, p_logdet_hvp_t, p_logdet_vjp_da = (_at_matrix(k) for k in (
-    "la_logdet_hvp", "la_logdet_hvp_t", "la_logdet_vjp_da"))
+p_det_hvp, p_det_hvp_t, p_det_vjp_da, p_logdet_hvp, p_logdet_hvp_t, p_logdet_vjp_da = (_at_matrix(k) for k in (
+    "la_det_hvp", "la_det_hvp_t", "la_det_vjp_da", "la_logdet_hvp", "la_logdet_hvp_t", "la_logdet_vjp_da"))
 p_inv_jvp_db, p_inv_jvp_db_t, p_inv_vjp_db, p_inv_vjp_db_t = (_at_matrix(k, solves=False) for k in (
     "la_inv_jvp_db", "la_inv_jvp_db_t", "la_inv_vjp_db", "la_inv_vjp_db_t"))
 p_chol_jvp_dl, p_chol_jvp_dl_t, p_chol_vjp_dl, p_chol_vjp_dl_t = (_at_matrix(k) for k in (

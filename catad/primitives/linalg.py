@@ -65,14 +65,73 @@ def la_cholesky(a):
     return np.linalg.cholesky(a)
 
 
+# ---------------------------------------------------------------- derivatives of det
+# d det A = tr(adj(A) dA) (Jacobi's formula) holds at every A, singular ones too, where
+# det(A) A^{-1} does not exist: the adjugate is taken from the SVD there.
+
+def _adjugate(a):
+    """adj(A) of every matrix of a stack, singular or not, by the SVD A = U S V^T:
+    adj(A) = det(U) det(V) V diag(prod_{j != i} s_j) U^T (adj(XY) = adj(Y) adj(X), and
+    adj(Q) = det(Q) Q^T for an orthogonal Q)."""
+    u, s, vt = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return sign[..., None, None] * ((_t(vt) * others[..., None, :]) @ _t(u))
+
+
+def _adj_t(a):
+    """adj(A)^T = det(A) A^{-T}: by one solve where every matrix is regular, else by the SVD."""
+    n = np.shape(a)[-1]
+    try:
+        inv_t = np.linalg.solve(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
+    except np.linalg.LinAlgError:
+        return _t(_adjugate(a))
+    return np.linalg.det(a)[..., None, None] * inv_t
+
+
+def la_det_jvp(a, da):
+    """d det A = tr(adj(A) dA) = sum(adj(A)^T * dA)."""
+    da = _dense(da)
+    if da is None:
+        return ZERO
+    return np.einsum("...ij,...ij->...", _adj_t(a), da)
+
+
+def la_det_vjp(a, g):
+    """The transpose: g -> g adj(A)^T (the whole gradient)."""
+    g = _dense(g)
+    if g is None:
+        return ZERO
+    return g[..., None, None] * _adj_t(a)
+
+
 # ---------------------------------------------------------------- derivatives of log|det|
+# log|det A| is -inf at a singular A and has no derivative there: its derivatives' solves give
+# nan in those matrices' lanes (a stack's regular matrices keep theirs), as NumPy's arithmetic
+# gives nan where a value has none, not np.linalg's LinAlgError (nothing the user wrote raised).
+
+def _solve_or_nan(a, b):
+    """np.linalg.solve(a, b) of matrices b, nan in the lanes whose matrix is singular."""
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        a, b = np.broadcast_arrays(a, b)
+        out = np.full(b.shape, np.nan)
+        for lane in np.ndindex(a.shape[:-2]):
+            try:
+                out[lane] = np.linalg.solve(a[lane], b[lane])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
 
 def la_logdet_jvp(a, da):
     """d log|det A| = tr(A^{-1} dA), by one solve."""
     da = _dense(da)
     if da is None:
         return ZERO
-    return np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    return np.trace(_solve_or_nan(a, da), axis1=-2, axis2=-1)
 
 
 def la_logdet_vjp(a, g):
@@ -81,7 +140,7 @@ def la_logdet_vjp(a, g):
     if g is None:
         return ZERO
     n = np.shape(a)[-1]
-    return g[..., None, None] * np.linalg.solve(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
+    return g[..., None, None] * _solve_or_nan(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
 
 
 # ---------------------------------------------------------------- derivatives of the inverse
@@ -235,8 +294,8 @@ def _scalar(k):
 
 def _sandwich_t(a, x):
     """(A^{-1} X A^{-1})^T = A^{-T} X^T A^{-T}, by two solves."""
-    y = np.linalg.solve(a, x)                        # A^{-1} X
-    return np.linalg.solve(_t(a), _t(y))             # A^{-T} (A^{-1} X)^T
+    y = _solve_or_nan(a, x)                          # A^{-1} X
+    return _solve_or_nan(_t(a), _t(y))               # A^{-T} (A^{-1} X)^T
 
 
 def la_logdet_hvp(a, da, e):
@@ -244,7 +303,7 @@ def la_logdet_hvp(a, da, e):
     da, e = _dense(da), _dense(e)
     if da is None or e is None:
         return ZERO
-    return -np.einsum("...ij,...ji->...", np.linalg.solve(a, e), np.linalg.solve(a, da))
+    return -np.einsum("...ij,...ji->...", _solve_or_nan(a, e), _solve_or_nan(a, da))
 
 
 def la_logdet_hvp_t(a, da, k):
@@ -261,6 +320,51 @@ def la_logdet_vjp_da(a, g, e):
     if g is None or e is None:
         return ZERO
     return -_scalar(g) * _sandwich_t(a, e)
+
+
+def _det_second(a, x):
+    """G with d^2 det(A)[X, E] = sum(G * E), symmetric in X and E. Where A is regular:
+    det(A) (tr(A^{-1} X) A^{-T} - A^{-T} X^T A^{-T}); where it is not, from the expansion of
+    d^2 det as determinants with two columns replaced: G[:, j] = sum_{i != j} adj(B_i)^T[:, j],
+    B_i being A with its column i replaced by X's."""
+    n = np.shape(a)[-1]
+    try:
+        inv_t = np.linalg.solve(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
+    except np.linalg.LinAlgError:
+        out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(x)))
+        for i in range(n):
+            b = np.array(np.broadcast_to(a, out.shape))
+            b[..., :, i] = np.broadcast_to(x, out.shape)[..., :, i]
+            cof = _t(_adjugate(b))
+            cof[..., :, i] = 0.0
+            out += cof
+        return out
+    trace = np.einsum("...ij,...ij->...", inv_t, x)
+    return np.linalg.det(a)[..., None, None] * (trace[..., None, None] * inv_t - inv_t @ _t(x) @ inv_t)
+
+
+def la_det_hvp(a, da, e):
+    """e -> d tr(adj(A) dA) = d^2 det(A)[dA, e]."""
+    da, e = _dense(da), _dense(e)
+    if da is None or e is None:
+        return ZERO
+    return np.einsum("...ij,...ij->...", _det_second(a, da), e)
+
+
+def la_det_hvp_t(a, da, k):
+    """Its transpose: k -> k G(A, dA)."""
+    da, k = _dense(da), _dense(k)
+    if da is None or k is None:
+        return ZERO
+    return _scalar(k) * _det_second(a, da)
+
+
+def la_det_vjp_da(a, g, e):
+    """e -> d (g adj(A)^T) = g G(A, e): its own transpose (d^2 det is symmetric)."""
+    g, e = _dense(g), _dense(e)
+    if g is None or e is None:
+        return ZERO
+    return _scalar(g) * _det_second(a, e)
 
 
 def la_inv_jvp_db(b, x, e):
@@ -371,7 +475,8 @@ def la_where_eye(keep, a):
     return np.where(keep, a, np.eye(np.shape(a)[-1]))
 
 
-KERNELS = {f.__name__: f for f in (la_where_eye, la_lstsq, la_det, la_slogdet, la_inv, la_solve, la_cholesky, la_logdet_jvp,
+KERNELS = {f.__name__: f for f in (la_where_eye, la_lstsq, la_det, la_slogdet, la_inv, la_solve, la_cholesky,
+                                   la_det_jvp, la_det_vjp, la_det_hvp, la_det_hvp_t, la_det_vjp_da, la_logdet_jvp,
                                    la_logdet_vjp, la_inv_jvp, la_inv_vjp, la_lsolve, la_lsolve_t,
                                    la_neg_matmul, la_neg_matmul_t, la_chol_jvp, la_chol_vjp, la_neg_tmatmul,
                                    la_neg_tmatmul_t, la_mul_neg, la_mul_neg_t, la_logdet_hvp, la_logdet_hvp_t,

@@ -1032,8 +1032,8 @@ def _float_of(f):
 _LINALG = [
     # name, typing, reference implementation, aliases, doc
     ("det", _typing_of_matrix(Float), _float_of(_la.la_det), (np.linalg.det,),
-     "det(A), the determinant of a square matrix (np.linalg.det); its derivative det(A) tr(A^{-1} dA) is "
-     "applied by a solve"),
+     "det(A), the determinant of a square matrix (np.linalg.det); its derivative tr(adj(A) dA) is applied by "
+     "a solve (det(A) A^{-1}), or by the SVD where A is singular"),
     ("slogdet", _typing_of_matrix(TupleT((Float, Float))),
      lambda a: tuple(float(v) for v in _la.la_slogdet(a)), (np.linalg.slogdet,),
      "slogdet(A) = (sign, log|det A|) (np.linalg.slogdet); the sign's derivative is 0"),
@@ -1046,6 +1046,10 @@ _LINALG = [
      "cholesky(A) = L, lower triangular with L L^T = A, from A's lower triangle (np.linalg.cholesky; "
      "LinAlgError when A is not positive definite): the derivative with respect to A's strictly upper "
      "triangle is 0"),
+    ("det_jvp", _t_action(MATRIX, Float), _float_of(_la.la_det_jvp), (),
+     "det_jvp(A, dA) = tr(adj(A) dA) = d det A (Jacobi's formula; 0 for the zero tangent), singular A too"),
+    ("det_vjp", _t_action(Float, MATRIX), _la.la_det_vjp, (),
+     "det_vjp(A, g) = g adj(A)^T, the transpose of det_jvp"),
     ("logdet_jvp", _t_action(MATRIX, Float), _float_of(_la.la_logdet_jvp), (),
      "logdet_jvp(A, dA) = tr(A^{-1} dA) = d log|det A|, by one solve (0 for the zero tangent)"),
     ("logdet_vjp", _t_action(Float, MATRIX), _la.la_logdet_vjp, (),
@@ -1091,6 +1095,12 @@ _LINALG_AGAIN = [
     ("neg_tmatmul_t", t_neg_matmul_t, _la.la_neg_tmatmul_t, "neg_tmatmul_t(y, g) = -y g^T, the transpose of neg_tmatmul"),
     ("mul_neg", t_rhs_action, _la.la_mul_neg, "mul_neg(M, x) = -M x (d neg_matmul in x)"),
     ("mul_neg_t", t_rhs_action, _la.la_mul_neg_t, "mul_neg_t(M, g) = -M^T g, the transpose of mul_neg"),
+    ("det_hvp", _t_action_at(MATRIX, MATRIX, Float), _float_of(_la.la_det_hvp),
+     "det_hvp(A, dA, E) = d^2 det(A)[dA, E], d det_jvp(A, dA) in A (singular A too)"),
+    ("det_hvp_t", _t_action_at(MATRIX, Float, MATRIX), _la.la_det_hvp_t,
+     "det_hvp_t(A, dA, k) = k G, sum(G E) = d^2 det(A)[dA, E]: the transpose of det_hvp"),
+    ("det_vjp_da", _t_action_at(Float, MATRIX, MATRIX), _la.la_det_vjp_da,
+     "det_vjp_da(A, g, E) = d det_vjp(A, g) in A = g G(A, E) (its own transpose)"),
     ("logdet_hvp", _t_action_at(MATRIX, MATRIX, Float), _float_of(_la.la_logdet_hvp),
      "logdet_hvp(A, dA, E) = -tr(A^{-1} E A^{-1} dA), d logdet_jvp(A, dA) in A"),
     ("logdet_hvp_t", _t_action_at(MATRIX, Float, MATRIX), _la.la_logdet_hvp_t,
@@ -1408,7 +1418,7 @@ STRUCTURAL = {
               "codegen": _CG + "tangent_ops:p_tprod"},
     # linear algebra: each function's Jacobian is made of lmLinear maps, whose forward and
     # transposed actions are the *_jvp / *_vjp primitives (catad.rewrite.catalogue: fwd-linear)
-    "det": {"derivative": _AD + "_j_det", "linear maps": _LM + "Linear Scale", "codegen": _CG + "linalg:p_det"},
+    "det": {"derivative": _AD + "_j_det", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_det"},
     "slogdet": {"derivative": _AD + "_j_slogdet", "linear maps": _LM + "Linear VCat Zero",
                 "codegen": _CG + "linalg:p_slogdet"},
     "inv": {"derivative": _AD + "_j_inv", "linear maps": _LM + "Linear", "codegen": _CG + "linalg:p_inv"},
@@ -1419,12 +1429,12 @@ STRUCTURAL = {
     # their actions' own Jacobians (a second derivative: catad.ad.rules, "linear algebra again")
     **{_name: {"derivative": _AD + "_j_" + _name, "linear maps": _LM + "Linear Compose",
                "codegen": _CG + "linalg:p_" + _name} for _name in (
-        "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul", "neg_matmul_t",
-        "chol_jvp", "chol_vjp", "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t")},
+        "det_jvp", "det_vjp", "logdet_jvp", "logdet_vjp", "inv_jvp", "inv_vjp", "lsolve", "lsolve_t", "neg_matmul",
+        "neg_matmul_t", "chol_jvp", "chol_vjp", "neg_tmatmul", "neg_tmatmul_t", "mul_neg", "mul_neg_t")},
     # the second derivatives' actions, with no derivative of their own (a third is refused)
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
-        "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db", "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t",
-        "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t")},
+        "det_hvp", "det_hvp_t", "det_vjp_da", "logdet_hvp", "logdet_hvp_t", "logdet_vjp_da", "inv_jvp_db",
+        "inv_jvp_db_t", "inv_vjp_db", "inv_vjp_db_t", "chol_jvp_dl", "chol_jvp_dl_t", "chol_vjp_dl", "chol_vjp_dl_t")},
     # discrete Fourier transforms: each one's Jacobian is an lmLinear map whose actions are the
     # *_jvp / *_vjp primitives (catad/primitives/fft.py)
     **{_name: {"derivative": _AD + "_j_dft", "linear maps": _LM + "Linear", "codegen": _CG + "fft:p_" + _name}
