@@ -118,8 +118,20 @@ def nested_sum(x, m):
     return 1.0 / s
 
 
+def _reciprocal(s):
+    return 1.0 / s
+
+
+def passed_on(x):
+    s = 0.0
+    for v in x:
+        if v > 0:
+            s = s + v
+    return _reciprocal(s) + _reciprocal(x[0] * 0.5 + 7.0)
+
+
 FUNCTIONS = [if_statement, conditional_expression, sum_of_positives, last_positive, break_before_update,
-             while_then_loop, nested_with_branch, two_states, with_continue, modulo, loop_after_loop]
+             while_then_loop, nested_with_branch, two_states, with_continue, modulo, loop_after_loop, passed_on]
 INPUTS = [[-1.0, -2.0], [6.0, 1.0], [1.0, 3.0], [3.0, -1.0], [-1.0, 0.5], [-3.0, 2.5], [2.5, 0.0], []]
 
 
@@ -171,3 +183,36 @@ def test_branch_flag_is_carried():
     nothing, and both branches' values come out right (above); here: the flag is a state."""
     notes = pipeline(sum_of_positives, np.array([1.0, -2.0])).loop_notes
     assert any("python s" in n for n in notes), notes
+
+
+def reciprocal_of_the_sum_so_far(x):
+    s = 0.0
+    r = 0.0
+    for v in x:
+        r = r + 1.0 / s  # Python's 0.0 in the first iteration: Python raises there
+        s = s + v
+    return r + s
+
+
+def sum_then_reciprocal(x):
+    s = 0.0
+    for v in x:
+        s = s + v
+    return x[0] / s + 1.0 / (s + 1.0)
+
+
+@pytest.mark.parametrize("x", [[2.0, 1.0], [], [0.5]], ids=str)
+def test_the_first_iteration_sees_python_s_number(x):
+    """The state is Python's 0.0 in the first iteration and NumPy's after it: its flag is read
+    by the body's check, so the loop carries it; a loop whose body reads no flag does not."""
+    x = np.array(x)
+    want, error = _python(reciprocal_of_the_sum_so_far, x)
+    if error is not None:
+        with pytest.raises(ZeroDivisionError_, match="float division by zero"):
+            catad.grad(reciprocal_of_the_sum_so_far)(x)
+    else:
+        assert catad.value_and_grad(reciprocal_of_the_sum_so_far)(x)[0] == want
+    notes = pipeline(reciprocal_of_the_sum_so_far, np.array([2.0, 1.0])).loop_notes
+    assert len(notes) == 1 and "a check in its body reads the loop's state" in notes[0], notes
+    notes = pipeline(sum_then_reciprocal, np.array([2.0, 1.0])).loop_notes
+    assert len(notes) == 1 and "is vectorised: no Python loop" in notes[0], notes

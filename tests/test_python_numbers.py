@@ -383,3 +383,25 @@ def test_the_square_of_a_sum_of_nothing_needs_no_check():
         assert catad.value_and_grad(squares_of_row_sums)(m)[0] == squares_of_row_sums(m)
     p = pipeline(squares_of_row_sums, np.ones((3, 2)))
     assert [c for c in subterms(p.core.main.body) if getattr(c, "fn", None) == "check"] == []
+
+
+def power_of_a_floor_quotient(x, n):
+    s = 1.0
+    if x > 2.0:
+        s *= (1 // n) ** -1  # the power's checks read a quotient that carries its own check
+    return s * x
+
+
+@pytest.mark.parametrize("n", [1, 2, 0])
+def test_power_of_a_checked_int_operand(n):
+    """(1 // n) ** -1 of Python's ints: Python's value, and its errors (1 // 0, 0 ** -1), from a
+    power whose operand holds the floor division's own check (it was an AssertionError from inside
+    catad: the check copied the operand with its binding)."""
+    try:
+        want = power_of_a_floor_quotient(3.0, n)
+    except ZeroDivisionError as e:
+        with pytest.raises(ZeroDivisionError_, match=str(e).split(" (")[0]):
+            catad.grad(power_of_a_floor_quotient)(3.0, n)
+        return
+    agrees(power_of_a_floor_quotient, 3.0, n)
+    assert catad.value_and_grad(power_of_a_floor_quotient)(3.0, n)[0] == want

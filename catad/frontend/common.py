@@ -4,6 +4,9 @@ evaluated only when needed), chains of index, the array test and the join of two
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from ..errors import Loc
 from ..lang.terms import TRUE, Call, Const, If, Term
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
@@ -93,3 +96,10 @@ def static_int(t: Term) -> int | None:
         return None
     args = [static_int(a) for a in t.args]
     return None if None in args else _INT_OPS[t.fn](*args)
+
+
+@dataclass(frozen=True)
+class PythonWhere:
+    """A function's argument that is one of Python's own numbers (of type `type`) only where a
+    condition holds: the caller passes that Bool after the other arguments (functions.py)."""
+    type: Any

@@ -24,6 +24,7 @@ from .complexes import Complex
 from .common import and_, is_array, or_, static_bool
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
+from .shapes import copyable, without_checks
 from .source import relocate
 from .subscripts import DictKey
 from ..trees import NONE, Tree, string
@@ -213,7 +214,9 @@ class Expressions:
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
         if name in int_range.CHECKED and {a.type, b.type} <= {Int, Bool} and Int in (a.type, b.type):
-            compute = (lambda x, y: self.python_power(x, y, loc)) if name == "pow" and py else f
+            # (its checks read the operands again: bound to names first, as python_arith does)
+            compute = (lambda x, y: self.b.share_all([x, y], lambda p, q: self.python_power(p, q, loc), loc)) \
+                if name == "pow" and py else f
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
             return self.as_py(out) if py else out
         # Python's errors where both are Python's numbers
@@ -578,13 +581,11 @@ class Expressions:
         kind = self.joined_kind(a, b)
         if not isinstance(kind, tuple):
             return self.mark_joined(t, kind)
-        wa, wb = self.where_py(a), self.where_py(b)
-        if not (_in_scope(wa, a) and _in_scope(wb, b)):
-            self.fail(node, "conditional expression", "one branch gives one of Python's own numbers and the "
-                      "other one of NumPy's, which catad cannot tell apart here (Python's raise "
-                      "ZeroDivisionError where NumPy's give inf)", hint="make both branches NumPy's numbers "
-                      "(np.float64(...)) or both Python's (float(...))")
-        return self.mark_joined(t, kind, If(c, wa, wb, self.loc(node)))
+        wa, wb, test = self.where_py(a), self.where_py(b), without_checks(c)
+        when = If(test, wa, wb, self.loc(node)) if test is not None else None
+        if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
+            return t  # (a condition that binds, as a comprehension in it: taken to be NumPy's, as before)
+        return self.mark_joined(t, kind, when)
 
     def x_Call(self, node: ast.Call) -> Term:
         """calls of library functions (see the table above), of your functions, methods and lambdas."""

@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Call, Const, Get, Term, Tuple, Var
+from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var
 from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
+from .common import PythonWhere
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -81,7 +82,7 @@ class Functions:
         """The Def's parameters: one per argument given (`given` names the parameter each fills,
         *args once per item), in the order of the signature; the others are bound to what a
         bound method's self is (`statics`) or to their default values."""
-        params, items = [], []
+        params, items, where = [], [], []
         for p, ty, units, tree, py in zip(self.given, self.arg_types, self.units, self.param_trees, self.pys):
             v = Var(self.names.user(p), ty, loc)
             self.b.shapes.param(v, units)
@@ -89,12 +90,18 @@ class Functions:
             value = self.with_tree(v, tree)
             if py is True:
                 self.as_py(v)  # a Python float, int or bool argument
+            elif isinstance(py, PythonWhere):
+                where.append((v, py.type))
             elif isinstance(py, tuple) and _any_leaf(py):  # a tuple, list or dict holding some
                 value = self.python_leaves(value, py, loc)
             if p == self.src.vararg:
                 items.append(value)
             else:
                 self.env[p] = value
+        for v, python_type in where:  # the Bools that say where they are Python's, in order
+            flag = Var(self.names.user("python_" + v.name), Bool, loc)
+            params.append(flag)
+            self.as_py_when(v, flag, python_type)
         for p, static in self.statics:
             self.env[p] = static
         if self.src.vararg:
@@ -235,9 +242,13 @@ class Functions:
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)
-        pys = tuple(self.is_py(t) for t in ts)  # Python's own numbers stay Python's in the callee
+        # Python's own numbers stay Python's in the callee; one that is Python's only where a
+        # condition holds (a sum by a loop) passes that Bool too, after the other arguments
+        whens = [self.py_when(t) for t in ts]
+        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1])) for w in whens)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
+        ts += [w[0] for w in whens if w is not None and w[0] is not TRUE]
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         out = self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))

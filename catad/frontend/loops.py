@@ -55,7 +55,7 @@ from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
 from .int_range import IntBound
-from .shapes import Dim, canonical, lin_const, simple
+from .shapes import Dim, canonical, copyable, fresh, lin_const, simple
 from .checks import Statement
 from .statements import Unbound
 from .subscripts import DictKey
@@ -883,74 +883,30 @@ class Loops:
         if src.counts:
             counter = "\0count"
             state = state + [(counter, Const(0, Int, loc))]
-        types = [init.type for _, init in state]
-        shapes = [self._shape_of(init) for _, init in state]
-        # a state that is one of Python's own numbers before the loop and after its body is one
-        # throughout (expressions.py: Python's arithmetic raises where NumPy's gives inf)
-        init_whens = [self.py_when(init) for _, init in state]
-        # (or where one is: after a loop that may have run no iteration; pys: that Bool, or None)
-        pys = [None if w is None else w[0] for w in init_whens]
-        # an Int state a product updates may leave int64: its products are checked (int_range.py)
-        bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
-        # a Python number the body makes NumPy's only on some branch (if x[i] > 0: s = s + x[i])
-        # stays Python's while that branch has not run: a Bool state says where (flags: its name)
+        # A number that is one of Python's own before the loop (or where a condition holds) and
+        # that the body makes NumPy's (s = 0.0, then s = s + x[i]) is Python's in the first
+        # iteration, and after it where that may not have happened: a Bool state (a flag) says
+        # where, read by the body's checks (1.0 / s raises in the first iteration) and after the
+        # loop. Where the body reads no flag, it is left out, and after the loop the number is
+        # Python's where the loop ran no iteration or where a condition that reads nothing the
+        # loop changes holds (an inner loop of no iteration): so sum loops stay vectorised.
         flags: dict[str, tuple[str, Any]] = {}
-        mixed: list[bool] = []
-        # ... unless where it stays Python's reads nothing the loop changes (an inner loop that
-        # runs no iteration): Python's after the loop where it ran none or that holds (invariant)
-        first: dict[int, tuple[Term, _Lambda]] = {}
-        invariant: dict[str, Term] = {}
-        for _ in range(8):
-            saved_env, saved = dict(self.env), self.b.shapes.saved()
-            try:
-                body, outs, body_env = self._body(s, src, list(zip([n for n, _ in state], types)), shapes,
-                                                  pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
-                                                  bounds=bounds, flags=flags)
-            finally:
-                self.env = saved_env
-                self.b.shapes.restore(saved)
-            # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
-            new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for (n, _), b in zip(state, bounds)]
-            new_pys = [py if py is not None and self.where_py(out) is py else None for py, out in zip(pys, outs)]
-            # NumPy's after an iteration (unmarked numbers are NumPy's), or Python's on some branch
-            numpys = [self.py_when(out) is None for out in outs]
-            mixed = [m or self.where_py(out) not in (TRUE, FALSE_) for m, out in zip(mixed + [False] * len(outs), outs)]
-            for k, (py, out) in enumerate(zip(pys, outs)):
-                if py is not None and k not in first:
-                    first[k] = (self.where_py(out), body)
-            new_types, new_shapes = [], []
-            for (n, _), ty, sh, out in zip(state, types, shapes, outs):
-                joined = join_types(ty, out.type)
-                if joined is None:
-                    self.fail(s, _kind(s), f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
-                              "after its body; give it one type", CatadTypeError)
-                new_types.append(joined)
-                new_shapes.append(self._kept(sh, out) if joined == ty else None)
-            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
-                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds:
-                more = [n for (n, init), when, py, mix in zip(state, init_whens, new_pys, mixed)
-                        if when is not None and py is None and mix and n not in flags and n not in invariant
-                        and not n.startswith("\0")]
-                for n in list(more):
-                    got = first.get([m for m, _ in state].index(n))
-                    stays = _outside(*got) if got is not None and src.length is not None and src.steps is None \
-                        else None
-                    if stays is not None:
-                        invariant[n] = stays
-                        more.remove(n)
-                if not more:
-                    break
-                for n in more:
-                    flags[n] = ("\0python " + n, init_whens[[m for m, _ in state].index(n)][1])
-                    state = state + [(flags[n][0], self.where_py(dict(state)[n]))]
-                    new_types.append(Bool)
-                    new_shapes.append(None)
-                    new_pys.append(None)
-                    init_whens.append(None)
-                    new_bounds.append(int_range.state_bound(flags[n][0], False))
-            types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
-        else:
-            self.fail(s, _kind(s), "the types of the loop's variables do not settle")
+        after: dict[str, Term] = {}  # a flag left out: where the number stays Python's, or FALSE_
+        st = self._settle(s, src, state, flags)
+        changed = [n for n, w, py in zip(st.names, st.init_whens, st.pys) if w is not None and py is None
+                   and not n.startswith("\0")]
+        if changed:
+            for n in changed:
+                flags[n] = ("\0python " + n, st.init_whens[st.names.index(n)][1])
+            probe = self._settle(s, src, state, flags)
+            for n in changed:
+                stays = self._flag_unneeded(probe, n, flags[n][0], src)
+                if stays is not None:
+                    after[n] = stays
+                    del flags[n]
+            st = probe if not after else self._settle(s, src, state, flags)
+        state, types, shapes, pys, bounds, init_whens = st.state, st.types, st.shapes, st.pys, st.bounds, st.init_whens
+        body, body_env = st.body, st.body_env
         # an array the body lets something refer to is not owned after the loop (updates.py)
         self.env[OWNED] = self.owned() & (body_env.get(OWNED) or frozenset())
         inits = [self.b.coerce(init, ty, loc) for (_, init), ty in zip(state, types)]
@@ -974,26 +930,21 @@ class Loops:
         for n, (flag, python_type) in flags.items():
             k = names.index(n)
             results[k] = self.as_py_when(results[k], results[names.index(flag)], python_type)
-        for n, stays in invariant.items():
+        for n, stays in after.items():
+            # Python's where the loop ran no iteration (a sum by a loop, then divided by the
+            # length), or where `stays` holds
             k = names.index(n)
-            when, python_type, _ = init_whens[k]
-            stays = or_(prim("eq", src.length, Const(0, Int, loc), loc=loc), stays)
-            results[k] = self.as_py_when(results[k], stays if when is TRUE else and_(when, stays), python_type)
+            when, python_type, known = init_whens[k]
+            empty = prim("eq", src.length, Const(0, Int, loc), loc=loc)
+            init = state[k][1]
+            known = (init if isinstance(init, Const) else known) if stays is FALSE_ else None
+            cond = empty if stays is FALSE_ else or_(empty, stays)
+            results[k] = self.as_py_when(results[k], cond if when is TRUE else and_(when, cond), python_type, known)
         for k, py in enumerate(pys):
             if py is TRUE:
                 results[k] = self.as_py(results[k])
             elif py is not None:
                 results[k] = self.as_py_when(results[k], py, init_whens[k][1])  # (its value may change)
-            elif init_whens[k] is not None and numpys[k] and src.length is not None and src.steps is None and \
-                    names[k] not in invariant and names[k] not in flags:
-                # Python's number before the loop, NumPy's after any iteration: Python's where it
-                # ran no iteration (a sum by a loop, then divided by the length)
-                empty = prim("eq", src.length, Const(0, Int, loc), loc=loc)
-                when, python_type, known = init_whens[k]
-                init = state[k][1]
-                known = init if isinstance(init, Const) else known
-                results[k] = self.as_py_when(results[k], empty if when is TRUE else and_(empty, when), python_type,
-                                             known)
             if bounds[k].big:
                 self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):
@@ -1011,6 +962,63 @@ class Loops:
                 self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
         return out_results, out_names
+
+    def _settle(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], flags: dict) -> "_Settled":
+        """Lower the body, with the flags' Bool states, until the state's types, shapes, kinds
+        and Int bounds are a fixed point."""
+        state = state + [(flag, self.where_py(dict(state)[n])) for n, (flag, _) in flags.items()]
+        names = [n for n, _ in state]
+        types = [init.type for _, init in state]
+        shapes = [self._shape_of(init) for _, init in state]
+        # a state that is one of Python's own numbers before the loop (or where a condition
+        # holds) and after its body is one throughout (expressions.py: Python's arithmetic
+        # raises where NumPy's gives inf); pys: that Bool, or None
+        init_whens = [None if n.startswith("\0python ") else self.py_when(init) for n, init in state]
+        pys = [None if w is None or n in flags else w[0] for n, w in zip(names, init_whens)]
+        # an Int state a product updates may leave int64: its products are checked (int_range.py)
+        bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
+        for _ in range(6):
+            saved_env, saved = dict(self.env), self.b.shapes.saved()
+            try:
+                body, outs, body_env = self._body(s, src, list(zip(names, types)), shapes,
+                                                  pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
+                                                  bounds=bounds, flags=flags)
+            finally:
+                self.env = saved_env
+                self.b.shapes.restore(saved)
+            # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
+            new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for n, b in zip(names, bounds)]
+            new_pys = [py if py is not None and self.where_py(out) is py else None for py, out in zip(pys, outs)]
+            new_types, new_shapes = [], []
+            for n, ty, sh, out in zip(names, types, shapes, outs):
+                joined = join_types(ty, out.type)
+                if joined is None:
+                    self.fail(s, _kind(s), f"variable {_shown(n)!r} is a {ty} before the loop and a {out.type} "
+                              "after its body; give it one type", CatadTypeError)
+                new_types.append(joined)
+                new_shapes.append(self._kept(sh, out) if joined == ty else None)
+            if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
+                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds:
+                return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env)
+            types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
+        self.fail(s, _kind(s), "the types of the loop's variables do not settle")
+
+    def _flag_unneeded(self, st: "_Settled", n: str, flag: str, src: _Source) -> Term | None:
+        """Where the body reads n's flag only to make it again: FALSE_ if n is NumPy's after any
+        iteration, the condition that keeps it Python's where that reads nothing the loop
+        changes; None where the flag is needed (its checks read it, or it depends on the data)."""
+        f, k = st.body_env.get(flag), st.names.index(flag)
+        lets, result = let_chain(st.body.body)
+        if not isinstance(f, Var) or src.length is None or src.steps is not None or not isinstance(result, Tuple):
+            return None
+        if f.name in var_names(*[b.rhs for b in lets], *[v for j, v in enumerate(result.items) if j != k]):
+            return None
+        out = st.outs[k]
+        if out == FALSE_:
+            return FALSE_
+        if not (isinstance(out, If) and out.orelse == FALSE_ and f in (out.cond, out.then)):
+            return None
+        return _outside(out.then if out.cond == f else out.cond, st.body)
 
     def _shape_of(self, t: Term):
         """A state's initial shape, per axis its Dim or None (a size that binds: not copied)."""
@@ -1086,7 +1094,7 @@ class Loops:
                 outs.append(prim("add", counter, Const(1, Int), loc=loc))
                 continue
             if n in flagged:
-                outs.append(self.where_py(self.env.get(flagged[n])))
+                outs.append(fresh(self.where_py(self.env.get(flagged[n])), loc))  # (its own nodes)
                 continue
             out = self.env.get(n)
             if isinstance(out, Complex):
@@ -1112,7 +1120,7 @@ def _outside(cond: Term, body: "_Lambda") -> Term | None:
     for _ in range(len(defs) + 1):
         bound = [v for v in free_vars(cond) if v.name in inner]
         if not bound:
-            return cond
+            return cond if copyable(cond) else None  # (read again by each check: no binders)
         if any(v not in defs for v in bound):
             return None
         cond = rename(cond, {v: defs[v] for v in bound})
@@ -1150,6 +1158,14 @@ class _Fresh:
 
     def rename(self, v: Var) -> Var:
         return Var(self.names.temp(v.name.rstrip("0123456789_") or "_v"), v.type, v.loc)
+
+
+class _Settled:
+    """A loop's state after _settle: its (name, init) pairs, names, types, shapes, kinds, Int
+    bounds and initial kinds, the body's lambda, its outputs and env."""
+    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env):
+        self.state, self.names, self.types, self.shapes, self.pys = state, names, types, shapes, pys
+        self.bounds, self.init_whens, self.body, self.outs, self.body_env = bounds, init_whens, body, outs, body_env
 
 
 class _Lambda:

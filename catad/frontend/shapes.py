@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._node import walk
-from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Var, let_chain
-from ..lang.types import Int, Tuple as TupleT, Vec, rank
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Var, let_chain, subterms, term_children, with_children
+from ..lang.types import Int, Tuple as TupleT, Unit, Vec, rank
 from ..primitives import prim
 
 # A linear form: ({key: coefficient}, constant) frozen as (frozenset of items, constant); a key is
@@ -34,6 +34,40 @@ class Dim:
 
     size: Term | None
     one: bool | None = None
+
+
+def copyable(t: Term) -> bool:
+    """Whether fresh can copy t: no binders in it (a let, a build, a fold)."""
+    return not any(isinstance(n, (Let, Build)) or getattr(n, "LAMBDAS", ()) for n in subterms(t))
+
+
+def without_checks(t: Term, limit: int = 200) -> Term | None:
+    """A small term t with its lets put in and its checks left out, for a condition read again
+    where t's value is used, after those checks have passed (a conditional expression's test
+    x[0] > 0 binds and checks the index); None for a term with another binder (a build, a fold)
+    or of more than `limit` nodes."""
+    if len(subterms(t)) > limit:
+        return None
+    env: dict = {}
+
+    def go(n: Term) -> Term:  # (recursive: the term is small)
+        if isinstance(n, Var):
+            return env.get(n, n)
+        if isinstance(n, Let):
+            if n.var.type != Unit:  # a check's binding is of the unit type: left out
+                env[n.var] = go(n.rhs)
+            return go(n.body)
+        if isinstance(n, Build) or getattr(n, "LAMBDAS", ()):
+            raise _Binder
+        return with_children(n, [go(k) for k in term_children(n)])
+    try:
+        return go(t)
+    except _Binder:
+        return None
+
+
+class _Binder(Exception):
+    pass
 
 
 def fresh(t: Term, loc=None) -> Term:

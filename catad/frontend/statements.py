@@ -26,6 +26,7 @@ from .complexes import Complex
 from .common import is_array, join_types
 from .lists import ListState
 from .raises import raising_arm
+from .shapes import fresh
 from ..trees import Tree
 from .source import Source, relocate
 from .updates import OWNED, owned_join
@@ -517,7 +518,7 @@ class Statements:
 
         def arm(p, e):
             vals = [self.b.coerce(e[n], ty, loc) for n, ty in joined]
-            vals += [self.where_py(e[joined[k][0]]) for k in flagged]
+            vals += [fresh(self.where_py(e[joined[k][0]]), loc) for k in flagged]  # (their own nodes)
             return self.assemble(p, vals[0] if width == 1 else Tuple(tuple(vals), loc), None)
         rhs = If(cond, arm(p1, e1), arm(p2, e2), loc)
         t = self.bind_temp(rhs, pieces, loc) if width > 1 else rhs
