@@ -72,6 +72,9 @@ def plan(spec: str, shapes: tuple):
     (_factored)."""
     if "." in spec or "->" not in spec:  # an ellipsis, an implicit result: einsum's own driver
         return functools.partial(_einsum, spec, path(spec, shapes))
+    if any(0 in sh for sh in shapes):  # no terms, or an empty result: einsum's single pass is no
+        return functools.partial(_c_einsum, spec)  # work, and its empty sums are 0 (a pairwise step's
+        # 0 times an inf operand is NaN)
     factored = _factored(spec, shapes)
     if factored is not None:
         return factored
@@ -392,3 +395,125 @@ def _times_outer(inner: tuple, outer: tuple, sub, views: tuple, ops: list) -> np
         x = x[expand]
         acc = x if acc is None else acc * x
     return acc
+
+
+# masked() takes a ragged mask's True entries one by one while there are at most this many of
+# them and the mask has at most MASK_SIZE elements (GMM's (d, d - 1) triangle: 1 entry at d = 2,
+# 3 at d = 3; at d = 10 its 45 entries are one einsum's, not 45)
+MASKED_TERMS = 4
+MASK_SIZE = 64
+
+
+def masked(spec: str, ops: tuple, w: int):
+    """einsum(spec, *ops) of the terms where ops[w], a small Bool mask (a ragged build's), is
+    True, as the sum over its True entries of the einsum of the other operands' slices there
+    (sum_{v: mask[v]} einsum(spec without the mask's letters, *(op[v] ...)), written into the
+    result's part at v): a masked term is left out, not multiplied by 0, so the result is the
+    selection's whatever the masked lanes hold (inf, NaN), without the product by the mask and
+    its finiteness test (runtime.contract). GMM's 'cd,bcd,abd->abc' at d = 2 (mask
+    [[False], [True]]) is then the one product 'b,ab->ab' of L[:, 1, 0] and x[:, :, 0] written
+    into the result's c = 1 half. None (runtime.contract's general path) for another mask, more
+    than MASKED_TERMS True entries, an operand that is not a float64 array, or a spec the
+    slices do not fit (see _mask_plan)."""
+    mask = ops[w]
+    if type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.size > MASK_SIZE:
+        return None
+    for k, o in enumerate(ops):
+        if k != w and (type(o) is not np.ndarray or o.dtype != F64):
+            return None
+    planned = _mask_plan(spec, tuple([o.shape for o in ops]), w)
+    if planned is None:
+        return None
+    hits = np.flatnonzero(mask)
+    if hits.size > MASKED_TERMS:
+        return None
+    return planned(ops, tuple(hits.tolist()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _mask_plan(spec: str, shapes: tuple, w: int):
+    """masked()'s plan for these shapes: None for an ellipsis, an implicit result, a repeated
+    index, fewer than two operands besides the mask, or sizes that do not broadcast (einsum's
+    error, raised by the general path)."""
+    if "." in spec or "->" not in spec:
+        return None
+    inputs, out = spec.split("->")
+    specs = inputs.split(",")
+    if len(specs) != len(shapes) or len(specs) < 3 or any(len(set(s)) != len(s) for s in specs + [out]) or \
+            any(len(s) != len(sh) for s, sh in zip(specs, shapes)):
+        return None
+    size: dict = {}
+    for s, sh in zip(specs, shapes):
+        for c, n in zip(s, sh):
+            if n != 1 and size.setdefault(c, n) != n:
+                return None
+    # the mask's letters along which it is longer than 1; along the others it is read at 0
+    # (broadcast), so that it is one Bool per value of these
+    fixed = "".join(c for c, n in zip(specs[w], shapes[w]) if n != 1)
+    others = set("".join(s for k, s in enumerate(specs) if k != w))
+    if not set(out) <= others | set(fixed):
+        return None  # a result's letter only the mask has, of size 1: einsum's own path
+    return _MaskPlan(specs, shapes, out, w, fixed, {c: size.get(c, 1) for c in inputs if c != ","})
+
+
+class _MaskPlan:
+    """The slices, sub-einsum and result part of each True entry of a mask (see masked), made
+    once per set of True entries (a mask's entries are the same at every call of a program).
+    Letters of size 1 are read at 0 and left out of the sub-einsums too: einsum's loops along
+    an axis of length 1 are slow (GMM's 'bd,abd->ab' with d = 1: 12.7 us, 'b,ab->ab' 5)."""
+
+    def __init__(self, specs: list, shapes: tuple, out: str, w: int, fixed: str, size: dict):
+        self.specs, self.shapes, self.out, self.w, self.fixed = specs, shapes, out, w, fixed
+        self.dims = tuple(size[c] for c in fixed)  # the mask's axes longer than 1, in its order
+        self.ones = {c: 0 for c, n in size.items() if n == 1}
+        self.full = tuple(size[c] for c in out)
+        # no letter of the mask in the result: every entry's einsum is the whole result's
+        self.whole = not set(fixed) & set(out)
+        self.parts: dict = {}
+
+    def __call__(self, ops: tuple, hits: tuple) -> np.ndarray:
+        try:
+            steps = self.parts[hits]
+        except KeyError:
+            if len(self.parts) > 64:
+                self.parts.clear()
+            steps = self.parts[hits] = self._steps(hits)
+        if not steps:
+            return np.zeros(self.full)
+        if self.whole:  # (each sub-einsum's result is an array of its own: added into in place)
+            out = None
+            for views, call, _, _ in steps:
+                part = call([ops[k][at] for k, at in views])
+                out = part if out is None else np.add(out, part, out=out) if type(out) is np.ndarray else out + part
+            return out.reshape(self.full) if self.full else out  # (a scalar result: einsum's own type)
+        out = np.zeros(self.full)
+        for views, call, target, first in steps:
+            part = call([ops[k][at] for k, at in views])
+            if first:  # copied, not added to 0.0: a -0.0 stays one
+                np.copyto(out[target], part)
+            else:
+                np.add(out[target], part, out=out[target])
+        return out
+
+    def _steps(self, hits: tuple) -> tuple:
+        """Per True entry: each other operand's index (its value at the entry along the mask's
+        letters, 0 along a letter of size 1 and where the operand's axis is 1), the plan of the
+        einsum of those slices, the result's part it is written to, and whether it is the first
+        written there."""
+        steps, seen = [], set()
+        for flat in hits:
+            value = dict(self.ones)
+            value.update(zip(self.fixed, (int(v) for v in np.unravel_index(flat, self.dims))))
+            views, specs, shapes = [], [], []
+            for k, (s, sh) in enumerate(zip(self.specs, self.shapes)):
+                if k == self.w:
+                    continue
+                views.append((k, tuple((value[c] if n != 1 else 0) if c in value else slice(None) for c, n in zip(s, sh))))
+                specs.append("".join(c for c in s if c not in value))
+                shapes.append(tuple(n for c, n in zip(s, sh) if c not in value))
+            rest = "".join(c for c in self.out if c not in value)
+            target = tuple(value[c] if c in value else slice(None) for c in self.out) + (Ellipsis,)  # a view
+            at = tuple(value[c] for c in self.out if c in value)  # (slices are not hashable)
+            steps.append((tuple(views), plan(",".join(specs) + "->" + rest, tuple(shapes)), target, at not in seen))
+            seen.add(at)
+        return tuple(steps)

@@ -800,6 +800,10 @@ def contract(spec: str, *ops, where: tuple = (), zero: tuple = ()):
     dropped by selection before summing."""
     if not where and not zero:
         return _einsum_plans.run(spec, ops)
+    if len(where) == 1 and not zero:  # a small mask: its True entries' terms alone
+        out = _einsum_plans.masked(spec, ops, where[0])
+        if out is not None:
+            return out
     fast = [o.astype(np.float64) if k in where else o for k, o in enumerate(ops)]
     out = _einsum_plans.run(spec, fast)
     if _exact(out, ops, where, zero):
