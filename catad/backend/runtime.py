@@ -646,6 +646,12 @@ def sum_front(axis: int, n: int, *parts):
     """The sum of vectors of length n along axis, each given by its leading part (zero
     after it): the longest copied, the others added into their leading parts, with no
     padded copies."""
+    if len(parts) == 2:  # (GMM's: its cotangent of L x beside that of diag(Q) x)
+        a, b = parts if parts[0].shape[axis] <= parts[1].shape[axis] else parts[::-1]
+        if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype == np.float64 and \
+                a.ndim == b.ndim > axis and a.shape[axis] < b.shape[axis] == n and 2 * a.shape[axis] <= n and \
+                a.shape[:axis] == b.shape[:axis] and a.shape[axis + 1:] == b.shape[axis + 1:]:
+            return _front_added(axis, b, a)  # the shapes equal but along axis: no broadcast
     parts = sorted(parts, key=lambda p: -p.shape[axis])
     if parts[0].shape[axis] > n:  # lanes past the end must be ones a mask discarded
         parts = [update_vector(p, axis, n) if p.shape[axis] > n else p for p in parts]
@@ -656,12 +662,7 @@ def sum_front(axis: int, n: int, *parts):
         # one whole vector and one leading part (GMM's cotangent of L x beside that of diag(Q) x)
         m = short[0].shape[axis]
         if 2 * m <= n and out.shape == parts[0].shape and parts[0].dtype == short[0].dtype == np.float64:
-            # a short part (GMM's at d = 2: 1 of 2): the whole one copied and the part added into
-            # its front, the same sums: 9 us instead of 17 at (1000, 10, 2)
-            np.copyto(out, parts[0])
-            front = out[(slice(None),) * axis + (slice(0, m),)]
-            np.add(short[0], front, out=front)  # (the operands in the order below)
-            return out
+            return _front_added(axis, parts[0], short[0])
         # a long one (9 of 10): the part copied into place and -0.0 after it (x + -0.0 is x, a
         # signed zero too), then one contiguous add: the same sums (+ commutes), twice as fast
         # as an add into the strided front of a copy of the whole one
@@ -674,6 +675,15 @@ def sum_front(axis: int, n: int, *parts):
     for p in parts[1:]:
         front = out[(slice(None),) * axis + (slice(0, p.shape[axis]),)]
         np.add(front, p, out=front)
+    return out
+
+
+def _front_added(axis: int, whole: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """sum_front of a whole vector and a short part (GMM's at d = 2: 1 of 2): the whole one
+    copied and the part added into its front, the same sums: 9 us instead of 17 at (1000, 10, 2)."""
+    out = whole.copy()
+    front = out[(slice(None),) * axis + (slice(0, part.shape[axis]),)]
+    np.add(part, front, out=front)  # (the operands in sum_front's order: the part first)
     return out
 
 
