@@ -439,16 +439,25 @@ def masked(spec: str, ops: tuple, w: int):
     mask = ops[w]
     if type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.size > MASK_SIZE:
         return None
+    shapes = []
     for k, o in enumerate(ops):
-        if k != w and (type(o) is not np.ndarray or o.dtype != F64):
+        if type(o) is not np.ndarray or o.dtype != F64 and k != w:
             return None
-    planned = _mask_plan(spec, tuple([o.shape for o in ops]), w)
-    if planned is None:
+        shapes.append(o.shape)
+    key = (spec, w, tuple(shapes), mask.tobytes())  # (0.2 us; np.flatnonzero's 1.3 only when new)
+    try:
+        entries = _MASKED[key]
+    except KeyError:
+        if len(_MASKED) > 1024:
+            _MASKED.clear()
+        planned = _mask_plan(spec, key[2], w)
+        entries = _MASKED[key] = None if planned is None else planned.at(tuple(np.flatnonzero(mask).tolist()))
+    if entries is None or entries.count > MASKED_TERMS:
         return None
-    hits = np.flatnonzero(mask)
-    if hits.size > MASKED_TERMS:
-        return None
-    return planned(ops, tuple(hits.tolist()))
+    return entries(ops)
+
+
+_MASKED: dict = {}  # (spec, the mask's position, the shapes, the mask's bytes) -> its _Entries
 
 
 @functools.lru_cache(maxsize=1024)
@@ -490,30 +499,10 @@ class _MaskPlan:
         self.full = tuple(size[c] for c in out)
         # no letter of the mask in the result: every entry's einsum is the whole result's
         self.whole = not set(fixed) & set(out)
-        self.parts: dict = {}
 
-    def __call__(self, ops: tuple, hits: tuple) -> np.ndarray:
-        try:
-            steps = self.parts[hits]
-        except KeyError:
-            if len(self.parts) > 64:
-                self.parts.clear()
-            steps = self.parts[hits] = self._steps(hits)
-        if not steps:
-            return np.zeros(self.full)
-        if self.whole:  # (each sub-einsum's result is an array of its own: added into in place)
-            out = None
-            for views, call, _, _ in steps:
-                part = call([ops[k][at] for k, at in views], None)
-                out = part if out is None else np.add(out, part, out=out) if type(out) is np.ndarray else out + part
-            return out.reshape(self.full) if self.full else out  # (a scalar result: einsum's own type)
-        out = np.zeros(self.full)
-        for views, call, target, first in steps:
-            if first:  # written, not added to 0.0: a -0.0 stays one
-                call([ops[k][at] for k, at in views], out[target])
-            else:
-                np.add(out[target], call([ops[k][at] for k, at in views], None), out=out[target])
-        return out
+    def at(self, hits: tuple) -> "_Entries":
+        """The plan for a mask whose True entries are `hits` (flat positions)."""
+        return _Entries(self._steps(hits), self.whole, self.full, len(hits))
 
     def _steps(self, hits: tuple) -> tuple:
         """Per True entry: each other operand's index (its value at the entry along the mask's
@@ -539,6 +528,33 @@ class _MaskPlan:
         return tuple(steps)
 
 
+class _Entries:
+    """masked()'s plan for one mask: each True entry's operand slices, sub-einsum and part of
+    the result (see _MaskPlan._steps)."""
+    __slots__ = ("steps", "whole", "full", "count")
+
+    def __init__(self, steps: tuple, whole: bool, full: tuple, count: int):
+        self.steps, self.whole, self.full, self.count = steps, whole, full, count
+
+    def __call__(self, ops: tuple) -> np.ndarray:
+        steps = self.steps
+        if not steps:
+            return np.zeros(self.full)
+        if self.whole:  # (each sub-einsum's result is an array of its own: added into in place)
+            out = None
+            for views, call, _, _ in steps:
+                part = call([ops[k][at] for k, at in views], None)
+                out = part if out is None else np.add(out, part, out=out) if type(out) is np.ndarray else out + part
+            return out.reshape(self.full) if self.full else out  # (a scalar result: einsum's own type)
+        out = np.zeros(self.full)
+        for views, call, target, first in steps:
+            if first:  # written, not added to 0.0: a -0.0 stays one
+                call([ops[k][at] for k, at in views], out[target])
+            else:
+                np.add(out[target], call([ops[k][at] for k, at in views], None), out=out[target])
+        return out
+
+
 def _writer(specs: list, shapes: tuple, out: str):
     """A sub-einsum of _MaskPlan as a function of its operands and the array it is written to
     (None: a new one): a product of two operands (nothing summed) one np.multiply of their
@@ -553,9 +569,12 @@ def _writer(specs: list, shapes: tuple, out: str):
 def _product(views: tuple, ops: list, out) -> np.ndarray:
     a, b = ops
     (pa, ea), (pb, eb) = views
-    a = (a if pa is None else a.transpose(pa))[ea]
-    b = (b if pb is None else b.transpose(pb))[eb]
-    return np.multiply(a, b, out=out)
+    if pa is not None:
+        a = a.transpose(pa)
+    if pb is not None:
+        b = b.transpose(pb)
+    # (an operand with every letter of the result is read as it is)
+    return np.multiply(a if None not in ea else a[ea], b if None not in eb else b[eb], out=out)
 
 
 def _written(call, ops: list, out) -> np.ndarray:
