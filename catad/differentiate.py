@@ -149,21 +149,28 @@ def _everywhere(x: Any, holds) -> bool:
 def _finite(x: Any) -> bool:
     """Whether a tangent value is finite everywhere."""
     if type(x) is tuple and all(type(v) is np.ndarray for v in x):  # (most results: no recursion)
-        return all(np.isfinite(v).all() for v in x)
+        return all(_finite_array(v) for v in x)
     return _everywhere(x, _finite_leaf)
 
 
 _F64 = np.dtype(np.float64)
 
 
+def _finite_array(v: np.ndarray) -> bool:
+    """np.isfinite(v).all(), by np.count_nonzero for a small array (half of .all()'s 1.3 us: hvp
+    tests its four results), by .all() for a large one (there the count's pass is slower)."""
+    f = np.isfinite(v)
+    return bool(f.all()) if v.size >= 2048 else np.count_nonzero(f) == v.size
+
+
 def _finite_leaf(v: Any) -> bool:
-    return bool(np.isfinite(v).all())
+    return _finite_array(v) if type(v) is np.ndarray else bool(np.isfinite(v))
 
 
 def _zero_leaf(v: Any) -> bool:
     if type(v) is float:  # np.any's 3 us for a Python float: NaN is not zero, -0.0 is
         return v == 0.0
-    return not (v.any() if type(v) is np.ndarray else np.any(v))
+    return not (np.count_nonzero(v) if type(v) is np.ndarray else np.any(v))
 
 
 def _user_out(b: Bound, x: Any) -> Any:
@@ -438,7 +445,8 @@ def hvp(fn: Callable, primals: Sequence, tangents: Sequence, *, argnums: int | S
     dx = _check_tangents(_flat_tangents(b, tangents, params), vals, params)
     # the gradient's forward program, its tangent alone, with the tangents that are zero here
     # (those of the data, typically) the zero tangent: their products are not computed
-    zero = tuple(k for k, t in enumerate(dx) if (not t.any() if type(t) is np.ndarray else _is_zero(t)))
+    # (np.count_nonzero: a fifth of ndarray.any's 1 us for a small array; NaN is not zero, -0.0 is)
+    zero = tuple(k for k, t in enumerate(dx) if (not np.count_nonzero(t) if type(t) is np.ndarray else _is_zero(t)))
     nums, run = _hvp_program(b, argnums, params, zero)
     _, dt = run(*vals, *b.hidden, *(S.ZERO if k in zero else t for k, t in enumerate(dx)),
                 *(S.ZERO,) * len(b.hidden))

@@ -378,9 +378,10 @@ def test_sum_front_of_a_whole_vector_and_a_short_or_long_part_is_their_sum(m):
     values = [-0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
     whole = rng.choice(values, size=(50, 4, 6))
     for part in (rng.choice(values, size=(50, 4, m)), rng.choice(values, size=(1, 4, m))):
-        with np.errstate(invalid="ignore"):
-            got = runtime.sum_front(2, 6, part, whole)
-            expected = whole.copy()
-            expected[:, :, :m] = part + whole[:, :, :m]
-        np.testing.assert_array_equal(got, expected)
-        assert (np.signbit(got) == np.signbit(expected))[~np.isnan(expected)].all() and got.flags.c_contiguous
+        for parts in ((part, whole), (whole, part)):  # (in either order)
+            with np.errstate(invalid="ignore"):
+                got = runtime.sum_front(2, 6, *parts)
+                expected = whole.copy()
+                expected[:, :, :m] = part + whole[:, :, :m]
+            np.testing.assert_array_equal(got, expected)
+            assert (np.signbit(got) == np.signbit(expected))[~np.isnan(expected)].all() and got.flags.c_contiguous

@@ -157,9 +157,11 @@ def test_a_short_sum_that_is_a_matmul_stays_one():
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 @pytest.mark.parametrize("spec, shapes", SHORT_CASES[1:3])
-def test_an_unrolled_plan_keeps_the_masks_selection(spec, shapes, bad):
+@pytest.mark.parametrize("terms", [einsum_plans.MASKED_TERMS, 0])  # sliced, and the product by the mask
+def test_an_unrolled_plan_keeps_the_masks_selection(spec, shapes, bad, terms, monkeypatch):
     """A ragged build's mask (a Bool operand, `where`) discards its lanes whatever their values:
     an inf or NaN in a masked lane never reaches the result, in a kept lane it does."""
+    monkeypatch.setattr(einsum_plans, "MASKED_TERMS", terms)
     rng = np.random.default_rng(4)
     ops = [rng.standard_normal(s) for s in shapes]
     mask = np.array([[False], [True]])
@@ -215,9 +217,11 @@ def test_factors_without_a_summed_index_multiply_the_sum(spec, shapes):
 
 
 @pytest.mark.parametrize("bad", [np.inf, np.nan])
-def test_a_factored_plan_keeps_the_masks_selection(bad):
+@pytest.mark.parametrize("terms", [einsum_plans.MASKED_TERMS, 0])  # sliced, and the product by the mask
+def test_a_factored_plan_keeps_the_masks_selection(bad, terms, monkeypatch):
     """GMM's 'cd,bd,abc->bcd': the mask (c, d) is a factor outside the sum over the points; a
     masked lane's inf or NaN in the sum stays out of the result."""
+    monkeypatch.setattr(einsum_plans, "MASKED_TERMS", terms)
     rng = np.random.default_rng(6)
     mask = np.array([[False, True, True], [True, False, True]])
     b, t = rng.standard_normal((10, 3)), rng.standard_normal((1000, 10, 2))
@@ -230,10 +234,12 @@ def test_a_factored_plan_keeps_the_masks_selection(bad):
     assert got[4, 0, 0] == 0 and not np.isfinite(got[4, 0, 1])
 
 
-def test_a_masked_contraction_of_finite_operands_is_its_einsum_when_it_overflows():
+@pytest.mark.parametrize("terms", [einsum_plans.MASKED_TERMS, 0])  # sliced, and the product by the mask
+def test_a_masked_contraction_of_finite_operands_is_its_einsum_when_it_overflows(terms, monkeypatch):
     """With every operand besides the mask finite (tested instead of the result when they are
     smaller), the masked terms are exact zeros: a result that overflowed to inf is the einsum
     of the kept terms, as the selection would give; a non-finite operand still selects."""
+    monkeypatch.setattr(einsum_plans, "MASKED_TERMS", terms)
     rng = np.random.default_rng(7)
     mask = np.array([[False], [True]])
     b, c = rng.standard_normal((10, 2, 1)), rng.standard_normal((1000, 10, 1))
@@ -248,3 +254,127 @@ def test_a_masked_contraction_of_finite_operands_is_its_einsum_when_it_overflows
     with np.errstate(all="ignore"):
         got = runtime.contract("cd,bcd,abd->abc", mask, b, c, where=(0,))
     assert got[7, 3, 0] == 0 and got[7, 3, 1] == np.inf
+
+
+@st.composite
+def masked_einsums(draw):
+    """An einsum (see einsums) with a Bool mask over some of its letters put in at a random
+    place: at most 3 axes, each of its letter's size or 1, and mostly few True entries (the
+    ragged triangle's), sometimes many (the general path's)."""
+    spec, shapes = draw(einsums())
+    inputs, out = spec.split("->")
+    specs = inputs.split(",")
+    used = sorted(set(inputs.replace(",", "")))
+    size = {}
+    for s, sh in zip(specs, shapes):
+        for c, n in zip(s, sh):
+            size[c] = n if size.get(c, 1) == 1 else size[c]
+    letters = "".join(draw(st.permutations(used))[:draw(st.integers(0, min(3, len(used))))])
+    mshape = tuple(size[c] if draw(st.integers(0, 3)) else 1 for c in letters)
+    n = int(np.prod(mshape, dtype=np.int64))
+    hits = draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=min(n, draw(st.sampled_from([2, 4, 4, 9])))))
+    mask = np.zeros(n, dtype=bool)
+    mask[sorted(hits)] = True
+    w = draw(st.integers(0, len(specs)))
+    specs.insert(w, letters)
+    shapes.insert(w, mshape)
+    return ",".join(specs) + "->" + out, shapes, w, mask.reshape(mshape)
+
+
+def _selected(spec: str, ops: list, w: int) -> np.ndarray:
+    """The masked einsum's meaning: the product of the other operands over every letter, the
+    terms where the mask is False replaced by 0 (whatever they hold), then summed."""
+    inputs, out = spec.split("->")
+    specs = inputs.split(",")
+    every = "".join(sorted(set(inputs.replace(",", ""))))
+    others = [k for k in range(len(ops)) if k != w]
+    product = np.einsum(",".join(specs[k] for k in others) + "->" + "".join(c for c in every if any(c in specs[k] for k in others)),
+                        *(ops[k] for k in others))
+    own = "".join(c for c in every if any(c in specs[k] for k in others))
+    product = product.reshape([product.shape[own.index(c)] if c in own else 1 for c in every])
+    mask = np.einsum(specs[w] + "->" + "".join(c for c in every if c in specs[w]), ops[w])
+    mask = mask.reshape([mask.shape["".join(c for c in every if c in specs[w]).index(c)] if c in specs[w] else 1
+                         for c in every])
+    return np.einsum(every + "->" + out, np.where(mask, product, 0.0))
+
+
+def _discarded(spec: str, ops: list, w: int, k: int) -> np.ndarray:
+    """The elements of operand k that no term the mask keeps reads (their values must not
+    matter): the number of kept terms reading each is 0."""
+    inputs, _ = spec.split("->")
+    specs = inputs.split(",")
+    ones = [ops[w].astype(np.float64) if j == w else np.ones(np.shape(o)) for j, o in enumerate(ops)]
+    count = np.einsum(inputs + "->" + specs[k], *ones)
+    # an axis of size 1 (broadcast) is read along the whole letter
+    count = count.sum(axis=tuple(a for a, n in enumerate(ops[k].shape) if n == 1), keepdims=True)
+    return np.broadcast_to(count == 0, ops[k].shape)
+
+
+@settings(max_examples=500, deadline=None)
+@given(masked_einsums(), st.integers(0, 2**32 - 1), st.sampled_from([np.inf, -np.inf, np.nan]))
+def test_a_masked_contraction_sums_the_selected_terms(case, seed, bad):
+    """runtime.contract with a ragged mask (`where`): the einsum of the terms the mask keeps,
+    by the sliced plan (einsum_plans.masked) where it applies and the product by the mask
+    otherwise; an inf or NaN in lanes the mask discards never reaches the result (it is the
+    result of finite values there); shapes that do not broadcast raise einsum's error."""
+    spec, shapes, w, mask = case
+    rng = np.random.default_rng(seed)
+    ops = [rng.standard_normal(s) for s in shapes]
+    ops[w] = mask
+    try:
+        want = _selected(spec, ops, w)
+    except ValueError:
+        with pytest.raises(ValueError):
+            runtime.contract(spec, *ops, where=(w,))
+        return
+    for k, o in enumerate(ops):
+        if k != w and len(set(spec.split("->")[0].split(",")[k])) == o.ndim:  # (no diagonal: einsum's
+            o[_discarded(spec, ops, w, k) & (rng.integers(0, 2, o.shape) == 1)] = bad  # result has no repeat)
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops, where=(w,))
+        sliced = einsum_plans.masked(spec, tuple(ops), w)
+    for value in (got,) if sliced is None else (got, sliced):
+        assert np.shape(value) == want.shape and np.asarray(value).dtype == want.dtype, (spec, shapes)
+        np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+@pytest.mark.parametrize("spec, shapes", [
+    ("cd,bcd,abd->abc", lambda d, n: [(d, d - 1), (10, d, d - 1), (n, 10, d - 1)]),  # GMM's L x
+    ("cd,abd,bcd->abc", lambda d, n: [(d, d - 1), (n, 10, d - 1), (10, d, d - 1)]),
+    ("cd,bcd,abc->abd", lambda d, n: [(d, d - 1), (10, d, d - 1), (n, 10, d)]),  # its transpose
+    ("cd,bd,abc->bcd", lambda d, n: [(d, d - 1), (10, d - 1), (n, 10, d)]),  # L's cotangent: a sum over points
+    ("cd,abd,abc->bcd", lambda d, n: [(d, d - 1), (n, 10, d - 1), (n, 10, d)]),
+    ("cd,bcd,bd->bc", lambda d, n: [(d, d - 1), (10, d, d - 1), (10, d - 1)]),
+])
+@pytest.mark.parametrize("n", [1000, 0])
+def test_gmms_triangle_mask_takes_its_entries(spec, shapes, d, n):
+    """GMM's ragged triangle (j < i < d, the mask (d, d - 1)) at d = 1 (a (1, 0) mask: nothing
+    kept, zeros), 2, 3 (one and three entries: sliced) and 4 (six: the product by the mask),
+    with and without points; an inf and a NaN in masked lanes stay out of the result."""
+    shapes = shapes(d, n)
+    mask = np.arange(d)[:, None] > np.arange(d - 1)[None, :]
+    rng = np.random.default_rng(d)
+    ops = [mask] + [rng.standard_normal(s) for s in shapes[1:]]
+    want = _selected(spec, ops, 0)
+    np.testing.assert_allclose(runtime.contract(spec, *ops, where=(0,)), want, rtol=1e-13, atol=1e-13)
+    sliced = einsum_plans.masked(spec, tuple(ops), 0)
+    assert (sliced is None) == (d == 4)
+    for k, s in enumerate(spec.split("->")[0].split(",")[1:], 1):  # c = 0 is masked out in every row
+        if "c" in s and ops[k].size:
+            ops[k][(slice(None),) * s.index("c") + (0,)] = np.inf if k == 1 else np.nan
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops, where=(0,))
+        want = _selected(spec, ops, 0)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+def test_an_empty_sum_of_an_infinite_operand_is_zero():
+    """A sum over an axis of length 0 has no terms: 0, as np.einsum's single pass gives, even
+    times an inf or NaN operand (a pairwise plan's inf * 0 was NaN)."""
+    for bad in (np.inf, np.nan):
+        x, y, z = np.array([bad]), np.ones((2, 2, 1)), np.ones((1, 2, 0))
+        got = runtime.contract("c,adc,cab->", x, y, z)  # (a matmul's plan: (a d) x (a b) summed over a)
+        assert got == np.einsum("c,adc,cab->", x, y, z) == 0
