@@ -405,3 +405,17 @@ def test_power_of_a_checked_int_operand(n):
         return
     agrees(power_of_a_floor_quotient, 3.0, n)
     assert catad.value_and_grad(power_of_a_floor_quotient)(3.0, n)[0] == want
+
+
+def branch_raises_first(x):
+    return (x[0] if x.size > 5 else 1 % x.size) / x[-1]
+
+
+def test_a_conditional_expression_s_check_runs_before_the_statement_s_later_ones():
+    """Python evaluates the branch taken (1 % 0 raises) before x[-1]: the bounds check of x[-1]
+    is not moved before the statement past a check that stays in a branch."""
+    with pytest.raises(ZeroDivisionError, match="integer modulo by zero"):
+        branch_raises_first(np.array([]))
+    with pytest.raises(ZeroDivisionError_, match="integer modulo by zero"):
+        catad.grad(branch_raises_first)(np.array([]))
+    assert catad.value_and_grad(branch_raises_first)(np.array([2.0, 4.0]))[0] == branch_raises_first(np.array([2.0, 4.0]))

@@ -70,7 +70,11 @@ class Checks:
         whole statement, where the program reads more plainly: those outside comprehensions
         and conditionals that read only what is known before the statement."""
         st = self.statement
-        if st is None or self.frames or self.branch_depth != st.depth or st.raised:
+        if st is None:
+            return bindings
+        if self.frames or self.branch_depth != st.depth or st.raised:
+            # one that stays (in a branch: a conditional expression's) raises before the later ones
+            st.raised = st.raised or bool(bindings)
             return bindings
         local = []
         for b in bindings:
