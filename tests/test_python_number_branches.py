@@ -216,3 +216,22 @@ def test_the_first_iteration_sees_python_s_number(x):
     assert len(notes) == 1 and "a check in its body reads the loop's state" in notes[0], notes
     notes = pipeline(sum_then_reciprocal, np.array([2.0, 1.0])).loop_notes
     assert len(notes) == 1 and "is vectorised: no Python loop" in notes[0], notes
+
+
+def builtin_results(x):
+    a = 1.0 / max(x[0], 0.0)  # Python's 0.0 where x[0] <= 0 (max gives its first argument unless the second is greater)
+    b = 2.0 / min(1.0, abs(x[0] - 1.0))  # abs of NumPy's number is NumPy's
+    c = 3.0 / abs(float(len(x)) - 2.0)  # abs of Python's number is Python's
+    return a + b + c
+
+
+@pytest.mark.parametrize("x", [[-1.0], [0.0], [1.0], [2.0], [3.0, 1.0], [0.5, 2.0]], ids=str)
+def test_builtin_max_min_abs_keep_the_kind_of_what_they_give(x):
+    x = np.array(x)
+    want, error = _python(builtin_results, x)
+    if error is not None:
+        with pytest.raises(ZeroDivisionError_, match=str(error)):
+            catad.value_and_grad(builtin_results)(x)
+        return
+    with np.errstate(all="ignore"):
+        assert catad.value_and_grad(builtin_results)(x)[0] == want

@@ -20,7 +20,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
+from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
@@ -381,7 +381,10 @@ def h_max(lw, obj, node, args, kwargs):
     if any(is_array(t) for t in ts):
         lw.fail(node, pair, f"{pair}() of several arrays is not supported", CatadTypeError,
                 f"use np.{pair}imum(a, b) for elementwise {pair}ima")
-    return functools.reduce(lambda a, b: lw.b.scalar(pair, [a, b], loc), ts)
+    # Python's max(a, b) is a unless b > a (min: b < a): one of Python's numbers where that one is
+    return functools.reduce(lambda a, b: lw.mark_chosen(lw.b.scalar(pair, [a, b], loc),
+                                                        lw.b.scalar("gt" if pair == "max" else "lt", [b, a], loc), b, a),
+                            ts)
 
 
 def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:
@@ -411,7 +414,11 @@ def h_abs(lw, obj, node, args, kwargs):
     if is_array(t) and obj is math.fabs:
         lw.fail(node, "math.fabs", "math.fabs() takes a scalar, got an array", CatadTypeError, "use np.abs")
     f = lambda x: prim("abs", lw.b.to_float(x, loc) if floats else x, loc=loc)
-    return lw.b.elementwise(f, [t], loc) if is_array(t) else f(t)
+    if is_array(t):
+        return lw.b.elementwise(f, [t], loc)
+    out = f(t)
+    got = lw.py_when(t) if obj is builtins.abs else None  # abs of Python's number is Python's
+    return out if got is None else lw.as_py(out) if got[0] is TRUE else lw.as_py_when(out, got[0], got[1])
 
 
 def h_float(lw, obj, node, args, kwargs):

@@ -11,6 +11,7 @@ Recursion follows the nesting of expressions. ``Expressions`` is a part of
 from __future__ import annotations
 
 import ast
+import builtins
 import types
 
 import numpy as np
@@ -24,7 +25,6 @@ from .complexes import Complex
 from .common import and_, is_array, or_, static_bool
 from .freenames import NOT_STATIC, Static
 from .statements import LocalFunction
-from .shapes import copyable, without_checks
 from .source import relocate
 from .subscripts import DictKey
 from ..trees import NONE, Tree, string
@@ -578,14 +578,7 @@ class Expressions:
                                                 "and {b}; give them one type")
         if self.is_list(a) or self.is_list(b):
             return self.as_list(t)
-        kind = self.joined_kind(a, b)
-        if not isinstance(kind, tuple):
-            return self.mark_joined(t, kind)
-        wa, wb, test = self.where_py(a), self.where_py(b), without_checks(c)
-        when = If(test, wa, wb, self.loc(node)) if test is not None else None
-        if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
-            return t  # (a condition that binds, as a comprehension in it: taken to be NumPy's, as before)
-        return self.mark_joined(t, kind, when)
+        return self.mark_chosen(t, c, a, b)
 
     def x_Call(self, node: ast.Call) -> Term:
         """calls of library functions (see the table above), of your functions, methods and lambdas."""
@@ -617,6 +610,8 @@ class Expressions:
             return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
+        if obj is builtins.abs or obj is builtins.max or obj is builtins.min:
+            return t  # Python's where the argument chosen is (calls.py marks it)
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \
                 calls.user_function(obj) is None:  # your function's result keeps its mark
@@ -674,9 +669,3 @@ def _where(when: Term, ok: Term, loc) -> Term:
     """A check's condition that holds only where `when` does (ok, or not when)."""
     return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)
 
-
-def _in_scope(cond: Term, t: Term) -> bool:
-    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
-    (a branch's own let), so that it can be read where t is."""
-    inner = var_names(t) - {v.name for v in free_vars(t)}
-    return not any(v.name in inner for v in free_vars(cond))

@@ -25,10 +25,11 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Def, Term, Tuple, Var
+from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, free_vars, var_names
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import FALSE_, is_array
+from .shapes import copyable, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -239,6 +240,20 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         known = {w[2] for w in (wa, wb) if w is not None}
         return (types.pop() if len(types) == 1 else Float), (known.pop() if len(known) == 1 else None)
 
+    def mark_chosen(self, t: Term, test: Term, a: Term, b: Term) -> Term:
+        """t, which is a where the Bool `test` holds and b elsewhere (a conditional expression,
+        max(a, b)), marked as they are: Python's where the one chosen is. `test` is read again
+        after t, its checks left out (they have passed); where it cannot be (it binds), or a
+        mark's condition reads what a or b binds inside itself, t is NumPy's as before."""
+        kind = self.joined_kind(a, b)
+        if not isinstance(kind, tuple):
+            return self.mark_joined(t, kind)
+        wa, wb, cond = self.where_py(a), self.where_py(b), without_checks(test)
+        when = If(cond, wa, wb, t.loc) if cond is not None else None
+        if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
+            return t
+        return self.mark_joined(t, kind, when)
+
     def mark_joined(self, t: Term, kind, when: Term | None = None) -> Term:
         """t marked by joined_kind's answer (when: the Bool it asks for, where it asks)."""
         if kind == "py":
@@ -296,3 +311,10 @@ def _marked(table: dict, t, entry):
     if isinstance(t, Term) and t.type in (Int, Float, Bool):
         table[id(t)] = entry
     return t
+
+
+def _in_scope(cond: Term, t: Term) -> bool:
+    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
+    (a branch's own let), so that it can be read where t is."""
+    inner = var_names(t) - {v.name for v in free_vars(t)}
+    return not any(v.name in inner for v in free_vars(cond))
