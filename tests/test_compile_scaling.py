@@ -702,6 +702,32 @@ def test_a_functions_source_is_read_without_tokenizing_it(monkeypatch, tmp_path)
     assert blocks[0] == 0, blocks
 
 
+def test_lowering_an_elementwise_statement_copies_no_size_through_replace_and_makes_no_check(monkeypatch):
+    """An elementwise operation whose operands' lengths are proven equal asks for no check (it
+    made the check's message and data, and check returned nothing: 4 times per statement of the
+    vector chain); a size copied into a build (shapes.fresh) that is a call of atoms, as size(x),
+    is made at once, not through Node.replace (4 per statement); and a call of a library function
+    looks its primitive up once (the table of aliases reads every library alias: twice per
+    np.sin before)."""
+    from catad import _node
+    from catad.frontend import checks, program
+    from catad.primitives import registry
+    counts = {"replace": 0, "check": 0, "aliases": 0}
+
+    def counting(owner, name, key):
+        real = getattr(owner, name)
+
+        def counted(*a, **k):
+            counts[key] += 1
+            return real(*a, **k)
+        monkeypatch.setattr(owner, name, counted)
+    counting(_node.Node, "replace", "replace")
+    counting(checks.Checks, "check", "check")
+    counting(registry, "_by_alias", "aliases")
+    program.compile_function(_vector_chain(200), (np.ones(4),))
+    assert counts == {"replace": 0, "check": 0, "aliases": 200}, counts
+
+
 # ---------------------------------------------------------------- the backend's work
 
 class _CountingPattern:
