@@ -778,3 +778,26 @@ def test_inlining_scans_each_line_for_names_about_once(monkeypatch):
     parses[0] = 0
     catad.grad(_vector_chain(200))(np.ones(4))  # a new function: compiled again
     assert parses[0] == 0, parses
+
+
+def test_the_backend_makes_a_hints_base_name_once(monkeypatch):
+    """Compiler.name makes the base of a name from its hint (non-word characters replaced, a
+    keyword or a name of the namespace prefixed) once per hint for the process, not with a
+    regular expression at each of the ~9 names per statement of the vector chain's reverse
+    program; a second function compiled with the same hints makes none."""
+    import re as re_module
+    from catad.backend import compiler
+    subs = [0]
+
+    class CountingRe:
+        def __getattr__(self, name):
+            return getattr(re_module, name)
+
+        def sub(self, *a, **k):
+            subs[0] += 1
+            return re_module.sub(*a, **k)
+    catad.grad(_vector_chain(100))(np.ones(4))
+    monkeypatch.setattr(compiler, "re", CountingRe())
+    catad.grad(_vector_chain(100))(np.ones(4))
+    assert subs[0] == 0, subs
+    assert compiler.Compiler(True, False, None, False, False).name("1 if") == "v_1_if"
