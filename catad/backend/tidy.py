@@ -71,7 +71,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     for k in range(len(lines) - 1, -1, -1):
         loop = parsed[k][0] != BASE or parsed[k][2].startswith("for ")
         barrier_after[k] = k if loop else barrier_after[k + 1]
-    pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
+    pending: dict[str, tuple] = {}  # name -> (expression, nesting, atomic, its _references)
     operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
     shapes = _SHAPES
     out = []
@@ -81,8 +81,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
             continue
         found = refs[k]
         if pending and any(name in pending for _, _, name in found):
-            expr, nesting = _substitute(expr, pending, found)
-            found = None  # the references of the expression as it was
+            expr, nesting, found = _substitute_refs(expr, pending, found)
         else:
             nesting = 0
         u = use_at.get(target, -1)
@@ -94,14 +93,14 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
                 if u not in operands:
                     operands[u] = shapes.operands(parsed[u][2] if u < len(lines) else result, refs[u])
                 if target in operands[u]:
-                    pending[target] = (expr, nesting + 1, atomic)
+                    pending[target] = (expr, nesting + 1, atomic, found)
                     continue
         if target is not None:
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
     if pending:
-        result, _ = _substitute(result, pending, refs[-1])
+        result, _, _ = _substitute_refs(result, pending, refs[-1])
     return out, result
 
 
@@ -246,24 +245,31 @@ def _operand_names(tree: ast.Expression) -> set:
     return out
 
 
-def _substitute(expr: str, pending: dict, refs: list | None = None) -> tuple[str, int]:
-    """expr with the names pending replaced by their expressions (parenthesised unless they
-    stand as operands), and the deepest nesting of those; `refs`: expr's _references, if
-    known."""
-    if refs is None:
-        if not any(name in pending for name in _IDENT.findall(expr)):
-            return expr, 0
-        refs = _references(expr)
+def _substitute_refs(expr: str, pending: dict, refs: list) -> tuple[str, int, list]:
+    """expr (whose _references are refs) with the names pending replaced by their expressions
+    (parenthesised unless they stand as operands), the deepest nesting of those, and the
+    _references of the new expression: expr's own, moved, and each inserted expression's,
+    moved to where it stands (a name's match depends only on the characters beside it, which a
+    substitution of a whole name by a whole expression, or one in brackets, leaves as they were:
+    a scan of the new text finds the same)."""
     nesting = 0
-    parts, at = [], 0
+    parts, at, length, moved = [], 0, 0, []
     for start, end, name in refs:
         if name in pending:
-            text, depth, atomic = pending.pop(name)
+            text, depth, atomic, inner = pending.pop(name)
             nesting = max(nesting, depth)
             atomic = atomic or text.startswith("(") and _closes_at_end(text)
-            parts += [expr[at:start], text if atomic else f"({text})"]
+            before = expr[at:start]
+            length += len(before)
+            piece = text if atomic else f"({text})"
+            at_text = length if atomic else length + 1
+            moved += [(s + at_text, e + at_text, n) for s, e, n in inner]
+            parts += [before, piece]
+            length += len(piece)
             at = end
-    return "".join(parts) + expr[at:], nesting
+        else:
+            moved.append((start + length - at, end + length - at, name))
+    return "".join(parts) + expr[at:], nesting, moved
 
 
 def _references(expr: str) -> list[tuple[int, int, str]]:
