@@ -655,6 +655,10 @@ class Holder:
 def trailing(x):
     return x   # the last line
     # and a comment below it
+
+
+def tabbed(x):
+\treturn x + 1.0
 '''
 
 
@@ -674,7 +678,8 @@ def test_a_functions_source_is_read_without_tokenizing_it(monkeypatch, tmp_path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     fns = {"decorated": True, "column_zero_comment": True, "one_liner": True, "last_line_continued": False,
-           "string_at_column_zero": False, "continued": False, "method": True, "static": True, "trailing": True}
+           "string_at_column_zero": False, "continued": False, "method": True, "static": True, "trailing": True,
+           "tabbed": False}
     blocks = [0]
     getblock = inspect.getblock
 

@@ -99,7 +99,7 @@ def _quick_def(fn: Any):
     line inside a string or brackets is not an end; taking one for it cuts the text where it
     does not parse (an unclosed string, bracket or continuation), so what parses is the block
     Python's tokenizer finds. None, for the general way, wherever this is not sure: no source,
-    indentation with tabs, no def line, text that does not parse to one def."""
+    indentation with tabs or form feeds, no def line, text that does not parse to one def."""
     try:
         lines, lnum = inspect.findsource(inspect.unwrap(fn))
     except Exception:
@@ -115,12 +115,12 @@ def _quick_def(fn: Any):
         text = line.lstrip()
         if not text or text[0] == "#":
             continue
-        if "\t" in line[:len(line) - len(text)]:
-            return None
+        if line[:len(line) - len(text)].strip(" "):
+            return None  # a tab or a form feed: Python counts its columns otherwise
         if len(line) - len(text) <= indent:
             break
         last = k
-    if last == end or "\t" in first[:indent]:
+    if last == end or first[:indent].strip(" "):
         return None
     try:
         tree = ast.parse(textwrap.dedent("".join(lines[lnum:last + 1])))
