@@ -756,8 +756,8 @@ def test_inlining_scans_each_line_for_names_about_once(monkeypatch):
     substitutes into the line and classifies it (whether it makes an array, which names are
     operands: a renaming of its names, _shape), rather than scanning the line again for each
     (6,415 scans for the 1,605 lines of the 200-statement vector chain's reverse program; 2,207
-    when a line whose text substitution changed was scanned again; 1,606 now, its names moved
-    by the substitution: see the next test); and the shapes of
+    when a line whose text substitution changed was scanned again; 1,606 now: see the next
+    test); and the shapes of
     lines it has classified are kept for the process, so compiling the same program again
     parses no line."""
     from catad.backend import tidy
@@ -809,26 +809,31 @@ def test_the_backend_makes_a_hints_base_name_once(monkeypatch):
     assert compiler.Compiler(True, False, None, False, False).name("1 if") == "v_1_if"
 
 
-def test_substitution_moves_the_names_it_found_as_a_scan_would_find_them(monkeypatch):
-    """inline_single_use does not scan a line again after substituting into it: the names of
-    the new line are the line's own, moved, and those of each expression put in, moved to where
-    it stands (tidy._substitute_refs); on every substitution the corpus's primal and reverse
-    programs make, they are what a scan of the new line finds (the 200-statement vector chain's
-    reverse program scanned 600 substituted lines again for their shapes)."""
+def test_a_substituted_line_is_classified_as_it_was(monkeypatch):
+    """inline_single_use does not scan or classify a line again after substituting into it
+    (whether it makes an array, whether it stands as an operand): a whole expression put in a
+    name's place changes no node above it, so the line's kind is that of the line as it was,
+    or for a line that was the name alone, that of the expression put in (tidy._line_kind). On
+    every candidate line of the corpus's primal and reverse programs, it is what a parse of the
+    line itself says (the 200-statement vector chain's reverse program scanned 600 substituted
+    lines again for their shapes)."""
     from catad.backend import tidy
     from corpus import CASES
-    substitute, seen = tidy._substitute_refs, [0]
-
-    def checked(expr, pending, refs):
-        assert refs == tidy._references(expr), expr
-        new, nesting, moved = substitute(expr, pending, refs)
-        assert moved == tidy._references(new), (expr, new)
-        seen[0] += 1
-        return new, nesting, moved
-    monkeypatch.setattr(tidy, "_substitute_refs", checked)
     from _util import fresh_function
+    kind, seen = tidy._line_kind, [0, 0, 0]
+
+    def checked(shapes, line, refs, whole, expr, shaped=None):
+        assert shaped is None or shaped == tidy._shape(line), line
+        got = kind(shapes, line, refs, whole, expr, shaped)
+        assert got == tidy._array_kind(expr), (line, expr, got)
+        seen[0] += 1
+        seen[1] += line != expr
+        seen[2] += whole is not None
+        return got
+    monkeypatch.setattr(tidy, "_line_kind", checked)
     for case in CASES:  # (a new function object: compiled again, whatever ran before)
         bound = catad.api.bind(fresh_function(case.fn), case.make_args(np.random.default_rng(0)))
         for which in ("primal", "reverse"):
             bound.pipeline.code(which)
-    assert seen[0] > 500, seen
+    catad.grad(_vector_chain(20))(np.ones(4))
+    assert seen[0] > 1000 and seen[1] > 300 and seen[2] > 0, seen

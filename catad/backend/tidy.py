@@ -71,37 +71,55 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     for k in range(len(lines) - 1, -1, -1):
         loop = parsed[k][0] != BASE or parsed[k][2].startswith("for ")
         barrier_after[k] = k if loop else barrier_after[k + 1]
-    pending: dict[str, tuple] = {}  # name -> (expression, nesting, atomic, its _references)
+    pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
     operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
+    shaped: dict[int, tuple] = {}  # line -> its _shape, as the line was (made for its operands)
     shapes = _SHAPES
     out = []
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
             out.append(lines[k])
             continue
-        found = refs[k]
+        found, line = refs[k], expr
+        whole = None  # the entry of a name put in for the whole line
         if pending and any(name in pending for _, _, name in found):
-            expr, nesting, found = _substitute_refs(expr, pending, found)
+            whole = pending.get(found[0][2]) if len(found) == 1 else None
+            expr, nesting = _substitute(expr, pending, found)
         else:
             nesting = 0
         u = use_at.get(target, -1)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
                 and not (u < len(lines) and u == barrier_after[k + 1])):
-            makes, atomic = shapes.array_kind(expr, found)
+            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped.pop(k, None))
             if makes:
                 if u not in operands:
-                    operands[u] = shapes.operands(parsed[u][2] if u < len(lines) else result, refs[u])
+                    used = parsed[u][2] if u < len(lines) else result
+                    shaped[u] = _shape(used, refs[u])  # (the line's kind reads it too)
+                    operands[u] = shapes.operands(used, refs[u], shaped[u])
                 if target in operands[u]:
-                    pending[target] = (expr, nesting + 1, atomic, found)
+                    pending[target] = (expr, nesting + 1, atomic)
                     continue
         if target is not None:
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
     if pending:
-        result, _, _ = _substitute_refs(result, pending, refs[-1])
+        result, _ = _substitute(result, pending, refs[-1])
     return out, result
+
+
+def _line_kind(shapes: "_Shapes", line: str, refs: list, whole: tuple | None, expr: str,
+               shaped: tuple | None = None) -> tuple[bool, bool]:
+    """_array_kind of expr, the line (whose _references are refs) after substitution, read from
+    the line as it was: a substitution puts a whole expression in a name's place, in brackets or
+    one that stands as an operand (a call, always: only what makes an array is put in), which
+    changes no node above the name, so the line's outermost node is its own; unless the line is
+    that name alone (`whole`, the entry put in: an array made, atomic as it was found to be).
+    `shaped`: the line's _shape, if made already."""
+    if whole is not None and line[:refs[0][0]].strip("( ") == "" and line[refs[0][1]:].strip(") ") == "":
+        return True, whole[2]
+    return shapes.array_kind(line, refs, shaped)
 
 
 _KEEP = frozenset(keyword.kwlist) | {"np", "contract"}  # the names _array_kind reads, and Python's words
@@ -122,9 +140,9 @@ class _Shapes:
         self.kinds: dict[str, tuple[bool, bool]] = {}
         self.operand_names: dict[str, set | None] = {}  # shape -> its operands' names (None: no parse)
 
-    def array_kind(self, expr: str, refs: list | None = None) -> tuple[bool, bool]:
-        """(refs: expr's _references, if known)"""
-        shape, _ = _shape(expr, refs)
+    def array_kind(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> tuple[bool, bool]:
+        """(refs: expr's _references, if known; shaped: its _shape, if known)"""
+        shape, _ = shaped or _shape(expr, refs)
         got = self.kinds.get(shape)
         if got is None:
             tree = _parse(shape)
@@ -132,8 +150,8 @@ class _Shapes:
             self._keep(self.kinds)[shape] = got
         return got
 
-    def operands(self, expr: str, refs: list | None = None) -> set:
-        shape, names = _shape(expr, refs)
+    def operands(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> set:
+        shape, names = shaped or _shape(expr, refs)
         if shape not in self.operand_names:
             tree = _parse(shape)
             self._keep(self.operand_names)[shape] = None if tree is None else _operand_names(tree)
@@ -245,31 +263,19 @@ def _operand_names(tree: ast.Expression) -> set:
     return out
 
 
-def _substitute_refs(expr: str, pending: dict, refs: list) -> tuple[str, int, list]:
+def _substitute(expr: str, pending: dict, refs: list) -> tuple[str, int]:
     """expr (whose _references are refs) with the names pending replaced by their expressions
-    (parenthesised unless they stand as operands), the deepest nesting of those, and the
-    _references of the new expression: expr's own, moved, and each inserted expression's,
-    moved to where it stands (a name's match depends only on the characters beside it, which a
-    substitution of a whole name by a whole expression, or one in brackets, leaves as they were:
-    a scan of the new text finds the same)."""
+    (parenthesised unless they stand as operands), and the deepest nesting of those."""
     nesting = 0
-    parts, at, length, moved = [], 0, 0, []
+    parts, at = [], 0
     for start, end, name in refs:
         if name in pending:
-            text, depth, atomic, inner = pending.pop(name)
+            text, depth, atomic = pending.pop(name)
             nesting = max(nesting, depth)
             atomic = atomic or text.startswith("(") and _closes_at_end(text)
-            before = expr[at:start]
-            length += len(before)
-            piece = text if atomic else f"({text})"
-            at_text = length if atomic else length + 1
-            moved += [(s + at_text, e + at_text, n) for s, e, n in inner]
-            parts += [before, piece]
-            length += len(piece)
+            parts += [expr[at:start], text if atomic else f"({text})"]
             at = end
-        else:
-            moved.append((start + length - at, end + length - at, name))
-    return "".join(parts) + expr[at:], nesting, moved
+    return "".join(parts) + expr[at:], nesting
 
 
 def _references(expr: str) -> list[tuple[int, int, str]]:
