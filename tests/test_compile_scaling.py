@@ -761,6 +761,7 @@ def test_inlining_scans_each_line_for_names_about_once(monkeypatch):
     lines it has classified are kept for the process, so compiling the same program again
     parses no line."""
     from catad.backend import tidy
+    monkeypatch.setattr(tidy, "_SHAPES", tidy._Shapes())  # (whatever the process compiled before)
     scans, parses, lines, inside = [0], [0], [0], [0]
     monkeypatch.setattr(tidy, "_NAME", _CountingPattern(tidy._NAME, scans))
     monkeypatch.setattr(tidy, "_IDENT", _CountingPattern(tidy._IDENT, scans))
@@ -794,6 +795,7 @@ def test_the_backend_makes_a_hints_base_name_once(monkeypatch):
     import re as re_module
     from catad.backend import compiler
     subs = [0]
+    monkeypatch.setattr(compiler, "_BASES", {})  # (whatever the process compiled before)
 
     class CountingRe:
         def __getattr__(self, name):

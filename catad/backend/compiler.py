@@ -133,8 +133,9 @@ class Compiler:
             base = re.sub(r"\W", "_", hint) or "t"
             if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
                 base = "v_" + base
-            if len(_BASES) < 100_000:
-                _BASES[hint] = base
+            if len(_BASES) >= 100_000:  # (bounded, however much a process compiles)
+                _BASES.clear()
+            _BASES[hint] = base
         name = base
         while name in self.taken:
             self._n += 1
