@@ -595,3 +595,247 @@ def test_the_sweeps_let_go_of_their_free_variables(monkeypatch, stage):
     finally:
         gc.enable()
     assert made and not alive, len(alive)
+
+
+# ---------------------------------------------------------------- the front end's work
+
+_TRICKY_SOURCES = '''
+import functools
+
+
+def deco(*a):
+    return lambda f: f
+
+
+@deco(1,
+      2)
+def decorated(x):
+    return x * 2.0
+
+
+def column_zero_comment(x):
+    y = x + 1.0
+# a comment at column 0 inside the body
+    return y
+
+
+def one_liner(x): return x - 1.0
+
+
+def last_line_continued(x):
+    return (x +
+1.0)
+
+
+def string_at_column_zero(x):
+    s = """
+text less indented than the body
+"""
+    return x + len(s)
+
+
+def continued(x):
+    y = x + \\
+2.0
+    return y
+
+
+class Holder:
+    def method(self, x):
+        return x * 3.0
+    # a comment after the method
+
+    @staticmethod
+    def static(x):
+        def inner(y):
+            return y + 1.0
+        return inner(x)
+
+
+def trailing(x):
+    return x   # the last line
+    # and a comment below it
+
+
+def tabbed(x):
+\treturn x + 1.0
+'''
+
+
+def test_a_functions_source_is_read_without_tokenizing_it(monkeypatch, tmp_path):
+    """The front end takes a def's lines from the file by their indentation and parses them
+    (catad.frontend.source._quick_def), where inspect.getsourcelines tokenized the whole block
+    first (on the 1,000-statement vector chain, 0.03 s of the 0.08 parse_function took). Where
+    that reading may be wrong (a line less indented inside a string or brackets), the text it
+    cuts does not parse and getsourcelines is asked: the syntax tree is the same either way."""
+    import ast
+    import importlib.util
+    import inspect
+    from catad.frontend import source
+    path = tmp_path / "tricky_sources.py"
+    path.write_text(_TRICKY_SOURCES)
+    spec = importlib.util.spec_from_file_location("tricky_sources", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fns = {"decorated": True, "column_zero_comment": True, "one_liner": True, "last_line_continued": False,
+           "string_at_column_zero": False, "continued": False, "method": True, "static": True, "trailing": True,
+           "tabbed": False}
+    blocks = [0]
+    getblock = inspect.getblock
+
+    def counting(lines):
+        blocks[0] += 1
+        return getblock(lines)
+    monkeypatch.setattr(inspect, "getblock", counting)
+    for name, quick in fns.items():
+        fn = getattr(mod, name, None) or getattr(mod.Holder, name)
+        blocks[0] = 0
+        got = source.parse_function(fn)
+        assert blocks[0] == (0 if quick else 1), (name, blocks)
+        with monkeypatch.context() as m:  # the general way: getsourcelines, then the whole file
+            m.setattr(source, "_quick_def", lambda fn: None)
+            want = source.parse_function(fn)
+        assert ast.dump(got.node, include_attributes=True) == ast.dump(want.node, include_attributes=True), name
+        assert [got.loc(n) for n in ast.walk(got.node)] == [want.loc(n) for n in ast.walk(want.node)], name
+        assert (got.identifiers, got.local_names) == (want.identifiers, want.local_names), name
+        walked = {n.id for n in ast.walk(got.node) if isinstance(n, ast.Name)} | \
+            {n.arg for n in ast.walk(got.node) if isinstance(n, ast.arg)}
+        assert got.identifiers == walked | set(got.params), name
+    f = load_source("import numpy as np\n" + chain_source(50, VECTOR_STATEMENT, ret="np.sum(x50)"))
+    blocks[0] = 0
+    catad.grad(f)(np.ones(3))
+    assert blocks[0] == 0, blocks
+
+
+def test_lowering_an_elementwise_statement_copies_no_size_through_replace_and_makes_no_check(monkeypatch):
+    """An elementwise operation whose operands' lengths are proven equal asks for no check (it
+    made the check's message and data, and check returned nothing: 4 times per statement of the
+    vector chain); a size copied into a build (shapes.fresh) that is a call of atoms, as size(x),
+    is made at once, not through Node.replace (4 per statement); and a call of a library function
+    looks its primitive up once (the table of aliases reads every library alias: twice per
+    np.sin before)."""
+    from catad import _node
+    from catad.frontend import checks, program
+    from catad.primitives import registry
+    counts = {"replace": 0, "check": 0, "aliases": 0}
+
+    def counting(owner, name, key):
+        real = getattr(owner, name)
+
+        def counted(*a, **k):
+            counts[key] += 1
+            return real(*a, **k)
+        monkeypatch.setattr(owner, name, counted)
+    counting(_node.Node, "replace", "replace")
+    counting(checks.Checks, "check", "check")
+    counting(registry, "_by_alias", "aliases")
+    program.compile_function(_vector_chain(200), (np.ones(4),))
+    assert counts == {"replace": 0, "check": 0, "aliases": 200}, counts
+
+
+# ---------------------------------------------------------------- the backend's work
+
+class _CountingPattern:
+    """A compiled regular expression whose scans (finditer, sub, findall) are counted."""
+
+    def __init__(self, pattern, box: list):
+        self.pattern, self.box = pattern, box
+
+    def __getattr__(self, name):
+        got = getattr(self.pattern, name)
+        if name in ("finditer", "sub", "findall"):
+            def counted(*a, **k):
+                self.box[0] += 1
+                return got(*a, **k)
+            return counted
+        return got
+
+
+def test_inlining_scans_each_line_for_names_about_once(monkeypatch):
+    """tidy.inline_single_use finds the names of each line once and reads them again where it
+    substitutes into the line and classifies it (whether it makes an array, which names are
+    operands: a renaming of its names, _shape), rather than scanning the line again for each
+    (6,415 scans for the 1,605 lines of the 200-statement vector chain's reverse program; 2,207
+    when a line whose text substitution changed was scanned again; 1,606 now: see the next
+    test); and the shapes of
+    lines it has classified are kept for the process, so compiling the same program again
+    parses no line."""
+    from catad.backend import tidy
+    monkeypatch.setattr(tidy, "_SHAPES", tidy._Shapes())  # (whatever the process compiled before)
+    scans, parses, lines, inside = [0], [0], [0], [0]
+    monkeypatch.setattr(tidy, "_NAME", _CountingPattern(tidy._NAME, scans))
+    monkeypatch.setattr(tidy, "_IDENT", _CountingPattern(tidy._IDENT, scans))
+    inline, parse = tidy.inline_single_use, tidy._parse
+
+    def counting_inline(lns, result, params):  # (dead_code's scans, one per line, not counted)
+        lines[0] += len(lns)
+        before = scans[0]
+        try:
+            return inline(lns, result, params)
+        finally:
+            inside[0] += scans[0] - before
+
+    def counting_parse(expr):
+        parses[0] += 1
+        return parse(expr)
+    monkeypatch.setattr(tidy, "inline_single_use", counting_inline)
+    monkeypatch.setattr(tidy, "_parse", counting_parse)
+    catad.grad(_vector_chain(200))(np.ones(4))
+    assert lines[0] > 1500 and inside[0] <= lines[0] + 1, (inside, lines)
+    parses[0] = 0
+    catad.grad(_vector_chain(200))(np.ones(4))  # a new function: compiled again
+    assert parses[0] == 0, parses
+
+
+def test_the_backend_makes_a_hints_base_name_once(monkeypatch):
+    """Compiler.name makes the base of a name from its hint (non-word characters replaced, a
+    keyword or a name of the namespace prefixed) once per hint for the process, not with a
+    regular expression at each of the ~9 names per statement of the vector chain's reverse
+    program; a second function compiled with the same hints makes none."""
+    import re as re_module
+    from catad.backend import compiler
+    subs = [0]
+    monkeypatch.setattr(compiler, "_BASES", {})  # (whatever the process compiled before)
+
+    class CountingRe:
+        def __getattr__(self, name):
+            return getattr(re_module, name)
+
+        def sub(self, *a, **k):
+            subs[0] += 1
+            return re_module.sub(*a, **k)
+    catad.grad(_vector_chain(100))(np.ones(4))
+    monkeypatch.setattr(compiler, "re", CountingRe())
+    catad.grad(_vector_chain(100))(np.ones(4))
+    assert subs[0] == 0, subs
+    assert compiler.Compiler(True, False, None, False, False).name("1 if") == "v_1_if"
+
+
+def test_a_substituted_line_is_classified_as_it_was(monkeypatch):
+    """inline_single_use does not scan or classify a line again after substituting into it
+    (whether it makes an array, whether it stands as an operand): a whole expression put in a
+    name's place changes no node above it, so the line's kind is that of the line as it was,
+    or for a line that was the name alone, that of the expression put in (tidy._line_kind). On
+    every candidate line of the corpus's primal and reverse programs, it is what a parse of the
+    line itself says (the 200-statement vector chain's reverse program scanned 600 substituted
+    lines again for their shapes)."""
+    from catad.backend import tidy
+    from corpus import CASES
+    from _util import fresh_function
+    kind, seen = tidy._line_kind, [0, 0, 0]
+
+    def checked(shapes, line, refs, whole, expr, shaped=None):
+        assert shaped is None or shaped == tidy._shape(line), line
+        got = kind(shapes, line, refs, whole, expr, shaped)
+        assert got == tidy._array_kind(expr), (line, expr, got)
+        seen[0] += 1
+        seen[1] += line != expr
+        seen[2] += whole is not None
+        return got
+    monkeypatch.setattr(tidy, "_line_kind", checked)
+    for case in CASES:  # (a new function object: compiled again, whatever ran before)
+        bound = catad.api.bind(fresh_function(case.fn), case.make_args(np.random.default_rng(0)))
+        for which in ("primal", "reverse"):
+            bound.pipeline.code(which)
+    catad.grad(_vector_chain(20))(np.ones(4))
+    assert seen[0] > 1000 and seen[1] > 300 and seen[2] > 0, seen

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 # Names the generated code uses from its namespace (runtime.py, NumPy, catad.tangents): no
 # variable is given one of them.
+_BASES: dict[str, str] = {}  # a name's hint -> the name it gives (Compiler.name)
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "vreduce2", "one_hot", "scatter", "scatter_slices", "tmul0",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "rt_len", "out_array", "T_tadd", "T_tscale", "T_Acc",
@@ -127,9 +128,14 @@ class Compiler:
 
     def name(self, hint: str = "t") -> str:
         """A fresh Python name after hint (never a keyword or a name of the namespace)."""
-        base = re.sub(r"\W", "_", hint) or "t"
-        if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
-            base = "v_" + base
+        base = _BASES.get(hint)
+        if base is None:  # a few hints, met over and over: each made a name once per process
+            base = re.sub(r"\W", "_", hint) or "t"
+            if base[0].isdigit() or keyword.iskeyword(base) or base in RUNTIME_NAMES:
+                base = "v_" + base
+            if len(_BASES) >= 100_000:  # (bounded, however much a process compiles)
+                _BASES.clear()
+            _BASES[hint] = base
         name = base
         while name in self.taken:
             self._n += 1

@@ -59,8 +59,10 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     defs = Counter(t for _, t, _ in parsed if t is not None)
     uses: Counter = Counter()
     use_at: dict[str, int] = {}
-    for k, (_, _, expr) in enumerate(parsed + [(BASE, None, result)]):
-        for _, _, name in _references(expr):
+    refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
+    refs.append(_references(result))
+    for k, found in enumerate(refs):
+        for _, _, name in found:
             uses[name] += 1
             use_at[name] = k
     # a definition is not carried into or past a loop: it would run once per pass,
@@ -71,21 +73,30 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
         barrier_after[k] = k if loop else barrier_after[k + 1]
     pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
     operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
-    shapes = _Shapes()
+    shaped: dict[int, tuple] = {}  # line -> its _shape, as the line was (made for its operands)
+    shapes = _SHAPES
     out = []
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
             out.append(lines[k])
             continue
-        expr, nesting = _substitute(expr, pending)
+        found, line = refs[k], expr
+        whole = None  # the entry of a name put in for the whole line
+        if pending and any(name in pending for _, _, name in found):
+            whole = pending.get(found[0][2]) if len(found) == 1 else None
+            expr, nesting = _substitute(expr, pending, found)
+        else:
+            nesting = 0
         u = use_at.get(target, -1)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
                 and not (u < len(lines) and u == barrier_after[k + 1])):
-            makes, atomic = shapes.array_kind(expr)
+            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped.pop(k, None))
             if makes:
                 if u not in operands:
-                    operands[u] = shapes.operands(parsed[u][2] if u < len(lines) else result)
+                    used = parsed[u][2] if u < len(lines) else result
+                    shaped[u] = _shape(used, refs[u])  # (the line's kind reads it too)
+                    operands[u] = shapes.operands(used, refs[u], shaped[u])
                 if target in operands[u]:
                     pending[target] = (expr, nesting + 1, atomic)
                     continue
@@ -93,8 +104,22 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
-    result, _ = _substitute(result, pending)
+    if pending:
+        result, _ = _substitute(result, pending, refs[-1])
     return out, result
+
+
+def _line_kind(shapes: "_Shapes", line: str, refs: list, whole: tuple | None, expr: str,
+               shaped: tuple | None = None) -> tuple[bool, bool]:
+    """_array_kind of expr, the line (whose _references are refs) after substitution, read from
+    the line as it was: a substitution puts a whole expression in a name's place, in brackets or
+    one that stands as an operand (a call, always: only what makes an array is put in), which
+    changes no node above the name, so the line's outermost node is its own; unless the line is
+    that name alone (`whole`, the entry put in: an array made, atomic as it was found to be).
+    `shaped`: the line's _shape, if made already."""
+    if whole is not None and line[:refs[0][0]].strip("( ") == "" and line[refs[0][1]:].strip(") ") == "":
+        return True, whole[2]
+    return shapes.array_kind(line, refs, shaped)
 
 
 _KEEP = frozenset(keyword.kwlist) | {"np", "contract"}  # the names _array_kind reads, and Python's words
@@ -115,30 +140,59 @@ class _Shapes:
         self.kinds: dict[str, tuple[bool, bool]] = {}
         self.operand_names: dict[str, set | None] = {}  # shape -> its operands' names (None: no parse)
 
-    def array_kind(self, expr: str) -> tuple[bool, bool]:
-        shape, _ = _shape(expr)
+    def array_kind(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> tuple[bool, bool]:
+        """(refs: expr's _references, if known; shaped: its _shape, if known)"""
+        shape, _ = shaped or _shape(expr, refs)
         got = self.kinds.get(shape)
         if got is None:
             tree = _parse(shape)
-            got = self.kinds[shape] = _kind(tree) if tree is not None else _array_kind(expr)
+            got = _kind(tree) if tree is not None else _array_kind(expr)
+            self._keep(self.kinds)[shape] = got
         return got
 
-    def operands(self, expr: str) -> set:
-        shape, names = _shape(expr)
+    def operands(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> set:
+        shape, names = shaped or _shape(expr, refs)
         if shape not in self.operand_names:
             tree = _parse(shape)
-            self.operand_names[shape] = None if tree is None else _operand_names(tree)
+            self._keep(self.operand_names)[shape] = None if tree is None else _operand_names(tree)
         found = self.operand_names[shape]
         if found is None:
             return _operands(expr)
         back = {f"_{k}": name for k, name in enumerate(names)}
         return {back.get(name, name) for name in found}
 
+    @staticmethod
+    def _keep(table: dict) -> dict:
+        """table, emptied first when full (the process's shapes are kept: _SHAPES)."""
+        if len(table) >= _MAX_SHAPES:
+            table.clear()
+        return table
 
-def _shape(expr: str) -> tuple[str, list[str]]:
+
+# The shapes met by every compile of the process: the programs a process compiles share most
+# (a function's primal, gradient and Hessian-vector product, another signature of it); at most
+# _MAX_SHAPES of each answer are kept.
+_MAX_SHAPES = 20_000
+_SHAPES = _Shapes()
+
+
+def _shape(expr: str, refs: list | None = None) -> tuple[str, list[str]]:
     """(expr with its variables renamed _0, _1, ... in order of first occurrence, those
-    variables in that order): see _Shapes."""
+    variables in that order): see _Shapes. `refs`: expr's _references, if known (then the
+    renaming is done from them, as _NAME.sub would do it)."""
     index: dict[str, str] = {}
+    if refs is not None:
+        parts, at = [], 0
+        for start, end, name in refs:
+            if name in _KEEP:
+                continue
+            new = index.get(name)
+            if new is None:
+                new = index[name] = f"_{len(index)}"
+            parts += [expr[at:start], new]
+            at = end
+        parts.append(expr[at:])
+        return "".join(parts), list(index)
 
     def rename(m: re.Match) -> str:
         name = m.group(1)
@@ -209,12 +263,12 @@ def _operand_names(tree: ast.Expression) -> set:
     return out
 
 
-def _substitute(expr: str, pending: dict) -> tuple[str, int]:
-    if not any(name in pending for name in _IDENT.findall(expr)):
-        return expr, 0
+def _substitute(expr: str, pending: dict, refs: list) -> tuple[str, int]:
+    """expr (whose _references are refs) with the names pending replaced by their expressions
+    (parenthesised unless they stand as operands), and the deepest nesting of those."""
     nesting = 0
     parts, at = [], 0
-    for start, end, name in _references(expr):
+    for start, end, name in refs:
         if name in pending:
             text, depth, atomic = pending.pop(name)
             nesting = max(nesting, depth)
@@ -230,11 +284,16 @@ def _references(expr: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(expr) if m.group(1)]
 
 
+_BRACKET = re.compile(r"[()\[\]{}]")
+
+
 def _closes_at_end(expr: str) -> bool:
+    """Does the bracket expr opens with close at its end (reading only its brackets)?"""
+    if expr[:1] not in ("(", "[", "{"):
+        return len(expr) == 1  # (what reading it character by character gives)
     depth = 0
-    for k, ch in enumerate(expr):
-        depth += ch in "([{"
-        depth -= ch in ")]}"
+    for m in _BRACKET.finditer(expr):
+        depth += 1 if m.group() in "([{" else -1
         if depth == 0:
-            return k == len(expr) - 1
+            return m.end() == len(expr)
     return False

@@ -33,8 +33,8 @@ class Broadcasting:
         every index of the result, each once, is fused: its element stands where it is read,
         instead of a vector made and read back (the program is smaller at every later stage,
         and nothing is computed twice)."""
-        fusable = [not is_atom(t) and _spine(t) is not None and None not in (self.shapes.infer(t) or (None,))
-                   for t in operands]
+        infer = self.shapes.infer
+        fusable = [not is_atom(t) and _spine(t) is not None and _known(infer(t)) for t in operands]
         kept = [t for t, fuse in zip(operands, fusable) if not fuse]
 
         def body(*atoms):
@@ -49,10 +49,11 @@ class Broadcasting:
                 binds += b
                 conds += c
                 plan.append((out, reads))
-            message = f"{construct}: operands could not be broadcast together with shapes " + \
-                " ".join("{%d}" % j for j in range(len(terms)))
-            binds += self.check(all_(conds), tuple(tuple(d.size for d in s) for s in shapes), loc, construct,
-                                message, equal=tuple(self.equal))
+            if conds:  # (no condition: no check, and nothing it makes equal)
+                message = f"{construct}: operands could not be broadcast together with shapes " + \
+                    " ".join("{%d}" % j for j in range(len(terms)))
+                binds += self.check(all_(conds), tuple(tuple(d.size for d in s) for s in shapes), loc, construct,
+                                    message, equal=tuple(self.equal))
             self.equal.clear()
             for j, t in enumerate(terms):  # a build stretched or clamped somewhere is stored after all
                 if fusable[j] and any(reads.get(j, _AT_I) is not _AT_I for _, reads in plan):
@@ -193,6 +194,16 @@ def _AT_I(i: Term) -> Term:  # how an operand reads a broadcast axis (see broadc
 
 def _AT_ZERO(i: Term) -> Term:
     return ZERO
+
+
+def _known(dims) -> bool:
+    """Is every axis of an inferred shape known (not None; a shape that is None is not)?"""
+    if dims is None:
+        return False
+    for d in dims:
+        if d is None:
+            return False
+    return True
 
 
 def _spine(t: Term):

@@ -49,7 +49,8 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         args = [_list_as_array(lw, args[0], obj, first)] + list(args[1:])
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj) or _ufunc_methods().lookup(obj)
-    if handler is not None or primitive_for_callable(obj) is not None:
+    pname = primitive_for_callable(obj) if handler is None else None  # (asked once: it reads every alias)
+    if handler is not None or pname is not None:
         args = [_list_as_array(lw, a, obj) for a in args]
     if handler is not None:
         fn, allowed = handler
@@ -59,7 +60,6 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
                 lw.fail(kw, "keyword argument", f"{display(obj)}() does not take keyword argument {name!r}; "
                                                 f"{takes}")
         return fn(lw, obj, node, args, {k: kw.value for k, kw in kwargs.items()})
-    pname = primitive_for_callable(obj)
     if pname is not None:
         if kwargs:
             lw.fail(node.keywords[0], "keyword argument", f"{display(obj)}() takes no keyword arguments here")

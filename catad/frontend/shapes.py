@@ -74,6 +74,11 @@ def fresh(t: Term, loc=None) -> Term:
     """A copy of a small term (a size, a check) whose compound nodes are its own, located at
     loc where they were not: a compound term object occurs once in a program, however often
     a size is read (sizes are cheap to read again)."""
+    cls = type(t)
+    if cls is Var or cls is Const:
+        return t
+    if cls is Call and all(type(a) is Var or type(a) is Const for a in t.args):
+        return Call(t.fn, t.args, t.ty, t.loc or loc)  # most sizes (size(x)): what the general way makes
     if isinstance(t, (Var, Const)):
         return t
     assert not isinstance(t, (Let, Build)), "a size with binders cannot be copied"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Any
@@ -61,18 +62,22 @@ def parse_function(fn: Any) -> Source:
     where = Loc(code.co_filename, code.co_firstlineno)
     if fn.__name__ == "<lambda>":
         return _parse_lambda(fn, where)
-    try:
-        lines, start = inspect.getsourcelines(fn)
-    except Exception as e:  # OSError, TypeError, or the tokenizer's errors on odd files
-        raise UnsupportedSyntax(f"cannot read the source of {fn.__qualname__}: {e}", where, "source",
-                                hint="define the function in a .py file") from None
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        node, offset = tree.body[0], start - 1
-    except (SyntaxError, IndexError):
-        # e.g. a multi-line string less indented than the def defeats dedent: parse the file
-        node, offset, indent = _find_in_file(fn, where, (ast.FunctionDef, ast.AsyncFunctionDef)), 0, 0
+    found = _quick_def(fn)
+    if found is not None:
+        node, offset, indent = found
+    else:
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except Exception as e:  # OSError, TypeError, or the tokenizer's errors on odd files
+            raise UnsupportedSyntax(f"cannot read the source of {fn.__qualname__}: {e}", where, "source",
+                                    hint="define the function in a .py file") from None
+        indent = len(lines[0]) - len(lines[0].lstrip())
+        try:
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+            node, offset = tree.body[0], start - 1
+        except (SyntaxError, IndexError):
+            # e.g. a multi-line string less indented than the def defeats dedent: parse the file
+            node, offset, indent = _find_in_file(fn, where, (ast.FunctionDef, ast.AsyncFunctionDef)), 0, 0
     if isinstance(node, ast.AsyncFunctionDef):
         raise UnsupportedSyntax(f"async def {fn.__name__}: coroutines are not supported",
                                 Loc(where.file, node.lineno + offset, node.col_offset + indent + 1),
@@ -81,6 +86,49 @@ def parse_function(fn: Any) -> Source:
         raise UnsupportedSyntax(f"cannot find the definition of {fn.__qualname__} in its source", where,
                                 "source", hint="define the function with def or a lambda")
     return _make(fn, fn.__name__, node, node.body, code.co_filename, offset, indent)
+
+
+_DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")
+
+
+def _quick_def(fn: Any):
+    """(the def's node, its line offset, its indentation) from the def's lines in the file,
+    found without inspect.getsourcelines, whose tokenizing of the whole block cost more than
+    parsing it (a 1,000-line function: 0.03 s against 0.02): the block ends before the first
+    line after the def that is less indented or as indented (not blank, not a comment). A
+    line inside a string or brackets is not an end; taking one for it cuts the text where it
+    does not parse (an unclosed string, bracket or continuation), so what parses is the block
+    Python's tokenizer finds. None, for the general way, wherever this is not sure: no source,
+    indentation with tabs or form feeds, no def line, text that does not parse to one def."""
+    try:
+        lines, lnum = inspect.findsource(inspect.unwrap(fn))
+    except Exception:
+        return None
+    first = lines[lnum] if lnum < len(lines) else ""
+    indent = len(first) - len(first.lstrip())
+    k, end = lnum, len(lines)
+    while k < end and not (_DEF.match(lines[k]) and len(lines[k]) - len(lines[k].lstrip()) == indent):
+        k += 1  # decorators (their arguments may take several lines)
+    last = k
+    for k in range(k + 1, end):
+        line = lines[k]
+        text = line.lstrip()
+        if not text or text[0] == "#":
+            continue
+        if line[:len(line) - len(text)].strip(" "):
+            return None  # a tab or a form feed: Python counts its columns otherwise
+        if len(line) - len(text) <= indent:
+            break
+        last = k
+    if last == end or first[:indent].strip(" "):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines[lnum:last + 1])))
+    except (SyntaxError, ValueError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return tree.body[0], lnum, indent
 
 
 def _parse_lambda(fn: Any, where: Loc) -> Source:
@@ -147,10 +195,10 @@ def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
     src.defaulted = frozenset(src.positional[len(src.positional) - len(a.defaults):] if a.defaults else ()) | \
         frozenset(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     names = set(src.params)
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name):
+    for n in _nodes([node]):
+        if type(n) is ast.Name:
             names.add(n.id)
-        elif isinstance(n, ast.arg):
+        elif type(n) is ast.arg:
             names.add(n.arg)
     src.identifiers, src.local_names = frozenset(names), frozenset(set(src.params) | assigned_names(body))
     return src
@@ -181,9 +229,40 @@ def assigned_names(body: list[ast.stmt]) -> set[str]:
             todo += n.args.defaults + [d for d in n.args.kw_defaults if d is not None]
             continue
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
-            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-                local.update(m.id for m in ast.walk(t) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store))
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            local.update(m.id for m in _nodes(targets) if type(m) is ast.Name and type(m.ctx) is ast.Store)
         elif isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
             local.add(n.target.id)
-        todo.extend(ast.iter_child_nodes(n))
+        _children(n, todo)
     return local
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a class of node -> its fields that may hold names
+_NO_NAMES = frozenset({"ctx", "op", "ops"})  # Load, Store, Add, Lt, ...: nodes without fields
+
+
+def _children(n: ast.AST, out: list) -> None:
+    """n's child nodes appended to out (ast.iter_child_nodes without its generators, and without
+    the contexts of names and the operators, nodes with no fields: this runs at every node of a
+    function's body)."""
+    fields = _FIELDS.get(type(n))
+    if fields is None:
+        fields = _FIELDS[type(n)] = tuple(f for f in type(n)._fields if f not in _NO_NAMES)
+    for field in fields:
+        v = getattr(n, field, None)
+        if isinstance(v, ast.AST):
+            out.append(v)
+        elif type(v) is list:
+            out.extend(x for x in v if isinstance(x, ast.AST))
+
+
+def _nodes(roots: list) -> list[ast.AST]:
+    """Every node under the roots, themselves included, but the contexts of names and the
+    operators (as ast.walk, in another order)."""
+    out: list[ast.AST] = []
+    todo = list(roots)
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        _children(n, todo)
+    return out
