@@ -235,3 +235,32 @@ def test_builtin_max_min_abs_keep_the_kind_of_what_they_give(x):
         return
     with np.errstate(all="ignore"):
         assert catad.value_and_grad(builtin_results)(x)[0] == want
+
+
+def unused_branch_value(x):
+    if x.size == 0:
+        y = x[-1]  # raises in Python; y is never read
+    return 2.0 * x.size + x.sum()
+
+
+def unused_loop_state(x):
+    s = 1.0
+    if x.size == 0:
+        for i in range(2):
+            if x[-1] <= x[0]:
+                break
+            s = 0
+            s += 1.0
+    return 2.0 * x.size + x.sum()
+
+
+@pytest.mark.parametrize("fn", [unused_branch_value, unused_loop_state])
+def test_an_if_whose_assignments_are_not_read_still_runs_its_checks(fn):
+    """An if statement whose arms assign only names never read after it (or read as different
+    types after each arm) was left out whole, with its checks: Python raises IndexError there."""
+    with pytest.raises(IndexError, match="index -1 is out of bounds for axis 0 with size 0"):
+        fn(np.array([]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds for axis 0 with size 0"):
+        catad.value_and_grad(fn)(np.array([]))
+    x = np.array([1.0, 2.0])
+    assert catad.value_and_grad(fn)(x)[0] == fn(x)

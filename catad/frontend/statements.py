@@ -17,8 +17,8 @@ import ast
 from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
-from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
+from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
 from . import complexes
 from .checks import Statement
@@ -508,6 +508,11 @@ class Statements:
             else:
                 joined.append((n, ty))
         if not joined:
+            # nothing the arms assign is read after the if: still, their checks run (Python
+            # raises in the branch it takes: if x.size == 0: y = x[-1])
+            arms_ = [self.assemble(p, Tuple((), loc), None) for p in (p1, p2)]
+            if any(may_fail(a) for a in arms_):
+                pieces.append(("let", self.b.var(Unit, loc), If(cond, arms_[0], arms_[1], loc), loc))
             return
 
         # a number Python's after one branch and NumPy's after the other (s = 0.0, then s = x[i]
