@@ -949,3 +949,27 @@ def test_a_ufunc_result_is_a_new_array_the_function_may_change():
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
     with pytest.raises(catad.CatadError, match="may share its memory"):
         catad.grad(_aliased_ufunc_result)(v)
+
+
+def slice_after_loop(x):
+    t = 2.0
+    for v in x:
+        t = x[0] * 3.0 + v
+    return np.sum(x[1:]) * t
+
+
+def slice_and_floor_after_loop(x):
+    t = 2
+    for v in x:
+        t = x[0] / (x[0] // np.sum(x[1:]) + 5.0)
+    return np.sum(x[1:]) / t + np.sum(x[:-1] ** 2) * t
+
+
+@pytest.mark.parametrize("f", [slice_after_loop, slice_and_floor_after_loop])
+@pytest.mark.parametrize("x", [[1.3, 2.0, -0.5], [0.7, 1.9]], ids=str)
+def test_a_slice_s_cotangent_beside_a_loop_s(f, x):
+    """The cotangent of x[1:] added to a reverse loop's run-time cotangent of x: an update at an
+    array of indices (it raised TypeError from inside catad's run time: OneHot takes one index)."""
+    args = [np.array(x)]
+    check_value(f, args)
+    check_gradient(f, args, (0,))

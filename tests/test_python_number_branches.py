@@ -264,3 +264,25 @@ def test_an_if_whose_assignments_are_not_read_still_runs_its_checks(fn):
         catad.value_and_grad(fn)(np.array([]))
     x = np.array([1.0, 2.0])
     assert catad.value_and_grad(fn)(x)[0] == fn(x)
+
+
+def _ratio(a, b):
+    return a / b + 1.0
+
+
+def literal_arguments(x):
+    return _ratio(0, 1) / (2.0 - len(x)) + _ratio(x[0], 0) * 0.0
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], [1.0]], ids=str)
+def test_a_callee_specialised_to_python_s_ints_keeps_them_python_s(x):
+    """_ratio(0, 1) is compiled for the constants 0 and 1, Python's ints: its result is
+    Python's 1.0, and 1.0 / 0.0 raises; _ratio(x[0], 0) divides NumPy's number by 0: inf."""
+    x = np.array(x)
+    want, error = _python(literal_arguments, x)
+    if error is not None:
+        with pytest.raises(ZeroDivisionError_, match=str(error)):
+            catad.value_and_grad(literal_arguments)(x)
+        return
+    with np.errstate(all="ignore"):
+        np.testing.assert_equal(catad.value_and_grad(literal_arguments)(x)[0], want)

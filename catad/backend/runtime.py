@@ -559,8 +559,19 @@ def rt_mask(c, x):
 
 def rt_update(i, v, n):
     """update(i, v, n) as a run-time tangent: the registry's `update`, without looking it up
-    (a reverse loop makes one per row it read, per step)."""
-    return ZERO if v is ZERO else OneHot(i, v, n)
+    (a reverse loop makes one per row it read, per step). Vectorised over lanes (i an array of
+    indices, as a slice's cotangent is: x[1:]), the sum of the lanes' updates, v broadcast
+    along i's axes."""
+    if v is ZERO:
+        return ZERO
+    if np.ndim(i) == 0:
+        return OneHot(i, v, n)
+    i = np.asarray(i)
+    v = np.asarray(T.densify(v), dtype=np.float64)
+    row = v.shape[i.ndim:] if v.ndim > i.ndim else ()
+    out = np.zeros((int(n),) + row)
+    np.add.at(out, i, np.broadcast_to(v, i.shape + row))
+    return out
 
 
 def rt_len(v):

@@ -103,3 +103,10 @@ class PythonWhere:
     """A function's argument that is one of Python's own numbers (of type `type`) only where a
     condition holds: the caller passes that Bool after the other arguments (functions.py)."""
     type: Any
+
+
+@dataclass(frozen=True)
+class PythonConstant:
+    """An Int or Bool constant argument the callee is specialised to that is one of Python's own
+    numbers in the caller (a literal, len(x)): the callee's parameter is too (functions.py)."""
+    const: Any

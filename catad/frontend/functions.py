@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var
 from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
-from .common import PythonWhere
+from .common import PythonConstant, PythonWhere
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -103,7 +103,7 @@ class Functions:
             params.append(flag)
             self.as_py_when(v, flag, python_type)
         for p, static in self.statics:
-            self.env[p] = static
+            self.env[p] = self.as_py(static.const.replace()) if isinstance(static, PythonConstant) else static
         if self.src.vararg:
             self.env[self.src.vararg] = self.tuple_of(items, loc)
         for p in self.src.params:
@@ -234,7 +234,8 @@ class Functions:
         statics = ((pairs.pop(0)[0], bound_self),) if bound_self is not None else ()
         # an Int or Bool constant argument (an axis, a count, a flag) is compiled into the callee,
         # which is specialised to it, as NumPy's axis= and friends need a constant there
-        statics += tuple((p, t) for p, t in pairs if _static_argument(t) and p != src.vararg)
+        statics += tuple((p, PythonConstant(t) if self.is_py(t) else t) for p, t in pairs
+                         if _static_argument(t) and p != src.vararg)
         pairs = [(p, t) for p, t in pairs if not (_static_argument(t) and p != src.vararg)]
         for p, t in pairs:
             if isinstance(t, Static):

@@ -10,6 +10,7 @@ from ..lang.terms import Const, Def, Program
 from ..lang.types import Type, python_numbers, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
+from .common import PythonConstant
 from .freenames import Static
 from .reads import Path, ReadLog, Reads
 from .source import Source, parse_function
@@ -61,8 +62,7 @@ class ProgramCompiler:
         src = self.source(fn)
         given = given if given is not None else src.positional[:len(arg_types)]
         key = (fn, arg_types, units, trees, given, pys,
-               tuple((p, ("const", st.type, st.value) if isinstance(st, Const) else (id(st.obj), st.path and st.path.key))
-                     for p, st in statics))
+               tuple((p, _static_key(st)) for p, st in statics))
         if key in self.done:
             return self.done[key]
         if fn in self.active:
@@ -222,3 +222,13 @@ def _wrap_hint(fn: Any) -> str:
     module = "np" if type(fn).__name__ == "ufunc" else getattr(fn, "__module__", None)
     called = f"{module}.{name}" if module and module != "builtins" else name
     return f"wrap it in a def, e.g. def f(x): return {called}(x)"
+
+
+def _static_key(st) -> tuple:
+    """What a callee is specialised to for a static argument: a constant's type and value (and
+    whether it is one of Python's own numbers), or an object by identity and path."""
+    if isinstance(st, PythonConstant):
+        return ("python", st.const.type, st.const.value)
+    if isinstance(st, Const):
+        return ("const", st.type, st.value)
+    return (id(st.obj), st.path and st.path.key)
