@@ -341,6 +341,9 @@ class _Reverse:
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
         self.sizes: dict[Var, Term] = {}      # the primal-only version of a build -> its size
         self.primal_value: Term | None = None
+        # whether primal_bindings is copying a build body's or an if branch's primal bindings into
+        # its cotangent (the primal pass ran them already: see primal_bindings)
+        self.again = False
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
                     "map are summed, then pushed through e once (Krawiec et al. 2022, Sec. 5; YOLO: transposing a let)",
@@ -389,10 +392,20 @@ class _Reverse:
         raise TypeError(f"reverse sweep: cannot take the primal part of {type(e).__name__}")
 
     def primal_bindings(self, lets: list[Let]) -> list:
+        """The primal parts of a chain's bindings. Copied again into a build body's or an if
+        branch's cotangent (`again`), its checks are not: the primal pass ran the same checks on
+        the same values (a check is never dead code, so that pass keeps them) and raised first,
+        and a copy would keep alive every value a check reads (the bound is kept as (), the
+        value of a check, for a use of it, which is dead code otherwise)."""
         out = []
+        again = self.again
         for lt in lets:
             if not has_lm(lt.var.type):
-                out.append((lt.var, self.subst(lt.rhs)))
+                rhs = lt.rhs
+                if again and type(rhs) is Call and rhs.fn == "check":
+                    out.append((lt.var, _UNIT))
+                    continue
+                out.append((lt.var, self.subst(rhs)))
             elif not isinstance(lt.var.type, LinMap):
                 v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
@@ -507,7 +520,11 @@ class _Reverse:
             cts.append((v, joined))
             return {k: [Get(n, v)] for n, k in enumerate(keys)}
         lets, final = let_chain(e)
-        local: list = self.primal_bindings(lets)
+        outer, self.again = self.again, True
+        try:
+            local: list = self.primal_bindings(lets)
+        finally:
+            self.again = outer
         m, ct = pick(final)
         pending = self.push(ct, m, local)
         results = self.backward_inner(lets, pending, local)
@@ -556,6 +573,9 @@ class _Reverse:
             total = prim("tsum", Build(prim("size", v), j, Get(n, prim("index", j, v))))
             out[k] = [self.rw.normalize(total)]
         return out
+
+
+_UNIT = Tuple(())  # the value of a check
 
 
 def _location_type(k) -> Type:
