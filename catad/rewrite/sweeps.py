@@ -31,7 +31,7 @@ from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
-from .catalogue import RULES, cheap, tsum as sum_tangents
+from .catalogue import RULES, _nonneg_size, cheap, tsum as sum_tangents
 from ..primitives.registry import PRIMITIVES
 from .engine import NormalMarks, Rewriter, term_children, with_children
 from .rule import P, Rule, V
@@ -340,6 +340,7 @@ class _Reverse:
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
         self.sizes: dict[Var, Term] = {}      # the primal-only version of a build -> its size
+        self.nonneg: set[Var] = set()         # Int variables known >= 0: build indices, sizes
         self.primal_value: Term | None = None
         # whether primal_bindings is copying a build body's or an if branch's primal bindings into
         # its cotangent (the primal pass ran them already: see primal_bindings)
@@ -405,7 +406,10 @@ class _Reverse:
                 if again and type(rhs) is Call and rhs.fn == "check":
                     out.append((lt.var, _UNIT))
                     continue
-                out.append((lt.var, self.subst(rhs)))
+                rhs = self.subst(rhs)
+                if again:
+                    rhs = self._known_size(lt.var, rhs)
+                out.append((lt.var, rhs))
             elif not isinstance(lt.var.type, LinMap):
                 v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
@@ -413,6 +417,22 @@ class _Reverse:
                 if type(lt.rhs) is Build:
                     self.sizes[v] = lt.rhs.size
         return out
+
+    def _known_size(self, var: Var, rhs: Term) -> Term:
+        """In a cotangent's copy of primal bindings: size(pP) of a build pP = build(n, ...)
+        copied there is n where n is known >= 0 (a negative n builds an empty vector), so
+        the copy of pP, read only for its size (a sum's cotangent, build(size(pP), \\i. ct)),
+        is dead. Records what it learns of var: an alias of pP, or a size."""
+        cls = type(rhs)
+        if cls is Var and rhs in self.sizes:
+            self.sizes[var] = self.sizes[rhs]
+        elif cls is Call and rhs.fn == "size" and type(rhs.args[0]) is Var:
+            n = self.sizes.get(rhs.args[0])
+            if n is not None and (type(n) is Var and n in self.nonneg or type(n) is Const and n.value >= 0):
+                rhs = n
+        if type(rhs) is Var and rhs in self.nonneg or _nonneg_size(rhs):
+            self.nonneg.add(var)
+        return rhs
 
     def _primal_copy(self, rhs: Term) -> Var | None:
         """pP for the AD's primal of a build, build(n, \\j. pi_1 p[j]) (catad.ad's build), where p's
@@ -501,6 +521,7 @@ class _Reverse:
             cts.append((v, ct_vec))
             ct_vec = v
         i = rhs.var
+        self.nonneg.add(i)  # an index of a build: 0 <= i < its size
         per_elem = self.inner(rhs.body, lambda body: (body.items[k], prim("index", i, ct_vec)), None)
         return self.collect_build(rhs.size, i, per_elem, cts)
 
