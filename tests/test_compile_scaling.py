@@ -342,9 +342,10 @@ class _CountingTable(dict):
         return dict.get(self, key, default)
 
 
-def _count_visits(fn, arg, stage=None) -> tuple[int, int, int]:
+def _count_visits(fn, arg, stage=None, call=None) -> tuple[int, int, int]:
     """(terms made, rules tried, nodes visited) by the first catad.grad(fn)(arg), or with
-    `stage`, by making that stage of its pipeline alone (the stages it needs made first). A
+    `stage`, by making that stage of its pipeline alone (the stages it needs made first), or by
+    call() when given. A
     node is visited when its children are read: through term_children or Node.children (the
     walks of catad._node and catad.lang.free_vars)."""
     from catad import _node
@@ -368,7 +369,9 @@ def _count_visits(fn, arg, stage=None) -> tuple[int, int, int]:
     Rule.apply, _node.Node.children = counting_apply, counting_children
     lang_terms._CHILDREN = _CountingTable(table, visited)
     try:
-        if p is None:
+        if call is not None:
+            call()
+        elif p is None:
             catad.grad(fn)(arg)
         else:
             getattr(p, stage)
@@ -394,8 +397,10 @@ def _vector_chain(n: int):
 # wip/ctime4 375, 177 and 316, and 56, 26 and 38 (finish's ANF and CSE one walk, the sweep's
 # names from the AD's, finish told of redexes by its passes: three whole-program walks fewer); at
 # wip/ctime5 350, 148 and 251, and 56, 24 and 30 (the reverse sweep makes its chains normal and
-# copies no build's primal, free_vars reads a node once, finish's CSE counts the inliner's uses)
-WORK_PER_STATEMENT = {"vector": (365, 160, 265), "fib": (60, 26, 33)}
+# copies no build's primal, free_vars reads a node once, finish's CSE counts the inliner's uses);
+# at wip/hcomp6 331, 140 and 237, and 56, 24 and 30 (the AD binds a call it has bound in the same
+# chain once: the fused element reads x[i] twice)
+WORK_PER_STATEMENT = {"vector": (340, 145, 245), "fib": (60, 26, 33)}
 
 
 def test_the_first_grad_visits_each_statement_a_bounded_number_of_times():
@@ -839,3 +844,62 @@ def test_a_substituted_line_is_classified_as_it_was(monkeypatch):
             bound.pipeline.code(which)
     catad.grad(_vector_chain(20))(np.ones(4))
     assert seen[0] > 1000 and seen[1] > 300 and seen[2] > 0, seen
+
+
+# ---------------------------------------------------------------- the work of an hvp (issue 17)
+
+def _gmm_args():
+    """GMM's objective (benchmarks/adbench/gmm.py) at D=2, K=3, N=2, hvp's tangents (those of
+    the data, x and wishart, zero) and argnums, as /tmp/l9's and compile_time.py's GMM."""
+    from corpus import gmm
+    r = np.random.default_rng(0)
+    k, d, n = 3, 2, 2
+    params = (r.normal(size=k), r.normal(size=(k, d)), r.normal(size=(k, d)), r.normal(size=(k, gmm.tri(d))))
+    rest = (r.normal(size=(n, d)), (1.0, 0))
+    tangents = tuple(r.normal(size=np.shape(p)) for p in params) + (np.zeros((n, d)), (0.0, 0))
+    return gmm, params + rest, tangents
+
+
+# bounds for hvp's compile (terms made, rules tried, nodes visited) of GMM at D=2, K=3, N=2, from a
+# fresh function (its gradient's stages included); measured when written: 46,204, 15,603 and
+# 38,219 before, 34,902, 12,608 and 26,460 with tuple-eta (no second round of finish) and the
+# reverse sweep copying no check into a cotangent (GMM d2_K10's reverse program 20% smaller);
+# 33,878, 12,316 and 25,803 with the cotangent's copy of a build read for its size only dropped
+HVP_WORK = (40_000, 14_000, 32_000)
+
+
+def test_the_hvp_of_gmm_compiles_with_one_round_of_finishing_and_no_copied_check(monkeypatch):
+    """hvp (forward over reverse) of the GMM objective: the forward program's finish takes one
+    round (a tuple argument rebuilt item by item, once differentiated, left a projection of a
+    tuple literal that cost a second round of optimising, CSE and dead code), the gradient's
+    reverse program checks only what its primal pass checks (its cotangent builds copied every
+    check of the primal builds they recompute), and the work of the whole compile is bounded."""
+    from catad.lang.terms import Call, subterms
+    from catad.rewrite import stages
+    from _util import fresh_function
+    gmm, primals, tangents = _gmm_args()
+    rounds = []
+    optimise = stages.optimise
+
+    def counted(d, stage, *a, **k):
+        rounds.append(stage)
+        return optimise(d, stage, *a, **k)
+    monkeypatch.setattr(stages, "optimise", counted)
+    f = fresh_function(gmm.gmm_objective)
+    catad.hvp(f, primals, tangents, argnums=(0, 1, 2, 3))
+    assert rounds.count("forward") == 1 and rounds.count("reverse") == 1, rounds
+    p = pipeline(f, *primals)
+
+    def checks(body):
+        return sum(1 for t in subterms(body) if type(t) is Call and t.fn == "check")
+    from catad.lang.inline import inline_program
+    assert checks(p.reverse.body) <= checks(inline_program(p.core).main.body), (checks(p.reverse.body),)
+    # a sum's cotangent in a cotangent build reads the size of the build it sums as that build's
+    # size, not as size(build(...)), a copy of the build kept for its size
+    from catad.lang.terms import Build
+    assert not [t for t in subterms(p.reverse.body) if type(t) is Call and t.fn == "size" and type(t.args[0]) is Build]
+    monkeypatch.undo()
+    g = fresh_function(gmm.gmm_objective)
+    made, tried, visited = _count_visits(None, None, call=lambda: catad.hvp(g, primals, tangents, argnums=(0, 1, 2, 3)))
+    for what, n, bound in zip(("made", "tried", "visited"), (made, tried, visited), HVP_WORK):
+        assert n <= bound, (what, made, tried, visited)

@@ -623,6 +623,42 @@ def _(g):
     return Get(g.c.int(0, len(t.items) - 1), items_of(g, t))
 
 
+def _plain_tuple_type(g: Gen) -> TupleT:
+    """A tuple type with no linear map among its components (what tuple-eta applies to)."""
+    while True:
+        t = TupleT(tuple(value_type(g) for _ in range(g.c.int(1, 3))))
+        if not any(isinstance(s, LinMap) for s in t.items):
+            return t
+
+
+@instances("tuple-eta", tangents=True)
+def _(g):
+    x = term_of(g, _plain_tuple_type(g))
+    return Tuple(tuple(Get(k, x) for k in range(len(x.type.items))))
+
+
+@violations("tuple-eta")
+def _(g):
+    kind = g.c.int(0, 2)
+    if kind == 0:  # a component is a linear map: the AD's (value, map) pairs stay pairs
+        t = TupleT((value_type(g), LinMap(g.space(0), g.space(0))))
+        x = term_of(g, t)
+        return Tuple((Get(0, x), Get(1, x)))
+    t = _plain_tuple_type(g)
+    while len(t.items) < 2:
+        t = _plain_tuple_type(g)
+    x = term_of(g, t)
+    n = len(t.items)
+    if kind == 1:  # not every component
+        return Tuple(tuple(Get(k, x) for k in range(n - 1)))
+    if t.items[0] == t.items[1]:  # components out of order
+        return Tuple((Get(1, x), Get(0, x)) + tuple(Get(k, x) for k in range(2, n)))
+    y = term_of(g, t)  # components of another tuple
+    if y == x:
+        return Tuple(tuple(Get(k, x) for k in range(n - 1)))
+    return Tuple((Get(0, y),) + tuple(Get(k, x) for k in range(1, n)))
+
+
 @instances("get-zero")
 def _(g):
     t = g.tuple_space()

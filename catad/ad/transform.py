@@ -62,16 +62,35 @@ class _AD:
         self.done = done
         self.src = def_input_type(d)
         self.names = FreshNames(p.name for p in d.params)
+        # per let chain being made (by the id of its list of bindings, kept beside it): the
+        # values bound there -> their variables (see bind)
+        self.bound: dict[int, tuple[list, dict]] = {}
 
     # ------------------------------------------------------------ names and bindings
     def fresh(self, base: str, ty: Type) -> Var:
         return self.names.var(base, ty)
 
     def bind(self, out: list, base: str, value: Term) -> Term:
+        """value bound to a fresh variable in `out` (an atom, 0 or 1 as it is), or the variable
+        a call equal to it is bound to in that chain already: a subterm read twice (the fused
+        element x[i] * 0.5 + sin(x[i]) reads x[i] twice) makes one primal and one map, so its
+        cotangents are summed before they are pushed on (terms are pure: the same value)."""
         if core.is_atom(value) or isinstance(value, (L.Zero, L.One)):
             return value
+        if type(value) is not Call:  # only calls are looked up: a larger value's hash would
+            v = self.fresh(base, value.type)  # cost more than the rare repeat saves
+            out.append((v, value))
+            return v
+        scope = self.bound.get(id(out))
+        if scope is None or scope[0] is not out:
+            scope = self.bound[id(out)] = (out, {})
+        key = (value.fn, value.args)  # a call's type is its function's of its arguments'
+        known = scope[1].get(key)
+        if known is not None:
+            return known
         v = self.fresh(base, value.type)
         out.append((v, value))
+        scope[1][key] = v
         return v
 
     def zero(self, t: Type) -> L.Zero:

@@ -26,7 +26,7 @@ import numpy as np
 from ..lang.fold import FFold, RFold, Scan
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, fconst, free_vars, may_fail
 from ..lang.types import Tuple as TupleT
-from ..lang.types import Float, Int, Scalar, Vec
+from ..lang.types import Float, Int, LinMap, Scalar, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR, zero_tangent
 from ..primitives import prim
@@ -534,6 +534,22 @@ def _(b):
 rule("get-tuple", GV, "notes Fig. 2: pi_k (e1, ..., en) = ek", "pik (e1, ..., en)", "ek", r"\pi_k(e_1, \dots, e_n) = e_k",
      "projection of a tuple literal (the other components are dropped, not computed)",
      P(Get, index=V("k"), tup=P(Tuple, items=V("items"))))(lambda b: b["items"][b["k"]])
+def _eta(items) -> bool:
+    """items are pi_1 x, ..., pi_n x of one x of n components, none a linear map (the AD's
+    (value, map) pairs stay pairs: the sweeps read them apart)."""
+    first = items[0] if items else None
+    if type(first) is not Get:
+        return False
+    x = first.tup
+    return (len(x.type.items) == len(items) and not any(isinstance(t, LinMap) for t in x.type.items)
+            and all(type(e) is Get and e.index == k and e.tup == x for k, e in enumerate(items)))
+
+
+rule("tuple-eta", GV, "surjective pairing: (pi_1 x, ..., pi_n x) = x", "(pi1 x, ..., pin x)", "x",
+     r"(\pi_1 x, \dots, \pi_n x) = x",
+     "a tuple rebuilt from all the components of one tuple, in order, is that tuple (a tuple argument "
+     "the front end passes on item by item)",
+     P(Tuple, items=V("items", _eta)))(lambda b: b["items"][0].tup)
 rule("get-zero", GV, "pi_k 0 = 0", "pik 0", "0", r"\pi_k\,0 = 0", "a component of the zero tangent",
      _whole(Get, tup=ZT))(_zt)
 rule("index-zero", GV, "0[i] = 0", "0[i]", "0", r"0[i] = 0", "an element of the zero tangent",

@@ -31,7 +31,7 @@ from ..lang.types import Int, LinMap, Tuple as TupleT, Type, Vec
 from ..linearmaps import terms as L
 from ..linearmaps.terms import Apply, ApplyR
 from ..primitives import prim
-from .catalogue import RULES, cheap, tsum as sum_tangents
+from .catalogue import RULES, _nonneg_size, cheap, tsum as sum_tangents
 from ..primitives.registry import PRIMITIVES
 from .engine import NormalMarks, Rewriter, term_children, with_children
 from .rule import P, Rule, V
@@ -340,7 +340,11 @@ class _Reverse:
         self.src = src                        # the input space A: where "result" cotangents live
         self.envP: dict[Var, Var] = {}        # LM-carrying compound -> its primal-only version
         self.sizes: dict[Var, Term] = {}      # the primal-only version of a build -> its size
+        self.nonneg: set[Var] = set()         # Int variables known >= 0: build indices, sizes
         self.primal_value: Term | None = None
+        # whether primal_bindings is copying a build body's or an if branch's primal bindings into
+        # its cotangent (the primal pass ran them already: see primal_bindings)
+        self.again = False
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
                     "map are summed, then pushed through e once (Krawiec et al. 2022, Sec. 5; YOLO: transposing a let)",
@@ -389,10 +393,23 @@ class _Reverse:
         raise TypeError(f"reverse sweep: cannot take the primal part of {type(e).__name__}")
 
     def primal_bindings(self, lets: list[Let]) -> list:
+        """The primal parts of a chain's bindings. Copied again into a build body's or an if
+        branch's cotangent (`again`), its checks are not: the primal pass ran the same checks on
+        the same values (a check is never dead code, so that pass keeps them) and raised first,
+        and a copy would keep alive every value a check reads (the bound is kept as (), the
+        value of a check, for a use of it, which is dead code otherwise)."""
         out = []
+        again = self.again
         for lt in lets:
             if not has_lm(lt.var.type):
-                out.append((lt.var, self.subst(lt.rhs)))
+                rhs = lt.rhs
+                if again and type(rhs) is Call and rhs.fn == "check":
+                    out.append((lt.var, _UNIT))
+                    continue
+                rhs = self.subst(rhs)
+                if again:
+                    rhs = self._known_size(lt.var, rhs)
+                out.append((lt.var, rhs))
             elif not isinstance(lt.var.type, LinMap):
                 v = self.names.var(lt.var.name + "P", _strip_type(lt.var.type))
                 out.append((v, self.strip(lt.rhs)))
@@ -400,6 +417,22 @@ class _Reverse:
                 if type(lt.rhs) is Build:
                     self.sizes[v] = lt.rhs.size
         return out
+
+    def _known_size(self, var: Var, rhs: Term) -> Term:
+        """In a cotangent's copy of primal bindings: size(pP) of a build pP = build(n, ...)
+        copied there is n where n is known >= 0 (a negative n builds an empty vector), so
+        the copy of pP, read only for its size (a sum's cotangent, build(size(pP), \\i. ct)),
+        is dead. Records what it learns of var: an alias of pP, or a size."""
+        cls = type(rhs)
+        if cls is Var and rhs in self.sizes:
+            self.sizes[var] = self.sizes[rhs]
+        elif cls is Call and rhs.fn == "size" and type(rhs.args[0]) is Var:
+            n = self.sizes.get(rhs.args[0])
+            if n is not None and (type(n) is Var and n in self.nonneg or type(n) is Const and n.value >= 0):
+                rhs = n
+        if type(rhs) is Var and rhs in self.nonneg or _nonneg_size(rhs):
+            self.nonneg.add(var)
+        return rhs
 
     def _primal_copy(self, rhs: Term) -> Var | None:
         """pP for the AD's primal of a build, build(n, \\j. pi_1 p[j]) (catad.ad's build), where p's
@@ -488,6 +521,7 @@ class _Reverse:
             cts.append((v, ct_vec))
             ct_vec = v
         i = rhs.var
+        self.nonneg.add(i)  # an index of a build: 0 <= i < its size
         per_elem = self.inner(rhs.body, lambda body: (body.items[k], prim("index", i, ct_vec)), None)
         return self.collect_build(rhs.size, i, per_elem, cts)
 
@@ -507,7 +541,11 @@ class _Reverse:
             cts.append((v, joined))
             return {k: [Get(n, v)] for n, k in enumerate(keys)}
         lets, final = let_chain(e)
-        local: list = self.primal_bindings(lets)
+        outer, self.again = self.again, True
+        try:
+            local: list = self.primal_bindings(lets)
+        finally:
+            self.again = outer
         m, ct = pick(final)
         pending = self.push(ct, m, local)
         results = self.backward_inner(lets, pending, local)
@@ -556,6 +594,9 @@ class _Reverse:
             total = prim("tsum", Build(prim("size", v), j, Get(n, prim("index", j, v))))
             out[k] = [self.rw.normalize(total)]
         return out
+
+
+_UNIT = Tuple(())  # the value of a check
 
 
 def _location_type(k) -> Type:
