@@ -44,7 +44,8 @@ DOMAINS: dict[str, list[tuple]] = {
     "erfc": [(-3, 3)], "expit": [(-10, 10)], "log_expit": [(-10, 10)], "logit": [(0.05, 0.95)],
     "gammaln": [(0.2, 10)], "ndtr": [(-5, 5)], "log_ndtr": [(-10, 5)],
     "xlogy": [(-5, 5), (0.1, 10)], "xlog1py": [(-5, 5), (-0.9, 5)], "logaddexp": [(-5, 5), (-5, 5)],
-    "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "betaln": [(0.2, 10), (0.2, 10)],
+    "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "cabs": [(-5, 5), (-5, 5)],
+    "betaln": [(0.2, 10), (0.2, 10)],
     "i0e": [(-40, 40)], "i1e": [(-40, 40)],
     "gamma": [(0.2, 6)], "beta": [(0.2, 5), (0.2, 5)], "erfinv": [(-0.9, 0.9)], "ndtri": [(0.05, 0.95)],
     "floor": [(-5, 5)], "ceil": [(-5, 5)], "trunc": [(-5, 5)], "rint": [(-5, 5)], "fmod": [(-5, 5), (0.5, 3)],
@@ -76,6 +77,7 @@ REJECT = {
     "i0e": lambda x: abs(x) < 0.2,
     "i1e": lambda x: abs(x) < 0.2,
     "hypot": lambda x, y: abs(x) + abs(y) < 0.2,
+    "cabs": lambda x, y: abs(x) + abs(y) < 0.2,
     "polygamma": lambda n, x: _near_pole(x),
 }
 # Central-difference step (default 1e-3 * max(1, |x|)): absolute near the poles.

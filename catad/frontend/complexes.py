@@ -282,10 +282,10 @@ def conjugate(lw, z: Complex, loc, text: str) -> Complex:
 
 
 def modulus(lw, z: Complex, loc) -> Term:
-    """|z| = hypot(re, im) (|re| for a real value)."""
+    """|z| = hypot(re, im) as np.abs of a complex number rounds it (|re| for a real value)."""
     if z.im is None:
         return z.wrap(_ew(lw, lambda x: prim("abs", x, loc=loc), [z.re], loc, "np.abs"))
-    return z.wrap(_ew(lw, lambda x, y: prim("hypot", x, y, loc=loc), [z.re, z.im], loc, "np.abs"))
+    return z.wrap(_ew(lw, lambda x, y: prim("cabs", x, y, loc=loc), [z.re, z.im], loc, "np.abs"))
 
 
 def angle(lw, z: Complex, loc, deg: bool) -> Term:

@@ -373,6 +373,11 @@ for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
 
 _XLOG_NOTE = ("{f}(0, y) = 0 for every y but nan (SciPy's convention), so the partial in y is 0 where x == 0, "
               "even at y = {y0}; the partial in x is {dx} there ({dx0} at y = {y0})")
+def _complex_abs(re, im):
+    """np.abs of the complex numbers re + i im (NumPy's rounding of |z|)."""
+    return np.abs(np.asarray(re, dtype=np.float64) + 1j * np.asarray(im, dtype=np.float64))[()]
+
+
 _SPECIAL_BINARY = [
     # name, sympy, scalar implementation, aliases, library aliases, whole-array form, doc, nondiff note
     ("xlogy", S.XLogY, S.xlogy, (), (_SP + "xlogy",), 'sf.xlogy({0}, {1})', "x * log(y), 0 where x == 0",
@@ -387,6 +392,9 @@ _SPECIAL_BINARY = [
      "partials expit((a - b) log 2) and expit((b - a) log 2): nan where a - b is (a = b = inf or -inf)"),
     ("hypot", S.Hypot, np.hypot, (math.hypot, np.hypot), (), 'np.hypot({0}, {1})', "sqrt(a*a + b*b) without overflow",
      "at the origin both partials are 0 (elsewhere a / hypot and b / hypot), as d|x| is 0 at 0"),
+    ("cabs", S.Hypot, _complex_abs, (), (), 'np.abs({0} + 1j * {1})',
+     "|re + i im| as np.abs of a complex number rounds it (NumPy's complex abs is not np.hypot, by an ulp)",
+     "at the origin both partials are 0 (elsewhere re / |z| and im / |z|), as d|x| is 0 at 0"),
     ("betaln", lambda x, y: sympy.loggamma(x) + sympy.loggamma(y) - sympy.loggamma(x + y), S.betaln, (),
      (_SP + "betaln",), None, "log|B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)", ""),
     ("beta", sympy.beta, S.beta, (), (_SP + "beta",), None,
