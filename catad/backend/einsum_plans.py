@@ -250,6 +250,17 @@ def _matmul(pa, pb, shape_a, shape_b, shape_ab, back, a, b) -> np.ndarray:
     return ab if back is None else ab.transpose(back)
 
 
+
+def _letter_sizes(specs: list, shapes) -> dict | None:
+    """Each letter's length over the operands (axes of length 1 broadcast), or None where two
+    operands give a letter different lengths (einsum's error, raised by its general path)."""
+    size: dict = {}
+    for s, sh in zip(specs, shapes):
+        for c, n in zip(s, sh):
+            if n != 1 and size.setdefault(c, n) != n:
+                return None
+    return size
+
 def _short(spec: str, shapes: tuple, least: int = LEAST):
     """The einsum as a few products of slices, when NumPy's own loops would run along a short
     last axis: a sum over summed indices of at most SHORT terms in all (sum_s prod_k op_k[s]),
@@ -266,11 +277,9 @@ def _short(spec: str, shapes: tuple, least: int = LEAST):
     specs = inputs.split(",")
     if any(len(set(s)) != len(s) for s in specs + [out]) or not set(out) <= set(inputs):
         return None
-    size: dict = {}
-    for s, sh in zip(specs, shapes):
-        for c, n in zip(s, sh):
-            if n != 1 and size.setdefault(c, n) != n:
-                return None
+    size = _letter_sizes(specs, shapes)
+    if size is None:
+        return None
     if 0 in size.values():
         return None
     kept = ["".join(c for c, n in zip(s, sh) if n != 1) for s, sh in zip(specs, shapes)]
@@ -472,11 +481,9 @@ def _mask_plan(spec: str, shapes: tuple, w: int):
     if len(specs) != len(shapes) or len(specs) < 3 or any(len(set(s)) != len(s) for s in specs + [out]) or \
             any(len(s) != len(sh) for s, sh in zip(specs, shapes)):
         return None
-    size: dict = {}
-    for s, sh in zip(specs, shapes):
-        for c, n in zip(s, sh):
-            if n != 1 and size.setdefault(c, n) != n:
-                return None
+    size = _letter_sizes(specs, shapes)
+    if size is None:
+        return None
     # the mask's letters along which it is longer than 1; along the others it is read at 0
     # (broadcast), so that it is one Bool per value of these
     fixed = "".join(c for c, n in zip(specs[w], shapes[w]) if n != 1)
