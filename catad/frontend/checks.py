@@ -73,8 +73,8 @@ class Checks:
         if st is None:
             return bindings
         if self.frames or self.branch_depth != st.depth or st.raised:
-            # one that stays (in a branch: a conditional expression's) raises before the later ones
-            st.raised = st.raised or bool(bindings)
+            # one that stays in a branch (a conditional expression's) raises before the later ones
+            st.raised = st.raised or bool(bindings) and self.branch_depth != st.depth
             return bindings
         local = []
         for b in bindings:
