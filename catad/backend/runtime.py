@@ -564,9 +564,8 @@ def rt_update(i, v, n):
     along i's axes."""
     if v is ZERO:
         return ZERO
-    if np.ndim(i) == 0:
+    if type(i) is not np.ndarray or i.ndim == 0:  # (a reverse loop's steps: one index, often)
         return OneHot(i, v, n)
-    i = np.asarray(i)
     v = np.asarray(T.densify(v), dtype=np.float64)
     row = v.shape[i.ndim:] if v.ndim > i.ndim else ()
     out = np.zeros((int(n),) + row)
