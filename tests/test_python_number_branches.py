@@ -286,3 +286,21 @@ def test_a_callee_specialised_to_python_s_ints_keeps_them_python_s(x):
         return
     with np.errstate(all="ignore"):
         np.testing.assert_equal(catad.value_and_grad(literal_arguments)(x)[0], want)
+
+
+def rounds_in_the_branch_not_taken(x):
+    t = 2
+    for i in range(len(x)):
+        if x[0] <= x[0]:
+            t = t + 1
+        else:
+            t = round(i ** -1.0 * np.inf) + t  # never runs: round(inf) raises OverflowError
+    return t * x[0]
+
+
+def test_an_overflow_in_the_branch_not_taken_is_not_raised():
+    """Both branches computed at once: int() of the untaken branch's inf raised OverflowError
+    from inside catad's run time; the variant running only the branch taken gives Python's value."""
+    x = np.array([2.0])
+    value, g = catad.value_and_grad(rounds_in_the_branch_not_taken)(x)
+    assert value == rounds_in_the_branch_not_taken(x) and g.tolist() == [3.0]

@@ -74,7 +74,8 @@ __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 # index is out of range where no mask discards it): the variant running only the branch taken is
 # tried (Compiled.blocks); where it raises the same error, so does the computation (np.linalg's
 # LinAlgError is a ValueError), and it is raised; where it raises another, that is catad's own.
-_FAILED = (IndexError, ValueError, AssertionError)
+# OverflowError: int() of an infinite Float (round(inf)) in the branch not taken.
+_FAILED = (IndexError, ValueError, AssertionError, OverflowError)
 
 
 @dataclass
