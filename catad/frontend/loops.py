@@ -897,14 +897,17 @@ class Loops:
                    and not n.startswith("\0")]
         if changed:
             for n in changed:
-                flags[n] = ("\0python " + n, st.init_whens[st.names.index(n)][1])
+                flags[n] = (_FLAG + n, st.init_whens[st.names.index(n)][1])
             probe = self._settle(s, src, state, flags)
             for n in changed:
                 stays = self._flag_unneeded(probe, n, flags[n][0], src)
                 if stays is not None:
                     after[n] = stays
                     del flags[n]
-            st = probe if not after else self._settle(s, src, state, flags)
+            if after:  # (every flag left out, as for a sum loop: the settling without flags above)
+                st = self._settle(s, src, state, flags) if flags else st
+            else:
+                st = probe
         state, types, shapes, pys, bounds, init_whens = st.state, st.types, st.shapes, st.pys, st.bounds, st.init_whens
         body, body_env = st.body, st.body_env
         # an array the body lets something refer to is not owned after the loop (updates.py)
@@ -950,7 +953,7 @@ class Loops:
         for k, (n, sh) in enumerate(zip(names, shapes)):
             if sh is not None and isinstance(types[k], Vec) and isinstance(results[k], Var):
                 self.b.shapes.dims[results[k].name] = _filled(sh, results[k])
-        keep = [(n, r) for n, r in zip(names, results) if n != "\0count" and not n.startswith("\0python ")]
+        keep = [(n, r) for n, r in zip(names, results) if n != "\0count" and not n.startswith(_FLAG)]
         out_results = [r for _, r in keep]
         out_names = [n for n, _ in keep]
         for k, n in enumerate(out_names):  # shapes the body keeps hold after the loop too
@@ -973,7 +976,7 @@ class Loops:
         # a state that is one of Python's own numbers before the loop (or where a condition
         # holds) and after its body is one throughout (expressions.py: Python's arithmetic
         # raises where NumPy's gives inf); pys: that Bool, or None
-        init_whens = [None if n.startswith("\0python ") else self.py_when(init) for n, init in state]
+        init_whens = [None if n.startswith(_FLAG) else self.py_when(init) for n, init in state]
         pys = [None if w is None or n in flags else w[0] for n, w in zip(names, init_whens)]
         # an Int state a product updates may leave int64: its products are checked (int_range.py)
         bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
@@ -1109,6 +1112,9 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+_FLAG = "\0python "  # the name of the Bool state of a loop's number that may still be Python's
 
 
 def _outside(cond: Term, body: "_Lambda") -> Term | None:
