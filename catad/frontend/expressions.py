@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, free_vars, make_lets, var_names
+from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
