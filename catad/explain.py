@@ -31,6 +31,7 @@ TITLES = {
     "core": "Core program",
     "anf": "Anf-ised original definition",
     "cl": "Combinator language CL (notes Fig. 9-10)",
+    "fused": "Calls inlined, chains of builds fused (index of build, Ksc/Opt.hs): the program differentiated",
     "jacobian": "The full Jacobian (unoptimised)",
     "jacobian-optimised": "The full Jacobian (optimised)",
     "jacobian-transposed": "Transposed Jacobian (optimised)",
@@ -294,7 +295,7 @@ def explain(fn: Callable, *example_args: Any, checkpoints: int | None = None,
     if transformation_of(fn) is not None:  # a derivative differentiated again: say which
         lines = transformation_text(fn, p) + structure_text(fn, example_args)
         source = "\n".join(f"# {line}" for line in lines) + "\n" + source
-    programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "jacobian": p.jacobian,
+    programs = {"core": p.core, "anf": p.anf, "cl": p.cl, "fused": p.fused, "jacobian": p.jacobian,
                 "jacobian-optimised": p.jacobian_optimised, "jacobian-transposed": p.jacobian_transposed,
                 "forward": p.forward, "reverse": p.reverse}
     texts = {"source": source, "code": code_text(p, checkpoints), **{name: str(x) for name, x in programs.items()}}

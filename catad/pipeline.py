@@ -34,6 +34,7 @@ from .backend import Compiled
 from .combinators import CLProgram, check_cl_program, to_cl_program
 from .errors import ArgumentError, CatadError, Loc
 from .lang.anf import anf_program
+from .lang.fusion import fuse_program
 from .lang.inline import inline_program
 from .lang.names import FreshNames
 from .lang.structure import band_offsets
@@ -47,7 +48,7 @@ from .rewrite.engine import NormalMarks
 from .rewrite.stages import StepCount, finish, optimised, transposed
 
 # The stages of catad.explain, in order; "code" is the backend's output.
-STAGES = ("source", "core", "anf", "cl", "jacobian", "jacobian-optimised", "jacobian-transposed",
+STAGES = ("source", "core", "anf", "cl", "fused", "jacobian", "jacobian-optimised", "jacobian-transposed",
           "forward", "reverse", "code")
 TRACED = ("jacobian-optimised", "jacobian-transposed", "forward", "reverse")  # the stages that rewrite
 
@@ -124,10 +125,18 @@ class Pipeline:
         check_cl_program(program)
         return program
 
+    @_stage
+    def fused(self) -> Program:
+        """The core program with its calls inlined and its chains of builds fused
+        (catad.lang.fusion): the program the AD differentiates."""
+        return fuse_program(inline_program(self.core))
+
     def _jacobian_program(self) -> Program:
-        # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses
+        # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses,
+        # and keeps no fused program it does not ask for again
         names: dict = {}
-        program = jacobian_program(to_cl_program(inline_program(self.core)), names)
+        fused = self.fused if "fused" in vars(self) else fuse_program(inline_program(self.core))
+        program = jacobian_program(to_cl_program(fused), names)
         self._jacobian_names = names[program.main.name]  # the same set each time it is made again
         return program
 

@@ -554,7 +554,9 @@ def test_finish_does_not_walk_again_what_the_sweep_made(monkeypatch, stage):
     assert tried[0] == 0, tried
     steps = [s[0] for s in p._traces[stage]]
     swept = "rev-let-bound" if stage == "reverse" else "fwd-let-bound"
-    assert "let-dead" not in steps and steps.count(swept) >= 50 * 7, sorted(set(steps))
+    # the sweep made a let for each of the Jacobian's: 5 per statement since the chain's builds
+    # are fused into one (catad.lang.fusion: no index, size and element lets between them; 7 before)
+    assert "let-dead" not in steps and steps.count(swept) >= 50 * 5, sorted(set(steps))
 
 
 def test_a_linear_maps_type_is_read_not_made_again(monkeypatch):

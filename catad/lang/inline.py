@@ -128,9 +128,10 @@ def canonical(t: Term, free: dict[Var, Term] | None = None) -> Term:
     return _Renaming(_Numbered()).term(t, dict(free or {}))
 
 
-def renamed_apart(t: Term, names: FreshNames) -> Term:
-    """t with every binder given a fresh name from names (its free variables kept)."""
-    return _Renaming(names).term(t, {})
+def renamed_apart(t: Term, names: FreshNames, free: dict[Var, Term] | None = None) -> Term:
+    """t with every binder given a fresh name from names (its free variables kept, or
+    replaced as `free` says)."""
+    return _Renaming(names).term(t, dict(free or {}))
 
 
 class _Numbered:

@@ -1,0 +1,227 @@
+"""Vertical fusion of builds, before differentiation: the Knossos rule
+``index i (build n f) = f i`` (Ksc/Opt.hs, optPrimCall "index") applied to a whole chain.
+
+A statement of elementwise NumPy code is a build over the array's elements, and the next
+statement reads it only at its own element:
+
+    let y = build(n, \\i. sin(x[i]))
+    let z = build(n, \\j. y[j] * 2.0)        ~>   let z = build(n, \\j. let i = j
+                                                                      let e = sin(x[i])
+                                                                      e * 2.0)
+
+Differentiated as it stands, every statement costs a build, its vector of local linear
+maps and their sums in every later stage; fused, the whole chain is one build whose body
+is a scalar program, and AD, the rewriting stages and the backend do scalar work per
+statement. The vectorised backend computes the fused build as it computed the chain (each
+let of the body is a whole-array operation), so the run time does not change.
+
+A build y is fused into the build z that reads it when:
+- z is y's only reader (y is not kept: nothing is computed twice), in the same let chain;
+- z reads y only as y[j] (j z's own index) or size(y), and z's size is y's (the same
+  term, or size(y)): j is then in y's bounds, so no bounds check is lost;
+- y's elements are scalars, and evaluating y cannot fail (may_fail: no check), so computing
+  it later, inside z, is not observable: Python's order of errors is kept.
+
+Work is linear in the program: each statement's body is renamed apart once, the body of a
+fused chain is a list extended in place (the largest reader's list is kept), and the terms
+of a fused build are made once, when nothing fuses into it any more.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .inline import renamed_apart
+from .names import FreshNames
+from .terms import (Build, Call, Const, Def, Let, Program, Term, Var, let_chain, make_lets, may_fail, rename,
+                    term_children, var_names, with_children)
+from .types import Int, Scalar, Vec
+
+
+@dataclass
+class _Fused:
+    """A build being fused: build(size, \\var. lets in result), its lets a list."""
+    size: Term
+    var: Var
+    lets: list
+    result: Term
+    loc: object
+
+    def term(self) -> Build:
+        return Build(self.size, self.var, make_lets(self.lets, self.result), self.loc)
+
+
+def fuse_program(program: Program) -> Program:
+    """The program (one definition, its calls inlined) with its chains of builds fused."""
+    d = program.main
+    out = fuse_builds(d)
+    return program if out is d else Program((out,), program.entry)
+
+
+def fuse_builds(d: Def) -> Def:
+    d = _without_aliases(d)
+    lets, body = let_chain(d.body)
+    if len(lets) < 2:
+        return d
+    # a size bound to a variable (let n = size(x)) is compared by what it is bound to
+    ints = {lt.var: lt.rhs for lt in lets if lt.var.type == Int}
+    index = {lt.var: k for k, lt in enumerate(lets)}
+    by_name = {lt.var.name: lt.var for lt in lets}
+    readers: dict[Var, list] = {}  # a let's variable -> the lets (or "body") that read it
+    for k, lt in enumerate(lets):
+        _note_reads(lt.rhs, k, by_name, readers)
+    _note_reads(body, "body", by_name, readers)
+    names = FreshNames.avoiding(d.body, params=d.params)
+    fused: dict[int, _Fused] = {}
+    gone: set[int] = set()
+    for k, lt in enumerate(lets):
+        if type(lt.rhs) is not Build:
+            continue
+        producers = [lets[index[v]] for v in _read_vars(lt.rhs, by_name) if _fusable(lets, index[v], k, readers)]
+        producers = [index[p.var] for p in _read_at_index(lt.rhs, producers, ints)]
+        if producers:
+            fused[k] = _fuse(lt.rhs, [(lets[p], _open(lets[p].rhs, fused.pop(p, None), names)) for p in producers],
+                             names)
+            gone.update(producers)
+    if not fused:
+        return d
+    kept = [(lt.var, fused[k].term() if k in fused else lt.rhs, lt.loc)
+            for k, lt in enumerate(lets) if k not in gone]
+    return Def(d.name, d.params, make_lets(kept, body), d.loc)
+
+
+def _note_reads(t: Term, where, by_name: dict, readers: dict) -> None:
+    for v in _read_vars(t, by_name):
+        readers.setdefault(v, []).append(where)
+
+
+def _read_vars(t: Term, by_name: dict) -> list[Var]:
+    """The let-bound variables of the chain that t mentions (the front end's and the
+    inliner's names are unique in scope: an inner binder never has a chain variable's name;
+    a name it had would only make fusion less frequent)."""
+    return [by_name[s] for s in var_names(t) if s in by_name]
+
+
+def _fusable(lets: list[Let], p: int, k: int, readers: dict) -> bool:
+    rhs = lets[p].rhs
+    return (readers.get(lets[p].var) == [k] and type(rhs) is Build and isinstance(rhs.body.type, Scalar)
+            and not may_fail(rhs))
+
+
+def _without_aliases(d: Def) -> Def:
+    """d without the lets of its chain that only name a vector again (let a = b, as a loop's
+    result is named): a's readers read b, so b's reader is seen to be the only one."""
+    lets, body = let_chain(d.body)
+    aliases: dict[Var, Term] = {}
+    for lt in lets:
+        if type(lt.rhs) is Var and isinstance(lt.rhs.type, Vec):
+            aliases[lt.var] = aliases.get(lt.rhs, lt.rhs)
+    if not aliases:
+        return d
+    kept = [(lt.var, rename(lt.rhs, aliases), lt.loc) for lt in lets if lt.var not in aliases]
+    return Def(d.name, d.params, make_lets(kept, rename(body, aliases)), d.loc)
+
+
+def _read_at_index(consumer: Build, producers: list[Let], ints: dict) -> list[Let]:
+    """Those of the producers (lets of builds) that the consumer reads only as p[j] (j its
+    own index) or size(p), and whose size is the consumer's: the same term (or bound to the
+    same term), or size(p)."""
+    size = ints.get(consumer.size, consumer.size)
+    sized = [lt for lt in producers
+             if size == ints.get(lt.rhs.size, lt.rhs.size) or _size_of(consumer.size, {lt.var})]
+    wanted = {lt.var for lt in sized}
+    bad: set[Var] = set()
+    stack = [consumer.body]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        cls = type(n)
+        if cls is Var:
+            if n in wanted:
+                bad.add(n)
+            continue
+        if cls is Call and (_index_of(n, consumer.var, wanted) or _size_of(n, wanted)):
+            continue
+        if cls is not Const:
+            stack.extend(term_children(n))
+    return [lt for lt in sized if lt.var not in bad]
+
+
+def _index_of(t: Term, i: Var, vecs) -> Var | None:
+    """v when t is index(i, v) with v among vecs."""
+    if type(t) is Call and t.fn == "index" and t.args[0] == i and type(t.args[1]) is Var and t.args[1] in vecs:
+        return t.args[1]
+    return None
+
+
+def _size_of(t: Term, vecs) -> Var | None:
+    """v when t is size(v) with v among vecs."""
+    if type(t) is Call and t.fn == "size" and len(t.args) == 1 and type(t.args[0]) is Var and t.args[0] in vecs:
+        return t.args[0]
+    return None
+
+
+def _open(rhs: Build, done: _Fused | None, names: FreshNames) -> _Fused:
+    """A producer as a list of lets: a build that earlier builds fused into, or a build of the
+    program renamed apart (its binders unique in the whole body it joins)."""
+    if done is not None:
+        return done
+    b = renamed_apart(rhs, names)
+    lets, result = let_chain(b.body)
+    return _Fused(b.size, b.var, [(lt.var, lt.rhs, lt.loc) for lt in lets], result, b.loc)
+
+
+def _fuse(consumer: Build, producers: list, names: FreshNames) -> _Fused:
+    """The consumer with the producers' bodies in front of its own, each read p[j] replaced by
+    the producer's element. The fused build's index is the largest producer's (whose list is
+    kept); the other producers' indices are bound to it, the consumer's renamed to it."""
+    base = max(producers, key=lambda lp: len(lp[1].lets))[1]
+    lets = base.lets  # kept and extended: the fused chain is never copied
+    elements: dict[Var, Var] = {}
+    sizes: dict[Var, Term] = {}
+    for lt, f in producers:
+        if f is not base:
+            lets.append((f.var, base.var))
+            lets.extend(f.lets)
+        elements[lt.var] = names.var(lt.var.name + "_e", f.result.type)
+        sizes[lt.var] = f.size
+        lets.append((elements[lt.var], f.result))
+
+    def replace(n: Term) -> Term | None:
+        v = _index_of(n, consumer.var, elements)
+        if v is not None:
+            return elements[v]
+        v = _size_of(n, sizes)
+        return None if v is None else sizes[v]
+    # the consumer's index is the fused build's: its reads of the producers are replaced first
+    own = renamed_apart(_replaced(consumer.body, replace), names, {consumer.var: base.var})
+    body_lets, result = let_chain(own)
+    lets.extend((lt.var, lt.rhs, lt.loc) for lt in body_lets)
+    return _Fused(base.size, base.var, lets, result, consumer.loc)
+
+
+def _replaced(t: Term, replace) -> Term:
+    """t with each call c for which replace(c) is a term replaced by it (post-order, explicit
+    stack)."""
+    memo: dict[int, Term] = {}
+    stack = [(t, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        hit = replace(n) if type(n) is Call else None
+        if hit is not None:
+            memo[id(n)] = hit
+            continue
+        if type(n) in (Var, Const):
+            memo[id(n)] = n
+            continue
+        kids = term_children(n)
+        if not done:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
+    return memo[id(t)]
