@@ -159,9 +159,9 @@ def test_fusion_work_is_linear(monkeypatch):
     calls = [0]
     renamed = fusion.renamed_apart
 
-    def counting(t, names, free=None):
+    def counting(t, names, free=None, replace=None):
         calls[0] += 1
-        return renamed(t, names, free)
+        return renamed(t, names, free, replace)
     monkeypatch.setattr(fusion, "renamed_apart", counting)
     src = "import numpy as np\n" + chain_source(n, "np.sin({p}) * 0.5 + {p} * 0.5", ret="np.sum(x%d)" % n)
     p = core(load_source(src), X)

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 
 from .inline import renamed_apart
 from .names import FreshNames
-from .terms import (Build, Call, Const, Def, Let, Program, Term, Var, let_chain, make_lets, may_fail, rename,
-                    term_children, var_names, with_children)
+from .terms import Build, Call, Const, Def, Let, Program, Term, Var, let_chain, make_lets, rename, term_children
 from .types import Int, Scalar, Vec
 
 
@@ -66,17 +65,21 @@ def fuse_builds(d: Def) -> Def:
     ints = {lt.var: lt.rhs for lt in lets if lt.var.type == Int}
     index = {lt.var: k for k, lt in enumerate(lets)}
     by_name = {lt.var.name: lt.var for lt in lets}
+    taken = {p.name for p in d.params} | set(by_name)
+    scans = [_scan(lt.rhs, by_name, taken) for lt in lets]  # each let: (what it reads, may it fail)
     readers: dict[Var, list] = {}  # a let's variable -> the lets (or "body") that read it
-    for k, lt in enumerate(lets):
-        _note_reads(lt.rhs, k, by_name, readers)
-    _note_reads(body, "body", by_name, readers)
-    names = FreshNames.avoiding(d.body, params=d.params)
+    for k, (reads, _) in enumerate(scans):
+        for v in reads:
+            readers.setdefault(v, []).append(k)
+    for v in _scan(body, by_name, taken)[0]:
+        readers.setdefault(v, []).append("body")
+    names = FreshNames(taken)
     fused: dict[int, _Fused] = {}
     gone: set[int] = set()
     for k, lt in enumerate(lets):
         if type(lt.rhs) is not Build:
             continue
-        producers = [lets[index[v]] for v in _read_vars(lt.rhs, by_name) if _fusable(lets, index[v], k, readers)]
+        producers = [lets[index[v]] for v in sorted(scans[k][0], key=index.get) if _fusable(lets[index[v]], scans[index[v]][1], k, readers)]
         producers = [index[p.var] for p in _read_at_index(lt.rhs, producers, ints)]
         if producers:
             fused[k] = _fuse(lt.rhs, [(lets[p], _open(lets[p].rhs, fused.pop(p, None), names)) for p in producers],
@@ -89,22 +92,33 @@ def fuse_builds(d: Def) -> Def:
     return Def(d.name, d.params, make_lets(kept, body), d.loc)
 
 
-def _note_reads(t: Term, where, by_name: dict, readers: dict) -> None:
-    for v in _read_vars(t, by_name):
-        readers.setdefault(v, []).append(where)
+def _scan(t: Term, by_name: dict, taken: set) -> tuple[list[Var], bool]:
+    """The let-bound variables of the chain that t mentions, and whether t runs a check
+    (may_fail), in one walk that also adds the names of its variables to `taken`. The front
+    end's and the inliner's names are unique in scope: an inner binder never has a chain
+    variable's name (a name it had would only make fusion less frequent)."""
+    reads: set[Var] = set()
+    fails = False
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is Var:
+            taken.add(n.name)
+            if n.name in by_name:
+                reads.add(by_name[n.name])
+        elif cls is not Const and id(n) not in seen:
+            seen.add(id(n))
+            if cls is Call and n.fn == "check":
+                fails = True
+            stack.extend(term_children(n))
+    return list(reads), fails
 
 
-def _read_vars(t: Term, by_name: dict) -> list[Var]:
-    """The let-bound variables of the chain that t mentions (the front end's and the
-    inliner's names are unique in scope: an inner binder never has a chain variable's name;
-    a name it had would only make fusion less frequent)."""
-    return [by_name[s] for s in var_names(t) if s in by_name]
-
-
-def _fusable(lets: list[Let], p: int, k: int, readers: dict) -> bool:
-    rhs = lets[p].rhs
-    return (readers.get(lets[p].var) == [k] and type(rhs) is Build and isinstance(rhs.body.type, Scalar)
-            and not may_fail(rhs))
+def _fusable(lt: Let, fails: bool, k: int, readers: dict) -> bool:
+    rhs = lt.rhs
+    return readers.get(lt.var) == [k] and type(rhs) is Build and isinstance(rhs.body.type, Scalar) and not fails
 
 
 def _without_aliases(d: Def) -> Def:
@@ -195,33 +209,8 @@ def _fuse(consumer: Build, producers: list, names: FreshNames) -> _Fused:
             return elements[v]
         v = _size_of(n, sizes)
         return None if v is None else sizes[v]
-    # the consumer's index is the fused build's: its reads of the producers are replaced first
-    own = renamed_apart(_replaced(consumer.body, replace), names, {consumer.var: base.var})
+    # the consumer's index is the fused build's, its reads of the producers their elements
+    own = renamed_apart(consumer.body, names, {consumer.var: base.var}, replace)
     body_lets, result = let_chain(own)
     lets.extend((lt.var, lt.rhs, lt.loc) for lt in body_lets)
     return _Fused(base.size, base.var, lets, result, consumer.loc)
-
-
-def _replaced(t: Term, replace) -> Term:
-    """t with each call c for which replace(c) is a term replaced by it (post-order, explicit
-    stack)."""
-    memo: dict[int, Term] = {}
-    stack = [(t, False)]
-    while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        hit = replace(n) if type(n) is Call else None
-        if hit is not None:
-            memo[id(n)] = hit
-            continue
-        if type(n) in (Var, Const):
-            memo[id(n)] = n
-            continue
-        kids = term_children(n)
-        if not done:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
-            continue
-        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
-    return memo[id(t)]

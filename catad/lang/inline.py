@@ -128,10 +128,11 @@ def canonical(t: Term, free: dict[Var, Term] | None = None) -> Term:
     return _Renaming(_Numbered()).term(t, dict(free or {}))
 
 
-def renamed_apart(t: Term, names: FreshNames, free: dict[Var, Term] | None = None) -> Term:
+def renamed_apart(t: Term, names: FreshNames, free: dict[Var, Term] | None = None, calls=None) -> Term:
     """t with every binder given a fresh name from names (its free variables kept, or
-    replaced as `free` says)."""
-    return _Renaming(names).term(t, dict(free or {}))
+    replaced as `free` says), and with each call c for which calls(c) gives a term replaced by
+    that term (as it is: its variables are free in t's context)."""
+    return (_Renaming(names) if calls is None else _Replacing(names, calls)).term(t, dict(free or {}))
 
 
 class _Numbered:
@@ -154,3 +155,18 @@ class _Renaming(_Inliner):
 
     def binder(self, var: Var, env: dict[Var, Term]) -> Var:
         return self.names.rename(var)
+
+
+class _Replacing(_Renaming):
+    """A renaming apart that also replaces calls (see renamed_apart)."""
+
+    def __init__(self, names: FreshNames, calls):
+        super().__init__(names)
+        self.calls = calls
+
+    def nonlet(self, t: Term, env: dict[Var, Term]) -> Term:
+        if type(t) is Call:
+            hit = self.calls(t)
+            if hit is not None:
+                return hit
+        return super().nonlet(t, env)
