@@ -5,8 +5,7 @@ A statement of elementwise NumPy code is a build over the array's elements, and 
 statement reads it only at its own element:
 
     let y = build(n, \\i. sin(x[i]))
-    let z = build(n, \\j. y[j] * 2.0)        ~>   let z = build(n, \\j. let i = j
-                                                                      let e = sin(x[i])
+    let z = build(n, \\j. y[j] * 2.0)        ~>   let z = build(n, \\i. let e = sin(x[i])
                                                                       e * 2.0)
 
 Differentiated as it stands, every statement costs a build, its vector of local linear
@@ -19,8 +18,13 @@ A build y is fused into the build z that reads it when:
 - z is y's only reader (y is not kept: nothing is computed twice), in the same let chain;
 - z reads y only as y[j] (j z's own index) or size(y), and z's size is y's (the same
   term, or size(y)): j is then in y's bounds, so no bounds check is lost;
-- y's elements are scalars, and evaluating y cannot fail (may_fail: no check), so computing
-  it later, inside z, is not observable: Python's order of errors is kept.
+- y's elements are scalars, or rows that a build makes (a matrix's statement): then the
+  row moves into z's body, whose chain of row builds is fused in turn;
+- evaluating y cannot fail (may_fail: no check), so computing it later, inside z, is not
+  observable: Python's order of errors is kept.
+
+A let that only names a vector again (let a = b, a loop's result) is dropped first, its
+readers reading b; a size bound to a variable (let n = size(x)) is compared by its term.
 
 Work is linear in the program: each statement's body is renamed apart once, the body of a
 fused chain is a list extended in place (the largest reader's list is kept), and the terms
@@ -58,38 +62,50 @@ def fuse_program(program: Program) -> Program:
 
 def fuse_builds(d: Def) -> Def:
     d = _without_aliases(d)
-    lets, body = let_chain(d.body)
-    if len(lets) < 2:
-        return d
+    body = _fuse_chain(d.body, {p.name for p in d.params}, None)
+    return d if body is d.body else Def(d.name, d.params, body, d.loc)
+
+
+def _fuse_chain(t: Term, taken: set, names: FreshNames | None) -> Term:
+    """t, a let chain, with its builds fused; its body is a reader too. A build fused from
+    builds of rows (a matrix's statements) has its body, a chain of row builds, fused in turn."""
+    lets, body = let_chain(t)
+    entries = [(lt.var, lt.rhs, lt.loc) for lt in lets] + [(None, body, None)]
     # a size bound to a variable (let n = size(x)) is compared by what it is bound to
     ints = {lt.var: lt.rhs for lt in lets if lt.var.type == Int}
     index = {lt.var: k for k, lt in enumerate(lets)}
     by_name = {lt.var.name: lt.var for lt in lets}
-    taken = {p.name for p in d.params} | set(by_name)
-    scans = [_scan(lt.rhs, by_name, taken) for lt in lets]  # each let: (what it reads, may it fail)
-    readers: dict[Var, list] = {}  # a let's variable -> the lets (or "body") that read it
+    taken |= set(by_name)
+    scans = [_scan(rhs, by_name, taken) for _, rhs, _ in entries]  # each: (what it reads, may it fail)
+    readers: dict[Var, list] = {}  # a let's variable -> the entries that read it
     for k, (reads, _) in enumerate(scans):
         for v in reads:
             readers.setdefault(v, []).append(k)
-    for v in _scan(body, by_name, taken)[0]:
-        readers.setdefault(v, []).append("body")
-    names = FreshNames(taken)
+    names = FreshNames(taken) if names is None else names
     fused: dict[int, _Fused] = {}
     gone: set[int] = set()
-    for k, lt in enumerate(lets):
-        if type(lt.rhs) is not Build:
+    for k, (_, rhs, _) in enumerate(entries):
+        if type(rhs) is not Build:
             continue
-        producers = [lets[index[v]] for v in sorted(scans[k][0], key=index.get) if _fusable(lets[index[v]], scans[index[v]][1], k, readers)]
-        producers = [index[p.var] for p in _read_at_index(lt.rhs, producers, ints)]
+        producers = [lets[index[v]] for v in sorted(scans[k][0], key=index.get)
+                     if _fusable(lets[index[v]], scans[index[v]][1], k, readers)]
+        producers = [index[p.var] for p in _read_at_index(rhs, producers, ints)]
         if producers:
-            fused[k] = _fuse(lt.rhs, [(lets[p], _open(lets[p].rhs, fused.pop(p, None), names)) for p in producers],
+            fused[k] = _fuse(rhs, [(lets[p], _open(lets[p].rhs, fused.pop(p, None), names)) for p in producers],
                              names)
             gone.update(producers)
     if not fused:
-        return d
-    kept = [(lt.var, fused[k].term() if k in fused else lt.rhs, lt.loc)
-            for k, lt in enumerate(lets) if k not in gone]
-    return Def(d.name, d.params, make_lets(kept, body), d.loc)
+        return t
+    made = {k: _made(f, names) for k, f in fused.items()}
+    kept = [(v, made.get(k, rhs), loc) for k, (v, rhs, loc) in enumerate(entries[:-1]) if k not in gone]
+    return make_lets(kept, made.get(len(lets), body))
+
+
+def _made(f: "_Fused", names: FreshNames) -> Build:
+    b = f.term()
+    if isinstance(b.body.type, Scalar):
+        return b
+    return Build(b.size, b.var, _fuse_chain(b.body, names.taken, names), b.loc)
 
 
 def _scan(t: Term, by_name: dict, taken: set) -> tuple[list[Var], bool]:
@@ -118,7 +134,15 @@ def _scan(t: Term, by_name: dict, taken: set) -> tuple[list[Var], bool]:
 
 def _fusable(lt: Let, fails: bool, k: int, readers: dict) -> bool:
     rhs = lt.rhs
-    return readers.get(lt.var) == [k] and type(rhs) is Build and isinstance(rhs.body.type, Scalar) and not fails
+    return readers.get(lt.var) == [k] and type(rhs) is Build and not fails and _scalar_or_row(rhs)
+
+
+def _scalar_or_row(b: Build) -> bool:
+    """Are b's elements scalars, or rows of scalars that a build makes (a matrix's)?"""
+    t = b.body.type
+    if isinstance(t, Scalar):
+        return True
+    return isinstance(t, Vec) and isinstance(t.elem, Scalar) and type(let_chain(b.body)[1]) is Build
 
 
 def _without_aliases(d: Def) -> Def:
