@@ -205,3 +205,44 @@ def test_fusion_work_is_linear(monkeypatch):
     fused = fuse_program(p)
     assert len(top_builds(p)) == n and len(top_builds(fused)) == 1
     assert calls[0] <= n + 1, calls
+
+
+def check_between(x, j):
+    y = np.sin(x)  # fused into z, past the bounds check of x[j]
+    k = x[j]
+    z = y * 2.0
+    return np.sum(z) + k
+
+
+def checked_reader(x, k):
+    y = np.cos(x) + 1.0  # fused into a reader that checks its own bounds
+    z = np.array([y[i] * x[k[i]] for i in range(len(x))])
+    return np.sum(z)
+
+
+def test_a_check_between_producer_and_reader_raises_first():
+    p = core(check_between, X, 2)
+    assert len(top_builds(p)) == 2 and len(top_builds(fuse_program(p))) == 1
+    for j in (2, -1):
+        np.testing.assert_allclose(catad.grad(check_between)(X, j), central_difference(check_between, (X, j), 0),
+                                   rtol=1e-6, atol=1e-8)
+    with pytest.raises(IndexError):
+        check_between(X, 9)
+    with pytest.raises(IndexError):
+        catad.grad(check_between)(X, 9)
+
+
+def test_a_reader_that_checks_keeps_its_checks():
+    k = np.arange(len(X))[::-1].copy()
+    p = core(checked_reader, X, k)
+    fused = fuse_program(p)
+    assert len(top_builds(fused)) < len(top_builds(p))
+    assert evaluate(fused, X, k) == evaluate(p, X, k) == pytest.approx(checked_reader(X, k), rel=1e-15)
+    np.testing.assert_allclose(catad.grad(checked_reader)(X, k), central_difference(checked_reader, (X, k), 0),
+                               rtol=1e-6, atol=1e-8)
+    bad = k.copy()
+    bad[3] = len(X)
+    with pytest.raises(IndexError):
+        checked_reader(X, bad)
+    with pytest.raises(IndexError):
+        catad.grad(checked_reader)(X, bad)
