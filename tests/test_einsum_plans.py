@@ -378,3 +378,33 @@ def test_an_empty_sum_of_an_infinite_operand_is_zero():
         x, y, z = np.array([bad]), np.ones((2, 2, 1)), np.ones((1, 2, 0))
         got = runtime.contract("c,adc,cab->", x, y, z)  # (a matmul's plan: (a d) x (a b) summed over a)
         assert got == np.einsum("c,adc,cab->", x, y, z) == 0
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("spec", ["cd,bcd,abd->abc", "cd,abd,bcd->abc", "cd,abd,abc->bcd"])
+def test_a_masked_contraction_of_a_strided_slice_keeps_the_selection(spec, bad):
+    """GMM's d = 10 operands are slices whose rows are not adjacent ((1000, 25, 9) of a
+    (1000, 25, 10) array): contract tests the result's finiteness rather than theirs (a
+    ufunc's loops of 9 cost 5x a contiguous pass, runtime._cost); an inf or NaN in a masked
+    lane (c = 0 is masked in every row) stays out of the result, one in a kept lane reaches it."""
+    d, rng = 10, np.random.default_rng(8)
+    mask = np.arange(d)[:, None] > np.arange(d - 1)[None, :]
+    whole = {"bcd": rng.standard_normal((25, d, d - 1)), "abd": rng.standard_normal((1000, 25, d))[:, :, 1:],
+             "abc": rng.standard_normal((1000, 25, d))}
+    ops = [mask] + [whole[s] for s in spec.split("->")[0].split(",")[1:]]
+    assert runtime._cost(whole["abd"]) > runtime._cost(whole["abc"]) == whole["abc"].size
+    assert runtime._cost(whole["abc"].transpose(2, 0, 1)) == whole["abc"].size
+    np.testing.assert_allclose(runtime.contract(spec, *ops, where=(0,)), _selected(spec, ops, 0), rtol=1e-12, atol=1e-12)
+    specs = spec.split("->")[0].split(",")
+    for k, s in enumerate(specs[1:], 1):
+        if "c" in s:
+            ops[k][(slice(None),) * s.index("c") + (0,)] = bad  # masked out: j < i never holds for i = 0
+        if "d" in s and "c" not in s:
+            ops[k][(5,) * s.index("d") + (3,)] = bad  # d = 3 is kept for every i > 3
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops, where=(0,))
+        want = _selected(spec, ops, 0)
+    assert got.shape == want.shape and not np.isfinite(want).all()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12, atol=1e-12)
