@@ -91,7 +91,36 @@ def test_the_plans_steps_are_matmuls_where_something_is_summed():
     products of length-1 sums are c_einsum calls."""
     steps = einsum_plans.plan("cd,bcd,abd->abc", ((10, 9), (25, 10, 9), (1000, 25, 9))).args[0]
     assert [s.func.__name__ for _, s in steps] == ["_c_einsum_step", "_swap"]
-    assert steps[1][1].args[0].func is einsum_plans._matmul
+    assert steps[1][1].args[0].func is einsum_plans._matmul_into
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("bcd,abd->abc", [(25, 10, 9), (1000, 25, 9)]),  # GMM's Q x at d = 10: batched over b, the middle axis
+    ("bcd,abc->abd", [(25, 10, 9), (1000, 25, 10)]),  # its transpose
+    ("bcd,abd->abc", [(3, 1, 1), (4, 3, 1)]),  # d = 1: sums of one term
+    ("bcd,abd->abc", [(3, 2, 5), (0, 3, 5)]),  # no points: an empty result
+    ("bcd,abd->acb", [(3, 2, 5), (4, 3, 5)]),  # the result's last axis the batch's
+])
+def test_a_batched_matmul_writes_its_result_in_the_results_order(spec, shapes):
+    """A matmul batched over an axis that is not the result's first writes through a
+    transposed view of a C-ordered result (_matmul_into): the same products as np.matmul's
+    own result, bit for bit, and a result whose later elementwise passes are contiguous;
+    an inf or NaN in an operand reaches the terms it is in."""
+    rng = np.random.default_rng(9)
+    ops = [rng.standard_normal(s) for s in shapes]
+    if ops[1].size:
+        ops[1][0, 1, 0] = np.inf
+        ops[1][-1, 0, -1] = np.nan
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops)
+        want = np.einsum(spec, *ops)
+    assert got.shape == want.shape and got.flags.c_contiguous
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    if spec == "bcd,abd->abc":  # the plain batched matmul over b, (b, a, d) @ (b, d, c): the same bits
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(got, np.matmul(ops[1].transpose(1, 0, 2), ops[0].transpose(0, 2, 1)).transpose(1, 0, 2))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.bool_, np.float32, np.complex128])
