@@ -7,6 +7,8 @@ axes of size 0 and 1, indices summed in one operand only, repeated indices, broa
 of size 1, scalar results, and non-float64 operands (which keep np.einsum)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -437,3 +439,31 @@ def test_a_masked_contraction_of_a_strided_slice_keeps_the_selection(spec, bad):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
     np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("n", [2048, 2049, 2055, 250_000])
+def test_finite_by_the_sum_of_squares_finds_every_inf_and_nan(n, bad):
+    """runtime.finite of a large float64 array first tests x . x (runtime._squares_finite): an
+    inf or NaN anywhere (BLAS's unrolled body and its remainder, C and F order) makes it
+    False, as np.isfinite(x).all(); finite values whose squares overflow are still finite
+    (the elements are then tested one by one); a strided view is tested by its elements."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal(n)
+    assert runtime.finite(x) and runtime._squares_finite(x)
+    for at in (0, 1, n // 2, n - 7, n - 2, n - 1):
+        y = x.copy()
+        y[at] = bad
+        assert not runtime.finite(y) and not runtime._squares_finite(y)
+        assert not runtime.finite(y.reshape(-1, 1).T.copy().T)  # (n, 1) in F order too
+    big = np.full((n // 8, 8), 1e200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the squares' overflow is catad's own: no warning
+        assert runtime.finite(big)
+    assert not runtime._squares_finite(big) and runtime.finite(big) and runtime.finite(np.asfortranarray(big))
+    big[3, 5] = bad
+    assert not runtime.finite(big) and not runtime.finite(np.asfortranarray(big))
+    strided = rng.standard_normal((n, 3))[:, 1:]
+    assert not runtime._squares_finite(strided) and runtime.finite(strided)
+    strided[n // 3, 0] = bad
+    assert not runtime.finite(strided)
