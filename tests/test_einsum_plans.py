@@ -7,6 +7,8 @@ axes of size 0 and 1, indices summed in one operand only, repeated indices, broa
 of size 1, scalar results, and non-float64 operands (which keep np.einsum)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -91,7 +93,36 @@ def test_the_plans_steps_are_matmuls_where_something_is_summed():
     products of length-1 sums are c_einsum calls."""
     steps = einsum_plans.plan("cd,bcd,abd->abc", ((10, 9), (25, 10, 9), (1000, 25, 9))).args[0]
     assert [s.func.__name__ for _, s in steps] == ["_c_einsum_step", "_swap"]
-    assert steps[1][1].args[0].func is einsum_plans._matmul
+    assert steps[1][1].args[0].func is einsum_plans._matmul_into
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("bcd,abd->abc", [(25, 10, 9), (1000, 25, 9)]),  # GMM's Q x at d = 10: batched over b, the middle axis
+    ("bcd,abc->abd", [(25, 10, 9), (1000, 25, 10)]),  # its transpose
+    ("bcd,abd->abc", [(3, 1, 1), (4, 3, 1)]),  # d = 1: sums of one term
+    ("bcd,abd->abc", [(3, 2, 5), (0, 3, 5)]),  # no points: an empty result
+    ("bcd,abd->acb", [(3, 2, 5), (4, 3, 5)]),  # the result's last axis the batch's
+])
+def test_a_batched_matmul_writes_its_result_in_the_results_order(spec, shapes):
+    """A matmul batched over an axis that is not the result's first writes through a
+    transposed view of a C-ordered result (_matmul_into): the same products as np.matmul's
+    own result, bit for bit, and a result whose later elementwise passes are contiguous;
+    an inf or NaN in an operand reaches the terms it is in."""
+    rng = np.random.default_rng(9)
+    ops = [rng.standard_normal(s) for s in shapes]
+    if ops[1].size:
+        ops[1][0, 1, 0] = np.inf
+        ops[1][-1, 0, -1] = np.nan
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops)
+        want = np.einsum(spec, *ops)
+    assert got.shape == want.shape and got.flags.c_contiguous
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    if spec == "bcd,abd->abc":  # the plain batched matmul over b, (b, a, d) @ (b, d, c): the same bits
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(got, np.matmul(ops[1].transpose(1, 0, 2), ops[0].transpose(0, 2, 1)).transpose(1, 0, 2))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.bool_, np.float32, np.complex128])
@@ -378,3 +409,61 @@ def test_an_empty_sum_of_an_infinite_operand_is_zero():
         x, y, z = np.array([bad]), np.ones((2, 2, 1)), np.ones((1, 2, 0))
         got = runtime.contract("c,adc,cab->", x, y, z)  # (a matmul's plan: (a d) x (a b) summed over a)
         assert got == np.einsum("c,adc,cab->", x, y, z) == 0
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("spec", ["cd,bcd,abd->abc", "cd,abd,bcd->abc", "cd,abd,abc->bcd"])
+def test_a_masked_contraction_of_a_strided_slice_keeps_the_selection(spec, bad):
+    """GMM's d = 10 operands are slices whose rows are not adjacent ((1000, 25, 9) of a
+    (1000, 25, 10) array): contract tests the result's finiteness rather than theirs (a
+    ufunc's loops of 9 cost 5x a contiguous pass, runtime._cost); an inf or NaN in a masked
+    lane (c = 0 is masked in every row) stays out of the result, one in a kept lane reaches it."""
+    d, rng = 10, np.random.default_rng(8)
+    mask = np.arange(d)[:, None] > np.arange(d - 1)[None, :]
+    whole = {"bcd": rng.standard_normal((25, d, d - 1)), "abd": rng.standard_normal((1000, 25, d))[:, :, 1:],
+             "abc": rng.standard_normal((1000, 25, d))}
+    ops = [mask] + [whole[s] for s in spec.split("->")[0].split(",")[1:]]
+    assert runtime._cost(whole["abd"]) > runtime._cost(whole["abc"]) == whole["abc"].size
+    assert runtime._cost(whole["abc"].transpose(2, 0, 1)) == whole["abc"].size
+    np.testing.assert_allclose(runtime.contract(spec, *ops, where=(0,)), _selected(spec, ops, 0), rtol=1e-12, atol=1e-12)
+    specs = spec.split("->")[0].split(",")
+    for k, s in enumerate(specs[1:], 1):
+        if "c" in s:
+            ops[k][(slice(None),) * s.index("c") + (0,)] = bad  # masked out: j < i never holds for i = 0
+        if "d" in s and "c" not in s:
+            ops[k][(5,) * s.index("d") + (3,)] = bad  # d = 3 is kept for every i > 3
+    with np.errstate(all="ignore"):
+        got = runtime.contract(spec, *ops, where=(0,))
+        want = _selected(spec, ops, 0)
+    assert got.shape == want.shape and not np.isfinite(want).all()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("n", [65536, 65537, 65543, 250_000])
+def test_finite_by_the_sum_of_squares_finds_every_inf_and_nan(n, bad):
+    """runtime.finite of a large float64 array first tests x . x (runtime._squares_finite): an
+    inf or NaN anywhere (BLAS's unrolled body and its remainder, C and F order) makes it
+    False, as np.isfinite(x).all(); finite values whose squares overflow are still finite
+    (the elements are then tested one by one); a strided view is tested by its elements."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal(n)
+    assert runtime.finite(x) and runtime._squares_finite(x)
+    for at in (0, 1, n // 2, n - 7, n - 2, n - 1):
+        y = x.copy()
+        y[at] = bad
+        assert not runtime.finite(y) and not runtime._squares_finite(y)
+        assert not runtime.finite(y.reshape(-1, 1).T.copy().T)  # (n, 1) in F order too
+    big = np.full((n // 8, 8), 1e200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the squares' overflow is catad's own: no warning
+        assert runtime.finite(big)
+    assert not runtime._squares_finite(big) and runtime.finite(big) and runtime.finite(np.asfortranarray(big))
+    big[3, 5] = bad
+    assert not runtime.finite(big) and not runtime.finite(np.asfortranarray(big))
+    strided = rng.standard_normal((n, 3))[:, 1:]
+    assert not runtime._squares_finite(strided) and runtime.finite(strided)
+    strided[n // 3, 0] = bad
+    assert not runtime.finite(strided)
