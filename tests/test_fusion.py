@@ -246,3 +246,24 @@ def test_a_reader_that_checks_keeps_its_checks():
         checked_reader(X, bad)
     with pytest.raises(IndexError):
         catad.grad(checked_reader)(X, bad)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (chain, (np.array([0.3]),)), (chain, (np.zeros(0),)),
+    (matrix_chain, (np.full((1, 3), 0.2),)), (matrix_chain, (np.zeros((0, 3)),)), (matrix_chain, (np.zeros((3, 0)),)),
+    (two_vectors, (np.array([0.2]), np.array([0.1, 0.5]))),  # length 1 broadcast: read at 0, not fused
+])
+def test_fused_on_odd_shapes_is_what_python_gives(fn, args):
+    p = core(fn, *args)
+    assert len(top_builds(fuse_program(p))) < len(top_builds(p))
+    value, g = catad.value_and_grad(fn)(*args)
+    assert value == fn(*args)
+    assert g.shape == args[0].shape
+    np.testing.assert_allclose(g, central_difference(fn, args, 0), rtol=1e-6, atol=1e-8)
+
+
+def test_fused_with_shapes_that_do_not_broadcast_raises_as_numpy():
+    with pytest.raises(ValueError, match="broadcast"):
+        two_vectors(X[:3], X[:4])
+    with pytest.raises(ValueError, match="broadcast"):
+        catad.grad(two_vectors)(X[:3], X[:4])
