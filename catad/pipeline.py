@@ -88,6 +88,11 @@ def _stage(make):
     return functools.cached_property(get)
 
 
+def _fused(core: Program) -> Program:
+    """The program the AD differentiates: core's calls inlined, its chains of builds fused."""
+    return fuse_program(inline_program(core))
+
+
 class Pipeline:
     """One function compiled for one signature and what it read from Python: its core
     program, what must still hold for it to be current (`reads`), and every later stage
@@ -129,13 +134,13 @@ class Pipeline:
     def fused(self) -> Program:
         """The core program with its calls inlined and its chains of builds fused
         (catad.lang.fusion): the program the AD differentiates."""
-        return fuse_program(inline_program(self.core))
+        return _fused(self.core)
 
     def _jacobian_program(self) -> Program:
         # not type-checked here (tests/test_explain.py checks it): grad pays for what it uses,
         # and keeps no fused program it does not ask for again
         names: dict = {}
-        fused = self.fused if "fused" in vars(self) else fuse_program(inline_program(self.core))
+        fused = self.fused if "fused" in vars(self) else _fused(self.core)
         program = jacobian_program(to_cl_program(fused), names)
         self._jacobian_names = names[program.main.name]  # the same set each time it is made again
         return program

@@ -55,15 +55,11 @@ class _Fused:
 
 def fuse_program(program: Program) -> Program:
     """The program (one definition, its calls inlined) with its chains of builds fused."""
-    d = program.main
-    out = fuse_builds(d)
-    return program if out is d else Program((out,), program.entry)
-
-
-def fuse_builds(d: Def) -> Def:
-    d = _without_aliases(d)
+    d = _without_aliases(program.main)
     body = _fuse_chain(d.body, {p.name for p in d.params}, None)
-    return d if body is d.body else Def(d.name, d.params, body, d.loc)
+    if body is program.main.body:
+        return program
+    return Program((Def(d.name, d.params, body, d.loc),), program.entry)
 
 
 def _fuse_chain(t: Term, taken: set, names: FreshNames | None) -> Term:
