@@ -212,3 +212,70 @@ def test_the_primal_of_a_build_is_not_copied(fn):
     value, lm = run(p.jacobian_optimised, *args)
     np.testing.assert_allclose(flatten(back, args if len(args) > 1 else args[0]),
                                flatten(apply_reverse(lm, ct), args if len(args) > 1 else args[0]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- a build's primal and its cotangents
+
+def reread(x):
+    y = np.sin(x) * x
+    return np.sum(y) * np.sum(y * y)  # y's cotangent reads y's values
+
+
+def neighbours(x):
+    y = np.sin(x) * 0.5 + x
+    return np.sum(y[1:] * y[:-1])
+
+
+def tail_kept(x):
+    y = np.sin(x) * 0.5 + x * 0.5
+    z = np.cos(y) + y
+    return np.sum(z) + np.sum(np.exp(z) * 0.25)
+
+
+@pytest.mark.parametrize("fn", [chain3, reread, neighbours, tail_kept])
+def test_a_build_and_its_cotangents_compute_its_body_once(fn):
+    """The reverse sweep copies a build body's primal bindings into the build of its cotangent
+    contributions. Where nothing between the primal build and that build reads the primal's
+    values (only its size), both are one build, `both`, whose element is (primal, contributions):
+    each sin of the fused chain is computed once, not once in each build; the product of
+    neighbours is one build with its cotangents. Where the cotangent reads the primal's values
+    (reread; tail_kept, whose y is read by two statements) they stay apart. Either way rev$f is
+    J^T applied to the cotangent (the reference semantics of the Jacobian)."""
+    from catad.lang.printer import show_def
+    args = (np.linspace(0.2, 1.4, 5),)
+    p = pipeline(fn, *args)
+    rev = reverse_derivative(p.jacobian_optimised, [])
+    value, lm = run(p.jacobian_optimised, *args)
+    out, back = run(rev, *args, 1.0)
+    assert out == pytest.approx(fn(*args), rel=1e-14)
+    np.testing.assert_allclose(back, apply_reverse(lm, 1.0), rtol=1e-12)
+    text = show_def(rev)
+    if fn in (chain3, neighbours):
+        assert "let { both = build(" in text, text
+    if fn is chain3:
+        assert text.count(" sin(") == 3, text  # x1, x2 and the result's: each once
+
+
+def out_of_range_twice(v, idx, k, w):
+    y = np.array([np.sin(v[idx[i]]) * v[idx[i]] for i in range(len(idx))])
+    z = w[k]
+    return np.sum(y) + z
+
+
+def test_a_build_that_may_fail_keeps_its_place():
+    """A primal build whose body checks its indices, and a check between it and its cotangent's
+    build: with both indices out of range, the first statement's error is raised, as Python
+    raises it (a build that may fail is not made one with its cotangent's past a check)."""
+    import catad
+    from catad import CatadError
+    v, w = np.linspace(0.1, 0.9, 4), np.ones(3)
+    with pytest.raises(IndexError):
+        out_of_range_twice(v, np.array([0, 5]), 7, w)
+    line = out_of_range_twice.__code__.co_firstlineno
+    with pytest.raises(CatadError, match=rf":{line + 1}:\d+: index 5 is out of bounds"):
+        catad.grad(out_of_range_twice)(v, np.array([0, 5]), 7, w)
+    with pytest.raises(CatadError, match=rf":{line + 2}:\d+: index 7 is out of bounds"):
+        catad.grad(out_of_range_twice)(v, np.array([0, 2]), 7, w)
+    g = catad.grad(out_of_range_twice)(v, np.array([0, 2]), 1, w)
+    np.testing.assert_allclose(g, [np.cos(0.1) * 0.1 + np.sin(0.1), 0, np.cos(v[2]) * v[2] + np.sin(v[2]), 0],
+                               rtol=1e-14)

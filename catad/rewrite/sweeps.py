@@ -307,7 +307,7 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     sweep = _Reverse(names, trace, src, normal)
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
-    body = sweep.chain(primal + cts, Tuple((sweep.primal_value, grad)))
+    body = sweep.chain(sweep.merged(primal, cts), Tuple((sweep.primal_value, grad)))
     sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
@@ -345,6 +345,8 @@ class _Reverse:
         # whether primal_bindings is copying a build body's or an if branch's primal bindings into
         # its cotangent (the primal pass ran them already: see primal_bindings)
         self.again = False
+        # (cotangent build, the primal build it copies the bindings of), for `merged`
+        self.copies: list[tuple[Var, Var]] = []
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
                     "map are summed, then pushed through e once (Krawiec et al. 2022, Sec. 5; YOLO: transposing a let)",
@@ -523,7 +525,7 @@ class _Reverse:
         i = rhs.var
         self.nonneg.add(i)  # an index of a build: 0 <= i < its size
         per_elem = self.inner(rhs.body, lambda body: (body.items[k], prim("index", i, ct_vec)), None)
-        return self.collect_build(rhs.size, i, per_elem, cts)
+        return self.collect_build(rhs.size, i, per_elem, cts, self.envP.get(key[0]))
 
     def inner(self, e: Term, pick, cts: list | None) -> Any:
         """Sweep inside an if (both branches) or a let chain ending in a (t, Dt) tuple."""
@@ -577,17 +579,110 @@ class _Reverse:
         assert not any(k != "result" and k[0] in bound for k in pending)
         return pending
 
+    def merged(self, primal: list, cts: list) -> list:
+        """primal + cts, where a build's primal version pP = build(n, \\i. let B in e) and the
+        build of its cotangent contributions c = build(n, \\i. let B; C in r), which copies B
+        (a build body's primal bindings, see `inner`), are made by one build that runs B once:
+        both = build(n, \\i. let B; p = e; C in (p, r)), then pP and c read its components.
+        Where nothing between them reads pP but for its size (n, known >= 0), and B cannot
+        fail (moved past what runs between, it could raise first). The reverse program is
+        then a third smaller for a chain of elementwise statements, fused into one build."""
+        if not self.copies:
+            return primal + cts
+        out = primal + cts
+        at = {b[0]: k for k, b in enumerate(out)}
+        pairs = {}
+        for c, pP in self.copies:
+            pairs.setdefault(pP, c)
+        first: dict = {}  # pP -> where it is first read, but for its size
+        root: dict = {pP: pP for pP in pairs}  # pP and the variables only naming it again -> pP
+        aliases: dict = {}  # pP -> the positions of its aliases
+        for k, b in enumerate(out):
+            rhs = b[1]
+            if type(rhs) is Var and rhs in root:  # x = pP: moved with pP, its reads pP's
+                root[b[0]] = root[rhs]
+                aliases.setdefault(root[rhs], []).append(k)
+                continue
+            fv = self.fv(rhs)
+            for u in ([u for u in root if u in fv] if len(root) < len(fv) else [u for u in fv if u in root]):
+                if root[u] not in first and _reads_beyond_size(rhs, u):
+                    first[root[u]] = k
+        moved: dict = {}  # position -> the bindings that replace it
+        sizes: dict = {}  # pP and its aliases -> n, for size(pP) in what runs between
+        for pP, c in pairs.items():
+            a, b = at.get(pP), at.get(c)
+            if a is None or b is None or not a < b < first.get(pP, len(out)):
+                continue
+            between = (out[k][1] for k in range(a + 1, b) if k not in aliases.get(pP, ()))
+            made = self._one_build(out[a][1], out[b][1], c, pP, out, between)
+            if made is not None:
+                moved[a] = []
+                moved[b] = made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:]
+                for k in aliases.get(pP, ()):
+                    moved[k] = []
+                sizes.update((u, out[a][1].size) for u, r in root.items() if r == pP)
+        if not moved:
+            return out
+        sized = lambda n: sizes.get(n.args[0]) if type(n) is Call and n.fn == "size" else None
+        res = []
+        for k, b in enumerate(out):
+            if k in moved:
+                res.extend(moved[k])
+            elif sizes and not sizes.keys().isdisjoint(self.fv(b[1])):
+                res.append((b[0], substitute(b[1], {u: u for u in sizes}, sized)) + tuple(b[2:]))
+            else:
+                res.append(b)
+        return res
+
+    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, between):
+        if type(p) is not Build or type(c) is not Build or p.size != c.size or p.var != c.var:
+            return None
+        if any(may_fail(t) for t in between) and may_fail(p):  # (p's error was raised first)
+            return None
+        n = p.size
+        if type(n) is Var and n not in self.nonneg:
+            n = next((b[1] for b in chain if b[0] == n), n)
+        if not (type(n) is Var and n in self.nonneg or _nonneg_size(n)):
+            return None
+        n = p.size
+        lets_p, e = let_chain(p.body)
+        lets_c, r = let_chain(c.body)
+        in_c = {lt.var: lt.rhs for lt in lets_c}
+        rest = [lt for lt in lets_p if lt.var not in in_c]
+        if len(in_c) < len(lets_c) or len({lt.var for lt in lets_p}) < len(lets_p) or len(rest) == len(lets_p) or any(
+                lt.var in in_c and not (in_c[lt.var] is lt.rhs or in_c[lt.var] == lt.rhs) for lt in lets_p):
+            return None  # (a name bound twice, nothing shared, or a name bound to two values)
+        # the bindings of pP not in c come after c's: none reads what c binds, c reads none of them
+        read_by_c = set(self.fv(c.body))
+        if any(lt.var in read_by_c for lt in rest) or any(u in in_c for u in self.fv(p.body)):
+            return None
+        free = read_by_c | set(self.fv(p.body))
+        pe = self.names.var("p", e.type)
+        both_body = self.chain([(lt.var, lt.rhs, lt.loc) for lt in rest] + [(pe, e)], Tuple((pe, r)))
+        for lt in reversed(lets_c):  # c's chain, normal, all read: its lets remade around the rest
+            both_body = Let(lt.var, lt.rhs, both_body, lt.loc)
+            _set_normal(both_body, self.rw.normal)
+        self.fv.remember(both_body, free)
+        both = self.names.var("both", Vec(both_body.type))
+        j, j2 = self.names.var("j", Int), self.names.var("j", Int)
+        return [(both, Build(n, p.var, both_body)),
+                (pv, Build(n, j, Get(0, prim("index", j, both)))),
+                (cv, Build(n, j2, Get(1, prim("index", j2, both))))]
+
     def key_type(self, k) -> Type:
         return self.src if k == "result" else _location_type(k)
 
-    def collect_build(self, size: Term, i: Var, per_elem, cts: list) -> dict:
-        """The contributions of each element of a build, summed over the elements."""
+    def collect_build(self, size: Term, i: Var, per_elem, cts: list, primal: Var | None = None) -> dict:
+        """The contributions of each element of a build, summed over the elements. `primal`:
+        the build's primal version, whose body's bindings the contributions' copy."""
         local, parts = per_elem
         keys = list(parts)
         elem = Tuple(tuple(sum_tangents(parts[k], self.key_type(k)) for k in keys))
         vec = Build(self.subst(size), i, self.chain(local, elem))
         v = self.names.var("cts", vec.type)
         cts.append((v, vec))
+        if primal is not None:
+            self.copies.append((v, primal))
         j = self.names.var("j", Int)
         out = {}
         for n, k in enumerate(keys):
@@ -597,6 +692,23 @@ class _Reverse:
 
 
 _UNIT = Tuple(())  # the value of a check
+
+
+def _reads_beyond_size(t: Term, v: Var) -> bool:
+    """Whether t reads v other than as size(v)."""
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n == v:
+            return True
+        if type(n) is Call and n.fn == "size" and n.args[0] == v:
+            continue
+        stack.extend(term_children(n))
+    return False
 
 
 def _location_type(k) -> Type:
