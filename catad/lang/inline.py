@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .fold import FOLDS
 from .names import FreshNames
-from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain, make_lets
+from .terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets,
+                    term_children)
 
 
 
@@ -27,12 +28,41 @@ def _restore(env: dict, saved: list) -> None:
 
 
 def inline_program(program: Program) -> Program:
-    """The program's entry function with every user call inlined (a single definition)."""
+    """The program's entry function with every user call inlined (a single definition). A
+    program of one definition whose binders all have distinct names is its own: it calls no
+    user function, and no name needs renaming apart (the front end's names are distinct)."""
+    if len(program.defs) == 1 and _binders_distinct(program.main.body):
+        return program
     done: dict[str, Def] = {}
     for d in program.defs:
         names = FreshNames.avoiding(d.body, params=d.params)
         done[d.name] = Def(d.name, d.params, _Inliner(done, names).term(d.body, {}), d.loc)
     return Program((done[program.entry],), program.entry)
+
+
+def _binders_distinct(t: Term) -> bool:
+    """Whether the names t's lets, builds and folds bind are all distinct (each node visited once)."""
+    bound: set[str] = set()
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        cls = type(n)
+        if cls is Let or cls is Build:
+            if n.var.name in bound:
+                return False
+            bound.add(n.var.name)
+        elif isinstance(n, FOLDS):
+            for v, _ in cls.LAMBDAS:
+                name = getattr(n, v).name
+                if name in bound:
+                    return False
+                bound.add(name)
+        stack.extend(term_children(n))
+    return True
 
 
 class _Inliner:
