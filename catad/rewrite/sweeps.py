@@ -584,9 +584,12 @@ class _Reverse:
         build of its cotangent contributions c = build(n, \\i. let B; C in r), which copies B
         (a build body's primal bindings, see `inner`), are made by one build that runs B once:
         both = build(n, \\i. let B; p = e; C in (p, r)), then pP and c read its components.
-        Where nothing between them reads pP but for its size (n, known >= 0), and B cannot
-        fail (moved past what runs between, it could raise first). The reverse program is
-        then a third smaller for a chain of elementwise statements, fused into one build."""
+        Where neither c nor what c needs of the bindings between them reads pP but for its size
+        (n, known >= 0): the bindings between that read pP's values (its sum, say), and those
+        that read theirs, move after `both` (in a stretch of at most _BETWEEN bindings); and
+        where no error can then be raised in another order (see _one_build). The reverse
+        program of a chain of elementwise statements, fused into one build, is then a third
+        smaller, and each build's body runs once."""
         if not self.copies:
             return primal + cts
         out = primal + cts
@@ -607,20 +610,29 @@ class _Reverse:
             for u in ([u for u in root if u in fv] if len(root) < len(fv) else [u for u in fv if u in root]):
                 if root[u] not in first and _reads_beyond_size(rhs, u):
                     first[root[u]] = k
+        spans = sorted((at[c] - at[pP], pP, c) for pP, c in pairs.items()
+                       if pP in at and c in at and at[pP] < at[c])
         moved: dict = {}  # position -> the bindings that replace it
         sizes: dict = {}  # pP and its aliases -> n, for size(pP) in what runs between
-        for pP, c in pairs.items():
-            a, b = at.get(pP), at.get(c)
-            if a is None or b is None or not a < b < first.get(pP, len(out)):
+        taken: list = []  # the spans of the builds made one (disjoint: each moves only its own)
+        for _, pP, c in spans:
+            a, b = at[pP], at[c]
+            if any(a <= y and x <= b for x, y in taken):
                 continue
-            between = (out[k][1] for k in range(a + 1, b) if k not in aliases.get(pP, ()))
-            made = self._one_build(out[a][1], out[b][1], c, pP, out, between)
+            names = {u for u, r in root.items() if r == pP}
+            later = [] if first.get(pP, len(out)) > b else self._after(out, a, b, names, set(aliases.get(pP, ())))
+            if later is None:
+                continue
+            stay = [out[k][1] for k in range(a + 1, b) if k not in later and k not in aliases.get(pP, ())]
+            made = self._one_build(out[a][1], out[b][1], c, pP, out, stay, [out[k][1] for k in later])
             if made is not None:
+                taken.append((a, b))
                 moved[a] = []
-                moved[b] = made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:]
-                for k in aliases.get(pP, ()):
+                moved[b] = (made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:] +
+                            [out[k] for k in later])
+                for k in [*aliases.get(pP, ()), *later]:
                     moved[k] = []
-                sizes.update((u, out[a][1].size) for u, r in root.items() if r == pP)
+                sizes.update((u, out[a][1].size) for u in names)
         if not moved:
             return out
         sized = lambda n: sizes.get(n.args[0]) if type(n) is Call and n.fn == "size" else None
@@ -634,10 +646,35 @@ class _Reverse:
                 res.append(b)
         return res
 
-    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, between):
+    def _after(self, out: list, a: int, b: int, names: set, alias_at: set) -> list | None:
+        """The positions between a and b of the bindings that read the values of pP (`names`:
+        pP and its aliases, read for their size by what stays) or of such a binding, when c (at b)
+        and the others read none of them: those can run after c. None when c reads one, or
+        the stretch is longer than _BETWEEN bindings."""
+        if b - a > _BETWEEN:
+            return None
+        later, needs = [], set()
+        for k in range(a + 1, b):
+            if k in alias_at:
+                continue
+            rhs = out[k][1]
+            fv = self.fv(rhs)
+            if not needs.isdisjoint(fv) or any(u in fv and _reads_beyond_size(rhs, u) for u in names):
+                later.append(k)
+                needs.add(out[k][0])
+        c = out[b][1]
+        if not needs.isdisjoint(self.fv(c)) or any(_reads_beyond_size(c, u) for u in names):
+            return None
+        return later
+
+    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, stay: list, later: list):
+        """[both, pv, cv] (see `merged`) for the primal build p and the build c of its cotangent
+        contributions, or None. `stay`: the right sides between them that stay before both;
+        `later`: those that move after it. p (moved to c's place) and `later` run after `stay`:
+        where both could fail, Python's order of errors would not be kept."""
         if type(p) is not Build or type(c) is not Build or p.size != c.size or p.var != c.var:
             return None
-        if any(may_fail(t) for t in between) and may_fail(p):  # (p's error was raised first)
+        if (may_fail(p) or any(may_fail(t) for t in later)) and any(may_fail(t) for t in stay):
             return None
         n = p.size
         if type(n) is Var and n not in self.nonneg:
@@ -692,6 +729,7 @@ class _Reverse:
 
 
 _UNIT = Tuple(())  # the value of a check
+_BETWEEN = 64  # the most bindings between a build's primal and its cotangents' that `merged` reads
 
 
 def _reads_beyond_size(t: Term, v: Var) -> bool:
