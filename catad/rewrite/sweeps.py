@@ -583,13 +583,14 @@ class _Reverse:
         """primal + cts, where a build's primal version pP = build(n, \\i. let B in e) and the
         build of its cotangent contributions c = build(n, \\i. let B; C in r), which copies B
         (a build body's primal bindings, see `inner`), are made by one build that runs B once:
-        both = build(n, \\i. let B; p = e; C in (p, r)), then pP and c read its components.
-        Where neither c nor what c needs of the bindings between them reads pP but for its size
-        (n, known >= 0): the bindings between that read pP's values (its sum, say), and those
-        that read theirs, move after `both` (in a stretch of at most _BETWEEN bindings); and
-        where no error can then be raised in another order (see _one_build). The reverse
-        program of a chain of elementwise statements, fused into one build, is then a third
-        smaller, and each build's body runs once."""
+        both = build(n, \\i. let B; p = e; C in (p, r)), then pP and c read its components
+        (B's checks run first in it, as in pP: c's copy runs none). Where nothing between them
+        reads pP but for its size (n, known >= 0), and pP or what runs between cannot fail
+        (pP, moved past what runs between, would raise after it where Python raises pP's error
+        first). The reverse program
+        of a chain of elementwise statements, fused into one build, is then a third smaller.
+        (A binding between that reads pP's values, a sum bound before the cotangents, keeps
+        them apart.)"""
         if not self.copies:
             return primal + cts
         out = primal + cts
@@ -610,29 +611,20 @@ class _Reverse:
             for u in ([u for u in root if u in fv] if len(root) < len(fv) else [u for u in fv if u in root]):
                 if root[u] not in first and _reads_beyond_size(rhs, u):
                     first[root[u]] = k
-        spans = sorted((at[c] - at[pP], pP, c) for pP, c in pairs.items()
-                       if pP in at and c in at and at[pP] < at[c])
         moved: dict = {}  # position -> the bindings that replace it
         sizes: dict = {}  # pP and its aliases -> n, for size(pP) in what runs between
-        taken: list = []  # the spans of the builds made one (disjoint: each moves only its own)
-        for _, pP, c in spans:
-            a, b = at[pP], at[c]
-            if any(a <= y and x <= b for x, y in taken):
+        for pP, c in pairs.items():
+            a, b = at.get(pP), at.get(c)
+            if a is None or b is None or not a < b < first.get(pP, len(out)):
                 continue
-            names = {u for u, r in root.items() if r == pP}
-            later = [] if first.get(pP, len(out)) > b else self._after(out, a, b, names, set(aliases.get(pP, ())))
-            if later is None:
-                continue
-            stay = [out[k][1] for k in range(a + 1, b) if k not in later and k not in aliases.get(pP, ())]
-            made = self._one_build(out[a][1], out[b][1], c, pP, out, stay, [out[k][1] for k in later])
+            between = (out[k][1] for k in range(a + 1, b) if k not in aliases.get(pP, ()))
+            made = self._one_build(out[a][1], out[b][1], c, pP, out, between)
             if made is not None:
-                taken.append((a, b))
                 moved[a] = []
-                moved[b] = (made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:] +
-                            [out[k] for k in later])
-                for k in [*aliases.get(pP, ()), *later]:
+                moved[b] = made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:]
+                for k in aliases.get(pP, ()):
                     moved[k] = []
-                sizes.update((u, out[a][1].size) for u in names)
+                sizes.update((u, out[a][1].size) for u, r in root.items() if r == pP)
         if not moved:
             return out
         sized = lambda n: sizes.get(n.args[0]) if type(n) is Call and n.fn == "size" else None
@@ -646,35 +638,10 @@ class _Reverse:
                 res.append(b)
         return res
 
-    def _after(self, out: list, a: int, b: int, names: set, alias_at: set) -> list | None:
-        """The positions between a and b of the bindings that read the values of pP (`names`:
-        pP and its aliases, read for their size by what stays) or of such a binding, when c (at b)
-        and the others read none of them: those can run after c. None when c reads one, or
-        the stretch is longer than _BETWEEN bindings."""
-        if b - a > _BETWEEN:
-            return None
-        later, needs = [], set()
-        for k in range(a + 1, b):
-            if k in alias_at:
-                continue
-            rhs = out[k][1]
-            fv = self.fv(rhs)
-            if not needs.isdisjoint(fv) or any(u in fv and _reads_beyond_size(rhs, u) for u in names):
-                later.append(k)
-                needs.add(out[k][0])
-        c = out[b][1]
-        if not needs.isdisjoint(self.fv(c)) or any(_reads_beyond_size(c, u) for u in names):
-            return None
-        return later
-
-    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, stay: list, later: list):
-        """[both, pv, cv] (see `merged`) for the primal build p and the build c of its cotangent
-        contributions, or None. `stay`: the right sides between them that stay before both;
-        `later`: those that move after it. p (moved to c's place) and `later` run after `stay`:
-        where both could fail, Python's order of errors would not be kept."""
+    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, between):
         if type(p) is not Build or type(c) is not Build or p.size != c.size or p.var != c.var:
             return None
-        if (may_fail(p) or any(may_fail(t) for t in later)) and any(may_fail(t) for t in stay):
+        if any(may_fail(t) for t in between) and may_fail(p):  # (p's error was raised first)
             return None
         n = p.size
         if type(n) is Var and n not in self.nonneg:
@@ -684,22 +651,27 @@ class _Reverse:
         n = p.size
         lets_p, e = let_chain(p.body)
         lets_c, r = let_chain(c.body)
+        in_p = {lt.var: lt.rhs for lt in lets_p}
         in_c = {lt.var: lt.rhs for lt in lets_c}
-        rest = [lt for lt in lets_p if lt.var not in in_c]
-        if len(in_c) < len(lets_c) or len({lt.var for lt in lets_p}) < len(lets_p) or len(rest) == len(lets_p) or any(
-                lt.var in in_c and not (in_c[lt.var] is lt.rhs or in_c[lt.var] == lt.rhs) for lt in lets_p):
+        only_c = [lt for lt in lets_c if lt.var not in in_p]
+        if len(in_p) < len(lets_p) or len(in_c) < len(lets_c) or len(only_c) == len(lets_c) or any(
+                v in in_p and not (in_p[v] is rhs or in_p[v] == rhs) for v, rhs in in_c.items()):
             return None  # (a name bound twice, nothing shared, or a name bound to two values)
-        # the bindings of pP not in c come after c's: none reads what c binds, c reads none of them
+        # p's bindings (with their checks: c's copy runs none), then c's others: c reads none of
+        # p's others, p none of c's others
         read_by_c = set(self.fv(c.body))
-        if any(lt.var in read_by_c for lt in rest) or any(u in in_c for u in self.fv(p.body)):
+        read_by_p = set(self.fv(p.body))
+        if any(v in read_by_c for v in in_p if v not in in_c) or any(u in in_c for u in read_by_p):
             return None
-        free = read_by_c | set(self.fv(p.body))
         pe = self.names.var("p", e.type)
-        both_body = self.chain([(lt.var, lt.rhs, lt.loc) for lt in rest] + [(pe, e)], Tuple((pe, r)))
-        for lt in reversed(lets_c):  # c's chain, normal, all read: its lets remade around the rest
-            both_body = Let(lt.var, lt.rhs, both_body, lt.loc)
-            _set_normal(both_body, self.rw.normal)
-        self.fv.remember(both_body, free)
+        both_body = self.rw.normalize(Tuple((pe, r)))
+        # each chain normal and all it binds read: its lets remade around what follows
+        for lt in reversed(only_c):
+            both_body = _normal_let(Let(lt.var, lt.rhs, both_body, lt.loc), self.rw.normal)
+        both_body = _normal_let(Let(pe, e, both_body), self.rw.normal)
+        for lt in reversed(lets_p):
+            both_body = _normal_let(Let(lt.var, lt.rhs, both_body, lt.loc), self.rw.normal)
+        self.fv.remember(both_body, read_by_c | read_by_p)
         both = self.names.var("both", Vec(both_body.type))
         j, j2 = self.names.var("j", Int), self.names.var("j", Int)
         return [(both, Build(n, p.var, both_body)),
@@ -729,7 +701,11 @@ class _Reverse:
 
 
 _UNIT = Tuple(())  # the value of a check
-_BETWEEN = 64  # the most bindings between a build's primal and its cotangents' that `merged` reads
+
+
+def _normal_let(t: Let, marks: NormalMarks) -> Let:
+    _set_normal(t, marks)
+    return t
 
 
 def _reads_beyond_size(t: Term, v: Var) -> bool:
