@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from .fold import FOLDS
 from .names import FreshNames
-from .terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets,
-                    term_children)
+from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets, subterms
 
 
 
@@ -41,27 +40,16 @@ def inline_program(program: Program) -> Program:
 
 
 def _binders_distinct(t: Term) -> bool:
-    """Whether the names t's lets, builds and folds bind are all distinct (each node visited once)."""
+    """Whether the names t's lets, builds and folds bind are all distinct."""
     bound: set[str] = set()
-    seen: set[int] = set()
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
+    for n in subterms(t):
         cls = type(n)
-        if cls is Let or cls is Build:
-            if n.var.name in bound:
+        binders = (n.var,) if cls is Let or cls is Build else (
+            tuple(getattr(n, v) for v, _ in cls.LAMBDAS) if isinstance(n, FOLDS) else ())
+        for v in binders:
+            if v.name in bound:
                 return False
-            bound.add(n.var.name)
-        elif isinstance(n, FOLDS):
-            for v, _ in cls.LAMBDAS:
-                name = getattr(n, v).name
-                if name in bound:
-                    return False
-                bound.add(name)
-        stack.extend(term_children(n))
+            bound.add(v.name)
     return True
 
 
