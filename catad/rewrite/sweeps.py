@@ -584,13 +584,12 @@ class _Reverse:
         build of its cotangent contributions c = build(n, \\i. let B; C in r), which copies B
         (a build body's primal bindings, see `inner`), are made by one build that runs B once:
         both = build(n, \\i. let B; p = e; C in (p, r)), then pP and c read its components
-        (B's checks run first in it, as in pP: c's copy runs none). Where nothing between them
-        reads pP but for its size (n, known >= 0), and pP or what runs between cannot fail
-        (pP, moved past what runs between, would raise after it where Python raises pP's error
-        first). The reverse program
-        of a chain of elementwise statements, fused into one build, is then a third smaller.
-        (A binding between that reads pP's values, a sum bound before the cotangents, keeps
-        them apart.)"""
+        (B's checks run first in it, as in pP: c's copy runs none). Where nothing between them,
+        nor c, reads pP but for its size (n, known >= 0), and pP or what runs between cannot
+        fail (pP, moved past what runs between, would raise after it where Python raises pP's
+        error first). The reverse program of a chain of elementwise statements, fused into one
+        build, is then a third smaller. (A binding between that reads pP's values, a sum bound
+        before the cotangents, keeps them apart.)"""
         if not self.copies:
             return primal + cts
         out = primal + cts
@@ -613,18 +612,20 @@ class _Reverse:
                     first[root[u]] = k
         moved: dict = {}  # position -> the bindings that replace it
         sizes: dict = {}  # pP and its aliases -> n, for size(pP) in what runs between
+        ints = {b[0]: b[1] for b in out if b[0].type == Int}
         for pP, c in pairs.items():
             a, b = at.get(pP), at.get(c)
             if a is None or b is None or not a < b < first.get(pP, len(out)):
                 continue
             between = (out[k][1] for k in range(a + 1, b) if k not in aliases.get(pP, ()))
-            made = self._one_build(out[a][1], out[b][1], c, pP, out, between)
+            names = {u for u, r in root.items() if r == pP}
+            made = self._one_build(out[a][1], out[b][1], c, pP, names, ints, between)
             if made is not None:
                 moved[a] = []
                 moved[b] = made[:2] + [out[k] for k in aliases.get(pP, ())] + made[2:]
                 for k in aliases.get(pP, ()):
                     moved[k] = []
-                sizes.update((u, out[a][1].size) for u, r in root.items() if r == pP)
+                sizes.update((u, out[a][1].size) for u in names)
         if not moved:
             return out
         sized = lambda n: sizes.get(n.args[0]) if type(n) is Call and n.fn == "size" else None
@@ -638,17 +639,19 @@ class _Reverse:
                 res.append(b)
         return res
 
-    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, chain: list, between):
+    def _one_build(self, p: Term, c: Term, cv: Var, pv: Var, names: set, ints: dict, between):
+        """[both, pv, cv] (see `merged`) for the primal build p and the build c of its cotangent
+        contributions, or None. `names`: pv and its aliases, which c must not read (pv is bound
+        after both); `ints`: the chain's Int bindings (n bound to a size is known >= 0);
+        `between`: the right sides between p and c."""
         if type(p) is not Build or type(c) is not Build or p.size != c.size or p.var != c.var:
             return None
-        if any(may_fail(t) for t in between) and may_fail(p):  # (p's error was raised first)
+        if may_fail(p) and any(may_fail(t) for t in between):  # (p's error was raised first)
             return None
         n = p.size
-        if type(n) is Var and n not in self.nonneg:
-            n = next((b[1] for b in chain if b[0] == n), n)
-        if not (type(n) is Var and n in self.nonneg or _nonneg_size(n)):
+        known = ints.get(n, n) if type(n) is Var and n not in self.nonneg else n
+        if not (type(known) is Var and known in self.nonneg or _nonneg_size(known)):
             return None
-        n = p.size
         lets_p, e = let_chain(p.body)
         lets_c, r = let_chain(c.body)
         in_p = {lt.var: lt.rhs for lt in lets_p}
@@ -661,7 +664,8 @@ class _Reverse:
         # p's others, p none of c's others
         read_by_c = set(self.fv(c.body))
         read_by_p = set(self.fv(p.body))
-        if any(v in read_by_c for v in in_p if v not in in_c) or any(u in in_c for u in read_by_p):
+        if (any(v in read_by_c for v in in_p if v not in in_c) or any(u in in_c for u in read_by_p)
+                or not names.isdisjoint(read_by_c)):
             return None
         pe = self.names.var("p", e.type)
         both_body = self.rw.normalize(Tuple((pe, r)))
