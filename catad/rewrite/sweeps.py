@@ -345,8 +345,9 @@ class _Reverse:
         # whether primal_bindings is copying a build body's or an if branch's primal bindings into
         # its cotangent (the primal pass ran them already: see primal_bindings)
         self.again = False
-        # (cotangent build, the primal build it copies the bindings of), for `merged`
-        self.copies: list[tuple[Var, Var]] = []
+        # a build's primal version -> the first build of its cotangent contributions, whose body
+        # copies the primal's bindings (for `merged`)
+        self.copies: dict[Var, Var] = {}
         stop = Rule("rev-let-bound", "sweeps",
                     "sum_k (r_k ._R Dy) = (sum_k r_k) ._R Dy for a let-bound Dy = e: the cotangents of a shared "
                     "map are summed, then pushed through e once (Krawiec et al. 2022, Sec. 5; YOLO: transposing a let)",
@@ -594,9 +595,7 @@ class _Reverse:
             return primal + cts
         out = primal + cts
         at = {b[0]: k for k, b in enumerate(out)}
-        pairs = {}
-        for c, pP in self.copies:
-            pairs.setdefault(pP, c)
+        pairs = self.copies
         first: dict = {}  # pP -> where it is first read, but for its size
         root: dict = {pP: pP for pP in pairs}  # pP and the variables only naming it again -> pP
         aliases: dict = {}  # pP -> the positions of its aliases
@@ -618,7 +617,7 @@ class _Reverse:
             if a is None or b is None or not a < b < first.get(pP, len(out)):
                 continue
             between = (out[k][1] for k in range(a + 1, b) if k not in aliases.get(pP, ()))
-            names = {u for u, r in root.items() if r == pP}
+            names = {pP} | {out[k][0] for k in aliases.get(pP, ())}
             made = self._one_build(out[a][1], out[b][1], c, pP, names, ints, between)
             if made is not None:
                 moved[a] = []
@@ -695,7 +694,7 @@ class _Reverse:
         v = self.names.var("cts", vec.type)
         cts.append((v, vec))
         if primal is not None:
-            self.copies.append((v, primal))
+            self.copies.setdefault(primal, v)
         j = self.names.var("j", Int)
         out = {}
         for n, k in enumerate(keys):
