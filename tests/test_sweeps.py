@@ -280,3 +280,51 @@ def test_a_build_that_may_fail_keeps_its_place():
     np.testing.assert_allclose(g, [np.cos(0.1) * 0.1 + np.sin(0.1), 0, np.cos(v[2]) * v[2] + np.sin(v[2]), 0],
                                rtol=1e-14)
 
+
+
+def same_iteration(x, y, n):
+    acc = 0.0
+    for i in range(n):
+        a = x[i]
+        b = y[i]
+        acc += a * b
+    return acc
+
+
+def test_one_build_runs_the_checks_before_the_reads():
+    """The cotangents' copy of a build body's bindings runs none of the body's checks (the primal
+    ran them); the one build made of both runs the primal's bindings first, so each check still
+    comes before the read it guards (a vectorised read past the end is not Python's IndexError)."""
+    from catad.lang.terms import Call, let_chain
+    from catad.lang.types import Int
+    from catad.rewrite.sweeps import _Reverse, sweep_names
+    x, y = np.linspace(0.1, 0.3, 3), np.linspace(1.0, 2.0, 3)
+    jac = pipeline(same_iteration, x, y, 3).jacobian_optimised
+    names = sweep_names(jac)
+    sweep = _Reverse(names, [], jac.body.type.items[1].src)
+    primal, cts, _ = sweep.run(jac.body, names.var("dr", Float))
+    out = {b[0]: b[1] for b in primal + cts}
+    ints = {v: rhs for v, rhs in out.items() if v.type == Int}
+    (pv, cv), = sweep.copies.items()
+    made = sweep._one_build(out[pv], out[cv], cv, pv, {pv}, ints, [])
+    assert made is not None
+    lets, _ = let_chain(made[0][1].body)
+    kinds = [lt.rhs.fn if type(lt.rhs) is Call else None for lt in lets]
+    assert kinds.count("check") == 2 and kinds.count("index") >= 2, lets
+    first_check = kinds.index("check")
+    reads = [k for k, lt in enumerate(lets) if kinds[k] == "index" and lt.rhs.args[1].name in ("x", "y")]
+    assert reads and min(reads) > first_check, [(lt.var.name, kinds[k]) for k, lt in enumerate(lets)]
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_one_build_on_odd_lengths(n):
+    """A chain made one build with its cotangents on an empty and a length-1 vector: Python's
+    value, and central differences' gradient."""
+    import catad
+    x = np.linspace(0.2, 0.9, n)
+    assert "both" in catad.explain(chain3, np.ones(3)).text("reverse")
+    value, g = catad.value_and_grad(chain3)(x)
+    assert value == chain3(x) and g.shape == (n,)
+    h = 1e-6
+    fd = [(chain3(x + h * e) - chain3(x - h * e)) / (2 * h) for e in np.eye(n)]
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
