@@ -282,15 +282,6 @@ def test_a_build_that_may_fail_keeps_its_place():
 
 
 
-def same_iteration(x, y, n):
-    acc = 0.0
-    for i in range(n):
-        a = x[i]
-        b = y[i]
-        acc += a * b
-    return acc
-
-
 def test_one_build_runs_the_checks_before_the_reads():
     """The cotangents' copy of a build body's bindings runs none of the body's checks (the primal
     ran them); the one build made of both runs the primal's bindings first, so each check still
@@ -298,6 +289,7 @@ def test_one_build_runs_the_checks_before_the_reads():
     from catad.lang.terms import Call, let_chain
     from catad.lang.types import Int
     from catad.rewrite.sweeps import _Reverse, sweep_names
+    from test_loop_check_order import same_iteration  # a loop reading x[i] and y[i], each checked
     x, y = np.linspace(0.1, 0.3, 3), np.linspace(1.0, 2.0, 3)
     jac = pipeline(same_iteration, x, y, 3).jacobian_optimised
     names = sweep_names(jac)
