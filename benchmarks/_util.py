@@ -39,6 +39,34 @@ def median_time(fn: Callable[[], object], repeats: int = 5) -> float:
     return statistics.median(times)
 
 
+def interleaved_times(fns: dict[str, Callable[[], object]], repeats: int = 5) -> dict[str, list[float]]:
+    """The times of each of fns, called in turn in every round (in the dict's order).
+
+    The machine's speed drifts over seconds (other tenants of the host): timed one after the
+    other, two tools can differ by that drift alone; in turn, a drift slows every tool in the
+    rounds it lasts, and the ratio of two tools is taken round by round (ratio). As many
+    untimed rounds come first: JAX's jitted GMM hvp, made after catad's compiles, takes 9.6 ms
+    in its first tens of calls and 6.4 after. In a round, each fn is called once untimed
+    before its timed call, so that it runs with its own arrays in the caches, as when it is
+    timed alone, not with those of the tool before it."""
+    for _ in range(repeats):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            fn()
+            t = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t)
+    return times
+
+
+def ratio(a: list[float], b: list[float]) -> float:
+    """The median over rounds of a's time over b's in the same round (see interleaved_times)."""
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
 def chain_source(n: int, rhs: str, params: str = "x0", ret: str | None = None) -> str:
     """def f(params): x1 = rhs(1); ...; return x_n  where rhs uses {p} (previous) and {pp}."""
     lines = [f"def f({params}):"]
