@@ -70,7 +70,11 @@ def catad_tools(fn, data):
 
 
 def jax_tools(data):
-    import jax
+    """(hvp(t), hessian()) of JAX, jitted, in float64 as catad computes (peers.load enables
+    JAX's 64-bit mode; without it JAX computes in float32, half the memory traffic)."""
+    jax, why = peers.load("jax")
+    if jax is None:
+        raise SystemExit(why)
     import jax.numpy as jnp
     c = gmm_xp.Constants(data.x, len(data.alphas), data.wishart)
     x = jnp.asarray(data.x)
