@@ -45,10 +45,10 @@ def interleaved_times(fns: dict[str, Callable[[], object]], repeats: int = 5) ->
     The machine's speed drifts over seconds (other tenants of the host): timed one after the
     other, two tools can differ by that drift alone; in turn, a drift slows every tool in the
     rounds it lasts, and the ratio of two tools is taken round by round (ratio). As many
-    untimed rounds come first: JAX's jitted GMM hvp, made after catad's compiles, takes 9.6 ms
-    in its first tens of calls and 6.4 after. In a round, each fn is called once untimed
-    before its timed call, so that it runs with its own arrays in the caches, as when it is
-    timed alone, not with those of the tool before it."""
+    untimed rounds come first, so that no tool's first calls are timed (a jitted function's
+    first runs, a cache being filled). In a round, each fn is called once untimed before its
+    timed call, so that it runs with its own arrays in the caches, as when it is timed alone,
+    not with those of the tool before it."""
     for _ in range(repeats):
         for fn in fns.values():
             fn()
