@@ -234,9 +234,10 @@ def main() -> None:
     cores = "every core"
     if not args.all_cores and hasattr(os, "sched_setaffinity"):
         # one core for every tool: with its intra-op threads at 1, JAX's runtime still runs
-        # parts of a program on other threads (18 threads: its GMM hvp took 7.0 ms of CPU in
-        # 4.5 ms of wall time on two cores, 6.2 ms pinned to one); pinned before any tool
-        # starts a thread (JAX and PyTorch are imported when first used)
+        # parts of a program on other threads (18 threads: in a process of its own, its GMM
+        # hvp at d10_K25 took 7.9-9.2 ms of CPU in 4.7-5.8 ms of wall time on two cores, 7.1
+        # ms pinned to one); pinned before any tool starts a thread (JAX and PyTorch are
+        # imported when first used)
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
         cores = "one core"
     print(f"catad {catad.__file__}; median of {args.repeats} rounds; one thread per tool, {cores}; load average "
