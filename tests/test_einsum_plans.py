@@ -136,6 +136,9 @@ def test_a_matmuls_small_operand_is_c_ordered_and_a_large_one_left_as_it_is():
     assert a is y and b.flags.c_contiguous and np.array_equal(b, lt)
     b2, a2 = einsum_plans._operands(lt, y)
     assert a2 is y and b2.flags.c_contiguous
+    empty = np.empty((25, 0, 10)).transpose(0, 2, 1)  # no columns: an empty copy, the same shape
+    e, a3 = einsum_plans._operands(empty, y)
+    assert a3 is y and e.shape == empty.shape and e.flags.c_contiguous
     big = rng.standard_normal((25, 9, 1000)).transpose(0, 2, 1)
     assert all(x is y0 for x, y0 in zip(einsum_plans._operands(y, big), (y, big)))
     np.testing.assert_array_equal(runtime.contract("bcd,abd->abc", lt.transpose(0, 2, 1), y.transpose(1, 0, 2)),

@@ -264,9 +264,11 @@ def _operands(a: np.ndarray, b: np.ndarray) -> tuple:
     matrix at half the speed (GMM's (25, 1000, 9) @ (25, 9, 10), the per-component L
     transposed: 370 us, 190 us with L's 2,250 elements copied first). A large operand is
     left as it is: its copy would cost more than it saves."""
-    if a.size < b.size:
-        return (np.ascontiguousarray(a), b) if a.size * SMALL_OPERAND <= b.size else (a, b)
-    return (a, np.ascontiguousarray(b)) if b.size * SMALL_OPERAND <= a.size else (a, b)
+    if a.size * SMALL_OPERAND <= b.size:
+        return np.ascontiguousarray(a), b
+    if b.size * SMALL_OPERAND <= a.size:
+        return a, np.ascontiguousarray(b)
+    return a, b
 
 
 def _matmul_into(pa, pb, shape_a, shape_b, shape_out, into, a, b) -> np.ndarray:
