@@ -62,17 +62,29 @@ class Broadcasting:
                     binds.insert(0, (v, t, loc))
                     terms[j] = v
 
+            spines = [_spine(t) if fuse else None for t, fuse in zip(terms, fusable)]
+
             def read(j, ix):
                 if not fusable[j]:
                     return index_chain(terms[j], ix, loc)
-                js, elem = _spine(terms[j])
-                return rename(elem, dict(zip(js, ix)))
+                js, elem = spines[j]
+                moved = {a: b for a, b in zip(js, ix) if a is not b}
+                return rename(elem, moved) if moved else elem
+
+            def binder(k):
+                """Axis k's index: the index variable of the first build fused along it (its
+                element then stands as it is, not renamed; the front end's binders are all
+                distinct, so nothing else reads it), else a fresh one."""
+                for j, spine in enumerate(spines):
+                    if spine is not None and fusable[j] and len(spine[0]) >= r - k:
+                        return spine[0][k - (r - len(spine[0]))]
+                return self.var(Int, loc, "_i")
 
             def go(k, idx):
                 if k == r:
                     return f(*(read(j, ix) for j, ix in enumerate(idx)))
                 out, reads = plan[k]
-                i = self.var(Int, loc, "_i")
+                i = binder(k)
                 idx = [ix + [reads[j](i)] if j in reads else ix for j, ix in enumerate(idx)]
                 return Build(fresh(out.size, loc), i, go(k + 1, idx), loc)
             out = go(0, [[] for _ in terms])
