@@ -2,9 +2,9 @@
 
 Each language (core terms, CL, linear maps) declares its terms as small frozen
 dataclasses deriving from :class:`Node`. Equality is structural and hashing is
-consistent with it, but neither recurses: a node's hash is computed once, when first
-asked for (most nodes never are), from its children's, on an explicit stack, and
-equality walks an explicit stack. A 10,000-deep let chain therefore hashes and
+consistent with it, and neither recurses deeply: a node's hash is computed once, when
+first asked for (most nodes never are), from its children's, by recursion a few levels
+deep and on an explicit stack below them, and equality walks an explicit stack. A 10,000-deep let chain therefore hashes and
 compares without touching Python's recursion limit (docs/design.md invariant 5).
 """
 from __future__ import annotations
@@ -108,14 +108,16 @@ class Node:
         h = self._hash
         if h != -1:
             return h
-        values = type(self)._values(self)
-        for v in values:  # children hashed already (most new nodes): no stack needed
-            if isinstance(v, Node):
-                if v._hash == -1:
-                    return _hash_tree(self)
-            elif isinstance(v, tuple) and not all(x._hash != -1 for x in v if isinstance(x, Node)):
-                return _hash_tree(self)
-        h = hash((type(self).__name__, *values))
+        depth = _HASH_DEPTH
+        if not 0 <= depth[0] < _HASH_NESTING:  # deep: on a stack of its own (see _hash_tree)
+            return _hash_tree(self)
+        # A new node's children are hashed already or are new and shallow (a call's fresh
+        # variables): hashing them by recursion, a few levels deep, costs a third of a walk.
+        depth[0] += 1
+        try:
+            h = hash((type(self).__name__, *type(self)._values(self)))
+        finally:
+            depth[0] -= 1
         _set_hash(self, h)
         return h
 
@@ -167,6 +169,12 @@ class Node:
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self}>"
 
+
+# How many Node.__hash__ calls are under way (of any thread: a count that two threads made
+# wrong would only send hashing to _hash_tree sooner or later), and how many may nest before
+# _hash_tree takes over: few enough that hashing stays far from Python's recursion limit.
+_HASH_DEPTH = [0]
+_HASH_NESTING = 24
 
 _set_hash = Node.__dict__["_hash"].__set__  # the slots' own setters (frozen nodes refuse setattr)
 _set_normal = Node.__dict__["_normal"].__set__

@@ -1,0 +1,54 @@
+"""Hashing of syntax-tree nodes (catad._node): by recursion a few levels deep, on an explicit
+stack below them, the same hash either way."""
+import sys
+
+import pytest
+
+from catad import _node
+from catad.lang.terms import Call, Let, Var
+from catad.lang.types import Float
+
+
+def chain(n: int):
+    """let x1 = x0 * x0 in let x2 = x1 * x1 in ... xn: n levels deep, every node new."""
+    body = Var(f"x{n}", Float)
+    for k in range(n, 0, -1):
+        prev = Var(f"x{k - 1}", Float)
+        body = Let(Var(f"x{k}", Float), Call("mul", (prev, prev), Float), body)
+    return body
+
+
+@pytest.fixture
+def low_recursion_limit():
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    yield
+    sys.setrecursionlimit(old)
+
+
+def test_a_deep_new_tree_hashes_within_a_low_recursion_limit(low_recursion_limit):
+    a, b = chain(10_000), chain(10_000)
+    assert hash(a) == hash(b) and a == b
+    assert _node._HASH_DEPTH == [0]
+
+
+def test_the_recursive_and_the_stack_hash_agree():
+    a, b = chain(50), chain(50)
+    _node._hash_tree(b)  # every node of b on the explicit stack
+    assert hash(a) == hash(b)
+    lets = [a]
+    while isinstance(lets[-1], Let):
+        lets.append(lets[-1].body)
+    assert all(n._hash != -1 for n in lets)  # the recursion hashed the nodes it passed too
+
+
+@pytest.mark.parametrize("wrong", [-3, 10 ** 6])
+def test_a_nesting_count_made_wrong_only_changes_the_way(wrong):
+    """The count is shared by threads: were it made wrong, hashing takes the explicit stack."""
+    expected = hash(chain(30))
+    _node._HASH_DEPTH[0] = wrong
+    try:
+        assert hash(chain(30)) == expected
+        assert _node._HASH_DEPTH[0] == wrong
+    finally:
+        _node._HASH_DEPTH[0] = 0
