@@ -156,6 +156,10 @@ class _Cse:
             for lt, var, rhs, loc, before in reversed(scope[0]):
                 self.count_binding(var, rhs, before)
                 out = lt if lt is not None and rhs is lt.rhs and out is lt.body else Let(var, rhs, out, loc)
+                # hashed as made, from its var's, rhs's (the table's look-up hashed it) and
+                # body's: a build or an if holding the chain is looked up in the table next,
+                # which would otherwise walk the whole chain to hash it
+                hash(out)
             return out
         finally:
             _undo(self.table, scope[1])
