@@ -663,6 +663,14 @@ def may_fail(t: Term) -> bool:
     fails = getattr(t, "_fails", None)
     if fails is not None:
         return fails
+    if type(t) is Call:  # most questions: a call of atoms, answered without the stack
+        for a in t.args:
+            if type(a) is not Var and type(a) is not Const:
+                break
+        else:
+            fails = t.fn == "check"
+            _SET_FAILS(t, fails)
+            return fails
     stack = [t]
     while stack:
         n = stack[-1]
