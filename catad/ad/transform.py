@@ -126,6 +126,13 @@ class _AD:
                 ctx, c = ctx + [(x, self.bind(out, "D" + x.name, dt))], c.body
             elif isinstance(c, cl.Compose) and isinstance(c.first, cl.Prune):
                 ctx, c = [ctx[i] for i in c.first.indices], c.second
+            elif isinstance(c, cl.Compose) and isinstance(c.first, cl.Tuple) and \
+                    len(c.first.items) == input_arity(c.second) != 1:
+                # (a, b) ; f, an operation's operands: split's bindings of the tuple's parts
+                # (theirs, then their maps'), without the tuple and vcat split would take apart
+                parts = [self.diff(x, ctx, out) for x in c.first.items]
+                ts = [self.bind(out, "c", t) for t, _ in parts]
+                ctx, c = list(zip(ts, [self.bind(out, "Dc", dt) for _, dt in parts])), c.second
             elif isinstance(c, cl.Compose):
                 t, dt = self.diff(c.first, ctx, out)
                 ctx, c = self.split(t, dt, input_arity(c.second), out), c.second
