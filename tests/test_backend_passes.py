@@ -140,6 +140,23 @@ def test_dead_code_drops_what_nothing_uses():
     assert tidy.dead_code(lines, "c") == [B + "c = (x * 3.0)"]
 
 
+def test_inlining_drops_dead_code_first_reading_only_the_names_used():
+    """inline_single_use takes dead code out itself, from the names it finds in each line: a
+    name in an einsum spec, as an attribute or as a keyword is not a use (dead_code, which
+    counts every identifier, keeps `a`, `shape` and `axis` below)."""
+    lines = [B + "a = (x * y)", B + "shape = (x + 1.0)", B + "axis = (y - 1.0)", B + "b = (a + x)",
+             B + "t = contract('a,a->', x, y)", B + "s = (t + x.shape[0])", B + "u = np.sum(x, axis=0)",
+             B + "r = np.exp(s)"]
+    out, result = tidy.inline_single_use(lines, "(r, u)", ["x", "y"])
+    assert out == [B + "s = (contract('a,a->', x, y) + x.shape[0])", B + "u = np.sum(x, axis=0)",
+                   B + "r = np.exp(s)"] and result == "(r, u)"
+    assert len(tidy.dead_code(lines, "(r, u)")) == 7  # only b dropped
+    rng = np.random.default_rng(0)
+    env = dict(x=rng.normal(size=3), y=rng.normal(size=3), contract=runtime.contract)
+    for a, b in zip(run(lines, "(r, u)", **env), run(out, result, **env)):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("case", CASES[::3], ids=lambda c: c.name)
 def test_inlined_code_computes_the_same_bits(case):
     rng = np.random.default_rng(1)

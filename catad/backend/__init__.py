@@ -272,11 +272,13 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     c.params = params
     out = _output(c, _wanted(value, keep), d.result_type)
     fname = c.name(d.name)
-    lines = tidy.dead_code(c.lines, out)
+    lines = c.lines
     if c.tapes:  # the values the reverse steps still read, once dead code is gone
-        lines = tidy.dead_code(folds.finish_tapes(c, lines), out)
-    if inline:
+        lines = tidy.dead_code(folds.finish_tapes(c, tidy.dead_code(lines, out)), out)
+    if inline:  # (which takes the dead code out first)
         lines, out = tidy.inline_single_use(lines, out, params)
+    elif not c.tapes:
+        lines = tidy.dead_code(lines, out)
     body = "\n".join(lines)
     source = (f"def {fname}({', '.join(params)}):\n"
               f"    with np.errstate(all='ignore'):\n"

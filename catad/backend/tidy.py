@@ -53,14 +53,16 @@ def dead_code(lines: list[str], result: str) -> list[str]:
 
 
 def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
-    """Lines and result with each name that is assigned once at the top level and used
+    """Lines and result with dead code gone (as dead_code, from the names each line reads, found
+    once for both passes), then each name that is assigned once at the top level and used
     once, at the top level before any loop, replaced by its (parenthesised) expression."""
     parsed = [_split(line) for line in lines]
+    refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
+    refs.append(_references(result))
+    lines, parsed, refs = _live(lines, parsed, refs)
     defs = Counter(t for _, t, _ in parsed if t is not None)
     uses: Counter = Counter()
     use_at: dict[str, int] = {}
-    refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
-    refs.append(_references(result))
     for k, found in enumerate(refs):
         for _, _, name in found:
             uses[name] += 1
@@ -107,6 +109,23 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     if pending:
         result, _ = _substitute(result, pending, refs[-1])
     return out, result
+
+
+def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list]:
+    """dead_code on lines already split and scanned (refs: the names each line reads, then the
+    result's): the lines kept, their parts and their refs (the result's last)."""
+    uses = Counter(name for found in refs for _, _, name in found)
+    keep = [True] * len(lines)
+    for k in range(len(lines) - 1, -1, -1):  # later lines first: their uses are final
+        target = parsed[k][1]
+        if target is not None and uses[target] == 0:
+            keep[k] = False
+            for _, _, name in refs[k]:
+                uses[name] -= 1
+    if all(keep):
+        return lines, parsed, refs
+    kept = [k for k, live in enumerate(keep) if live]
+    return [lines[k] for k in kept], [parsed[k] for k in kept], [refs[k] for k in kept] + refs[-1:]
 
 
 def _line_kind(shapes: "_Shapes", line: str, refs: list, whole: tuple | None, expr: str,
