@@ -21,6 +21,9 @@ from ..lang.types import Float, Int, LinMap, Tuple as TupleT, Type, Vec
 from ..primitives import prim
 
 
+# The maps' __post_init__ check and set their type only: Node's own __post_init__ does nothing,
+# so none calls super()'s (the AD and the rules make a map at every step), and types, interned,
+# are compared by identity (what Type's == is).
 class LM(Term):
     """A linear-map term; `src` and `tgt` are the primal types of its tangent spaces."""
 
@@ -69,7 +72,6 @@ class Zero(LM):
     t: Type
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s, self.t)
 
 
@@ -80,7 +82,6 @@ class One(LM):
     s: Type
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s, self.s)
 
 
@@ -92,8 +93,7 @@ class Scale(LM):
     s: Type
 
     def __post_init__(self):
-        super().__post_init__()
-        if self.k.type != Float:
+        if self.k.type is not Float:
             raise CatadTypeError(f"lmScale takes a Float, got {self.k.type}", construct="lmScale")
         self._set_lm_type(self.s, self.s)
 
@@ -105,7 +105,6 @@ class ScaleVec(LM):
     v: Term
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.v.type, self.v.type)
 
 
@@ -117,9 +116,8 @@ class Compose(LM):
     m2: Term
 
     def __post_init__(self):
-        super().__post_init__()
         a, b = _lm_type(self.m1, "lmCompose"), _lm_type(self.m2, "lmCompose")
-        if a.src != b.tgt:
+        if a.src is not b.tgt:
             raise CatadTypeError(f"lmCompose of {a} after {b}", construct="lmCompose")
         self._set_lm_type(b.src, a.tgt)
 
@@ -131,9 +129,8 @@ class VCat(LM):
     items: tuple[Term, ...]
 
     def __post_init__(self):
-        super().__post_init__()
         ts = [_lm_type(m, "lmVCat") for m in self.items]
-        if not ts or any(t.src != ts[0].src for t in ts):
+        if not ts or any(t.src is not ts[0].src for t in ts):
             raise CatadTypeError("lmVCat needs one or more maps with a common source", construct="lmVCat")
         self._set_lm_type(ts[0].src, TupleT(tuple(t.tgt for t in ts)))
 
@@ -145,9 +142,8 @@ class HCat(LM):
     items: tuple[Term, ...]
 
     def __post_init__(self):
-        super().__post_init__()
         ts = [_lm_type(m, "lmHCat") for m in self.items]
-        if not ts or any(t.tgt != ts[0].tgt for t in ts):
+        if not ts or any(t.tgt is not ts[0].tgt for t in ts):
             raise CatadTypeError("lmHCat needs one or more maps with a common target", construct="lmHCat")
         self._set_lm_type(TupleT(tuple(t.src for t in ts)), ts[0].tgt)
 
@@ -160,9 +156,8 @@ class Plus(LM):
     m2: Term
 
     def __post_init__(self):
-        super().__post_init__()
         a, b = _lm_type(self.m1, "lmPlus"), _lm_type(self.m2, "lmPlus")
-        if a != b:
+        if a is not b:
             raise CatadTypeError(f"lmPlus of {a} and {b}", construct="lmPlus")
         self._set_lm_type(a.src, a.tgt)
 
@@ -181,7 +176,6 @@ class VCatV(LM):
     ms: Term
 
     def __post_init__(self):
-        super().__post_init__()
         e = _vec_of_maps(self.ms, "lmVCatV")
         self._set_lm_type(e.src, Vec(e.tgt))
 
@@ -193,7 +187,6 @@ class HCatV(LM):
     ms: Term
 
     def __post_init__(self):
-        super().__post_init__()
         e = _vec_of_maps(self.ms, "lmHCatV")
         self._set_lm_type(Vec(e.src), e.tgt)
 
@@ -205,7 +198,6 @@ class Transpose(LM):
     m: Term
 
     def __post_init__(self):
-        super().__post_init__()
         a = _lm_type(self.m, "lmTranspose")
         self._set_lm_type(a.tgt, a.src)
 
@@ -219,7 +211,6 @@ class Index(LM):
     s: Type  # Vec T
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s, self.s.elem)
 
 
@@ -233,7 +224,6 @@ class IndexUpdate(LM):
     s: Type  # Vec T
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s.elem, self.s)
 
 
@@ -245,7 +235,6 @@ class Sum(LM):
     s: Type  # Vec T
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s, self.s.elem)
 
 
@@ -257,7 +246,6 @@ class Broadcast(LM):
     s: Type  # Vec T
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_lm_type(self.s.elem, self.s)
 
 
@@ -280,7 +268,6 @@ class Linear(LM):
     t: Type
 
     def __post_init__(self):
-        super().__post_init__()
         for name, x, y in ((self.fwd, self.s, self.t), (self.rev, self.t, self.s)):
             got = prim(name, *self.args, zero_tangent(x)).type
             if got != y:
@@ -308,7 +295,6 @@ class LMFold(LM):
     LAMBDAS = (("var", "body"), ("var", "dbody"))
 
     def __post_init__(self):
-        super().__post_init__()
         d = _lm_type(self.dbody, "lmFold")
         if not (isinstance(d.src, TupleT) and len(d.src.items) == 2):
             raise CatadTypeError(f"lmFold's step Jacobian has source (s, (a, b)), not {d.src}", construct="lmFold")
@@ -345,7 +331,6 @@ class LMScan(LM):
     LAMBDAS = (("var", "dbody"),)
 
     def __post_init__(self):
-        super().__post_init__()
         d = _lm_type(self.dbody, "lmScan")
         if not (isinstance(d.src, TupleT) and len(d.src.items) == 2) or not isinstance(self.states.type, Vec):
             raise CatadTypeError(f"lmScan's step Jacobian has source (s, (a, b)), not {d.src}", construct="lmScan")
@@ -385,7 +370,6 @@ class Apply(Term):
     x: Term
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_type(_lm_type(self.m, "lmApply").tgt)
 
     def eval_with(self, ev):
@@ -404,7 +388,6 @@ class ApplyR(Term):
     m: Term
 
     def __post_init__(self):
-        super().__post_init__()
         self._set_type(_lm_type(self.m, "lmApplyR").src)
 
     def eval_with(self, ev):
