@@ -4,8 +4,9 @@ Each language (core terms, CL, linear maps) declares its terms as small frozen
 dataclasses deriving from :class:`Node`. Equality is structural and hashing is
 consistent with it, and neither recurses deeply: a node's hash is computed once, when
 first asked for (most nodes never are), from its children's, by recursion a few levels
-deep and on an explicit stack below them, and equality walks an explicit stack. A 10,000-deep let chain therefore hashes and
-compares without touching Python's recursion limit (docs/design.md invariant 5).
+deep and on an explicit stack below them, and equality walks an explicit stack. A
+10,000-deep let chain therefore hashes and compares without touching Python's recursion
+limit (docs/design.md invariant 5).
 """
 from __future__ import annotations
 
