@@ -38,20 +38,20 @@ class _ToCL:
         self.root = root  # keeps the terms whose ids key fv_cache alive
         self.keep: list = []  # and the terms made while converting
 
-    def names(self, t: core.Term) -> set[str]:
-        return {v.name for v in self.fv[id(t)]}
-
-    def prune(self, names: set[str], ctx: list[core.Var]) -> tuple[cl.CL, list[core.Var]]:
-        """(Prune combinator or Identity, pruned context) keeping the in-scope `names`."""
-        last = {v.name: i for i, v in enumerate(ctx)}
-        keep = sorted(last[n] for n in names)
-        if keep == list(range(len(ctx))):
+    def prune(self, fv: frozenset, ctx: list[core.Var]) -> tuple[cl.CL, list[core.Var]]:
+        """(Prune combinator or Identity, pruned context) keeping the in-scope variables of
+        `fv` (by name: of positions holding one name, the last is in scope)."""
+        keep = [i for i, v in enumerate(ctx) if v in fv]
+        if len(keep) != len(fv):  # a name held twice in ctx (most contexts hold each once)
+            last = {v.name: i for i, v in enumerate(ctx)}
+            keep = sorted(last[v.name] for v in fv)
+        if len(keep) == len(ctx):
             return cl.Identity(), ctx
         return cl.Prune(tuple(keep), len(ctx)), [ctx[i] for i in keep]
 
     def convert(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
         """C[[t]]ctx, pruned."""
-        p, pctx = self.prune(self.names(t), ctx)
+        p, pctx = self.prune(self.fv[id(t)], ctx)
         return compose(p, self.pruned(t, pctx))
 
     def pruned(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
@@ -98,7 +98,7 @@ class _ToCL:
         frames = []
         for lt in lets:
             rhs = self.convert(lt.rhs, ctx)
-            p, body_ctx = self.prune(self.names(lt.body), ctx + [lt.var])
+            p, body_ctx = self.prune(self.fv[id(lt.body)], ctx + [lt.var])
             frames.append((lt.var, rhs, p, len(ctx)))
             ctx = body_ctx
         out = self.pruned(body, ctx)
