@@ -909,3 +909,54 @@ def test_the_hvp_of_gmm_compiles_with_one_round_of_finishing_and_no_copied_check
     made, tried, visited = _count_visits(None, None, call=lambda: catad.hvp(g, primals, tangents, argnums=(0, 1, 2, 3)))
     for what, n, bound in zip(("made", "tried", "visited"), (made, tried, visited), HVP_WORK):
         assert n <= bound, (what, made, tried, visited)
+
+
+_BINDINGS_SOURCE = '''
+def binds(x, *args, k=1.0, **kw):
+    a = b = x
+    c, (d, e) = x, (x, x)
+    f += 1.0
+    g: float = 2.0
+    h: float
+    for i, j in zip(x, x):
+        while i:
+            if j:
+                l = [m for m in x if (n := m) > 0] if WALRUS else [m for m in x]
+            else:
+                o = (lambda p, q=(r := 1.0) if WALRUS else 1.0: p + q)(x)
+    with open(x) as s:
+        t[0] = s.u
+    try:
+        v = 1
+    except ValueError as w:
+        y = 2
+    finally:
+        z = 3
+    def inner(aa, bb=(cc := 1) if WALRUS else 1):
+        dd = aa
+    class Inner:
+        ee = 1
+    match x:
+        case [ff, *gg]:
+            hh = ff
+    return a
+'''
+
+
+@pytest.mark.parametrize("walrus", [False, True])
+def test_a_body_without_walrus_binds_names_in_its_statements_only(walrus):
+    """source.assigned_names walks only the statements of a body in which no := stands (the
+    front end's walk for its identifiers finds whether one does): no expression binds a name
+    there, and expressions are most of a body's nodes (the 10,000-statement vector chain's
+    walk took 0.18 s, now 0.03). The names are those of the walk of every node."""
+    import ast
+    from catad.frontend import source
+    text = _BINDINGS_SOURCE.replace("WALRUS", "True" if walrus else "False")
+    if not walrus:
+        text = text.replace("(n := m)", "m").replace("(r := 1.0)", "1.0").replace("(cc := 1)", "1")
+    body = ast.parse(text).body[0].body
+    everything = source.assigned_names(body)
+    assert source.assigned_names(body, walrus) == everything
+    expected = set("abcdefghijlovyz") | {"inner", "Inner", "hh"} | ({"n", "r", "cc"} if walrus else set())
+    assert everything == expected
+    assert not walrus or source.assigned_names(body, False) == expected - {"n", "r", "cc"}

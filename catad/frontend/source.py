@@ -195,12 +195,16 @@ def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
     src.defaulted = frozenset(src.positional[len(src.positional) - len(a.defaults):] if a.defaults else ()) | \
         frozenset(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     names = set(src.params)
+    walrus = False
     for n in _nodes([node]):
         if type(n) is ast.Name:
             names.add(n.id)
         elif type(n) is ast.arg:
             names.add(n.arg)
-    src.identifiers, src.local_names = frozenset(names), frozenset(set(src.params) | assigned_names(body))
+        elif type(n) is ast.NamedExpr:
+            walrus = True
+    src.identifiers = frozenset(names)
+    src.local_names = frozenset(set(src.params) | assigned_names(body, walrus))
     return src
 
 
@@ -213,13 +217,17 @@ def from_node(parent: Source, node: ast.FunctionDef | ast.Lambda) -> Source:
     return _make(None, name, node, body, parent.file, parent.line_offset, parent.col_offset)
 
 
-def assigned_names(body: list[ast.stmt]) -> set[str]:
+def assigned_names(body: list[ast.stmt], walrus: bool = True) -> set[str]:
     """The names a function body binds, which Python makes its locals: assignment and loop
-    targets, and nested defs; not what the nested defs and lambdas themselves bind."""
+    targets, and nested defs; not what the nested defs and lambdas themselves bind. Without
+    `walrus` (the caller found no := in the body), no expression binds a name: only the
+    statements are walked, not the expressions in them (most of a body's nodes)."""
     local: set[str] = set()
     todo: list[ast.AST] = list(body)
     while todo:
         n = todo.pop()
+        if not walrus and isinstance(n, ast.expr):
+            continue
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             local.add(n.name)  # its body is its own scope; its defaults and decorators are ours
             todo += n.decorator_list + (n.args.defaults + [d for d in n.args.kw_defaults if d is not None]
