@@ -18,17 +18,14 @@ def chain(n: int):
     return body
 
 
-@pytest.fixture
-def low_recursion_limit():
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(200)
-    yield
-    sys.setrecursionlimit(old)
-
-
-def test_a_deep_new_tree_hashes_within_a_low_recursion_limit(low_recursion_limit):
+def test_a_deep_new_tree_hashes_within_a_low_recursion_limit():
     a, b = chain(10_000), chain(10_000)
-    assert hash(a) == hash(b) and a == b
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        assert hash(a) == hash(b) and a == b
+    finally:
+        sys.setrecursionlimit(limit)
     assert _node._HASH_DEPTH == [0]
 
 
