@@ -49,3 +49,42 @@ def test_a_nesting_count_made_wrong_only_changes_the_way(wrong):
         assert _node._HASH_DEPTH[0] == wrong
     finally:
         _node._HASH_DEPTH[0] = 0
+
+
+class _Made:
+    """An object the collector tracks (a class instance), as a node is."""
+
+
+def test_what_a_paused_stage_keeps_goes_to_the_oldest_generation_unscanned():
+    import gc
+    scans = []
+    gc.callbacks.append(lambda phase, info: scans.append(info["generation"]) if phase == "start" else None)
+    try:
+        with _node.paused_gc():
+            scans.clear()  # (the young generations' collection at the start)
+            kept = [_Made() for _ in range(10_000)]
+        assert scans == [] and gc.isenabled()
+        assert gc.get_count()[0] < 100  # no young collection owed for what the stage made
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        assert all(id(o) in oldest for o in kept[::100])
+    finally:
+        gc.callbacks.pop()
+
+
+def test_a_paused_stage_lets_frozen_objects_be_and_a_disabled_collector_stay_disabled():
+    import gc
+    gc.freeze()  # (what a process that forks does)
+    try:
+        frozen = gc.get_freeze_count()
+        with _node.paused_gc():
+            kept = [_Made() for _ in range(1_000)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled() and kept
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        with _node.paused_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
