@@ -645,7 +645,8 @@ class _Reverse:
         `between`: the right sides between p and c."""
         if type(p) is not Build or type(c) is not Build or p.size != c.size or p.var != c.var:
             return None
-        if may_fail(p) and any(may_fail(t) for t in between):  # (p's error was raised first)
+        # (p's error was raised first; p, a whole build whose walk is long, is asked last)
+        if any(may_fail(t) for t in between) and may_fail(p):
             return None
         n = p.size
         known = ints.get(n, n) if type(n) is Var and n not in self.nonneg else n
