@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import CatadTypeError, Loc
 from ..primitives.registry import PRIMITIVES, PrimitiveTypeError
 from .fold import FOLDS, check_fold
-from .terms import Build, Call, Const, Def, Get, If, Program, Term, Tuple, Var, let_chain
+from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain
 from .types import Bool, Int, LinMap, Type, Vec
 
 
@@ -45,7 +45,7 @@ class _Checker:
         shadowed = []
         for lt in lets:
             rt = self.check(lt.rhs, env)
-            if rt != lt.var.type:
+            if rt is not lt.var.type:  # (types are interned: == is identity)
                 self.fail(lt, f"let {lt.var.name} : {lt.var.type} is bound to a value of type {rt}", "let")
             shadowed.append((lt.var.name, env.get(lt.var.name)))
             env[lt.var.name] = lt.var.type
@@ -62,7 +62,7 @@ class _Checker:
         if isinstance(t, Var):
             if t.name not in env:
                 self.fail(t, f"variable {t.name!r} is not in scope", "variable")
-            if env[t.name] != t.type:
+            if env[t.name] is not t.type:
                 self.fail(t, f"variable {t.name!r} has type {env[t.name]}, used as {t.type}", "variable")
             return t.type
         if isinstance(t, Const):
@@ -129,7 +129,8 @@ class _Checker:
                 env[var.name] = old
 
     def _check_call(self, t: Call, env: dict[str, Type]) -> Type:
-        arg_types = tuple(self.check(a, env) for a in t.args)
+        # (an argument is a let chain seldom: the others are checked without check's set-up)
+        arg_types = tuple(self.check(a, env) if type(a) is Let else self._check_nonlet(a, env) for a in t.args)
         if t.fn in self.defs:
             d = self.defs[t.fn]
             expected = tuple(p.type for p in d.params)
@@ -144,6 +145,6 @@ class _Checker:
                 self.fail(t, f"{t.fn}: {e}", t.fn)
         else:
             self.fail(t, f"unknown function {t.fn!r}", "call")
-        if result != t.type:
+        if result is not t.type:
             self.fail(t, f"call of {t.fn} is annotated {t.type} but returns {result}", "call")
         return result
