@@ -316,7 +316,8 @@ class _AD:
         if not is_differentiable(c.ty):
             return primal, self.zero(c.ty)
         from .rules import jacobian_of_call
-        return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, self.apart(v)))
+        return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, self.apart(v)),
+                                        primal.type)
 
     def apart(self, value: Term) -> Term:
         """A partial derivative's formula with its own lets' names (_d1, _d2, ...: chosen to
