@@ -52,9 +52,10 @@ def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, 
     if tgt is None:
         tgt = prim(fn, *xs).type
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
-    if rule is _scalar_rule and not _scalars(xs, tgt) and xs and _is_zero_tangent(xs[-1]):
+    opaque = rule is _scalar_rule and not _scalars(xs, tgt)
+    if opaque and xs and _is_zero_tangent(xs[-1]):
         return L.Zero(src, tgt)  # an opaque map's action on the zero tangent: zero, whatever its primal values
-    if fn in _NO_RULE or rule is _scalar_rule and not _scalars(xs, tgt):
+    if fn in _NO_RULE or opaque:
         # an action of an opaque map (lmLinear) that a derivative program computes, or scatter_add
         reason = _NO_RULE.get(fn, _THIRD_NOTE if fn in _SECOND_ACTIONS else _OPAQUE_NOTE)
         raise CatadError(f"catad cannot differentiate {fn}, which a derivative program computes, again: "
@@ -90,7 +91,12 @@ def _is_zero_tangent(t: Term) -> bool:
 
 def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
     """Whether a call takes and gives scalars only (what partials derives)."""
-    return all(isinstance(t, Scalar) for t in (tgt,) + tuple(x.type for x in xs))
+    if not isinstance(tgt, Scalar):
+        return False
+    for x in xs:
+        if not isinstance(x.type, Scalar):
+            return False
+    return True
 
 
 def _scalar_rule(fn, xs, tgt, bind):

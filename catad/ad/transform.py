@@ -27,6 +27,7 @@ from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Program, Term, T
 from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
 from ..linearmaps import terms as L
 from ..primitives import prim
+from .rules import jacobian_of_call
 
 JAC_PREFIX = "D$"
 
@@ -315,7 +316,6 @@ class _AD:
         primal = Call(c.fn, xs, c.ty)
         if not is_differentiable(c.ty):
             return primal, self.zero(c.ty)
-        from .rules import jacobian_of_call
         return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, self.apart(v)),
                                         primal.type)
 

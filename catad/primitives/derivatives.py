@@ -104,7 +104,7 @@ from typing import Callable
 import sympy
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets, rename
+from ..lang.terms import TRUE, Call, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets, rename
 from ..lang.types import Bool, Float, Int, Scalar
 from . import prim
 from .registry import PRIMITIVES, PrimitiveTypeError, X, Y
@@ -170,7 +170,7 @@ def clear_cache() -> None:
 
 
 def _has_tangent(a: Term) -> bool:
-    return a.type == Float and not isinstance(a, Const)
+    return a.type is Float and not isinstance(a, Const)  # (types are interned: == is identity)
 
 
 # ---------------------------------------------------------------- derivation (cached)
@@ -205,7 +205,13 @@ class _Template:
             term = _Translator(dict(zip(self.symbols, holders)), set(), self.counts).translate(self.reps, self.body)
             made = self._translations[types] = (holders, term)
         holders, term = made
-        return rename(term, dict(zip(holders, args)))  # rename reads only variables: atoms may replace them
+        env = dict(zip(holders, args))
+        cls = type(term)
+        if cls is Var:  # (d(x * y)/dx = y)
+            return env.get(term, term)
+        if cls is Call and all(type(a) is Var or type(a) is Const for a in term.args):  # most: cos(x)
+            return Call(term.fn, tuple(env.get(a, a) for a in term.args), term.ty, term.loc)
+        return rename(term, env)  # rename reads only variables: atoms may replace them
 
     @functools.cached_property
     def _translations(self) -> dict:
