@@ -272,18 +272,22 @@ class Compiler:
                     self.defs.pop(out.code, None)
                     self.scaled[out.code] = (sp, large)
                 return out
-        d = max((a.depth for a in args), default=0)
-        deps = frozenset().union(*(a.deps for a in args))
-        codes = [self.lift(a, d).code for a in args]
+        if len(args) == 2:  # most operations: binary
+            a, b = args
+            d = a.depth if a.depth >= b.depth else b.depth
+            deps = a.deps | b.deps
+        else:
+            d = max((a.depth for a in args), default=0)
+            deps = frozenset().union(*(a.deps for a in args))
+        codes = [a.code if a.depth >= d else self.lift(a, d).code for a in args]  # (lift: a view)
         if d >= 2 and rnk == 0 and len(args) >= 2 and not template.startswith("each("):
             codes = [self.spread(a, code, deps, d) for a, code in zip(args, codes)]
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
         if d == 0 and rnk == 0:
             self.scalars.add(out.code)
-        if template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
-            self.defs[out.code] = ("mul", args[0], args[1])
-        elif template == _ADD and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
-            self.defs[out.code] = ("add", args[0], args[1])  # a sum of it: the sum of each (contractions)
+        if kind == "f" and rnk == 0 and (template == _MUL or template == _ADD) and all(a.rank == 0 for a in args):
+            # a sum of a product: an einsum of its factors; of a sum: the sum of each (contractions)
+            self.defs[out.code] = ("mul" if template == _MUL else "add", args[0], args[1])
         return out
 
     def spread(self, a: Arr, code: str, deps: frozenset, d: int) -> str:
