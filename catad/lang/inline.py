@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .fold import FOLDS
 from .names import FreshNames
-from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets, subterms
+from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets, term_children
 
 
 
@@ -40,16 +40,28 @@ def inline_program(program: Program) -> Program:
 
 
 def _binders_distinct(t: Term) -> bool:
-    """Whether the names t's lets, builds and folds bind are all distinct."""
+    """Whether the names t's lets, builds and folds bind are all distinct (each distinct node
+    once, as subterms walks them, without the list of them: one walk of a long program)."""
     bound: set[str] = set()
-    for n in subterms(t):
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
         cls = type(n)
-        binders = (n.var,) if cls is Let or cls is Build else (
-            tuple(getattr(n, v) for v, _ in cls.LAMBDAS) if isinstance(n, FOLDS) else ())
+        if cls is Var or cls is Const or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if cls is Let or cls is Build:
+            binders = (n.var,)
+        elif isinstance(n, FOLDS):
+            binders = tuple(getattr(n, v) for v, _ in cls.LAMBDAS)
+        else:
+            binders = ()
         for v in binders:
             if v.name in bound:
                 return False
             bound.add(v.name)
+        stack.extend(term_children(n))
     return True
 
 
