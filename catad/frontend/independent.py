@@ -57,7 +57,7 @@ from typing import NamedTuple
 from ..lang.fold import Fold, WhileCount
 from ..lang.names import FreshNames
 from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, free_vars,
-                          let_chain, make_lets, may_fail)
+                          compound_subterms, let_chain, make_lets, may_fail)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec
 from ..primitives import prim
 
@@ -72,7 +72,7 @@ def vectorise_loops(program: Program) -> tuple[Program, list[str]]:
     defs, changed = [], False
     failing = None  # found when a function has a loop (most have none: no walk of them then)
     for d in program.defs:
-        if not any(isinstance(n, Fold) for n in _subterms(d.body)):
+        if not any(isinstance(n, Fold) for n in compound_subterms(d.body)):
             defs.append(d)
             continue
         if failing is None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .fold import FOLDS
 from .names import FreshNames
-from .terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, let_chain, make_lets, term_children
+from .terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, compound_subterms, let_chain,
+                    make_lets)
 
 
 
@@ -40,28 +41,20 @@ def inline_program(program: Program) -> Program:
 
 
 def _binders_distinct(t: Term) -> bool:
-    """Whether the names t's lets, builds and folds bind are all distinct (each distinct node
-    once, as subterms walks them, without the list of them: one walk of a long program)."""
+    """Whether the names t's lets, builds and folds bind are all distinct."""
     bound: set[str] = set()
-    seen: set[int] = set()
-    stack = [t]
-    while stack:
-        n = stack.pop()
+    for n in compound_subterms(t):
         cls = type(n)
-        if cls is Var or cls is Const or id(n) in seen:
-            continue
-        seen.add(id(n))
         if cls is Let or cls is Build:
             binders = (n.var,)
         elif isinstance(n, FOLDS):
             binders = tuple(getattr(n, v) for v, _ in cls.LAMBDAS)
         else:
-            binders = ()
+            continue
         for v in binders:
             if v.name in bound:
                 return False
             bound.add(v.name)
-        stack.extend(term_children(n))
     return True
 
 

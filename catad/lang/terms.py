@@ -12,7 +12,7 @@ that these types are consistent.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -637,6 +637,21 @@ def subterms(t: Term) -> list[Term]:
         if type(n) is not Var and type(n) is not Const:
             stack.extend(term_children(n))
     return out
+
+
+def compound_subterms(t: Term) -> Iterator[Term]:
+    """The distinct term nodes of t that are not atoms, each once, lazily (subterms without
+    its list and its atoms: a walk that may stop early, or reads only these)."""
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is Var or cls is Const or id(n) in seen:
+            continue
+        seen.add(id(n))
+        yield n
+        stack.extend(term_children(n))
 
 
 def var_names(*terms: Term) -> set[str]:
