@@ -5,7 +5,7 @@ import ast
 import inspect
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CatadError, Loc, UnsupportedSyntax
@@ -29,6 +29,9 @@ class Source:
     kwonly: tuple[str, ...] = ()
     varkw: str | None = None    # the name of **kwargs
     defaulted: frozenset[str] = frozenset()  # the parameters that have default values
+    # (line, column) -> its Loc, made once: the front end asks for a node's place at every
+    # term it makes from it (a Loc is immutable, so one object serves them all)
+    locs: dict = field(default_factory=dict, repr=False, compare=False)
 
     def signature(self) -> inspect.Signature:
         """The parameters as Python binds a call to them (defaults are placeholders)."""
@@ -45,7 +48,12 @@ class Source:
     def loc(self, node: ast.AST | None) -> Loc:
         if getattr(node, "lineno", None) is None:
             node = self.node
-        return Loc(self.file, node.lineno + self.line_offset, node.col_offset + self.col_offset + 1)
+        key = (node.lineno, node.col_offset)
+        made = self.locs.get(key)
+        if made is None:
+            made = self.locs[key] = Loc(self.file, node.lineno + self.line_offset,
+                                        node.col_offset + self.col_offset + 1)
+        return made
 
 
 _DEFAULT = object()
