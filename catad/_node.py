@@ -269,24 +269,11 @@ def walk(root: Node) -> Iterator[Node]:
 def paused_gc():
     """Terms are immutable trees without cycles, so the cyclic collector only rescans
     them, over and over as a large program grows (a quadratic cost); pause it while
-    a stage compiles.
-
-    What the stage made and keeps (a program, millions of objects for a long one) would be
-    scanned once more when the collector runs again, by a collection of the youngest
-    generation (0.3 s of the 10,000-statement vector chain's grad). It is moved to the oldest
-    generation instead, unscanned (gc.freeze, then gc.unfreeze: both move whole generations
-    at once), after a collection of the young generations at the start has put what was
-    there before in its place, as the collector would; not when something else has frozen
-    objects (unfreeze would let them go)."""
+    a stage compiles."""
     was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.collect(1)
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
