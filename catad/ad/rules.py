@@ -46,11 +46,8 @@ def _size(v: Term, bind: Bind) -> Term:
     return bind("n", prim("size", v))
 
 
-def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind,
-                     tgt: Type | None = None) -> Term:
-    """`tgt`: the call's type, when the caller has the call (else found as prim finds it)."""
-    if tgt is None:
-        tgt = prim(fn, *xs).type
+def jacobian_of_call(fn: str, xs: tuple[Term, ...], dxs: list[Term], src: Type, bind: Bind, tgt: Type) -> Term:
+    """`tgt`: the call's type."""
     rule = _ARRAY_RULES.get(fn, _scalar_rule)
     opaque = rule is _scalar_rule and not _scalars(xs, tgt)
     if opaque and xs and _is_zero_tangent(xs[-1]):

@@ -274,10 +274,10 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     fname = c.name(d.name)
     lines = c.lines
     if c.tapes:  # the values the reverse steps still read, once dead code is gone
-        lines = tidy.dead_code(folds.finish_tapes(c, tidy.dead_code(lines, out)), out)
+        lines = folds.finish_tapes(c, tidy.dead_code(lines, out))
     if inline:  # (which takes the dead code out first)
         lines, out = tidy.inline_single_use(lines, out, params)
-    elif not c.tapes:
+    else:
         lines = tidy.dead_code(lines, out)
     body = "\n".join(lines)
     source = (f"def {fname}({', '.join(params)}):\n"

@@ -279,7 +279,7 @@ class Compiler:
         else:
             d = max((a.depth for a in args), default=0)
             deps = frozenset().union(*(a.deps for a in args))
-        codes = [a.code if a.depth >= d else self.lift(a, d).code for a in args]  # (lift: a view)
+        codes = [self.lift(a, d).code for a in args]
         if d >= 2 and rnk == 0 and len(args) >= 2 and not template.startswith("each("):
             codes = [self.spread(a, code, deps, d) for a, code in zip(args, codes)]
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)

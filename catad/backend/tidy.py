@@ -16,6 +16,7 @@ import ast
 import keyword
 import re
 from collections import Counter
+from typing import Callable, Iterable
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")  # any identifier: counts uses generously
 # a string literal (skipped), or a variable: not after "." or inside a number, not a keyword argument
@@ -35,21 +36,29 @@ def _split(line: str) -> tuple[int, str | None, str]:
 
 
 def dead_code(lines: list[str], result: str) -> list[str]:
-    uses = Counter(_IDENT.findall(result))
-    parsed = []
+    targets, reads = [], []
     for line in lines:
         _, target, expr = _split(line)
-        parsed.append((target, _IDENT.findall(expr)))
-        for name in parsed[-1][1]:
-            uses[name] += 1
-    keep = [True] * len(lines)
-    for k in range(len(lines) - 1, -1, -1):  # later lines first: their uses are final
-        target, names = parsed[k]
+        targets.append(target)
+        reads.append(_IDENT.findall(expr))
+    uses = Counter(_IDENT.findall(result))
+    for names in reads:
+        uses.update(names)
+    keep = _kept(targets, uses, reads.__getitem__)
+    return [line for line, k in zip(lines, keep) if k]
+
+
+def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]]) -> list[bool]:
+    """Which lines dead-code elimination keeps, from each line's target (None: not an
+    assignment, kept), how often each name is read (by the lines and the result; used up) and
+    the names line k reads (asked of the lines dropped)."""
+    keep = [True] * len(targets)
+    for k in range(len(targets) - 1, -1, -1):  # later lines first: their uses are final
+        target = targets[k]
         if target is not None and uses[target] == 0:
             keep[k] = False
-            for name in names:
-                uses[name] -= 1
-    return [line for line, k in zip(lines, keep) if k]
+            uses.subtract(reads(k))
+    return keep
 
 
 def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
@@ -115,13 +124,7 @@ def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, 
     """dead_code on lines already split and scanned (refs: the names each line reads, then the
     result's): the lines kept, their parts and their refs (the result's last)."""
     uses = Counter(name for found in refs for _, _, name in found)
-    keep = [True] * len(lines)
-    for k in range(len(lines) - 1, -1, -1):  # later lines first: their uses are final
-        target = parsed[k][1]
-        if target is not None and uses[target] == 0:
-            keep[k] = False
-            for _, _, name in refs[k]:
-                uses[name] -= 1
+    keep = _kept([target for _, target, _ in parsed], uses, lambda k: [name for _, _, name in refs[k]])
     if all(keep):
         return lines, parsed, refs
     kept = [k for k, live in enumerate(keep) if live]

@@ -76,7 +76,7 @@ class Broadcasting:
                 element then stands as it is, not renamed; the front end's binders are all
                 distinct, so nothing else reads it), else a fresh one."""
                 for j, spine in enumerate(spines):
-                    if spine is not None and fusable[j] and len(spine[0]) >= r - k:
+                    if spine is not None and len(spine[0]) >= r - k:
                         return spine[0][k - (r - len(spine[0]))]
                 return self.var(Int, loc, "_i")
 

@@ -41,6 +41,8 @@ class _Checker:
         raise CatadTypeError(msg, getattr(t, "loc", None) or self.loc, construct)
 
     def check(self, t: Term, env: dict[str, Type]) -> Type:
+        if type(t) is not Let:  # most terms checked (a call's arguments): no scope to open
+            return self._check_nonlet(t, env)
         lets, body = let_chain(t)
         shadowed = []
         for lt in lets:
@@ -129,8 +131,7 @@ class _Checker:
                 env[var.name] = old
 
     def _check_call(self, t: Call, env: dict[str, Type]) -> Type:
-        # (an argument is a let chain seldom: the others are checked without check's set-up)
-        arg_types = tuple(self.check(a, env) if type(a) is Let else self._check_nonlet(a, env) for a in t.args)
+        arg_types = tuple(self.check(a, env) for a in t.args)
         if t.fn in self.defs:
             d = self.defs[t.fn]
             expected = tuple(p.type for p in d.params)

@@ -106,8 +106,8 @@ import sympy
 from ..errors import CatadTypeError
 from ..lang.terms import TRUE, Call, Const, If, Term, Var, fconst, free_vars, iconst, is_atom, make_lets, rename
 from ..lang.types import Bool, Float, Int, Scalar
-from . import prim
-from .registry import PRIMITIVES, PrimitiveTypeError, X, Y
+from . import prim, result_type
+from .registry import PRIMITIVES, X, Y
 
 __all__ = ["partials", "sympy_to_core", "clear_cache", "UntranslatableError"]
 
@@ -132,10 +132,7 @@ def partials(name: str, args: tuple[Term, ...]) -> tuple[Term | None, ...]:
     if p is None:
         raise KeyError(f"partials: unknown primitive {name!r}")
     arg_types = tuple(a.type for a in args)
-    try:
-        result = p.result_type(arg_types)  # checks the argument types, as prim does
-    except PrimitiveTypeError as e:
-        raise CatadTypeError(f"{name}: {e}", None, name) from None
+    result = result_type(name, arg_types)  # checks the argument types
     if not isinstance(result, Scalar) or not all(isinstance(t, Scalar) for t in arg_types):
         raise ValueError(f"partials: {name} on ({', '.join(map(str, arg_types))}) is not a scalar primitive call")
     none = (None,) * len(args)
