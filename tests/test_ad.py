@@ -24,6 +24,7 @@ from catad.lang.evaluate import Evaluator
 from catad.lang.terms import Call, Program
 from catad.lang.typecheck import check_program
 from catad.linearmaps import apply, apply_reverse, flatten, tangent_size, unflatten
+from catad.linearmaps import terms as L
 from catad.linearmaps.semantics import to_matrix
 from catad.tangents import ZERO
 
@@ -195,6 +196,20 @@ def test_primal_work_is_not_repeated():
     jac = differentiate(shared_sin, (0.7,)).main
     assert calls(core, "sin") == calls(jac, "sin") == 1
     assert calls(jac, "cos") == 1
+
+
+def test_a_partial_of_one_is_the_identity():
+    """d+(x, y) = 1 |><| 1 (notes Fig. 2): a partial that is the constant 1 is the map 1, not
+    S(1.0), which the optimiser would otherwise rewrite (lm-scale-one); other constant partials
+    stay scales. The map is still the derivative (the matrix is checked above)."""
+    def f(x, y):
+        return x + y * 0.5
+    jac = differentiate(f, (0.3, 1.7)).main
+    maps = list(walk(jac.body))
+    hcats = [m for m in maps if isinstance(m, L.HCat)]
+    assert any(all(isinstance(m, L.One) for m in h.items) for h in hcats)
+    scales = [m.k.value for m in maps if isinstance(m, L.Scale) and hasattr(m.k, "value")]
+    assert 1.0 not in scales and 0.5 in scales
 
 
 def chain(n: int):
