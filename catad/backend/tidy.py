@@ -21,6 +21,10 @@ from typing import Callable, Iterable
 _IDENT = re.compile(r"[A-Za-z_]\w*")  # any identifier: counts uses generously
 # a string literal (skipped), or a variable: not after "." or inside a number, not a keyword argument
 _NAME = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])([A-Za-z_]\w*)(?!\w|\s*=(?!=))")
+# _NAME's variables in an expression without strings (most lines): the same matches, as the
+# regular expression engine finds them about twice as fast (a word boundary, where _NAME looks
+# behind for a character that is not a word's)
+_VARIABLE = re.compile(r"\b(?<!\.)[A-Za-z_]\w*\b(?!\s*=(?!=))")
 BASE = 2            # the indentation level (in 4 spaces) of the function's body
 MAX_NESTING = 6     # inlined definitions nest at most this deep (Python's parser has limits)
 
@@ -93,11 +97,13 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
             continue
         found, line = refs[k], expr
         whole = None  # the entry of a name put in for the whole line
-        if pending and any(name in pending for _, _, name in found):
-            whole = pending.get(found[0][2]) if len(found) == 1 else None
-            expr, nesting = _substitute(expr, pending, found)
-        else:
-            nesting = 0
+        nesting = 0
+        if pending:
+            for _, _, name in found:
+                if name in pending:
+                    whole = pending.get(found[0][2]) if len(found) == 1 else None
+                    expr, nesting = _substitute(expr, pending, found)
+                    break
         u = use_at.get(target, -1)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
@@ -303,7 +309,9 @@ def _substitute(expr: str, pending: dict, refs: list) -> tuple[str, int]:
 def _references(expr: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of each variable in expr: not an attribute, a keyword
     argument's name, or text inside a string."""
-    return [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(expr) if m.group(1)]
+    if "'" in expr or '"' in expr:
+        return [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(expr) if m.group(1)]
+    return [(m.start(), m.end(), m.group()) for m in _VARIABLE.finditer(expr)]
 
 
 _BRACKET = re.compile(r"[()\[\]{}]")
