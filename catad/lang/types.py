@@ -53,15 +53,17 @@ class Type(Node, metaclass=_Interned):
     __slots__ = ()
 
     # Interned: two types are equal exactly when they are one object (the structural walk of
-    # Node.__eq__, asked at every comparison of types by every stage, would say the same).
-    # The hash stays the structural one (Node.__hash__), as terms' hashes are made of it.
+    # Node.__eq__, asked at every comparison of types by every stage, would say the same), so
+    # the object's own hash is consistent with equality too, and it is Python's C slot: a term's
+    # hash, made of its type's, calls no Python method for it. (Terms reach another process
+    # through their constructors, catad.distributed.wire, where their hashes are made again.)
     def __eq__(self, other: Any) -> bool:
         return self is other
 
     def __ne__(self, other: Any) -> bool:
         return self is not other
 
-    __hash__ = Node.__hash__
+    __hash__ = object.__hash__
 
 
 @node
