@@ -9,6 +9,8 @@ is taken back when they end, so nothing computed in a branch is reused outside i
 """
 from __future__ import annotations
 
+from operator import is_not
+
 from ..lang.anf import _anf_value, _Fresh, anf_def
 from ..lang.names import FreshNames
 from ..lang.fold import lambdas, operands
@@ -294,10 +296,7 @@ class _Cse:
         if cls is Call:
             old = t.args
             args = tuple([self.atom(a, scope) for a in old])
-            for a, b in zip(args, old):
-                if a is not b:
-                    return Call(t.fn, args, t.ty, t.loc)
-            return t
+            return Call(t.fn, args, t.ty, t.loc) if any(map(is_not, args, old)) else t
         if cls is Let:  # a scope of its own (hoisting its bindings could capture a name)
             return self.chain(t)
         if cls is Build:
@@ -319,10 +318,7 @@ class _Cse:
             return t if cond is t.cond and then is t.then and orelse is t.orelse else If(cond, then, orelse, t.loc)
         if cls is Tuple:
             items = tuple([self.atom(a, scope) for a in t.items])
-            for a, b in zip(items, t.items):
-                if a is not b:
-                    return Tuple(items, t.loc)
-            return t
+            return Tuple(items, t.loc) if any(map(is_not, items, t.items)) else t
         if cls is Get:
             tup = self.atom(t.tup, scope)
             return t if tup is t.tup else Get(t.index, tup, t.loc)

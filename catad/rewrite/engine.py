@@ -22,6 +22,7 @@ applies the recorded steps to the original term and must reproduce the result.
 """
 from __future__ import annotations
 
+from operator import is_not
 from typing import Any, Iterable
 
 from .._node import Node, _set_normal
@@ -150,10 +151,8 @@ class Rewriter:
                 sub, sub_path = kids[k], (k, path)
             else:
                 stack.pop()
-                for a, b in zip(new, kids):
-                    if a is not b:
-                        node = with_children(node, new)
-                        break
+                if any(map(is_not, new, kids)):  # (C's loop: met at every frame)
+                    node = with_children(node, new)
                 sub, sub_path = self._rewrite_at(node, path)
                 m = sub._normal
                 if m is marks or m is base:

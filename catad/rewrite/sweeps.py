@@ -21,6 +21,7 @@ of the tupled Jacobian) are swept inside their branch or body.
 """
 from __future__ import annotations
 
+from operator import is_not
 from typing import Any
 
 from .._node import _set_normal, node
@@ -96,10 +97,7 @@ def substitute(t: Term, env: dict, special=None, same_types: bool = False) -> Te
             if direct is not None:
                 return direct
         new = [env.get(k, k) if type(k) is Var else k for k in kids]
-        for a, b in zip(new, kids):
-            if a is not b:
-                return rebuild(t, new)
-        return t
+        return rebuild(t, new) if any(map(is_not, new, kids)) else t
     memo: dict[int, Term] = {}
     stack: list = [(t, None)]
     while stack:
@@ -157,7 +155,7 @@ def normal_chain(rw: Rewriter, fv: ChainFreeVars, bindings: list, body: Term) ->
 def _rebuild(n: Term, kids: list[Term]) -> Term:
     """n with new children; a primitive call's result type is recomputed (an argument
     may have changed type, e.g. a Vec of (value, map) pairs become value-tangent pairs)."""
-    if isinstance(n, Call) and n.fn in PRIMITIVES and any(a is not b for a, b in zip(kids, n.args)):
+    if isinstance(n, Call) and n.fn in PRIMITIVES and any(map(is_not, kids, n.args)):
         return prim(n.fn, *kids, loc=n.loc)  # at once: with_children would build the call twice
     return with_children(n, kids)
 
