@@ -419,15 +419,28 @@ _NO_VARS: frozenset = frozenset()
 def _fv_node(n: Term, kids: list, memo: dict[int, frozenset]) -> frozenset:
     """n's free variables from its term children's (`kids`, in memo)."""
     cls = type(n)
-    if cls is Let:
-        return memo[id(n.rhs)] | (memo[id(n.body)] - {n.var})
-    if cls is Build:
-        return memo[id(n.size)] | (memo[id(n.body)] - {n.var})
+    if cls is Let or cls is Build:
+        first, body = memo[id(n.rhs if cls is Let else n.size)], memo[id(n.body)]
+        if n.var in body:
+            body = body - {n.var}
+        return _union(first, body)
     if getattr(n, "LAMBDAS", ()):  # fold and its derivatives (catad.lang.fold): binders
         return _fv_lambdas(n, lambda k: memo[id(k)])
     if len(kids) == 1:
         return memo[id(kids[0])]
+    if len(kids) == 2:
+        return _union(memo[id(kids[0])], memo[id(kids[1])])
     return _NO_VARS.union(*[memo[id(k)] for k in kids])
+
+
+def _union(a: frozenset, b: frozenset) -> frozenset:
+    """a | b, which is a or b itself where one holds the other: most nodes' sets are one of
+    their children's (a long program's sets are one per subterm: fewer of them, less memory)."""
+    if a <= b:
+        return b
+    if b <= a:
+        return a
+    return a | b
 
 
 class ChainFreeVars:
