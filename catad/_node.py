@@ -135,7 +135,8 @@ class Node:
             if isinstance(a, Node):
                 if type(a) is not type(b) or hash(a) != hash(b):
                     return False
-                stack.extend((getattr(a, f), getattr(b, f)) for f in a._fields)
+                values = type(a)._values
+                stack.extend(zip(values(a), values(b)))
             elif isinstance(a, tuple):
                 if not isinstance(b, tuple) or len(a) != len(b):
                     return False
