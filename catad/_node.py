@@ -191,14 +191,15 @@ def _hash_of(n: Node) -> int | None:
 def _hash_tree(root: Node) -> int:
     """root's hash, and that of every node under it not hashed yet, children first (on an
     explicit stack: no recursion), each the hash of its class name and fields (a tuple
-    hashes by its items' hashes, so a node's children are hashed once)."""
+    hashes by its items' hashes, so a node's children are hashed once). A node of a class
+    with a hash of its own (an interned type's: its identity) is not walked."""
     stack = [root]
     while stack:
         n = stack[-1]
         if n._hash != -1:
             stack.pop()
             continue
-        unhashed = [c for c in _field_nodes(n) if c._hash == -1]
+        unhashed = [c for c in _field_nodes(n) if c._hash == -1 and type(c).__hash__ is Node.__hash__]
         if unhashed:
             stack.extend(unhashed)
             continue

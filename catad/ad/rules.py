@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Const, Get, Term, iconst
+from ..lang.terms import Const, Get, Term, iconst, is_float_one
 from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
@@ -99,13 +99,8 @@ def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
 def _scalar_rule(fn, xs, tgt, bind):
     """d p(xs) = S(dp/dx1) |><| ... |><| S(dp/dxk), where a partial that is the constant 1 is
     the identity 1, as the notes write the derivative of + (Fig. 2: d+(x, y) = 1 |><| 1)."""
-    return [L.Zero(x.type, tgt) if k is None or x.type != Float else L.One(Float) if _is_one(k)
+    return [L.Zero(x.type, tgt) if k is None or x.type != Float else L.One(Float) if is_float_one(k)
             else L.Scale(bind("k", k), Float) for x, k in zip(xs, partials(fn, xs))]
-
-
-def _is_one(k: Term) -> bool:
-    """Is k the Float constant 1.0 (S(1.0) is the identity exactly: 1.0 * t is t, t inf or NaN too)?"""
-    return type(k) is Const and type(k.value) is float and k.value == 1.0
 
 
 def _j_constant(fn, xs, tgt, bind):

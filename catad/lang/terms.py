@@ -380,6 +380,11 @@ def is_atom(t: Term) -> bool:
     return cls is Var or cls is Const
 
 
+def is_float_one(t: Any) -> bool:
+    """Is t the Float constant 1.0 (1.0 * v is exactly v, v inf or NaN too)?"""
+    return type(t) is Const and type(t.value) is float and t.value == 1.0
+
+
 def free_vars(t: Term, cache: dict[int, frozenset] | None = None) -> frozenset:
     """Free variables of t. Post-order over an explicit stack; `cache` maps id(term) to
     its free variables and may be shared across calls (keep the terms alive meanwhile).

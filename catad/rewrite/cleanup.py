@@ -15,7 +15,7 @@ from ..lang.anf import _anf_value, _Fresh, anf_def
 from ..lang.names import FreshNames
 from ..lang.fold import lambdas, operands
 from ..lang.types import Float
-from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, let_chain, make_lets,
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Term, Tuple, Var, is_float_one, let_chain, make_lets,
                           may_fail, remake_lets, subterms, var_names)
 from ..tangents import ZERO
 from .engine import term_children, with_children
@@ -80,10 +80,6 @@ def _zero(x) -> bool:
     return type(x) is Const and x.value is ZERO
 
 
-def _one(x) -> bool:
-    return type(x) is Const and type(x.value) is float and x.value == 1.0
-
-
 _REDEX_FNS = frozenset(_ZERO_ARGS) | {"mul"}  # the calls _redex may find one in
 
 
@@ -93,9 +89,9 @@ def _redex(n: Term) -> bool:
     if cls is Call:
         if any(_zero(n.args[k]) for k in _ZERO_ARGS.get(n.fn, ()) if k < len(n.args)):
             return True
-        return n.type == Float and (n.fn == "mul" and any(_one(a) for a in n.args) or
-                                    n.fn == "tscale" and _one(n.args[1]) or
-                                    n.fn in ("touter", "tdot") and _one(n.args[0]))
+        return n.type == Float and (n.fn == "mul" and any(is_float_one(a) for a in n.args) or
+                                    n.fn == "tscale" and is_float_one(n.args[1]) or
+                                    n.fn in ("touter", "tdot") and is_float_one(n.args[0]))
     if cls is Get:
         return _zero(n.tup) or type(n.tup) is Tuple
     if cls is Build:
