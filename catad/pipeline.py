@@ -270,9 +270,11 @@ class Pipeline:
         key = (which, None if wrt is None else tuple(sorted(set(wrt))), zero_safe, checkpoints, tangent_only,
                tuple(sorted(set(zero))))
         if key not in self._code:
+            # the usual variant, if compiled: the zero-safe one may be its code (compile_def's twin)
+            twin = self._code.get(key[:2] + (False,) + key[3:]) if zero_safe else None
             with paused_gc():
                 try:
-                    self._code[key] = self._compile(*key)
+                    self._code[key] = self._compile(*key, twin=twin)
                 except CatadError as e:
                     raise self._located(e) from None
                 self._code[key].relocate = self._located
@@ -283,12 +285,13 @@ class Pipeline:
         return e if t is None else located(e, t.fn)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
-                 checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = ()) -> Compiled:
+                 checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = (),
+                 twin: Compiled | None = None) -> Compiled:
         if which == "primal":
             k = getattr(self, "transformation", None)  # a derivative's program: its reverse loops' checkpoints
             # a program holding derivative programs: zero_safe applies to their products
             c = backend.compile_def(inline_program(self.core).main, checkpoints=k and k.checkpoints,
-                                    zero_safe=zero_safe and self.holds_derivatives)
+                                    zero_safe=zero_safe and self.holds_derivatives, twin=twin)
             if self.sequential is not None:  # its errors are those of the loops as Python runs them
                 c.locate, c.rerun = (lambda *a: self.sequential_code(*a)), True
             return c
@@ -297,12 +300,12 @@ class Pipeline:
         if which == "forward":  # the hidden parameters' tangents are zero
             zeros = list(range(n + users, 2 * n)) + [n + k for k in zero]
             c = backend.compile_def(self.forward, n_primal=n, zero_params=zeros, zero_safe=zero_safe,
-                                    keep=(False, True) if tangent_only else True)
+                                    keep=(False, True) if tangent_only else True, twin=twin)
         else:
             wanted = tuple(k < users and (wrt is None or k in wrt) for k in range(n))
             keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
             c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe,
-                                    checkpoints=checkpoints)
+                                    checkpoints=checkpoints, twin=twin)
         c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
         c.rerun = self.sequential is not None
         return c

@@ -392,6 +392,32 @@ def test_the_zero_safe_program_runs_after_the_usual_one_only_when_that_is_not_fi
     assert ran == [("fwd", False), ("fwd", True)]
 
 
+def overflowing(x):
+    y = x * 1e300
+    return y * 1e300 + x
+
+
+def test_products_by_finite_constants_alone_make_one_code_for_both_variants(ran, monkeypatch):
+    """A tangent times a finite constant (the derivatives of + and of * by a number) is 0
+    wherever the tangent is 0 in either variant: the reverse program of overflowing, made of
+    such products, does not ask which variant it writes, so where its result is not finite
+    (inf: 1e300 * 1e300) the zero-safe variant is its code, not compiled a second time."""
+    import catad.backend as backend
+    compiles = []
+    compile_one = backend._compile
+    monkeypatch.setattr(backend, "_compile", lambda d, *a: compiles.append(d.name) or compile_one(d, *a))
+    assert catad.grad(overflowing)(2.0) == INF == 1e300 * 1e300 + 1.0
+    assert ran == [("rev", False), ("rev", True)]
+    assert [name for name in compiles if name.startswith("rev$")] == ["rev$overflowing"]
+    usual = compiled(overflowing, (2.0,), "reverse")
+    safe = compiled(overflowing, (2.0,), "reverse", zero_safe=True)
+    assert not usual.asked_zero_safe and safe.zero_safe and not usual.zero_safe
+    assert safe.fn is usual.fn and "tmul0" not in safe.source
+    where = compiled(sqrt_named_where, (np.array([-1.0, 4.0]),), "reverse")  # products by sqrt's partial
+    assert where.asked_zero_safe
+    assert compiled(sqrt_named_where, (np.array([-1.0, 4.0]),), "reverse", zero_safe=True).fn is not where.fn
+
+
 def test_only_the_zero_safe_program_multiplies_tangents_zero_safely():
     m, x = EINSUM_ARGS
     usual = compiled(summed_product_einsum, (m, x), "reverse")

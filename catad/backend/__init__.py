@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -88,6 +88,9 @@ class Compiled:
     zero_safe: bool = False      # tangent products are 0 wherever the tangent is 0
     checkpoints: int | None = None  # each reverse loop keeps at most this many states (None: all)
     reverse_loops: int = 0       # the RFold loops compiled (explain says how they keep states)
+    # whether compiling asked which variant it writes (Compiler.zero_safe): if not, the other
+    # variant's code is this code (compile_def's `twin`)
+    asked_zero_safe: bool = True
 
     # Derivative programs lose the user's source locations on the way through CL; the
     # caller may give the primal program (which has them) to name where an error is.
@@ -188,7 +191,8 @@ def compile_program(program: Program, vectorise: bool = True, inline: bool = Tru
 
 def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, keep: Any = True,
                 inline: bool = True, zero_params: Any = (), zero_safe: bool = False,
-                checkpoints: int | None = None, scan_lists: bool = False, branch_blocks: bool = False) -> Compiled:
+                checkpoints: int | None = None, scan_lists: bool = False, branch_blocks: bool = False,
+                twin: Compiled | None = None) -> Compiled:
     """Compile d; parameters from index n_primal on are tangents (Int and Bool parts of
     a tangent are the zero tangent, whatever value is passed), and so are the parameters
     at the indices in `zero_params` (the tangents of the hidden parameters that carry
@@ -202,17 +206,25 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
     `checkpoints` k, the reverse loop of each RFold keeps at most k of its states and
     recomputes the others (binomial checkpointing: catad.backend.checkpoint); None keeps all.
     With `branch_blocks`, an if on one Python bool runs its branch taken only (the variant
-    Compiled.blocks; `scan_lists`, the variant Compiled.ragged)."""
+    Compiled.blocks; `scan_lists`, the variant Compiled.ragged). `twin`: d compiled already
+    with all the same but zero_safe (the usual variant, when the zero-safe one is asked for
+    where its result was not finite): when its compilation never asked which variant it
+    wrote (or wrote this one), its code is this one's too, and is not compiled again (a
+    10,000-statement chain's gradient that overflows: half the backend's time)."""
     memory.keep_freed_memory()
-    try:
-        c = _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
-                                   inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists,
-                                   branch_blocks))
-    except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
-        raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
-                         "catad's code generator, not of your code)", construct="code generation",
-                         hint="write the loop or comprehension that involves it another way (for example as "
-                              "whole-array NumPy), and please report it") from None
+    if twin is not None and (twin.zero_safe == zero_safe or not twin.asked_zero_safe):
+        c = replace(twin, zero_safe=zero_safe, ragged=None, blocks=None)
+    else:
+        try:
+            c = _deep(lambda: _compile(d, len(d.params) if n_primal is None else n_primal, vectorise, keep,
+                                       inline, frozenset(zero_params), zero_safe, checkpoints, scan_lists,
+                                       branch_blocks))
+        except Unvectorisable as e:  # a form the code generator has no loop for either: refused, not a crash
+            raise CatadError(f"catad cannot generate NumPy code for {d.name.split('$')[-1]}: {e} (a limitation of "
+                             "catad's code generator, not of your code)", construct="code generation",
+                             hint="write the loop or comprehension that involves it another way (for example as "
+                                  "whole-array NumPy), and please report it") from None
+
     def variant(**flags) -> Callable[[], Compiled]:
         made: list = []
 
@@ -288,12 +300,14 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     namespace.update(np=np, T_tadd=T.tadd, T_tscale=T.tscale, T_Acc=T.Acc, reverse_loop=checkpoint.reverse_loop)
     namespace.update(c.consts)
     fallbacks, element_loops, reverse_loops = c.fallbacks, sorted(c.element_loops), c.reverse_loops
+    asked_zero_safe = c.asked_zero_safe
     # Python's compiler holds the whole function's syntax tree at once (for a long program,
     # the compile's peak of memory): the compilation's own state goes first
     del c, value, lines, body
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
-    return Compiled(d.name, source, namespace[fname], fallbacks, element_loops, zero_safe, checkpoints, reverse_loops)
+    return Compiled(d.name, source, namespace[fname], fallbacks, element_loops, zero_safe, checkpoints, reverse_loops,
+                    asked_zero_safe)
 
 
 def _wanted(value, keep):

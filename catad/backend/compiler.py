@@ -70,7 +70,8 @@ class Compiler:
         self._reversed_folds: frozenset | None = None
         self.reverse_loops = 0  # RFolds compiled
         # tangent products (tscale, tmul) are 0 wherever the tangent is 0 (catad.tangents.times)
-        self.zero_safe = zero_safe
+        self._zero_safe = zero_safe
+        self.asked_zero_safe = False  # see zero_safe
         self.lines: list[str] = []
         self.indent = 2
         self.memo: list[dict[str, str]] = [{}]
@@ -104,6 +105,14 @@ class Compiler:
         self.ragged_masks: set[str] = set()
         self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
         self._n = 0
+
+    @property
+    def zero_safe(self) -> bool:
+        """Whether this is the zero-safe variant. Asking is noted (`asked_zero_safe`): a
+        compilation that never asked writes the same code in either variant, so the other
+        variant need not be compiled (catad.backend.compile_def's `twin`)."""
+        self.asked_zero_safe = True
+        return self._zero_safe
 
     @property
     def reversed_folds(self) -> frozenset:

@@ -104,7 +104,7 @@ def tscale(c: Compiler, s: Arr, x):
     if isinstance(x, tuple):
         return tuple(tscale(c, s, v) for v in x)
     if isinstance(x, Arr):
-        if c.zero_safe:
+        if _zero_safe(c, s):
             return times(c, s, x)
         if x.rank == 0:
             return c.op("({0} * {1})", [s, x], "f")
@@ -131,9 +131,21 @@ def p_tmul(c: Compiler, t, v: Arr, x):
     if x is ZERO:
         return ZERO
     x = arrays.dense(c, x)
-    if c.zero_safe:
+    if _zero_safe(c, v):
         return times(c, v, x)
     return c.op("({0} * {1})", [v, x], "f", x.rank)
+
+
+def _zero_safe(c: Compiler, k: Arr) -> bool:
+    """Whether the product of a tangent with the coefficient k is written zero-safe (times):
+    in the zero-safe variant, unless k is a finite Float constant, as the derivatives of + and
+    * by a number are (k * x is 0 wherever x is 0 then, as in the usual variant). Such a product
+    does not ask which variant this is (Compiler.zero_safe): a program of them alone, such as
+    an addition chain, is one code for both."""
+    value = c.consts.get(k.code)
+    if isinstance(value, np.float64) and np.isfinite(value):
+        return False
+    return c.zero_safe
 
 
 def times(c: Compiler, k: Arr, x: Arr) -> Arr:
