@@ -6,8 +6,9 @@ CL, AD, rewriting, NumPy code generation) plus one run of the compiled gradient,
   vector  def f(x): `x = np.sin(x) * 0.5 + x * 0.5` n times, `return np.sum(x)`; x a float
           array of length 5
   fib     def f(x): `a, b = x, x`, then `a, b = b, a + b` n times, `return b`; x = 1.0 (the
-          tuple-assignment form; the gradient is a Fibonacci number, inf past ~1,475 statements,
-          which does not change the program compiled)
+          tuple-assignment form; the gradient is a Fibonacci number, inf past ~1,475 statements:
+          the zero-safe variant then asked for is the usual program's code, not compiled again,
+          see catad.backend.compile_def's twin)
   gmm     benchmarks/adbench/gmm.py's gmm_objective (index style), catad.grad with respect
           to alphas, means, qs and ls (argnums 0-3, as adbench_gmm.py), on d10_K25, 1k points
   ba      benchmarks/adbench/ba.py's catad_jacobian on the first observation, as adbench_ba.py
