@@ -136,19 +136,54 @@ def test_expressions_are_classified_by_their_shape_as_by_themselves():
 
 
 def test_variables_are_found_as_the_string_aware_pattern_finds_them():
-    """tidy._references reads a line without quotes by a quicker pattern (_VARIABLE): it finds the
-    variables that the pattern skipping strings (_NAME) finds, at the same places, on the corpus's
-    lines and on expressions chosen to trip it (attributes, keyword arguments, comparisons,
-    numbers with exponents, underscores)."""
+    """tidy._references splits a line at its variables, a line without quotes by a quicker pattern
+    (_VARIABLE): it finds the variables that the pattern skipping strings (_NAME) finds, at the
+    same places, on the corpus's lines and on expressions chosen to trip it (attributes, keyword
+    arguments, comparisons, numbers with exponents, underscores), and its parts make the line."""
     def by_name(e):
         return [(m.start(), m.end(), m.group(1)) for m in tidy._NAME.finditer(e) if m.group(1)]
+
+    def places(parts):
+        out, at = [], 0
+        for k, part in enumerate(parts):
+            if k % 2:
+                out.append((at, at + len(part), part))
+            at += len(part)
+        return out
     extra = ["f(axis=0, keepdims=True)", "f(a == b, c != d)", "f(k =1, j= 2)", "a.b.c + d", "x1e5 + 1.5e-3 * y",
              "a_b + _c + __d", "f(x)[0].T", "(a<=b)>=c", "x@y", "f(*a, **kw)", "1.e5 + e"]
     exprs = EDGE_EXPRESSIONS + extra + list(_generated_expressions())
     plain = [e for e in exprs if "'" not in e and '"' not in e]
     assert len(plain) > 1000
     for e in exprs:
-        assert tidy._references(e) == by_name(e), e
+        parts = tidy._references(e)
+        assert "".join(parts) == e and places(parts) == by_name(e), e
+
+
+def test_a_bracket_closes_at_the_end_as_reading_bracket_by_bracket_finds():
+    """tidy._closes_at_end (whether an expression's opening bracket closes at its end, so that it
+    stands as an operand as it is) answers as counting the brackets one by one does, on the
+    corpus's lines, each wrapped in brackets, and on every string of up to six brackets."""
+    import itertools
+
+    def by_reading(e):
+        if e[:1] not in ("(", "[", "{"):
+            return len(e) == 1
+        depth = 0
+        for k, ch in enumerate(e):
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return k == len(e) - 1
+        return False
+    exprs = EDGE_EXPRESSIONS + list(_generated_expressions())
+    exprs += [f"({e})" for e in exprs] + [f"[{e}] * 2" for e in exprs]
+    exprs += ["".join(p) for n in range(7) for p in itertools.product("([)]x", repeat=n)]
+    assert sum(map(tidy._closes_at_end, exprs)) > 1000
+    for e in exprs:
+        assert tidy._closes_at_end(e) == by_reading(e), e
 
 
 def test_dead_code_drops_what_nothing_uses():
