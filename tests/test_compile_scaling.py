@@ -304,20 +304,21 @@ def test_types_are_made_once_per_structure():
         Vec(Float, elem=Int)
 
 
-def test_what_a_paused_stage_made_goes_to_the_oldest_generation():
-    """The collector resumes after a stage without a young collection to walk what the stage
-    made (catad._node.paused_gc): the objects are in the oldest generation, where before they
-    were walked by a collection of generation 0 and then of generation 1 on their way there."""
+def test_what_a_large_paused_stage_made_goes_to_the_oldest_generation(monkeypatch):
+    """The collector resumes after a stage that made many objects without a young collection to
+    walk them (catad._node.paused_gc): they are in the oldest generation, where before they were
+    walked by a collection of generation 0 and then of generation 1 on their way there."""
     import gc
-    from catad._node import paused_gc
+    from catad import _node
 
     class Box:
         pass
     assert gc.isenabled()
-    with paused_gc():
-        made = [Box() for _ in range(2_000)]  # more than generation 0's threshold (700)
+    with _node.paused_gc():
+        made = [Box() for _ in range(_node._PROMOTE_AFTER + 1_000)]
     oldest = {id(o) for o in gc.get_objects(generation=2)}
     assert all(id(b) in oldest for b in made)
+    monkeypatch.setattr(_node, "_PROMOTE_AFTER", 1_000)  # (a short chain's stages count as large)
     p = pipeline(_vector_chain(20), np.ones(4))
     reverse = p.reverse
     oldest = {id(o) for o in gc.get_objects(generation=2)}
