@@ -318,7 +318,7 @@ def test_what_a_large_paused_stage_made_goes_to_the_oldest_generation(monkeypatc
         made = [Box() for _ in range(_node._PROMOTE_AFTER + 1_000)]
     oldest = {id(o) for o in gc.get_objects(generation=2)}
     assert all(id(b) in oldest for b in made)
-    monkeypatch.setattr(_node, "_PROMOTE_AFTER", 1_000)  # (a short chain's stages count as large)
+    monkeypatch.setattr(_node, "_PROMOTE_AFTER", -1)  # (every stage counts as large: a short chain's too)
     p = pipeline(_vector_chain(20), np.ones(4))
     reverse = p.reverse
     oldest = {id(o) for o in gc.get_objects(generation=2)}
