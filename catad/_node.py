@@ -271,24 +271,11 @@ def walk(root: Node) -> Iterator[Node]:
 def paused_gc():
     """Terms are immutable trees without cycles, so the cyclic collector only rescans
     them, over and over as a large program grows (a quadratic cost); pause it while
-    a stage compiles. When it resumes after a stage that made many objects (a long
-    program), they go straight to the oldest generation (gc.freeze, then gc.unfreeze):
-    else the next young collection walks every node made meanwhile, to find next to
-    nothing to free (0.26 s of the 11 s first call of a 10,000-statement chain's
-    gradient), and hands them on to the next. After a small stage the young collection
-    runs as usual: it costs little, and frees the cycles a stage leaves (a refusal's
-    traceback, closures) at once, where the oldest generation is collected seldom (a
-    process compiling many small functions kept half as much memory again)."""
+    a stage compiles."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_count()[0] > _PROMOTE_AFTER:
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
-
-
-_PROMOTE_AFTER = 20_000  # objects made by a stage (a vector chain of about 800 statements)

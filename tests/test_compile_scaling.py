@@ -304,27 +304,6 @@ def test_types_are_made_once_per_structure():
         Vec(Float, elem=Int)
 
 
-def test_what_a_large_paused_stage_made_goes_to_the_oldest_generation(monkeypatch):
-    """The collector resumes after a stage that made many objects without a young collection to
-    walk them (catad._node.paused_gc): they are in the oldest generation, where before they were
-    walked by a collection of generation 0 and then of generation 1 on their way there."""
-    import gc
-    from catad import _node
-
-    class Box:
-        pass
-    assert gc.isenabled()
-    with _node.paused_gc():
-        made = [Box() for _ in range(_node._PROMOTE_AFTER + 1_000)]
-    oldest = {id(o) for o in gc.get_objects(generation=2)}
-    assert all(id(b) in oldest for b in made)
-    monkeypatch.setattr(_node, "_PROMOTE_AFTER", -1)  # (every stage counts as large: a short chain's too)
-    p = pipeline(_vector_chain(20), np.ones(4))
-    reverse = p.reverse
-    oldest = {id(o) for o in gc.get_objects(generation=2)}
-    assert id(reverse) in oldest and id(reverse.body) in oldest
-
-
 def test_nodes_have_no_dict():
     """Every node class keeps its fields in slots (a dict per node doubled the memory of a
     long program), and a method's zero-argument super() still finds the slotted class."""
