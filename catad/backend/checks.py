@@ -74,5 +74,4 @@ def _conjuncts(c: Compiler, x: Arr) -> list:
 
 
 def _biggest(c: Compiler, k: Arr) -> bool:
-    value = c.consts.get(k.code)
-    return isinstance(value, np.float64) and float(value) == BIGGEST
+    return c.float_constant(k) == BIGGEST

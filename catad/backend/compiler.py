@@ -226,6 +226,11 @@ class Compiler:
         self.consts[name] = arr
         return Arr(name, 0, frozenset(), arr.ndim, kind_of(ty))
 
+    def float_constant(self, a: Arr) -> float | None:
+        """The value of a, where a is a Float constant (const's name for it), else None."""
+        value = self.consts.get(a.code)
+        return float(value) if isinstance(value, np.float64) else None
+
     # ------------------------------------------------------------ axes
 
     def lift(self, a: Arr, k: int) -> Arr:

@@ -9,6 +9,7 @@ whatever its coefficient (runtime.tmul0; catad.tangents.times).
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,8 +81,7 @@ def _negated(c: Compiler, x: Arr) -> Arr | None:
 
 
 def _is_minus_one(c: Compiler, k: Arr) -> bool:
-    value = c.consts.get(k.code)
-    return isinstance(value, np.float64) and value == -1.0
+    return c.float_constant(k) == -1.0
 
 
 def sum_all(c: Compiler, xs: list):
@@ -142,8 +142,8 @@ def _zero_safe(c: Compiler, k: Arr) -> bool:
     * by a number are (k * x is 0 wherever x is 0 then, as in the usual variant). Such a product
     does not ask which variant this is (Compiler.zero_safe): a program of them alone, such as
     an addition chain, is one code for both."""
-    value = c.consts.get(k.code)
-    if isinstance(value, np.float64) and np.isfinite(value):
+    value = c.float_constant(k)
+    if value is not None and math.isfinite(value):
         return False
     return c.zero_safe
 
