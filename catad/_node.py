@@ -27,41 +27,44 @@ def node(cls):
     cls._fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _IGNORED)
     cls._values = staticmethod(_getter(cls._fields))
     cls._init_fields = tuple(f.name for f in dataclasses.fields(cls) if f.init)
-    cls.__init__ = _fast_init(cls)
+    del cls.__init__  # (object's: __new__ makes the node, see _fast_new)
+    cls.__new__ = _fast_new(cls)
     return cls
 
 
-def _fast_init(cls):
-    """The dataclass's __init__ (the same parameters and defaults, then __post_init__), but
-    setting each field through its slot's own setter, where the frozen dataclass's looks up
-    object.__setattr__ for every field: programs are made of hundreds of thousands of nodes."""
-    params, lines = [], ["    _set_hash(self, -1)", "    _set_normal(self, None)"]
-    env = {"_set_hash": _set_hash, "_set_normal": _set_normal}
+def _fast_new(cls):
+    """A __new__ taking the dataclass's __init__'s parameters (the same defaults) that makes
+    the node whole, then calls __post_init__. A frozen class refuses attribute assignment (its
+    __setattr__ raises), so the node is made as an instance of a twin that accepts it (a
+    subclass adding no slot, whose attribute stores Python does as fast as a plain object's),
+    then becomes a cls: its class is switched, which the identical layout allows. That costs a
+    third of setting each slot through its descriptor's setter (a call each), and programs are
+    made of hundreds of thousands of nodes. A class whose type is one of its fields' (or a
+    field's type) says so in `_TYPE_OF`, an expression over the fields: the `type` slot is set
+    from it here, and no __post_init__ is called where that is Node's, which does nothing."""
+    twin = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": object.__setattr__,
+                                       "__delattr__": object.__delattr__, "__qualname__": cls.__qualname__})
+    params, lines = [], ["    self = _new(_twin)", "    self._hash = -1", "    self._normal = None"]
+    env = {"_new": object.__new__, "_twin": twin}
     for f in dataclasses.fields(cls):
         if not f.init or f.default_factory is not dataclasses.MISSING:
             raise TypeError(f"{cls.__name__}.{f.name}: a node's fields are set by __init__, their defaults plain values")
-        env[f"_set_{f.name}"] = _slot(cls, f.name).__set__
         if f.default is dataclasses.MISSING:
             params.append(f.name)
         else:
             env[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-        lines.append(f"    _set_{f.name}(self, {f.name})")
-    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines + ["    self.__post_init__()"]), env)
-    init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
-
-
-def _slot(cls, name: str):
-    """The slot descriptor holding field `name` of cls's instances (declared by cls or a base)."""
-    for c in cls.__mro__:
-        d = c.__dict__.get(name)
-        if d is not None:
-            if type(d).__name__ != "member_descriptor":
-                raise TypeError(f"{cls.__name__}.{name} is not a slot")
-            return d
-    raise TypeError(f"{cls.__name__} has no slot {name}")
+        lines.append(f"    self.{f.name} = {f.name}")
+    type_of = getattr(cls, "_TYPE_OF", None)
+    if type_of is not None:
+        lines.append(f"    self.type = {type_of}")
+    lines.append("    self.__class__ = cls")
+    if cls.__post_init__ is not Node.__post_init__:
+        lines.append("    self.__post_init__()")
+    exec(f"def __new__(cls, {', '.join(params)}):\n" + "\n".join(lines + ["    return self"]), env)
+    new = env["__new__"]
+    new.__qualname__ = f"{cls.__qualname__}.__new__"
+    return new
 
 
 def _slotted(cls):
@@ -167,6 +170,11 @@ class Node:
         if len(changes) > len(fields) or not all(f in fields for f in changes):
             raise TypeError(f"{type(self).__name__} has no field(s) {sorted(set(changes) - set(fields))}")
         return type(self)(*[changes[f] if f in changes else getattr(self, f) for f in fields])
+
+    def __reduce__(self):
+        """For copy and pickle: made again from its fields (the frozen node refuses the
+        attribute stores of the default way)."""
+        return type(self), tuple(getattr(self, f) for f in self._init_fields)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self}>"

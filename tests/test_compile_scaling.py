@@ -180,7 +180,7 @@ def test_grad_builds_only_the_reverse_program():
 # ---------------------------------------------------------------- the work of a first grad
 
 def _node_classes() -> list[type]:
-    """Every class of node with an __init__ of its own: each node is made by exactly one (the
+    """Every class of node with a __new__ of its own: each node is made by exactly one (the
     one catad._node.node generates for its class; a type's only when the type is new)."""
     import catad.lang.fold  # noqa: F401  (every language's nodes)
     import catad.rewrite.sweeps  # noqa: F401
@@ -189,34 +189,34 @@ def _node_classes() -> list[type]:
     while todo:
         c = todo.pop()
         todo.extend(c.__subclasses__())
-        if "__init__" in vars(c):
+        if "__new__" in vars(c):
             out.append(c)
     return out
 
 
 def _counting_inits(box: list) -> dict:
-    """Wrap the __init__ of every class of node to count the nodes made in box[0]; returns the
-    __init__s to put back (see _restore)."""
-    saved = {c: vars(c)["__init__"] for c in _node_classes()}
+    """Wrap the __new__ of every class of node to count the nodes made in box[0]; returns the
+    __new__s to put back (see _restore)."""
+    saved = {c: vars(c)["__new__"] for c in _node_classes()}
 
-    def counting(init):
-        def __init__(self, *a, **k):
+    def counting(new):
+        def __new__(cls, *a, **k):
             box[0] += 1
-            init(self, *a, **k)
-        return __init__
-    for c, init in saved.items():
-        c.__init__ = counting(init)
+            return new(cls, *a, **k)
+        return __new__
+    for c, new in saved.items():
+        c.__new__ = counting(new)
     return saved
 
 
 def _restore(saved: dict) -> None:
-    for c, init in saved.items():
-        c.__init__ = init
+    for c, new in saved.items():
+        c.__new__ = new
 
 
 def test_every_node_is_counted_once():
     """The counting of terms made: one per node, whatever its class (core terms, linear maps,
-    CL, types), through the __init__ its class has."""
+    CL, types), through the __new__ its class has."""
     from catad.lang.terms import Call, Let
     from catad.lang.types import Int, LinMap, Tuple as TupleT, Vec, _Interned
     from catad.linearmaps.terms import Plus, Scale
@@ -237,7 +237,7 @@ def test_every_node_is_counted_once():
 
 def _count_work(fn, arg) -> tuple[int, int]:
     """(terms made, rules tried) by the first catad.grad(fn)(arg): every node of every language
-    is made through the __init__ of its class, and the rewrite engine tries rules in Rule.apply."""
+    is made through the __new__ of its class, and the rewrite engine tries rules in Rule.apply."""
     from catad.rewrite.rule import Rule
     made, tried = [0], [0]
     apply = Rule.apply

@@ -5,6 +5,7 @@ import sys
 import pytest
 
 from catad import _node
+from catad.errors import CatadTypeError
 from catad.lang.terms import Call, Let, Var
 from catad.lang.types import Float
 
@@ -49,3 +50,28 @@ def test_a_nesting_count_made_wrong_only_changes_the_way(wrong):
         assert _node._HASH_DEPTH[0] == wrong
     finally:
         _node._HASH_DEPTH[0] = 0
+
+
+def test_a_node_is_made_frozen_of_its_own_class_and_copies_and_pickles():
+    """Nodes are made as a twin class that takes attribute stores, then switched to their own
+    (catad._node._fast_new): what comes out is of exactly its class, refuses assignment, and
+    carries its fields, type and hash as a node made field by field would."""
+    import copy
+    import dataclasses
+    import pickle
+    from catad.lang.terms import Call, Const, Get, Let, Tuple
+    from catad.linearmaps.terms import Scale
+    x = Var("x", Float)
+    t = Let(x, Call("sin", (x,), Float), Tuple((x, Const(2.0, Float))))
+    made = [(x, Var), (t, Let), (t.rhs, Call), (t.body, Tuple), (Scale(x, Float), Scale), (Get(1, t.body), Get)]
+    for n, cls in made:
+        assert type(n) is cls  # not the twin it was made as
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            n.loc = None
+        assert copy.copy(n) == n and copy.deepcopy(n) == n and pickle.loads(pickle.dumps(n)) == n
+        assert hash(pickle.loads(pickle.dumps(n))) == hash(n)
+    assert (x.type, t.type, t.rhs.type, t.body.type) == (Float, t.body.type, Float, t.body.type)
+    assert t.body.type.items == (Float, Float) and Get(1, t.body).type == Float
+    with pytest.raises(CatadTypeError):  # __post_init__ still checks (and the node is not made)
+        Get(2, t.body)
+    assert Var("x", Float, None) == Var(name="x", ty=Float) and Call("sin", (x,), ty=Float) == t.rhs

@@ -63,9 +63,10 @@ class Term(Node):
         raise TypeError(f"not a core term: {type(self).__name__}")
 
 
-# frozen nodes refuse setattr: the slots' own setters. The core terms' __post_init__ set their type
-# with it directly (Node's own __post_init__ does nothing, and a term is made at every step of
-# every pass: no super() call, no method call)
+# frozen nodes refuse setattr: the slots' own setters. A core term whose type is a field's (or a
+# field's type) names it in _TYPE_OF, set as the node is made (catad._node._fast_new); the others'
+# __post_init__ set their type with the setter directly (Node's own __post_init__ does nothing,
+# and a term is made at every step of every pass: no super() call, no method call)
 _SET_TYPE = Term.__dict__["type"].__set__
 _SET_FAILS = Term.__dict__["_fails"].__set__
 
@@ -92,8 +93,7 @@ class Var(Term):
     ty: Type
     loc: Loc | None = None
 
-    def __post_init__(self):
-        _SET_TYPE(self, self.ty)
+    _TYPE_OF = "ty"  # its type (see catad._node._fast_new)
 
 
 @node
@@ -105,8 +105,7 @@ class Call(Term):
     ty: Type
     loc: Loc | None = None
 
-    def __post_init__(self):
-        _SET_TYPE(self, self.ty)
+    _TYPE_OF = "ty"  # its type (see catad._node._fast_new)
 
 
 @node
@@ -141,8 +140,7 @@ class Let(Term):
     body: Term
     loc: Loc | None = None
 
-    def __post_init__(self):
-        _SET_TYPE(self, self.body.type)
+    _TYPE_OF = "body.type"  # its type (see catad._node._fast_new)
 
 
 @node
@@ -152,8 +150,7 @@ class If(Term):
     orelse: Term
     loc: Loc | None = None
 
-    def __post_init__(self):
-        _SET_TYPE(self, self.then.type)
+    _TYPE_OF = "then.type"  # its type (see catad._node._fast_new)
 
 
 @node
