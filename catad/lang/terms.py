@@ -239,18 +239,18 @@ _WITH: dict[type, Any] = {}
 
 def _compile_children(cls: type):
     lines = ["def children(t):"]
-    parts = []  # a field declared a term (or a tuple of terms) holds one: read without a test
+    items = []  # one list display: a field declared a term (or a tuple of terms) holds one, read without a test
     for f, kind in _plan(cls):
         if kind == 1:
-            parts.append(f"[t.{f}]")
+            items.append(f"t.{f}")
         elif kind == 2:
-            parts.append(f"list(t.{f})")
+            items.append(f"*t.{f}")
         else:
             lines += [f"    v = t.{f}",
-                      f"    v{len(parts)} = [x for x in v if isinstance(x, Term)] if isinstance(v, tuple) else "
-                      f"[v] if isinstance(v, Term) else []"]
-            parts.append(f"v{len(parts)}")
-    lines.append("    return " + (" + ".join(parts) if parts else "[]"))
+                      f"    v{len(items)} = [x for x in v if isinstance(x, Term)] if isinstance(v, tuple) else "
+                      f"[v] if isinstance(v, Term) else ()"]
+            items.append(f"*v{len(items)}")
+    lines.append(f"    return [{', '.join(items)}]")
     return _define("\n".join(lines), "children", cls)
 
 
