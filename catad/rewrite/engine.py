@@ -171,7 +171,9 @@ class Rewriter:
     def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
         """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
         recorded as normal when no rule applies (its children are normal already)."""
-        for r in self._rules_for(t):
+        keyed = self.indexed.get(type(t))  # _rules_for's table read here first: this runs at every node
+        rules = keyed[2].get(keyed[1](t)) if keyed is not None else None
+        for r in self._rules_for(t) if rules is None else rules:
             out = r.apply(t, self.free_vars)
             if out is not None:
                 self.trace.append((r.name, self.stage, path, t, out))
