@@ -126,6 +126,7 @@ class Shapes:
         self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
         self._inferred: dict[int, tuple] = {}  # id -> (term, its inferred shape): see infer
         self.values: dict[str, Term] = {}  # array variables: the value each is bound to (see note)
+        self._lengths: dict[tuple, Term] = {}  # (fn, its atoms) -> the size(...) or dim(...) lin keys by
 
     # ------------------------------------------------------------ linear forms of Int terms
 
@@ -148,6 +149,10 @@ class Shapes:
                     k = lin_const(s)
                     if k is not None:
                         return lin_add(_lin({}, 0), o, k)
+            if t.fn in ("size", "dim"):  # most keys: one term object per length, so that forms
+                key = _atoms_key(t)      # compare by identity, not a walk of two equal terms
+                if key is not None:
+                    t = self._lengths.setdefault(key, t)
         return _lin({t: 1}, 0)
 
     def note_int(self, v: Var, value: Term) -> None:
@@ -293,6 +298,20 @@ class Shapes:
             first = self.infer(t.args[0]) if isinstance(t.args[0].type, Vec) else ()
             return (Dim(Const(len(t.args), Int), len(t.args) == 1),) + tuple(first or (None,) * (r - 1))
         return unknown
+
+
+def _atoms_key(t: Call) -> tuple | None:
+    """A call of variables and constants as a key of names and values (None for another call):
+    the front end's variable names are unique in a definition, so one key is one value."""
+    key = [t.fn]
+    for a in t.args:
+        if type(a) is Var:
+            key.append(a.name)
+        elif type(a) is Const and type(a.value) is int:
+            key.append(a.value)
+        else:
+            return None
+    return tuple(key)
 
 
 def _length(t: Term) -> bool:
