@@ -277,12 +277,11 @@ class Pipeline:
                     self._code[key] = self._compile(*key, twin=twin)
                 except CatadError as e:
                     raise self._located(e) from None
-                self._code[key].relocate = self._located
+                self._code[key].relocate = functools.partial(_relocated, getattr(self, "transformation", None))
         return self._code[key]
 
     def _located(self, e: CatadError) -> CatadError:
-        t = getattr(self, "transformation", None)
-        return e if t is None else located(e, t.fn)
+        return _relocated(getattr(self, "transformation", None), e)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = (),
@@ -293,7 +292,7 @@ class Pipeline:
             c = backend.compile_def(inline_program(self.core).main, checkpoints=k and k.checkpoints,
                                     zero_safe=zero_safe and self.holds_derivatives, twin=twin)
             if self.sequential is not None:  # its errors are those of the loops as Python runs them
-                c.locate, c.rerun = (lambda *a: self.sequential_code(*a)), True
+                c.locate, c.rerun = _weakly(self, lambda p, *a: p.sequential_code(*a)), True
             return c
         n = len(self.core.main.params)
         users = n - self.n_hidden
@@ -306,7 +305,7 @@ class Pipeline:
             keep = True if all(wanted) else (True, wanted[0] if n == 1 else wanted)
             c = backend.compile_def(self.reverse, n_primal=n, keep=keep, zero_safe=zero_safe,
                                     checkpoints=checkpoints, twin=twin)
-        c.locate = lambda *a: self.code("primal")(*a[:n])  # the primal program knows the source lines
+        c.locate = _weakly(self, lambda p, *a: p.code("primal")(*a[:n]))  # the primal program knows the source lines
         c.rerun = self.sequential is not None
         return c
 
@@ -518,6 +517,24 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
     p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
+
+
+def _relocated(t: Transformation | None, e: CatadError) -> CatadError:
+    """e, at the def of the function t transforms (Pipeline._located)."""
+    return e if t is None else located(e, t.fn)
+
+
+def _weakly(p: Pipeline, call: Callable) -> Callable:
+    """call(p, *args) as a function of the args that refers to p weakly (doing nothing once p is
+    gone): what a pipeline's compiled code holds of it, so that the two make no reference cycle
+    and a pipeline let go of is freed at once by its count of references, with its programs,
+    not at the cyclic collector's next full collection."""
+    ref = weakref.ref(p)
+
+    def through(*args):
+        q = ref()
+        return None if q is None else call(q, *args)
+    return through
 
 
 def located(e: CatadError, fn: Callable) -> CatadError:

@@ -3,6 +3,7 @@ and shared by the API, explain and the CLI."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import catad
 from catad.pipeline import bind, pipeline
@@ -118,3 +119,55 @@ def test_plain_arguments_bind_by_a_key_of_their_kinds_and_shapes():
         with pytest.raises(ArgumentError):
             bind(reciprocal_plus, (2.0, (2.0, 3), np.matrix(v3)))
         assert catad.grad(reciprocal_plus)(2.0, (2.0, 3), [1.0, 2.0]) == -0.25  # a list: its tree
+
+
+def _freed_without_the_collector(make, args) -> list[str]:
+    """The pipelines and compiled programs that outlive the function they were made for, with the
+    cyclic garbage collector off: each is freed by its count of references only when nothing it
+    holds refers back to it (a cycle would keep a long program's terms until a full collection).
+    make() gives (what to run, the user's function)."""
+    import gc
+    import weakref
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        run, f = make()
+        run(*args)
+        p = pipeline(f, *args)
+        kept = [("pipeline", weakref.ref(p))] + [(f"code {key[0]}", weakref.ref(c)) for key, c in p._code.items()]
+        kept += [(f"function {key[0]}", weakref.ref(c.fn)) for key, c in p._code.items()]  # (its globals hold it)
+        assert len(kept) > 1
+        del run, f, p
+        return [name for name, ref in kept if ref() is not None]
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_a_pipeline_let_go_of_is_freed_at_once():
+    def plain():
+        def f(x):
+            return np.sum(np.sin(x) * 0.5 + x)
+        return catad.grad(f), f
+
+    def loop():  # a loop made a sum: its code locates errors through the sequential program
+        def f(x):
+            s = 0.0
+            for i in range(len(x)):
+                s = s + np.sin(x[i])
+            return s
+        assert pipeline(f, np.ones(3)).sequential is not None
+        return catad.grad(f), f
+
+    def failing():  # its errors are located by the primal program (a bounds check fails at run time)
+        def f(x):
+            return x[3] * 2.0
+        g = catad.grad(f)
+
+        def run(x):
+            with pytest.raises(catad.CatadError):
+                g(x)
+        return run, f
+    x = np.linspace(0.1, 0.5, 3)
+    for make in (plain, loop, failing):
+        assert _freed_without_the_collector(make, (x,)) == [], make.__name__

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -227,12 +228,13 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
 
     def variant(**flags) -> Callable[[], Compiled]:
         made: list = []
+        ref = weakref.ref(c)  # (c holds get: no reference cycle, so c is freed with what holds it)
 
         def get() -> Compiled:
             if not made:
                 made.append(compile_def(d, n_primal, vectorise, keep, inline, zero_params, zero_safe, checkpoints,
                                         **{"scan_lists": scan_lists, "branch_blocks": branch_blocks, **flags}))
-                made[0].relocate = c.relocate
+                made[0].relocate = ref().relocate  # (get is reached only through c: c is alive)
             return made[0]
         return get
     if not scan_lists:
@@ -306,7 +308,9 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     del c, value, lines, body
     code = compile(source, f"<catad {d.name}>", "exec")
     exec(code, namespace)
-    return Compiled(d.name, source, namespace[fname], fallbacks, element_loops, zero_safe, checkpoints, reverse_loops,
+    # the function's globals are the namespace: taken out of it, they make no reference cycle
+    # (the code, consts and all are freed with the Compiled, by their count of references)
+    return Compiled(d.name, source, namespace.pop(fname), fallbacks, element_loops, zero_safe, checkpoints, reverse_loops,
                     asked_zero_safe)
 
 
