@@ -75,3 +75,44 @@ def test_a_node_is_made_frozen_of_its_own_class_and_copies_and_pickles():
     with pytest.raises(CatadTypeError):  # __post_init__ still checks (and the node is not made)
         Get(2, t.body)
     assert Var("x", Float, None) == Var(name="x", ty=Float) and Call("sin", (x,), ty=Float) == t.rhs
+
+
+class _Made:
+    """An object the collector tracks (a class instance), as a node is."""
+
+
+def _young_collections_after(make, frozen: bool = False) -> tuple[int, int]:
+    """(collections of the young generations while and after a paused stage makes what `make`
+    makes, the young generation's count after), with the collector on (as when catad is used)."""
+    import gc
+    scans = []
+    record = lambda phase, info: scans.append(info["generation"]) if phase == "start" else None  # noqa: E731
+    was = gc.isenabled()
+    gc.enable()
+    if frozen:
+        gc.freeze()
+    gc.callbacks.append(record)
+    try:
+        with _node.paused_gc():
+            kept = make()
+        count = gc.get_count()[0]
+        _Made()  # an allocation: where the young count is past the threshold, a collection
+        del kept
+        return len([g for g in scans if g < 2]), count
+    finally:
+        gc.callbacks.remove(record)
+        if frozen:
+            gc.unfreeze()
+        if not was:
+            gc.disable()
+
+
+def test_what_a_large_paused_stage_made_goes_to_the_oldest_generation_unscanned():
+    big = lambda: [_Made() for _ in range(2 * _node._PROMOTED)]  # noqa: E731
+    assert _young_collections_after(big) == (0, 0)
+    small = lambda: [_Made() for _ in range(10_000)]  # a small stage: the collector as usual  # noqa: E731
+    scans, count = _young_collections_after(small)
+    assert scans >= 1 or count >= 10_000
+    # objects someone else froze stay frozen: nothing is moved (gc.unfreeze would let them go)
+    scans, count = _young_collections_after(big, frozen=True)
+    assert scans >= 1 or count >= 2 * _node._PROMOTED
