@@ -310,8 +310,8 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     exec(code, namespace)
     # the function's globals are the namespace: taken out of it, they make no reference cycle
     # (the code, consts and all are freed with the Compiled, by their count of references)
-    return Compiled(d.name, source, namespace.pop(fname), fallbacks, element_loops, zero_safe, checkpoints, reverse_loops,
-                    asked_zero_safe)
+    return Compiled(d.name, source, namespace.pop(fname), fallbacks, element_loops, zero_safe, checkpoints,
+                    reverse_loops, asked_zero_safe)
 
 
 def _wanted(value, keep):

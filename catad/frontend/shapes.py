@@ -126,7 +126,7 @@ class Shapes:
         self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
         self._inferred: dict[int, tuple] = {}  # id -> (term, its inferred shape): see infer
         self.values: dict[str, Term] = {}  # array variables: the value each is bound to (see note)
-        self._lengths: dict[tuple, Term] = {}  # (fn, its atoms) -> the size(...) or dim(...) lin keys by
+        self._lengths: dict[tuple, Term] = {}  # (fn, its arguments' names, values) -> lin's key for it
 
     # ------------------------------------------------------------ linear forms of Int terms
 

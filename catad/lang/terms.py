@@ -239,7 +239,7 @@ _WITH: dict[type, Any] = {}
 
 def _compile_children(cls: type):
     lines = ["def children(t):"]
-    items = []  # one list display: a field declared a term (or a tuple of terms) holds one, read without a test
+    items = []  # of one list display; a field declared a term (or a tuple of terms) holds one: read without a test
     for f, kind in _plan(cls):
         if kind == 1:
             items.append(f"t.{f}")
