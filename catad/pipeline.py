@@ -272,16 +272,15 @@ class Pipeline:
         if key not in self._code:
             # the usual variant, if compiled: the zero-safe one may be its code (compile_def's twin)
             twin = self._code.get(key[:2] + (False,) + key[3:]) if zero_safe else None
+            # (the transformation's, not a method of the pipeline: its code holding that would be a cycle)
+            relocate = functools.partial(_relocated, getattr(self, "transformation", None))
             with paused_gc():
                 try:
                     self._code[key] = self._compile(*key, twin=twin)
                 except CatadError as e:
-                    raise self._located(e) from None
-                self._code[key].relocate = functools.partial(_relocated, getattr(self, "transformation", None))
+                    raise relocate(e) from None
+                self._code[key].relocate = relocate
         return self._code[key]
-
-    def _located(self, e: CatadError) -> CatadError:
-        return _relocated(getattr(self, "transformation", None), e)
 
     def _compile(self, which: str, wrt: tuple[int, ...] | None, zero_safe: bool,
                  checkpoints: int | None = None, tangent_only: bool = False, zero: tuple = (),
@@ -520,7 +519,7 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
 
 
 def _relocated(t: Transformation | None, e: CatadError) -> CatadError:
-    """e, at the def of the function t transforms (Pipeline._located)."""
+    """e, at the def of the function t transforms (a Compiled's relocate: see Pipeline.code)."""
     return e if t is None else located(e, t.fn)
 
 
