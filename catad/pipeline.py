@@ -38,7 +38,7 @@ from .lang.fusion import fuse_program
 from .lang.inline import inline_program
 from .lang.names import FreshNames
 from .lang.structure import band_offsets
-from .lang.terms import Call, Def, Program, subterms
+from .lang.terms import Call, Def, Program, compound_subterms
 from .lang.typecheck import check_program
 from .lang.types import python_numbers, type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
@@ -161,7 +161,8 @@ class Pipeline:
 
     @functools.cached_property
     def _stops_gradients(self) -> bool:
-        return any(type(t) is Call and t.fn == "stop_gradient" for d in self.core.defs for t in subterms(d.body))
+        return any(type(t) is Call and t.fn == "stop_gradient"
+                   for d in self.core.defs for t in compound_subterms(d.body))
 
     @_stage
     def jacobian_program(self) -> Program:
@@ -327,7 +328,8 @@ class Pipeline:
         which have a zero-safe variant (catad.differentiate.primal)."""
         if getattr(self, "transformation", None) is not None:
             return True
-        return any(type(t) is Call and t.fn in _TANGENT_PRODUCTS for d in self.core.defs for t in subterms(d.body))
+        return any(type(t) is Call and t.fn in _TANGENT_PRODUCTS
+                   for d in self.core.defs for t in compound_subterms(d.body))
 
     @_stage
     def sequential_code(self) -> Compiled:
