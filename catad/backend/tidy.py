@@ -74,14 +74,9 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     parsed = [_split(line) for line in lines]
     refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
     refs.append(_references(result))
-    lines, parsed, refs = _live(lines, parsed, refs)
+    lines, parsed, refs, uses = _live(lines, parsed, refs)
     defs = Counter(t for _, t, _ in parsed if t is not None)
-    uses: Counter = Counter()
-    use_at: dict[str, int] = {}
-    for k, found in enumerate(refs):
-        for name in found[1::2]:
-            uses[name] += 1
-            use_at[name] = k
+    use_at = {name: k for k, found in enumerate(refs) for name in found[1::2]}  # (the last use)
     # a definition is not carried into or past a loop: it would run once per pass,
     # or see the loop's names change
     barrier_after = [len(lines)] * (len(lines) + 1)
@@ -128,15 +123,16 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     return out, result
 
 
-def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list]:
+def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list, Counter]:
     """dead_code on lines already split and scanned (refs: each line's _references, then the
-    result's): the lines kept, their parts and their refs (the result's last)."""
+    result's): the lines kept, their parts, their refs (the result's last), and how often the
+    kept lines and the result read each name (_kept takes away the reads of the lines dropped)."""
     uses = Counter(name for found in refs for name in found[1::2])
     keep = _kept([target for _, target, _ in parsed], uses, lambda k: refs[k][1::2])
     if all(keep):
-        return lines, parsed, refs
+        return lines, parsed, refs, uses
     kept = [k for k, live in enumerate(keep) if live]
-    return [lines[k] for k in kept], [parsed[k] for k in kept], [refs[k] for k in kept] + refs[-1:]
+    return [lines[k] for k in kept], [parsed[k] for k in kept], [refs[k] for k in kept] + refs[-1:], uses
 
 
 def _line_kind(shapes: "_Shapes", line: str, refs: list, whole: tuple | None, expr: str,
@@ -168,7 +164,8 @@ class _Shapes:
 
     def __init__(self) -> None:
         self.kinds: dict[str, tuple[bool, bool]] = {}
-        self.operand_names: dict[str, set | None] = {}  # shape -> its operands' names (None: no parse)
+        # shape -> its operands: (the positions k of those renamed _k, the names kept), None: no parse
+        self.operand_names: dict[str, tuple | None] = {}
 
     def array_kind(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> tuple[bool, bool]:
         """(refs: expr's _references, if known; shaped: its _shape, if known)"""
@@ -182,14 +179,14 @@ class _Shapes:
 
     def operands(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> set:
         shape, names = shaped or _shape(expr, refs)
-        if shape not in self.operand_names:
+        found = self.operand_names.get(shape, _UNSEEN)
+        if found is _UNSEEN:
             tree = _parse(shape)
-            self._keep(self.operand_names)[shape] = None if tree is None else _operand_names(tree)
-        found = self.operand_names[shape]
+            found = self._keep(self.operand_names)[shape] = None if tree is None else _renamed(_operand_names(tree))
         if found is None:
             return _operands(expr)
-        back = {f"_{k}": name for k, name in enumerate(names)}
-        return {back.get(name, name) for name in found}
+        renamed, kept = found  # (the operands _k as the positions k in names; the names kept)
+        return {names[k] for k in renamed}.union(kept)
 
     @staticmethod
     def _keep(table: dict) -> dict:
@@ -197,6 +194,17 @@ class _Shapes:
         if len(table) >= _MAX_SHAPES:
             table.clear()
         return table
+
+
+def _renamed(found: set) -> tuple[tuple[int, ...], frozenset]:
+    """The names of a shape's operands as (the positions k of the variables renamed _k, the
+    names _shape keeps), so that the expression's own are read from its list of names."""
+    renamed = tuple(int(n[1:]) for n in found if _RENAMED.fullmatch(n))
+    return renamed, frozenset(n for n in found if not _RENAMED.fullmatch(n))
+
+
+_RENAMED = re.compile(r"_\d+")
+_UNSEEN = object()
 
 
 # The shapes met by every compile of the process: the programs a process compiles share most
