@@ -32,7 +32,7 @@ from ..linearmaps.terms import Apply, ApplyR, zero_tangent
 from ..primitives import prim
 from ..primitives.registry import PRIMITIVES
 from ..tangents import ZERO
-from .rule import P, Rule, V
+from .rule import Named, P, Rule, V
 
 G4 = "Fig. 4: properties of linear maps"
 GF = "Fig. 4: forward application"
@@ -718,20 +718,6 @@ rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r
 GFold = "Fig. 13-15: fold"
 
 
-class _Named(P):
-    """P(cls) that also binds the node it matches as `name` (the engine indexes it as a P)."""
-
-    def __init__(self, name: str, cls):
-        super().__init__(cls)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "binds_as", name)
-
-    def match(self, t, b):
-        if P.match(self, t, b):
-            b[self.name] = t
-            return True
-        return False
-
 
 def _step_var(m: L.LMFold, suffix: str, ty) -> Var:
     """A variable of the new lambda, named after the fold's own ('$' keeps it apart from
@@ -747,7 +733,7 @@ def _step_var(m: L.LMFold, suffix: str, ty) -> Var:
       r"\mathrm{lmFold}\,(\lambda t.e)\,(\lambda t.e')\,acc\,v \odot dx = \mathrm{FFold}\,(\lambda t.e)\,acc\,v\,"
       r"(\lambda t_{dt}.\,e' \odot (ds, dt))\,d_{acc}\,d_v",
       "the tangent of a fold is carried along its loop: each step applies the body's Jacobian",
-      P(A, m=_Named("m", L.LMFold), x=CX), "dx is cheap (its part ds is read at every step)")
+      P(A, m=Named("m", L.LMFold), x=CX), "dx is cheap (its part ds is read at every step)")
 def _(b):
     m, dx = b["m"], b["x"]
     step = m.var.type
@@ -765,7 +751,7 @@ def _(b):
       r"dr \odot_R \mathrm{lmFold}\,(\lambda t.e)\,(\lambda t.e')\,acc\,v = \mathrm{RFold}\,(\lambda t.e)\,"
       r"(\lambda t_{dr}.\,dr \odot_R e')\,acc\,v\,dr",
       "the cotangent of a fold runs its loop backwards: the steps' cotangents of s add up, each element gets its own",
-      P(ApplyR, r=R, m=_Named("m", L.LMFold)))
+      P(ApplyR, r=R, m=Named("m", L.LMFold)))
 def _(b):
     m = b["m"]
     step, a = m.var.type, m.acc.type
@@ -794,7 +780,7 @@ def _range(n: Term, m: L.LMScan) -> Term:
       r"\mathrm{lmScan}\,(\lambda t.e')\,S\,v \odot dx = \mathrm{scan}\,(\lambda u.\,e' \odot (ds, (u_1, "
       r"dv_{u_2})))\,d_{acc}\,(0..n-1)",
       "the tangents of a loop's accumulators are carried along it: each step applies the body's Jacobian",
-      P(A, m=_Named("m", L.LMScan), x=CX), "dx is cheap (its part ds is read at every step)")
+      P(A, m=Named("m", L.LMScan), x=CX), "dx is cheap (its part ds is read at every step)")
 def _(b):
     m, dx = b["m"], b["x"]
     a = m.states.type.elem
@@ -822,7 +808,7 @@ def _(b):
       r"[\pi_2 \pi_2 R_j]_j))",
       "the cotangents of a loop's accumulators run it backwards over the accumulators kept; each step's cotangents "
       "of the environment add up, each element gets its own",
-      P(ApplyR, r=CR, m=_Named("m", L.LMScan)), "r is cheap (it is read at every step)")
+      P(ApplyR, r=CR, m=Named("m", L.LMScan)), "r is cheap (it is read at every step)")
 def _(b):
     m, r = b["m"], b["r"]
     a, elem = m.states.type.elem, m.vec.type.elem
@@ -867,7 +853,7 @@ rule("rev-linear", GLin, "r ._R lmLinear(f, f', a) = f'(a, r) (f' is the transpo
 rule("tr-linear", GT, "notes Fig. 5, for an opaque map: lmLinear(f, f', a)^T = lmLinear(f', f, a)",
      "lmTranspose(lmLinear(f, f', a))", "lmLinear(f', f, a)",
      r"\mathcal{L}_{f,f'}(a)^\top = \mathcal{L}_{f',f}(a)", "transposing swaps the two actions",
-     P(T, m=_Named("m", L.Linear)))(lambda b: L.Linear(b["m"].rev, b["m"].fwd, b["m"].args, b["m"].t, b["m"].s))
+     P(T, m=Named("m", L.Linear)))(lambda b: L.Linear(b["m"].rev, b["m"].fwd, b["m"].args, b["m"].t, b["m"].s))
 
 
 BY_NAME = {r.name: r for r in RULES}

@@ -76,6 +76,23 @@ class P(Pat):
         return True
 
 
+class Named(P):
+    """P(cls, when) that also binds the node it matches as `name`: a pattern variable whose
+    class the engine's rule index reads (a V's it cannot), so the rule is not tried where the
+    field holds another class of node."""
+
+    def __init__(self, name: str, cls: type, when: Callable[[Any], bool] | None = None):
+        super().__init__(cls, when)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "binds_as", name)
+
+    def match(self, t: Any, b: dict) -> bool:
+        if P.match(self, t, b):
+            b[self.name] = t
+            return True
+        return False
+
+
 @dataclass(frozen=True)
 class Rule:
     """A named rewrite: lhs -> rhs when `condition` holds."""

@@ -35,7 +35,7 @@ from ..primitives import prim
 from .catalogue import RULES, _nonneg_size, cheap, tsum as sum_tangents
 from ..primitives.registry import PRIMITIVES
 from .engine import NormalMarks, Rewriter, term_children, with_children
-from .rule import P, Rule, V
+from .rule import Named, P, Rule, V
 
 
 def has_lm(t: Type) -> bool:
@@ -196,7 +196,7 @@ class _Forward:
                     "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
                     "let dy = lmApply(e, x) in lmApply(m, x)", r"(\mathbf{let}\ D_y = e\ \mathbf{in}\ m) \odot x",
                     "a step Jacobian is swept inside its fold",
-                    P(Apply, m=V("m", _local_jacobian), x=V("x", cheap)), sweep)
+                    P(Apply, m=Named("m", Let, _local_jacobian), x=V("x", cheap)), sweep)
 
     def let_bound_rule(self) -> Rule:
         def is_swept(m):
@@ -357,7 +357,7 @@ class _Reverse:
                       "(a fold step's Jacobian, notes Fig. 13)", "lmApplyR(r, let Dy = e in m)",
                       "the chain's primal bindings, then its cotangent bindings bottom-up",
                       r"r \odot_R (\mathbf{let}\ D_y = e\ \mathbf{in}\ m)", "a step Jacobian is swept inside its fold",
-                      P(ApplyR, r=V("r"), m=V("m", _local_jacobian)), lambda b: self.nested(b["r"], b["m"]))
+                      P(ApplyR, r=V("r"), m=Named("m", Let, _local_jacobian)), lambda b: self.nested(b["r"], b["m"]))
         self.rw = Rewriter([nested, stop] + RULES, "reverse", trace, normal)
         self.fv = ChainFreeVars()  # the free variables of what chain() makes and reads
 
