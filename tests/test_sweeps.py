@@ -320,3 +320,21 @@ def test_one_build_on_odd_lengths(n):
     h = 1e-6
     fd = [(chain3(x + h * e) - chain3(x - h * e)) / (2 * h) for e in np.eye(n)]
     np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
+
+
+def test_the_nested_sweep_rules_are_tried_only_where_the_map_is_a_let():
+    """The rule index reads the class a Named pattern demands: at a map bound to a variable (every
+    let-bound map a sweep meets) the nested-sweep rules, which match only a let chain, are not tried."""
+    from catad.lang.names import FreshNames
+    from catad.rewrite.sweeps import _Forward, _Reverse
+
+    m = Var("Dy", LinMap(Float, Float))
+    chain = Let(m, L.One(Float), m)
+    r, dx = Var("r", Float), Var("dx", Float)
+    rev = _Reverse(FreshNames(), [], Float).rw
+    fwd = _Forward(dx, FreshNames(), []).rw
+    tried = lambda rw, t: {rule.name for rule in rw._rules_for(t)}
+    assert "rev-sweep-nested" not in tried(rev, L.ApplyR(r, m))
+    assert "rev-sweep-nested" in tried(rev, L.ApplyR(r, chain))
+    assert "fwd-sweep-nested" not in tried(fwd, L.Apply(m, dx))
+    assert "fwd-sweep-nested" in tried(fwd, L.Apply(chain, dx))

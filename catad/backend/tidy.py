@@ -199,8 +199,13 @@ class _Shapes:
 def _renamed(found: set) -> tuple[tuple[int, ...], frozenset]:
     """The names of a shape's operands as (the positions k of the variables renamed _k, the
     names _shape keeps), so that the expression's own are read from its list of names."""
-    renamed = tuple(int(n[1:]) for n in found if _RENAMED.fullmatch(n))
-    return renamed, frozenset(n for n in found if not _RENAMED.fullmatch(n))
+    renamed, kept = [], set()
+    for n in found:
+        if _RENAMED.fullmatch(n):
+            renamed.append(int(n[1:]))
+        else:
+            kept.add(n)
+    return tuple(renamed), frozenset(kept)
 
 
 _RENAMED = re.compile(r"_\d+")

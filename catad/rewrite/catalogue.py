@@ -125,22 +125,7 @@ M = V("m")
 
 def _whole(cls, **fields):
     """A pattern that also binds the whole matched term as `_t`."""
-    return _Whole(P(cls, **fields))
-
-
-class _Whole(P):
-    binds_as = "_t"
-
-    def __init__(self, inner: P):
-        object.__setattr__(self, "cls", inner.cls)
-        object.__setattr__(self, "fields", inner.fields)
-        object.__setattr__(self, "when", inner.when)
-
-    def match(self, t, b):
-        if P.match(self, t, b):
-            b["_t"] = t
-            return True
-        return False
+    return Named("_t", cls, **fields)
 
 
 def _zero_like(b):
@@ -716,7 +701,6 @@ rule("rev-let", GL, "r ._R (let x = e in m) = let x = e in r ._R m", "lmApplyR(r
 
 # ================================================================ fold (notes Section 8)
 GFold = "Fig. 13-15: fold"
-
 
 
 def _step_var(m: L.LMFold, suffix: str, ty) -> Var:

@@ -77,12 +77,12 @@ class P(Pat):
 
 
 class Named(P):
-    """P(cls, when) that also binds the node it matches as `name`: a pattern variable whose
-    class the engine's rule index reads (a V's it cannot), so the rule is not tried where the
-    field holds another class of node."""
+    """P(cls, when, **fields) that also binds the node it matches as `name`: a pattern variable
+    whose class the engine's rule index reads (a V's it cannot), so the rule is not tried where
+    the field holds another class of node."""
 
-    def __init__(self, name: str, cls: type, when: Callable[[Any], bool] | None = None):
-        super().__init__(cls, when)
+    def __init__(self, name: str, cls: type, when: Callable[[Any], bool] | None = None, **fields: Any):
+        super().__init__(cls, when, **fields)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "binds_as", name)
 

@@ -749,8 +749,9 @@ def _maps_in(t: Type) -> list[LinMap]:
 
 def _local_jacobian(m: Term) -> bool:
     """A let chain ending in a map that binds maps, all from that map's source: the shape of
-    a fold's step Jacobian e' (catad.ad's fold), which the nested sweeps sweep."""
-    if not isinstance(m, Let) or not isinstance(m.type, LinMap):
+    a fold's step Jacobian e' (catad.ad's fold), which the nested sweeps sweep (their patterns
+    match only a let: Named("m", Let, _local_jacobian))."""
+    if not isinstance(m.type, LinMap):
         return False
     lets, _ = let_chain(m)
     maps = [x for lt in lets for x in _maps_in(lt.var.type)]
