@@ -126,7 +126,7 @@ class Shapes:
         self.same_as: dict[Lin, Lin] = {}  # sizes a check has made equal (to a representative)
         self._inferred: dict[int, tuple] = {}  # id -> (term, its inferred shape): see infer
         self.values: dict[str, Term] = {}  # array variables: the value each is bound to (see note)
-        self._lengths: dict[tuple, Term] = {}  # (fn, its arguments' names, values) -> lin's key for it
+        self._lengths: dict[tuple, Lin] = {}  # (fn, its arguments' names, values) -> its linear form
 
     # ------------------------------------------------------------ linear forms of Int terms
 
@@ -149,10 +149,13 @@ class Shapes:
                     k = lin_const(s)
                     if k is not None:
                         return lin_add(_lin({}, 0), o, k)
-            if t.fn in ("size", "dim"):  # most keys: one term object per length, so that forms
-                key = _atoms_key(t)      # compare by identity, not a walk of two equal terms
-                if key is not None:
-                    t = self._lengths.setdefault(key, t)
+            if t.fn in ("size", "dim"):  # most keys: one form per length, whose key term is one
+                key = _atoms_key(t)      # object (forms compare by identity, not a walk of two
+                if key is not None:      # equal terms) and whose hash is computed once
+                    form = self._lengths.get(key)
+                    if form is None:
+                        form = self._lengths[key] = _lin({t: 1}, 0)
+                    return form
         return _lin({t: 1}, 0)
 
     def note_int(self, v: Var, value: Term) -> None:
