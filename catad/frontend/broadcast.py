@@ -34,13 +34,15 @@ class Broadcasting:
         instead of a vector made and read back (the program is smaller at every later stage,
         and nothing is computed twice)."""
         infer = self.shapes.infer
-        fusable = [not is_atom(t) and _spine(t) is not None and _known(infer(t)) for t in operands]
-        kept = [t for t, fuse in zip(operands, fusable) if not fuse]
+        # each operand's spine (index variables, element) where it is fused, else None
+        spines = [None if is_atom(t) else _spine(t) for t in operands]
+        spines = [s if s is not None and _known(infer(t)) else None for t, s in zip(operands, spines)]
+        kept = [t for t, s in zip(operands, spines) if s is None]
 
         def body(*atoms):
             it = iter(atoms)
-            terms = [t if fuse else next(it) for t, fuse in zip(operands, fusable)]
-            shapes = [self.shapes.infer(t) if fuse else self.shape(t) for t, fuse in zip(terms, fusable)]
+            terms = [t if s is not None else next(it) for t, s in zip(operands, spines)]
+            shapes = [infer(t) if s is not None else self.shape(t) for t, s in zip(terms, spines)]
             r = max(len(s) for s in shapes)
             binds, conds, plan = [], [], []
             for k in range(r):
@@ -56,41 +58,37 @@ class Broadcasting:
                                     message, equal=tuple(self.equal))
             self.equal.clear()
             for j, t in enumerate(terms):  # a build stretched or clamped somewhere is stored after all
-                if fusable[j] and any(reads.get(j, _AT_I) is not _AT_I for _, reads in plan):
-                    fusable[j] = False
+                if spines[j] is not None and any(reads.get(j, _AT_I) is not _AT_I for _, reads in plan):
+                    spines[j] = None
                     v = self.bound(self.var(t.type, loc), t)
                     binds.insert(0, (v, t, loc))
                     terms[j] = v
-
-            spines = [_spine(t) if fuse else None for t, fuse in zip(terms, fusable)]
-
-            def read(j, ix):
-                if not fusable[j]:
-                    return index_chain(terms[j], ix, loc)
-                js, elem = spines[j]
-                moved = {a: b for a, b in zip(js, ix) if a is not b}
-                return rename(elem, moved) if moved else elem
-
-            def binder(k):
-                """Axis k's index: the index variable of the first build fused along it (its
-                element then stands as it is, not renamed; the front end's binders are all
-                distinct, so nothing else reads it), else a fresh one."""
-                for j, spine in enumerate(spines):
+            # Axis k's index: the index variable of the first build fused along it (its element
+            # then stands as it is, not renamed; the front end's binders are all distinct, so
+            # nothing else reads it), else a fresh one.
+            binders = []
+            for k in range(r):
+                for spine in spines:
                     if spine is not None and len(spine[0]) >= r - k:
-                        return spine[0][k - (r - len(spine[0]))]
-                return self.var(Int, loc, "_i")
-
-            def go(k, idx):
-                if k == r:
-                    return f(*(read(j, ix) for j, ix in enumerate(idx)))
-                out, reads = plan[k]
-                i = binder(k)
-                idx = [ix + [reads[j](i)] if j in reads else ix for j, ix in enumerate(idx)]
-                return Build(fresh(out.size, loc), i, go(k + 1, idx), loc)
-            out = go(0, [[] for _ in terms])
-            # go calls itself through its closure, a cycle that would keep every term it reached
-            # alive until the garbage collector, paused while compiling, runs again
-            del go
+                        binders.append(spine[0][k - (r - len(spine[0]))])
+                        break
+                else:
+                    binders.append(self.var(Int, loc, "_i"))
+            idx = [[] for _ in terms]  # how each operand is read at the element
+            for (_, reads), i in zip(plan, binders):
+                for j, ix in enumerate(idx):
+                    if j in reads:
+                        ix.append(reads[j](i))
+            elements = []
+            for t, spine, ix in zip(terms, spines, idx):
+                if spine is None:
+                    elements.append(index_chain(t, ix, loc))
+                else:
+                    moved = {a: b for a, b in zip(spine[0], ix) if a is not b}
+                    elements.append(rename(spine[1], moved) if moved else spine[1])
+            out = f(*elements)
+            for (dim, _), i in zip(reversed(plan), reversed(binders)):
+                out = Build(fresh(dim.size, loc), i, out, loc)
             return make_lets(binds, out)
         return self.share_all(kept, body, loc)
 
@@ -99,6 +97,8 @@ class Broadcasting:
         conditions the check must hold). Operands of length 1 read index 0; of the others,
         those of one proven length read i, and a length not known to differ from 1 reads
         min(i, length - 1): i where it is the broadcast length, 0 where it is 1."""
+        if len(members) == 1:  # most axes: one array along it (the others are scalars)
+            return members[0][1], {members[0][0]: _AT_I}, [], []
         sh = self.shapes
         at_i, at_zero = _AT_I, _AT_ZERO
         rest = [(j, d) for j, d in members if d.one is not True]
