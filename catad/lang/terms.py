@@ -215,26 +215,33 @@ class Program(Node):
 
 def term_children(t: Node) -> list["Term"]:
     """t's term children, in field order (tuples of terms flattened)."""
-    f = _CHILDREN.get(type(t))
-    if f is None:
-        f = _CHILDREN[type(t)] = _compile_children(type(t))
-    return f(t)
+    return CHILDREN[type(t)](t)
 
 
 def with_children(t: Node, kids: list["Term"]) -> Node:
     """t with its term children replaced, in the order of :func:`term_children` (t itself
     when each is the one it has)."""
-    f = _WITH.get(type(t))
-    if f is None:
-        f = _WITH[type(t)] = _compile_with(type(t))
-    return f(t, kids)
+    return WITH_CHILDREN[type(t)](t, kids)
+
+
+class _PerClass(dict):
+    """class of node -> its function, written by `make` when the class is first met."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, cls: type):
+        f = self[cls] = self.make(cls)
+        return f
 
 
 # term_children and with_children as one function per class of node, written from its plan
 # (below) when the class is first met: no loop over the fields, no look-up by name, and the
-# new node made at once (every pass calls them at every node).
-_CHILDREN: dict[type, Any] = {}
-_WITH: dict[type, Any] = {}
+# new node made at once. Every pass calls them at every node: the hottest loops read these
+# tables themselves (CHILDREN[type(t)](t)), a call fewer per node.
+CHILDREN: dict[type, Any] = _PerClass(lambda cls: _compile_children(cls))
+WITH_CHILDREN: dict[type, Any] = _PerClass(lambda cls: _compile_with(cls))
 
 
 def _compile_children(cls: type):
@@ -666,7 +673,7 @@ def compound_subterms(t: Term) -> Iterator[Term]:
             continue
         seen.add(id(n))
         yield n
-        stack.extend(term_children(n))
+        stack.extend(CHILDREN[cls](n))
 
 
 def var_names(*terms: Term) -> set[str]:

@@ -27,6 +27,7 @@ from typing import Any, Iterable
 
 from .._node import Node, _set_normal
 from ..errors import CatadError
+from ..lang import terms as lang_terms
 from ..lang.terms import ChainFreeVars, Const, Term, Var, term_children, with_children
 from .rule import P, Rule
 
@@ -132,7 +133,9 @@ class Rewriter:
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
         steps_before, marked_before = len(trace), self.marked
-        stack = [(t, None, term_children(t), [])]
+        # term_children's and with_children's tables, read here: a call fewer at every node
+        children, rebuilt = lang_terms.CHILDREN, lang_terms.WITH_CHILDREN
+        stack = [(t, None, children[type(t)](t), [])]
         frames = 0
         while True:
             node, path, kids, new = stack[-1]
@@ -152,7 +155,7 @@ class Rewriter:
             else:
                 stack.pop()
                 if any(map(is_not, new, kids)):  # (C's loop: met at every frame)
-                    node = with_children(node, new)
+                    node = rebuilt[type(node)](node, new)
                 sub, sub_path = self._rewrite_at(node, path)
                 m = sub._normal
                 if m is marks or m is base:
@@ -160,7 +163,7 @@ class Rewriter:
                         return sub
                     stack[-1][3].append(sub)
                     continue
-            stack.append((sub, sub_path, term_children(sub), []))
+            stack.append((sub, sub_path, children[type(sub)](sub), []))
             frames += 1
             if not frames & 255:  # now and then: the trace's length may be a call (StepCount)
                 taken = len(trace) - steps_before
