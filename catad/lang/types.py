@@ -54,15 +54,13 @@ class Type(Node, metaclass=_Interned):
 
     # Interned: two types are equal exactly when they are one object (the structural walk of
     # Node.__eq__, asked at every comparison of types by every stage, would say the same), so
-    # the object's own hash is consistent with equality too, and it is Python's C slot: a term's
-    # hash, made of its type's, calls no Python method for it. (Terms reach another process
-    # through their constructors, catad.distributed.wire, where their hashes are made again.)
-    def __eq__(self, other: Any) -> bool:
-        return self is other
-
-    def __ne__(self, other: Any) -> bool:
-        return self is not other
-
+    # object's own comparison and hash are right, and they are Python's C slots: comparing two
+    # types calls no Python method (every stage compares types at every term it makes), nor does
+    # a term's hash, made of its type's. (object's == says NotImplemented for two objects, and
+    # Python then compares their identities.) (Terms reach another process through their
+    # constructors, catad.distributed.wire, where their hashes are made again.)
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
     __hash__ = object.__hash__
 
 
