@@ -544,14 +544,22 @@ class ChainFreeVars:
         """t's set without the stack, when its body's is known (an atom's, or memoised: asked
         innermost first, the let below was asked just before), or None: what _node computes,
         the body's set handed over. Its right side's set is asked first (a call of atoms, most
-        right sides, is read at once; a linear map's right side takes the stack alone)."""
+        right sides, has its variables added to the body's, no set made for it; a linear map's
+        right side takes the stack alone)."""
         rhs, body = t.rhs, t.body
         memo = self._memo
         kind = type(body)
         if kind is not Var and kind is not Const and (body is rhs or id(body) not in memo):
             return None
+        flat = rhs.args if type(rhs) is Call else None  # a call of atoms: its variables added below
+        if flat is not None:
+            for a in flat:
+                kind = type(a)
+                if kind is not Var and kind is not Const:
+                    flat = None
+                    break
         kind = type(rhs)
-        first = None if kind is Var or kind is Const else self(rhs)
+        first = None if flat is not None or kind is Var or kind is Const else self(rhs)
         kind = type(body)
         if kind is Let:
             out = memo.pop(id(body), None)  # handed over, not copied: see the class docstring
@@ -569,6 +577,10 @@ class ChainFreeVars:
         out.discard(t.var)
         if first is not None:
             out |= first
+        elif flat is not None:
+            for a in flat:
+                if type(a) is Var:
+                    out.add(a)
         elif type(rhs) is Var:
             out.add(rhs)
         return out
