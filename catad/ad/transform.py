@@ -121,24 +121,24 @@ class _AD:
     def diff(self, c: cl.CL, ctx: Ctx, out: list) -> tuple[Term, Term]:
         """(t, dt) for c applied to the context; bindings are appended to `out`."""
         while True:  # let bodies and second halves of compositions are tail positions
-            if isinstance(c, cl.Let):
+            kind = type(c)  # (CL's classes have no subclasses)
+            if kind is cl.Let:
                 t, dt = self.diff(c.rhs, ctx, out)
                 x = self.bind_named(out, c.var, t)
                 ctx, c = ctx + [(x, self.bind(out, "D" + x.name, dt))], c.body
-            elif isinstance(c, cl.Compose) and isinstance(c.first, cl.Prune):
+            elif kind is not cl.Compose:
+                return self.leaf(c, ctx, out)
+            elif type(c.first) is cl.Prune:
                 ctx, c = [ctx[i] for i in c.first.indices], c.second
-            elif isinstance(c, cl.Compose) and isinstance(c.first, cl.Tuple) and \
-                    len(c.first.items) == input_arity(c.second) != 1:
+            elif type(c.first) is cl.Tuple and len(c.first.items) == input_arity(c.second) != 1:
                 # (a, b) ; f, an operation's operands: split's bindings of the tuple's parts
                 # (theirs, then their maps'), without the tuple and vcat split would take apart
                 parts = [self.diff(x, ctx, out) for x in c.first.items]
                 ts = [self.bind(out, "c", t) for t, _ in parts]
                 ctx, c = list(zip(ts, [self.bind(out, "Dc", dt) for _, dt in parts])), c.second
-            elif isinstance(c, cl.Compose):
+            else:
                 t, dt = self.diff(c.first, ctx, out)
                 ctx, c = self.split(t, dt, input_arity(c.second), out), c.second
-            else:
-                return self.leaf(c, ctx, out)
 
     def bind_named(self, out: list, var: Var, value: Term) -> Term:
         v = self.fresh(var.name, var.type)
@@ -176,24 +176,25 @@ class _AD:
         return Tuple(tuple(s for s, _ in ctx)), L.VCat(tuple(d for _, d in ctx))
 
     def leaf(self, c: cl.CL, ctx: Ctx, out: list) -> tuple[Term, Term]:
-        if isinstance(c, cl.Identity):
+        kind = type(c)  # (CL's classes have no subclasses)
+        if kind is cl.Call:  # (most leaves)
+            args = ctx if c.nargs != 1 else [self.whole(ctx)]
+            return self.call(c, args, out)
+        if kind is cl.Identity:
             return self.whole(ctx)
-        if isinstance(c, cl.Konst):
+        if kind is cl.Konst:
             return Const(c.value, c.ty), self.zero(c.ty)
-        if isinstance(c, cl.Prune):
+        if kind is cl.Prune:
             return self.whole([ctx[i] for i in c.indices])
-        if isinstance(c, cl.Proj):
+        if kind is cl.Proj:
             t, dt = self.whole(ctx)
             if isinstance(t, Tuple):
                 return t.items[c.index], dt.items[c.index] if isinstance(dt, L.VCat) else self.project(dt, c.index)
             return Get(c.index, t), self.project(dt, c.index)
-        if isinstance(c, cl.Call):
-            args = ctx if c.nargs != 1 else [self.whole(ctx)]
-            return self.call(c, args, out)
-        if isinstance(c, cl.Tuple):
+        if kind is cl.Tuple:
             parts = [self.diff(x, ctx, out) for x in c.items]
             return Tuple(tuple(t for t, _ in parts)), L.VCat(tuple(d for _, d in parts)) if parts else self.zero(Unit)
-        if isinstance(c, cl.If):
+        if kind is cl.If:
             cond, _ = self.diff(c.cond, ctx, out)
             branches = []
             for b in (c.then, c.orelse):
@@ -202,13 +203,13 @@ class _AD:
                 branches.append(make_lets(inner, Tuple((t, dt))))
             r = self.bind(out, "br", If(cond, branches[0], branches[1]))
             return Get(0, r), Get(1, r)
-        if isinstance(c, cl.Build):
+        if kind is cl.Build:
             return self.build(c, ctx, out)
-        if isinstance(c, cl.Fold):
+        if kind is cl.Fold:
             return self.fold(c, ctx, out)
-        if isinstance(c, cl.Scan):
+        if kind is cl.Scan:
             return self.scan(c, ctx, out)
-        if isinstance(c, cl.WhileCount):
+        if kind is cl.WhileCount:
             return self.while_count(c, ctx, out)
         raise TypeError(f"not a CL term: {type(c).__name__}")
 

@@ -61,14 +61,17 @@ class _Checker:
                     env[name] = old
 
     def _check_nonlet(self, t: Term, env: dict[str, Type]) -> Type:
-        if isinstance(t, Var):
-            if t.name not in env:
-                self.fail(t, f"variable {t.name!r} is not in scope", "variable")
-            if env[t.name] is not t.type:
+        cls = type(t)  # (the core's classes have no subclasses)
+        if cls is Var:
+            if env.get(t.name) is not t.type:
+                if t.name not in env:
+                    self.fail(t, f"variable {t.name!r} is not in scope", "variable")
                 self.fail(t, f"variable {t.name!r} has type {env[t.name]}, used as {t.type}", "variable")
             return t.type
-        if isinstance(t, Const):
+        if cls is Const:
             return t.type
+        if cls is Call:  # (most compound terms)
+            return self._check_call(t, env)
         if isinstance(t, Tuple):
             for x in t.items:
                 self.check(x, env)
