@@ -129,6 +129,8 @@ class Rewriter:
         is the frame's."""
         marks, trace, atoms = self.normal, self.trace, self.atoms_normal
         base = marks.base
+        # (a rule's normalising of a subterm meanwhile restores free_vars: see normalize)
+        indexed, free_vars, stage = self.indexed, self.free_vars, self.stage
         # A rule that loops takes steps without making any node normal, where a terminating
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
@@ -156,7 +158,23 @@ class Rewriter:
                 stack.pop()
                 if any(map(is_not, new, kids)):  # (C's loop: met at every frame)
                     node = rebuilt[type(node)](node, new)
-                sub, sub_path = self._rewrite_at(node, path)
+                # The first rule's rewrite of node, normalised in its place; or node is normal
+                # (its children are). This runs at every node: _rules_for's table is read here.
+                keyed = indexed.get(type(node))
+                rules = keyed[2].get(keyed[1](node)) if keyed is not None else None
+                for r in self._rules_for(node) if rules is None else rules:
+                    sub = r.apply(node, free_vars)
+                    if sub is not None:
+                        trace.append((r.name, stage, path, node, sub))
+                        break
+                else:
+                    _set_normal(node, marks)
+                    self.marked += 1
+                    if not stack:
+                        return node
+                    stack[-1][3].append(node)
+                    continue
+                sub_path = path
                 m = sub._normal
                 if m is marks or m is base:
                     if not stack:
@@ -170,20 +188,6 @@ class Rewriter:
                 if taken > 10_000 and taken > 50 * (self.marked - marked_before) + 10_000:
                     raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
                                      construct="rewrite")
-
-    def _rewrite_at(self, t: Term, path) -> tuple[Term, Any]:
-        """(the first rule's rewrite of t, to normalise at path), or (t, path) with t
-        recorded as normal when no rule applies (its children are normal already)."""
-        keyed = self.indexed.get(type(t))  # _rules_for's table read here first: this runs at every node
-        rules = keyed[2].get(keyed[1](t)) if keyed is not None else None
-        for r in self._rules_for(t) if rules is None else rules:
-            out = r.apply(t, self.free_vars)
-            if out is not None:
-                self.trace.append((r.name, self.stage, path, t, out))
-                return out, path
-        _set_normal(t, self.normal)
-        self.marked += 1
-        return t, path
 
     def steps(self) -> list[RewriteStep]:
         return [RewriteStep(name, stage, path, before, after) for name, stage, path, before, after in self.trace]
