@@ -236,14 +236,6 @@ class _PerClass(dict):
         return f
 
 
-# term_children and with_children as one function per class of node, written from its plan
-# (below) when the class is first met: no loop over the fields, no look-up by name, and the
-# new node made at once. Every pass calls them at every node: the hottest loops read these
-# tables themselves (CHILDREN[type(t)](t)), a call fewer per node.
-CHILDREN: dict[type, Any] = _PerClass(lambda cls: _compile_children(cls))
-WITH_CHILDREN: dict[type, Any] = _PerClass(lambda cls: _compile_with(cls))
-
-
 def _compile_children(cls: type):
     lines = ["def children(t):"]
     items = []  # of one list display; a field declared a term (or a tuple of terms) holds one: read without a test
@@ -308,6 +300,14 @@ def _compile_with(cls: type):
     args = ", ".join(f"f_{f}" if f in planned else f"t.{f}" for f in cls._init_fields)
     lines += ["    if not changed:", "        return t", f"    return cls({args})"]
     return _define("\n".join(lines), "with_children", cls)
+
+
+# term_children and with_children as one function per class of node, written from its plan
+# (below) when the class is first met: no loop over the fields, no look-up by name, and the
+# new node made at once. Every pass calls them at every node: the hottest loops read these
+# tables themselves (CHILDREN[type(t)](t)), a call fewer per node.
+CHILDREN: dict[type, Any] = _PerClass(_compile_children)
+WITH_CHILDREN: dict[type, Any] = _PerClass(_compile_with)
 
 
 def _define(src: str, name: str, cls: type):

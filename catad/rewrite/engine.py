@@ -170,10 +170,7 @@ class Rewriter:
                 else:
                     _set_normal(node, marks)
                     self.marked += 1
-                    if not stack:
-                        return node
-                    stack[-1][3].append(node)
-                    continue
+                    sub = node
                 sub_path = path
                 m = sub._normal
                 if m is marks or m is base:
