@@ -1,8 +1,10 @@
 """Shared helpers of the benchmark scripts: generated modules and median timing."""
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import itertools
+import shutil
 import statistics
 import sys
 import tempfile
@@ -14,14 +16,22 @@ from typing import Callable
 # run from a checkout without installing: the repository root holds the catad package
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-_DIR = Path(tempfile.mkdtemp(prefix="catad_bench_"))
+_DIR: list[Path] = []  # the process's directory of generated modules, made when first needed
 _COUNTER = itertools.count()
+
+
+def _module_dir() -> Path:
+    """A temporary directory for this process's generated modules, removed when it exits."""
+    if not _DIR:
+        _DIR.append(Path(tempfile.mkdtemp(prefix="catad_bench_")))
+        atexit.register(shutil.rmtree, _DIR[0], ignore_errors=True)
+    return _DIR[0]
 
 
 def load_source(source: str, name: str = "f") -> Callable:
     """Write source to a fresh module file (so inspect.getsource works) and return `name`."""
     mod = f"catad_bench_{next(_COUNTER)}"
-    path = _DIR / f"{mod}.py"
+    path = _module_dir() / f"{mod}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(mod, path)
     module = importlib.util.module_from_spec(spec)
