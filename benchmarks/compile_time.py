@@ -21,7 +21,10 @@ then, unless --cold, warms catad up on a small unrelated function using the same
 (sin, exp, lgamma, where, ...), so that one-off costs per process (sympy's derivation of each
 primitive's derivative, handler tables: at 4f5228f 0.1 s for the vector chain, 0.16 s and
 17 MB for GMM) are not counted; `warm-up s` is the warm-up's own time. Then it resets the kernel's
-high-water mark of resident memory (/proc/self/clear_refs) and times the call:
+high-water mark of resident memory (/proc/self/clear_refs) and times the call. The points
+are measured in --repeats rounds of one process each, in turn (not one point's processes
+after another's), so that a drift of the machine's speed over minutes touches every point
+alike, and the per-doubling figures, ratios of two points, are not made of it.
 
   first s    wall time of the first call, median of --repeats processes (min-max beside it)
   cpu s      the process's CPU time over the first call (median): on a machine other work
@@ -205,22 +208,26 @@ def run_once(kind: str, n: int, args, traced: bool = False) -> dict:
     return json.loads(lines[-1])
 
 
-def measure(kind: str, n: int, args) -> dict:
-    """Median over --repeats processes (stopping at the first timeout or error)."""
-    row = {"kind": kind, "n": n, "load": os.getloadavg()[0], "runs": []}
-    for _ in range(args.repeats):
-        r = run_once(kind, n, args)
-        row["runs"].append(r)
-        if "timeout" in r or "error" in r:
-            row.update({k: r[k] for k in ("timeout", "error", "peak_kib") if k in r})
-            return row
+def measure_once(row: dict, args) -> None:
+    """One more fresh process for the point `row`; its first timeout or error ends the point."""
+    if not row["runs"]:
+        row["load"] = os.getloadavg()[0]
+    r = run_once(row["kind"], row["n"], args)
+    row["runs"].append(r)
+    if "timeout" in r or "error" in r:
+        row.update({k: r[k] for k in ("timeout", "error", "peak_kib") if k in r})
+
+
+def summarise(row: dict, args) -> None:
+    """The medians over the point's processes (none if one timed out or failed)."""
+    if "timeout" in row or "error" in row or row.get("skipped"):
+        return
     for key in ("first", "cpu", "second", "peak_kib", "warm_up"):
         values = [r[key] for r in row["runs"] if r.get(key) is not None]
         row[key] = statistics.median(values) if values else None
     row["catad_file"] = row["runs"][0]["catad_file"]
     if args.tracemalloc:
-        row["traced"] = run_once(kind, n, args, traced=True).get("traced")
-    return row
+        row["traced"] = run_once(row["kind"], row["n"], args, traced=True).get("traced")
 
 
 def per_doubling(rows: list[dict]) -> None:
@@ -317,18 +324,27 @@ def plan(args) -> list[tuple[str, int]]:
 
 
 def run(args) -> list[dict]:
-    rows = []
-    for kind, n in plan(args):
-        smaller = [r for r in rows if r["kind"] == kind and r.get("timeout")]
-        if args.max_statements is not None and n > args.max_statements:
-            rows.append({"kind": kind, "n": n, "load": os.getloadavg()[0], "runs": [],
-                         "skipped": f"skipped: over --max-statements {args.max_statements}"})
-        elif smaller:
-            rows.append({"kind": kind, "n": n, "load": os.getloadavg()[0], "runs": [],
-                         "skipped": f"skipped: {smaller[0]['n']} statements timed out"})
-        else:
-            rows.append(measure(kind, n, args))
-        print(f"done {kind} {n or ''}", file=sys.stderr, flush=True)
+    """Every point measured in --repeats rounds, one process per point in each round, the
+    points in turn: the machine's speed drifts over minutes (other tenants of the host), and
+    measured one point after the other, two sizes of a chain would differ by that drift as
+    well (the per-doubling figure is their ratio); in turn, a drift slows every point in the
+    rounds it lasts (as _util.interleaved_times does for the tools it times)."""
+    rows = [{"kind": kind, "n": n, "load": os.getloadavg()[0], "runs": []} for kind, n in plan(args)]
+    for _ in range(args.repeats):
+        for row in rows:
+            if "timeout" in row or "error" in row or row.get("skipped"):
+                continue
+            smaller = [r for r in rows if r["kind"] == row["kind"] and r["n"] < row["n"] and r.get("timeout")]
+            if args.max_statements is not None and row["n"] > args.max_statements:
+                row["skipped"] = f"skipped: over --max-statements {args.max_statements}"
+            elif smaller:
+                row["skipped"] = f"skipped: {smaller[0]['n']} statements timed out"
+            else:
+                measure_once(row, args)
+            print(f"done {row['kind']} {row['n'] or ''} ({len(row['runs'])} of {args.repeats})",
+                  file=sys.stderr, flush=True)
+    for row in rows:
+        summarise(row, args)
     per_doubling(rows)
     return rows
 
