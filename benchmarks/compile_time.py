@@ -335,17 +335,18 @@ def run(args) -> list[dict]:
     well (the per-doubling figure is their ratio); in turn, a drift slows every point in the
     rounds it lasts (as _util.interleaved_times does for the tools it times)."""
     rows = [{"kind": kind, "n": n, "load": os.getloadavg()[0], "runs": []} for kind, n in plan(args)]
+    for row in rows:
+        if args.max_statements is not None and row["n"] > args.max_statements:
+            row["skipped"] = f"skipped: over --max-statements {args.max_statements}"
     for _ in range(args.repeats):
         for row in rows:
             if "timeout" in row or "error" in row or row.get("skipped"):
                 continue
             smaller = [r for r in rows if r["kind"] == row["kind"] and r["n"] < row["n"] and r.get("timeout")]
-            if args.max_statements is not None and row["n"] > args.max_statements:
-                row["skipped"] = f"skipped: over --max-statements {args.max_statements}"
-            elif smaller:
+            if smaller:
                 row["skipped"] = f"skipped: {smaller[0]['n']} statements timed out"
-            else:
-                measure_once(row, args)
+                continue
+            measure_once(row, args)
             print(f"done {row['kind']} {row['n'] or ''} ({len(row['runs'])} of {args.repeats})",
                   file=sys.stderr, flush=True)
     for row in rows:
