@@ -1,0 +1,70 @@
+"""How the benchmark scripts run their measurements (benchmarks/compile_time.py's order of
+processes, benchmarks/_util.py's generated modules), with the processes themselves stubbed
+or tiny. No timing."""
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from benchmark_modules import BENCH, _load
+
+compile_time = _load("bench_compile_time", BENCH / "compile_time.py")
+
+
+def _args(**kw):
+    base = dict(only=["vector", "gmm"], sizes=[250, 1000, 10000], repeats=3, max_statements=None,
+                tracemalloc=False)
+    return SimpleNamespace(**{**base, **kw})
+
+
+def _fake_processes(monkeypatch, timeouts=()):
+    """run_once stubbed: each call recorded; the points in `timeouts` time out."""
+    calls = []
+
+    def run_once(kind, n, args, traced=False):
+        calls.append((kind, n))
+        if (kind, n) in timeouts:
+            return {"timeout": 5.0, "peak_kib": 1}
+        return {"first": 0.001 * (n or 1) * len(calls), "cpu": 0.1, "second": 0.01, "peak_kib": 10,
+                "warm_up": 0.2, "catad_file": "catad/__init__.py"}
+    monkeypatch.setattr(compile_time, "run_once", run_once)
+    return calls
+
+
+def test_the_points_are_measured_in_turn_round_after_round(monkeypatch):
+    calls = _fake_processes(monkeypatch)
+    rows = compile_time.run(_args())
+    points = [("vector", 250), ("vector", 1000), ("vector", 10000), ("gmm", 0)]
+    assert calls == points * 3  # not each point's three processes one after another
+    assert all(len(r["runs"]) == 3 and r["first"] is not None for r in rows)
+    assert "x2" in rows[1] and "x2" in rows[2]
+
+
+def test_a_timeout_ends_its_point_and_skips_the_longer_sizes(monkeypatch):
+    calls = _fake_processes(monkeypatch, timeouts={("vector", 1000)})
+    rows = compile_time.run(_args())
+    assert calls.count(("vector", 1000)) == 1 and ("vector", 10000) not in calls
+    assert calls.count(("gmm", 0)) == 3 and calls.count(("vector", 250)) == 3
+    by_n = {r["n"]: r for r in rows if r["kind"] == "vector"}
+    assert by_n[1000]["timeout"] == 5.0 and "first" not in by_n[1000]
+    assert by_n[10000]["skipped"] == "skipped: 1000 statements timed out"
+
+
+def test_points_over_max_statements_are_never_run(monkeypatch):
+    calls = _fake_processes(monkeypatch)
+    rows = compile_time.run(_args(max_statements=1000))
+    assert ("vector", 10000) not in calls
+    assert rows[2]["skipped"] == "skipped: over --max-statements 1000"
+
+
+def test_generated_modules_are_removed_when_the_process_exits(tmp_path):
+    """_util.load_source writes modules into a directory of the process's own, made when first
+    needed (a process that loads none makes none) and removed at exit."""
+    script = (f"import sys, tempfile; tempfile.tempdir = {str(tmp_path)!r}; sys.path.insert(0, {str(BENCH)!r})\n"
+              "import _util\n"
+              "if sys.argv[1] == 'load':\n"
+              "    f = _util.load_source('def f(x):\\n    return x + 1\\n')\n"
+              "    assert f(1) == 2 and _util._DIR[0].exists()\n")
+    for mode in ("import", "load"):
+        subprocess.run([sys.executable, "-c", script, mode], check=True, timeout=120)
+        assert list(Path(tmp_path).iterdir()) == [], mode
