@@ -57,3 +57,33 @@ def test_too_deep_expression_is_a_catad_error(tmp_path, default_recursion_limit)
     with pytest.raises(UnsupportedSyntax) as info:
         compile_function(f, (1.0,))
     assert "nested too deeply" in str(info.value) and info.value.loc.line == 1
+
+
+def test_statements_let_go_of_once_lowered(tmp_path, monkeypatch):
+    """A statement's syntax tree is freed once it is lowered, not all of a long function's at the
+    end (where it has left the cache): when statement k is lowered, those before k - 1 are gone.
+    What a loop reads after it and what a def before it reads still count (test_python_forms)."""
+    import weakref
+    from catad.frontend import source as source_module
+    from catad.frontend.lower import FunctionLowerer
+
+    f = straight_line(tmp_path, 50)
+    refs: list = []
+    parse = source_module.parse_function
+
+    def parse_and_watch(fn):
+        src = parse(fn)
+        refs[:] = [weakref.ref(s) for s in src.body]
+        return src
+    monkeypatch.setattr("catad.frontend.program.parse_function", parse_and_watch)
+    alive_before: list = []
+    lower_one = FunctionLowerer.statement
+
+    def watched(self, s, pieces):
+        k = next(i for i, r in enumerate(refs) if r() is s)
+        alive_before.append(sum(r() is not None for r in refs[:max(k - 1, 0)]))
+        return lower_one(self, s, pieces)
+    monkeypatch.setattr(FunctionLowerer, "statement", watched)
+    p = compile_function(f, (1.0,))
+    assert len(alive_before) == 50 and alive_before == [0] * 50
+    assert evaluate(p, 2.0) == pytest.approx(f(2.0))

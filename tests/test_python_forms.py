@@ -348,6 +348,14 @@ def closure_after_loop(x):
     return g()
 
 
+def closure_before_loop(x):
+    def g():
+        return last * 2.0
+    for i in range(3):
+        last = x * x * i  # first assigned here; only g, defined before the loop, reads it after
+    return g()
+
+
 def in_comprehension(v):
     f = lambda t: np.sin(t) * t
     return sum(f(t) for t in v) + np.sum(np.array([f(t) for t in v]))
@@ -362,7 +370,7 @@ def returns_pair(x):
 
 def test_nested_defs_and_lambdas():
     for f in (nested, lambdas, late_binding, default_at_def_time, nested_calls_nested, closure_in_loop,
-              closure_after_loop, returns_pair):
+              closure_after_loop, closure_before_loop, returns_pair):
         agrees(f, 0.7)
     agrees(nested_with_loop, X)
     agrees(in_comprehension, X)

@@ -407,15 +407,6 @@ class _Source:
         self.steps = steps  # a while loop's: the Int variable its trip count is bound to, before vec
 
 
-def nested_reads(node: ast.AST) -> set[str]:
-    """Names read inside the defs and lambdas nested in node: a call of one may read them."""
-    out: set[str] = set()
-    for n in ast.walk(node):
-        if n is not node and isinstance(n, (ast.FunctionDef, ast.Lambda)):
-            out |= {m.id for m in ast.walk(n) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Load)}
-    return out
-
-
 class Loops:
     """for statements to folds. Uses the lowerer's env, b (the Builder), names, src, run and
     assemble, bind, bind_temp and assign (statements.py), expr (expressions.py), static
@@ -790,7 +781,7 @@ class Loops:
                 self.fail(s.target, "for loop", f"the loop variable {n!r} is assigned in the loop body, which is "
                           "not supported", hint="assign to another name")
         live = read_after(self.src.node, getattr(s, _ORIGINAL, s)) | getattr(s, _LIVE, set())
-        live |= nested_reads(self.src.node)  # a def or lambda called in or after the loop reads them then
+        live |= self.src.nested_reads  # a def or lambda called in or after the loop reads them then
         exposed_reads = exposed(s.body, set(targets))
         n_const = lin_const(self.b.shapes.lin(src.length)) if src.length is not None else None
         runs = n_const is not None and n_const > 0

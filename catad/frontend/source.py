@@ -29,6 +29,10 @@ class Source:
     kwonly: tuple[str, ...] = ()
     varkw: str | None = None    # the name of **kwargs
     defaulted: frozenset[str] = frozenset()  # the parameters that have default values
+    # names read inside the defs and lambdas nested in the function (a call of one may read
+    # them), found before lowering: the function's own statements are let go of as they are
+    # lowered (Statements.run)
+    nested_reads: frozenset[str] = frozenset()
     # (line, column) -> its Loc, made once: the front end asks for a node's place at every
     # term it makes from it (a Loc is immutable, so one object serves them all)
     locs: dict = field(default_factory=dict, repr=False, compare=False)
@@ -204,6 +208,7 @@ def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
         frozenset(p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
     names = set(src.params)
     walrus = False
+    nested = []
     for n in _nodes([node]):
         if type(n) is ast.Name:
             names.add(n.id)
@@ -211,7 +216,11 @@ def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
             names.add(n.arg)
         elif type(n) is ast.NamedExpr:
             walrus = True
+        elif type(n) in (ast.FunctionDef, ast.Lambda) and n is not node:
+            nested.append(n)
     src.identifiers = frozenset(names)
+    src.nested_reads = frozenset(m.id for n in nested for m in ast.walk(n)
+                                 if type(m) is ast.Name and type(m.ctx) is ast.Load)
     src.local_names = frozenset(set(src.params) | assigned_names(body, walrus))
     return src
 

@@ -32,6 +32,7 @@ from .source import Source, relocate
 from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
+_LOWERED = ast.Pass(lineno=0, col_offset=0, end_lineno=0, end_col_offset=0)  # a statement of the body let go of
 _UNSUPPORTED_STMTS = {
     ast.For: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
     ast.AsyncFor: ("for loop", f"for loops with accumulators are not supported yet; {_LOOP_HINT}"),
@@ -121,6 +122,13 @@ class Statements:
         raises.py): what follows is dead, and its result, never returned, is 0.0."""
         pieces: list = []
         todo = list(reversed(stmts))
+        # The function's own body (`top`) is lowered once per compile, from a syntax tree parsed
+        # for it: each of its statements is let go of once lowered (its place in the tree holds
+        # _LOWERED), so that the memory of a long function's tree (some 5 KB a statement)
+        # serves the terms of the statements that follow, instead of being freed at the end,
+        # after it has left the cache. Nothing reads a statement once it is lowered: read_after
+        # looks at what follows a loop, and what nested defs read is known before (Source).
+        place = {id(st): k for k, st in enumerate(stmts)} if top else None
         while todo:
             s = todo.pop()
             outer, self.b.statement = self.b.statement, Statement(len(self.names.serial), self.b.branch_depth)
@@ -167,6 +175,7 @@ class Statements:
                     pieces.append(("if", cond, done, then_returns, self.loc(s)))
                     todo.extend(reversed(s.orelse if then_returns else s.body))
                     continue
+                original = s
                 if isinstance(s, ast.While):
                     s = self.while_as_for(s)  # loops.py: a for loop over its steps that breaks
                 after = self.loop_with_jumps(s, pieces) if isinstance(s, ast.For) else None  # loops.py
@@ -175,6 +184,10 @@ class Statements:
                 else:  # a loop that breaks, continues or returns, and what runs after it
                     todo.extend(reversed(after))
                 self.checked(pieces, start)
+                if place is not None and after is None:
+                    k = place.pop(id(original), None)
+                    if k is not None:
+                        stmts[k] = _LOWERED
             except CatadError as e:
                 if e.loc is None:
                     relocate(e, self.loc(s))
