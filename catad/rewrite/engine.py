@@ -63,7 +63,11 @@ class NormalMarks:
     __slots__ = ("base",)
 
     def __init__(self, base: "NormalMarks | None" = None):
-        self.base = self if base is None else base
+        # without a base, one no term is marked with (not itself: a reference cycle)
+        self.base = _NO_MARKS if base is None else base
+
+
+_NO_MARKS = object()
 
 
 class Rewriter:
@@ -218,7 +222,7 @@ def _compile_key(fields: tuple[str, ...]):
     parts = "".join(f"(t.{f} if isinstance(t.{f}, str) else type(t.{f})), " for f in fields)
     env: dict = {}
     exec(f"def key(t):\n    return ({parts})", env)
-    return env["key"]
+    return env.pop("key")  # (its globals are env: a reference cycle while env holds it)
 
 
 def _may_match(p: Any, cls: type, parts: dict) -> bool:

@@ -189,8 +189,9 @@ def compile_pattern(pattern: Pat) -> Callable[[Any], Bindings | None]:
             lines.append(f"    if not {const(p)}.match({x}, b): return None")
 
     emit(pattern, "t", 0)
+    del emit  # (a recursive closure: its own cell holds it, a reference cycle)
     if not opaque:
         lines.append("    b = Bindings()")
         lines.extend(f"    b[{name!r}] = {v}" for name, v in local.items())
     exec("def match(t):\n" + "\n".join(lines + ["    return b"]), env)
-    return env["match"]
+    return env.pop("match")  # (its globals are env: a reference cycle while env holds it)

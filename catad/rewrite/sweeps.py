@@ -171,7 +171,7 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
     body = sweep.value(jac.body)
-    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
+    sweep.fv = sweep.rw = None  # the sweep and its rules' closures are a cycle: broken, it is freed now
     return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
 
 
@@ -190,7 +190,7 @@ class _Forward:
         def sweep(b):
             inner = _Forward(b["x"], self.names, self.rw.trace)
             out = inner.chain(b["m"])
-            inner.fv = None  # a cycle with its rules (see forward_derivative)
+            inner.fv = inner.rw = None  # a cycle with its rules (see forward_derivative)
             return out
         return Rule("fwd-sweep-nested", "sweeps", "the forward sweep of a let chain whose maps all have x's space "
                     "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
@@ -306,7 +306,7 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
     body = sweep.chain(sweep.merged(primal, cts), Tuple((sweep.primal_value, grad)))
-    sweep.fv = None  # the sweep and its rules' closures are a cycle, kept till the stage ends
+    sweep.fv = sweep.rw = None  # the sweep and its rules' closures are a cycle: broken, it is freed now
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
 
@@ -372,7 +372,7 @@ class _Reverse:
         primal, cts = sweep.primal_bindings(lets), []
         results = sweep.backward(lets, sweep.push(r, final, cts), cts)
         out = make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
-        sweep.fv = None  # a cycle with its rules (see reverse_derivative)
+        sweep.fv = sweep.rw = None  # a cycle with its rules (see reverse_derivative)
         return out
 
     # ---------------------------------------------------------------- forward pass: primal only
