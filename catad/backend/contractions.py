@@ -9,7 +9,6 @@ a tangent enter an einsum as marked operands (see runtime.contract).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .values import Arr, is_scalar0
@@ -21,10 +20,11 @@ if TYPE_CHECKING:
 LETTERS = "abcdefghijklmnopqrstuvwxyz"  # einsum letters: batch axis b is LETTERS[b]
 
 
-@dataclass(frozen=True, eq=False)
 class TangentFactor(Arr):
     """The tangent factor of a product in the zero-safe variant: an einsum's `zero`
     operand, whose 0 makes its term 0 whatever the other factors are (runtime.contract)."""
+
+    __slots__ = ()
 
 
 def _has_tangent(fs: list[Arr]) -> bool:
