@@ -30,12 +30,13 @@ alike, and the per-doubling figures, ratios of two points, are not made of it.
   cpu s      the process's CPU time over the first call (median): on a machine other work
              loads, what the call cost this process, where `first s` also counts waiting
   x2         per-doubling growth of `first s` from the previous size of the same chain,
-             (t2 / t1) ** (1 / log2(n2 / n1)): 2.0 is linear. (The instructions are: 6.9 M
+             (t2 / t1) ** (1 / log2(n2 / n1)): 2.0 is linear. (The instructions are: 6.8 M
              per statement of the vector chain at 1,000 and at 4,000 statements, valgrind.
              From 1,000 to 10,000 the call's memory outgrows a 32 MiB L3 cache: cachegrind
-             counts 10 last-level read misses per statement at 1,000 statements and 900 at
-             4,000: at some 80 ns each, about 8% of a statement's time, the size of this
-             figure's excess over 2.0 there.)
+             counts 9 last-level read misses per statement at 1,000 statements and 750 at
+             4,000 (900 before the front end freed each statement's syntax tree as it went):
+             at some 80 ns each, about 6% of a statement's time, the size of this figure's
+             excess over 2.0 there.)
   second s   a second call in the same process (the run alone, compiled program cached)
   peak MB    growth of getrusage's ru_maxrss (KiB on Linux) over the call, MB = 10^6 bytes
   traced MB  with --tracemalloc, one more process per point: tracemalloc's peak over the call
