@@ -30,7 +30,8 @@ alike, and the per-doubling figures, ratios of two points, are not made of it.
   cpu s      the process's CPU time over the first call (median): on a machine other work
              loads, what the call cost this process, where `first s` also counts waiting
   x2         per-doubling growth of `first s` from the previous size of the same chain,
-             (t2 / t1) ** (1 / log2(n2 / n1)): 2.0 is linear. (The instructions are: 6.8 M
+             r ** (1 / log2(n2 / n1)), r the median over the rounds of t2 / t1 in the round
+             (the two sizes run one after the other): 2.0 is linear. (The instructions are: 6.8 M
              per statement of the vector chain at 1,000 and at 4,000 statements, valgrind.
              From 1,000 to 10,000 the call's memory outgrows a 32 MiB L3 cache: cachegrind
              counts 9 last-level read misses per statement at 1,000 statements and 750 at
@@ -237,12 +238,18 @@ def summarise(row: dict, args) -> None:
 
 
 def per_doubling(rows: list[dict]) -> None:
-    """Set row["x2"] from the previous measured size of the same chain (a lower bound when
-    the row timed out)."""
+    """Set row["x2"] from the previous measured size of the same chain: the median over the
+    rounds of the ratio of the two sizes' times in that round (a lower bound when the row
+    timed out: from the medians then). The two are measured one after the other in each
+    round, so a change of the machine's speed between rounds, which the medians of the two
+    sizes would meet in different rounds, touches both sides of each ratio alike."""
     for prev, row in zip(rows, rows[1:]):
         t = row.get("first") or row.get("timeout")
         if prev["kind"] == row["kind"] and prev.get("first") and t:
-            row["x2"] = (t / prev["first"]) ** (1 / math.log2(row["n"] / prev["n"]))
+            pairs = [(a["first"], b["first"]) for a, b in zip(prev["runs"], row["runs"])
+                     if "first" in a and "first" in b]
+            ratio = statistics.median(b / a for a, b in pairs) if row.get("first") and pairs else t / prev["first"]
+            row["x2"] = ratio ** (1 / math.log2(row["n"] / prev["n"]))
             row["x2_from"] = prev["n"]
 
 

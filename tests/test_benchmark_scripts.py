@@ -68,3 +68,17 @@ def test_generated_modules_are_removed_when_the_process_exits(tmp_path):
     for mode in ("import", "load"):
         subprocess.run([sys.executable, "-c", script, mode], check=True, timeout=120)
         assert list(Path(tmp_path).iterdir()) == [], mode
+
+
+def test_the_per_doubling_figure_pairs_the_two_sizes_round_by_round():
+    """x2 is from the median of each round's ratio of the two sizes' times (measured one after
+    the other), not from the ratio of their medians, which may come from different rounds: here
+    a slow second round doubles both sizes' times, and one 10,000-statement time is 10% high."""
+    def point(n, firsts):
+        return {"kind": "vector", "n": n, "first": sorted(firsts)[1], "runs": [{"first": t} for t in firsts]}
+    rows = [point(1000, [1.0, 2.0, 1.0]), point(10000, [10.0, 20.0, 11.0])]
+    compile_time.per_doubling(rows)
+    assert abs(rows[1]["x2"] - 2.0) < 1e-12 and rows[1]["x2_from"] == 1000  # the medians would give 2.06
+    timed_out = [point(1000, [1.0, 2.0, 1.0]), {"kind": "vector", "n": 10000, "timeout": 40.0, "runs": [{}]}]
+    compile_time.per_doubling(timed_out)  # a bound, from the median of the smaller size
+    assert abs(timed_out[1]["x2"] - 40.0 ** (1 / compile_time.math.log2(10))) < 1e-12
