@@ -19,26 +19,24 @@ compiling stays symbolic instead of becoming arrays:
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from ..lang.types import Bool, Int, Type, scalar_of
 
 
-def _quick(cls):
-    """cls as a dataclass with __slots__: no dict per value (the code generator makes one for
-    every operation, and a long program's backend holds hundreds of thousands of them at
-    once), made and read faster than with one. Not frozen, though no value is ever changed once
-    made: a frozen dataclass sets each field through object.__setattr__, which costs more than
-    making the value at all (1.8 against 0.2 us for an Arr)."""
-    return dataclass(eq=False, slots=True)(cls)
+# The values are dataclasses with __slots__: no dict per value (the code generator makes one for
+# every operation, and a long program's backend holds hundreds of thousands of them at once),
+# made and read faster than with one. Not frozen, though no value is ever changed once made: a
+# frozen dataclass sets each field through object.__setattr__, which costs more than making the
+# value at all (1.8 against 0.2 us for an Arr).
+_value = dataclass(eq=False, slots=True)
 
 
 class Unvectorisable(Exception):
     """This build has no whole-array form here: compile it as a Python loop instead."""
 
 
-@_quick
+@_value
 class Arr:
     code: str                    # a Python name, literal or view expression
     depth: int = 0               # number of batch axes
@@ -62,7 +60,7 @@ class _Zero:
 ZERO = _Zero()
 
 
-@_quick
+@_value
 class Upd:
     """update(idx, val, n), summed over its `extra` innermost batch axes: a sum over a
     build of index updates stays lazy until an array is needed, so that sums over the
@@ -74,13 +72,13 @@ class Upd:
     extra: int = 0
 
 
-@_quick
+@_value
 class TSum:
     a: object
     b: object
 
 
-@_quick
+@_value
 class Stacked:
     body: object                 # at depth + 1
     depth: int
@@ -89,7 +87,7 @@ class Stacked:
     mask: Arr | None = None      # ragged: which lanes of axis `depth` are elements
 
 
-@_quick
+@_value
 class RT:
     code: str
     is_list: bool = False        # a Python list of run-time tangents (a loop's result)

@@ -171,8 +171,15 @@ def forward_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     dx = dparams[0] if len(dparams) == 1 else Tuple(dparams)
     sweep = _Forward(dx, names, trace, normal)
     body = sweep.value(jac.body)
-    sweep.fv = sweep.rw = None  # the sweep and its rules' closures are a cycle: broken, it is freed now
+    _let_go(sweep)
     return Def("fwd$" + jac.name.removeprefix("D$"), jac.params + dparams, body)
+
+
+def _let_go(sweep: "_Forward | _Reverse") -> None:
+    """Let go of an ended sweep's tables: its free variables, and its rewriter, whose rules'
+    closures read the sweep (a reference cycle: broken here, the sweep and the names it holds
+    are freed now, not at the cyclic collector's next full collection)."""
+    sweep.fv = sweep.rw = None
 
 
 class _Forward:
@@ -190,7 +197,7 @@ class _Forward:
         def sweep(b):
             inner = _Forward(b["x"], self.names, self.rw.trace)
             out = inner.chain(b["m"])
-            inner.fv = inner.rw = None  # a cycle with its rules (see forward_derivative)
+            _let_go(inner)
             return out
         return Rule("fwd-sweep-nested", "sweeps", "the forward sweep of a let chain whose maps all have x's space "
                     "as source (a fold step's Jacobian, notes Fig. 13)", "lmApply(let Dy = e in m, x)",
@@ -306,7 +313,7 @@ def reverse_derivative(jac: Def, trace: list | None = None, normal: NormalMarks 
     primal, cts, results = sweep.run(jac.body, dr)
     grad = sweep.rw.normalize(sum_tangents(results, src))
     body = sweep.chain(sweep.merged(primal, cts), Tuple((sweep.primal_value, grad)))
-    sweep.fv = sweep.rw = None  # the sweep and its rules' closures are a cycle: broken, it is freed now
+    _let_go(sweep)
     return Def("rev$" + jac.name.removeprefix("D$"), jac.params + (dr,), body)
 
 
@@ -372,7 +379,7 @@ class _Reverse:
         primal, cts = sweep.primal_bindings(lets), []
         results = sweep.backward(lets, sweep.push(r, final, cts), cts)
         out = make_lets(primal + cts, sweep.rw.normalize(sum_tangents(results, m.type.src)))
-        sweep.fv = sweep.rw = None  # a cycle with its rules (see reverse_derivative)
+        _let_go(sweep)
         return out
 
     # ---------------------------------------------------------------- forward pass: primal only
