@@ -260,7 +260,7 @@ class Statements:
             current, rhs = self.lookup(s.target.id, s.target), self.value(s.value)
             value = self.binop(s.op, current, rhs, s)
             self.same_kind(s, current, rhs, value)
-            self.assign(s.target, value, pieces, loc)
+            self.assign(s.target, self.in_place_result(s, current, rhs, value, pieces, loc), pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
         elif isinstance(s, ast.For):

@@ -25,7 +25,8 @@ from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import ZERO, and_, is_array
+from .common import ONE, ZERO, and_, index_chain, is_array, or_
+from .shapes import fresh
 from .complexes import Complex
 from .index_updates import assign_indexed
 
@@ -119,8 +120,35 @@ class Updates:
         if any(it[0] in ("take", "mask") for it in items):
             rhs = self.expr(s.value)
             return self.store(s.target, arr, items, rhs, pieces, loc, lambda old, v: self.binop(s.op, old, v, s))
-        value = self.binop(s.op, self.b.subscript(arr, items, loc), self.expr(s.value), s)
+        old, rhs = self.b.subscript(arr, items, loc), self.expr(s.value)
+        if isinstance(rhs, Term) and is_array(rhs) and is_array(old):
+            old = self.bind_temp(old, pieces, loc)  # (its shape is read)
+        value = self.in_place_result(s, old, rhs, self.binop(s.op, old, rhs, s), pieces, loc)
         self.store(s.target, arr, items, value, pieces, loc)
+
+    def in_place_result(self, s: ast.AugAssign, old, rhs, value, pieces: list, loc: Loc):
+        """value, the result of `old op= rhs` for an array old, which NumPy writes into old: one
+        of another shape (rhs broadcast old to more axes, or along an axis of length 1) is
+        NumPy's ValueError, checked once per call where not proven not to be."""
+        if not (isinstance(old, Term) and is_array(old) and isinstance(rhs, Term) and is_array(rhs)
+                and isinstance(value, Term)):
+            return value
+        value = self.bind_temp(value, pieces, loc)
+        so, sv = self.b.shape(old), self.b.shape(value)
+        if len(sv) != len(so):  # always NumPy's error where it runs (then old stands for the value never made)
+            cond = Const(False, Bool)
+        else:
+            cond = Const(True, Bool)
+            for o, v in zip(so, sv):
+                if not self.b.shapes.same(o, v):
+                    eq = prim("eq", v.size, o.size, loc=loc)
+                    cond = eq if cond.__class__ is Const else and_(cond, eq)
+        what = f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ..."
+        binds = self.b.check(cond, (tuple(d.size for d in so), tuple(d.size for d in sv)), loc, what,
+                             "non-broadcastable output operand with shape {0} doesn't match the broadcast "
+                             "shape {1}")
+        pieces += [("let", v, c, at) for v, c, at in binds]
+        return value if len(sv) == len(so) else old
 
     def assignment_target(self, target: ast.Subscript, pieces: list, loc: Loc) -> tuple[Term, list]:
         """The array target[...] names (which must own its memory) and its lowered subscript:
@@ -197,9 +225,47 @@ class Updates:
         if any(it[0] in ("take", "mask") for it in items):
             new = assign_indexed(self, arr, items, value, op, loc, target)
         else:
-            new = self.updated(arr, items, value, 0, loc, target)
+            whole = [value]  # the value NumPy's message shows: as written, then without the leading axes dropped
+
+            def shown(binds: list) -> tuple:  # NumPy's message shows the value's shape and the place's
+                more, place = self._place_sizes(arr, items, loc)
+                binds += more
+                return tuple(d.size for d in self.b.shape(whole[0])), tuple(place)
+            sel = sum(1 for it in items if it[0] == "slice") + rank(arr.type) - len(items)  # arr[items]'s rank
+            if rank(value.type) > sel:
+                value = whole[0] = self.bind_temp(self._leading_ones_dropped(value, rank(value.type) - sel, shown,
+                                                                             loc), pieces, loc)
+            new = self.updated(arr, items, value, 0, loc, target, shown)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
+
+    def _leading_ones_dropped(self, value: Term, k: int, shown, loc: Loc) -> Term:
+        """value[0, ..., 0] (k zeros): NumPy writes a value of more axes than the place it goes to
+        when the k leading ones are of length 1 (checked once per call where not proven; `shown`
+        gives the shapes the message shows)."""
+        dims = self.b.shape(value)
+        fits = [prim("eq", d.size, ONE, loc=loc) for d in dims[:k] if d.one is not True]
+        binds = []
+        if fits:
+            cond = fits[0]
+            for c in fits[1:]:
+                cond = and_(cond, c)
+            binds += self.b.check(cond, shown(binds), loc, "item assignment",
+                                  "could not broadcast input array from shape {0} into shape {1}")
+        return make_lets(binds, index_chain(value, [ZERO] * k, loc))
+
+    def _place_sizes(self, arr: Term, items: list, loc: Loc) -> tuple[list, list]:
+        """(bindings, the lengths of arr[items]'s axes) for items of indices and slices."""
+        binds, sizes = [], []
+        axes = self.b.shape(arr)
+        for d, item in zip(axes, items):
+            if item[0] == "slice":
+                step = item[3] if len(item) > 3 else 1
+                more, _, n = (self.b.slice_bounds(item[1], item[2], d, loc) if isinstance(step, int) and step == 1
+                              else self.b.stepped_slice_bounds(item[1], item[2], step, d, loc))
+                binds += more
+                sizes.append(n)
+        return binds, sizes + [d.size for d in axes[len(items):]]
 
     def aug_name_assignment(self, s: ast.AugAssign) -> None:
         """acc op= e on an array changes it in place in NumPy: refused unless acc owns its array."""
@@ -207,10 +273,12 @@ class Updates:
         if isinstance(current, Complex) and is_array(current.re) or isinstance(current, Term) and is_array(current):
             self.require_owned(s.target.id, s.target, f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ...")
 
-    def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node) -> Term:
-        """arr with the positions items select (from its first axis on) replaced by value."""
+    def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node, shown=None) -> Term:
+        """arr with the positions items select (from its first axis on) replaced by value.
+        `shown(binds)`: the shapes a failed check's message shows (the value's and the place's,
+        as NumPy's), its bindings added to binds; else the lengths of the one axis checked."""
         if not items:
-            return self._fit(arr, value, loc, node)
+            return self._fit(arr, value, loc, node, shown)
 
         def at(a):
             k = self.b.var(Int, loc, "_i")
@@ -250,29 +318,36 @@ class Updates:
                     hit = and_(prim("eq", prim("mod", apart, by, loc=loc), ZERO, loc=loc),
                                and_(prim("le", ZERO, m, loc=loc), prim("lt", m, n_atom, loc=loc)))
                 sel = sum(1 for it in items if it[0] == "slice") + rank(a.type) - len(items)
-                part = self._slice_part(value, m, n_atom, sel, loc, node, binds)
-            inner = self.updated(old, items[1:], part, axis + 1, loc, node) if items[1:] or is_array(old) \
+                part = self._slice_part(value, m, n_atom, sel, loc, node, binds, shown)
+            inner = self.updated(old, items[1:], part, axis + 1, loc, node, shown) if items[1:] or is_array(old) \
                 else part
             if not items[1:] and is_array(old):
-                inner = self._fit(old, part, loc, node)
+                inner = self._fit(old, part, loc, node, shown)
             body = If(hit, inner, prim("index", k, a, loc=loc), loc)
             return make_lets(binds, Build(self.b.size(a, 0, loc), k, body, loc))
         return self.b.share(arr, at, loc)
 
-    def _slice_part(self, value, m, n, sel_rank, loc, node, binds) -> Term:
+    def _slice_part(self, value, m, n, sel_rank, loc, node, binds, shown=None) -> Term:
         """What goes at the slice's m-th position: value itself when it has fewer axes than what
         the subscript selects from here on (NumPy broadcasts it along this axis), else its
-        element m, its length checked."""
+        element m, or its element 0 where its length is 1 (NumPy broadcasts that too: into a
+        slice of any length, 0 among them); any other length must be the slice's."""
         if rank(value.type) < sel_rank:
             return value
         d = self.b.shape(value)[0]
-        binds += self.b.check(prim("eq", d.size, n, loc=loc), ((d.size,), (n,)), loc, "slice assignment",
+        if d.one is True:
+            return prim("index", ZERO, value, loc=loc)
+        fits = prim("eq", d.size, n, loc=loc)
+        if d.one is None:
+            fits = or_(fits, prim("eq", d.size, ONE, loc=loc))
+        binds += self.b.check(fits, shown(binds) if shown else ((d.size,), (n,)), loc, "slice assignment",
                               "could not broadcast input array from shape {0} into shape {1}")
-        return prim("index", m, value, loc=loc)
+        return prim("index", m if d.one is False else self.b.clamp(d.size, loc)(m), value, loc=loc)
 
-    def _fit(self, old: Term, value: Term, loc: Loc, node) -> Term:
-        """value written where old was: a scalar broadcast over old's shape, an array of old's rank
-        with its lengths checked (NumPy also broadcasts length-1 axes; here they must be equal)."""
+    def _fit(self, old: Term, value: Term, loc: Loc, node, shown=None) -> Term:
+        """value written where old was, as NumPy writes it: broadcast to old's shape (its axes
+        aligned with old's last, each of old's length or of length 1, read at 0; proven while
+        compiling or checked once per call). A value of more axes than old is refused."""
         if not is_array(old):
             if is_array(value):
                 self.fail(node, "item assignment", f"cannot assign a {value.type} to an element of type {old.type}",
@@ -280,19 +355,38 @@ class Updates:
             return value
         if not is_array(value):
             return self.b.elementwise(lambda x: value, [old], loc)
-        if rank(value.type) != rank(old.type):
+        if rank(value.type) > rank(old.type):
             self.fail(node, "item assignment", f"cannot assign a {value.type} where the array holds a {old.type}",
                       CatadTypeError, "give the value the shape of what it replaces")
+        return self.b.share_all([old, value], lambda o, v: self._broadcast_into(o, v, loc, shown), loc)
 
-        def fit(o, v):
-            binds = []
-            for ax, (a, b) in enumerate(zip(self.b.shape(o), self.b.shape(v))):
-                if not self.b.shapes.same(a, b):
-                    binds += self.b.check(prim("eq", a.size, b.size, loc=loc), ((b.size,), (a.size,)), loc,
-                                          "item assignment", "could not broadcast input array from shape {0} "
-                                                             "into shape {1}")
-            return make_lets(binds, v)
-        return self.b.share_all([old, value], fit, loc)
+    def _broadcast_into(self, old: Term, value: Term, loc: Loc, shown=None) -> Term:
+        """value (atom) broadcast to the shape of old (atom) of at least its rank."""
+        so, sv = self.b.shape(old), self.b.shape(value)
+        lead = len(so) - len(sv)
+        binds, fits, reads = [], [], []
+        for a, d in zip(so[lead:], sv):
+            if self.b.shapes.same(a, d):
+                reads.append(None)
+            elif d.one is True:
+                reads.append(lambda i: ZERO)
+            else:
+                fits.append(prim("eq", d.size, a.size, loc=loc) if d.one is False else
+                            or_(prim("eq", d.size, a.size, loc=loc), prim("eq", d.size, ONE, loc=loc)))
+                reads.append(None if d.one is False else self.b.clamp(d.size, loc))
+        if fits:
+            cond = fits[0]
+            for c in fits[1:]:
+                cond = and_(cond, c)
+            data = shown(binds) if shown else (tuple(d.size for d in sv), tuple(a.size for a in so))
+            binds += self.b.check(cond, data, loc, "item assignment", "could not broadcast input array from shape {0} into shape {1}")
+        if not lead and all(r is None for r in reads):
+            return make_lets(binds, value)
+        idx = [self.b.var(Int, loc, "_i") for _ in so]
+        out = index_chain(value, [i if r is None else r(i) for r, i in zip(reads, idx[lead:])], loc)
+        for a, i in reversed(list(zip(so, idx))):
+            out = Build(fresh(a.size, loc), i, out, loc)
+        return make_lets(binds, out)
 
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
