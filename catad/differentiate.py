@@ -109,13 +109,36 @@ def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None,
     no argument)."""
     usual = pipeline.code(which, wrt, checkpoints=checkpoints, **variant)
     derived = pipeline.holds_derivatives  # its value is a derivative too (catad.grad(f)): so is checked
+    n = len(pipeline.core.main.params)
+
+    def shaped(compiled, inputs):
+        """compiled's result, from the variant running only the branches taken where a tangent
+        is not shaped as its value: an if on one Python bool computes both branches, and the zero
+        tangent of the one not taken is shaped as the other's (`b if c else a` of a and b of two
+        shapes), which the values it is added to and selected from never tell (all zeros)."""
+        result = compiled(*inputs)
+        if which == "reverse":
+            tangent, like = (result[1],) if n == 1 else result[1], inputs[:n]
+        else:
+            tangent, like = result[1], result[0]
+        return result if _shaped_as(tangent, like) else compiled.branch_taken(*inputs)
 
     def run(*inputs):
-        result = usual(*inputs)
+        result = shaped(usual, inputs)
         if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
-        return pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant)(*inputs)
+        return shaped(pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant), inputs)
     return run
+
+
+def _shaped_as(t: Any, like: Any) -> bool:
+    """Whether each dense array in the tangent t has the shape of its value in like (the zero
+    tangent and the sparse ones have none of their own)."""
+    if type(t) is np.ndarray:
+        return t.shape == np.shape(like)
+    if type(t) is tuple and type(like) is tuple:
+        return all(_shaped_as(x, y) for x, y in zip(t, like))
+    return True
 
 
 def _derived(b: Bound) -> bool:

@@ -133,6 +133,13 @@ class Compiled:
             raise e from None
         raise first
 
+    def branch_taken(self, *args: Any) -> Any:
+        """The result of the variant whose ifs on one Python bool run only the branch taken (where
+        computing both gave a value shaped for the other branch, which raised nothing: see blocks)."""
+        if self.blocks is None:  # this is that variant
+            raise self._refusal(ValueError("a tangent shaped as the branch not taken"), False)
+        return self._blocks(args, None)
+
     def _blocks(self, args: tuple, failed: Exception | None, ragged: bool = False) -> Any:
         """The variant that runs only the branch an if takes, where computing both raised `failed`
         (the branch not taken computed on values shaped for the other): the values of the branches

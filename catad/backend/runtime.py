@@ -571,6 +571,15 @@ def dense_tangent(x):
     return 0.0 if x is ZERO else x
 
 
+def shaped_as(x, like):
+    """x, a dense tangent, where it has the shape of its value `like`; else the ValueError that has
+    the program run again with only the branches taken (Compiled.blocks): an if on one bool
+    computes both branches, and the zero tangent of the one not taken is shaped as the other's."""
+    if np.shape(x) != np.shape(like):
+        raise ValueError(f"catad: a tangent of shape {np.shape(x)} for a value of shape {np.shape(like)}")
+    return x
+
+
 def dense_like(x, like):
     """A run-time tangent as a dense array shaped like the primal `like` (a fold's loop
     carries its tangents dense: the zero tangent becomes zeros of that shape)."""

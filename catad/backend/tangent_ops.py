@@ -242,7 +242,12 @@ def densified(c: Compiler, x, like, ty):
         like = arrays.dense(c, like) if isinstance(like, (Stacked, Upd, TSum)) else like
         return Arr(c.assign(f"dense_like({x.code}, {like.code})"), 0, frozenset(), rank(ty), "f")
     if not is_zero(x):
-        return arrays.dense(c, x) if rank(ty) else arrays.scalar(c, x)
+        if not rank(ty):
+            return arrays.scalar(c, x)
+        x = arrays.dense(c, x)
+        if c.depth == 0 and x.depth == 0 and isinstance(like, Arr) and like.depth == 0:  # (see runtime.shaped_as)
+            return Arr(c.assign(f"shaped_as({x.code}, {like.code})"), 0, frozenset(), x.rank, "f")
+        return x
     if rank(ty) == 0:
         return c.const(0.0, Float)
     like = arrays.dense(c, like)
