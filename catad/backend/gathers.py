@@ -76,7 +76,8 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         code = f"take_clamped({xl.code}, {a}, {d}, {c.sizes[a]}, {hi})"
         return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     if i.iota is not None and i.iota not in xl.deps:
-        code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{', True' if guarded else ''})"
+        masked = ", True" if guarded else _no_lanes(c, i.iota)
+        code = f"take_iota({xl.code}, {i.iota}, {d}, {c.sizes[i.iota]}{masked})"
         return Arr(c.assign(code), d, xl.deps | {i.iota}, xl.rank - 1, xl.kind)
     if i.shift is not None and not guarded and i.deps == {i.shift[0]} and i.shift[0] not in xl.deps:
         # j + s for j over a build (a slice v[s:e] of the front end): a view, not a gather
@@ -89,6 +90,13 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         ic = c.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
     code = f"{xl.code}[{', '.join(parts + [ic])}]"
     return Arr(c.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
+
+
+def _no_lanes(c: Compiler, a: int) -> str:
+    """take_iota's `masked` argument for a read along batch axis a inside the builds of axes 0 .. a - 1:
+    where one of them has no lanes, the checks inside it (that the read is in range) never ran, and
+    nothing reads the result."""
+    return f", 0 in ({''.join(n + ', ' for n in c.sizes[:a])})" if a > 0 else ""
 
 
 def clamped(c: Compiler, out: Arr, a: Arr, b: Arr) -> Arr:
