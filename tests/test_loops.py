@@ -973,3 +973,21 @@ def test_a_slice_s_cotangent_beside_a_loop_s(f, x):
     args = [np.array(x)]
     check_value(f, args)
     check_gradient(f, args, (0,))
+
+
+def enumerate_returning(x, y):
+    base = [0.9, y, x]
+    for i, e in enumerate(base):
+        t = e * i
+        if e > 1.0:
+            return e * t
+    return x + t
+
+
+@pytest.mark.parametrize("args", [(0.3, 0.5), (0.3, 1.5), (1.3, 0.5)], ids=str)
+def test_enumerate_with_a_return_and_a_variable_first_assigned_in_it(args):
+    """A loop over enumerate(...) that returns, whose body first assigns a variable read after
+    it: the lowering that finds that variable's type carries enumerate's count too (it made a
+    tuple of None and raised AttributeError from inside the front end)."""
+    check_value(enumerate_returning, list(args))
+    check_gradient(enumerate_returning, list(args), (0, 1))

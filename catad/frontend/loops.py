@@ -860,6 +860,8 @@ class Loops:
         without its guard (_PROBE_BODY): its first iteration always runs it."""
         saved_env, saved = dict(self.env), self.b.shapes.saved()
         self.env.update(overrides or {})
+        if src.counts:  # enumerate's count, as _fold carries it
+            state = state + [("\0count", Const(0, Int, self.loc(s)))]
         try:
             _, _, env = self._body(s, src, [(n, init.type) for n, init in state],
                                    [self._shape_of(init) for _, init in state], probe=True)
