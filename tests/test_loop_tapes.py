@@ -50,3 +50,23 @@ def test_gradients_through_the_tape(n):
     gk = catad.grad(rnn, argnums=(0, 1), checkpoints=2)(w, h, n)
     np.testing.assert_allclose(gk[0], gw, rtol=1e-12)
     np.testing.assert_allclose(gk[1], gh, rtol=1e-12)
+
+
+def returns_in_inner_loop(x, v):
+    for i in range(1, -1, -1):
+        x = v[i]
+        for k, e in enumerate(v, 1):
+            return 0.5 * x
+    return x
+
+
+def test_an_inner_loop_run_again_in_a_reverse_step_reads_the_outer_tape():
+    """The inner loop runs again in the outer loop's reverse step, and its own tape keeps a value
+    that reads one of the outer tape's (v's element, through nonempty(v, 0)): the outer tape keeps
+    it too. It did not (dead code was found before the inner tape's appends were written), and
+    the generated code raised NameError."""
+    v = np.array([1.0, 2.0, 3.0])
+    value, (gx, gv) = catad.value_and_grad(returns_in_inner_loop, argnums=(0, 1))(0.3, v)
+    assert value == returns_in_inner_loop(0.3, v)
+    assert gx == 0.0
+    np.testing.assert_allclose(gv, central_difference(returns_in_inner_loop, (0.3, v), 1), atol=1e-8)

@@ -295,7 +295,7 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     fname = c.name(d.name)
     lines = c.lines
     if c.tapes:  # the values the reverse steps still read, once dead code is gone
-        lines = folds.finish_tapes(c, tidy.dead_code(lines, out))
+        lines = folds.finish_tapes(c, out)
     if inline:  # (which takes the dead code out first)
         lines, out = tidy.inline_single_use(lines, out, params)
     else:

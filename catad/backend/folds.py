@@ -447,31 +447,43 @@ class Tape:
         c.emit(marker)
 
 
-def finish_tapes(c: Compiler, live: list[str]) -> list[str]:
+def finish_tapes(c: Compiler, out: str) -> list[str]:
     """The program's lines with each tape's appends and loads written in place of their marker
-    lines: the values its reverse steps read that are still used in `live` (the lines that
-    dead code elimination keeps); a tape no reverse step reads is written nowhere."""
+    lines: the values its reverse steps read that are still used by the lines that dead code
+    elimination keeps for the result `out`; a tape no reverse step reads is written nowhere.
+    A value an inner loop's tape keeps may read one of an outer loop's tape (a loop run again in
+    a reverse step): what the appends keep is found again until it no longer grows."""
+    from . import tidy
+    used: dict[str, list[str]] = {}  # tape -> the forward step's names it keeps
+    while True:
+        lines = _tapes_written(c, used)
+        live = tidy.dead_code(lines, out)
+        named = set(_TAPE_NAME.findall("\n".join(line for line in live if not line.lstrip().startswith("#tape-"))))
+        kept = {tape.list: sorted({f for _, _, names, u in tape.loads for f, r in names.items()
+                                   if r in u and r in named}) for tape in c.tapes}
+        if kept == used:
+            return lines
+        used = kept
+
+
+def _tapes_written(c: Compiler, used: dict[str, list[str]]) -> list[str]:
+    """c's lines with each tape's marker lines written for the forward names it keeps (`used`)."""
     lines = list(c.lines)
-    if not c.tapes:
-        return lines
     where = {line.strip(): k for k, line in enumerate(lines) if line.lstrip().startswith("#tape-")}
-    named = set(_TAPE_NAME.findall("\n".join(line for line in live if not line.lstrip().startswith("#tape-"))))
     drop = set()
     for tape in c.tapes:
-        loads = [(marker, i, names, {r for r in u if r in named}) for marker, i, names, u in tape.loads]
-        used = sorted({f for _, _, names, u in loads for f, r in names.items() if r in u})
-        for marker, i, names, u in loads:
+        keep = used.get(tape.list, [])
+        for marker, i, names, _ in tape.loads:
             k = where.get(marker)
             if k is not None:
-                targets = [names[f] if names[f] in u else "_" for f in used]
-                if any(x != "_" for x in targets):
-                    lines[k] = _indent(lines[k]) + f"{', '.join(targets)}, = {tape.list}[{i}]"
+                if keep:
+                    lines[k] = _indent(lines[k]) + f"{', '.join(names[f] for f in keep)}, = {tape.list}[{i}]"
                 else:
                     drop.add(k)
         k = where.get(tape.append_marker)
         if k is not None:
-            if used:
-                lines[k] = _indent(lines[k]) + f"{tape.list}.append({_tuple(used)})"
+            if keep:
+                lines[k] = _indent(lines[k]) + f"{tape.list}.append({_tuple(keep)})"
             else:
                 drop.add(k)
     return [line for k, line in enumerate(lines) if k not in drop]
