@@ -72,11 +72,12 @@ def _shown(t: Term) -> str:
     return repr(t.value) if isinstance(t, Const) else f"a {t.type} computed while the function runs"
 
 
-def static_axes(lw, a, obj, r: int, what: str = "axis"):
+def static_axes(lw, a, obj, r: int, what: str = "axis", shown: int | None = None):
     """An axis argument: None (every axis), or a tuple of axes of a rank-r array as NumPy
     reads them (negative ones from the end). An axis out of range, or given twice, is NumPy's
     error when the call is reached (it may sit in a branch not taken): then an AxisError-like
-    ``Failure``."""
+    ``Failure``, which names the array's rank as `shown` (a number reduced as a vector of one:
+    NumPy's 0)."""
     if _is_none(a):
         return None
     t = lw.arg(a)
@@ -88,8 +89,8 @@ def static_axes(lw, a, obj, r: int, what: str = "axis"):
     for x in items:
         k = int(x.value)
         if not -r <= k < r:
-            return Failure(lw.loc(a), display(obj), f"axis {k} is out of bounds for array of dimension {r}",
-                           "bounds")
+            return Failure(lw.loc(a), display(obj), f"axis {k} is out of bounds for array of dimension "
+                           f"{r if shown is None else shown}", "bounds")
         if k % r in out:
             return Failure(lw.loc(a), display(obj), f"duplicate value in {what!r}")
         out.append(k % r)
@@ -844,17 +845,22 @@ def h_reduce(lw, obj, node, args, kwargs):
         t = t.replace()
     keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
     dtype = dtype_of(lw, p.get("dtype"), obj, None)
-    if not is_array(t):
+    number = not is_array(t)
+    if number:
         if t.type not in (Int, Float, Bool) or isinstance(a0, ast.GeneratorExp):
             lw.fail(node, name, f"{name}() takes an array, got a {t.type}", CatadTypeError)
         if _is_none(p.get("axis")) and kind in ("sum", "prod", "vmax", "vmin"):
             return t
         if _is_none(p.get("axis")) and kind == "mean":
             return lw.b.to_float(t, loc)
+        failure = static_axes(lw, p["axis"], obj, 0) if kind in ("mean", "var", "std") and \
+            not _is_none(p.get("axis")) else None
+        if isinstance(failure, Failure):  # NumPy counts a number's elements along the axis: there is none
+            return failure.term(lw, Float)
         t = builds(lw, [ONE], lambda i: t, loc)  # NumPy reduces a number as an array of one element
         keep = False
     r = rank(t.type)
-    axes = static_axes(lw, p.get("axis"), obj, r)
+    axes = static_axes(lw, p.get("axis"), obj, r, shown=0 if number else None)
     if isinstance(axes, Failure):
         return axes.term(lw, Float if kind not in ("argmax", "argmin") else Int)
     if axes is not None and kind in ("argmax", "argmin") and len(axes) > 1:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import CatadTypeError
+from ..errors import BoundsError, CatadTypeError
 from ..lang.terms import Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
@@ -46,12 +46,13 @@ def _operand(lw, obj, node, p):
     keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
     if scalar_of(t.type) not in (Int, Float, Bool):
         lw.fail(node, name, f"{name}() takes numbers or arrays of numbers, got a {t.type}", CatadTypeError)
-    if not is_array(t):
+    number = not is_array(t)
+    if number:
         t, keep = builds(lw, [ONE], lambda i: t, loc), False
     r = rank(t.type)
-    axes = static_axes(lw, p.get("axis"), obj, r)
-    if isinstance(axes, Failure):
-        lw.fail(node, name, axes.message, CatadTypeError)
+    axes = static_axes(lw, p.get("axis"), obj, r, shown=0 if number else None)
+    if isinstance(axes, Failure):  # (NumPy's AxisError, an IndexError: refused while compiling)
+        lw.fail(node, name, axes.message, BoundsError if axes.kind == "bounds" else CatadTypeError)
     return t, r, None if axes is None else tuple(sorted(axes)), keep
 
 
@@ -191,6 +192,9 @@ def h_average(lw, obj, node, args, kwargs):
     w = None if _is_none(p.get("weights")) else lw.b.to_float(lw.arg(p["weights"]), loc)
     w = w.replace() if w is not None and lw.is_list(w) else w
     a0 = lw.arg(p["a"])
+    failure = static_axes(lw, p["axis"], obj, 0) if not is_array(a0) and not _is_none(p.get("axis")) else None
+    if isinstance(failure, Failure):  # NumPy counts a number's elements along the axis: there is none
+        return Failure(failure.loc, failure.construct, "axis: " + failure.message, failure.kind).term(lw, Float)
     if w is not None and not is_array(w) and not is_array(a0) and _is_none(p.get("axis")):  # two numbers
         x = lw.b.to_float(a0, loc)
         return lw.b.share(w, lambda v: _divided(lw, prim("mul", x, v, loc=loc), v, loc), loc)
