@@ -119,6 +119,8 @@ def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None,
         result = compiled(*inputs)
         if which == "reverse":
             tangent, like = (result[1],) if n == 1 else result[1], inputs[:n]
+        elif variant.get("tangent_only"):  # no value to hold it against
+            return result
         else:
             tangent, like = result[1], result[0]
         return result if _shaped_as(tangent, like) else compiled.branch_taken(*inputs)
