@@ -487,3 +487,26 @@ def test_finite_by_the_sum_of_squares_finds_every_inf_and_nan(n, bad):
     assert not runtime._squares_finite(strided) and runtime.finite(strided)
     strided[n // 3, 0] = bad
     assert not runtime.finite(strided)
+
+
+def test_the_order_of_many_operands_is_searched_greedily(monkeypatch):
+    """np.einsum_path's "optimal" search is exponential in the operands (27 s for 8): the gradient
+    of np.sum(np.sin(s * s) * s * s), s = np.square(a[:, None]), makes a 9-operand einsum and
+    took 24 s, its Hessian hung. Up to 5 operands the order is still the optimal one."""
+    asked = []
+    real = np.einsum_path
+
+    def recording(spec, *ops, optimize, **kw):
+        if isinstance(optimize, str):  # (plan's call gives the path found)
+            asked.append((spec.count(",") + 1, optimize))
+        return real(spec, *ops, optimize=optimize, **kw)
+    monkeypatch.setattr(np, "einsum_path", recording)
+    def chain(k):  # a @ b @ c ... as an einsum of k matrices (no operand has every index)
+        letters = "abcdefghijk"
+        return ",".join(letters[j:j + 2] for j in range(k)) + "->a" + letters[k]
+    for k in (3, 5, 6, 9):
+        einsum_plans.path.cache_clear()
+        einsum_plans.path(chain(k), ((3, 3),) * k)
+    assert asked == [(3, "optimal"), (5, "optimal"), (6, "greedy"), (9, "greedy")]
+    ops = [np.random.default_rng(k).normal(size=(3, 3)) for k in range(9)]
+    np.testing.assert_allclose(einsum_plans.run(chain(9), ops), np.linalg.multi_dot(ops), rtol=1e-10)
