@@ -216,7 +216,7 @@ def one_hot(x, i, iota):
         n = iota.shape[-1]
         if x.shape != i.shape:  # (np.broadcast_to: 3 us each)
             x, i = np.broadcast_arrays(x, i)
-        if every(i.view(np.uint64) < n):  # a negative index is a large unsigned one
+        if n and every(i.view(np.uint64) < n):  # a negative index is a large unsigned one (n = 0: np.where)
             rows = i.size
             out = np.zeros(rows * n)
             out[np.arange(0, rows * n, n) + i.reshape(-1)] = x.reshape(-1)
