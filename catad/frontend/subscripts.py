@@ -10,7 +10,7 @@ import ast
 
 from ..errors import CatadTypeError, DomainError
 from ..lang.terms import Const, Get, Term, Tuple, is_atom, make_lets
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
@@ -330,6 +330,10 @@ class Subscripts:
                                            "rectangular arrays")
         items = [self._display_build(x, floats, node) if isinstance(x, list)
                  else self.b.to_float(x, loc) if floats and scalar_of(x.type) == Int else x for x in leaves]
+        if len({rank(x.type) for x in items}) > 1:  # NumPy's ValueError where it runs
+            from .numpy_arrays import Failure
+            return Failure(loc, "np.array", "setting an array element with a sequence. The requested array has an "
+                           "inhomogeneous shape after 1 dimensions.").term(lw=self, ty=Vec(items[0].type))
         if self.same_shapes(items):
             return prim("vector", *items, loc=loc)
         return self.b.share_all(items, lambda *xs: make_lets(self._one_shape(xs, loc), prim("vector", *xs, loc=loc)),
