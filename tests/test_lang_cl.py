@@ -243,3 +243,16 @@ def test_random_programs_agree_in_every_evaluator(data):
     values = all_ways(p, *args)
     for v in values[1:]:
         assert v == pytest.approx(values[0], rel=1e-12, abs=1e-12)
+
+
+def test_a_tuple_of_a_projection_and_a_let_reads_its_input_as_the_let_does():
+    """x + t[0] * (let u = t[2] in u[1]) of a 3-tuple t: in CL, a tuple of pi_1 and a let whose body
+    prunes to u. Read back from CL, the tuple's input was split into t's three components (the
+    projection's count), so the let's body took t[1] for u (a loop's body of the ADBench-style
+    `t = (x, 1, w * 1.0)`: generated code indexing the Int 1, a SyntaxError)."""
+    x, t, u = Var("x", Float), Var("t", TupleT((Float, Int, Vec(Float)))), Var("u", Vec(Float))
+    body = prim("add", x, prim("mul", Get(0, t), Let(u, Get(2, t), prim("index", const(1), u))))
+    p = Program((Def("f", (x, t), body),), "f")
+    assert "P[2/2] ; (π1,3, L(u, π3,3" in str(C.to_cl_program(p))
+    values = all_ways(p, 0.5, (1.5, 1, np.array([2.0, 3.0, 4.0])))
+    assert_all_equal(values + [5.0])

@@ -991,3 +991,18 @@ def test_enumerate_with_a_return_and_a_variable_first_assigned_in_it(args):
     tuple of None and raised AttributeError from inside the front end)."""
     check_value(enumerate_returning, list(args))
     check_gradient(enumerate_returning, list(args), (0, 1))
+
+
+def tuple_read_in_loop(x, w):
+    t = (x, 1, w * 1.0)
+    for i in range(len(w)):
+        return x + t[0] * t[2][2]
+    return 0.5
+
+
+def test_a_tuple_s_array_read_in_a_loop_that_returns():
+    """t[0] * t[2][2] in the loop's body: read back from CL, the tuple's third part was taken
+    for its second (the Int 1), and the generated code did not compile (SyntaxError)."""
+    args = [1.5, np.array([1.1, 1.2, 1.3])]
+    check_value(tuple_read_in_loop, args)
+    check_gradient(tuple_read_in_loop, args, (0, 1))

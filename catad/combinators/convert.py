@@ -203,23 +203,33 @@ def _tuple(items: list[core.Term]) -> core.Term:
 
 def input_arity(c: cl.CL) -> int | None:
     """How many context positions c reads its input as (None: it takes it whole)."""
+    return _reads(c)[0]
+
+
+_POSITIONAL = (cl.Prune, cl.Let, cl.Build, cl.Fold, cl.Scan, cl.WhileCount)
+
+
+def _reads(c: cl.CL) -> tuple[int | None, bool]:
+    """(input_arity, whether c needs exactly that many positions): a let, a prune, a build or a
+    loop index their positions; a projection or a call reads its n positions or one holding
+    their tuple alike, so where the items of a tuple (the branches of an if) disagree, those
+    that need their number of positions say it (`(pi_1, L(x, pi_3, ...))` of a 3-tuple read
+    as three positions gave the let's body the wrong ones)."""
     while True:
-        if isinstance(c, (cl.Prune,)):
-            return c.n
-        if isinstance(c, (cl.Let, cl.Build, cl.Fold, cl.Scan, cl.WhileCount)):
-            return c.n
+        if isinstance(c, _POSITIONAL):
+            return c.n, True
         if isinstance(c, cl.Call):
-            return c.nargs if c.nargs != 1 else 1
+            return (c.nargs if c.nargs != 1 else 1), False
         if isinstance(c, cl.Proj):
-            return c.n
+            return c.n, False
         if isinstance(c, cl.Compose):
             c = c.first
         elif isinstance(c, (cl.Tuple, cl.If)):
-            arities = [input_arity(x) for x in c.children()]
-            known = [a for a in arities if a is not None]
-            return known[0] if known else None
+            reads = [r for r in (_reads(x) for x in c.children()) if r[0] is not None]
+            needed = [r for r in reads if r[1]]
+            return (needed or reads or [(None, False)])[0]
         else:
-            return None
+            return None, False
 
 
 __all__ = ["to_cl_program", "to_cl_def", "from_cl_program", "from_cl_def", "input_arity"]
