@@ -1006,3 +1006,26 @@ def test_a_tuple_s_array_read_in_a_loop_that_returns():
     args = [1.5, np.array([1.1, 1.2, 1.3])]
     check_value(tuple_read_in_loop, args)
     check_gradient(tuple_read_in_loop, args, (0, 1))
+
+
+def newton_after_a_loop(v, w):
+    for i in range(-5, 4):
+        c = np.prod(np.tanh(w))
+        s = min(-c, 1.5 * v[i])
+    c7 = 0.9 if (s if len(w) == 2 else s) < w[-5] else w[0]
+    y = 1.0
+    while y * y - c7 > 1e-12 * c7:
+        y = 0.5 * (y + c7 / y)
+    return y
+
+
+def test_the_hessian_of_a_branch_on_a_loop_s_state():
+    """The Hessian's program reads the first loop's final state as a run-time value, and the
+    branch's condition compares it: an if on a run-time Bool (AttributeError: 'RT' object has
+    no attribute 'depth', from inside the code generator)."""
+    v, w = np.array([0.3, -0.5, 0.8, 1.1, 0.2]), np.array([0.4, 0.9, -0.3, 0.5, 0.7])
+    check_value(newton_after_a_loop, [v, w])
+    h = catad.hessian(newton_after_a_loop, argnums=1)(v, w)
+    grad = catad.grad(newton_after_a_loop, argnums=1)
+    by_differences = np.array([(grad(v, w + 1e-5 * e) - grad(v, w - 1e-5 * e)) / 2e-5 for e in np.eye(5)])
+    np.testing.assert_allclose(h, by_differences, atol=1e-8)

@@ -69,6 +69,8 @@ def if_(c: Compiler, t: K.If):
     """Both branches, each under its mask (a check in a branch looks only at its lanes), then
     the selection."""
     cond = c.comp(t.cond)
+    if isinstance(cond, RT):  # a Bool a run-time value holds (a loop's state read back): a Python bool
+        cond = Arr(cond.code, 0, frozenset(), 0, "b")
     if c.branch_blocks and cond.depth == 0 and cond.rank == 0:
         return if_blocks(c, t, cond)
     notc = c.op("np.logical_not({0})", [cond], "b")
