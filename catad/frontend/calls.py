@@ -556,12 +556,7 @@ def h_maximum(lw, obj, node, args, kwargs):
     name = "max" if obj is np.maximum else "min"
 
     def f(a, b):
-        # NumPy's: b unless a is greater (less) or NaN, so a tie (0.0 and -0.0 too) gives b; the
-        # primitive is Python's max(b, a), b unless a is greater: a NaN a is taken first
-        if a.type != Float or isinstance(a, Const):  # only a Float a can be NaN
-            return lw.b.scalar(name, [b, a], loc)
-        return lw.b.share(a, lambda x: lw.b.if_(prim("ne", x, x, loc=loc), x, lw.b.scalar(name, [b, x], loc),
-                                                 loc, "{a} {b}"), loc)
+        return special_calls.numpy_maximum(lw, name, a, b, loc)
     return lw.b.elementwise(f, ts, loc, display(obj)) if any(is_array(t) for t in ts) else f(*ts)
 
 

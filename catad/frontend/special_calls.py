@@ -338,10 +338,32 @@ def h_clip(lw, obj, node, args, kwargs):
     loc = lw.loc(node)
     ts = [lw.arg(a)] + [None if _none(x) else lw.arg(x) for x in (lo, hi)]
 
-    def f(x, lo, hi):
-        out = x if lo is None else lw.b.scalar("max", [x, lo], loc)
-        return out if hi is None else lw.b.scalar("min", [out, hi], loc)
+    def f(x, lo, hi):  # NumPy's clip of one bound is np.maximum's (np.minimum's), where a tie gives the bound
+        if lo is None:
+            return numpy_maximum(lw, "min", x, hi, loc)
+        if hi is None:
+            return numpy_maximum(lw, "max", x, lo, loc)
+        return _bounded(lw, "min", _bounded(lw, "max", x, lo, loc), hi, loc)
     return _map(lw, f, ts, loc, "np.clip")
+
+
+def numpy_maximum(lw, name: str, a: Term, b: Term, loc) -> Term:
+    """np.maximum (np.minimum, `name` "min") of two scalars: b unless a is greater (less) or NaN,
+    so a tie (0.0 and -0.0 too) gives b. The primitive is Python's max(b, a), b unless a is
+    greater: a NaN b is taken first."""
+    if a.type != Float or isinstance(a, Const):  # only a Float a can be NaN
+        return lw.b.scalar(name, [b, a], loc)
+    return lw.b.share(a, lambda x: lw.b.if_(prim("ne", x, x, loc=loc), x, lw.b.scalar(name, [b, x], loc),
+                                             loc, "{a} {b}"), loc)
+
+
+def _bounded(lw, kind: str, a: Term, bound: Term, loc) -> Term:
+    """The clip ufunc's max(a, bound) (min), where NumPy's np.clip has both bounds: a unless the
+    bound is beyond it (a tie, 0.0 and -0.0 too, keeps a: Python's max(a, bound)), and NaN where
+    either is (a NaN a Python's max keeps, a NaN bound is taken first)."""
+    if bound.type != Float or isinstance(bound, Const) and not math.isnan(bound.value):
+        return lw.b.scalar(kind, [a, bound], loc)
+    return lw.b.share(bound, lambda b: If(prim("ne", b, b, loc=loc), b, lw.b.scalar(kind, [a, b], loc), loc), loc)
 
 
 # ------------------------------------------------------------ the tables
