@@ -763,6 +763,29 @@ def count_of(lw, a: Term, axes, loc) -> Term:
     return n
 
 
+# NumPy's ValueError for each reduction without an identity, over no elements
+NO_IDENTITY = {"vmax": "zero-size array to reduction operation maximum which has no identity",
+               "vmin": "zero-size array to reduction operation minimum which has no identity",
+               "fmax": "zero-size array to reduction operation fmax which has no identity",
+               "fmin": "zero-size array to reduction operation fmin which has no identity",
+               "argmax": "attempt to get argmax of an empty sequence",
+               "argmin": "attempt to get argmin of an empty sequence"}
+
+
+def nonempty_lanes(lw, a: Term, axes, kind: str, loc) -> list:
+    """The check that a reduction without an identity (NO_IDENTITY's kinds) of atom a over axes
+    (None: all) has elements to combine: NumPy raises where the reduced axes' lengths multiply to
+    0, however many results there are (np.max of a (0, 0) array along axis 1 raises, of a (0, 3)
+    one does not). A binding of its own, so it raises where the call is even when nothing uses
+    the reduction's value: dead-code elimination keeps a check and drops an unused reduction."""
+    lanes = count_of(lw, a, axes, loc)
+    if isinstance(lanes, Const) and lanes.value > 0:
+        return []
+    name = kind.removeprefix("v")
+    return lw.b.check(prim("lt", ZERO, lanes, loc=loc), (), loc, name,
+                      f"{name} of an empty array (NumPy raises ValueError: {NO_IDENTITY[kind]})")
+
+
 def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
     """NumPy's reduction `kind` of atom a over axes (None: all), without keepdims."""
     r = rank(a.type)
@@ -884,7 +907,8 @@ def h_reduce(lw, obj, node, args, kwargs):
         if flags and kind in ("vmax", "vmin"):  # of Bools, a Bool: any, all
             out = lw.b.elementwise(lambda x: prim("ne", x, ZERO, loc=loc), [out], loc) if is_array(out) \
                 else prim("ne", out, ZERO, loc=loc)
-        return keep_dims(lw, out, r, axes, loc) if keep else out
+        out = keep_dims(lw, out, r, axes, loc) if keep else out
+        return make_lets(nonempty_lanes(lw, a, axes, kind, loc), out) if kind in NO_IDENTITY else out
     return lw.b.share(t, body, loc)
 
 

@@ -25,8 +25,8 @@ from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .calls import display
 from .common import ONE, ZERO, is_array
-from .numpy_arrays import (Failure, _is_none, bind_args, builds, count_of, insert_axes, keep_dims, reduce,
-                           static_axes, static_bool)
+from .numpy_arrays import (Failure, _is_none, bind_args, builds, count_of, insert_axes, keep_dims, nonempty_lanes,
+                           reduce, static_axes, static_bool)
 
 import numpy as np
 
@@ -137,11 +137,12 @@ def h_nanmax(lw, obj, node, args, kwargs):
         def of_bools(a):
             m = reduce(lw, _counted(lw, a, lambda x: x, loc), axes, kind, loc)
             f = lambda c: prim("ne", c, ZERO, loc=loc)
-            return make_lets(_nonempty_lanes(lw, a, r, axes, "f" + kind[1:], loc),
+            return make_lets(nonempty_lanes(lw, a, axes, "f" + kind[1:], loc),
                              _each(lw, f, m, loc) if is_array(m) else f(m))
         return _finish(lw, t, r, axes, keep, loc, of_bools)
-    if scalar_of(t.type) != Float:
-        return _finish(lw, t, r, axes, keep, loc, lambda a: reduce(lw, a, axes, kind, loc))
+    if scalar_of(t.type) != Float:  # (NumPy's np.max: no NaN to skip)
+        return _finish(lw, t, r, axes, keep, loc,
+                       lambda a: make_lets(nonempty_lanes(lw, a, axes, kind, loc), reduce(lw, a, axes, kind, loc)))
     fill = Const(-math.inf if kind == "vmax" else math.inf, Float)
 
     def body(a):
@@ -149,22 +150,8 @@ def h_nanmax(lw, obj, node, args, kwargs):
         n = reduce(lw, _counted(lw, a, lambda x: _not_nan(x, loc), loc), axes, "sum", loc)
         f = lambda e, c: If(prim("eq", c, ZERO, loc=loc), _NAN, e, loc)
         out = lw.b.elementwise(f, [ext, n], loc) if is_array(ext) else f(ext, n)
-        return make_lets(_nonempty_lanes(lw, a, r, axes, "f" + kind[1:], loc), out)
+        return make_lets(nonempty_lanes(lw, a, axes, "f" + kind[1:], loc), out)
     return _finish(lw, t, r, axes, keep, loc, body)
-
-
-def _nonempty_lanes(lw, a: Term, r: int, axes, op: str, loc) -> list:
-    """NumPy's ValueError where a reduction with no identity has an empty lane to reduce (and
-    some result to make: a lane count of 0 with no lanes is an empty result)."""
-    lane = count_of(lw, a, axes, loc)
-    others = ONE
-    for q in range(r):
-        if axes is not None and q not in axes:
-            others = prim("mul", others, lw.b.size(a, q, loc), loc=loc)
-    empty = prim("eq", lane, ZERO, loc=loc)
-    bad = empty if axes is None else If(empty, prim("gt", others, ZERO, loc=loc), Const(False, Bool), loc)
-    return lw.b.check(prim("not", bad, loc=loc), (), loc, op, f"zero-size array to reduction operation {op} which "
-                                                               "has no identity")
 
 
 def h_ptp(lw, obj, node, args, kwargs):
@@ -178,7 +165,8 @@ def h_ptp(lw, obj, node, args, kwargs):
     def body(a):
         hi, lo = reduce(lw, a, axes, "vmax", loc), reduce(lw, a, axes, "vmin", loc)
         f = lambda x, y: prim("sub", x, y, loc=loc)
-        return lw.b.elementwise(f, [hi, lo], loc) if is_array(hi) else f(hi, lo)
+        return make_lets(nonempty_lanes(lw, a, axes, "vmax", loc),
+                         lw.b.elementwise(f, [hi, lo], loc) if is_array(hi) else f(hi, lo))
     return _finish(lw, t, r, axes, keep, loc, body)
 
 
