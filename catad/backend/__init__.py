@@ -65,7 +65,7 @@ from . import arrays, checkpoint, folds, memory, runtime, tidy
 from .compiler import Compiler
 from .control import Fallback
 from .dispatch import CODEGEN
-from .values import ZERO, RT, Arr, Unvectorisable, is_zero
+from .values import ZERO, RT, Arr, Stacked, Unvectorisable, is_zero
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
@@ -363,6 +363,8 @@ def _output(c: Compiler, x, ty: Type) -> str:
         return "ZERO"
     if isinstance(x, RT):
         return x.code
+    if isinstance(ty, Vec) and isinstance(x, Stacked) and isinstance(x.body, RT) and scalar_of(ty) == Float:
+        return arrays.rt(c, x)  # copies of one run-time tangent (rt_repeat: a new array, or the zero tangent)
     if isinstance(ty, Vec):
         a = arrays.dense(c, x)
         dtype = {Int: "np.int64", Bool: "np.bool_"}.get(scalar_of(ty), "np.float64")

@@ -609,6 +609,17 @@ def rt_update(i, v, n):
     return out
 
 
+def rt_repeat(x, n):
+    """build(n, \\i. x) of a run-time tangent x that no lane changes: n copies of it as one
+    run-time tangent (the zero tangent of a vector, where x is the zero tangent; a list, as a
+    loop makes a vector of tuples, where x is a tuple)."""
+    if x is ZERO:
+        return ZERO
+    if isinstance(x, tuple):
+        return [x] * int(n)
+    return np.repeat(np.asarray(T.densify(x))[None], int(n), axis=0)
+
+
 def rt_len(v):
     """size(v) of a run-time tangent (a reverse loop's, kept as a list: Compiled.ragged): an index
     update knows its length; a list or an array has one."""

@@ -236,6 +236,8 @@ def densified(c: Compiler, x, like, ty):
     kind = kind_of(ty)
     if kind != "f":
         return ZERO  # an Int or Bool has no tangent
+    if isinstance(x, Stacked) and isinstance(x.body, RT) and c.depth == 0:  # copies of one run-time
+        x = RT(arrays.rt(c, x))                                             # tangent (rt_repeat)
     if isinstance(x, RT):
         if c.depth > 0:
             raise Unvectorisable("a loop's tangents used inside a vectorised build")
