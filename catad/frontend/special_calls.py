@@ -130,21 +130,10 @@ def _reduce(lw, t: Term, axis: int | None, kind: str, loc) -> Term:
 
 def _keep(lw, t: Term, r: int, axis: int | None, loc) -> Term:
     """The result of a reduction of a rank-r array with its reduced axes kept, of length 1
-    (NumPy's keepdims): a build of one element where the axis was."""
-    one = Const(1, Int)
-    if r == 0:
-        return t
-    if axis is None:
-        for _ in range(r):
-            t = Build(one, lw.b.var(Int, loc, "_k"), t, loc)
-        return t
-    if axis == 0:
-        return Build(one, lw.b.var(Int, loc, "_k"), t, loc)
-    # axis 1 of a matrix: each row's value in a row of its own
-    def rows(v):
-        i = lw.b.var(Int, loc, "_i")
-        return Build(lw.b.size(v, 0, loc), i, Build(one, lw.b.var(Int, loc, "_k"), index_chain(v, [i], loc), loc), loc)
-    return lw.b.share(t, rows, loc)
+    (NumPy's keepdims): numpy_arrays.keep_dims (imported here: it imports calls, which imports
+    this module)."""
+    from .numpy_arrays import keep_dims
+    return keep_dims(lw, t, r, None if axis is None else (axis,), loc) if r else t
 
 
 def _finite_or_zero(lw, loc):
