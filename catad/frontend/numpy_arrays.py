@@ -746,7 +746,10 @@ def along(lw, a: Term, axes, per_axis0, loc) -> Term:
 
 def by_axis(lw, a: Term, axes, one, loc) -> Term:
     """A reduction over the sorted `axes` of atom a as one(x, q), x reduced along its axis q,
-    from the last axis to the first (so the axes before stay where they are)."""
+    from the last axis to the first (so the axes before stay where they are); over no axes
+    (axis=()), a itself, as NumPy's."""
+    if not axes:
+        return a
     out = one(a, axes[-1])
     for q in reversed(axes[:-1]):
         out = lw.b.share(out, lambda x, q=q: one(x, q), loc)
@@ -757,6 +760,8 @@ def count_of(lw, a: Term, axes, loc) -> Term:
     """How many elements each result of reducing atom a over axes combines."""
     if axes is None:
         return lw.b.count(a, loc)
+    if not axes:
+        return ONE  # each result is one element (axis=())
     n = lw.b.size(a, axes[0], loc)
     for q in axes[1:]:
         n = prim("mul", n, lw.b.size(a, q, loc), loc=loc)
@@ -886,7 +891,7 @@ def h_reduce(lw, obj, node, args, kwargs):
     axes = static_axes(lw, p.get("axis"), obj, r, shown=0 if number else None)
     if isinstance(axes, Failure):
         return axes.term(lw, Float if kind not in ("argmax", "argmin") else Int)
-    if axes is not None and kind in ("argmax", "argmin") and len(axes) > 1:
+    if axes is not None and kind in ("argmax", "argmin") and len(axes) != 1:
         lw.fail(p["axis"], name, f"axis of {name}() must be one integer", CatadTypeError)
     if axes is not None:
         axes = tuple(sorted(axes))

@@ -91,7 +91,7 @@ def _failure(lw, order, n_axes: int, node, loc, name: str) -> Failure | None:
                 hint="write np.sum(x != 0) for the count (its gradient is zero)")
     if n_axes == 2 and order not in (2, -2, "nuc", 1, -1, math.inf, -math.inf, None, "fro", "f"):
         return Failure(loc, name, "Invalid norm order for matrices.")
-    if n_axes > 2:
+    if n_axes > 2 or n_axes == 0:  # (axis=())
         return Failure(loc, name, "Improper number of dimensions to norm.")
     return None
 
