@@ -118,6 +118,8 @@ def rt(c: Compiler, x) -> str:
             out = rt(c, v) if out is None else c.assign(f"T_tadd({out}, {rt(c, v)})")
         return out
     if isinstance(x, Stacked):
+        if x.body is ZERO:  # a vector of zero tangents: the zero tangent
+            return "ZERO"
         if isinstance(x.body, RT) and not x.body.is_list and x.mask is None and x.depth == 0:  # (no shape to make)
             return c.assign(f"rt_repeat({x.body.code}, {x.N})")
         return dense(c, x).code
