@@ -128,11 +128,12 @@ def exposed(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
             a, b = set(defined), set(defined)
             out |= exposed(s.body, a) | exposed(s.orelse, b)
             defined |= _defined_after(s.body, defined) & _defined_after(s.orelse, defined)
-        elif isinstance(s, ast.For):
+        elif isinstance(s, ast.For):  # (its else runs after the last pass, or none)
             out |= _reads(s.iter) - defined
-            out |= exposed(s.body, defined | set(_targets(s.target)))
-        elif isinstance(s, ast.While):
-            out |= _reads(s) - defined
+            out |= exposed(s.body, defined | set(_targets(s.target))) | exposed(s.orelse, defined)
+        elif isinstance(s, ast.While):  # its test is read first, on every pass
+            out |= _reads(s.test) - defined
+            out |= exposed(s.body, defined) | exposed(s.orelse, defined)
         elif isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             value = s.value if s.value is not None else None
             if value is not None:
