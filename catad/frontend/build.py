@@ -112,6 +112,21 @@ class Builder(Checks, Broadcasting, Indexing, Reductions):
             out = Let(v, t, out, loc)
         return out
 
+    def evaluated(self, ts: list[Term], body: Callable[..., Term], loc: Loc | None) -> Term:
+        """body(*ts) with the terms that run a check (lang.terms.may_fail) bound first: a call
+        evaluates all its arguments, so their checks raise whichever one it chooses, where an if
+        on a scalar (np.where's) would run only the branch taken."""
+        failing = [k for k, t in enumerate(ts) if may_fail(t)]
+        if not failing:
+            return body(*ts)
+
+        def at(*atoms):
+            args = list(ts)
+            for k, a in zip(failing, atoms):
+                args[k] = a
+            return body(*args)
+        return self.share_all([ts[k] for k in failing], at, loc)
+
     # ------------------------------------------------------------ scalars and promotion
 
     def to_float(self, t: Term, loc: Loc | None) -> Term:

@@ -565,7 +565,7 @@ def h_where(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
-    return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else f(*ts)
+    return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else lw.b.evaluated(ts, f, loc)
 
 
 def _square(lw, loc):

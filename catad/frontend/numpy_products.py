@@ -166,10 +166,15 @@ def h_select(lw, obj, node, args, kwargs):
         if scalar_of(c.type) != Bool:
             lw.fail(node, "np.select", f"invalid entry {k} in condlist: should be boolean ndarray", CatadTypeError)
     f = lambda c, x, y: lw.b.if_(c, x, y, loc, "np.select() chooses between a {a} and a {b}; give them one type")
-    for c, x in reversed(list(zip(cs, (lw.arg(e) for e in choices.elts)))):
-        ts = [c, x, out]
-        out = lw.b.elementwise(f, ts, loc, "np.select") if any(is_array(t) for t in ts) else f(*ts)
-    return out
+    xs = [lw.arg(e) for e in choices.elts]
+
+    def chosen(*ts):  # (every condition and choice evaluated: their checks run, whichever is chosen)
+        out = ts[-1]
+        for c, x in reversed(list(zip(ts[:len(cs)], ts[len(cs):-1]))):
+            args = [c, x, out]
+            out = lw.b.elementwise(f, args, loc, "np.select") if any(is_array(t) for t in args) else f(*args)
+        return out
+    return lw.b.evaluated(cs + xs + [out], chosen, loc)
 
 
 def _tensordot_axes(lw, node, p, ra: int, rb: int):
