@@ -70,7 +70,35 @@ def la_cholesky(a):
 # det(A) A^{-1} does not exist: the adjugate is taken from the SVD there.
 
 def _adjugate(a):
-    """adj(A) of every matrix of a stack, singular or not, by the SVD A = U S V^T:
+    """adj(A) of every matrix of a stack, singular or not: by the SVD (_adjugate_svd) where the
+    matrix is finite; by its minors where it holds an inf or a nan, whose SVD LAPACK never ends
+    (inf) or fails (nan), and whose adjugate is what the determinants of its minors give, as
+    np.linalg.det gives det(A) of such a matrix."""
+    a = np.asarray(a, dtype=np.float64)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all():
+        return _adjugate_svd(a)
+    out = np.empty(a.shape)
+    out[finite] = _adjugate_svd(a[finite])
+    out[~finite] = _adjugate_by_minors(a[~finite])
+    return out
+
+
+def _adjugate_by_minors(a):
+    """adj(A)[j, i] = (-1)^(i + j) det(A without row i and column j), for every matrix of a stack."""
+    n = a.shape[-1]
+    if n == 1:
+        return np.ones(a.shape)
+    out = np.empty(a.shape)
+    for i in range(n):
+        rows = np.delete(a, i, axis=-2)
+        for j in range(n):
+            out[..., j, i] = (-1.0) ** (i + j) * np.linalg.det(np.delete(rows, j, axis=-1))
+    return out
+
+
+def _adjugate_svd(a):
+    """adj(A) of every finite matrix of a stack, singular or not, by the SVD A = U S V^T:
     adj(A) = det(U) det(V) V diag(prod_{j != i} s_j) U^T (adj(XY) = adj(Y) adj(X), and
     adj(Q) = det(Q) Q^T for an orthogonal Q)."""
     u, s, vt = np.linalg.svd(a)
@@ -81,9 +109,13 @@ def _adjugate(a):
 
 
 def _adj_t(a):
-    """adj(A)^T = det(A) A^{-T}: by one solve where every matrix is regular, else by the SVD."""
+    """adj(A)^T = det(A) A^{-T}: by one solve where every matrix is regular and finite, else as
+    _adjugate makes it (a solve with an inf or a nan makes every entry nan, where the cofactors
+    of the entries a nan or inf is not in are numbers)."""
     n = np.shape(a)[-1]
     try:
+        if not np.isfinite(a).all():
+            raise np.linalg.LinAlgError
         inv_t = np.linalg.solve(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
     except np.linalg.LinAlgError:
         return _t(_adjugate(a))
@@ -329,6 +361,8 @@ def _det_second(a, x):
     B_i being A with its column i replaced by X's."""
     n = np.shape(a)[-1]
     try:
+        if not np.isfinite(a).all():  # (as _adj_t)
+            raise np.linalg.LinAlgError
         inv_t = np.linalg.solve(_t(a), np.broadcast_to(np.eye(n), np.shape(a)))
     except np.linalg.LinAlgError:
         out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(x)))
