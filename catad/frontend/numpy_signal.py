@@ -77,13 +77,16 @@ def _positive_check(lw, n: Term, loc, name: str, message: str, kind: str = "shap
     return lw.b.check(prim("le", ONE, n, loc=loc), (n,), loc, name, message, kind)
 
 
-def _vector_arg(lw, a, obj, node, what: str) -> Term:
+def _vector_arg(lw, a, obj, node, what: str, scalar: str | None = None) -> Term:
     """An argument that must be a vector (a scalar is a vector of one element, as NumPy's
-    ``ndmin=1``); of Floats."""
+    ``ndmin=1``, unless NumPy raises `scalar` for one); of Floats."""
     name = display(obj)
     t = lw.display(a) if isinstance(a, (ast.List, ast.Tuple)) else lw.arg(a)
     if lw.is_list(t):
         t = t.replace()
+    if t.type in (Int, Float) and scalar is not None:
+        lw.fail(node, name, f"{what} of {name}() must be a vector, got a number ({name} raises {scalar})",
+                CatadTypeError)
     if t.type in (Int, Float):
         t = prim("vector", t, loc=lw.loc(node))
     if not is_array(t) or scalar_of(t.type) not in (Int, Float):
@@ -186,7 +189,7 @@ def h_polyval(lw, obj, node, args, kwargs):
     """np.polyval(p, x): Horner's rule, highest degree first, for each element of x."""
     p = bind_args(lw, obj, node, args, kwargs, ("p", "x"), 2)
     loc, name = lw.loc(node), display(obj)
-    c = _vector_arg(lw, p["p"], obj, node, "p")
+    c = _vector_arg(lw, p["p"], obj, node, "p", "TypeError: iteration over a 0-d array")
     x = lw.b.to_float(lw.arg(p["x"]), loc)
     if scalar_of(x.type) != Float:
         lw.fail(node, name, f"x of {name}() must be a number or an array of numbers, got a {x.type}", CatadTypeError)
@@ -298,8 +301,9 @@ def h_convolve(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("a", "v", "mode"), 2)
     loc, name = lw.loc(node), display(obj)
     mode = _static_str(lw, p.get("mode"), obj, "mode", "full" if conv else "valid", ("valid", "same", "full"))
-    a = _vector_arg(lw, p["a"], obj, node, "a")
-    v = _vector_arg(lw, p["v"], obj, node, "v")
+    shallow = None if conv else "ValueError: object of too small depth for desired array"  # (convolve takes them)
+    a = _vector_arg(lw, p["a"], obj, node, "a", shallow)
+    v = _vector_arg(lw, p["v"], obj, node, "v", shallow)
     add, sub, mn, mx = (lambda x, y, o=o: prim(o, x, y, loc=loc) for o in ("add", "sub", "min", "max"))
     two = Const(2, Int, loc)
 
@@ -346,8 +350,9 @@ def h_interp(lw, obj, node, args, kwargs):
     x = lw.b.to_float(lw.arg(p["x"]), loc)
     if scalar_of(x.type) != Float:
         lw.fail(node, name, f"x of {name}() must be a number or an array of numbers, got a {x.type}", CatadTypeError)
-    xp = _vector_arg(lw, p["xp"], obj, node, "xp")
-    fp = _vector_arg(lw, p["fp"], obj, node, "fp")
+    shallow = "ValueError: object of too small depth for desired array"
+    xp = _vector_arg(lw, p["xp"], obj, node, "xp", shallow)
+    fp = _vector_arg(lw, p["fp"], obj, node, "fp", shallow)
     ends = []
     for k in ("left", "right"):
         if _is_none(p.get(k)):
@@ -768,9 +773,10 @@ def h_simpson(lw, obj, node, args, kwargs):
         t = lw.arg(p["axis"])
         if not (isinstance(t, Const) and t.type == Int and t.value in (0, -1)):
             lw.fail(p["axis"], name, f"axis of {name}() is supported only for a vector (axis=-1 or 0)")
-    y = _vector_arg(lw, p["y"], obj, node, "y")
+    y = _vector_arg(lw, p["y"], obj, node, "y", "IndexError: tuple index out of range")
     has_x = not _is_none(p.get("x"))
-    x = _vector_arg(lw, p["x"], obj, node, "x") if has_x else None
+    x = _vector_arg(lw, p["x"], obj, node, "x", "ValueError: If given, shape of x must be 1-D or the same "
+                    "as y.") if has_x else None
     dx = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
     if dx.type != Float:
         lw.fail(p["dx"], name, f"dx of {name}() must be a number, got a {dx.type}", CatadTypeError)
