@@ -392,7 +392,8 @@ def _log_density(lw, kind, X: Term, m: Term | None, L: Term, dim: Term, squeeze:
             value = prim("exp", value, loc=loc)
         out = Build(n, q, value, loc)
         return prim("index", iconst(0), out, loc=loc) if squeeze else out
-    return lw.b.share_all([prim("trisolve", L, devT, iconst(1), loc=loc), const], with_z, loc)
+    # (not checked finite: SciPy gives nan where x or the mean holds a nan or an inf)
+    return lw.b.share_all([prim("trisolve", L, devT, iconst(1 + 16), loc=loc), const], with_z, loc)
 
 
 LIBRARY_HANDLERS: dict[str, tuple] = {
