@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..lang.terms import Const, Get, Term, iconst, is_float_one
+from ..lang.terms import Const, Get, If, Term, iconst, is_float_one
 from ..lang.types import Scalar, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..linearmaps import terms as L
 from ..errors import CatadError
@@ -98,9 +98,20 @@ def _scalars(xs: tuple[Term, ...], tgt: Type) -> bool:
 
 def _scalar_rule(fn, xs, tgt, bind):
     """d p(xs) = S(dp/dx1) |><| ... |><| S(dp/dxk), where a partial that is the constant 1 is
-    the identity 1, as the notes write the derivative of + (Fig. 2: d+(x, y) = 1 |><| 1)."""
+    the identity 1, as the notes write the derivative of + (Fig. 2: d+(x, y) = 1 |><| 1), and
+    one that is 1 or 0 as a condition says (max's, min's) is the identity or the zero map as it
+    says: the argument not chosen adds nothing, even a tangent that is inf (0 * inf is NaN)."""
     return [L.Zero(x.type, tgt) if k is None or x.type != Float else L.One(Float) if is_float_one(k)
-            else L.Scale(bind("k", k), Float) for x, k in zip(xs, partials(fn, xs))]
+            else _selection(k, tgt, bind) or L.Scale(bind("k", k), Float) for x, k in zip(xs, partials(fn, xs))]
+
+
+def _selection(k: Term, tgt: Type, bind) -> Term | None:
+    """If(c, 1, 0) (or If(c, 0, 1)) as the map If(c, 1, 0) (If(c, 0, 1)); None for another partial."""
+    if type(k) is not If or not all(type(b) is Const and b.type == Float and b.value in (0.0, 1.0)
+                                    for b in (k.then, k.orelse)) or k.then.value == k.orelse.value:
+        return None
+    one, zero = L.One(Float), L.Zero(Float, tgt)
+    return If(bind("c", k.cond), *((one, zero) if k.then.value == 1.0 else (zero, one)))
 
 
 def _j_constant(fn, xs, tgt, bind):
