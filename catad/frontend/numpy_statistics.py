@@ -54,7 +54,14 @@ def h_cov(lw, obj, node, args, kwargs):
     if vector:
         x = builds(lw, [ONE], lambda i: m, loc)
     else:
+        one = lw.b.units(m)[0 if rowvar else 1]  # NumPy squeezes the matrix of one variable too
+        vector = bool(one)
         x = m if rowvar else lw.b.transpose(m, loc)
+        if one is None:  # compiled for a matrix: one variable at run time is refused there
+            x = lw.b.share(x, lambda a: make_lets(lw.b.check(
+                prim("ne", lw.b.size(a, 0, loc), ONE, loc=loc), (), loc, display(obj),
+                f"{display(obj)}() of one variable is a number, and catad compiled it for a matrix (whether m "
+                "holds one variable was not known while compiling)", "unsupported"), a), loc)
     c = lw.b.share(x, lambda a: _covariance(lw, a, ddof, loc), loc)
     if obj is np.corrcoef:
         c = lw.b.share(c, lambda v: _correlation(lw, v, loc), loc)
