@@ -179,11 +179,13 @@ class Shapes:
                 self.ones.setdefault(y, self.ones[x])
 
     def saved(self):
-        """What is known now, to restore after a branch (which may learn what holds only there)."""
-        return dict(self.same_as)
+        """What is known now, to restore after a branch (which may learn what holds only there):
+        the sizes made equal and those known to be 1 or not (learn makes them known through an
+        equality)."""
+        return dict(self.same_as), dict(self.ones)
 
     def restore(self, saved) -> None:
-        self.same_as = saved
+        self.same_as, self.ones = dict(saved[0]), dict(saved[1])
 
     def at_most(self, a: Term, b: Term, k: int = 0) -> bool:
         """Is a <= b + k provable: a - b is a constant plus lengths (never negative) taken

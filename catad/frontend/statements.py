@@ -488,7 +488,7 @@ class Statements:
             self.env = dict(before)
             arm_pieces, _, _ = self.run(stmts)
             arms.append((arm_pieces, self.env))
-            self.b.shapes.restore(dict(facts))
+            self.b.shapes.restore(facts)
         self.env = before
         (p1, e1), (p2, e2) = arms
         complex_names = self._complex_arms(before, e1, e2, loc)
