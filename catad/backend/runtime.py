@@ -598,7 +598,7 @@ def rt_update(i, v, n):
     (a reverse loop makes one per row it read, per step). Vectorised over lanes (i an array of
     indices, as a slice's cotangent is: x[1:]), the sum of the lanes' updates, v broadcast
     along i's axes."""
-    if v is ZERO:
+    if v is ZERO or n == 0:  # (an empty vector's only tangent: an update of it sums no lanes)
         return ZERO
     if type(i) is not np.ndarray or i.ndim == 0:  # (a reverse loop's steps: one index, often)
         return OneHot(i, v, n)
