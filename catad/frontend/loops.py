@@ -421,7 +421,7 @@ class Loops:
         it = s.iter
         if getattr(it, _WHILE, False):
             return self.folded(s, self.while_source(s), pieces)
-        self.note_references(it)  # updates.py: the elements of an array are views of it
+        self.note_iterated(it)  # updates.py: the rows of an array are views of it
         if self.dict_loop(s, pieces):
             return
         fn = iteration_fn(self, it)

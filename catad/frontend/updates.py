@@ -36,6 +36,10 @@ _FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_lik
           np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
           np.outer, np.where, np.clip, np.triu, np.tril, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
           np.hanning, np.hamming, np.blackman, np.bartlett)  # each returns a new array (never a view of an argument)
+# each returns a new array where it returns an array (a reduction along an axis, a product), else a number
+_FRESH_WHEN_ARRAY = (np.sum, np.prod, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.var, np.std, np.ptp,
+                     np.median, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.argmax, np.argmin, np.dot, np.matmul,
+                     np.inner, np.sort, np.linalg.inv, np.linalg.solve)
 
 
 def owned_join(a, b):
@@ -67,6 +71,14 @@ class Updates:
         """node (a loop's iterable, a returned value) may keep a reference to the arrays it names."""
         self.env[OWNED] = frozenset(self.owned() - self.referenced(node))
 
+    def note_iterated(self, node: ast.AST) -> None:
+        """node, a loop's iterable, may keep a reference to the arrays it names: the elements of
+        an array of rank 2 or more are views of it (its rows), those of a vector are numbers."""
+        def vector(name: str) -> bool:
+            cur = self.env.get(name)
+            return isinstance(cur, Term) and isinstance(cur.type, Vec) and rank(cur.type) == 1
+        self.env[OWNED] = frozenset(self.owned() - {n for n in self.referenced(node) if not vector(n)})
+
     def referenced(self, node: ast.AST) -> set[str]:
         return _referenced_in(self, node)
 
@@ -82,6 +94,9 @@ class Updates:
         if obj is np.diag:  # a vector's diagonal matrix is new; a matrix's diagonal is a (read-only) view
             made = self.env.get(name)
             return isinstance(made, Term) and rank(made.type) == 2
+        if any(obj is g for g in _FRESH_WHEN_ARRAY):
+            made = self.env.get(name)
+            return isinstance(made, Term) and rank(made.type) >= 1
         # a ufunc (np.exp, np.maximum, ...) called without out= makes a new array
         return any(obj is g for g in _FRESH) or isinstance(obj, np.ufunc) and not value.keywords
 
