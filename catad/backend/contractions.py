@@ -79,10 +79,17 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
     if x.rank:
         return None
     if len(fs) == 1 and scalars and fs[0].depth == x.depth and ax in fs[0].deps:
-        out = summed(fs[0].code, ax)  # k * a summed is k times a's sum: no temporary
+        total = c.assign(summed(fs[0].code, ax))  # k * a summed is k times a's sum: no temporary,
+        out, finite = total, [f"all_finite({total})"]  # where k and the sum are finite (scaled_sum)
         for f in scalars:
             out = f"({f.code} * {out})"
-        return c.assign(out)
+            finite.append(f"all_finite({f.code})")
+        own = _own_expression(c, x)
+        if own is None:
+            own = fs[0].code
+            for f in scalars:
+                own = f"({f.code} * {own})"
+        return c.assign(f"({out} if {' and '.join(finite)} else {summed(own, ax)})")
     if len(fs) < 2:
         return None
     axes = set().union(*(f.deps for f in fs))
@@ -100,8 +107,7 @@ def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     if k.rank or a.rank or ax in k.deps or a.depth != x.depth or ax not in a.deps or "f" != k.kind or \
             "f" != a.kind:
         return None
-    made = next((line.lstrip(" ")[len(x.code) + 3:] for line in reversed(c.lines)
-                 if line.lstrip(" ").startswith(f"{x.code} = ")), None)
+    made = _own_expression(c, x)
     if made is None:
         return None
     total = contract(c, a, ax) or c.assign(summed(a.code, ax))
@@ -109,6 +115,13 @@ def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     # x's own expression in the other branch: its line is then dead code (the product is made
     # only where k is not finite)
     return c.assign(f"(({scale} * {total}) if all_finite({scale}) and all_finite({total}) else {summed(made, ax)})")
+
+
+def _own_expression(c: Compiler, x: Arr) -> str | None:
+    """The expression of the line that made x (None if none did): x's own sum of products is
+    made of it only where it is needed (its line is then dead code)."""
+    return next((line.lstrip(" ")[len(x.code) + 3:] for line in reversed(c.lines)
+                 if line.lstrip(" ").startswith(f"{x.code} = ")), None)
 
 
 def _distributed(c: Compiler, x: Arr, ax: int, a: Arr, b: Arr) -> str | None:
@@ -178,14 +191,23 @@ def einsum(c: Compiler, how: tuple, depth: int, deps: frozenset, rank: int, hint
     lanes are padded to with zeros (an update's vector longer than the build). With
     `record`, kept in defs, so that a later sum joins the einsum (contract)."""
     _, ops, specs, out, pads, scalars, masks = how
-    code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
-    ones = tuple(k for k, x in enumerate(out) if x is None)
-    if ones:
-        code = f"np.expand_dims({code}, {ones})"
-    for k, n in sorted(pads.items()):
-        code = f"update_vector({code}, {k}, {n})"
-    for s in scalars:
-        code = f"({s} * {code})"
+
+    def made(ops, specs):
+        code = f"contract({','.join(specs) + '->' + ''.join(x for x in out if x)!r}, {', '.join(ops)}{masks})"
+        ones = tuple(k for k, x in enumerate(out) if x is None)
+        if ones:
+            code = f"np.expand_dims({code}, {ones})"
+        for k, n in sorted(pads.items()):
+            code = f"update_vector({code}, {k}, {n})"
+        return code
+    code = made(ops, specs)
+    if scalars:  # they multiply the sum, where they and it are finite; else each term (inf * 0 is NaN)
+        total = c.assign(code, hint)
+        scaled = total
+        for s in scalars:
+            scaled = f"({s} * {scaled})"
+        finite = " and ".join(f"all_finite({v})" for v in (total,) + tuple(scalars))
+        code = f"({scaled} if {finite} else {made(ops + tuple(scalars), specs + ('',) * len(scalars))})"
     name = c.assign(code, hint)
     if record:
         c.defs[name] = how
