@@ -251,7 +251,23 @@ EIGVECS_AGAIN = ("eigvecs_jvp_dw", "eigvecs_jvp_dw_t", "eigvecs_jvp_dv", "eigvec
 # ---------------------------------------------------------------- svd
 
 def la_svd(a, full):
-    u, s, vt = np.linalg.svd(a, full_matrices=bool(int(full)))
+    """np.linalg.svd(a, full_matrices=full), but NaN where a matrix holds an inf: LAPACK's
+    decomposition with U and V never returns there (NumPy's hangs), where its singular values
+    alone are NaN (np.linalg.svd(a, compute_uv=False)), and the derivatives of those ask for U
+    and V. (A NaN without an inf is NumPy's LinAlgError, as there.)"""
+    a = np.asarray(a, dtype=np.float64)
+    full = bool(int(full))
+    infinite = np.isinf(a).any(axis=(-2, -1))
+    if not infinite.any():
+        return tuple(np.linalg.svd(a, full_matrices=full))
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    u = np.full(a.shape[:-2] + (m, m if full else k), np.nan)
+    s = np.full(a.shape[:-2] + (k,), np.nan)
+    vt = np.full(a.shape[:-2] + (n if full else k, n), np.nan)
+    finite = ~infinite
+    if finite.any():
+        u[finite], s[finite], vt[finite] = np.linalg.svd(a[finite], full_matrices=full)
     return u, s, vt
 
 
