@@ -216,6 +216,10 @@ _MATH_DOMAINS = {
     math.sqrt: (lambda x: ("lt", x, 0.0), -1.0), math.acosh: (lambda x: ("lt", x, 1.0), 0.0),
     math.asin: (lambda x: ("gt", ("abs", x), 1.0), 2.0), math.acos: (lambda x: ("gt", ("abs", x), 1.0), 2.0),
     math.atanh: (lambda x: ("ge", ("abs", x), 1.0), 1.0),
+    # an infinite angle (NumPy's np.sin(inf) is nan)
+    math.sin: (lambda x: ("eq", ("abs", x), math.inf), math.inf),
+    math.cos: (lambda x: ("eq", ("abs", x), math.inf), math.inf),
+    math.tan: (lambda x: ("eq", ("abs", x), math.inf), math.inf),
     # a pole: an integer x <= 0 (|x - floor(x)| + max(x, 0) is 0 there only)
     math.lgamma: (lambda x: ("le", ("add", ("abs", ("sub", x, ("floor", x))), ("max", x, 0.0)), 0.0), 0.0),
 }
