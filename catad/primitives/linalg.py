@@ -209,7 +209,11 @@ def la_lsolve_t(a, g, vec: bool | None = None):
     g = _dense(g)
     if g is None:
         return ZERO
-    return la_solve(_t(a), g, g.ndim == 1 if vec is None else vec)
+    # nan where A^T's LU meets a zero pivot its own did not (A holding a nan or an inf, whose solve
+    # NumPy gave as nan): nothing the user wrote raised
+    if g.ndim == 1 if vec is None else vec:
+        return _solve_or_nan(_t(a), np.asarray(g)[..., None])[..., 0]
+    return _solve_or_nan(_t(a), g)
 
 
 # Differentiated again (issue 17), x is the first derivative's value, which may be a tangent (the
