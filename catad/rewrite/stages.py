@@ -49,7 +49,7 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
     names (t1, t2, ...) from it without a walk of d: the names the rules make on the way
     (fresh_index's i0, i1, ...; names with a '$') are never ANF's."""
     d = optimise(d, stage, trace, normal)
-    for _ in range(4):  # a derivative program differentiated again binds zero tangents to variables:
+    for _ in range(ROUNDS):  # a derivative program differentiated again binds zero tangents to variables:
         d, zero, counts = cse_counted(d, trace, stage, names)  # CSE writes them where they are used,
         if not zero:                                            # where the rules remove them
             break
@@ -58,11 +58,18 @@ def finish(d: Def, stage: str, trace: list, normal: NormalMarks | None = None,
         d, _, counts = cse_counted(d, trace, stage, names)
     # redex: zero_redex(d), told by the passes; counts: CSE's of the uses (no dead-code walk)
     d, redex = dead_code_inline_redex(d, counts)
-    for _ in range(4):  # the inliner wrote one where it is used: the rules remove it, and the
-        if not redex:   # inliner may write another (a zero's build whose size reads the zero)
-            break
+    for _ in range(ROUNDS):  # the inliner wrote one where it is used: the rules remove it, and the
+        if not redex:        # inliner may write another (a zero's build whose size reads the zero),
+            break            # as many rounds as the program nests them (five, a random program's)
+        before = d
         d, redex = dead_code_inline_redex(cse_def(optimise(d, stage, trace, normal), trace, stage, names))
+        if d.body == before.body:  # one the rules do not remove: no round will
+            break
     return d
+
+
+# rounds of each of finish's loops at most (a program needs as many as it nests what they remove)
+ROUNDS = 64
 
 
 class StepCount:
