@@ -659,7 +659,7 @@ def rfold(c: Compiler, t):
         if tape is not None:
             tape.replay(c, i, acc_i)
         _carry(c, dacc, _reverse_step(c, t, vec, ds, dbs, i, acc_i, dacc))
-    return _rfold_result(c, t, ds, dbs, dacc)
+    return _rfold_result(c, t, ds, dbs, dacc, vec)
 
 
 def _rfold_batched(c: Compiler, t, vec: list, n: str, kept: list, acc: list, dacc: list):
@@ -842,11 +842,15 @@ def _reverse_step(c: Compiler, t, vec: list, ds: list, dbs: list, i: Arr, acc_i:
     return new_da
 
 
-def _rfold_result(c: Compiler, t, ds: list, dbs: list, dacc: list):
+def _rfold_result(c: Compiler, t, ds: list, dbs: list, dacc: list, vec: list | None = None):
+    """(`vec`: the leaves of the vector folded over, whose shapes the cotangents of their rows take
+    when there is none)"""
     at, vt, ds_t = t.acc.type, t.vec.type, t.type.items[0]
-    dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1})", "dv"), 0,
+    likes = [f", {v.code}" if isinstance(v, Arr) and v.depth == 0 else "" for v in vec] \
+        if vec is not None and len(vec) == len(dbs) else [""] * len(dbs)
+    dv = [ZERO if d is None else Arr(c.assign(f"loop_array({d}, np.float64, {rank(lt) + 1}{like})", "dv"), 0,
                                      frozenset(), rank(lt) + 1, "f")
-          for d, lt in zip(dbs, leaf_types(vt.elem))]
+          for d, lt, like in zip(dbs, leaf_types(vt.elem), likes)]
     ds_out = [ZERO if s_ is None else Arr(str(s_), 0, frozenset(), 0, "f") if isinstance(s_, _Scalar)
               else RT(c.assign(f"{s_}.value()", "ds")) for s_ in ds]
     return rebuild(ds_out, ds_t), (rebuild(dacc, at), rebuild(dv, vt))
@@ -935,7 +939,7 @@ def _rfold_checkpointed(c: Compiler, t, acc: list, vec: list, n: str):
         _remember(c, key, _Ran(final, None))
     if batched:  # with no steps, `acc` is the final state too, and dacc the final cotangent
         return _batched_result(c, t, vec, n, acc, dacc, ds, dbs, summed)
-    return _rfold_result(c, t, ds, dbs, dacc)
+    return _rfold_result(c, t, ds, dbs, dacc, vec)
 
 
 def _steps(c: Compiler, t, vec: list, state: list, i0: str, i1: str, kept: list) -> None:

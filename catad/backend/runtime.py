@@ -472,10 +472,14 @@ def _positions(item, d: int):
     return (j + s).reshape((1,) * a + (-1,) + (1,) * (d - a - 1))
 
 
-def loop_array(elems: list, dtype, ndim: int):
+def loop_array(elems: list, dtype, ndim: int, like=None):
     """The array of a Python loop's results; with no results, empty along every axis (as
-    the reference semantics makes an empty build): np.array([]) would have only one."""
-    return np.array(elems, dtype=dtype) if elems else np.zeros((0,) * ndim, dtype=dtype)
+    the reference semantics makes an empty build): np.array([]) would have only one; or shaped
+    as `like`, the vector whose rows they are (a reverse loop's cotangents of the rows of an
+    empty matrix, added to its other cotangents: (0, 3), not (0, 0))."""
+    if elems:
+        return np.array(elems, dtype=dtype)
+    return np.zeros(np.shape(like) if like is not None and np.ndim(like) == ndim else (0,) * ndim, dtype=dtype)
 
 
 def batch_full(x, batch: tuple):
