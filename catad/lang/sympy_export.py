@@ -9,6 +9,8 @@ become ``Piecewise``. The result is the oracle for differentiating scalar progra
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,8 @@ class SympyEvaluator(Evaluator):
         if isinstance(t, Const):
             v = t.py_value
             if t.type == Float:
+                if not math.isfinite(v):  # (a check's bound: math.sin's domain is |x| < inf)
+                    return sympy.nan if math.isnan(v) else sympy.oo if v > 0 else -sympy.oo
                 return sympy.Float(v) if v != int(v) else sympy.Integer(int(v))
             return v
         if isinstance(t, If):
