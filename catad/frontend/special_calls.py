@@ -33,6 +33,8 @@ import sys
 import types
 from typing import Any
 
+import numpy as np
+
 from ..errors import CatadTypeError
 from ..lang.terms import Build, Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
@@ -100,6 +102,14 @@ def _axis(lw, name: str, a, r: int) -> int | None:
     if not -r <= axis < r:
         lw.fail(a, "axis", f"axis {axis} is out of bounds for array of dimension {r}", CatadTypeError)
     return axis % r
+
+
+def _number_axis(lw, name: str, a, shown: int) -> None:
+    """SciPy reads a number as an array of one element along axis 0 (or -1): another axis is its
+    AxisError, which names the dimension `shown` (logsumexp's 1, softmax's 0)."""
+    axis = _static(lw, name, a, "axis", int)
+    if axis is not None and axis not in (0, -1):
+        lw.fail(a, "axis", f"axis {axis} is out of bounds for array of dimension {shown}", CatadTypeError)
 
 
 def _map(lw, f, ts: list, loc, name: str) -> Term:
@@ -181,6 +191,8 @@ def h_logsumexp(lw, obj, node, args, kwargs):
     a = _floats(lw, name, node, a)
     b = None if _none(b_) else _floats(lw, name, node, b_)
     r = max(rank(a.type), rank(b.type) if b is not None else 0)
+    if not r:
+        _number_axis(lw, name, axis_, 1)
     axis = _axis(lw, name, axis_, r) if r else None
     out = _logsumexp(lw, a, b, axis, r, loc, name)
     return _keep(lw, out, r, axis, loc) if _static(lw, name, keep_, "keepdims", bool) else out
@@ -194,6 +206,8 @@ def _softmax(log: bool):
         loc = lw.loc(node)
         x = _floats(lw, name, node, x)
         r = rank(x.type)
+        if not r:
+            _number_axis(lw, name, axis_, 0)
         axis = _axis(lw, name, axis_, r) if r else None
 
         def body(X):
@@ -321,19 +335,33 @@ def h_clip(lw, obj, node, args, kwargs):
     if "min" in kwargs or "max" in kwargs:
         kwargs = {{"min": "a_min", "max": "a_max"}.get(k, k): v for k, v in kwargs.items()}
     a, lo, hi = _params(lw, "np.clip", node, args, kwargs, ("a", "a_min", "a_max"), 1)
-    if _none(lo) and _none(hi):
+    if _none(lo) and _none(hi) and not _CLIPS_TO_NOTHING:
         lw.fail(node, "np.clip", "np.clip() needs a_min or a_max (NumPy raises ValueError: one of max or min "
                                  "must be given)")
     loc = lw.loc(node)
     ts = [lw.arg(a)] + [None if _none(x) else lw.arg(x) for x in (lo, hi)]
 
     def f(x, lo, hi):  # NumPy's clip of one bound is np.maximum's (np.minimum's), where a tie gives the bound
+        if lo is None and hi is None:
+            return x
         if lo is None:
             return numpy_maximum(lw, "min", x, hi, loc)
         if hi is None:
             return numpy_maximum(lw, "max", x, lo, loc)
         return _bounded(lw, "min", _bounded(lw, "max", x, lo, loc), hi, loc)
     return _map(lw, f, ts, loc, "np.clip")
+
+
+def _clips_to_nothing() -> bool:
+    """Whether this NumPy's np.clip takes no bound (NumPy 2.1 and later: a copy), not ValueError."""
+    try:
+        np.clip(np.zeros(1), None, None)
+    except ValueError:
+        return False
+    return True
+
+
+_CLIPS_TO_NOTHING = _clips_to_nothing()
 
 
 def numpy_maximum(lw, name: str, a: Term, b: Term, loc) -> Term:
