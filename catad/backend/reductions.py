@@ -61,8 +61,9 @@ def reduce(c: Compiler, x, ax: int, n: str, sizes: list[str]):
         if x.depth <= ax or ax not in x.deps:
             base = c.drop(x, ax)
             # n times a value: of Ints, in int64, wrapping as NumPy's sum does (a Python int would not)
-            return c.op("({0} * {1})" if x.kind != "i" else "int64_times({0}, {1})", [base, Arr(n, kind="i")],
-                        x.kind, base.rank)
+            # (of Floats, 0 where n is 0 even where the value is inf or NaN: a sum of nothing)
+            return c.op("count_times({0}, {1})" if x.kind != "i" else "int64_times({0}, {1})",
+                        [base, Arr(n, kind="i")], x.kind, base.rank)
         shift = (lambda b: b if b < ax else b - 1)
         deps = frozenset(shift(b) for b in x.deps if b != ax)
         code = contractions.contract(c, x, ax) or c.assign(contractions.summed(x.code, ax))

@@ -771,6 +771,14 @@ def sum0(x):
     return x.sum(axis=0)
 
 
+def count_times(v, n):
+    """The sum of n copies of v: n * v, and 0 where n is 0 (inf * 0 is NaN, a sum of nothing 0)."""
+    out = v * n
+    if finite(out) if type(out) is np.ndarray else bool(np.isfinite(out).all()):
+        return out
+    return np.where(np.equal(n, 0), 0.0, out)[()]
+
+
 def all_finite(x) -> bool:
     """Whether every element of x (an array or a number) is finite."""
     return finite(x) if type(x) is np.ndarray else bool(np.isfinite(x))
