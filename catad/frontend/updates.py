@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
+from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
 from .common import ONE, ZERO, and_, index_chain, is_array, or_
@@ -58,10 +58,14 @@ class Updates:
     def note_assignment(self, s: ast.Assign | ast.AnnAssign) -> None:
         """After `targets = value`: the names the value refers to no longer own their arrays; a
         single name given a fresh array owns it."""
-        owned = self.owned() - self.referenced(s.value)
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
         names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
                  isinstance(n.ctx, ast.Store)]
+        plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in targets for n in ast.walk(t))
+        numbers = plain and bool(names) and all(
+            isinstance(self.env.get(n), Term) and isinstance(self.env[n].type, Scalar) for n in names)
+        # a number is a copy (s = a[1] reads an element): it refers to no array
+        owned = self.owned() - (set() if numbers else self.referenced(s.value))
         owned -= set(names)
         if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value, targets[0].id):
             owned |= {targets[0].id}
