@@ -774,6 +774,8 @@ def sum0(x):
 def count_times(v, n):
     """The sum of n copies of v: n * v, and 0 where n is 0 (inf * 0 is NaN, a sum of nothing 0)."""
     out = v * n
+    if type(n) is int:  # (a length: no scan of the product)
+        return out if n else np.zeros_like(out)[()]
     if finite(out) if type(out) is np.ndarray else bool(np.isfinite(out).all()):
         return out
     return np.where(np.equal(n, 0), 0.0, out)[()]
