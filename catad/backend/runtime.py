@@ -662,6 +662,11 @@ def tangent_dot(a, r):
     return R.PRIMITIVES["tdot"].impl(a, r)
 
 
+def tangent_outer(a, k):
+    """k * a of a run-time tangent a and a Float tangent k (catad.primitives: touter)."""
+    return R.PRIMITIVES["touter"].impl(a, k)
+
+
 def tangent_prod(a, b):
     """a * b elementwise of two run-time tangents (catad.primitives: tprod)."""
     return R.PRIMITIVES["tprod"].impl(a, b)
@@ -950,4 +955,10 @@ def tmul0(k, x):
     """k * x for a tangent x in the zero-safe variant of a derivative program: 0 wherever
     x is 0, even where k is inf or NaN (catad.tangents.times)."""
     return T.times(k, x)
+
+
+def tmul00(a, b):
+    """a * b for two tangents in the zero-safe variant: 0 wherever either is 0
+    (catad.tangents.times_both)."""
+    return T.times_both(a, b)
 

@@ -176,7 +176,7 @@ def _dense_or_zero(c: Compiler, x):
 
 
 def p_touter(c: Compiler, t, a, k):
-    """touter(a, k) = k * a with k the tangent: 0 wherever k is 0."""
+    """touter(a, k) = k * a, a product of two tangents: 0 wherever k or a is 0."""
     if is_zero(k) or is_zero(a):
         return ZERO
     k = arrays.scalar(c, k)
@@ -184,10 +184,10 @@ def p_touter(c: Compiler, t, a, k):
         return tuple(p_touter(c, t, x, k) for x in a)
     a = _dense_or_zero(c, a)
     if isinstance(a, RT):
-        return RT(c.assign(f"T_tscale({k.code}, {a.code})"))
-    if c.zero_safe:  # the tangent is k: where it is 0, so is the product
+        return RT(c.assign(f"tangent_outer({a.code}, {k.code})"))
+    if c.zero_safe:  # both factors are tangents: where either is 0, so is the product
         d = max(k.depth, a.depth)
-        code = f"tmul0({c.lift(a, d).code}, {c.expand(k, d, a.rank)})"
+        code = f"tmul00({c.lift(a, d).code}, {c.expand(k, d, a.rank)})"
         return Arr(c.assign(code), d, k.deps | a.deps, a.rank, "f")
     if a.rank == 0:
         return c.op("({0} * {1})", [k, a], "f")
@@ -205,7 +205,7 @@ def p_tdot(c: Compiler, t, a, r):
         return ZERO
     if isinstance(a, RT) or isinstance(r, RT):
         return Arr(c.assign(f"tangent_dot({arrays.rt(c, a)}, {arrays.rt(c, r)})"))
-    prod = times(c, a, r) if c.zero_safe else c.op("({0} * {1})", [a, r], "f", a.rank)
+    prod = times_both(c, a, r) if c.zero_safe else c.op("({0} * {1})", [a, r], "f", a.rank)
     if a.rank == 0:
         return prod
     axes = ", ".join(str(prod.depth + k) for k in range(a.rank))
@@ -220,8 +220,15 @@ def p_tprod(c: Compiler, t, a, b):
     if isinstance(a, RT) or isinstance(b, RT):
         return RT(c.assign(f"tangent_prod({arrays.rt(c, a)}, {arrays.rt(c, b)})"))
     if c.zero_safe:
-        return times(c, a, b)
+        return times_both(c, a, b)
     return c.op("({0} * {1})", [a, b], "f", b.rank)
+
+
+def times_both(c: Compiler, a: Arr, b: Arr) -> Arr:
+    """a * b for two tangents of one shape in the zero-safe variant: 0 wherever either is 0
+    (runtime.tmul00)."""
+    d = max(a.depth, b.depth)
+    return Arr(c.assign(f"tmul00({c.lift(a, d).code}, {c.lift(b, d).code})"), d, a.deps | b.deps, b.rank, "f")
 
 
 def p_densify(c: Compiler, t, x, like):

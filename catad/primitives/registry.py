@@ -943,26 +943,33 @@ def _tdot(a, r):
     if isinstance(a, tuple):
         return float(sum(_tdot(x, y) for x, y in zip(a, r)))
     with np.errstate(all="ignore"):
-        return float(np.sum(np.asarray(T.densify(a), dtype=np.float64) * np.asarray(T.densify(r), dtype=np.float64)))
+        return float(np.sum(T.times_both(np.asarray(T.densify(a), dtype=np.float64),
+                                         np.asarray(T.densify(r), dtype=np.float64))))
 
 
 def _tprod(a, b):
     T = _tangents()
     if a is T.ZERO or b is T.ZERO:
         return T.ZERO
-    return T.times(T.densify(a), T.densify(b))
+    return T.times_both(T.densify(a), T.densify(b))
 
 
-register(Primitive("touter", t_touter, lambda a, k: _tangents().tscale(k, a) if k is not _tangents().ZERO
-                   else _tangents().ZERO, arity=2,
+def _touter(a, k):
+    T = _tangents()
+    if k is T.ZERO or k == 0:  # tscale is zero-safe in a; a product of two tangents is in both
+        return T.ZERO
+    return T.tscale(k, a)
+
+
+register(Primitive("touter", t_touter, _touter, arity=2,
                    doc="touter(a, k) = k * a: a tangent a scaled by a Float tangent k (the partial of "
-                       "tscale(k, a) in k; 0 wherever k is 0)"))
+                       "tscale(k, a) in k; 0 wherever k or a is 0)"))
 register(Primitive("tdot", t_tdot, _tdot, arity=2,
-                   doc="tdot(a, r) = <a, r>, the sum of the elementwise products of two tangents (the "
-                       "transpose of touter)"))
+                   doc="tdot(a, r) = <a, r>, the sum of the elementwise products of two tangents, each 0 "
+                       "where either factor is 0 (the transpose of touter)"))
 register(Primitive("tprod", t_tprod, _tprod, arity=2,
-                   doc="tprod(a, b) = a * b elementwise, for two tangents of one shape (the partial of "
-                       "tmul(v, x) in v; its own transpose)"))
+                   doc="tprod(a, b) = a * b elementwise, for two tangents of one shape, 0 where either is "
+                       "0 (the partial of tmul(v, x) in v; its own transpose)"))
 
 
 register(Primitive("densify", t_densify, _densify, arity=2,
