@@ -253,6 +253,8 @@ def masked(c: Compiler, cond: Arr, x):
         s = arrays.at(c, x, max(x.depth, cond.depth))
         return Stacked(masked(c, cond, s.body), s.depth, s.n, s.N, s.mask)
     if isinstance(x, RT):
+        if cond.depth > 0:  # a condition per lane: rt_mask would ask one array for its truth
+            raise Unvectorisable("a run-time tangent selected lane by lane")
         return RT(c.assign(f"rt_mask({cond.code}, {x.code})"), x.is_list)
     raise AssertionError(x)
 
