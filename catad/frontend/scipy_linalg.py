@@ -301,7 +301,23 @@ def _psd_checked(lw, name, cov: Term, body: Term, loc) -> Term:
             return make_lets(chk, body)
         return lw.b.share_all([prim("vmin", s, loc=loc), prim("mul", Const(1e6 * 2.0 ** -52, Float), largest, loc=loc)],
                               with_bounds, loc)
-    return lw.b.share(prim("eigvalsh", cov, iconst(0), loc=loc), with_s, loc)
+    eig = lw.b.share(prim("eigvalsh", cov, iconst(0), loc=loc), with_s, loc)
+    return _finite_checked(lw, name, cov, eig, loc)
+
+
+def _finite_checked(lw, name, cov: Term, body: Term, loc) -> Term:
+    """body after SciPy's eigh(check_finite=True) in _PSD: a cov holding an inf or a NaN is its
+    ValueError (the eigenvalues' LAPACK call would not converge): the largest |entry| must be
+    below inf, which a NaN, compared, is not."""
+    i, j = lw.b.var(Int, loc, "_i"), lw.b.var(Int, loc, "_j")
+    row = Build(lw.b.size(cov, 1, loc), j, prim("abs", index_chain(cov, [i, j], loc), loc=loc), loc)
+    largest = prim("vmax", Build(lw.b.size(cov, 0, loc), i, prim("vmax", row, loc=loc), loc), loc=loc)
+
+    def with_largest(big):
+        chk = lw.b.check(prim("lt", big, Const(math.inf, Float), loc=loc), (), loc, name,
+                         "array must not contain infs or NaNs", "domain")
+        return make_lets(chk, body)
+    return lw.b.share(largest, with_largest, loc)
 
 
 def _mvn(kind: str):
