@@ -45,10 +45,21 @@ def _solvable(c: Compiler, a) -> Arr:
     """The matrix a kernel solves with, the identity in lanes the mask discards."""
     a = _primal(c, a)
     if c.mask is None:
-        return a
+        return _when_lanes(c, a)
     d = max(a.depth, c.mask.depth)
     return Arr(c.assign(f"la_where_eye({c.expand(c.mask, d, 2)}, {c.lift(a, d).code})"), d,
                a.deps | c.mask.deps, a.rank, "f")
+
+
+def _when_lanes(c: Compiler, a: Arr) -> Arr:
+    """a, or the identity where a build enclosing it has no lane: a matrix the same in every
+    lane is solved once, even for none (sum(np.linalg.inv(m)[0, 0] for i in range(0)) reads no
+    inverse of a singular m)."""
+    inner = c.sizes[a.depth:]
+    if not inner:
+        return a
+    keep = f"all(({''.join(n + ', ' for n in inner)}))"
+    return Arr(c.assign(f"la_where_eye({keep}, {a.code})"), a.depth, a.deps, a.rank, "f")
 
 
 def _vec(t) -> str:
