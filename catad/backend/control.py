@@ -179,7 +179,7 @@ def select(c: Compiler, cond: Arr, notc: Arr, a, b):
     if isinstance(a, tuple):
         return tuple(select(c, cond, notc, x, y) for x, y in zip(a, b))
     if isinstance(a, RT) or isinstance(b, RT):
-        return RT(c.assign(f"({arrays.rt(c, a)} if {cond.code} else {arrays.rt(c, b)})"))
+        return RT(c.assign(f"({arrays.rt_or_dense(c, a)} if {cond.code} else {arrays.rt_or_dense(c, b)})"))
     if isinstance(a, Stacked) and isinstance(b, Stacked) and arrays.same_axis(a, b) and \
             isinstance(a.body, Arr) and isinstance(b.body, Arr):
         d = max(a.depth, b.depth, cond.depth)
