@@ -126,3 +126,146 @@ def nested(v, x):
 ], ids=lambda a: getattr(a, "__name__", None))
 def test_a_loop_state_made_python_s_divides_as_python_s(fn, args):
     same_as_python(fn, *args, argnums=1)
+
+
+# ------------------------------------------------ a comparison of Python's numbers is Python's bool
+
+def bool_divided(x):
+    return x + (x < 0.1) / 0.0
+
+
+def bool_floor_divided(x):
+    return x + (x < 0.1) // 0.0
+
+
+def bool_int_floor_divided(x):
+    return x + (x < 0.1) // 0
+
+
+def modulo_by_bool(x):
+    return x + 1.0 % (x > 0.1)
+
+
+def divided_by_bool(x):
+    return x / (x > 0.1)
+
+
+def divmod_by_bool(x):
+    return x + divmod(1.0, x > 0.1)[0]
+
+
+def bool_to_negative_power(x):
+    return x + (x > 0.1) ** -1 + (x > 0.1) ** -1.0
+
+
+def bool_times_zero_divided(x):
+    return x * ((x < 0.1) * 0.0) / 0.0
+
+
+def negated(x):
+    return x + (not x > 0.1) / 0.0
+
+
+def negated_numpy_s(v):
+    return v[0] + (not v[0] > 0.1) / 0.0  # `not` gives Python's bool, whatever it negates
+
+
+def both(x):
+    return x + (x < 0.1 and x > -1.0) / 0.0
+
+
+def either(x):
+    return x + (x > 0.1 or x < -1.0) / 0.0
+
+
+def numpy_s_and_python_s(v):
+    return v[0] + (v[0] < 0.1 and v.size > 5) / 0.0  # NumPy's where v[0] < 0.1 fails, else Python's
+
+
+def numpy_s_or_python_s(v):
+    return v[0] + (v[0] > 0.1 or v.size > 5) / 0.0
+
+
+def chained(x):
+    return x + (0.0 <= x < 0.1) / 0.0 + (-1.0 < x * 2.0 < 0.1) / 0.0
+
+
+def chained_python_s_then_numpy_s(v):
+    return v[0] + (0.0 <= v.size < v[0]) / 0.0
+
+
+def chained_numpy_s_then_python_s(v):
+    return v[0] + (v[0] <= v.size * 1.0 + 0.0 < 3.0) / 0.0
+
+
+def numpy_s_comparison(v):
+    return v[0] + (v[0] < 0.1) / 0.0
+
+
+def equal(x):
+    return x + (x == 1.0) / 0.0
+
+
+def length_compared(v):
+    return v[0] + (len(v) > 1) / 0.0
+
+
+def sum_compared(v):
+    return 1.0 + (sum(v) < 3) / 0.0  # Python's 0 < 3 where v is empty
+
+
+def is_none(x):
+    return x + (x is None) / 0.0
+
+
+def is_a_float(x):
+    return x + isinstance(x, float) / 0.0
+
+
+def chosen(x):
+    return x + (x < 0.1 if x > 0 else x > 5.0) / 0.0
+
+
+def assigned_first(x):
+    b = x < 0.1
+    return x + b / 0.0
+
+
+def a_flag_or_an_element(v, x):
+    f = False
+    for e in v:
+        f = f or e > x  # Python's False until an element is greater
+    return x + f / 0.0
+
+
+def a_flag_or_a_python_s(v, x):
+    f = False
+    for e in v:
+        f = f or x > 1.0
+    return x + f / 0.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (bool_divided, (0.0,)), (bool_divided, (np.float64(0.0),)), (bool_floor_divided, (0.0,)),
+    (bool_int_floor_divided, (0.0,)), (modulo_by_bool, (0.0,)), (divided_by_bool, (0.0,)), (divmod_by_bool, (0.0,)),
+    (bool_to_negative_power, (0.0,)), (bool_times_zero_divided, (0.0,)), (negated, (0.0,)),
+    (negated_numpy_s, (np.array([0.0]),)), (both, (0.0,)), (either, (0.0,)),
+    (numpy_s_and_python_s, (np.array([0.0]),)), (numpy_s_and_python_s, (np.array([1.0]),)),
+    (numpy_s_or_python_s, (np.array([0.0]),)), (numpy_s_or_python_s, (np.array([1.0]),)),
+    (chained, (0.0,)), (chained, (0.5,)),
+    (chained_python_s_then_numpy_s, (np.array([2.0]),)), (chained_python_s_then_numpy_s, (np.array([0.5]),)),
+    (chained_numpy_s_then_python_s, (np.array([2.0]),)), (chained_numpy_s_then_python_s, (np.array([0.5]),)),
+    (numpy_s_comparison, (np.array([0.0]),)), (equal, (1.0,)), (length_compared, (np.array([0.0]),)),
+    (sum_compared, (np.array([]),)), (sum_compared, (np.array([1.0]),)), (is_none, (1.0,)), (is_a_float, (1.0,)),
+    (chosen, (0.0,)), (chosen, (1.0,)), (assigned_first, (0.0,)),
+], ids=lambda a: getattr(a, "__name__", None))
+def test_a_comparison_of_python_s_numbers_is_python_s_bool(fn, args):
+    same_as_python(fn, *args)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (a_flag_or_an_element, (np.array([1.0]), 0.0)), (a_flag_or_an_element, (np.array([]), 0.0)),
+    (a_flag_or_a_python_s, (np.array([1.0]), 2.0)), (a_flag_or_a_python_s, (np.array([]), 2.0)),
+], ids=lambda a: getattr(a, "__name__", None))
+def test_a_loop_s_flag_is_python_s_or_numpy_s_bool(fn, args):
+    same_as_python(fn, *args, argnums=1)

@@ -25,7 +25,7 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, free_vars, var_names
+from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, free_vars, rename, var_names
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import FALSE_, is_array
@@ -249,10 +249,26 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if not isinstance(kind, tuple):
             return self.mark_joined(t, kind)
         wa, wb, cond = self.where_py(a), self.where_py(b), without_checks(test)
-        when = If(cond, wa, wb, t.loc) if cond is not None else None
+        when = wa if wa is wb else If(cond, wa, wb, t.loc) if cond is not None else None
         if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
             return t
         return self.mark_joined(t, kind, when)
+
+    def mark_let(self, out: Term, t: Term, rhs: Term) -> Term:
+        """out, b.share's let of a variable to rhs around t, marked as t is; a condition of t's
+        mark that reads the variable reads rhs instead (without its checks, which have passed)."""
+        got = self.py_when(t)
+        if got is None or got[0] is TRUE:
+            return self.keep_py(t, out)
+        when = got[0]
+        if not _in_scope(when, out):
+            value = without_checks(rhs)
+            if value is None or not copyable(value):
+                return out  # (as a conditional expression whose test holds a comprehension: NumPy's)
+            when = rename(when, {out.var: value})
+            if not _in_scope(when, out):
+                return out
+        return self.as_py_when(out, when, *got[1:])
 
     def mark_joined(self, t: Term, kind, when: Term | None = None) -> Term:
         """t marked by joined_kind's answer (when: the Bool it asks for, where it asks)."""
