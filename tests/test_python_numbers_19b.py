@@ -269,3 +269,77 @@ def test_a_comparison_of_python_s_numbers_is_python_s_bool(fn, args):
 ], ids=lambda a: getattr(a, "__name__", None))
 def test_a_loop_s_flag_is_python_s_or_numpy_s_bool(fn, args):
     same_as_python(fn, *args, argnums=1)
+
+
+# ------------------------------------------------ Python's sum: 0 + e_0 + e_1 + ...
+
+def sum_of_a_constant(v, x):
+    return x / sum(0.5 for e in v)  # Python's int 0 for an empty v
+
+
+def sum_of_python_s_zeros(v, x):
+    return x / sum(0.0 * x for e in v)  # Python's 0.0 for any v
+
+
+def sum_of_a_list_comprehension(v, x):
+    return x / sum([x * 0.0 for e in v])
+
+
+def sum_of_ints(v, x):
+    return x / sum(1 for e in v)
+
+
+def sum_over_a_range(v, x):
+    return x / sum(0.0 * i for i in range(len(v))) + x / sum(i for i in range(len(v)))
+
+
+def sum_over_two_clauses(v, x):
+    return x / sum(0.0 * x for e in v for f in v)
+
+
+def filtered_sum_of_python_s(v, x):
+    return x / sum(0.5 for e in v if e > 0)  # Python's: 0.5 + ..., or 0 where none passes
+
+
+def sum_of_elements(v, x):
+    return x / sum(e for e in v)  # NumPy's, except Python's 0 for an empty v
+
+
+def sum_of_a_tuple(v, x):
+    return x / sum((x * 0.0, 0.0))
+
+
+def sum_of_a_list_display(v, x):
+    return x / sum([x * 0.0, 0.0]) + x / sum([x > 1.0, x > 2.0])
+
+
+def sum_over_a_tuple(v, x):
+    return x / sum(e * 0.0 for e in (x, 1.0)) + x / sum(e * 0.0 for e in ())
+
+
+def sum_of_a_number_python_s_somewhere(v, x):
+    y = max(v[0], x)  # Python's x where v[0] <= x
+    return x / sum(y * 0.0 for e in v)
+
+
+@pytest.mark.parametrize("fn", [
+    sum_of_a_constant, sum_of_python_s_zeros, sum_of_a_list_comprehension, sum_of_ints, sum_over_a_range,
+    sum_over_two_clauses, filtered_sum_of_python_s, sum_of_elements, sum_of_a_tuple, sum_of_a_list_display,
+    sum_over_a_tuple,
+], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("v", [[], [1.0], [-1.0, -2.0]], ids=str)
+def test_python_s_sum_is_python_s_where_what_it_adds_is(fn, v):
+    same_as_python(fn, np.array(v), 0.5, argnums=1)
+
+
+@pytest.mark.parametrize("v", [[1.0], [-1.0, -2.0]], ids=str)
+def test_a_sum_of_a_number_python_s_where_a_condition_holds(v):
+    same_as_python(sum_of_a_number_python_s_somewhere, np.array(v), 0.5, argnums=1)
+
+
+def filtered_sum_of_elements(v, x):
+    return x / sum(e for e in v if e > 0)
+
+
+def test_a_filtered_sum_of_nothing_is_python_s_zero():
+    same_as_python(filtered_sum_of_elements, np.array([]), 0.5, argnums=1)

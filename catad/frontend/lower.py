@@ -25,11 +25,11 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, free_vars, rename, var_names
+from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import FALSE_, is_array
-from .shapes import copyable, without_checks
+from .shapes import copyable, in_scope, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -250,7 +250,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.mark_joined(t, kind)
         wa, wb, cond = self.where_py(a), self.where_py(b), without_checks(test)
         when = wa if wa is wb else If(cond, wa, wb, t.loc) if cond is not None else None
-        if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
+        if when is None or not (in_scope(wa, a) and in_scope(wb, b) and copyable(when)):
             return t
         return self.mark_joined(t, kind, when)
 
@@ -261,12 +261,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if got is None or got[0] is TRUE:
             return self.keep_py(t, out)
         when = got[0]
-        if not _in_scope(when, out):
+        if not in_scope(when, out):
             value = without_checks(rhs)
             if value is None or not copyable(value):
                 return out  # (as a conditional expression whose test holds a comprehension: NumPy's)
             when = rename(when, {out.var: value})
-            if not _in_scope(when, out):
+            if not in_scope(when, out):
                 return out
         return self.as_py_when(out, when, *got[1:])
 
@@ -327,10 +327,3 @@ def _marked(table: dict, t, entry):
     if isinstance(t, Term) and t.type in (Int, Float, Bool):
         table[id(t)] = entry
     return t
-
-
-def _in_scope(cond: Term, t: Term) -> bool:
-    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
-    (a branch's own let), so that it can be read where t is."""
-    inner = var_names(t) - {v.name for v in free_vars(t)}
-    return not any(v.name in inner for v in free_vars(cond))
