@@ -343,3 +343,39 @@ def filtered_sum_of_elements(v, x):
 
 def test_a_filtered_sum_of_nothing_is_python_s_zero():
     same_as_python(filtered_sum_of_elements, np.array([]), 0.5, argnums=1)
+
+
+# ------------------------------------------------ Python's max and min give one of what they compare
+
+def max_of_a_generator(v, x):
+    return x / max(x * 0.0 for e in v) + x / max(x * 0.0 for e in v for f in v)
+
+
+def min_of_a_list_comprehension(v, x):
+    return x / min([x * 0.0 for e in v]) + x / max(i * 0 for i in range(len(v)))
+
+
+def max_of_a_tuple(v, x):
+    return x / max((x * 0.0, -1.0)) + x / min([x * 0.0, 1.0])
+
+
+def max_over_a_tuple(v, x):
+    return x / max(e * 0.0 for e in (x, 1.0))
+
+
+def max_of_numpy_s(v, x):
+    return x / max((v[0] * 0.0 + 1.0, -1.0)) + x / max(e * 0.0 + 2.0 for e in v)
+
+
+def max_with_a_nan(v, x):
+    return max([x, v[0]]) + min((x, v[0]))  # Python's max passes over a NaN after the first
+
+
+@pytest.mark.parametrize("fn", [max_of_a_generator, min_of_a_list_comprehension, max_of_a_tuple, max_over_a_tuple,
+                                max_of_numpy_s], ids=lambda f: f.__name__)
+def test_python_s_max_and_min_of_python_s_numbers_are_python_s(fn):
+    same_as_python(fn, np.array([-1.0, 2.0]), 0.5, argnums=1)
+
+
+def test_max_of_a_list_display_passes_over_a_nan_as_python_s_does():
+    same_as_python(max_with_a_nan, np.array([np.nan]), 0.5, argnums=1)

@@ -367,8 +367,8 @@ def h_sum(lw, obj, node, args, kwargs):
 
 
 def _summed(lw, arg) -> Term:
-    """What sum() adds: a list display of numbers as the tuple of them, which keeps each one's
-    kind (a vector made of them would be NumPy's), else its term."""
+    """What sum(), max() or min() reads: a list display of numbers as the tuple of them, which
+    keeps each one's kind (a vector made of them would be NumPy's), else its term."""
     if not flat_display(arg):
         return lw.arg(arg)
     items = [lw.str_or_expr(e) for e in arg.elts]
@@ -386,23 +386,21 @@ def h_max(lw, obj, node, args, kwargs):
         g = args[0]
         if isinstance(g, _COMPS) and (len(g.generators) > 1 or g.generators[0].ifs):
             return lw.comprehension(g, reduce)
-        t = lw.comprehension(g, None) if isinstance(g, _COMPS) else lw.arg(g)
+        t = lw.comprehension(g, None) if isinstance(g, _COMPS) else _summed(lw, g)
         if isinstance(t.type, Vec) and t.type.elem == Float:
-            return lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+            out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+            return lw.as_py(out) if lw.has_py_items(t) else out
         if isinstance(t.type, Vec) and t.type.elem == Int:
-            return prim(reduce, t, loc=loc)
+            return lw.as_py(prim(reduce, t, loc=loc)) if lw.has_py_items(t) else prim(reduce, t, loc=loc)
         if isinstance(t.type, TupleT) and t.type.items:
-            return _tuple_fold(lw, t, lambda a, b: lw.b.scalar(pair, [a, b], loc), loc)
+            return _tuple_fold(lw, t, lambda a, b: lw.chosen_extreme(pair, a, b, loc), loc)
         lw.fail(node, pair, f"{pair}() of one argument takes a vector, a tuple or a generator, got a {t.type}",
                 CatadTypeError)
     ts = [lw.arg(a) for a in args]
     if any(is_array(t) for t in ts):
         lw.fail(node, pair, f"{pair}() of several arrays is not supported", CatadTypeError,
                 f"use np.{pair}imum(a, b) for elementwise {pair}ima")
-    # Python's max(a, b) is a unless b > a (min: b < a): one of Python's numbers where that one is
-    return functools.reduce(lambda a, b: lw.mark_chosen(lw.b.scalar(pair, [a, b], loc),
-                                                        lw.b.scalar("gt" if pair == "max" else "lt", [b, a], loc), b, a),
-                            ts)
+    return functools.reduce(lambda a, b: lw.chosen_extreme(pair, a, b, loc), ts)
 
 
 def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:

@@ -95,6 +95,8 @@ class Comprehensions:
             out = Let(v, t, out, loc)
         if reduce == "sum":
             self._mark_sum(out, element, size, loc)
+        elif self.is_py(element):  # max and min give one of the elements; a list holds them
+            return self.as_py(out) if reduce is not None else self.mark_py_items(out)
         return out
 
     def _mark_sum(self, out: Term, element: Term, size: Term, loc) -> Term:
@@ -191,7 +193,8 @@ class Comprehensions:
             if not elems:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
                           "element type)", hint="use np.zeros(0)")
-            return self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
+            out = self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
+            return self.mark_py_items(out) if all(self.is_py(e) for e in elems) else out
         if reduce == "sum":
             out = self.as_py(Const(0, Int, loc))  # Python's 0 + e_0 + ...
             for e in elems:
@@ -201,7 +204,7 @@ class Comprehensions:
             self.fail(g.iter, "max", "max() or min() of no elements raises ValueError in Python")
         out = elems[0]
         for e in elems[1:]:
-            out = prim("max" if reduce == "vmax" else "min", out, e, loc=loc)
+            out = self.chosen_extreme(reduce[1:], out, e, loc)
         return out
 
     def _bind_item(self, target: ast.expr, item, pieces: list, loc) -> None:

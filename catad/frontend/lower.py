@@ -93,6 +93,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
             self.py_whens, self.numpy_numbers = parent.py_whens, parent.numpy_numbers
+            self.py_items = parent.py_items
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
@@ -114,6 +115,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # terms surely holding one of NumPy's numbers (an element of an array, arithmetic with
         # one): a loop's Python float state updated by one is NumPy's after the first iteration
         self.numpy_numbers: dict[int, Term] = {}
+        # list terms whose every item is one of Python's own numbers ([0.5 for e in v]): max()
+        # and min() of them are Python's
+        self.py_items: dict[int, Term] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -253,6 +257,20 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if when is None or not (in_scope(wa, a) and in_scope(wb, b) and copyable(when)):
             return t
         return self.mark_joined(t, kind, when)
+
+    def chosen_extreme(self, pair: str, a: Term, b: Term, loc) -> Term:
+        """Python's max(a, b) (pair "max") or min(a, b) of numbers: a unless b > a (b < a),
+        marked Python's where the one chosen is."""
+        test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
+        return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
+
+    def mark_py_items(self, t: Term) -> Term:
+        """t, a list, marked as holding only Python's own numbers (a comprehension of them)."""
+        self.py_items[id(t)] = t
+        return t
+
+    def has_py_items(self, t) -> bool:
+        return self.py_items.get(id(t)) is t
 
     def mark_let(self, out: Term, t: Term, rhs: Term) -> Term:
         """out, b.share's let of a variable to rhs around t, marked as t is; a condition of t's
