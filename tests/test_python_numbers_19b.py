@@ -379,3 +379,18 @@ def test_python_s_max_and_min_of_python_s_numbers_are_python_s(fn):
 
 def test_max_of_a_list_display_passes_over_a_nan_as_python_s_does():
     same_as_python(max_with_a_nan, np.array([np.nan]), 0.5, argnums=1)
+
+
+# ------------------------------------------------ a Python number's .imag is Python's 0
+
+def imaginary_part(v, x):
+    return x + 1.0 / x.imag + 1.0 / (2 * len(v)).imag
+
+
+def imaginary_part_of_numpy_s(v, x):
+    return x + 1.0 / v[0].imag  # NumPy's 0.0: inf
+
+
+@pytest.mark.parametrize("fn", [imaginary_part, imaginary_part_of_numpy_s], ids=lambda f: f.__name__)
+def test_the_imaginary_part_is_of_the_number_s_kind(fn):
+    same_as_python(fn, np.array([1.0]), 0.5, argnums=1)

@@ -167,7 +167,8 @@ class Expressions:
         if attr == "real":
             return base
         zero = Const({Float: 0.0, Int: 0, Bool: False}[scalar_of(base.type)], scalar_of(base.type), loc)
-        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else zero
+        # (a Python float's .imag is Python's 0.0: 1.0 / x.imag raises)
+        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else self.keep_py(base, zero)
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
