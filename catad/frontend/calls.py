@@ -26,6 +26,7 @@ from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
 from .common import and_, index_chain, is_array, or_
 from .shapes import fresh
+from .subscripts import flat_display
 from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
@@ -318,13 +319,13 @@ def _arity(lw, obj, node, args, lo, hi=None):
         lw.fail(node, display(obj), f"{display(obj)}() takes {n} argument(s), got {len(args)}", CatadTypeError)
 
 
-def _tuple_fold(lw, t: Term, f, loc) -> Term:
-    """Fold f over the components of a tuple-typed term, left to right."""
+def _tuple_fold(lw, t: Term, f, loc, start: Term | None = None) -> Term:
+    """Fold f over the components of a tuple-typed term, left to right (from start, if given)."""
     n = len(t.type.items)
 
     def go(x):
         items = x.items if isinstance(x, Tuple) else [Get(k, x, loc) for k in range(n)]
-        return functools.reduce(f, items)
+        return functools.reduce(f, items) if start is None else functools.reduce(f, items, start)
     return go(t) if isinstance(t, Tuple) else lw.b.share(t, go, loc)
 
 
@@ -347,7 +348,11 @@ def h_sum(lw, obj, node, args, kwargs):
     _arity(lw, obj, node, args, 1)
     if isinstance(args[0], _COMPS):
         return lw.comprehension(args[0], "sum")
-    t, loc = lw.arg(args[0]), lw.loc(node)
+    t, loc = _summed(lw, args[0]), lw.loc(node)
+    if isinstance(t.type, TupleT) and t.type.items:
+        # Python's 0 + t[0] + ...: Python's where the items are (a display of numbers too)
+        add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
+        return _tuple_fold(lw, t, add, loc, lw.as_py(Const(0, Int, loc)))
     if is_array(t):
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")
@@ -358,9 +363,18 @@ def h_sum(lw, obj, node, args, kwargs):
         if known and known[0] is not None and known[0].size is not None:
             lw.as_py_when(out, prim("eq", fresh(known[0].size, loc), Const(0, Int), loc=loc), Int, Const(0, Int))
         return out
-    if isinstance(t.type, TupleT) and t.type.items:
-        return _tuple_fold(lw, t, lambda a, b: lw.b.arith("add", a, b, loc), loc)
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)
+
+
+def _summed(lw, arg) -> Term:
+    """What sum(), max() or min() reads: a list display of numbers as the tuple of them, which
+    keeps each one's kind (a vector made of them would be NumPy's), else its term."""
+    if not flat_display(arg):
+        return lw.arg(arg)
+    items = [lw.str_or_expr(e) for e in arg.elts]
+    if all(isinstance(x, Term) and x.type in (Int, Float, Bool) and lw.tree(x) is None for x in items):
+        return Tuple(tuple(items), lw.loc(arg))
+    return lw.list_of(items, arg)
 
 
 def h_max(lw, obj, node, args, kwargs):
@@ -372,23 +386,21 @@ def h_max(lw, obj, node, args, kwargs):
         g = args[0]
         if isinstance(g, _COMPS) and (len(g.generators) > 1 or g.generators[0].ifs):
             return lw.comprehension(g, reduce)
-        t = lw.comprehension(g, None) if isinstance(g, _COMPS) else lw.arg(g)
+        t = lw.comprehension(g, None) if isinstance(g, _COMPS) else _summed(lw, g)
         if isinstance(t.type, Vec) and t.type.elem == Float:
-            return lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+            out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+            return lw.as_py(out) if lw.has_py_items(t) else out
         if isinstance(t.type, Vec) and t.type.elem == Int:
-            return prim(reduce, t, loc=loc)
+            return lw.as_py(prim(reduce, t, loc=loc)) if lw.has_py_items(t) else prim(reduce, t, loc=loc)
         if isinstance(t.type, TupleT) and t.type.items:
-            return _tuple_fold(lw, t, lambda a, b: lw.b.scalar(pair, [a, b], loc), loc)
+            return _tuple_fold(lw, t, lambda a, b: lw.chosen_extreme(pair, a, b, loc), loc)
         lw.fail(node, pair, f"{pair}() of one argument takes a vector, a tuple or a generator, got a {t.type}",
                 CatadTypeError)
     ts = [lw.arg(a) for a in args]
     if any(is_array(t) for t in ts):
         lw.fail(node, pair, f"{pair}() of several arrays is not supported", CatadTypeError,
                 f"use np.{pair}imum(a, b) for elementwise {pair}ima")
-    # Python's max(a, b) is a unless b > a (min: b < a): one of Python's numbers where that one is
-    return functools.reduce(lambda a, b: lw.mark_chosen(lw.b.scalar(pair, [a, b], loc),
-                                                        lw.b.scalar("gt" if pair == "max" else "lt", [b, a], loc), b, a),
-                            ts)
+    return functools.reduce(lambda a, b: lw.chosen_extreme(pair, a, b, loc), ts)
 
 
 def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:

@@ -12,16 +12,16 @@ import ast
 import contextlib
 
 from ..errors import CatadTypeError
-from ..lang.terms import Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
-from ..lang.types import Float, Int, Tuple as TupleT, scalar_of
+from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from . import int_range
 from .int_range import IntBound
 from .checks import Frame
-from .common import ONE, is_array
+from .common import ONE, is_array, or_
 from .freenames import NOT_STATIC
 from .loops import ENUMERATE_ZIP, iteration_fn
-from .shapes import fresh, simple
+from .shapes import fresh, in_scope, simple
 from .subscripts import DictKey
 
 _MISSING = object()
@@ -79,7 +79,6 @@ class Comprehensions:
             else:
                 self.assign(g.target, elem, pieces, loc)
             element = self._filtered(gens, k, elt, reduce, loc)
-            numpy_element = self.is_numpy(element)
             body = self.assemble(pieces, element, None)
         finally:
             self.b.frames.pop()
@@ -94,11 +93,30 @@ class Comprehensions:
         out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
-        if reduce == "sum" and not g.ifs and numpy_element and \
-                not free_vars(size) & {v for v, _ in outer}:
-            # 0 + e_0 + ... of NumPy's numbers is NumPy's, and the sum of nothing Python's int 0
-            self.as_py_when(out, prim("eq", size, Const(0, Int), loc=loc), Int, Const(0, Int))
+        if reduce == "sum":
+            self._mark_sum(out, element, size, loc)
+        elif self.is_py(element):  # max and min give one of the elements; a list holds them
+            return self.as_py(out) if reduce is not None else self.mark_py_items(out)
         return out
+
+    def _mark_sum(self, out: Term, element: Term, size: Term, loc) -> Term:
+        """sum(e for ...), out, marked as Python's 0 + e_0 + ... is: Python's where every element
+        it adds is, and Python's int 0 where it adds none. Where the elements' kind changes from
+        one to the next (max(e, 0.0)), or a filter may leave none, it is Python's only where
+        there are none (a run-time count of kinds is not made)."""
+        got = self.py_when(element)
+        if got is not None and got[0] is TRUE:
+            return self.as_py(out)
+        empty = prim("eq", size, Const(0, Int), loc=loc)
+        if not in_scope(empty, out):  # (its size reads the array it binds)
+            return out
+        if got is None or not in_scope(got[0], out):
+            return self.as_py_when(out, empty, Int, Const(0, Int))
+        when, python_type, known = got  # the same for every element: read outside the sum
+        if python_type in (Int, Bool):
+            zero = isinstance(known, Const) and known.value == 0
+            return self.as_py_when(out, or_(empty, when), Int, Const(0, Int) if zero else None)
+        return self.as_py_when(out, or_(empty, when), Float)
 
     def _filtered(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None, loc) -> Term:
         """The element of for clause k (the inner clauses' reduction, or elt) under its filters:
@@ -116,7 +134,8 @@ class Comprehensions:
             if body.type not in (Int, Float):
                 self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
                                                         f"got {body.type}")
-            body = If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+            raw, body = body, If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+            body = self.as_py(body) if self.is_py(raw) else body  # (Python's 0 where none passes)
         return body
 
     def static_items(self, it: ast.expr, uses: list[ast.AST] = (), target: ast.expr | None = None) -> list | None:
@@ -174,9 +193,10 @@ class Comprehensions:
             if not elems:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
                           "element type)", hint="use np.zeros(0)")
-            return self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
+            out = self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
+            return self.mark_py_items(out) if all(self.is_py(e) for e in elems) else out
         if reduce == "sum":
-            out = Const(0, Int, loc)
+            out = self.as_py(Const(0, Int, loc))  # Python's 0 + e_0 + ...
             for e in elems:
                 out = self.binop(ast.Add(), out, e, g.iter)
             return out
@@ -184,7 +204,7 @@ class Comprehensions:
             self.fail(g.iter, "max", "max() or min() of no elements raises ValueError in Python")
         out = elems[0]
         for e in elems[1:]:
-            out = prim("max" if reduce == "vmax" else "min", out, e, loc=loc)
+            out = self.chosen_extreme(reduce[1:], out, e, loc)
         return out
 
     def _bind_item(self, target: ast.expr, item, pieces: list, loc) -> None:

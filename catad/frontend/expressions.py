@@ -167,7 +167,8 @@ class Expressions:
         if attr == "real":
             return base
         zero = Const({Float: 0.0, Int: 0, Bool: False}[scalar_of(base.type)], scalar_of(base.type), loc)
-        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else zero
+        # (a Python float's .imag is Python's 0.0: 1.0 / x.imag raises)
+        return self.b.elementwise(lambda x: zero, [base], loc) if is_array(base) else self.keep_py(base, zero)
 
     def x_Tuple(self, node: ast.Tuple) -> Term:
         """a tuple display (a tuple of lists or dicts keeps their structure)."""
@@ -203,7 +204,9 @@ class Expressions:
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
         sa, sb = scalar_of(a.type), scalar_of(b.type)
         if (sa == Bool) != (sb == Bool) and {sa, sb} <= {Bool, Int, Float}:  # a mask or a flag beside numbers
-            a, b = (self.b.numeric(a, sb, loc), b) if sa == Bool else (a, self.b.numeric(b, sa, loc))
+            # (keeping its kind: Python's True / 0.0 raises, NumPy's gives inf)
+            a, b = (self.keep_py(a, self.b.numeric(a, sb, loc)), b) if sa == Bool else \
+                (a, self.keep_py(b, self.b.numeric(b, sa, loc)))
         name = _BINOPS.get(type(op))
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
@@ -235,7 +238,7 @@ class Expressions:
         wa, wb = self.py_when(a), self.py_when(b)
         if wa is None or wb is None:
             return f(a, b)
-        when = wa[0] if wb[0] is TRUE else wb[0] if wa[0] is TRUE else and_(wa[0], wb[0])
+        when = _both(wa[0], wb[0])
         ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
         out = self.python_arith(name, a, b, loc, symbol, when, ints, (wa[2], wb[2]))
         return self.as_py_when(out, when, Int if ints and name != "div" else Float)
@@ -320,7 +323,8 @@ class Expressions:
         """-x, +x, not b."""
         loc = self.loc(node)
         if isinstance(node.op, ast.Not):
-            return prim("not", self.condition(node.operand, getattr(node, "catad_what", "not")), loc=loc)
+            # Python's bool, whatever it negates
+            return self.as_py(prim("not", self.condition(node.operand, getattr(node, "catad_what", "not")), loc=loc))
         a = self.value(node.operand)
         if isinstance(a, Complex):
             if isinstance(node.op, ast.UAdd):
@@ -355,15 +359,16 @@ class Expressions:
                     break
                 vals.append(self.condition(v, f"'{word}'"))
         acc, loc = vals[-1], self.loc(node)
-        for v in reversed(vals[:-1]):
-            acc = If(v, acc, FALSE, loc) if word == "and" else If(v, TRUE, acc, loc)
+        for v in reversed(vals[:-1]):  # (a and b is a where a is False: Python's where a is)
+            acc = self.mark_chosen(If(v, acc, FALSE, loc), v, acc, v) if word == "and" else \
+                self.mark_chosen(If(v, TRUE, acc, loc), v, v, acc)
         return acc
 
     def x_Compare(self, node: ast.Compare) -> Term:
         """< <= > >= == != (chained on scalars; elementwise on arrays); `x is None`, `x is not None`."""
         known = self.static_test(node)
         if known is not None:
-            return Const(known, Bool, self.loc(node))
+            return self.as_py(Const(known, Bool, self.loc(node)))  # (x is None: Python's bool)
         return self.compare_chain(self._compared(node.left), node.ops, node.comparators, node)
 
     def _compared(self, node: ast.expr) -> Term:
@@ -548,14 +553,18 @@ class Expressions:
         loc = self.loc(node)
 
         def rest(r):  # a < b < c = a < b and b < c, b evaluated once
+            r = self.keep_py(right, r)
             first = self.compare(ops[0], left, r, node)
             if first.type != Bool:
                 self.fail(node, "comparison", "chained comparisons of arrays are not supported",
                           hint="combine elementwise tests with np.where")
             with self.branch():
                 later = self.compare_chain(r, ops[1:], comps[1:], node)
-            return If(first, later, FALSE, loc)
-        return self.b.share(right, rest, loc)
+            chain.append(self.mark_chosen(If(first, later, FALSE, loc), first, later, first))  # (first where False)
+            return chain[-1]
+        chain = []
+        out = self.b.share(right, rest, loc)
+        return out if out is chain[0] else self.mark_let(out, chain[0], right)
 
     def compare(self, op: ast.cmpop, a: Term, b: Term, node: ast.AST) -> Term:
         name, loc = _CMPOPS.get(type(op)), self.loc(node)
@@ -564,7 +573,18 @@ class Expressions:
             self.fail(node, "comparison", f"comparison {type(op).__name__} is not supported; supported: "
                                           "< <= > >= == !=")
         f = lambda x, y: self.b.scalar(name, [x, y], loc)
-        return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
+        if is_array(a) or is_array(b):
+            return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
+        return self.mark_compared(f(a, b), a, b)
+
+    def mark_compared(self, out: Term, a: Term, b: Term) -> Term:
+        """The Bool of comparing numbers a and b, marked: Python's bool where both are Python's
+        numbers, NumPy's elsewhere (Python's True / 0.0 raises, NumPy's gives inf)."""
+        wa, wb = self.py_when(a), self.py_when(b)
+        if wa is None or wb is None:
+            return self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out
+        when = _both(wa[0], wb[0])
+        return self.as_py(out) if when is TRUE else self.as_py_when(out, when, Bool)
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
         """a if c else b (only the chosen branch's derivative counts)."""
@@ -599,7 +619,7 @@ class Expressions:
         obj, path = self.static_path(func)
         self.guard(obj, path)
         if obj is isinstance or obj is np.isscalar:
-            return Const(self.type_test(node), Bool, self.loc(node))
+            return self.as_py(Const(self.type_test(node), Bool, self.loc(node)))
         if obj is NOT_STATIC:
             if isinstance(func, ast.Name):
                 self.lookup(func.id, func)  # says why a name that is not a value is not defined here
@@ -610,8 +630,8 @@ class Expressions:
             return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
-        if obj is builtins.abs or obj is builtins.max or obj is builtins.min:
-            return t  # Python's where the argument chosen is (calls.py marks it)
+        if obj is builtins.abs or obj is builtins.max or obj is builtins.min or obj is builtins.sum:
+            return t  # Python's where the argument chosen is, or where what it adds is (calls.py marks it)
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \
                 calls.user_function(obj) is None:  # your function's result keeps its mark
@@ -669,3 +689,7 @@ def _where(when: Term, ok: Term, loc) -> Term:
     """A check's condition that holds only where `when` does (ok, or not when)."""
     return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)
 
+
+def _both(wa: Term, wb: Term) -> Term:
+    """Where two numbers are both Python's, from where each is."""
+    return wa if wb is TRUE else wb if wa is TRUE else and_(wa, wb)

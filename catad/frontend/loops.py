@@ -886,22 +886,25 @@ class Loops:
         # loop changes holds (an inner loop of no iteration): so sum loops stay vectorised.
         flags: dict[str, tuple[str, Any]] = {}
         after: dict[str, Term] = {}  # a flag left out: where the number stays Python's, or FALSE_
+        # A number that is NumPy's before the loop and that the body makes Python's (s = x of a
+        # Python float) is NumPy's in the first iteration only: it carries a flag too.
         st = self._settle(s, src, state, flags)
-        changed = [n for n, w, py in zip(st.names, st.init_whens, st.pys) if w is not None and py is None
-                   and not n.startswith("\0")]
-        if changed:
+        changed = self._kind_changes(st, flags)
+        while changed:  # (a flag may make another state Python's: t = s; s = x)
             for n in changed:
-                flags[n] = (_FLAG + n, st.init_whens[st.names.index(n)][1])
-            probe = self._settle(s, src, state, flags)
-            for n in changed:
+                flags[n] = (_FLAG + n, self._python_type(st, n))
+            probe = st = self._settle(s, src, state, flags)
+            changed = self._kind_changes(st, flags)
+        if flags:
+            for n in list(flags):
+                if probe.init_whens[probe.names.index(n)] is None:
+                    continue  # NumPy's before the loop: the flag is needed after it
                 stays = self._flag_unneeded(probe, n, flags[n][0], src)
                 if stays is not None:
                     after[n] = stays
                     del flags[n]
-            if after:  # (every flag left out, as for a sum loop: the settling without flags above)
-                st = self._settle(s, src, state, flags) if flags else st
-            else:
-                st = probe
+            if after:  # (every flag left out, as for a sum loop: a settling without them)
+                st = self._settle(s, src, state, flags)
         state, types, shapes, pys, bounds, init_whens = st.state, st.types, st.shapes, st.pys, st.bounds, st.init_whens
         body, body_env = st.body, st.body_env
         # an array the body lets something refer to is not owned after the loop (updates.py)
@@ -959,6 +962,22 @@ class Loops:
                 self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
         return out_results, out_names
+
+    def _kind_changes(self, st: "_Settled", flags: dict) -> list[str]:
+        """The states without a flag whose kind the body changes: Python's before the loop (or
+        where a condition holds) and not after the body, or NumPy's before it and Python's
+        (somewhere) after it."""
+        def changes(n, w, py, out):
+            if n.startswith("\0") or n in flags:
+                return False
+            return py is None if w is not None else self.py_when(out) is not None
+        return [n for n, w, py, out in zip(st.names, st.init_whens, st.pys, st.outs) if changes(n, w, py, out)]
+
+    def _python_type(self, st: "_Settled", n: str):
+        """The Python type of state n where it is Python's: before the loop, else after the body."""
+        k = st.names.index(n)
+        got = st.init_whens[k] or self.py_when(st.outs[k])
+        return got[1]
 
     def _settle(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], flags: dict) -> "_Settled":
         """Lower the body, with the flags' Bool states, until the state's types, shapes, kinds

@@ -25,11 +25,11 @@ import ast
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, free_vars, var_names
+from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
 from .common import FALSE_, is_array
-from .shapes import copyable, without_checks
+from .shapes import copyable, in_scope, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -93,6 +93,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
             self.py_whens, self.numpy_numbers = parent.py_whens, parent.numpy_numbers
+            self.py_items = parent.py_items
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
@@ -114,6 +115,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # terms surely holding one of NumPy's numbers (an element of an array, arithmetic with
         # one): a loop's Python float state updated by one is NumPy's after the first iteration
         self.numpy_numbers: dict[int, Term] = {}
+        # list terms whose every item is one of Python's own numbers ([0.5 for e in v]): max()
+        # and min() of them are Python's
+        self.py_items: dict[int, Term] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -249,10 +253,40 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if not isinstance(kind, tuple):
             return self.mark_joined(t, kind)
         wa, wb, cond = self.where_py(a), self.where_py(b), without_checks(test)
-        when = If(cond, wa, wb, t.loc) if cond is not None else None
-        if when is None or not (_in_scope(wa, a) and _in_scope(wb, b) and copyable(when)):
+        when = wa if wa is wb else If(cond, wa, wb, t.loc) if cond is not None else None
+        if when is None or not (in_scope(wa, a) and in_scope(wb, b) and copyable(when)):
             return t
         return self.mark_joined(t, kind, when)
+
+    def chosen_extreme(self, pair: str, a: Term, b: Term, loc) -> Term:
+        """Python's max(a, b) (pair "max") or min(a, b) of numbers: a unless b > a (b < a),
+        marked Python's where the one chosen is."""
+        test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
+        return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
+
+    def mark_py_items(self, t: Term) -> Term:
+        """t, a list, marked as holding only Python's own numbers (a comprehension of them)."""
+        self.py_items[id(t)] = t
+        return t
+
+    def has_py_items(self, t) -> bool:
+        return self.py_items.get(id(t)) is t
+
+    def mark_let(self, out: Term, t: Term, rhs: Term) -> Term:
+        """out, b.share's let of a variable to rhs around t, marked as t is; a condition of t's
+        mark that reads the variable reads rhs instead (without its checks, which have passed)."""
+        got = self.py_when(t)
+        if got is None or got[0] is TRUE:
+            return self.keep_py(t, out)
+        when = got[0]
+        if not in_scope(when, out):
+            value = without_checks(rhs)
+            if value is None or not copyable(value):
+                return out  # (as a conditional expression whose test holds a comprehension: NumPy's)
+            when = rename(when, {out.var: value})
+            if not in_scope(when, out):
+                return out
+        return self.as_py_when(out, when, *got[1:])
 
     def mark_joined(self, t: Term, kind, when: Term | None = None) -> Term:
         """t marked by joined_kind's answer (when: the Bool it asks for, where it asks)."""
@@ -311,10 +345,3 @@ def _marked(table: dict, t, entry):
     if isinstance(t, Term) and t.type in (Int, Float, Bool):
         table[id(t)] = entry
     return t
-
-
-def _in_scope(cond: Term, t: Term) -> bool:
-    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
-    (a branch's own let), so that it can be read where t is."""
-    inner = var_names(t) - {v.name for v in free_vars(t)}
-    return not any(v.name in inner for v in free_vars(cond))

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._node import walk
-from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Var, let_chain, subterms, term_children, with_children
+from ..lang.terms import (Build, Call, Const, Get, If, Let, Term, Var, free_vars, let_chain, subterms, term_children,
+                          var_names, with_children)
 from ..lang.types import Int, Tuple as TupleT, Unit, Vec, rank
 from ..primitives import prim
 
@@ -39,6 +40,13 @@ class Dim:
 def copyable(t: Term) -> bool:
     """Whether fresh can copy t: no binders in it (a let, a build, a fold)."""
     return not any(isinstance(n, (Let, Build)) or getattr(n, "LAMBDAS", ()) for n in subterms(t))
+
+
+def in_scope(cond: Term, t: Term) -> bool:
+    """Whether cond, the condition of t's mark, reads no variable that t binds inside itself
+    (a branch's own let), so that it can be read where t is."""
+    inner = var_names(t) - {v.name for v in free_vars(t)}
+    return not any(v.name in inner for v in free_vars(cond))
 
 
 def without_checks(t: Term, limit: int = 200) -> Term | None:

@@ -279,15 +279,18 @@ class Subscripts:
 
     def x_List(self, node: ast.List) -> Term:
         """a list display: an array when its values make one (as np.array would), else a Python list of values."""
-        if not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts) and node.elts:
-            items = [self.str_or_expr(e) for e in node.elts]
-            # [W, b] of two shapes, [x, 1.0], [x[:1], x] (lengths that may differ): a Python list
-            # of values, as Python keeps it (an array only when NumPy's would surely be one)
-            if not (_one_array(items) and self.same_shapes(items)):
-                t = Tuple(tuple(items), self.loc(node))
-                return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
-            return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        if flat_display(node):
+            return self.list_of([self.str_or_expr(e) for e in node.elts], node)
         return self.as_list(self.display(node))
+
+    def list_of(self, items: list[Term], node: ast.List) -> Term:
+        """The list display node of items (lowered): an array when they make one."""
+        # [W, b] of two shapes, [x, 1.0], [x[:1], x] (lengths that may differ): a Python list
+        # of values, as Python keeps it (an array only when NumPy's would surely be one)
+        if not (_one_array(items) and self.same_shapes(items)):
+            t = Tuple(tuple(items), self.loc(node))
+            return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
+        return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""
@@ -349,3 +352,9 @@ class Subscripts:
             binds += self.b.check(all_(conds), (), loc, "np.array", "setting an array element with a sequence. The "
                                   f"requested array has an inhomogeneous shape after {k + 1} dimensions.", "shape")
         return binds
+
+
+def flat_display(node: ast.AST) -> bool:
+    """Whether node is a list display of values, none a display or starred: [a, b, c]."""
+    return isinstance(node, ast.List) and bool(node.elts) and \
+        not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts)
