@@ -1591,36 +1591,11 @@ def h_cross(lw, obj, node, args, kwargs):
     return lw.b.share_all([a, b], body, loc)
 
 
-def h_trapezoid(lw, obj, node, args, kwargs):
-    """np.trapezoid(y, x=None, dx=1.0) of a vector: sum(d * (y[1:] + y[:-1]) / 2.0), NumPy's order."""
-    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
-    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
-    if rank(y.type) != 1 or not _is_none(p.get("axis")):
-        lw.fail(node, name, f"{name}() of a vector is supported (without axis)", CatadTypeError)
-    if not _is_none(p.get("x")):
-        x = array_arg(lw, p["x"], obj, node)
-        d = lw.b.share(x, lambda v: _diff0(lw, v, loc), loc)
-    else:
-        d = lw.b.to_float(Const(1.0, Float, loc) if _is_none(p.get("dx")) else lw.arg(p["dx"]), loc)
-
-    def body(v, dd):
-        n = lw.b.size(v, 0, loc)
-        m = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
-        upper = builds(lw, [m], lambda i: prim("index", prim("add", i, ONE, loc=loc), v, loc=loc), loc)
-        lower = builds(lw, [m], lambda i: prim("index", i, v, loc=loc), loc)
-        pair = lw.b.elementwise(_combine(lw, "add", loc), [upper, lower], loc, name)
-        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", lw.b.arith("mul", a, s, loc), Const(2.0, Float, loc),
-                                                         loc), [dd, pair], loc, name)
-        return lw.b.to_float(lw.b.sum_all(terms, loc), loc)
-    return lw.b.share_all([lw.b.to_float(y, loc), d], body, loc)
-
-
 TABLE += [
     ((np.trace,), h_trace, ("offset",)),
     ((np.diag,), h_diag, ("k",)),
     ((np.triu, np.tril), h_triangle, ("k",)),
     ((np.cross,), h_cross, ()),
-    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
 ]
 METHODS.update({"trace": np.trace})
 

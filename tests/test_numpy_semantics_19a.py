@@ -1,0 +1,98 @@
+"""NumPy's and SciPy's semantics that catad did not match (found by differential testing,
+session 18): each case compares catad with the user's function run by NumPy itself (values,
+derivatives against central differences, or the error NumPy raises; see shape_oracle)."""
+import numpy as np
+import pytest
+
+import catad
+from shape_oracle import check_like_numpy
+
+RNG = np.random.default_rng(19)
+
+
+def same_as_numpy(f, *args):
+    """catad's value of f at args is NumPy's to the bit (a difference in the last place is
+    within check_like_numpy's tolerance)."""
+    want = f(*args)
+    got = catad.vjp(f, *args)[0]
+    assert np.shape(got) == np.shape(want) and np.array_equal(got, want, equal_nan=True), (got, want)
+Y3 = RNG.normal(size=(2, 3, 4)) * 3.0
+
+
+# ---------------------------------------------------------------- np.trapezoid: dtypes and ranks
+
+def trapezoid_of_mask(a):
+    return np.trapezoid(a > 0.0) * 1.0  # True + True is True in NumPy (a logical or)
+
+
+def trapezoid_of_mask_int_dx(a):
+    return np.trapezoid(a > 0.0, dx=2) * a[0]
+
+
+def trapezoid_of_mask_mask_x(a):
+    return np.trapezoid(a > 0.0, x=a > 1.5) + a[1]  # np.diff of Bools is !=, a Bool times a Bool an and
+
+
+def trapezoid_of_mask_rows(m):
+    return np.sum(np.trapezoid(m > 0.0, axis=0) * m[0])
+
+
+def trapezoid_of_ints(k):
+    return np.trapezoid(k)  # int64 pairs, exact beyond 2 ** 53, then a float
+
+
+@pytest.mark.parametrize("f, a", [
+    (trapezoid_of_mask, np.array([1.0, 2.0, 3.0])),
+    (trapezoid_of_mask, np.array([1.0, -2.0, 3.0, 4.0])),
+    (trapezoid_of_mask_int_dx, np.array([1.0, 2.0, -3.0, 4.0, 5.0])),
+    (trapezoid_of_mask_mask_x, np.array([1.0, 2.0, 3.0, -1.0, 2.0])),
+    (trapezoid_of_mask_rows, np.array([[1.0, -2.0], [3.0, 4.0], [0.5, 0.7]])),
+    (trapezoid_of_ints, np.array([2 ** 53 + 1, 1, 3])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_trapezoid_in_numpys_dtypes(f, a):
+    check_like_numpy(f, a)
+    same_as_numpy(f, a)
+
+
+def trapezoid_3d(y):
+    return np.trapezoid(y)
+
+
+def trapezoid_3d_axis0(y):
+    return np.trapezoid(y, axis=0)
+
+
+def trapezoid_3d_axis1(y):
+    return np.trapezoid(y, dx=0.5, axis=1)
+
+
+def trapezoid_3d_axis2_sum(y):
+    return np.sum(np.trapezoid(y, axis=2) ** 2)
+
+
+def trapezoid_3d_x(y, x):
+    return np.trapezoid(y, x, axis=-2)
+
+
+def trapezoid_3d_x_array(y, x):
+    return np.trapezoid(y, x=x)
+
+
+def trapezoid_3d_axis3(y):
+    return np.trapezoid(y, axis=3)  # <- NumPy's IndexError
+
+
+def trapezoid_3d_x_array_axis0(y, x):
+    return np.trapezoid(y, x=x, axis=0)  # <- x's diff along its axis 0 does not broadcast
+
+
+def test_trapezoid_of_a_3d_array():
+    check_like_numpy(trapezoid_3d, Y3)
+    check_like_numpy(trapezoid_3d_axis0, Y3)
+    check_like_numpy(trapezoid_3d_axis1, Y3)
+    check_like_numpy(trapezoid_3d_axis2_sum, Y3)
+    check_like_numpy(trapezoid_3d_x, Y3, np.cumsum(RNG.uniform(0.5, 1.5, 3)))
+    check_like_numpy(trapezoid_3d_x_array, Y3, RNG.normal(size=(3, 4)))
+    check_like_numpy(trapezoid_3d_axis3, Y3)
+    check_like_numpy(trapezoid_3d_x_array_axis0, Y3, RNG.normal(size=(3, 4)))
+
