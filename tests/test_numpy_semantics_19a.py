@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import catad
+from located import refused
 from shape_oracle import check_like_numpy
 
 RNG = np.random.default_rng(19)
@@ -96,3 +97,38 @@ def test_trapezoid_of_a_3d_array():
     check_like_numpy(trapezoid_3d_axis3, Y3)
     check_like_numpy(trapezoid_3d_x_array_axis0, Y3, RNG.normal(size=(3, 4)))
 
+
+# ---------------------------------------------------------------- np.deg2rad and the like of Bools
+
+def deg2rad_of_mask(a):
+    return np.sum(np.deg2rad(a > 0.0)) * 1.0  # ERR
+
+
+def radians_of_flag(a):
+    return np.radians(a[0] > 0.0) * a[1]  # ERR
+
+
+def rad2deg_of_mask(a):
+    return np.sum(np.rad2deg(a > 0.0) * a)  # ERR
+
+
+def degrees_of_true(a):
+    return np.degrees(True) * a[0]  # ERR
+
+
+def deg2rad_of_mask_as_floats(a):
+    return np.sum(np.deg2rad((a > 0.0) * 1.0) * a)
+
+
+@pytest.mark.parametrize("f", [deg2rad_of_mask, radians_of_flag, rad2deg_of_mask, degrees_of_true],
+                         ids=lambda f: f.__name__)
+def test_angles_of_bools_are_refused(f):
+    """NumPy computes np.deg2rad of a Bool in float16 (deg2rad(True) is 0.0174560546875):
+    refused, as np.sin of a Bool is, rather than a float64 differing from NumPy's."""
+    a = np.array([1.0, -2.0, 3.0])
+    assert np.deg2rad(np.array([True])).dtype == np.float16
+    refused(f, (a,), "float16", cls=catad.CatadTypeError)
+
+
+def test_angles_of_masks_made_numbers():
+    check_like_numpy(deg2rad_of_mask_as_floats, np.array([1.0, -2.0, 3.0]))

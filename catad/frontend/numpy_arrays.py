@@ -313,6 +313,11 @@ def h_angle(lw, obj, node, args, kwargs):
     """np.radians / np.deg2rad and np.degrees / np.rad2deg: NumPy's x * (pi / 180), x * (180 / pi)."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
+    if scalar_of(t.type) == Bool:  # as np.sin of Bools: NumPy's value is a float16, which catad has not
+        name = display(obj)
+        lw.fail(node, name, f"{name}() of a Bool computes in float16 in NumPy (the smallest float holding a "
+                            "bool), which catad does not have", CatadTypeError,
+                f"convert it to numbers first, e.g. {name}(mask * 1.0), a float64 where NumPy's of Bools is a float16")
     k = Const(math.pi / 180.0 if obj in (np.radians, np.deg2rad) else 180.0 / math.pi, Float, loc)
     f = lambda x: prim("mul", lw.b.to_float(x, loc), k, loc=loc)
     return lw.b.elementwise(f, [t], loc) if is_array(t) else f(t)
