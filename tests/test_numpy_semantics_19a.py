@@ -132,3 +132,44 @@ def test_angles_of_bools_are_refused(f):
 
 def test_angles_of_masks_made_numbers():
     check_like_numpy(deg2rad_of_mask_as_floats, np.array([1.0, -2.0, 3.0]))
+
+
+# ---------------------------------------------------------------- np.append along an axis: np.concatenate's errors
+
+def append_number_along_axis(a):
+    return np.sum(np.append(a, np.sum(a), axis=-1))  # <- a number is 0-d: NumPy's ranks differ
+
+
+def append_to_number_along_axis(a):
+    return np.sum(np.append(a[0], a, axis=0))  # <- zero-dimensional arrays cannot be concatenated
+
+
+def append_vector_to_matrix(m):
+    return np.sum(np.append(m, m[0], axis=0))  # <- ranks 2 and 1
+
+
+def append_axis_out_of_bounds(a):
+    return np.sum(np.append(a, a, axis=1))  # <- NumPy's AxisError
+
+
+def append_number_raveled(a):
+    return np.sum(np.append(a, np.sum(a)) * a[0])  # axis None: both raveled, the number a vector of one
+
+
+def append_rows(m):
+    return np.sum(np.append(m, m[:1] * 2.0, axis=0) ** 2)
+
+
+@pytest.mark.parametrize("f, a", [
+    (append_number_along_axis, np.array([1.0, 2.0])),
+    (append_to_number_along_axis, np.array([1.0, 2.0])),
+    (append_vector_to_matrix, np.array([[1.0, 2.0], [0.5, 3.0]])),
+    (append_axis_out_of_bounds, np.array([1.0, 2.0])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_append_along_an_axis_raises_as_numpy(f, a):
+    check_like_numpy(f, a, shapes=())  # (NumPy's messages name ranks, not shapes)
+
+
+def test_append_still_joins():
+    check_like_numpy(append_number_raveled, np.array([1.0, 2.0]))
+    check_like_numpy(append_rows, np.array([[1.0, 2.0], [0.5, 3.0]]))
