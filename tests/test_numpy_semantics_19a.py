@@ -173,3 +173,55 @@ def test_append_along_an_axis_raises_as_numpy(f, a):
 def test_append_still_joins():
     check_like_numpy(append_number_raveled, np.array([1.0, 2.0]))
     check_like_numpy(append_rows, np.array([[1.0, 2.0], [0.5, 3.0]]))
+
+
+# ---------------------------------------------------------------- np.average: weights are not broadcast
+
+def average_last_axis(a, w):
+    return np.sum(np.average(a, axis=-1, weights=w))  # <-
+
+
+def average_middle_axis(a, w):
+    return np.sum(np.average(a, axis=1, weights=w))  # <-
+
+
+def average_everything(a, w):
+    return np.average(a, weights=w)  # <-
+
+
+def average_of_number(a, w):
+    return np.average(a[0, 0], weights=w)  # <-
+
+
+A23 = np.array([[1.0, 2.0, 0.5], [0.3, 1.5, 2.5]])
+
+
+@pytest.mark.parametrize("f, a, w", [
+    (average_last_axis, A23, np.array([[0.5], [2.0]])),      # (2, 1): neither a's shape nor a.shape[-1]
+    (average_last_axis, np.array([1.5]), np.array([0.5, 2.0])),  # a of one element, two weights
+    (average_middle_axis, A23, 2.0),                            # a number: shape ()
+    (average_middle_axis, A23, np.array([[[0.5]], [[2.0]], [[1.0]]])),  # (3, 1, 1)
+], ids=["w_2x1", "w_longer", "w_number", "w_3x1x1"])
+def test_average_weights_of_another_shape_raise_as_numpy(f, a, w):
+    check_like_numpy(f, a, w, shapes=())  # (NumPy's message names no shape)
+
+
+@pytest.mark.parametrize("f, a, w, cls", [
+    (average_everything, A23, np.array([[0.5], [2.0]]), TypeError),  # shapes differ where it runs
+    (average_everything, np.array([1.0, 2.0, 0.5]), np.array([0.5, 2.0]), TypeError),
+    (average_of_number, A23, np.array([2.0]), catad.CatadTypeError),  # ranks differ: refused while compiling
+], ids=["w_2x1", "w_shorter", "a_number"])
+def test_average_weights_of_another_shape_without_axis_raise_type_error(f, a, w, cls):
+    """NumPy's TypeError: a TypeError where the shapes differ at run time, a CatadTypeError where
+    the ranks already do (as catad refuses weights of another rank without an axis)."""
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        f(a, w)
+    with pytest.raises(catad.CatadError, match="Axis must be specified") as info:
+        catad.value_and_grad(f, argnums=(0, 1))(a, w)
+    assert isinstance(info.value, cls) and "test_numpy_semantics_19a.py:" in str(info.value)
+
+
+def test_average_weights_of_as_shape_or_along_the_axis():
+    check_like_numpy(average_last_axis, A23, np.array([[0.5, 1.0, 2.0], [1.5, 0.25, 1.0]]))
+    check_like_numpy(average_last_axis, A23, np.array([0.5, 1.0, 2.0]))
+    check_like_numpy(average_everything, A23, np.array([[0.5, 1.0, 2.0], [1.5, 0.25, 1.0]]))
