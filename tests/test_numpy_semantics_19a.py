@@ -14,8 +14,9 @@ RNG = np.random.default_rng(19)
 def same_as_numpy(f, *args):
     """catad's value of f at args is NumPy's to the bit (a difference in the last place is
     within check_like_numpy's tolerance)."""
-    want = f(*args)
-    got = catad.vjp(f, *args)[0]
+    with np.errstate(all="ignore"):
+        want = f(*args)
+        got = catad.vjp(f, *args)[0]
     assert np.shape(got) == np.shape(want) and np.array_equal(got, want, equal_nan=True), (got, want)
 Y3 = RNG.normal(size=(2, 3, 4)) * 3.0
 
@@ -225,3 +226,70 @@ def test_average_weights_of_as_shape_or_along_the_axis():
     check_like_numpy(average_last_axis, A23, np.array([[0.5, 1.0, 2.0], [1.5, 0.25, 1.0]]))
     check_like_numpy(average_last_axis, A23, np.array([0.5, 1.0, 2.0]))
     check_like_numpy(average_everything, A23, np.array([[0.5, 1.0, 2.0], [1.5, 0.25, 1.0]]))
+
+
+# ---------------------------------------------------------------- np.quantile of an Int q: the element itself
+
+def quantile_at_int_0(a):
+    return np.quantile(a, 0)  # NumPy's virtual index (n - 1) * 0 is an integer: no interpolation
+
+
+def quantile_at_int_1(a):
+    return np.quantile(a, 1)
+
+
+def quantile_at_int_vector_rows(m):
+    return np.quantile(m, np.array([0, 1]), axis=1)
+
+
+def quantile_at_int_list(a):
+    return np.sum(np.quantile(a, [1, 0]) * np.array([2.0, 3.0]))
+
+
+def quantile_of_mask_at_int(a):
+    return np.quantile(a > 0.0, 1)
+
+
+def quantile_of_mask_at_float(a):
+    return np.quantile(a > 0.0, 0.5) * 1.0  # ERR NumPy's TypeError (numpy boolean subtract)
+
+
+def percentile_at_int_0(a):
+    return np.percentile(a, 0)  # q / 100 is a float: NumPy interpolates
+
+
+INF_LOW = np.array([2.0, -np.inf, 1.0])
+INF_HIGH = np.array([2.0, np.inf, 1.0])
+
+
+@pytest.mark.parametrize("f, a", [
+    (quantile_at_int_0, INF_LOW),                         # -inf, where interpolating gives nan
+    (quantile_at_int_1, INF_HIGH),                        # inf
+    (quantile_at_int_vector_rows, np.array([[2.0, -np.inf, 1.0], [np.inf, 0.5, 3.0]])),
+    (quantile_at_int_1, np.array([1.0, np.nan, 3.0])),    # a NaN in the lane: nan
+    (quantile_at_int_1, np.array([2 ** 53 + 1, 5, -3])),  # an Int, exact beyond 2 ** 53
+    (quantile_of_mask_at_int, np.array([1.0, -2.0, 3.0])),  # a Bool, as NumPy's
+], ids=["q0_-inf", "q1_inf", "rows", "nan", "ints", "mask"])
+def test_quantile_at_an_int_takes_the_element(f, a):
+    with np.errstate(all="ignore"):
+        want = f(a)
+    got = catad.vjp(f, a)[0]
+    assert np.asarray(got).dtype.kind == np.asarray(want).dtype.kind, (got, want)
+    same_as_numpy(f, a)
+
+
+def test_quantile_at_an_int_derivatives():
+    check_like_numpy(quantile_at_int_0, np.array([2.0, 0.5, 1.0]))
+    check_like_numpy(quantile_at_int_vector_rows, np.array([[2.0, 0.3, 1.0], [0.7, 0.5, 3.0]]))
+    check_like_numpy(quantile_at_int_list, np.array([2.0, 0.5, 1.0, 4.0]))
+
+
+def test_quantile_of_bools_interpolated_is_refused():
+    a = np.array([1.0, -2.0, 3.0])
+    with pytest.raises(TypeError, match="boolean subtract"):
+        quantile_of_mask_at_float(a)
+    refused(quantile_of_mask_at_float, (a,), "boolean subtract", cls=catad.CatadTypeError)
+
+
+def test_percentile_at_an_int_still_interpolates():
+    same_as_numpy(percentile_at_int_0, INF_LOW)  # nan in NumPy too

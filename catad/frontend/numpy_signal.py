@@ -11,7 +11,8 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
   stable sort has one answer for ties) and ``np.median(a, axis=None)`` (the middle of the sorted
   lane, nan for a lane with a NaN or none); ``np.quantile(a, q, axis=None)`` and
   ``np.percentile`` of one number q, by NumPy's 'linear' method step by step (the same value to
-  the bit, a derivative in a and in q);
+  the bit, a derivative in a and in q); an Int q of np.quantile (0 or 1) takes the element
+  itself, as NumPy does, with no interpolation;
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -667,23 +668,49 @@ def h_quantile(lw, obj, node, args, kwargs):
 
 
 def _quantile_of(lw, obj, node, p, a: Term, q: Term, loc) -> Term:
-    """np.quantile / np.percentile of a at the number q."""
-    q, top, what = lw.b.to_float(q, loc), 1.0, "Quantiles must be in the range [0, 1]"
+    """np.quantile / np.percentile of a at the number q. An Int q of np.quantile (0 or 1) makes
+    NumPy's virtual index (n - 1) * q an integer, and NumPy then takes that element itself, in
+    a's dtype (-inf at q=0 of a lane holding -inf, where interpolating gives nan); np.percentile
+    divides q by 100 first, so it always interpolates, as np.quantile of a Float q does."""
+    name = display(obj)
+    direct = obj is np.quantile and q.type == Int
+    if not direct and scalar_of(a.type) == Bool:
+        lw.fail(node, name, f"{name}() of Bools interpolates, which is NumPy's TypeError (numpy boolean subtract)",
+                CatadTypeError, hint="convert them to numbers first, e.g. mask * 1.0")
+    what = "Quantiles must be in the range [0, 1]"
     if obj is np.percentile:
-        q, top, what = prim("div", q, Const(100.0, Float), loc=loc), 100.0, "Percentiles must be in the range [0, 100]"
+        q, what = prim("div", lw.b.to_float(q, loc), Const(100.0, Float), loc=loc), \
+            "Percentiles must be in the range [0, 100]"
+    elif not direct:
+        q = lw.b.to_float(q, loc)
     axis, a = _sort_axis(lw, obj, node, p, a, None)
+    lo, hi = (ZERO, ONE) if direct else (Const(0.0, Float), Const(1.0, Float))
 
     def body(qv, x):
-        ok = and_(prim("le", Const(0.0, Float), qv, loc=loc), prim("le", qv, Const(1.0, Float), loc=loc))
-        chk = lw.b.check(ok, (), loc, display(obj), what, "domain")
+        ok = and_(prim("le", lo, qv, loc=loc), prim("le", qv, hi, loc=loc))
+        chk = lw.b.check(ok, (), loc, name, what, "domain")
 
         def lane(v):
             n = lw.b.size(v, 0, loc)
-            empty = lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, display(obj),
+            empty = lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, name,
                                "index -1 is out of bounds for axis 0 with size 0", "bounds")
-            return make_lets(empty, _quantile1(lw, v, qv, loc))
+            return make_lets(empty, (_quantile_element if direct else _quantile1)(lw, v, qv, loc))
         return make_lets(chk, _along_last(lw, x, axis, lane, False, loc))
     return lw.b.share_all([q, a], body, loc)
+
+
+def _quantile_element(lw, v: Term, q: Term, loc) -> Term:
+    """np.quantile(v, q) of atom vector v (not empty) at an atom Int q in {0, 1}: the sorted
+    element (n - 1) * q, as NumPy takes it for an integer virtual index (no interpolation); nan
+    for a lane of Floats holding a NaN (NumPy's, whose NaNs sort last)."""
+    def body(s):
+        last = prim("sub", lw.b.size(s, 0, loc), ONE, loc=loc)
+        value = prim("index", prim("mul", last, q, loc=loc), s, loc=loc)
+        if scalar_of(s.type) != Float:
+            return value
+        tail = prim("index", last, s, loc=loc)
+        return If(prim("ne", tail, tail, loc=loc), _NAN, value, loc)
+    return lw.b.share(_sorted1(lw, v, loc), body, loc)
 
 
 def _along_last(lw, a: Term, axis: int, f1, keep_axis: bool, loc) -> Term:
