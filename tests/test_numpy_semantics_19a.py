@@ -3,6 +3,7 @@ session 18): each case compares catad with the user's function run by NumPy itse
 derivatives against central differences, or the error NumPy raises; see shape_oracle)."""
 import numpy as np
 import pytest
+from scipy.special import logsumexp, softmax
 
 import catad
 from located import refused
@@ -293,3 +294,93 @@ def test_quantile_of_bools_interpolated_is_refused():
 
 def test_percentile_at_an_int_still_interpolates():
     same_as_numpy(percentile_at_int_0, INF_LOW)  # nan in NumPy too
+
+
+# ---------------------------------------------------------------- scipy.special.logsumexp of no elements
+
+def lse(a):
+    return logsumexp(a)
+
+
+def lse_rows(m):
+    return logsumexp(m, axis=1)
+
+
+def lse_columns_sum(m):
+    return np.sum(logsumexp(m, axis=0) * 2.0)
+
+
+def lse_kept(m):
+    return logsumexp(m, axis=-1, keepdims=True)
+
+
+def lse_weighted(a):
+    return logsumexp(a, b=2.0)
+
+
+def lse_plus_sum(a, x):
+    return logsumexp(a) * x + np.sum(a) + x
+
+
+def lse_of_empty_matrix(m):
+    return logsumexp(m)  # <- this SciPy's IndexError (it indexes the shape with a tuple of axes)
+
+
+def softmax_of_empty(a):
+    return np.sum(softmax(a))  # <- NumPy's ValueError for the max, as SciPy's softmax raises
+
+
+def _scipy_says_minus_inf():
+    """This SciPy's logsumexp of no elements is -inf (1.15 and later; earlier ones raised)."""
+    return np.isneginf(logsumexp(np.zeros(0)))
+
+
+@pytest.mark.parametrize("f, a", [
+    (lse, np.zeros(0)),
+    (lse_rows, np.zeros((3, 0))),        # three lanes of nothing
+    (lse_rows, np.zeros((0, 3))),        # no lanes
+    (lse_columns_sum, np.zeros((0, 2))),
+    (lse_kept, np.zeros((2, 0))),
+    (lse_weighted, np.zeros(0)),
+], ids=["vector", "rows_of_nothing", "no_rows", "columns", "keepdims", "b"])
+def test_logsumexp_of_nothing_is_scipys(f, a):
+    if not _scipy_says_minus_inf():
+        pytest.skip("this SciPy raises for logsumexp of no elements")
+    same_as_numpy(f, a)
+    value, vjp_fn = catad.vjp(f, a)
+    g = vjp_fn(np.ones(np.shape(value)))[0]
+    assert np.shape(g) == a.shape  # an empty gradient, as central differences give
+    _, tangent = catad.jvp(f, (a,), (np.zeros_like(a),))
+    assert np.array_equal(tangent, np.zeros(np.shape(value)))  # a constant: no nan from log(0) * 0
+
+
+def test_logsumexp_of_nothing_beside_other_arguments():
+    if not _scipy_says_minus_inf():
+        pytest.skip("this SciPy raises for logsumexp of no elements")
+    a, x = np.zeros(0), 1.5
+    value, (ga, gx) = catad.value_and_grad(lse_plus_sum, argnums=(0, 1))(a, x)
+    assert value == lse_plus_sum(a, x) == -np.inf
+    assert ga.shape == (0,) and gx == -np.inf  # d/dx (lse * x + x) = lse + 1
+
+
+def test_logsumexp_and_softmax_of_nothing_raise_as_scipy():
+    check_like_numpy(lse_of_empty_matrix, np.zeros((2, 0)), shapes=())
+    check_like_numpy(softmax_of_empty, np.zeros(0), shapes=())
+
+
+def test_logsumexp_of_something_unchanged():
+    check_like_numpy(lse_rows, np.array([[1.0, 2.0, -0.5], [0.3, 0.1, 2.0]]))
+    check_like_numpy(lse, np.array([1.0, 2.0, -0.5]))
+
+
+def log_partition(w, X):
+    z = X @ w
+    return 2.0 * logsumexp(z) + logsumexp(-z) - np.mean(z)
+
+
+def test_logsumexp_over_the_rows_still_splits():
+    """The guard of the max (-inf where there are no rows) is still a maximum over the rows
+    for catad.distributed (the analysis needs no Dask)."""
+    rng = np.random.default_rng(12)
+    d = catad.explain(log_partition, rng.normal(size=3), rng.normal(size=(37, 3)), data=1)
+    assert "vmax" in d.stage("per-chunk").text
