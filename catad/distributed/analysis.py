@@ -20,7 +20,8 @@ one top-level chain, and gives every binding a kind:
   stack of per-row vectors, as ``np.array([h(x, j) for j in range(k)])``): a row i reads it as
   ``v[j][i]``;
 - TUPLE: a tuple of such vectors (a function's result (u, v)), only taken apart by get;
-- MAX: ``vmax(v)`` of a ROWS v of floats: the maximum over the rows, a result of P reduced by max;
+- MAX: ``vmax(v)`` of a ROWS v of floats (or ``if c then k else vmax(v)``, logsumexp's -inf
+  where there are no rows): the maximum over the rows, a result of P reduced by max;
 - STAB: computed from maxima over the rows and FREE values only (logsumexp's guarded maximum);
 - SCALED: ``build(n, \\i. exp(a - m))`` with m STAB used nowhere else in the row: its sum over the
   rows is a partial sum *scaled* by exp(-m), which P computes with its chunk's m and the
@@ -42,7 +43,7 @@ import numpy as np
 from ..errors import ArgumentError, CatadError, Loc
 from ..lang.anf import anf_def
 from ..lang.inline import inline_program
-from ..lang.terms import (Build, Call, Const, Def, Get, Let, Program, Term, Tuple, Var, make_lets,
+from ..lang.terms import (Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, make_lets,
                           term_children, with_children)
 from ..lang.types import Float, Int, Tuple as TupleT, Vec
 
@@ -144,7 +145,17 @@ class _Analysis:
                 return TUPLE
         if cls is Get and type(rhs.tup) is Var and rhs.tup.name in self.tuples:
             return self.classify(self.tuples[rhs.tup.name][rhs.index], loc)
+        if cls is If and self._guarded_max(rhs):
+            return MAX
         return self._other(rhs, loc)
+
+    def _guarded_max(self, t: If) -> bool:
+        """``if c then k else vmax(v)`` of a ROWS v, c read from the parameters and n only and k
+        a constant (logsumexp's max, -inf where there are no rows): a maximum over the rows,
+        taken per chunk and reduced by max as vmax(v) is (an empty chunk is not used)."""
+        e = t.orelse
+        return (type(t.cond) is Var and self.kind.get(t.cond.name, FREE) == FREE and type(t.then) is Const
+                and type(e) is Call and e.fn == "vmax" and self._call_kind(e, None) == MAX)
 
     def _call_kind(self, t: Call, loc) -> str | None:
         a = t.args

@@ -313,6 +313,11 @@ def h_angle(lw, obj, node, args, kwargs):
     """np.radians / np.deg2rad and np.degrees / np.rad2deg: NumPy's x * (pi / 180), x * (180 / pi)."""
     _arity(lw, obj, node, args, 1)
     t, loc = lw.arg(args[0]), lw.loc(node)
+    if scalar_of(t.type) == Bool:  # as np.sin of Bools: NumPy's value is a float16, which catad has not
+        name = display(obj)
+        lw.fail(node, name, f"{name}() of a Bool computes in float16 in NumPy (the smallest float holding a "
+                            "bool), which catad does not have", CatadTypeError,
+                f"convert it to numbers first, e.g. {name}(mask * 1.0), a float64 where NumPy's of Bools is a float16")
     k = Const(math.pi / 180.0 if obj in (np.radians, np.deg2rad) else 180.0 / math.pi, Float, loc)
     f = lambda x: prim("mul", lw.b.to_float(x, loc), k, loc=loc)
     return lw.b.elementwise(f, [t], loc) if is_array(t) else f(t)
@@ -1591,36 +1596,11 @@ def h_cross(lw, obj, node, args, kwargs):
     return lw.b.share_all([a, b], body, loc)
 
 
-def h_trapezoid(lw, obj, node, args, kwargs):
-    """np.trapezoid(y, x=None, dx=1.0) of a vector: sum(d * (y[1:] + y[:-1]) / 2.0), NumPy's order."""
-    p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
-    y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
-    if rank(y.type) != 1 or not _is_none(p.get("axis")):
-        lw.fail(node, name, f"{name}() of a vector is supported (without axis)", CatadTypeError)
-    if not _is_none(p.get("x")):
-        x = array_arg(lw, p["x"], obj, node)
-        d = lw.b.share(x, lambda v: _diff0(lw, v, loc), loc)
-    else:
-        d = lw.b.to_float(Const(1.0, Float, loc) if _is_none(p.get("dx")) else lw.arg(p["dx"]), loc)
-
-    def body(v, dd):
-        n = lw.b.size(v, 0, loc)
-        m = prim("max", prim("sub", n, ONE, loc=loc), ZERO, loc=loc)
-        upper = builds(lw, [m], lambda i: prim("index", prim("add", i, ONE, loc=loc), v, loc=loc), loc)
-        lower = builds(lw, [m], lambda i: prim("index", i, v, loc=loc), loc)
-        pair = lw.b.elementwise(_combine(lw, "add", loc), [upper, lower], loc, name)
-        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", lw.b.arith("mul", a, s, loc), Const(2.0, Float, loc),
-                                                         loc), [dd, pair], loc, name)
-        return lw.b.to_float(lw.b.sum_all(terms, loc), loc)
-    return lw.b.share_all([lw.b.to_float(y, loc), d], body, loc)
-
-
 TABLE += [
     ((np.trace,), h_trace, ("offset",)),
     ((np.diag,), h_diag, ("k",)),
     ((np.triu, np.tril), h_triangle, ("k",)),
     ((np.cross,), h_cross, ()),
-    ((np.trapezoid,), h_trapezoid, ("x", "dx", "axis")),
 ]
 METHODS.update({"trace": np.trace})
 

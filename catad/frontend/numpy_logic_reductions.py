@@ -12,8 +12,9 @@ transform of the array, with NumPy's axis (an int or a tuple) and keepdims:
 * ``np.ptp``: max - min;
 * ``np.average(a, axis=None, weights=None, returned=False, keepdims=False)``: the mean, or
   sum(a * w) / sum(w) with NumPy's ZeroDivisionError message where a lane's weights sum to 0
-  (a catad.DomainError, which is a ValueError); 1-D weights along one axis as NumPy broadcasts
-  them. Axes are constants; an axis out of range is refused while compiling.
+  (a catad.DomainError, which is a ValueError); weights of a's shape (checked, never broadcast:
+  NumPy's TypeError without an axis, its ValueError with one), or 1-D weights along one axis as
+  NumPy broadcasts them. Axes are constants; an axis out of range is refused while compiling.
 """
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ import math
 
 from ..errors import BoundsError, CatadTypeError
 from ..lang.terms import Const, If, Term, make_lets
-from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..lang.types import Bool, Float, Int, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
-from .common import ONE, ZERO, is_array
+from .common import ONE, ZERO, all_, is_array
 from .numpy_arrays import (Failure, _is_none, bind_args, builds, count_of, insert_axes, keep_dims, nonempty_lanes,
                            reduce, static_axes, static_bool)
 
@@ -186,6 +187,8 @@ def h_average(lw, obj, node, args, kwargs):
     if w is not None and not is_array(w) and not is_array(a0) and _is_none(p.get("axis")):  # two numbers
         x = lw.b.to_float(a0, loc)
         return lw.b.share(w, lambda v: _divided(lw, prim("mul", x, v, loc=loc), v, loc), loc)
+    if w is not None and is_array(w) and not is_array(a0):  # shapes () and w's differ (an axis is refused above)
+        lw.fail(node, "np.average", _NUMPY_SAYS["no axis"], CatadTypeError)
     t, r, axes, keep = _operand(lw, obj, node, p)
     t = lw.b.to_float(t, loc)
     if w is None:  # NumPy's a.mean(axis), then a.size / avg.size: a ZeroDivisionError for an empty result
@@ -199,12 +202,20 @@ def h_average(lw, obj, node, args, kwargs):
             return make_lets(chk, reduce(lw, a, axes, "mean", loc))
         return _finish(lw, t, r, axes, keep, loc, mean)
     if w.type == t.type:
-        out = lw.b.share_all([t, w], lambda a, v: _weighted(lw, a, v, axes, loc), loc)
+        given = static_axes(lw, p.get("axis"), obj, r)  # in the order given (axes is sorted)
+
+        def weighted(a, v):
+            chk = _shape_of_a(lw, a, v, axes, given, loc)
+            return make_lets(chk, _weighted(lw, a, v, axes, loc))
+        out = lw.b.share_all([t, w], weighted, loc)
     elif is_array(w) and rank(w.type) == 1 and axes is not None and len(axes) == 1:
         out = lw.b.share_all([t, w], lambda a, v: _along_axis(lw, a, v, r, axes[0], loc), loc)
     else:
         if axes is None:  # NumPy's TypeError
             lw.fail(node, "np.average", _NUMPY_SAYS["no axis"], CatadTypeError)
+        if rank(w.type) != len(axes):  # never a.shape along the axes: NumPy's ValueError where the call runs
+            never = t.type if keep else vec_of(Float, r - len(axes))  # the type of a result never computed
+            return Failure(loc, "np.average", _NUMPY_SAYS["length"]).term(lw, never)
         lw.fail(node, "np.average", "weights of another shape than a's are supported as a vector along one axis",
                 hint="pass weights of a's shape, or a vector of a.shape[axis] weights with one axis")
     return keep_dims(lw, out, r, axes, loc) if keep else out
@@ -221,6 +232,26 @@ def _numpy_says(call) -> str:
 
 _NUMPY_SAYS = {"no axis": _numpy_says(lambda: np.average(np.ones((2, 3)), weights=np.ones(3))),
                "length": _numpy_says(lambda: np.average(np.ones((2, 3)), weights=np.ones(2), axis=1))}
+
+
+def _shape_of_a(lw, a: Term, v: Term, axes, given, loc) -> list:
+    """NumPy's check that weights v of a's rank have a's shape (it does not broadcast them): its
+    TypeError without an axis, its ValueError with one. NumPy also takes, for a tuple of all the
+    axes out of order, weights ordered as the tuple: catad does not (a refusal, not NumPy's error)."""
+    conds, equal = [], []
+    for da, dv in zip(lw.b.shape(a), lw.b.shape(v)):
+        if not lw.b.shapes.same(da, dv):
+            conds.append(prim("eq", da.size, dv.size, loc=loc))
+            equal.append((dv.size, da.size))
+    if not conds:
+        return []
+    if axes is None:
+        return lw.b.check(all_(conds), (), loc, "np.average", _NUMPY_SAYS["no axis"], equal=tuple(equal),
+                          raises=TypeError)
+    if list(given) != sorted(given):
+        return lw.b.check(all_(conds), (), loc, "np.average", "weights of another shape than a's, ordered as the "
+                          "axis tuple, are not supported", "unsupported", equal=tuple(equal))
+    return lw.b.check(all_(conds), (), loc, "np.average", _NUMPY_SAYS["length"], "shape", equal=tuple(equal))
 
 
 def _weighted(lw, a: Term, v: Term, axes, loc) -> Term:

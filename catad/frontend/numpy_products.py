@@ -1,7 +1,7 @@
 """Joins, spacings, products and conversions made of other handlers' terms:
 
 * ``np.append(arr, values, axis=None)``: both raveled and joined (axis None), or np.concatenate
-  along the axis;
+  along the axis (with its errors: a number is not raveled there);
 * ``np.logspace(start, stop, num=50, endpoint=True, base=10.0)``: NumPy's ``base ** linspace``;
 * ``np.kron(a, b)`` of two vectors or two matrices: element (i p + k, j q + l) is a[i, j] b[k, l];
 * ``np.linalg.multi_dot([a, b, ...])``: the dots left to right (a first vector a row, a last one a
@@ -23,47 +23,60 @@ import ast
 
 from ..errors import CatadTypeError, ShapeError
 from ..lang.terms import Build, Const, If, Term
-from ..lang.types import Bool, Float, Int, rank, scalar_of
+from ..lang.types import Bool, Float, Int, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
 from .common import index_chain, is_array
-from .numpy_arrays import (_is_none, array_arg, bind_args, concatenate, h_linspace, reshape, static_axes,
-                           Failure)
+from .numpy_arrays import (_is_none, _same_rank, array_arg, bind_args, concatenate, h_linspace, reshape,
+                           static_axes, Failure)
 
 import numpy as np
 
 
+def _append_operand(lw, a, node) -> Term:
+    """An operand of np.append: an array (a list made one) or a number, as it is."""
+    t = lw.display(a) if isinstance(a, (ast.List, ast.Tuple)) else lw.arg(a)
+    t = t.replace() if lw.is_list(t) else t
+    if not is_array(t) and t.type not in (Int, Float, Bool):
+        lw.fail(node, "np.append", f"np.append() takes arrays or numbers, got a {t.type}", CatadTypeError)
+    return t
+
+
 def h_append(lw, obj, node, args, kwargs):
-    """np.append(arr, values, axis=None): raveled and joined, or joined along axis."""
+    """np.append(arr, values, axis=None): raveled and joined, or joined along axis (np.concatenate's
+    errors: a number is 0-d there, not raveled)."""
     p = bind_args(lw, obj, node, args, kwargs, ("arr", "values", "axis"), 2)
     loc = lw.loc(node)
-    ts = []
-    for k in ("arr", "values"):
-        t = lw.display(p[k]) if isinstance(p[k], (ast.List, ast.Tuple)) else lw.arg(p[k])
-        t = t.replace() if lw.is_list(t) else t
-        if not is_array(t):
-            if t.type not in (Int, Float, Bool):
-                lw.fail(node, "np.append", f"np.append() takes arrays or numbers, got a {t.type}", CatadTypeError)
-            t = Build(Const(1, Int), lw.b.var(Int, loc, "_i"), t, loc)
-        ts.append(t)
+    ts = [_append_operand(lw, p[k], node) for k in ("arr", "values")]
     kinds = {scalar_of(t.type) for t in ts}
     if kinds == {Int, Float}:
         ts = [lw.b.to_float(t, loc) for t in ts]
     elif len(kinds) > 1:
         lw.fail(node, "np.append", "np.append() of Bools and numbers is not supported", CatadTypeError)
     if _is_none(p.get("axis")):
-        ts = [t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel) for t in ts]
+        ts = [_raveled(lw, t, loc) for t in ts]
         return lw.b.share_all(ts, lambda a, b: concatenate(lw, [a, b], 0, loc, "np.append"), loc)
-    r = rank(ts[0].type)
-    if rank(ts[1].type) != r:
-        lw.fail(node, "np.append", "all the input array dimensions except for the concatenation axis must match "
-                f"exactly, but along dimension 0, the array at index 0 has {r} dimension(s) and the array at "
-                f"index 1 has {rank(ts[1].type)} dimension(s)", CatadTypeError)
+    # NumPy's checks in its order: a 0-d arr, the axis against arr's rank, then the ranks
+    r = rank(ts[0].type) if is_array(ts[0]) else 0
+    never = vec_of(scalar_of(ts[0].type), max(r, 1))  # the type of a result never computed
+    if r == 0:
+        return Failure(loc, "np.append", "zero-dimensional arrays cannot be concatenated").term(lw, never)
     axes = static_axes(lw, p["axis"], obj, r)
-    if isinstance(axes, Failure) or len(axes) != 1:
-        lw.fail(node, "np.append", axes.message if isinstance(axes, Failure) else "axis must be one integer",
-                CatadTypeError)
+    if isinstance(axes, Failure):
+        return axes.term(lw, never)
+    if len(axes) != 1:
+        lw.fail(node, "np.append", "axis must be one integer", CatadTypeError)
+    bad = _same_rank(lw, [ts[0], ts[1]], obj, loc)
+    if bad:
+        return bad.term(lw, never)
     return lw.b.share_all(ts, lambda a, b: concatenate(lw, [a, b], axes[0], loc, "np.append"), loc)
+
+
+def _raveled(lw, t: Term, loc) -> Term:
+    """np.ravel(t): a number a vector of one."""
+    if not is_array(t):
+        return Build(Const(1, Int), lw.b.var(Int, loc, "_i"), t, loc)
+    return t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel)
 
 
 def h_logspace(lw, obj, node, args, kwargs):

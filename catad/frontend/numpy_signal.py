@@ -11,7 +11,8 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
   stable sort has one answer for ties) and ``np.median(a, axis=None)`` (the middle of the sorted
   lane, nan for a lane with a NaN or none); ``np.quantile(a, q, axis=None)`` and
   ``np.percentile`` of one number q, by NumPy's 'linear' method step by step (the same value to
-  the bit, a derivative in a and in q);
+  the bit, a derivative in a and in q); an Int q of np.quantile (0 or 1) takes the element
+  itself, as NumPy does, with no interpolation;
 * ``np.triu_indices(n, k=0, m=None)``, ``np.tril_indices``: two Int vectors, in NumPy's
   row-major order. The number of indices in each row is a closed form; their running sum
   (a scan) says, for the p-th index, its row (how many running sums are <= p) and column;
@@ -36,8 +37,8 @@ indexing, sums and folds, so derivatives are those of these terms (no Jacobian i
   that of the formula on that interval (the knots are not differentiated as the points where
   the interval changes);
 * ``np.insert(arr, index, value)`` of a vector, a constant index and a scalar value;
-* ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` along an axis of a matrix (a vector's is
-  numpy_arrays.py's);
+* ``np.trapezoid(y, x=None, dx=1.0, axis=-1)`` along any axis of an array of any rank, each
+  operation in NumPy's dtype (of Bools, ``y[1:] + y[:-1]`` is a logical or);
 * ``scipy.integrate.simpson(y, x=None, *, dx=1.0)`` of a vector (a special_calls library row):
   SciPy 1.11 and later's rule, Simpson's on pairs of intervals (all of them for an odd number
   of samples) and, for an even number, Cartwright's correction of the last interval; the
@@ -55,13 +56,13 @@ import numpy.polynomial.polynomial
 
 from ..errors import CatadTypeError
 from ..lang.fold import Fold
-from ..lang.terms import Build, Const, Get, If, Term, Tuple, make_lets
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
+from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, make_lets
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
-from .common import ONE, ZERO, all_, and_, index_chain, is_array
-from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, int_arg, inverse, permute,
-                           reshape, scan0, static_axes, static_int)
+from .common import FALSE_ as FALSE, ONE, ZERO, all_, and_, index_chain, is_array
+from .numpy_arrays import (Failure, _combine, _is_none, array_arg, bind_args, builds, insert_axes, int_arg, inverse,
+                           permute, reshape, scan0, static_axes, static_int)
 
 _NAN = Const(math.nan, Float)
 
@@ -457,55 +458,83 @@ def h_insert(lw, obj, node, args, kwargs):
     return lw.b.share_all([a, value], body, loc)
 
 
-# ------------------------------------------------------------ trapezoid along an axis of a matrix
+# ------------------------------------------------------------ trapezoid along an axis
+
+def _numpy_scalar_op(lw, name: str, x: Term, y: Term, loc) -> Term:
+    """x + y or x * y (name add or mul) of two elements as NumPy's arrays compute them: two
+    Bools make a Bool (add is logical or, mul logical and: True + True is True); a Bool beside
+    a number is that number's 1 or 0."""
+    if x.type == Bool and y.type == Bool:
+        return If(x, TRUE, y, loc) if name == "add" else If(x, y, FALSE, loc)
+    if x.type == Bool:
+        x = lw.b.numeric(x, y.type, loc)
+    if y.type == Bool:
+        y = lw.b.numeric(y, x.type, loc)
+    return lw.b.arith(name, x, y, loc)
+
+
+def _adjacent(lw, a: Term, axis: int, op, loc) -> Term:
+    """op(a[..., i + 1, ...], a[..., i, ...]) along `axis` of atom a (max(n - 1, 0) long there)."""
+    sizes = [lw.b.size(a, q, loc) for q in range(rank(a.type))]
+    sizes[axis] = prim("max", prim("sub", sizes[axis], ONE, loc=loc), ZERO, loc=loc)
+
+    def elem(*ix):
+        up = list(ix)
+        up[axis] = prim("add", ix[axis], ONE, loc=loc)
+        return op(index_chain(a, up, loc), index_chain(a, list(ix), loc))
+    return builds(lw, sizes, elem, loc)
+
+
+def _np_diff(lw, x: Term, axis: int, loc) -> Term:
+    """np.diff(x, axis=axis) of atom x: x[1:] - x[:-1], of Bools x[1:] != x[:-1] (NumPy's)."""
+    if scalar_of(x.type) == Bool:
+        return _adjacent(lw, x, axis, lambda u, v: prim("ne", u, v, loc=loc), loc)
+    return _adjacent(lw, x, axis, lambda u, v: lw.b.arith("sub", u, v, loc), loc)
+
+
+def _trapezoid_steps(lw, p, obj, node, r: int, axis: int, loc):
+    """NumPy's d of np.trapezoid for y of rank r integrated along `axis` (normalised; p["axis"]
+    as given): dx, np.diff(x) of a vector x laid along the axis, or np.diff(x, axis=axis) of an
+    array x (the axis as given, taken against x's rank, as NumPy's), or a Failure."""
+    name = display(obj)
+    if _is_none(p.get("x")):
+        return _f(1.0) if _is_none(p.get("dx")) else lw.arg(p["dx"])
+    x = array_arg(lw, p["x"], obj, node)
+    rx = rank(x.type)
+    if rx == 1:
+        d = lw.b.share(x, lambda v: _np_diff(lw, v, 0, loc), loc)
+        return insert_axes(lw, d, [q for q in range(r) if q != axis], loc)
+    given = -1 if _is_none(p.get("axis")) else static_int(lw, p["axis"], obj, "axis")
+    if not -rx <= given < rx:
+        return Failure(loc, name, f"axis {given} is out of bounds for array of dimension {rx}", "bounds")
+    return lw.b.share(x, lambda v: _np_diff(lw, v, given % rx, loc), loc)
+
 
 def h_trapezoid(lw, obj, node, args, kwargs):
-    """np.trapezoid(y, x=None, dx=1.0, axis=-1): of a vector (numpy_arrays.h_trapezoid), or along an axis of a matrix, NumPy's sum(d * (y[1:] + y[:-1]) / 2.0) with d broadcast."""
-    from . import numpy_arrays
+    """np.trapezoid(y, x=None, dx=1.0, axis=-1) of an array of any rank: NumPy's
+    (d * (y[1:] + y[:-1]) / 2.0).sum(axis), each operation in NumPy's dtype (Bools add as a
+    logical or), d broadcast against the pairs as NumPy's."""
     p = bind_args(lw, obj, node, args, kwargs, ("y", "x", "dx", "axis"))
     y, loc, name = array_arg(lw, p["y"], obj, node), lw.loc(node), display(obj)
-    if rank(y.type) == 1:
-        if not _is_none(p.get("axis")) and static_int(lw, p["axis"], obj, "axis") not in (0, -1):
-            return Failure(loc, name, f"axis {static_int(lw, p['axis'], obj, 'axis')} is out of bounds for array "
-                                      "of dimension 1", "bounds").term(lw, Float)
-        rest = {k: v for k, v in kwargs.items() if k != "axis"}
-        return numpy_arrays.h_trapezoid(lw, obj, node, args[:3], rest)
+    r = rank(y.type)
+    out_type = vec_of(Float, r - 1)  # y's rank less the axis summed
     axis = -1 if _is_none(p.get("axis")) else static_int(lw, p["axis"], obj, "axis")
-    if not -2 <= axis < 2:
-        return Failure(loc, name, f"axis {axis} is out of bounds for array of dimension 2", "bounds").term(
-            lw, prim("vector", _f(0.0)).type)
-    axis %= 2
-    y = lw.b.to_float(y, loc)
-    last = (lambda t: t) if axis == 1 else (lambda t: lw.b.transpose(t, loc))  # the axis made the last one
-    x = None
-    if not _is_none(p.get("x")):
-        x = lw.b.to_float(array_arg(lw, p["x"], obj, node), loc)
-    d = _f(1.0) if _is_none(p.get("dx")) else lw.b.to_float(lw.arg(p["dx"]), loc)
-    add, mul = _combine(lw, "add", loc), _combine(lw, "mul", loc)
-
-    def steps(t):  # t[..., 1:] - t[..., :-1] along the last axis of atom t
-        m = prim("max", prim("sub", lw.b.size(t, rank(t.type) - 1, loc), ONE, loc=loc), ZERO, loc=loc)
-        sub = lambda a, b: lw.b.arith("sub", a, b, loc)
-        if rank(t.type) == 1:
-            return builds(lw, [m], lambda j: sub(prim("index", prim("add", j, ONE, loc=loc), t, loc=loc),
-                                                 prim("index", j, t, loc=loc)), loc)
-        return builds(lw, [lw.b.size(t, 0, loc), m], lambda r, j: sub(
-            index_chain(t, [r, prim("add", j, ONE, loc=loc)], loc), index_chain(t, [r, j], loc)), loc)
+    if not -r <= axis < r:  # NumPy's IndexError, from its list of slices
+        return Failure(loc, name, f"axis {axis} is out of bounds for array of dimension {r}", "bounds").term(
+            lw, out_type)
+    axis %= r
+    d = _trapezoid_steps(lw, p, obj, node, r, axis, loc)
+    if isinstance(d, Failure):
+        return d.term(lw, out_type)
+    if is_array(d) and rank(d.type) > r:  # NumPy would then sum along an axis of the broadcast result
+        lw.fail(node, name, f"{name}() with x or dx of more dimensions than y is not supported", CatadTypeError)
 
     def body(v, dd):
-        rows = lw.b.size(v, 0, loc)
-        m = prim("max", prim("sub", lw.b.size(v, 1, loc), ONE, loc=loc), ZERO, loc=loc)
-        pair = builds(lw, [rows, m], lambda r, j: add(index_chain(v, [r, prim("add", j, ONE, loc=loc)], loc),
-                                                       index_chain(v, [r, j], loc)), loc)
-        terms = lw.b.elementwise(lambda a, s: lw.b.arith("div", mul(a, s), _f(2.0), loc), [dd, pair], loc, name)
-        return lw.b.share(terms, lambda tm: builds(lw, [lw.b.size(tm, 0, loc)], lambda r: prim(
-            "sum", prim("index", r, tm, loc=loc), loc=loc), loc), loc)
-    if x is not None:
-        xd = x if rank(x.type) == 1 else last(x)
-        d = lw.b.share(xd, steps, loc)
-        if rank(x.type) == 1:  # NumPy's d of shape (1, len(x) - 1), broadcast against the pairs
-            d = numpy_arrays.insert_axes(lw, d, [0], loc)
-    return lw.b.share_all([last(y), d], body, loc)
+        pairs = _adjacent(lw, v, axis, lambda u, w: _numpy_scalar_op(lw, "add", u, w, loc), loc)
+        terms = lw.b.elementwise(lambda s, q: lw.b.arith("div", _numpy_scalar_op(lw, "mul", s, q, loc), _f(2.0), loc),
+                                 [dd, pairs], loc, name)
+        return lw.b.share(terms, lambda t: lw.b.reduce_axis(t, axis, "sum", loc), loc)
+    return lw.b.share_all([y, d], body, loc)
 
 
 # ------------------------------------------------------------ lexsort
@@ -639,23 +668,49 @@ def h_quantile(lw, obj, node, args, kwargs):
 
 
 def _quantile_of(lw, obj, node, p, a: Term, q: Term, loc) -> Term:
-    """np.quantile / np.percentile of a at the number q."""
-    q, top, what = lw.b.to_float(q, loc), 1.0, "Quantiles must be in the range [0, 1]"
+    """np.quantile / np.percentile of a at the number q. An Int q of np.quantile (0 or 1) makes
+    NumPy's virtual index (n - 1) * q an integer, and NumPy then takes that element itself, in
+    a's dtype (-inf at q=0 of a lane holding -inf, where interpolating gives nan); np.percentile
+    divides q by 100 first, so it always interpolates, as np.quantile of a Float q does."""
+    name = display(obj)
+    direct = obj is np.quantile and q.type == Int
+    if not direct and scalar_of(a.type) == Bool:
+        lw.fail(node, name, f"{name}() of Bools interpolates, which is NumPy's TypeError (numpy boolean subtract)",
+                CatadTypeError, hint="convert them to numbers first, e.g. mask * 1.0")
+    what = "Quantiles must be in the range [0, 1]"
     if obj is np.percentile:
-        q, top, what = prim("div", q, Const(100.0, Float), loc=loc), 100.0, "Percentiles must be in the range [0, 100]"
+        q, what = prim("div", lw.b.to_float(q, loc), Const(100.0, Float), loc=loc), \
+            "Percentiles must be in the range [0, 100]"
+    elif not direct:
+        q = lw.b.to_float(q, loc)
     axis, a = _sort_axis(lw, obj, node, p, a, None)
+    lo, hi = (ZERO, ONE) if direct else (Const(0.0, Float), Const(1.0, Float))
 
     def body(qv, x):
-        ok = and_(prim("le", Const(0.0, Float), qv, loc=loc), prim("le", qv, Const(1.0, Float), loc=loc))
-        chk = lw.b.check(ok, (), loc, display(obj), what, "domain")
+        ok = and_(prim("le", lo, qv, loc=loc), prim("le", qv, hi, loc=loc))
+        chk = lw.b.check(ok, (), loc, name, what, "domain")
 
         def lane(v):
             n = lw.b.size(v, 0, loc)
-            empty = lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, display(obj),
+            empty = lw.b.check(prim("lt", ZERO, n, loc=loc), (), loc, name,
                                "index -1 is out of bounds for axis 0 with size 0", "bounds")
-            return make_lets(empty, _quantile1(lw, v, qv, loc))
+            return make_lets(empty, (_quantile_element if direct else _quantile1)(lw, v, qv, loc))
         return make_lets(chk, _along_last(lw, x, axis, lane, False, loc))
     return lw.b.share_all([q, a], body, loc)
+
+
+def _quantile_element(lw, v: Term, q: Term, loc) -> Term:
+    """np.quantile(v, q) of atom vector v (not empty) at an atom Int q in {0, 1}: the sorted
+    element (n - 1) * q, as NumPy takes it for an integer virtual index (no interpolation); nan
+    for a lane of Floats holding a NaN (NumPy's, whose NaNs sort last)."""
+    def body(s):
+        last = prim("sub", lw.b.size(s, 0, loc), ONE, loc=loc)
+        value = prim("index", prim("mul", last, q, loc=loc), s, loc=loc)
+        if scalar_of(s.type) != Float:
+            return value
+        tail = prim("index", last, s, loc=loc)
+        return If(prim("ne", tail, tail, loc=loc), _NAN, value, loc)
+    return lw.b.share(_sorted1(lw, v, loc), body, loc)
 
 
 def _along_last(lw, a: Term, axis: int, f1, keep_axis: bool, loc) -> Term:

@@ -15,18 +15,20 @@ from .common import ZERO, all_, index_chain
 class Reductions:
     """Uses the Builder's shapes, var, share, share_all, size, to_float and check."""
 
-    def reduce_axis(self, m: Term, axis: int, reduce: str, loc: Loc | None) -> Term:
+    def reduce_axis(self, m: Term, axis: int, reduce: str, loc: Loc | None, wrap=None) -> Term:
         """NumPy's reduction of atom m along `axis` by the primitive `reduce` (sum, vmax or vmin):
-        builds over the other axes around the reduction of the values along `axis`."""
+        builds over the other axes around the reduction of the values along `axis`. `wrap`
+        (vmax, vmin): a function of each lane's reduction making the element (a guard)."""
         r = rank(m.type)
         lead = [self.var(Int, loc, "_i") for _ in range(axis)]
+        wrap = wrap or (lambda t: t)
         if axis == r - 1 or reduce == "sum":
-            body = prim(reduce, index_chain(m, lead, loc), loc=loc)  # sum adds the rows: NumPy's axis 0
+            body = wrap(prim(reduce, index_chain(m, lead, loc), loc=loc))  # sum adds the rows: NumPy's axis 0
         else:
             trail = [self.var(Int, loc, "_j") for _ in range(axis + 1, r)]
             k = self.var(Int, loc, "_k")
-            body = prim(reduce, Build(self.size(m, axis, loc), k, index_chain(m, lead + [k] + trail, loc), loc),
-                        loc=loc)
+            body = wrap(prim(reduce, Build(self.size(m, axis, loc), k, index_chain(m, lead + [k] + trail, loc), loc),
+                             loc=loc))
             for q, j in reversed(list(zip(range(axis + 1, r), trail))):
                 body = Build(self.size(m, q, loc), j, body, loc)
         for q, i in reversed(list(enumerate(lead))):

@@ -6,8 +6,10 @@ scipy.special's one-primitive functions (expit, gammaln, xlogy, ...) are registr
 
 * ``logsumexp(a, axis=None, b=None, keepdims=False)``: ``m + log(sum(b * exp(a - m)))`` with
   ``m`` the maximum over the axis (0 where it is not finite, as SciPy), so nothing overflows;
-  its gradient is the softmax. ``softmax`` and ``log_softmax`` are ``exp(a - lse)`` and
-  ``a - lse`` with ``lse`` kept along the axis;
+  its gradient is the softmax. Lanes of no elements give what the installed SciPy gives (asked
+  of it: -inf from SciPy 1.15 on, a constant, where the max of nothing is never taken).
+  ``softmax`` and ``log_softmax`` are ``exp(a - lse)`` and ``a - lse`` with ``lse`` kept along
+  the axis (of no elements, NumPy's ValueError for the max, as SciPy's);
 * ``multigammaln(a, d)``: the sum of d gammaln terms, with SciPy's ValueError when some
   ``a <= (d - 1) / 2`` (a catad.ShapeError, which is a ValueError);
 * ``scipy.stats.norm.ppf(q, loc, scale)`` is ``ndtri(q) * scale + loc``; the distributions'
@@ -151,15 +153,17 @@ def _finite_or_zero(lw, loc):
     return lambda m: If(prim("eq", prim("sub", m, m, loc=loc), _f(0.0), loc=loc), m, _f(0.0), loc)
 
 
-def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name: str) -> Term:
-    """log(sum(b * exp(a))) over axis, as its reduced value (not kept)."""
+def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name: str, empty=False) -> Term:
+    """log(sum(b * exp(a))) over axis, as its reduced value (not kept). `empty`: the installed
+    SciPy's logsumexp of lanes of no elements (_empty_lanes), or False for NumPy's ValueError
+    for the max of nothing (SciPy's softmax)."""
     def body(*ab):
         A, B = ab if b is not None else (ab[0], None)
         # entries with b == 0 do not count for the maximum (SciPy): they add nothing
         am = A if B is None else _map(lw, lambda x, y: If(prim("eq", y, _f(0.0), loc=loc), _f(-math.inf), x, loc),
                                       [A, B], loc, name)
 
-        def with_max(M0):
+        def with_max(M0, none):
             Mk = M0 if axis is None else _keep(lw, M0, r, axis, loc)  # a scalar broadcasts as it is
             shifted = lambda x, m: prim("exp", prim("sub", x, m, loc=loc), loc=loc)
             if B is None:
@@ -174,10 +178,61 @@ def _logsumexp(lw, a: Term, b: Term | None, axis: int | None, r: int, loc, name:
                     return lw.b.share(shifted(x, m), weighted, loc)
                 E = _map(lw, term, [A, B, Mk], loc, name)
             S = _reduce(lw, E, axis, "sum", loc)
-            return _map(lw, lambda s, m: prim("add", prim("log", s, loc=loc), m, loc=loc), [S, M0], loc, name)
-        M0 = _map(lw, _finite_or_zero(lw, loc), [_reduce(lw, am, axis, "vmax", loc)], loc, name)
-        return lw.b.share(M0, with_max, loc)
+            result = lambda s, m: prim("add", prim("log", s, loc=loc), m, loc=loc)
+            if none is not None:  # SciPy's -inf for lanes of nothing, a constant (log(0) + 0 has a nan tangent)
+                result = (lambda f: lambda s, m: If(none, _f(-math.inf), f(s, m), loc))(result)
+            return _map(lw, result, [S, M0], loc, name)
+
+        def shifted_sum(t, none):  # of atom t (am); none: a Bool atom, the lanes have no elements
+            peak = _reduce(lw, t, axis, "vmax", loc) if none is None else _guarded_max(lw, t, axis, none, loc)
+            M0 = _map(lw, _finite_or_zero(lw, loc), [peak], loc, name)  # SciPy's shift
+            return lw.b.share(M0, lambda m: with_max(m, none), loc)
+        if empty is False or not is_array(am):
+            return shifted_sum(am, None)
+        return lw.b.share(am, lambda t: _when_lanes_empty(lw, t, axis, empty, shifted_sum, loc, name), loc)
     return lw.b.share_all([a] if b is None else [a, b], body, loc)
+
+
+@functools.lru_cache(maxsize=None)
+def _empty_lanes(obj, r: int, axis: int | None):
+    """What the installed SciPy's logsumexp `obj` gives for lanes of no elements of a rank-r
+    array along axis (None: all): None where it is -inf (SciPy 1.15 and later), else the
+    exception it raises (SciPy 1.15 and later index the shape with a tuple of every axis, an
+    IndexError, for axis=None of a rank-2 array; earlier versions raise NumPy's ValueError for
+    the max of nothing). Asked of SciPy itself, as its behaviour changed between versions."""
+    shape = [1] * r
+    shape[0 if axis is None else axis] = 0
+    try:
+        with np.errstate(all="ignore"):
+            out = obj(np.zeros(shape), axis=axis)
+    except Exception as e:  # noqa: BLE001 - whichever SciPy raises is the answer
+        return e
+    if np.all(np.asarray(out) == -np.inf):
+        return None
+    return NotImplementedError(f"this SciPy's logsumexp of no elements is {out!r}, which catad does not compute")
+
+
+def _when_lanes_empty(lw, t: Term, axis: int | None, empty, shifted_sum, loc, name: str) -> Term:
+    """shifted_sum(t, none) for the lanes of atom t along axis (None: all of t), with SciPy's
+    answer where they have no elements: `empty` None, -inf (none the Bool atom saying so); an
+    exception, a check raising it (a ValueError, SciPy before 1.15: the max's own error)."""
+    n = lw.b.count(t, loc) if axis is None else lw.b.size(t, axis, loc)
+    if lw.b.shapes.at_most(Const(1, Int), n) or isinstance(empty, ValueError):
+        return shifted_sum(t, None)
+    if empty is not None:
+        kind = "bounds" if isinstance(empty, IndexError) else "unsupported"
+        return make_lets(lw.b.check(prim("lt", Const(0, Int), n, loc=loc), (), loc, name,
+                                    str(empty).replace("{", "{{").replace("}", "}}"), kind), shifted_sum(t, None))
+    return lw.b.share(prim("eq", n, Const(0, Int), loc=loc), lambda none: shifted_sum(t, none), loc)
+
+
+def _guarded_max(lw, t: Term, axis: int | None, none: Term, loc) -> Term:
+    """vmax of atom t over axis (None: all), -inf for each lane where the Bool atom `none` holds
+    (the lanes have no elements), so that the max of nothing is never taken."""
+    guard = lambda x: If(none, _f(-math.inf), x, loc)
+    if axis is None:
+        return guard(lw.b.reduce_all(t, "vmax", loc))
+    return lw.b.reduce_axis(t, axis, "vmax", loc, guard)
 
 
 def h_logsumexp(lw, obj, node, args, kwargs):
@@ -194,7 +249,7 @@ def h_logsumexp(lw, obj, node, args, kwargs):
     if not r:
         _number_axis(lw, name, axis_, 1)
     axis = _axis(lw, name, axis_, r) if r else None
-    out = _logsumexp(lw, a, b, axis, r, loc, name)
+    out = _logsumexp(lw, a, b, axis, r, loc, name, _empty_lanes(obj, r, axis) if r else False)
     return _keep(lw, out, r, axis, loc) if _static(lw, name, keep_, "keepdims", bool) else out
 
 
