@@ -404,17 +404,19 @@ def h_max(lw, obj, node, args, kwargs):
 
 
 def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:
-    """Python's max (min) of the floats of vector v, as np.max (np.min) computes it: Python's,
-    unless v holds a NaN. Then Python's max depends on where it is (a NaN after the first
-    element is passed over: nothing compares greater than a NaN), NumPy's gives nan, and catad
-    refuses, by a run-time test of the result (a NaN np.max propagates shows there: one test
-    per result, not per element)."""
+    """Python's max (min) of the floats of vector v: its element at np.argmax (np.argmin), the
+    first of the largest as Python's is (of -0.0 and 0.0, the one first), unless v holds a
+    NaN. Then Python's max depends on where it is (a NaN after the first element is passed
+    over: nothing compares greater than a NaN), np.argmax finds the first NaN, and catad
+    refuses, by a run-time test of the result (one test per result, not per element)."""
     def checked(m):
         return make_lets(lw.b.check(prim("eq", m, m, loc=loc), (), loc, f"{pair}()",
                                     f"{pair}() of floats holding a NaN: Python's {pair} passes over a NaN after the "
                                     f"first element, where catad's (NumPy's np.{pair}) gives nan; use np.{pair} (nan) "
                                     f"or np.nan{pair} (the NaNs passed over)", "unsupported"), m)
-    return lw.b.share(prim(reduce, v, loc=loc), checked, loc)
+    # the first of the largest, as Python's: np.max's of -0.0 and 0.0 is the one it reads last
+    first = index_chain(v, [prim("argmax" if reduce == "vmax" else "argmin", v, loc=loc)], loc)
+    return lw.b.share(first, checked, loc)
 
 
 def h_abs(lw, obj, node, args, kwargs):
