@@ -48,13 +48,14 @@ from ..errors import CatadTypeError, Loc
 from ..lang.fold import Fold, WhileCount
 from ..lang.inline import _Renaming
 from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, rename, var_names
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..primitives import prim
 from .common import FALSE_, and_, is_array, join_types, or_, static_int
 from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
 from .int_range import IntBound
+from .lists import ListState
 from .shapes import Dim, canonical, copyable, fresh, lin_const, simple
 from .checks import Statement
 from .statements import Unbound
@@ -108,6 +109,35 @@ def _statements(s: ast.stmt):
         yield s
         for field in ("body", "orelse"):
             todo.extend(reversed(getattr(s, field, None) or []))
+
+
+# methods that change the list or array they are called on
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "fill", "resize", "put",
+             "itemset"}
+
+
+def _writes(stmts: list[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
+    """Names the statements change in place (v[i] = ..., v[i] += ..., v += ..., v.sort()), bind
+    anew (v = ..., for v in ...), and grow (v.append(...)), nested blocks included."""
+    updated, rebound, grown = set(), set(), set()
+    for s in stmts:
+        for node in _statements(s):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    rebound.update(_targets(t))
+                    updated.update(_updated(t))
+            elif isinstance(node, ast.AugAssign):
+                updated.update(_targets(node.target) + _updated(node.target))
+            elif isinstance(node, ast.AnnAssign):
+                rebound.update(_targets(node.target))
+                updated.update(_updated(node.target))
+            elif isinstance(node, ast.For):
+                rebound.update(_targets(node.target))
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
+                grown.add(node.func.value.id)
+    return updated, rebound, grown
 
 
 def _reads(node: ast.AST) -> set[str]:
@@ -421,10 +451,14 @@ class Loops:
         it = s.iter
         if getattr(it, _WHILE, False):
             return self.folded(s, self.while_source(s), pieces)
+        fn = iteration_fn(self, it)
+        if fn is not range:
+            indexed = self.written_while_iterated(s, fn)
+            if indexed is not None:
+                return self.for_statement(indexed, pieces)
         self.note_iterated(it)  # updates.py: the rows of an array are views of it
         if self.dict_loop(s, pieces):
             return
-        fn = iteration_fn(self, it)
         if fn is range:
             steps = self.unrolled_range(s.target, it, s.body)
             if steps is not None:
@@ -442,6 +476,66 @@ class Loops:
         for v, t in src.outer:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
+
+    def written_while_iterated(self, s: ast.For, fn) -> ast.For | None:
+        """The loop over indices that s is, when its body writes into a vector it iterates over
+        (for e in a: ... a[k] = ...): Python's iterator reads a[k] when it gets to step k, so
+        later steps see the writes, where a fold runs over the values a had before the loop.
+        ``for e in a``, ``enumerate(a)`` and ``zip(a, b)`` of named vectors (or lists) become
+        ``for _k in range(len(a)): e = a[_k]``; another iterable whose arrays the body writes
+        into, or a body that also rebinds one (a = ..., then a is another array than the one
+        iterated) or grows a list it iterates over, is refused. None when the body writes into
+        nothing it iterates over."""
+        it = s.iter
+        updated, rebound, grown = _writes(s.body)
+        # (the rows of a matrix iterated over are views of it: a write into it is refused as such)
+        hit = {n for n in _reads(it) & (updated | grown) if self._vector_or_list(n)}
+        if not hit:
+            return None
+        args = [it] if fn is None else list(it.args) if fn is zip else \
+            list(it.args[0].args) if fn is ENUMERATE_ZIP else list(it.args[:1])
+        start = None
+        if fn is enumerate or fn is ENUMERATE_ZIP:
+            start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+        names = [a.id for a in args if isinstance(a, ast.Name)]
+        if len(names) != len(args) or not all(self._vector_or_list(n) for n in names) or hit & (rebound | grown) or \
+                start is not None and _reads(start) & (rebound | updated):
+            what = ", ".join(sorted(hit))
+            self.fail(it, "for loop", f"the loop's body changes {what}, which the loop iterates over: Python's loop "
+                      "reads each element when it gets to it, so later steps see the changes, and catad reads them "
+                      "before the loop", hint="loop over the indices: for i in range(len(a)): e = a[i]")
+        k = self.names.temp("_k")
+        self.names.taken.discard(k)
+        at = lambda node: _located(node, it)  # noqa: E731
+        read = lambda n: at(ast.Subscript(value=ast.Name(id=n, ctx=ast.Load()),  # noqa: E731
+                                          slice=ast.Name(id=k, ctx=ast.Load()), ctx=ast.Load()))
+        lengths = [at(ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id=n, ctx=ast.Load())],
+                               keywords=[])) for n in names]
+        n = lengths[0] if len(lengths) == 1 else at(ast.Call(func=ast.Name(id="min", ctx=ast.Load()), args=lengths,
+                                                             keywords=[]))
+        items = read(names[0]) if fn is None or fn is enumerate else at(ast.Tuple(elts=[read(m) for m in names],
+                                                                                   ctx=ast.Load()))
+        if start is not None or fn is enumerate or fn is ENUMERATE_ZIP:
+            count = ast.Name(id=k, ctx=ast.Load())
+            if start is not None:
+                count = ast.BinOp(left=count, op=ast.Add(), right=start)
+            items = at(ast.Tuple(elts=[at(count), items], ctx=ast.Load()))
+        element = at(ast.Assign(targets=[s.target], value=items))
+        steps = at(ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[n], keywords=[]))
+        new = ast.copy_location(ast.For(target=at(ast.Name(id=k, ctx=ast.Store())), iter=steps,
+                                        body=[element] + s.body, orelse=[], type_comment=None), s)
+        new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+        for attr in (_ORIGINAL, _FROZEN, _LIVE):
+            if hasattr(s, attr):
+                setattr(new, attr, getattr(s, attr))
+        setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
+        if hasattr(s, _PROBE_BODY):
+            setattr(new, _PROBE_BODY, [element] + getattr(s, _PROBE_BODY))
+        return new
+
+    def _vector_or_list(self, name: str) -> bool:
+        v = self.env.get(name)
+        return isinstance(v, Term) and rank(v.type) == 1 or isinstance(v, ListState)
 
     def unrolled_range(self, target: ast.expr, it: ast.Call, body: list[ast.AST]) -> range | None:
         """The values of a range loop (or comprehension) to unroll, or None to fold it: a loop whose
