@@ -65,7 +65,7 @@ from . import arrays, checkpoint, folds, memory, runtime, tidy
 from .compiler import Compiler
 from .control import Fallback
 from .dispatch import CODEGEN
-from .values import ZERO, RT, Arr, Stacked, Unvectorisable, is_zero
+from .values import ZERO, RT, Arr, Stacked, TSum, Unvectorisable, is_zero, tsum_terms
 
 __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 
@@ -354,6 +354,15 @@ def _param(c: Compiler, name: str, ty: Type, tangent: bool):
     return Arr(name, kind=kind)
 
 
+def _copies_of_rt(x) -> bool:
+    """x is a build of one run-time tangent (rt_repeat), or a sum with one among its terms (a
+    loop's cotangent of an invariant vector, added to another): it has no shape to make an
+    array of where that tangent is the zero tangent."""
+    if isinstance(x, TSum):
+        return any(_copies_of_rt(v) for v in tsum_terms(x))
+    return isinstance(x, Stacked) and isinstance(x.body, RT)
+
+
 def _output(c: Compiler, x, ty: Type) -> str:
     if isinstance(ty, TupleT):
         if x is ZERO:
@@ -363,7 +372,7 @@ def _output(c: Compiler, x, ty: Type) -> str:
         return "ZERO"
     if isinstance(x, RT):
         return x.code
-    if isinstance(ty, Vec) and isinstance(x, Stacked) and isinstance(x.body, RT) and scalar_of(ty) == Float:
+    if isinstance(ty, Vec) and scalar_of(ty) == Float and _copies_of_rt(x):
         return arrays.rt(c, x)  # copies of one run-time tangent (rt_repeat: a new array, or the zero tangent)
     if isinstance(ty, Vec):
         a = arrays.dense(c, x)
