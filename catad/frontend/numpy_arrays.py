@@ -896,6 +896,8 @@ def h_reduce(lw, obj, node, args, kwargs):
     axes = static_axes(lw, p.get("axis"), obj, r, shown=0 if number else None)
     if isinstance(axes, Failure):
         return axes.term(lw, Float if kind not in ("argmax", "argmin") else Int)
+    if number and axes == ():  # a number reduced over no axes is a number (0-d), as over its one element
+        axes = (0,)
     if axes is not None and kind in ("argmax", "argmin") and len(axes) != 1:
         lw.fail(p["axis"], name, f"axis of {name}() must be one integer", CatadTypeError)
     if axes is not None:

@@ -54,6 +54,8 @@ def _operand(lw, obj, node, p):
     axes = static_axes(lw, p.get("axis"), obj, r, shown=0 if number else None)
     if isinstance(axes, Failure):  # (NumPy's AxisError, an IndexError: refused while compiling)
         lw.fail(node, name, axes.message, BoundsError if axes.kind == "bounds" else CatadTypeError)
+    if number and axes == ():  # a number reduced over no axes is a number (0-d), as over its one element
+        axes = (0,)
     return t, r, None if axes is None else tuple(sorted(axes)), keep
 
 
