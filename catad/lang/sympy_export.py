@@ -84,7 +84,11 @@ class SympyEvaluator(Evaluator):
         if t.fn == "to_float":
             return args[0]
         if t.fn == "index":
+            if isinstance(args[0], _ArgExtreme):
+                return args[0].read(args[1], t.fn)
             return args[1][int(args[0])]
+        if t.fn in ("argmax", "argmin"):  # the place of the largest: only read back from the same vector
+            return _ArgExtreme(sympy.Max if t.fn == "argmax" else sympy.Min, args[0])
         if t.fn == "size":
             return len(args[0])
         if t.fn == "dim":
@@ -106,6 +110,19 @@ class SympyEvaluator(Evaluator):
         if p.sympy is None:
             raise CatadError(f"primitive {t.fn} has no SymPy form", construct=t.fn)
         return p.sympy(*args)
+
+
+class _ArgExtreme:
+    """argmax(v) (argmin) of a vector of formulas: v[argmax(v)] is Max(*v), Python's max of v (the
+    first of the largest, which no formula tells apart from another of them)."""
+
+    def __init__(self, extreme, v):
+        self.extreme, self.v = extreme, v
+
+    def read(self, v, fn: str):
+        if v is not self.v and not (np.shape(v) == np.shape(self.v) and all(a == b for a, b in zip(v, self.v))):
+            raise CatadError("an element read at the argmax of another vector has no SymPy form", construct=fn)
+        return self.extreme(*v)
 
 
 def _piecewise(cond: Any, a: Any, b: Any) -> Any:
