@@ -245,8 +245,12 @@ def test_floordiv_sign_have_no_partials_and_mod_at_a_jump():
 def test_pow_partials():
     x, y = Var("x", Float), Var("y", Float)
     dx, dy = partials("pow", (x, y))
-    assert dx == prim("mul", y, prim("pow", x, prim("sub", y, fconst(1.0))))
-    assert dy == prim("mul", prim("pow", x, y), prim("log", x))
+    # 0 where pow is constant in the argument (x ** 0 is 1; 0 ** y is 0 for y > 0), else the formula
+    assert dx == If(prim("eq", y, fconst(0.0)), fconst(0.0), prim("mul", y, prim("pow", x, prim("sub", y, fconst(1.0)))))
+    assert isinstance(dy, Let) and dy.rhs == prim("pow", x, y)
+    assert dy.body == If(prim("eq", dy.var, fconst(0.0)), fconst(0.0), prim("mul", dy.var, prim("log", x)))
+    assert eval_term(dx, {x: 0.0, y: 0.0}) == 0.0 and eval_term(dy, {x: 0.0, y: 2.0}) == 0.0
+    assert eval_term(dx, {x: 2.0, y: 3.0}) == 12.0 and eval_term(dy, {x: 2.0, y: 3.0}) == 8.0 * math.log(2.0)
     # a constant exponent has no partial, and the base partial is specialised
     assert partials("pow", (x, fconst(2.0))) == (prim("mul", fconst(2.0), x), None)
     assert partials("pow", (x, fconst(0.0))) == (None, None)

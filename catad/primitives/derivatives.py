@@ -82,7 +82,8 @@ Explicit rules (non-smooth points, documented in the registry's ``nondiff_note``
   ``min`` likewise with ``a <= b``;
 * ``abs``: sign(x), so 0 at 0 (derived, not explicit);
 * ``pow`` on Floats: ``y * x**(y-1)`` and ``x**y * log(x)`` (checked against the
-  SymPy derivative); when the exponent is a constant, its partial is None, and for
+  SymPy derivative), 0 where y is 0 (x**0 is 1 for every x) and where x**y is 0 (0 near
+  y too: 0 ** y for y > 0), where they are 0 * inf; when the exponent is a constant, its partial is None, and for
   an integer or half-integer constant c (|c| <= 64) the base partial is derived from
   x**c itself (``pow(x, 2.0)`` gives ``2.0 * x``, ``pow(x, 3.0)`` gives
   ``3.0 * (x * x)``, ``pow(x, 0.5)`` gives ``1.0 / (2.0 * sqrt(x))``);
@@ -255,8 +256,11 @@ def _clean(d: sympy.Expr) -> sympy.Expr:
 
 
 # Hand-chosen forms (equal to the SymPy derivative; checked when first derived).
+# pow's partials are 0 where the function is constant in that argument: x**0 is 1 for every x
+# (0 * inf at x = 0 otherwise), and where x**y is 0 (x = 0, y > 0) it is 0 near y too (0 * -inf)
 _FORMS: dict[str, Callable[..., tuple]] = {
-    "pow": lambda x, y: (y * x ** (y - 1), x ** y * sympy.log(x)),
+    "pow": lambda x, y: (sympy.Piecewise((0, sympy.Eq(y, 0)), (y * x ** (y - 1), True)),
+                         sympy.Piecewise((0, sympy.Eq(x ** y, 0)), (x ** y * sympy.log(x), True))),
 }
 
 
@@ -276,7 +280,8 @@ def _derive(name: str, arg_types: tuple) -> tuple[_Template | None, ...]:
             out.append(None)
             continue
         if forms is not None:
-            if sympy.simplify(forms[i] - d) != 0:
+            general = forms[i].args[-1][0] if isinstance(forms[i], sympy.Piecewise) else forms[i]
+            if sympy.simplify(general - d) != 0:  # (a piece before it: where d's value is a 0 * inf)
                 raise AssertionError(f"the hand-chosen partial {forms[i]} of {name} is not {d}")
             candidates = [forms[i]]
         elif d.has(sympy.Piecewise):
