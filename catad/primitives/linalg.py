@@ -33,6 +33,14 @@ def _dense(x):
     return None if x is ZERO else np.asarray(x, dtype=np.float64)
 
 
+def _lower_cotangent(g):
+    """A cotangent of a Cholesky factor L (None for the symbolic zero) without its upper
+    triangle: L's zeros there do not depend on A, and an inf or NaN there (the cotangent of
+    np.sqrt(np.abs(L)) at them) would meet L^T's zeros in L^T G as a NaN."""
+    g = _dense(g)
+    return None if g is None else np.tril(g)
+
+
 def _vec(x) -> bool:
     """A tangent's value on one matrix (the reference semantics): a vector or a matrix."""
     return np.ndim(densify(x)) == 1
@@ -308,7 +316,7 @@ def la_chol_jvp(lo, da):
 
 
 def la_chol_vjp(lo, g):
-    g = _dense(g)
+    g = _lower_cotangent(g)
     if g is None:
         return ZERO
     lt = _t(lo)
@@ -458,7 +466,7 @@ def la_chol_jvp_dl(lo, da, e):
 
 def la_chol_jvp_dl_t(lo, da, g):
     """Its transpose: G -> G Phi(Z)^T - L^{-T} (H + H^T) Z, H = Phi(L^T G)."""
-    da, g = _dense(da), _dense(g)
+    da, g = _dense(da), _lower_cotangent(g)
     if da is None or g is None:
         return ZERO
     z = _chol_z(lo, da)
@@ -480,7 +488,7 @@ def _linv_right(lo, x):
 
 def la_chol_vjp_dl(lo, g, e):
     """e -> d Phi(P + P^T) in L: Phi(Q + Q^T), Q = dP = -L^{-T} e^T P - P e L^{-1} + L^{-T} Phi(e^T G) L^{-1}."""
-    g, e = _dense(g), _dense(e)
+    g, e = _lower_cotangent(g), _dense(e)
     if g is None or e is None:
         return ZERO
     p = _chol_p(lo, g)
@@ -491,7 +499,7 @@ def la_chol_vjp_dl(lo, g, e):
 
 def la_chol_vjp_dl_t(lo, g, h):
     """Its transpose: H -> -(P + P^T) R L^{-T} + G Phi(L^{-1} R L^{-T})^T, R = Phi(H) + Phi(H)^T."""
-    g, h = _dense(g), _dense(h)
+    g, h = _lower_cotangent(g), _dense(h)
     if g is None or h is None:
         return ZERO
     p = _chol_p(lo, g)
