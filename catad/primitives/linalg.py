@@ -466,7 +466,7 @@ def la_chol_jvp_dl(lo, da, e):
 
 def la_chol_jvp_dl_t(lo, da, g):
     """Its transpose: G -> G Phi(Z)^T - L^{-T} (H + H^T) Z, H = Phi(L^T G)."""
-    da, g = _dense(da), _lower_cotangent(g)
+    da, g = _dense(da), _dense(g)
     if da is None or g is None:
         return ZERO
     z = _chol_z(lo, da)
