@@ -598,8 +598,12 @@ def _median1(lw, v: Term, loc) -> Term:
         half = prim("floordiv", n, Const(2, Int), loc=loc)
         last = at(prim("sub", n, ONE, loc=loc))
         odd = prim("eq", prim("mod", n, Const(2, Int), loc=loc), ONE, loc=loc)
-        mid = If(odd, at(half), prim("div", prim("add", at(prim("sub", half, ONE, loc=loc)), at(half), loc=loc),
-                                     Const(2.0, Float), loc=loc), loc)
+        # np.median is np.mean of the middle one or two, a sum from +0.0 (so never -0.0)
+        zero = Const(0.0, Float, loc)
+        plus = lambda a, b: prim("add", a, b, loc=loc)  # noqa: E731
+        mid = If(odd, plus(zero, at(half)),
+                 prim("div", plus(plus(zero, at(prim("sub", half, ONE, loc=loc))), at(half)), Const(2.0, Float), loc=loc),
+                 loc)
         return If(prim("eq", n, ZERO, loc=loc), nan, If(prim("ne", last, last, loc=loc), nan, mid, loc), loc)
     return lw.b.share(_sorted1(lw, v, loc), body, loc)
 
