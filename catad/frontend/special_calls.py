@@ -259,7 +259,13 @@ def _softmax(log: bool):
         name = library_name(obj)
         x, axis_ = _params(lw, name, node, args, kwargs, ("x", "axis"), 1)
         loc = lw.loc(node)
-        x = _floats(lw, name, node, x)
+        given = lw.display(x) if isinstance(x, (ast.List, ast.Tuple)) else lw.arg(x)
+        if scalar_of(given.type) == Bool:  # SciPy's x - max(x) of Bools
+            lw.fail(node, name, f"{name}() of Bools is NumPy's TypeError (numpy boolean subtract, the `-` operator, "
+                                "is not supported)", CatadTypeError, "convert the mask first: mask * 1.0")
+        x = lw.b.to_float(given, loc)
+        if scalar_of(x.type) != Float:
+            lw.fail(node, name, f"{name}() takes numbers or arrays of numbers, got a {x.type}", CatadTypeError)
         r = rank(x.type)
         if not r:
             _number_axis(lw, name, axis_, 0)
