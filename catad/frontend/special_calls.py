@@ -250,7 +250,18 @@ def h_logsumexp(lw, obj, node, args, kwargs):
         _number_axis(lw, name, axis_, 1)
     axis = _axis(lw, name, axis_, r) if r else None
     out = _logsumexp(lw, a, b, axis, r, loc, name, _empty_lanes(obj, r, axis) if r else False)
-    return _keep(lw, out, r, axis, loc) if _static(lw, name, keep_, "keepdims", bool) else out
+    if not _static(lw, name, keep_, "keepdims", bool):
+        return out
+    if not r and _number_kept_as_vector(obj):  # this SciPy reads a number as an array of one element
+        return Build(Const(1, Int, loc), lw.b.var(Int, loc, "_k"), out, loc)
+    return _keep(lw, out, r, axis, loc)
+
+
+@functools.lru_cache(maxsize=None)
+def _number_kept_as_vector(obj) -> bool:
+    """Whether the installed SciPy's logsumexp of a number with keepdims=True is an array of one
+    element (SciPy 1.15 and later) rather than a number: asked of it, as it changed."""
+    return np.shape(obj(0.0, keepdims=True)) == (1,)
 
 
 def _softmax(log: bool):
