@@ -46,8 +46,42 @@ def run(spec: str, ops: list) -> np.ndarray:
     """einsum(spec, *ops) by the plan for their shapes."""
     for o in ops:  # (a loop, not all() of a generator: this runs for every contraction)
         if type(o) is not np.ndarray or o.dtype != F64:
-            return np.einsum(spec, *ops, optimize=path(spec, tuple(np.shape(o) for o in ops)))
-    return plan(spec, tuple([o.shape for o in ops]))(ops)
+            out = np.einsum(spec, *ops, optimize=path(spec, tuple(np.shape(o) for o in ops)))
+            break
+    else:
+        out = plan(spec, tuple([o.shape for o in ops]))(ops)
+    if _sums_apart(spec) and not np.isfinite(out).all():
+        return _sum_of_products(spec, ops)
+    return out
+
+
+def _sum_of_products(spec: str, ops: list) -> np.ndarray:
+    """The products of the operands formed whole, then summed (np.sum(np.outer(a, b)), np.sum(a *
+    b[:, None]): a NaN term stays in the sum, where NumPy's einsum too sums one operand first)."""
+    inputs, result = spec.split("->")
+    specs = inputs.split(",")
+    every = "".join(sorted(set(inputs) - {","}))
+    product = 1.0
+    for sp, o in zip(specs, ops):
+        o = np.transpose(np.asarray(o, dtype=F64), [sp.index(c) for c in every if c in sp])
+        product = product * o.reshape([o.shape[[c for c in every if c in sp].index(c)] if c in sp else 1
+                                       for c in every])
+    return c_einsum(every + "->" + result, product)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sums_apart(spec: str) -> bool:
+    """Whether a plan may sum an operand over an index of its own before multiplying it by the
+    others (np.sum(np.outer(a, b)) as sum(a) * sum(b)): that is the sum of the products up to
+    rounding where they are finite, but not where one is inf or NaN (0 * inf is a NaN term; a
+    product of sums is -inf there), so a result that is not finite is made again, in one pass."""
+    if "." in spec or "->" not in spec:  # an ellipsis, an implicit result: einsum's own
+        return False
+    inputs, result = spec.split("->")
+    ops = inputs.split(",")
+    if any(len(set(op)) != len(op) for op in ops):  # a diagonal: summed as einsum's
+        return False
+    return len(ops) > 1 and any(sum(i in op for op in ops) == 1 and i not in result for i in set(inputs) - {","})
 
 
 # einsum_path's "optimal" search is exponential in the operands: 15 ms for 6, 0.7 s for 7, 27 s
