@@ -175,7 +175,7 @@ def tscale(k: float, x: Any) -> Any:
     return times(k, x)
 
 
-def times(k: Any, x: Any) -> Any:
+def times(k: Any, x: Any, either: bool = False) -> Any:
     """k * x for a coefficient k (a primal value: a float or array) and a dense tangent x
     (broadcasting), and exactly 0 wherever x is 0, even where k is inf or NaN.
 
@@ -188,12 +188,13 @@ def times(k: Any, x: Any) -> Any:
     Products of primal values (mul) keep IEEE semantics: 0 * inf is NaN there.
 
     Where k * x is all finite (the usual case) it is returned as it is; only otherwise
-    are the entries where x is 0 set to 0."""
+    are the entries where x is 0 (`either`: where k or x is) set to 0."""
     with np.errstate(all="ignore"):  # IEEE results, as NumPy's (inf * 0 is NaN before it is fixed)
         p = k * x
     if np.isfinite(p).all():
         return p
-    return np.where(np.equal(x, 0), 0.0, p)[()]
+    zero = np.equal(x, 0) | np.equal(k, 0) if either else np.equal(x, 0)
+    return np.where(zero, 0.0, p)[()]
 
 
 def times_both(a: Any, b: Any) -> Any:
@@ -202,11 +203,7 @@ def times_both(a: Any, b: Any) -> Any:
     partial of tscale(k, x) in k is dk |-> dk x, a linear map of dk whose coefficient x is a
     tangent too: where x is 0, tscale(k, x) is 0 for every k, so is its derivative). With
     `times`, which is zero-safe in x alone, jacfwd of a gradient gave NaN where jacrev gave 0."""
-    with np.errstate(all="ignore"):
-        p = a * b
-    if np.isfinite(p).all():
-        return p
-    return np.where(np.equal(a, 0) | np.equal(b, 0), 0.0, p)[()]
+    return times(a, b, either=True)
 
 
 def tget(x: Any, i: int) -> Any:

@@ -226,6 +226,13 @@ class Compiler:
         self.consts[name] = arr
         return Arr(name, 0, frozenset(), arr.ndim, kind_of(ty))
 
+    def lanes_exist(self, depth: int = 0) -> str | None:
+        """Code that is True where every enclosing build from batch axis `depth` on has a lane
+        (None when there is none): a value the same in all their lanes is computed once, even for
+        no lane, where what it raises must not be raised."""
+        inner = self.sizes[depth:]
+        return f"all(({''.join(n + ', ' for n in inner)}))" if inner else None
+
     def float_constant(self, a: Arr) -> float | None:
         """The value of a, where a is a Float constant (const's name for it), else None."""
         value = self.consts.get(a.code)

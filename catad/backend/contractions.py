@@ -89,7 +89,8 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
             own = fs[0].code
             for f in scalars:
                 own = f"({f.code} * {own})"
-        return c.assign(f"({_signed(out)} if {' and '.join(finite)} else {summed(own, ax)})")
+        return c.assign(f"({_signed(c, out, [f.code for f in scalars])} if {' and '.join(finite)} else "
+                        f"{summed(own, ax)})")
     if len(fs) < 2:
         return None
     axes = set().union(*(f.deps for f in fs))
@@ -114,14 +115,17 @@ def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     scale = c.lift(c.drop(k, ax), x.depth - 1).code
     # x's own expression in the other branch: its line is then dead code (the product is made
     # only where k is not finite)
-    return c.assign(f"({_signed(f'({scale} * {total})')} if all_finite({scale}) and all_finite({total}) else "
+    return c.assign(f"({_signed(c, f'({scale} * {total})', [scale])} if all_finite({scale}) and all_finite({total}) else "
                     f"{summed(made, ax)})")
 
 
-def _signed(product: str) -> str:
+def _signed(c: Compiler, product: str, scales: list[str]) -> str:
     """k times a sum, with the sign of a zero NumPy's sum gives: NumPy adds from +0.0, so its sum
     is never -0.0 (of -0.0s, or of a * -0.0), where k * sum may be (-0.0 * 3.0); adding 0.0
-    changes nothing else (1.0 / np.sum(a * -0.0) is inf, not -inf)."""
+    changes nothing else (1.0 / np.sum(a * -0.0) is inf, not -inf). Not needed (no pass over
+    the result) where every k is a positive constant: the sum is never -0.0 either."""
+    if all(isinstance(v := c.consts.get(k), float) and v > 0 for k in scales):  # (np.float64 too)
+        return product
     return f"({product} + 0.0)"
 
 
@@ -215,7 +219,8 @@ def einsum(c: Compiler, how: tuple, depth: int, deps: frozenset, rank: int, hint
         for s in scalars:
             scaled = f"({s} * {scaled})"
         finite = " and ".join(f"all_finite({v})" for v in (total,) + tuple(scalars))
-        code = f"({_signed(scaled)} if {finite} else {made(ops + tuple(scalars), specs + ('',) * len(scalars))})"
+        code = f"({_signed(c, scaled, list(scalars))} if {finite} else "
+        code += f"{made(ops + tuple(scalars), specs + ('',) * len(scalars))})"
     name = c.assign(code, hint)
     if record:
         c.defs[name] = how

@@ -59,14 +59,16 @@ def _sum_of_products(spec: str, ops: list) -> np.ndarray:
     """The products of the operands formed whole, then summed (np.sum(np.outer(a, b)), np.sum(a *
     b[:, None]): a NaN term stays in the sum, where NumPy's einsum too sums one operand first)."""
     inputs, result = spec.split("->")
-    specs = inputs.split(",")
     every = "".join(sorted(set(inputs) - {","}))
-    product = 1.0
-    for sp, o in zip(specs, ops):
-        o = np.transpose(np.asarray(o, dtype=F64), [sp.index(c) for c in every if c in sp])
-        product = product * o.reshape([o.shape[[c for c in every if c in sp].index(c)] if c in sp else 1
-                                       for c in every])
-    return c_einsum(every + "->" + result, product)
+    return c_einsum(every + "->" + result, outer(inputs.split(","), ops, every))
+
+
+def outer(specs: list, ops: list, every: str):
+    """The elementwise product of ops (with einsum specs), broadcastable to the axes `every`
+    (sorted letters): size 1 along the letters no operand has."""
+    own = "".join(sorted(set("".join(specs))))
+    out = np.einsum(",".join(specs) + "->" + own, *ops)
+    return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
 
 
 @functools.lru_cache(maxsize=1024)

@@ -55,10 +55,9 @@ def _when_lanes(c: Compiler, a: Arr) -> Arr:
     """a, or the identity where a build enclosing it has no lane: a matrix the same in every
     lane is solved once, even for none (sum(np.linalg.inv(m)[0, 0] for i in range(0)) reads no
     inverse of a singular m)."""
-    inner = c.sizes[a.depth:]
-    if not inner:
+    keep = c.lanes_exist(a.depth)
+    if keep is None:
         return a
-    keep = f"all(({''.join(n + ', ' for n in inner)}))"
     return Arr(c.assign(f"la_where_eye({keep}, {a.code})"), a.depth, a.deps, a.rank, "f")
 
 

@@ -167,8 +167,9 @@ def vreduce(c: Compiler, kind: str, v, t):
     mask = "None" if v.mask is None else c.lift(v.mask, d + 1).code
     # the lanes the enclosing branches take: those a branch discards may reduce nothing
     active = "True" if c.mask is None else c.lift(c.mask, d).code
-    if c.sizes:  # a value the same in every lane of a build is computed once, even for no lane
-        active = f"({active} if all(({''.join(n + ', ' for n in c.sizes)})) else False)"
+    lanes = c.lanes_exist()
+    if lanes is not None:
+        active = f"({active} if {lanes} else False)"
     loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
     args = f"{b.code}, {d}, {mask}, {active}{f', {loc!r}' if loc else ''}"
     out = (kind.startswith("arg") and _paired(c, kind, args)) or c.assign(f"vreduce({kind!r}, {args})")

@@ -753,14 +753,6 @@ def _front_added(axis: int, whole: np.ndarray, part: np.ndarray) -> np.ndarray:
     return out
 
 
-def _outer(specs: list, ops: list, every: str):
-    """The elementwise product of ops (with einsum specs), broadcastable to the axes `every`
-    (sorted letters): size 1 along the letters no operand has."""
-    own = "".join(sorted(set("".join(specs))))
-    out = np.einsum(",".join(specs) + "->" + own, *ops)
-    return np.reshape(out, [out.shape[own.index(c)] if c in own else 1 for c in every])
-
-
 def sum0(x):
     """x.sum(axis=0), NumPy's own values: for a C-contiguous float array of two or more axes,
     with more than one element per row, NumPy adds the rows in order (its pairwise sum runs
@@ -916,9 +908,9 @@ def contract(spec: str, *ops, where: tuple = (), zero: tuple = ()):
     specs = inputs.split(",")
     every = "".join(sorted(set(inputs.replace(",", ""))))
     values = [k for k in range(len(ops)) if k not in where]
-    product = _outer([specs[k] for k in values], [ops[k] for k in values], every)
+    product = _einsum_plans.outer([specs[k] for k in values], [ops[k] for k in values], every)
     selectors = [fast[k] for k in where] + [np.not_equal(ops[k], 0).astype(np.float64) for k in zero]
-    inside = _outer([specs[k] for k in where + zero], selectors, every)
+    inside = _einsum_plans.outer([specs[k] for k in where + zero], selectors, every)
     return np.einsum(every + "->" + result, np.where(inside != 0, product, 0.0))
 
 

@@ -525,7 +525,7 @@ class Loops:
         new = ast.copy_location(ast.For(target=at(ast.Name(id=k, ctx=ast.Store())), iter=steps,
                                         body=[element] + s.body, orelse=[], type_comment=None), s)
         new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
-        for attr in (_ORIGINAL, _FROZEN, _LIVE):
+        for attr in (_FROZEN, _LIVE):
             if hasattr(s, attr):
                 setattr(new, attr, getattr(s, attr))
         setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
