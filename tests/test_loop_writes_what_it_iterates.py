@@ -93,8 +93,8 @@ CASES = [write_ahead, scale_in_place, add_in_place, enumerate_writes_next, enume
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("w", [np.array([1.0, 2.0, 3.0]), np.array([0.5]), np.array([-1.0, 0.25, 2.0, 1.5])],
-                         ids=len)
+@pytest.mark.parametrize("w", [np.array([1.0, 2.0, 3.0]), np.array([0.5]), np.array([-1.0, 0.25, 2.0, 1.5]),
+                               np.array([])], ids=len)
 def test_value_and_gradient_are_pythons(f, w):
     try:
         f(w.copy())
