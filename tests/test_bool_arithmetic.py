@@ -1,14 +1,14 @@
 """A Bool (a mask or a flag) in arithmetic with numbers is the number 1 or 0, as NumPy and
 Python take it: `(a < b) * 1.0`, `x * (a > 0)`, `1.0 - (a[0] > b[0])`, `mask + 2` (an Int
 array). Values against the function itself, gradients against central differences. Bool with
-Bool stays refused unless it is & | ^: NumPy's + of masks is a logical or, Python's of flags
-an Int sum."""
+Bool is as NumPy and Python have it: NumPy's + and * of masks are a logical or and and, Python's
+of flags an Int sum and product."""
 import numpy as np
 import pytest
 
 import catad
 from catad import CatadTypeError
-from located import agrees
+from located import agrees, refused
 
 A = np.array([0.5, -1.0, 2.0, -0.25])
 B = np.array([1.0, -2.0, 0.0, 0.5])
@@ -45,9 +45,97 @@ def test_a_mask_plus_an_int_is_an_int_array():
 
 
 def masks_added(x, a, b):
-    return x * np.sum((a > 0) + (b > 0))
+    return x * np.sum((a > 0) + (b > 0.25)) + np.sum(((a > 0) * (b < 0.75)) * a * x)
 
 
-def test_bool_plus_bool_is_refused():
-    with pytest.raises(CatadTypeError):
-        catad.grad(masks_added)(1.5, A, B)
+def masks_in_place(x, a, b):
+    m = (a > 0).copy()
+    m += b > 0.25
+    k = (a < 1.0).copy()
+    k *= b < 0.75
+    return np.sum(np.where(m, x * a, 0.0)) + np.sum(k * b) * x
+
+
+def masks_and_flags(x, a, b):
+    return np.sum(((a > 0) + (x > 0)) * a) * x + np.sum((a > 0) * (a[0] > 0) * b * x) + \
+        np.sum(((a > 0) / (b > -5.0)) * 0.5 * x) * (a[1] > 0)
+
+
+@pytest.mark.parametrize("f", [masks_added, masks_in_place, masks_and_flags])
+def test_masks_added_and_multiplied_are_or_and_and(f):
+    """NumPy's + and * of bool arrays are logical or and and (True + True is True); its / of
+    them divides floats."""
+    agrees(f, 1.5, A, B, argnums=(0, 1, 2))
+    agrees(f, -0.5, A, B, argnums=(0, 1))
+
+
+def count_flags(x, y):
+    n = (x > 0) + (y > 0) + (x > y)
+    return n * x + ((x > 0) * (y > 0)) * y - (x < 0) * 2 + (x > 1.0) / (y > 0)
+
+
+def test_python_bools_are_ints():
+    """Python's True + True is 2 and True / False raises; the same with NumPy's floats is NumPy's
+    bools: logical or, and a division by zero giving inf."""
+    for x, y in [(1.5, 0.5), (2.0, 3.0), (-1.0, 0.5)]:
+        assert catad.value_and_grad(count_flags, argnums=(0, 1))(x, y) == \
+            (count_flags(x, y), catad.grad(count_flags, argnums=(0, 1))(x, y))
+        agrees(count_flags, x, y, argnums=(0, 1))
+        agrees(count_flags, np.float64(x), np.float64(y), argnums=(0, 1))
+    assert catad.grad(count_flags)(1.5, 0.5) == 3.0  # n is 3
+    assert catad.grad(count_flags)(np.float64(1.5), np.float64(0.5)) == 1.0  # n is True
+    with pytest.raises(ZeroDivisionError):
+        count_flags(2.0, -1.0)
+    with pytest.raises(ZeroDivisionError):
+        catad.grad(count_flags)(2.0, -1.0)
+    assert catad.value_and_grad(count_flags)(np.float64(2.0), np.float64(-1.0))[0] == np.inf
+
+
+def python_and(x, y):
+    return 1.0 / ((x > 0) & (y > 0)) * x
+
+
+def test_python_and_of_python_bools_is_python_bool():
+    assert catad.grad(python_and)(1.0, 1.0) == 1.0
+    with pytest.raises(ZeroDivisionError):
+        python_and(1.0, -1.0)
+    with pytest.raises(ZeroDivisionError):
+        catad.grad(python_and)(1.0, -1.0)
+
+
+def masks_subtracted(x, a, b):
+    return x * np.sum((a > 0) - (b > 0))  # ERR
+
+
+def mask_floor_divided(x, a, b):
+    return x * np.sum((a > 0) // (b > 0))  # ERR
+
+
+def flags_of_two_kinds(x, a, b):
+    f = x > 0  # Python's bool
+    g = x > 2.0 if x > 1.0 else a[1] > 0  # Python's bool where x > 1, NumPy's elsewhere
+    return (f + g) * x  # ERR
+
+
+def test_what_numpy_refuses_of_bools_is_refused():
+    with pytest.raises(TypeError, match="boolean subtract"):
+        masks_subtracted(1.5, A, B)
+    refused(masks_subtracted, (1.5, A, B), "boolean subtract", cls=CatadTypeError)
+    refused(mask_floor_divided, (1.5, A, B), "int8", cls=CatadTypeError)
+    refused(flags_of_two_kinds, (1.5, A, B), "Python's", "NumPy's", cls=CatadTypeError)
+
+
+def negated_flag(x):
+    return -(x > 0) * x + (+(x > 1.0)) * x * x
+
+
+def negated_mask(x, a):
+    return np.sum(-(a > 0) * x)  # ERR
+
+
+def test_a_python_bool_negated_is_an_int_numpys_is_refused():
+    for x in (1.5, 0.5, -2.0):
+        assert catad.value_and_grad(negated_flag)(x) == (negated_flag(x), -(x > 0) + 2 * x * (x > 1.0))
+    with pytest.raises(TypeError, match="boolean negative"):
+        negated_mask(1.5, A)
+    refused(negated_mask, (1.5, A), "NumPy", cls=CatadTypeError)

@@ -34,6 +34,7 @@ _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.
 _LOGICAL = {  # & | ^ of Bools (masks): NumPy's logical and, or, xor
     ast.BitAnd: lambda lw, x, y, loc: If(x, y, FALSE, loc), ast.BitOr: lambda lw, x, y, loc: If(x, TRUE, y, loc),
     ast.BitXor: lambda lw, x, y, loc: lw.b.share(y, lambda v: If(x, prim("not", v, loc=loc), v, loc), loc)}
+_BOOL_LOGICAL = {ast.Add: ast.BitOr(), ast.Mult: ast.BitAnd()}  # NumPy's + and * of bools
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the operation
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
@@ -199,10 +200,21 @@ class Expressions:
             if rank(a.type) > 2 or rank(b.type) > 2:
                 return numpy_arrays.matmul(self, a, b, loc)  # stacks of matrices
             return self.b.dot(a, b, loc, "matmul")
-        if type(op) in _LOGICAL and scalar_of(a.type) == Bool and scalar_of(b.type) == Bool:
-            f = lambda x, y: _LOGICAL[type(op)](self, x, y, loc)
-            return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)]) if is_array(a) or is_array(b) else f(a, b)
         sa, sb = scalar_of(a.type), scalar_of(b.type)
+        if sa == Bool and sb == Bool and type(op) in _BINOPS:
+            if not self.numpy_bools(op, a, b, py, node):  # Python's bools are ints: True + True is 2
+                a, b = self.keep_py(a, self.b.numeric(a, Int, loc)), self.keep_py(b, self.b.numeric(b, Int, loc))
+            elif type(op) in _BOOL_LOGICAL:  # NumPy's + and * of bools are its logical or and and
+                op = _BOOL_LOGICAL[type(op)]
+            else:  # NumPy's / of bools divides floats
+                a, b = self.b.numeric(a, Float, loc), self.b.numeric(b, Float, loc)
+            sa, sb = scalar_of(a.type), scalar_of(b.type)
+        if type(op) in _LOGICAL and sa == Bool and sb == Bool:
+            f = lambda x, y: _LOGICAL[type(op)](self, x, y, loc)
+            if is_array(a) or is_array(b):
+                return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(node.op if isinstance(node, ast.BinOp) else op)])
+            out = f(a, b)  # a bool of Python's where both are (True & True is True, not np.True_)
+            return self.as_py(out) if py else self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out
         if (sa == Bool) != (sb == Bool) and {sa, sb} <= {Bool, Int, Float}:  # a mask or a flag beside numbers
             # (keeping its kind: Python's True / 0.0 raises, NumPy's gives inf)
             a, b = (self.keep_py(a, self.b.numeric(a, sb, loc)), b) if sa == Bool else \
@@ -230,6 +242,25 @@ class Expressions:
         if py:
             return self.as_py(out)
         return self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out  # NumPy's wins
+
+    def numpy_bools(self, op: ast.operator, a: Term, b: Term, py: bool, node: ast.AST) -> bool:
+        """Whether a op b of two Bools is NumPy's (an array, or a NumPy bool either side: + and *
+        are logical or and and, / divides floats) rather than Python's (bools are the ints 0 and
+        1); refused where NumPy raises or neither is known."""
+        if py:
+            return False
+        if not (is_array(a) or is_array(b)) and self.py_when(a) is not None and self.py_when(b) is not None:
+            self.fail(node, "operator", f"{_SYMBOLS[type(op)]} of two bools that are Python's (ints: True + True "
+                      "is 2) on some paths and NumPy's (True + True is True) on others", CatadTypeError,
+                      hint="convert them first: int(a) + int(b) counts, a | b is a logical or")
+        if isinstance(op, ast.Sub):
+            self.fail(node, "operator", "numpy boolean subtract, the `-` operator, is not supported, use the "
+                      "bitwise_xor, the `^` operator, or the logical_xor function instead (NumPy's error)",
+                      CatadTypeError)
+        if type(op) not in _BOOL_LOGICAL and not isinstance(op, ast.Div):
+            self.fail(node, "operator", f"{_SYMBOLS[type(op)]} of NumPy's bools gives int8, which catad does not "
+                      "have", CatadTypeError, hint="convert them first, e.g. mask.astype(int)")
+        return True
 
     def maybe_python_arith(self, name: str, a: Term, b: Term, loc, symbol: str, f) -> Term:
         """a op b of numbers that are Python's own only where a condition holds (sum(x) of an
@@ -333,6 +364,12 @@ class Expressions:
                 return complexes.negate(self, a, node)
             complexes.refuse(self, node, a, f"unary {type(node.op).__name__} is not defined for complex values")
         self.refuse_lists(node, [a], "a unary operator")
+        if scalar_of(a.type) == Bool and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if not self.is_py(a):  # (a Python bool is the int 0 or 1: -True is -1)
+                self.fail(node, "operator", f"unary {'-' if isinstance(node.op, ast.USub) else '+'} of NumPy's bools "
+                          "raises in NumPy", CatadTypeError, hint="use ~ for a logical not, or convert first, e.g. "
+                          "mask.astype(int)")
+            a = self.as_py(self.b.numeric(a, Int, loc))
         if isinstance(node.op, ast.USub):
             if isinstance(a, Const) and a.type in (Int, Float):
                 out = Const(-a.value, a.type, loc)  # so that -1 is a literal, as in v[-1]
@@ -340,7 +377,7 @@ class Expressions:
             f = lambda x: prim("neg", x, loc=loc)
             if is_array(a):
                 return self.b.elementwise(f, [a], loc)
-            return self.keep_py(a, f(a)) if a.type != Bool else f(a)
+            return self.keep_py(a, f(a))
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
         if isinstance(node.op, ast.Invert) and is_array(a) and scalar_of(a.type) == Bool:
