@@ -5,8 +5,8 @@ products where s is not finite: s = inf with a 0 among the other factors is NaN 
 products summed otherwise (as catad.backend.contractions.scaled_sum already did). Found by
 differential testing (session 18).
 
-(Still factored: a finite s whose products overflow while the sum of the other factors cancels,
-np.sum(np.array([1e308, -1e308]) * 10.0), NaN in NumPy and 0 in catad.)"""
+(A finite s whose products overflow while the sum of the other factors cancels,
+np.sum(np.array([1e308, -1e308]) * 10.0), NaN in NumPy: tests/test_overflowing_products.py.)"""
 import numpy as np
 import pytest
 

@@ -1,8 +1,8 @@
 """A sum of products whose indices the contraction sums apart (np.sum(np.outer(a, b)) as
 sum(a) * sum(b), as NumPy's einsum also does) is NumPy's sum of the products where the result is
 not finite: with a = [0, 1] and b = [-inf, 1] the term 0 * -inf is NaN, so NumPy's sum is NaN,
-where catad gave -inf. (An overflow of products whose sum is finite still gives the factored,
-finite sum: see the session notes.)"""
+where catad gave -inf. (An overflow of products whose factored sum is finite:
+tests/test_overflowing_products.py.)"""
 from __future__ import annotations
 
 import warnings

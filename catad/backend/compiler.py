@@ -37,7 +37,7 @@ _BASES: dict[str, str] = {}  # a name's hint -> the name it gives (Compiler.name
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
                  "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "vreduce2", "one_hot", "scatter", "scatter_slices", "tmul0", "tmul00",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "rt_len", "out_array", "T_tadd", "T_tscale", "T_Acc",
-                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "sum_rows", "all_finite", "nonempty", "check_ok", "check_range", "loop_array", "dense_like", "shaped_as",
+                 "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "sum_rows", "all_finite", "products_finite", "nonempty", "check_ok", "check_range", "loop_array", "dense_like", "shaped_as",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_outer", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
 RUNTIME_NAMES |= {"int64_times"}

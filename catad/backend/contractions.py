@@ -84,6 +84,7 @@ def contract(c: Compiler, x: Arr, ax: int) -> str | None:
         for f in scalars:
             out = f"({f.code} * {out})"
             finite.append(f"all_finite({f.code})")
+        finite.append(f"products_finite({fs[0].code}, {', '.join(f.code for f in scalars)})")
         own = _own_expression(c, x)
         if own is None:
             own = fs[0].code
@@ -115,7 +116,8 @@ def scaled_sum(c: Compiler, x: Arr, ax: int, k: Arr, a: Arr) -> str | None:
     scale = c.lift(c.drop(k, ax), x.depth - 1).code
     # x's own expression in the other branch: its line is then dead code (the product is made
     # only where k is not finite)
-    return c.assign(f"({_signed(c, f'({scale} * {total})', [scale])} if all_finite({scale}) and all_finite({total}) else "
+    return c.assign(f"({_signed(c, f'({scale} * {total})', [scale])} if all_finite({scale}) and all_finite({total}) "
+                    f"and products_finite({scale}, {a.code}) else "
                     f"{summed(made, ax)})")
 
 
@@ -218,7 +220,8 @@ def einsum(c: Compiler, how: tuple, depth: int, deps: frozenset, rank: int, hint
         scaled = total
         for s in scalars:
             scaled = f"({s} * {scaled})"
-        finite = " and ".join(f"all_finite({v})" for v in (total,) + tuple(scalars))
+        finite = " and ".join([f"all_finite({v})" for v in (total,) + tuple(scalars)] +
+                              [f"products_finite({', '.join(tuple(scalars) + tuple(ops))})"])
         code = f"({_signed(c, scaled, list(scalars))} if {finite} else "
         code += f"{made(ops + tuple(scalars), specs + ('',) * len(scalars))})"
     name = c.assign(code, hint)

@@ -50,9 +50,38 @@ def run(spec: str, ops: list) -> np.ndarray:
             break
     else:
         out = plan(spec, tuple([o.shape for o in ops]))(ops)
-    if _sums_apart(spec) and not np.isfinite(out).all():
+    if _sums_apart(spec) and not (np.isfinite(out).all() and products_finite(*ops)):
         return _sum_of_products(spec, ops)
     return out
+
+
+def products_finite(*xs) -> bool:
+    """Whether no product of one element of each x (arrays or numbers), multiplied in any order,
+    nor a sum of such products, can overflow: the product of their largest magnitudes, each taken
+    as at least 1, times the number of terms, is finite. Only then is a product of sums the sum of
+    the products (1e300 and -1e300 times 1e10: NumPy's terms are inf and -inf, their sum NaN; the
+    product of sums 0.0). The largest x is read only where the others' bound is past 1 (a
+    cotangent, a probability, a scale of 0.5 are within it): the products are then no larger
+    than its elements, whose sum in another order is the factored sum's (equal up to rounding)."""
+    last = max(range(len(xs)), key=lambda k: np.size(xs[k]))
+    bound = 1.0
+    for k, x in enumerate(xs):
+        if k != last:
+            bound *= max(_max_abs(x), 1.0)  # (NaN stays NaN: max(nan, 1.0) is nan)
+    if bound == 1.0:
+        return True
+    terms = math.prod(np.size(x) for x in xs)
+    return math.isfinite(bound * max(_max_abs(xs[last]), 1.0) * terms)
+
+
+def _max_abs(x) -> float:
+    if type(x) is not np.ndarray:
+        return abs(complex(x)) if isinstance(x, complex) else abs(float(x))
+    if x.size == 0:
+        return 0.0
+    if x.dtype == F64:  # two passes, no temporary
+        return max(float(x.max()), -float(x.min()))
+    return float(np.max(np.abs(x)))
 
 
 def _sum_of_products(spec: str, ops: list) -> np.ndarray:

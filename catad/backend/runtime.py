@@ -778,6 +778,9 @@ def count_times(v, n):
     return np.where(np.equal(n, 0), 0.0, out)[()]
 
 
+products_finite = _einsum_plans.products_finite  # (a product of sums is the sum of the products)
+
+
 def all_finite(x) -> bool:
     """Whether every element of x (an array or a number) is finite."""
     return finite(x) if type(x) is np.ndarray else bool(np.isfinite(x))
