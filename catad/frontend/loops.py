@@ -732,7 +732,7 @@ class Loops:
                 atom = self.b.bound(self.b.var(a.type, loc), a)
                 outer.append((atom, a))
             atoms.append(atom)
-        lists = [self.is_list(a) for a in seqs]
+        lists = [("py" if self.has_py_items(a) else True) if self.is_list(a) else False for a in seqs]
         if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
             for a in atoms[1:]:
@@ -755,9 +755,12 @@ class Loops:
                            counts=True, length=n, rows_of=atoms[0])
         return _Source(outer, atoms[0], row, length=n, rows_of=atoms[0])
 
-    def _mark(self, t: Term, is_list: bool) -> Term:
+    def _mark(self, t: Term, is_list) -> Term:
+        """An item t of an array, or of a list (is_list: "py" where every item is Python's number)."""
         if is_array(t):
             return self.as_list(t) if is_list else t
+        if is_list == "py":
+            return self.as_py(t)
         return t if is_list else self.as_numpy(t)  # a NumPy array's element: NumPy's number
 
     def range_source(self, it: ast.Call, target: ast.expr) -> _Source:

@@ -78,8 +78,11 @@ class Subscripts:
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             return self.with_new_axes(base, items, plain, node)
         out = self.array_subscript(base, items, node)
-        # an element of a NumPy array is NumPy's number (of a list, it may be Python's)
-        return out if is_array(out) or self.is_list(base) else self.as_numpy(out)
+        # an element of a NumPy array is NumPy's number (of a list, it may be Python's: it is
+        # where every item is)
+        if is_array(out):
+            return out
+        return (self.as_py(out) if self.has_py_items(base) else out) if self.is_list(base) else self.as_numpy(out)
 
     def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
         """z[...] of a complex array: the same subscript of both parts, its indices lowered once
@@ -290,7 +293,11 @@ class Subscripts:
         if not (_one_array(items) and self.same_shapes(items)):
             t = Tuple(tuple(items), self.loc(node))
             return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
-        return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        out = self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); of ints and
+        # floats, not ([1, 2.0][0] is the int 1, the array's item the float 1.0)
+        same = len({t.type for t in items}) == 1
+        return self.mark_py_items(out) if same and all(self.is_py(t) for t in items) else out
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""

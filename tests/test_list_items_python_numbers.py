@@ -1,0 +1,71 @@
+"""The items of a list display of Python's own numbers ([x, 2.0] of a float argument x) are
+Python's numbers where read back (l[0], `for e in l`, zip, enumerate), as in Python: divided by
+zero they raise ZeroDivisionError, where NumPy's numbers (an array's elements) give inf. They
+were taken as NumPy's, and catad returned inf. Values and errors against the function itself."""
+import numpy as np
+import pytest
+
+import catad
+from located import agrees
+
+
+def indexed(x, y):
+    l = [x, 2.0]
+    return l[0] / y + l[-1] / (y + 1.0)
+
+
+def iterated(x, y):
+    l = [x * 2.0, y]
+    s = 0.0
+    for e in l:
+        s = s + x / e
+    return s
+
+
+def zipped(x, y):
+    s = 0.0
+    for k, (e, f) in enumerate(zip([x, y], [y, x])):
+        s = s + e / f * (k + 1)
+    return s
+
+
+def named_then_read(x, y):
+    l = [x, y]
+    m = l
+    return x / m[1]
+
+
+def counted(x, y):
+    flags = [x > 0, y > 0]
+    return (flags[0] + flags[1]) * x  # Python's bools: 0, 1 or 2
+
+
+FUNCTIONS = [indexed, iterated, zipped, named_then_read, counted]
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_values_and_gradients(f):
+    agrees(f, 1.5, 0.5, argnums=(0, 1))
+    agrees(f, -0.75, 2.5, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("f", FUNCTIONS[:4], ids=lambda f: f.__name__)
+def test_python_numbers_divided_by_zero_raise(f):
+    with pytest.raises(ZeroDivisionError):
+        f(1.0, 0.0)
+    with pytest.raises(ZeroDivisionError):
+        catad.value_and_grad(f, argnums=(0, 1))(1.0, 0.0)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS[:4], ids=lambda f: f.__name__)
+def test_numpy_numbers_divided_by_zero_are_inf(f):
+    x, y = np.float64(1.0), np.float64(0.0)
+    with np.errstate(all="ignore"):
+        expected = f(x, y)
+        value = catad.value_and_grad(f, argnums=(0, 1))(x, y)[0]
+    assert value == expected or np.isnan(value) and np.isnan(expected)
+
+
+def test_counted_flags_are_ints():
+    assert catad.grad(counted)(1.5, 0.5) == 2.0
+    assert catad.grad(counted)(np.float64(1.5), np.float64(0.5)) == 1.0  # NumPy's bools: True + True is True
