@@ -201,6 +201,7 @@ class Expressions:
                 return numpy_arrays.matmul(self, a, b, loc)  # stacks of matrices
             return self.b.dot(a, b, loc, "matmul")
         sa, sb = scalar_of(a.type), scalar_of(b.type)
+        symbol = _SYMBOLS.get(type(op))  # (of the operator written: + of masks is computed as |)
         if sa == Bool and sb == Bool and type(op) in _BINOPS:
             if not self.numpy_bools(op, a, b, py, node):  # Python's bools are ints: True + True is 2
                 a, b = self.keep_py(a, self.b.numeric(a, Int, loc)), self.keep_py(b, self.b.numeric(b, Int, loc))
@@ -212,7 +213,7 @@ class Expressions:
         if type(op) in _LOGICAL and sa == Bool and sb == Bool:
             f = lambda x, y: _LOGICAL[type(op)](self, x, y, loc)
             if is_array(a) or is_array(b):
-                return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(node.op if isinstance(node, ast.BinOp) else op)])
+                return self.b.elementwise(f, [a, b], loc, symbol)
             out = f(a, b)  # a bool of Python's where both are (True & True is True, not np.True_)
             return self.as_py(out) if py else self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out
         if (sa == Bool) != (sb == Bool) and {sa, sb} <= {Bool, Int, Float}:  # a mask or a flag beside numbers
