@@ -185,6 +185,8 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if attr == "item" and not lw.is_list(base) and scalar_of(base.type) in (Int, Float, Bool):
         from .idioms import item
         return lw.as_py(item(lw, base, node))  # one of Python's own numbers
+    if attr == "astype" and is_array(base) and not lw.is_list(base):
+        return numpy_arrays.astype(lw, base, node)
     if is_array(base) and not lw.is_list(base):
         made = numpy_arrays.method(lw, base, attr, node)
         if made is not None:
@@ -192,7 +194,7 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
-    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate", "item"})
+    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"astype", "copy", "conj", "conjugate", "item"})
     lw.fail(node, "method", f"method .{attr}() of {what} is not supported; supported array methods: "
                             + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
 
@@ -800,4 +802,4 @@ def _summary(h) -> str:
 def array_methods() -> list[str]:
     """The array methods the front end compiles (see method)."""
     from . import numpy_arrays
-    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"copy", "conj", "conjugate", "item"})
+    return sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"astype", "copy", "conj", "conjugate", "item"})

@@ -631,6 +631,38 @@ def method(lw, base: Term, attr: str, node: ast.Call):
     return call(lw, fn, node, [base, *args])
 
 
+def astype(lw, base: Term, node: ast.Call) -> Term:
+    """a.astype(dtype) of float, int or bool (NumPy's and Python's names): a new array, converted
+    as NumPy casts: numbers to bools by != 0, bools to 1 and 0, floats to ints toward 0. A NaN,
+    an infinity or a float past int64 made an int is refused at run time (NumPy's value there is
+    the C cast's, undefined: int64's least on x86, with a warning)."""
+    if len(node.args) + len(node.keywords) != 1 or node.keywords and node.keywords[0].arg != "dtype":
+        lw.fail(node, ".astype()", ".astype() is supported with its dtype alone (float, int or bool)")
+    loc, where = lw.loc(node), node.args[0] if node.args else node.keywords[0].value
+    named = {"float64": Float, "float": Float, "f8": Float, "int64": Int, "int": Int, "i8": Int, "bool": Bool}
+    if isinstance(where, ast.Constant) and isinstance(where.value, str) and where.value in named:
+        ty = named[where.value]
+    else:
+        ty = dtype_of(lw, where, np.ndarray.astype, None)
+    mine = scalar_of(base.type)
+    if ty == mine:
+        return base.replace()  # a new array: not a view, nor marked as the base is
+    if ty == Float:
+        return lw.b.to_float(base, loc)
+    if ty == Bool:
+        zero = Const(0.0, Float) if mine == Float else Const(0, Int)
+        return lw.b.elementwise(lambda x: prim("ne", x, zero, loc=loc), [base], loc)
+    if mine == Bool:
+        return lw.b.numeric(base, Int, loc)
+
+    def truncated(x):
+        ok = prim("lt", prim("abs", x, loc=loc), Const(2.0 ** 63, Float), loc=loc)  # (False for NaN)
+        binds = lw.b.check(ok, (x,), loc, ".astype(int)", ".astype(int) of {0}: NumPy's value is undefined "
+                           "(not finite, or past int64)", "range")
+        return make_lets(binds, prim("trunc_int", x, loc=loc))
+    return lw.b.elementwise(truncated, [base], loc)
+
+
 METHODS = {"reshape": np.reshape, "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
            "squeeze": np.squeeze, "swapaxes": np.swapaxes}
 
