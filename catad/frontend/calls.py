@@ -194,9 +194,8 @@ def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     if is_array(base) and not lw.is_list(base) and attr in _METHODS:
         return call(lw, _METHODS[attr], node, [base, *node.args])
     what = "a Python list" if lw.is_list(base) else f"a {base.type}"
-    names = sorted(set(_METHODS) | set(numpy_arrays.METHODS) | {"astype", "copy", "conj", "conjugate", "item"})
     lw.fail(node, "method", f"method .{attr}() of {what} is not supported; supported array methods: "
-                            + ", ".join(f".{m}()" for m in names) + " (make lists arrays with np.array)")
+                            + ", ".join(f".{m}()" for m in array_methods()) + " (make lists arrays with np.array)")
 
 
 def user_function(obj: Any) -> Any:

@@ -1637,6 +1637,8 @@ TABLE += [
     ((np.cross,), h_cross, ()),
 ]
 METHODS.update({"trace": np.trace})
+# methods whose functions other modules handle (a.clip(0, 1) is np.clip(a, 0, 1), and so on)
+METHODS.update({"clip": np.clip, "round": np.round, "any": np.any, "all": np.all, "argsort": np.argsort})
 
 
 # ------------------------------------------------------------ np.arange
