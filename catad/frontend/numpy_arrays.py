@@ -1572,6 +1572,28 @@ def h_diag(lw, obj, node, args, kwargs):
     return lw.b.share(a, body, loc)
 
 
+def h_diagonal(lw, obj, node, args, kwargs):
+    """np.diagonal(a, offset=0, axis1=0, axis2=1), a.diagonal(...), of a matrix: its diagonal,
+    NumPy's read-only view (assigning into it is refused, as NumPy raises)."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "offset", "axis1", "axis2"))
+    a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
+    k = 0 if _is_none(p.get("offset")) else static_int(lw, p["offset"], obj, "offset")
+    if rank(a.type) < 2:
+        return Failure(loc, display(obj), "diag requires an array of at least two dimensions").term(
+            lw, vec_of(scalar_of(a.type), 1))
+    if rank(a.type) > 2:
+        lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
+                CatadTypeError, "take each matrix's: np.stack([np.diagonal(m) for m in t])")
+    axes = [0 if _is_none(p.get(n)) and n == "axis1" else 1 if _is_none(p.get(n)) else
+            static_int(lw, p[n], obj, n) for n in ("axis1", "axis2")]
+    axes = [x + 2 if -2 <= x < 0 else x for x in axes]
+    if not all(x in (0, 1) for x in axes) or axes[0] == axes[1]:
+        lw.fail(node, display(obj), f"axis1 and axis2 of {display(obj)}() of a matrix must be 0 and 1 (or 1 and "
+                "0) in some order", CatadTypeError)
+    k = k if axes == [0, 1] else -k  # (the transpose's diagonal at offset k is the matrix's at -k)
+    return lw.mark_readonly(lw.b.share(a, lambda m: _diagonal(lw, m, k, loc), loc))
+
+
 def h_triangle(lw, obj, node, args, kwargs):
     """np.triu(m, k=0), np.tril(m, k=0) (a vector is taken as the rows of a square matrix)."""
     p = bind_args(lw, obj, node, args, kwargs, ("m", "k"))
@@ -1633,12 +1655,14 @@ def h_cross(lw, obj, node, args, kwargs):
 TABLE += [
     ((np.trace,), h_trace, ("offset",)),
     ((np.diag,), h_diag, ("k",)),
+    ((np.diagonal,), h_diagonal, ("offset", "axis1", "axis2")),
     ((np.triu, np.tril), h_triangle, ("k",)),
     ((np.cross,), h_cross, ()),
 ]
 METHODS.update({"trace": np.trace})
 # methods whose functions other modules handle (a.clip(0, 1) is np.clip(a, 0, 1), and so on)
-METHODS.update({"clip": np.clip, "round": np.round, "any": np.any, "all": np.all, "argsort": np.argsort})
+METHODS.update({"clip": np.clip, "round": np.round, "any": np.any, "all": np.all, "argsort": np.argsort,
+                "diagonal": np.diagonal})
 
 
 # ------------------------------------------------------------ np.arange

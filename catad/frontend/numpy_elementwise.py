@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..errors import CatadTypeError
-from ..lang.terms import Const, If, Term
+from ..lang.terms import FALSE, TRUE, Const, If, Term
 from ..lang.types import Bool, Float, Int, scalar_of
 from ..primitives import prim
 from .common import is_array
@@ -189,6 +189,39 @@ def h_nan_to_num(lw, obj, node, args, kwargs):
     return lw.b.share_all(by, lambda *fs: _map(lw, lambda v: f(v, *fs), [t], loc, "np.nan_to_num"), loc)
 
 
+def h_isclose(lw, obj, node, args, kwargs):
+    """np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False), elementwise as NumPy 2 computes
+    it: |a - b| <= atol + rtol |b| where b is finite, or a == b (inf is close to inf only), or
+    both NaN with equal_nan; np.allclose(...): whether every pair is, Python's bool."""
+    from .calls import display
+    from .numpy_arrays import static_bool
+    name, loc = display(obj), lw.loc(node)
+    a, b, rtol, atol, equal_nan = _params(lw, name, node, args, kwargs, ("a", "b", "rtol", "atol", "equal_nan"), 2)
+    nan_too = static_bool(lw, equal_nan, obj, "equal_nan", False)
+    ts = [lw.b.to_float(_numbers(lw, node, lw.display(t) if isinstance(t, (ast.List, ast.Tuple)) else lw.arg(t),
+                                 name), loc) for t in (a, b)]
+    tols = [_f(default) if _none(t) else lw.b.to_float(_numbers(lw, node, lw.arg(t), name), loc)
+            for t, default in ((rtol, 1e-05), (atol, 1e-08))]
+
+    def close(x, y, rt, at):
+        near = prim("le", prim("abs", prim("sub", x, y, loc=loc), loc=loc),
+                    prim("add", at, prim("mul", rt, prim("abs", y, loc=loc), loc=loc), loc=loc), loc=loc)
+        finite = prim("le", prim("abs", y, loc=loc), _f(_BIGGEST), loc=loc)
+        out = If(If(near, finite, FALSE, loc), TRUE, prim("eq", x, y, loc=loc), loc)
+        if nan_too:
+            both = If(prim("ne", x, x, loc=loc), prim("ne", y, y, loc=loc), FALSE, loc)
+            out = If(out, TRUE, both, loc)
+        return out
+    out = _map(lw, close, ts + tols, loc, name)
+    if obj is np.isclose:
+        return out
+    if not is_array(out):
+        return lw.as_py(out)
+    misses = lw.b.elementwise(lambda c: If(c, Const(0, Int), Const(1, Int), loc), [out], loc)
+    count = lw.b.share(misses, lambda m: lw.b.sum_all(m, loc), loc)
+    return lw.as_py(prim("eq", count, Const(0, Int), loc=loc))
+
+
 TABLE = [
     ((np.round, np.around), h_round, ("decimals",)),
     ((np.floor_divide, np.mod), h_operator, ()),
@@ -198,6 +231,7 @@ TABLE = [
     ((np.float_power,), h_float_power, ()),
     ((np.isnan, np.isinf, np.isfinite), h_isnan, ()),
     ((np.nan_to_num,), h_nan_to_num, ("copy", "nan", "posinf", "neginf")),
+    ((np.isclose, np.allclose), h_isclose, ("rtol", "atol", "equal_nan")),
 ]
 
 __all__ = ["TABLE"]
