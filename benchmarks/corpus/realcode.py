@@ -1,5 +1,6 @@
 """Idioms of real numeric code that trials of catad found refused (round 5): least squares and
-polynomial fits, non-uniform differences, NaN-aware statistics, filters and piecewise models."""
+polynomial fits, non-uniform differences, NaN-aware statistics, filters and piecewise models;
+(round 6) dtype casts of masks, arithmetic of masks, tolerance tests and matrix diagonals."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,6 +61,51 @@ def signed_power_features(x, w):
     return np.sum(np.repeat(w, [2, 3, 1]) * z ** 2) + np.sum(z)
 
 
+
+# Squared hinge loss of a linear classifier over its active set (the L2-loss SVM primal), the
+# active set as a 0/1 float mask by .astype(float); Chang, Hsieh & Lin, "Coordinate descent method
+# for large-scale L2-loss linear support vector machines", JMLR 9 (2008) 1369, eq. (3).
+def l2_svm_primal(w, X, y):
+    margin = y * (X @ w)
+    active = (margin < 1.0).astype(float)
+    return 0.5 * np.dot(w, w) + np.sum(active * (1.0 - margin) ** 2)
+
+
+# Energy of a spectrum inside a frequency band and outside a notch, the band a product of masks
+# (NumPy's * of bools: and) and the kept bins a sum of masks (+ of bools: or); Welch, "The use of
+# fast Fourier transform for the estimation of power spectra", IEEE Trans. Audio Electroacoust.
+# 15 (1967) 70, band power as a sum of periodogram bins.
+def band_power(a, f):
+    power = (a[0] * np.exp(-((f - a[1]) ** 2)) + a[2]) ** 2
+    band = (f > 0.5) * (f < 3.0)
+    keep = band * ((f < 1.4) + (f > 1.6))
+    return np.sum(power * keep) / np.sum(keep)
+
+
+# Fixed-point iteration x = cos(k x) stopped when successive iterates agree to np.allclose's
+# tolerance; Burden & Faires, "Numerical Analysis" (9th ed., 2011), Algorithm 2.2.
+def cosine_fixed_point(k):
+    x = np.full(3, 0.5)
+    for _ in range(200):
+        nxt = np.cos(k * x)
+        converged = np.allclose(nxt, x, rtol=1e-12, atol=1e-12)
+        x = nxt
+        if converged:
+            break
+    return np.sum(x ** 2)
+
+
+# Gaussian-process log marginal likelihood, log |K| from the Cholesky factor's diagonal by
+# L.diagonal(); Rasmussen & Williams, "Gaussian Processes for Machine Learning" (2006),
+# Algorithm 2.1.
+def gp_log_marginal(theta, t, y):
+    d = t[:, None] - t[None, :]
+    K = theta[0] ** 2 * np.exp(-0.5 * d ** 2 / theta[1] ** 2) + (theta[2] ** 2 + 1e-6) * np.eye(len(t))
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(K, y)
+    return -0.5 * y @ alpha - np.sum(np.log(L.diagonal())) - 0.5 * len(t) * np.log(2 * np.pi)
+
+
 CASES = [
     case(lstsq_trend, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 1, 16))),
     case(polyfit_baseline, lambda rng: (rng.normal(size=12), np.linspace(-1, 1, 12), rng.uniform(0.5, 1.5, size=12)),
@@ -69,4 +115,9 @@ CASES = [
     case(nan_coefficient_of_variation, lambda rng: (rng.uniform(0.2, 3.0, size=10),)),
     case(chirp_frequency_error, lambda rng: (rng.uniform(1.0, 2.0, size=2), np.linspace(0, 1, 40))),
     case(signed_power_features, lambda rng: (rng.normal(size=6), rng.uniform(0.5, 1.5, size=3)), argnums=(0, 1)),
+    case(l2_svm_primal, lambda rng: (rng.normal(size=4), rng.normal(size=(20, 4)), np.sign(rng.normal(size=20))),
+         argnums=(0, 1)),
+    case(band_power, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0.05, 4.0, 41))),
+    case(cosine_fixed_point, lambda rng: (rng.uniform(0.3, 0.8, size=3),)),
+    case(gp_log_marginal, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 3, 8), rng.normal(size=8))),
 ]
