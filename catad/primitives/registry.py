@@ -378,8 +378,8 @@ for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
 _XLOG_NOTE = ("{f}(0, y) = 0 for every y but nan (SciPy's convention), so the partial in y is 0 where x == 0, "
               "even at y = {y0}; the partial in x is {dx} there ({dx0} at y = {y0})")
 _ENTROPY_NOTE = ("partials {dx} and {dy} where x > 0 and y > 0; where x == 0 and y >= 0 the partial in x is -inf "
-                 "(the limit as x decreases to 0, kept at y = 0) and in y {dy0}; 0 and 0 where the value is inf "
-                 "(x < 0, y < 0, or y == 0 < x), as JAX's rel_entr; nan where x or y is nan")
+                 "(the limit as x decreases to 0, kept at y = 0) and in y {dy0}; 0 and 0 where the value is "
+                 "constantly inf (x < 0, y < 0, or y == 0 < x); nan where x or y is nan")
 
 
 def _complex_abs(re, im):

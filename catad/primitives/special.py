@@ -4,7 +4,7 @@ Two things per function, both without SciPy (catad does not depend on it):
 
 * its numbers: a NumPy implementation on scalars and arrays, stable where the textbook formula
   overflows (expit and log_expit at |x| = 1000, log_ndtr far in the left tail), with SciPy's
-  conventions at the edges (xlogy(0, y) = 0 even for y = 0, logit(0) = -inf);
+  conventions at the edges (xlogy(0, y) = 0 even for y = 0, logit(0) = -inf, rel_entr(0, 0) = 0);
 * its SymPy function (a ``sympy.Function`` subclass) for the registry's ``sympy`` field: each
   states its definition in elementary functions (``definition``, from which ``_eval_evalf``
   evaluates it to any precision) and its derivative (``fdiff``) written in terms of the
@@ -16,7 +16,8 @@ Two things per function, both without SciPy (catad does not depend on it):
 
 A derivative that needs a choice at a point where the function is not smooth says it with a
 ``Piecewise`` (translated to an ``if``): xlogy's partial in y is 0 where x == 0, where the
-function is identically 0 whatever y is.
+function is identically 0 whatever y is; rel_entr's and kl_div's partials in x are -inf there
+(the limit from the right), and 0 where they are constantly inf.
 """
 from __future__ import annotations
 
