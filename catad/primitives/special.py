@@ -339,7 +339,8 @@ class Entr(_Special):
 def _entropy_partial(inside, edge, x, y):
     """A partial of rel_entr or kl_div: `inside` where x > 0 and y > 0, `edge` where x == 0 and
     y >= 0, 0 elsewhere (the function is constantly inf there), and where x or y is nan `inside`
-    again, which is nan there (as are its derivatives; a nan constant would not equal itself)."""
+    again, which is nan there (a nan constant would not equal itself; its derivatives need not
+    be: that of log(x / y) in y is -1 / y whatever x is)."""
     edges = () if edge == 0 else ((edge, sympy.Eq(x, 0) & (y >= 0)),)  # (0 merges into the next piece)
     return sympy.Piecewise((inside, (x > 0) & (y > 0)), *edges, (0, _ordered(x) & _ordered(y)), (inside, True))
 
