@@ -354,6 +354,8 @@ _SPECIAL_UNARY = [
      "the standard normal CDF Phi(x)"),
     ("log_ndtr", S.LogNdtr, S.log_ndtr, (), (_SP + "log_ndtr",), None,
      "log Phi(x), finite far in the left tail (-500007.8... at -1000)"),
+    ("entr", S.Entr, S.entr, (), (_SP + "entr",), 'sf.entr({0})',
+     "-x * log(x), 0 at 0, -inf below 0 (scipy.special.entr)"),
     ("i0e", S.I0e, S.i0e, (), (_SP + "i0e",), None, "exp(-|x|) I0(x), the scaled modified Bessel function"),
     ("i1e", S.I1e, S.i1e, (), (_SP + "i1e",), None, "exp(-|x|) I1(x) (the derivative of i0e is i1e - sign(x) i0e)"),
     ("gamma", sympy.gamma, S.gamma, (), (_SP + "gamma",), None,
@@ -365,6 +367,8 @@ _SPECIAL_UNARY = [
      "sqrt(2 pi) exp(ndtri(p)**2 / 2)"),
 ]
 _SPECIAL_NOTES = {"cbrt": "the derivative at 0 is inf (1 / (3 cbrt(0)**2))",
+                  "entr": "the derivative -log(x) - 1 is inf at 0 (its limit from the right) and 0 below 0, where "
+                          "entr is constantly -inf",
                   "i0e": "the derivative at 0 is 0 (i1e(0) - sign(0) i0e(0); the one-sided ones are -1 and 1)",
                   "i1e": "the derivative at 0 is 1/2 (I1'(0); the one-sided ones of exp(-|x|) I1 agree)"}
 for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
@@ -373,6 +377,11 @@ for _name, _sym, _impl, _aliases, _lib, _whole, _doc in _SPECIAL_UNARY:
 
 _XLOG_NOTE = ("{f}(0, y) = 0 for every y but nan (SciPy's convention), so the partial in y is 0 where x == 0, "
               "even at y = {y0}; the partial in x is {dx} there ({dx0} at y = {y0})")
+_ENTROPY_NOTE = ("partials {dx} and {dy} where x > 0 and y > 0; where x == 0 and y >= 0 the partial in x is -inf "
+                 "(the limit as x decreases to 0, kept at y = 0) and in y {dy0}; 0 and 0 where the value is "
+                 "constantly inf (x < 0, y < 0, or y == 0 < x); nan where x or y is nan")
+
+
 def _complex_abs(re, im):
     """np.abs of the complex numbers re + i im (NumPy's rounding of |z|)."""
     return np.abs(np.asarray(re, dtype=np.float64) + 1j * np.asarray(im, dtype=np.float64))[()]
@@ -384,6 +393,12 @@ _SPECIAL_BINARY = [
      _XLOG_NOTE.format(f="xlogy", y0="0", dx="log(y)", dx0="-inf")),
     ("xlog1py", S.XLog1PY, S.xlog1py, (), (_SP + "xlog1py",), 'sf.xlog1py({0}, {1})',
      "x * log1p(y), 0 where x == 0", _XLOG_NOTE.format(f="xlog1py", y0="-1", dx="log1p(y)", dx0="-inf")),
+    ("rel_entr", S.RelEntr, S.rel_entr, (), (_SP + "rel_entr",), 'sf.rel_entr({0}, {1})',
+     "x * log(x / y) for x, y > 0, 0 for x == 0 and y >= 0, inf otherwise (scipy.special.rel_entr)",
+     _ENTROPY_NOTE.format(dx="log(x / y) + 1", dy="-x / y", dy0="0 (rel_entr is 0 along x == 0)")),
+    ("kl_div", S.KLDiv, S.kl_div, (), (_SP + "kl_div",), 'sf.kl_div({0}, {1})',
+     "x * log(x / y) - x + y for x, y > 0, y for x == 0 and y >= 0, inf otherwise (scipy.special.kl_div)",
+     _ENTROPY_NOTE.format(dx="log(x / y)", dy="1 - x / y", dy0="1 (kl_div is y along x == 0)")),
     ("logaddexp", S.LogAddExp, np.logaddexp, (np.logaddexp,), (), 'np.logaddexp({0}, {1})',
      "log(exp(a) + exp(b)) without overflow",
      "partials expit(a - b) and expit(b - a): nan where a - b is (a = b = inf or -inf)"),

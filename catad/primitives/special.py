@@ -4,7 +4,7 @@ Two things per function, both without SciPy (catad does not depend on it):
 
 * its numbers: a NumPy implementation on scalars and arrays, stable where the textbook formula
   overflows (expit and log_expit at |x| = 1000, log_ndtr far in the left tail), with SciPy's
-  conventions at the edges (xlogy(0, y) = 0 even for y = 0, logit(0) = -inf);
+  conventions at the edges (xlogy(0, y) = 0 even for y = 0, logit(0) = -inf, rel_entr(0, 0) = 0);
 * its SymPy function (a ``sympy.Function`` subclass) for the registry's ``sympy`` field: each
   states its definition in elementary functions (``definition``, from which ``_eval_evalf``
   evaluates it to any precision) and its derivative (``fdiff``) written in terms of the
@@ -16,7 +16,8 @@ Two things per function, both without SciPy (catad does not depend on it):
 
 A derivative that needs a choice at a point where the function is not smooth says it with a
 ``Piecewise`` (translated to an ``if``): xlogy's partial in y is 0 where x == 0, where the
-function is identically 0 whatever y is.
+function is identically 0 whatever y is; rel_entr's and kl_div's partials in x are -inf there
+(the limit from the right), and 0 where they are constantly inf.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from mpmath.libmp import prec_to_dps
 
 _SQRT1_2 = 0.7071067811865476  # 1 / sqrt 2, as SciPy's ndtr multiplies by it
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_DBL_MIN = 2.2250738585072014e-308  # the least normal double (C's DBL_MIN)
 
 
 def _arr(x):
@@ -72,6 +74,48 @@ def xlog1py(x, y):
     x, y = _arr(x), _arr(y)
     with np.errstate(all="ignore"):
         return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y))[()]
+
+
+def entr(x):
+    """scipy.special.entr (xsf's convex_analysis.h): -x * log(x) for x > 0, 0 at +-0, -inf
+    below 0, nan at nan; -x * log(x) as SciPy rounds it, (-x) * log(x), so entr(1) is -0.0."""
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        edge = np.where(x == 0, 0.0, np.where(np.isnan(x), np.nan, -np.inf))
+        return np.where(x > 0, -x * np.log(x), edge)[()]
+
+
+def _either_nan(x, y, out):
+    """out, with nan where x or y is nan (SciPy's entropy functions test that first)."""
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, out)[()]
+
+
+def _log_ratio(x, y):
+    """log(x / y) for x > 0 and y > 0 as SciPy's rel_entr takes it (xsf's convex_analysis.h):
+    log1p((x - y) / y) where 1/2 < x / y < 2 (x - y is exact there), log(x / y) where x / y
+    neither underflows nor overflows, else log(x) - log(y)."""
+    r = x / y
+    far = np.where((r > _DBL_MIN) & (r < np.inf), np.log(r), np.log(x) - np.log(y))
+    return np.where((r > 0.5) & (r < 2.0), np.log1p((x - y) / y), far)
+
+
+def rel_entr(x, y):
+    """scipy.special.rel_entr (xsf's convex_analysis.h): x * log(x / y) for x > 0 and y > 0 (the
+    log as _log_ratio), 0 for x == 0 and y >= 0, inf otherwise, nan if x or y is nan."""
+    x, y = _arr(x), _arr(y)
+    with np.errstate(all="ignore"):
+        edge = np.where((x == 0) & (y >= 0), 0.0, np.inf)
+        return _either_nan(x, y, np.where((x > 0) & (y > 0), x * _log_ratio(x, y), edge))
+
+
+def kl_div(x, y):
+    """scipy.special.kl_div (xsf's convex_analysis.h): x * log(x / y) - x + y for x > 0 and
+    y > 0, y for x == 0 and y >= 0 (so kl_div(0, -0.0) is -0.0), inf otherwise, nan if x or y is
+    nan."""
+    x, y = _arr(x), _arr(y)
+    with np.errstate(all="ignore"):
+        edge = np.where((x == 0) & (y >= 0), y, np.inf)
+        return _either_nan(x, y, np.where((x > 0) & (y > 0), x * np.log(x / y) - x + y, edge))
 
 
 def gammaln(x: float) -> float:
@@ -263,6 +307,82 @@ class XLog1PY(_Special):
         return sympy.Piecewise((0, sympy.Eq(x, 0)), (x / (1 + y), True))
 
 
+def _ordered(v):
+    """True unless v is nan: every number is below 1 or above -1. (Two complementary comparisons
+    SymPy would fold to True; and a comparison also in another condition, as v >= 0, would be a
+    common subexpression, which the translation to core terms takes for a Float.)"""
+    return (v < 1) | (v > -1)
+
+
+def _sympy_log_ratio(x, y):
+    """log(x / y) in the branches of the NumPy _log_ratio (SciPy's rel_entr): log1p as XLog1PY(1, t)."""
+    r = x / y
+    return sympy.Piecewise((XLog1PY(1, (x - y) / y), (r > sympy.Rational(1, 2)) & (r < 2)),
+                           (sympy.log(r), (r > sympy.Float(_DBL_MIN)) & (r < sympy.oo)),
+                           (sympy.log(x) - sympy.log(y), True))
+
+
+class Entr(_Special):
+    """entr(x) = -x log(x), 0 at 0, -inf below. Its derivative -log(x) - 1 is taken at 0 too,
+    where it is inf (the limit from the right), and is 0 below 0, where entr is constant."""
+    nargs = 1
+
+    @classmethod
+    def definition(cls, x):
+        return sympy.Piecewise((-x * sympy.log(x), x > 0), (0, sympy.Eq(x, 0)), (-sympy.oo, True))
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return sympy.Piecewise((0, x < 0), (-sympy.log(x) - 1, True))
+
+
+def _entropy_partial(inside, edge, x, y):
+    """A partial of rel_entr or kl_div: `inside` where x > 0 and y > 0, `edge` where x == 0 and
+    y >= 0, 0 elsewhere (the function is constantly inf there), and where x or y is nan `inside`
+    again, which is nan there (a nan constant would not equal itself; its derivatives need not
+    be: that of log(x / y) in y is -1 / y whatever x is)."""
+    edges = () if edge == 0 else ((edge, sympy.Eq(x, 0) & (y >= 0)),)  # (0 merges into the next piece)
+    return sympy.Piecewise((inside, (x > 0) & (y > 0)), *edges, (0, _ordered(x) & _ordered(y)), (inside, True))
+
+
+class RelEntr(_Special):
+    """rel_entr(x, y) = x log(x / y) for x, y > 0, 0 for x == 0 and y >= 0, inf elsewhere.
+    Partials log(x / y) + 1 and -x / y; where x == 0 (and y >= 0) -inf in x, the limit of
+    log(x / y) + 1 as x decreases to 0 (also taken at y = 0), and 0 in y, along which the
+    function is 0 there."""
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.Piecewise((x * sympy.log(x / y), (x > 0) & (y > 0)), (0, sympy.Eq(x, 0) & (y >= 0)),
+                               (sympy.oo, True))
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        if argindex == 1:
+            return _entropy_partial(_sympy_log_ratio(x, y) + 1, -sympy.oo, x, y)
+        return _entropy_partial(-x / y, 0, x, y)
+
+
+class KLDiv(_Special):
+    """kl_div(x, y) = x log(x / y) - x + y for x, y > 0, y for x == 0 and y >= 0, inf elsewhere.
+    Partials log(x / y) and 1 - x / y (as (y - x) / y, exact where x is near y); where x == 0
+    (and y >= 0) -inf in x, the limit as x decreases to 0 (also at y = 0), and 1 in y, along
+    which the function is y there."""
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, y):
+        return sympy.Piecewise((x * sympy.log(x / y) - x + y, (x > 0) & (y > 0)), (y, sympy.Eq(x, 0) & (y >= 0)),
+                               (sympy.oo, True))
+
+    def fdiff(self, argindex=1):
+        x, y = self.args
+        if argindex == 1:
+            return _entropy_partial(_sympy_log_ratio(x, y), -sympy.oo, x, y)
+        return _entropy_partial((y - x) / y, 1, x, y)
+
+
 class LogAddExp(_Special):
     nargs = 2
 
@@ -339,7 +459,8 @@ class I1e(_Special):
                                                                          True))
 
 
-SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, LogAddExp, LogAddExp2, Cbrt, Hypot, I0e, I1e)
+SYMPY_FUNCTIONS = (Expit, LogExpit, LogNdtr, XLogY, XLog1PY, Entr, RelEntr, KLDiv, LogAddExp, LogAddExp2, Cbrt, Hypot,
+                   I0e, I1e)
 
 
 # ---------------------------------------------------------------- piecewise-constant functions
