@@ -698,10 +698,10 @@ def maybe_unbound(x, v):
     return last  # ERR
 
 
-def array_first_in_loop(x, v):
+def tuple_first_in_loop(x, v):
     for i in range(2):
-        w = v * x
-    return np.sum(w)  # ERR
+        w = (v * x, x)
+    return np.sum(w[0])  # ERR
 
 
 def loop_var_after_array(x, v):
@@ -775,7 +775,7 @@ V3 = np.array([1.0, 2.0, 3.0])
     (generator_loop, (1.0,), ["generator expression"]),
     (for_else, (1.0, V3), ["else clause", "for loop", "flag"]),
     (maybe_unbound, (1.0, V3), ["'last'", "may run zero times", "assign it before the loop"]),
-    (array_first_in_loop, (1.0, V3), ["'w'", "first assigned inside the for loop", "assign it before the loop"]),
+    (tuple_first_in_loop, (1.0, V3), ["'w'", "first assigned inside the for loop", "assign it before the loop"]),
     (loop_var_after_array, (1.0, V3), ["loop variable 'e'"]),
     (assigns_loop_var, (1.0, 3), ["loop variable 'i'", "another name"]),
     (changes_type, (1.0, V3), ["'s'", "Float before the loop", "give it one type"]),

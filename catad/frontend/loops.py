@@ -901,14 +901,15 @@ class Loops:
                           hint="assign it before the loop")
             else:
                 first_only.append(n)
-        # first-assigned variables read after the loop: carried when the loop surely runs and their
-        # type is a scalar (its first value is a placeholder the first iteration replaces)
+        # first-assigned variables read after the loop: carried when the loop surely runs and they
+        # are a number or an array (its first value is a placeholder the first iteration replaces: 0,
+        # or an array of length 0); not a tuple, list or dict of values, whose keys it would lose
         if first_only and runs:
             types = self._probe(s, src, state, first_only)
             for n in first_only:
                 ty = types.get(n)
-                if ty in (Float, Int, Bool):
-                    state.append((n, Const({Float: 0.0, Int: 0, Bool: False}[ty], ty, loc)))
+                if ty in (Float, Int, Bool) or isinstance(ty, Vec):
+                    state.append((n, _zero(ty, self.b, loc)))
         exact = {}
         if grown:
             more, exact = self.grown_state(s, src, grown, lambda extra: self._probe(s, src, state, [], extra), pieces)
@@ -1301,7 +1302,7 @@ def _shown(n: str) -> str:
 class _FirstInLoop(Unbound):
     def __init__(self, name: str, line: int, kind: str = "for loop"):
         super().__init__(f"variable {name!r} is first assigned inside the {kind} at line {line} and is not a "
-                         "number, so catad does not carry it out of the loop; assign it before the loop")
+                         "number or an array, so catad does not carry it out of the loop; assign it before the loop")
 
 
 class _Stale(Unbound):
