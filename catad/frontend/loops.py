@@ -903,7 +903,7 @@ class Loops:
                 first_only.append(n)
         # first-assigned variables read after the loop: carried when the loop surely runs and they
         # are a number or an array (its first value is a placeholder the first iteration replaces: 0,
-        # or an array of length 0); not a tuple, list or dict of values, whose keys it would lose
+        # or an array of length 0); not a tuple or dict of values (nor a list of them), whose keys it would lose
         if first_only and runs:
             types = self._probe(s, src, state, first_only)
             for n in first_only:
