@@ -139,3 +139,25 @@ def test_a_python_bool_negated_is_an_int_numpys_is_refused():
     with pytest.raises(TypeError, match="boolean negative"):
         negated_mask(1.5, A)
     refused(negated_mask, (1.5, A), "NumPy", cls=CatadTypeError)
+
+
+def inverted_and_truths(x, a, k):
+    p = x > 0.5  # Python's bool where x is Python's float: ~p is -1 or -2
+    q = a[0] > 0.1  # NumPy's bool: ~q is its logical not
+    n = len(a) - 1
+    return ((~p) * x + (~q) * x + (~n) * x + np.sum((~k) * a) * x + bool(x) * x + bool(a[1]) * x + bool(q) * x
+            + bool() * x + np.sum(np.where(k - 1, a, 0.0)) * x + np.sum(np.where(a - 0.95, 1.0, 2.0)) * x
+            + (~(a > 0.5)).sum() * x)
+
+
+@pytest.mark.parametrize("x", [0.7, 0.2, np.float64(0.7), np.float64(0.2)], ids=repr)
+def test_invert_bool_and_truth_of_numbers(x):
+    """~ of Python's bools and ints is -n - 1 (two's complement), of NumPy's bools a logical not;
+    bool(x) and np.where's condition take a number as nonzero."""
+    a, k = np.array([0.3, 0.95, 0.0]), np.array([1, 2, 0])
+    value, g = catad.value_and_grad(inverted_and_truths)(x, a, k)
+    assert value == inverted_and_truths(x, a, k)
+    h = 1e-7
+    assert g == pytest.approx((inverted_and_truths(x + h, a, k) - inverted_and_truths(x - h, a, k)) / (2 * h), rel=1e-6)
+    zero = x * 0.0  # bool(0.0) is False
+    assert catad.value_and_grad(inverted_and_truths)(zero, a, k)[0] == inverted_and_truths(zero, a, k)

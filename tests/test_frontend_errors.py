@@ -309,7 +309,7 @@ EXPR_CASES = [
     (uses_is, (1.0,), UnsupportedSyntax, ["comparison", "< <= > >= == !="]),
     (uses_in, (1.0,), UnsupportedSyntax, ["comparison"]),
     (uses_bitop, (1,), UnsupportedSyntax, ["operator", "+ - * /"]),
-    (uses_invert, (1,), UnsupportedSyntax, ["Invert", "supported: -x"]),
+    (uses_invert, (1.0,), UnsupportedSyntax, ["Invert", "supported: -x"]),
     (uses_generator, (V,), UnsupportedSyntax, ["generator expression", "sum, max or min"]),
     (uses_ragged, (V,), UnsupportedSyntax, ["filter", "unknown length"]),
     (uses_two_fors, (V,), UnsupportedSyntax, ["several for clauses", "nest comprehensions"]),
@@ -501,10 +501,6 @@ def range_float(x):
     return sum(i for i in range(x))  # ERR
 
 
-def where_not_bool(v):
-    return np.where(v, v, 0.0)  # ERR
-
-
 TYPE_CASES = [
     (returns_differ, (1.0,), CatadTypeError, ["(Float, Float)", "same type"]),
     (truthy_if, (1.0,), UnsupportedSyntax, ["Float, not a Bool", "compare explicitly"]),
@@ -525,7 +521,6 @@ TYPE_CASES = [
     (matmul_scalar, (V, 1.0), CatadTypeError, ["@", "use *"]),
     (chained_arrays, (V,), UnsupportedSyntax, ["chained comparisons of arrays"]),
     (range_float, (2.0,), CatadTypeError, ["range", "Float"]),
-    (where_not_bool, (V,), CatadTypeError, ["condition must be a Bool"]),
 ]
 
 

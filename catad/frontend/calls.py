@@ -450,6 +450,26 @@ def h_float(lw, obj, node, args, kwargs):
     return lw.b.to_float(t, lw.loc(node))
 
 
+def truth(lw, t: Term, loc) -> Term:
+    """The truth of a number (or each of an array's): nonzero, NaN too, as Python and NumPy take it."""
+    zero = Const(0.0, Float) if scalar_of(t.type) == Float else Const(0, Int)
+    f = lambda x: prim("ne", x, zero, loc=loc)
+    return lw.b.elementwise(f, [t], loc) if is_array(t) else lw.b.share(t, f, loc)
+
+
+def h_bool(lw, obj, node, args, kwargs):
+    """bool(x) of a number or a bool: Python's bool (nonzero; bool() is False)."""
+    if kwargs or len(args) > 1:
+        lw.fail(node, "bool", "bool() takes at most one argument", CatadTypeError)
+    if not args:
+        return lw.as_py(Const(False, Bool, lw.loc(node)))
+    t = lw.arg(args[0])
+    if t.type not in (Int, Float, Bool):
+        lw.fail(node, "bool", f"bool() of a {t.type} is not supported (of an array of more than one element NumPy "
+                "raises: its truth value is ambiguous)", CatadTypeError, hint="use np.any(a) or np.all(a)")
+    return lw.as_py(t if t.type == Bool else truth(lw, t, lw.loc(node)))
+
+
 def h_len(lw, obj, node, args, kwargs):
     """len(v): an array's first axis, a tuple's or list's length (a constant)."""
     _arity(lw, obj, node, args, 1)
@@ -583,6 +603,8 @@ def h_where(lw, obj, node, args, kwargs):
     """np.where(c, a, b): an elementwise if with broadcasting (the branch not chosen adds nothing to the gradient)."""
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
+    if scalar_of(ts[0].type) in (Int, Float):  # a number's truth: nonzero (NaN too)
+        ts[0] = truth(lw, ts[0], loc)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
     return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else lw.b.evaluated(ts, f, loc)
 
@@ -672,7 +694,7 @@ def _handlers() -> dict[int, tuple]:
     table = [
         ((builtins.sum,), h_sum, ()), ((builtins.max, builtins.min), h_max, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
-        ((builtins.float,), h_float, ()), ((builtins.len,), h_len, ()),
+        ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),
         ((np.array, np.asarray, np.copy), h_array, ("dtype",)), ((np.zeros, np.ones, np.empty), h_filled, ("dtype",)),
         ((np.zeros_like, np.ones_like, np.empty_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),

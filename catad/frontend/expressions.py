@@ -381,10 +381,15 @@ class Expressions:
             return self.keep_py(a, f(a))
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
-        if isinstance(node.op, ast.Invert) and is_array(a) and scalar_of(a.type) == Bool:
-            return self.b.elementwise(lambda x: prim("not", x, loc=loc), [a], loc)  # NumPy's logical not
+        if isinstance(node.op, ast.Invert) and scalar_of(a.type) == Bool and not self.is_py(a):
+            f = lambda x: prim("not", x, loc=loc)  # NumPy's logical not
+            return self.b.elementwise(f, [a], loc) if is_array(a) else self.as_numpy(f(a))
+        if isinstance(node.op, ast.Invert) and scalar_of(a.type) in (Int, Bool):  # (Python's ~True is -2)
+            n = self.b.numeric(a, Int, loc) if scalar_of(a.type) == Bool else a
+            f = lambda x: prim("sub", prim("neg", x, loc=loc), Const(1, Int), loc=loc)  # two's complement: -x - 1
+            return self.b.elementwise(f, [n], loc) if is_array(n) else self.keep_py(a, self.b.share(n, f, loc))
         self.fail(node, "operator", f"unary {type(node.op).__name__} is not supported on a {a.type}; "
-                                    "supported: -x, +x, not b, ~mask (an array of Bools)")
+                                    "supported: -x, +x, not b, ~mask (NumPy's logical not of Bools), ~n of Ints")
 
     def x_BoolOp(self, node: ast.BoolOp) -> Term:
         """and, or on Bools (both sides evaluated only as Python would)."""
