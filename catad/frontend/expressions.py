@@ -224,8 +224,9 @@ class Expressions:
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
                                         "+ - * / // % ** @, and & | ^ of Bools")
-        if name == "pow" and (is_array(a) or is_array(b)) and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
-            return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
+        if name == "pow" and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
+            if is_array(a) or is_array(b):
+                return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
         f = lambda x, y: self.b.arith(name, x, y, loc)
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
@@ -233,6 +234,9 @@ class Expressions:
             # (its checks read the operands again: bound to names first, as python_arith does)
             compute = (lambda x, y: self.b.share_all([x, y], lambda p, q: self.python_power(p, q, loc), loc)) \
                 if name == "pow" and py else f
+            if name == "pow" and {a.type, b.type} == {Int} and (self.py_when(a) is None or self.py_when(b) is None):
+                # a NumPy int either side: NumPy's int power (an Int; a negative power raises)
+                compute = lambda x, y: self.b.share_all([x, y], lambda p, q: self.int_power(p, q, loc), loc)
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
             return self.as_py(out) if py else out
         # Python's errors where both are Python's numbers
@@ -718,7 +722,7 @@ class Expressions:
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
 
-_PYTHON_RESULTS = (float, int, round, len)  # each returns one of Python's own numbers
+_PYTHON_RESULTS = (float, int, round, len, bool)  # each returns one of Python's own numbers (or bools)
 
 
 _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
