@@ -35,3 +35,14 @@ def test_a_negative_power_of_numpy_ints_raises(f):
         f(1.5, k)
     with pytest.raises(ValueError, match="negative integer powers"):
         catad.grad(f)(1.5, k)
+
+
+def xor_mask_power(x, k):
+    return np.sum(((k > 0) ^ (k > 1)) ** (len(k) - 2)) * x + np.sum(((k > 0) ^ (k > 2)) ** ((x > 0) * 2)) * x
+
+
+def test_a_power_of_an_elementwise_expression():
+    """The power's check reads its base: an element made by a let (^'s) is bound first (was a raw
+    AssertionError)."""
+    k = np.array([0, 2, 1])
+    assert catad.value_and_grad(xor_mask_power)(1.5, k) == (xor_mask_power(1.5, k), xor_mask_power(1.0, k))

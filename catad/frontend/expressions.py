@@ -235,8 +235,7 @@ class Expressions:
             compute = (lambda x, y: self.b.share_all([x, y], lambda p, q: self.python_power(p, q, loc), loc)) \
                 if name == "pow" and py else f
             if name == "pow" and {a.type, b.type} == {Int} and (self.py_when(a) is None or self.py_when(b) is None):
-                # a NumPy int either side: NumPy's int power (an Int; a negative power raises)
-                compute = lambda x, y: self.b.share_all([x, y], lambda p, q: self.int_power(p, q, loc), loc)
+                compute = lambda x, y: self.int_power(x, y, loc)  # a NumPy int either side: NumPy's (an Int)
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
             return self.as_py(out) if py else out
         # Python's errors where both are Python's numbers
@@ -349,11 +348,11 @@ class Expressions:
     def int_power(self, x: Term, y: Term, loc) -> Term:
         """An element of an Int array to an Int power: NumPy's Int, and its ValueError for a
         negative power (Python's ints give a float there, NumPy's arrays do not)."""
-        def checked(e):  # x in the check's data keeps it with the elements: an empty array raises nothing
-            return make_lets(self.b.check(prim("le", Const(0, Int), e, loc=loc), (x,), loc, "**",
+        def checked(p, e):  # p in the check's data keeps it with the elements: an empty array raises nothing
+            return make_lets(self.b.check(prim("le", Const(0, Int), e, loc=loc), (p,), loc, "**",
                                           "Integers to negative integer powers are not allowed.", "domain"),
-                             prim("pow", x, e, loc=loc))
-        return checked(y) if isinstance(y, (Const, Var)) else self.b.share(y, checked, loc)
+                             prim("pow", p, e, loc=loc))
+        return self.b.share_all([x, y], checked, loc)  # (the check copies its data: atoms)
 
     def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
         """-x, +x, not b."""
