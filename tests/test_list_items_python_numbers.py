@@ -69,3 +69,23 @@ def test_numpy_numbers_divided_by_zero_are_inf(f):
 def test_counted_flags_are_ints():
     assert catad.grad(counted)(1.5, 0.5) == 2.0
     assert catad.grad(counted)(np.float64(1.5), np.float64(0.5)) == 1.0  # NumPy's bools: True + True is True
+
+
+def tuple_items(x, y, a):
+    t = (y, a[2] * 2.0, (x, a[0] + 1.0))
+    s = t[0]
+    return (s / x + t[2][0] / y) * t[1] + t[2][1]
+
+
+def test_tuple_items_keep_their_kinds():
+    """A tuple display with an item that is not a name keeps each item's kind: t[0] of t = (y,
+    a[2] * 2.0) is Python's y (the tuple was bound whole, its items read back as NumPy's)."""
+    a = np.array([0.5, 1.5, 2.0])
+    agrees(tuple_items, 1.5, 0.5, a, argnums=(0, 1, 2))
+    with pytest.raises(ZeroDivisionError):
+        tuple_items(0.0, 0.5, a)
+    with pytest.raises(ZeroDivisionError):
+        catad.grad(tuple_items)(0.0, 0.5, a)
+    with np.errstate(all="ignore"):
+        x = np.float64(0.0)
+        assert np.isnan(catad.value_and_grad(tuple_items)(x, np.float64(0.0), a)[0]) == np.isnan(tuple_items(x, np.float64(0.0), a))

@@ -331,6 +331,8 @@ class Statements:
             return
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
+        if isinstance(value, Tuple) and not _atoms(value):
+            value = self.items_bound(value, pieces, loc)
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
@@ -364,6 +366,18 @@ class Statements:
         v = self.b.bound(self.b.var(value.type, loc), value)
         pieces.append(("let", v, value, loc))
         return self.with_tree(v, tree)
+
+    def items_bound(self, t: Tuple, pieces: list, loc: Loc) -> Tuple:
+        """A tuple display with each item that is not an atom bound to a name of its own (as a
+        name is bound: its marks kept), so that the name's value stays a display and its items
+        stay what they are: t = (y, a[2]); t[0] is Python's y (t[0] / 0.0 raises)."""
+        items = []
+        for k, x in enumerate(t.items):
+            if not is_atom(x):
+                self.bind("\0item", x, pieces, loc)
+                x = self.env.pop("\0item")
+            items.append(x)
+        return self.with_tree(Tuple(tuple(items), t.loc), self.tree(t))
 
     def flatten(self, value: Term, pieces: list, loc: Loc) -> Term:
         """The lets of a value's own let chain (temporaries, checks) as statements of their own,
@@ -571,6 +585,7 @@ class Statements:
         return names
 
 def _atoms(t: Term) -> bool:
-    """A tuple display of atoms: kept as the name's value, so its items stay what they are (a
-    constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by cho_solve)."""
-    return isinstance(t, Tuple) and all(is_atom(x) for x in t.items)
+    """A tuple display of atoms (or of such displays): kept as the name's value, so its items stay
+    what they are (a constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by
+    cho_solve; Python's number stays Python's)."""
+    return isinstance(t, Tuple) and all(is_atom(x) or _atoms(x) for x in t.items)
