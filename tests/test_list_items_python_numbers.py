@@ -89,3 +89,17 @@ def test_tuple_items_keep_their_kinds():
     with np.errstate(all="ignore"):
         x = np.float64(0.0)
         assert np.isnan(catad.value_and_grad(tuple_items)(x, np.float64(0.0), a)[0]) == np.isnan(tuple_items(x, np.float64(0.0), a))
+
+
+def summed(x, y):
+    l = [x, y * 2.0]
+    s = sum(l) // y  # Python's float: // 0.0 raises, even where s is not used
+    return sum(l) * x + max(l) / y
+
+
+def test_sum_of_a_list_of_python_numbers_is_python_s():
+    agrees(summed, 1.5, 0.5, argnums=(0, 1))
+    with pytest.raises(ZeroDivisionError):
+        summed(1.5, 0.0)
+    with pytest.raises(ZeroDivisionError):
+        catad.grad(summed)(1.5, 0.0)

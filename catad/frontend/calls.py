@@ -355,9 +355,12 @@ def h_sum(lw, obj, node, args, kwargs):
         add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
         return _tuple_fold(lw, t, add, loc, lw.as_py(Const(0, Int, loc)))
     if is_array(t):
+        python = lw.has_py_items(t)  # a list of Python's numbers: 0 + l[0] + ... is Python's
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")
         out = prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
+        if python and not is_array(out):
+            return lw.as_py(out)
         # an array's elements are NumPy's numbers (a list's may be Python's), so 0 + x[0] + ...
         # is a NumPy number, and the sum of nothing Python's int 0
         known = lw.b.shapes.infer(t) if rank(t.type) == 1 and not lw.is_list(t) else None
