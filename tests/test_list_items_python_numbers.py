@@ -103,3 +103,20 @@ def test_sum_of_a_list_of_python_numbers_is_python_s():
         summed(1.5, 0.0)
     with pytest.raises(ZeroDivisionError):
         catad.grad(summed)(1.5, 0.0)
+
+
+def kinds_through_calls(x, y):
+    l = [x, y * 2.0]
+    a = pow(y, 2)  # builtin pow of Python's numbers: Python's
+    b = [e * 2.0 for e in l][1]  # a comprehension over Python's numbers makes Python's
+    c = (y // round(x + 1.0)) - (divmod(x, 2.0)[0] % min(l))  # divmod's item under an earlier check
+    return (1.0 / a + 1.0 / b + c) * x
+
+
+def test_python_numbers_through_pow_comprehensions_and_divmod():
+    agrees(kinds_through_calls, 1.5, 0.5, argnums=(0, 1))
+    for x, y in [(1.5, 0.0), (0.0, 3.0)]:
+        with pytest.raises(ZeroDivisionError):
+            kinds_through_calls(x, y)
+        with pytest.raises(ZeroDivisionError):
+            catad.grad(kinds_through_calls)(x, y)

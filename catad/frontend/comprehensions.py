@@ -236,7 +236,7 @@ class Comprehensions:
                       f"({', '.join(str(s.type) for s in seqs)}); a comprehension iterates over range(...), "
                       "an array, zip(arrays...) or enumerate(array)", CatadTypeError)
         outer, atoms = [], []
-        lists = [self.is_list(s) for s in seqs]
+        lists = [("py" if self.has_py_items(s) else True) if self.is_list(s) else False for s in seqs]
         for s in seqs:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)
@@ -248,8 +248,9 @@ class Comprehensions:
             size = prim("min", size, self.b.size(a, 0, loc), loc=loc)  # zip stops at the shortest
         k = self.b.var(Int, loc, "_i")
         elems = [prim("index", k, a, loc=loc) for a in atoms]
-        # a NumPy array's elements are NumPy's numbers (a list's may be Python's)
-        elems = [e if is_list or is_array(e) else self.as_numpy(e) for e, is_list in zip(elems, lists)]
+        # a NumPy array's elements are NumPy's numbers (a list's may be Python's: are, where all are)
+        elems = [self.as_py(e) if is_list == "py" and not is_array(e) else e if is_list or is_array(e) else
+                 self.as_numpy(e) for e, is_list in zip(elems, lists)]
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:

@@ -676,7 +676,8 @@ class Expressions:
             return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
-        if obj is builtins.abs or obj is builtins.max or obj is builtins.min or obj is builtins.sum:
+        if obj is builtins.abs or obj is builtins.max or obj is builtins.min or obj is builtins.sum or \
+                obj is builtins.pow:
             return t  # Python's where the argument chosen is, or where what it adds is (calls.py marks it)
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \

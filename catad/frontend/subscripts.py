@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, DomainError
-from ..lang.terms import Const, Get, Term, Tuple, is_atom, make_lets
+from ..lang.terms import Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
@@ -70,6 +70,12 @@ class Subscripts:
                               CatadTypeError)
                 k %= n
             item = base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
+            made = let_chain(base)[1]  # a display under checks (divmod(x, y)'s): its item's kind
+            if isinstance(made, Tuple) and made is not base:
+                if self.is_py(made.items[k]):
+                    self.as_py(item)
+                elif self.is_numpy(made.items[k]):
+                    self.as_numpy(item)
             return self.with_tree(item, self.item_tree(base, k))
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
