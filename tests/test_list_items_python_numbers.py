@@ -120,3 +120,19 @@ def test_python_numbers_through_pow_comprehensions_and_divmod():
             kinds_through_calls(x, y)
         with pytest.raises(ZeroDivisionError):
             catad.grad(kinds_through_calls)(x, y)
+
+
+def appended(x, y):
+    q = []
+    q.append(y)
+    q.append(x * 2.0)  # (bound to a name of its own before it is appended)
+    return (1.0 / q[0] + 1.0 / q[1]) * x
+
+
+def test_a_list_appended_python_numbers_holds_python_numbers():
+    agrees(appended, 1.5, 0.5, argnums=(0, 1))
+    for x, y in [(1.5, 0.0), (0.0, 1.0)]:
+        with pytest.raises(ZeroDivisionError):
+            appended(x, y)
+        with pytest.raises(ZeroDivisionError):
+            catad.grad(appended)(x, y)

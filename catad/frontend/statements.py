@@ -359,12 +359,15 @@ class Statements:
         if isinstance(value, Complex):
             pieces += [("let", v, rhs, at or loc) for v, rhs, at in value.lets]
             return Complex((), value.re, value.im, value.text)
-        tree = self.tree(value)
+        tree, marked = self.tree(value), value
         value = self.flatten(value, pieces, loc)
         if is_atom(value):
+            if value is not marked and not isinstance(value, Const):
+                self.keep_py(marked, value)  # (the value of the let chain that was marked)
             return self.with_tree(value, tree)
         v = self.b.bound(self.b.var(value.type, loc), value)
         pieces.append(("let", v, value, loc))
+        self.keep_py(marked, v)  # (one of Python's numbers stays one)
         return self.with_tree(v, tree)
 
     def items_bound(self, t: Tuple, pieces: list, loc: Loc) -> Tuple:
