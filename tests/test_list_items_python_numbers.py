@@ -136,3 +136,28 @@ def test_a_list_appended_python_numbers_holds_python_numbers():
             appended(x, y)
         with pytest.raises(ZeroDivisionError):
             catad.grad(appended)(x, y)
+
+
+def mixed(x, y, a):
+    q = []
+    q.append(y)
+    q.append(a[0])
+    m = [a[1], x]
+    return (1.0 / q[0] + 1.0 / q[1] + 1.0 / m[-1] + 1.0 / m[0]) * x
+
+
+@pytest.mark.parametrize("x, y, a0, a1", [(1.5, 0.0, 0.5, 1.0), (1.5, 2.0, 0.0, 1.0), (0.0, 2.0, 1.0, 1.0),
+                                          (1.5, 2.0, 1.0, 0.0), (1.5, 2.0, 1.0, 4.0)])
+def test_a_list_of_python_and_numpy_numbers_keeps_each_item_kind(x, y, a0, a1):
+    """l[k] with k written as a literal is Python's number where the display or the append put
+    one there, NumPy's where it put one of those (a NumPy zero divides to inf)."""
+    a = np.array([a0, a1])
+    try:
+        with np.errstate(all="ignore"):
+            expected = mixed(x, y, a)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            catad.grad(mixed)(x, y, a)
+        return
+    with np.errstate(all="ignore"):
+        assert catad.value_and_grad(mixed)(x, y, a)[0] == expected

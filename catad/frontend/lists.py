@@ -213,11 +213,15 @@ class Lists:
         if not isinstance(items, Term):
             items = [self.bind_temp(e, pieces, loc) for e in items]
         new = self._joined(cur, items, node)
-        # Python's numbers (of one type) appended to a list of them: its items are Python's
-        if is_array(new) and not isinstance(items, Term) and (isinstance(cur, EmptyList) or self.has_py_items(cur)) \
-                and len({x.type for x in items} | ({cur.type.elem} if isinstance(cur, Term) else set())) == 1 \
-                and all(self.is_py(x) for x in items):
-            self.mark_py_items(new)
+        # Python's numbers appended to a list: those items are Python's (by position, where the
+        # list's are known)
+        before = () if isinstance(cur, EmptyList) else self.py_items_of(cur) if isinstance(cur, Term) else None
+        if is_array(new) and not isinstance(items, Term) and before is not None:
+            old = before if isinstance(cur, EmptyList) else before[0]
+            if old is not None:
+                self.mark_py_items(new, tuple(old) + tuple(self.is_py(x) and x.type == new.type.elem for x in items))
+            elif all(self.is_py(x) and x.type == new.type.elem for x in items):
+                self.mark_py_items(new)
         self.bind(name, new, pieces, loc)
 
     def _joined(self, cur, items, node: ast.AST) -> Term:

@@ -115,9 +115,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # terms surely holding one of NumPy's numbers (an element of an array, arithmetic with
         # one): a loop's Python float state updated by one is NumPy's after the first iteration
         self.numpy_numbers: dict[int, Term] = {}
-        # list terms whose every item is one of Python's own numbers ([0.5 for e in v]): max()
-        # and min() of them are Python's
-        self.py_items: dict[int, Term] = {}
+        # list terms holding Python's own numbers ([0.5 for e in v], [x, 2.0]), and which items
+        # they are (a tuple of bools by position, or None: every item): max() and min() of a
+        # list of them only are Python's; l[1] of [a[0], x] is
+        self.py_items: dict[int, tuple[Term, tuple | None]] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -264,13 +265,29 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
         return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
 
-    def mark_py_items(self, t: Term) -> Term:
-        """t, a list, marked as holding only Python's own numbers (a comprehension of them)."""
-        self.py_items[id(t)] = t
+    def mark_py_items(self, t: Term, which: tuple | None = None) -> Term:
+        """t, a list, marked as holding only Python's own numbers (a comprehension of them), or
+        at the positions `which` says (True: Python's), where it is a display of known length."""
+        if which is None or any(which):
+            self.py_items[id(t)] = (t, which)
         return t
 
+    def py_items_of(self, t) -> tuple | None:
+        """(which, as mark_py_items takes it) for a list t holding Python's numbers, else None."""
+        got = self.py_items.get(id(t))
+        return (got[1],) if got is not None and got[0] is t else None
+
     def has_py_items(self, t) -> bool:
-        return self.py_items.get(id(t)) is t
+        got = self.py_items_of(t)
+        return got is not None and (got[0] is None or all(got[0]))
+
+    def py_item(self, t, k: int) -> bool:
+        """Whether t[k] (k known while compiling) of a list t is one of Python's numbers."""
+        got = self.py_items_of(t)
+        if got is None or got[0] is None:
+            return got is not None
+        which = got[0]
+        return -len(which) <= k < len(which) and which[k]
 
     def mark_let(self, out: Term, t: Term, rhs: Term) -> Term:
         """out, b.share's let of a variable to rhs around t, marked as t is; a condition of t's

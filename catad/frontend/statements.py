@@ -336,19 +336,19 @@ class Statements:
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
-        py_items = self.has_py_items(marked)
+        py_items = self.py_items_of(marked)
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             self.keep_py(marked, value)
             if py_items:
-                self.mark_py_items(value)
+                self.mark_py_items(value, *py_items)
             self.with_int_bound(value, bound)
             return
         v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         self.keep_py(marked, v)
         if py_items:
-            self.mark_py_items(v)
+            self.mark_py_items(v, *py_items)
         self.with_int_bound(v, bound)
         if view:
             self.mark_readonly(v)

@@ -88,7 +88,10 @@ class Subscripts:
         # where every item is)
         if is_array(out):
             return out
-        return (self.as_py(out) if self.has_py_items(base) else out) if self.is_list(base) else self.as_numpy(out)
+        if not self.is_list(base):
+            return self.as_numpy(out)
+        k = _static_index(items)
+        return self.as_py(out) if self.has_py_items(base) or k is not None and self.py_item(base, k) else out
 
     def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
         """z[...] of a complex array: the same subscript of both parts, its indices lowered once
@@ -300,10 +303,9 @@ class Subscripts:
             t = Tuple(tuple(items), self.loc(node))
             return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
         out = self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
-        # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); of ints and
-        # floats, not ([1, 2.0][0] is the int 1, the array's item the float 1.0)
-        same = len({t.type for t in items}) == 1
-        return self.mark_py_items(out) if same and all(self.is_py(t) for t in items) else out
+        # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); an int beside
+        # floats is not ([1, 2.0][0] is the int 1, the array's item the float 1.0)
+        return self.mark_py_items(out, tuple(self.is_py(t) and t.type == out.type.elem for t in items))
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""
@@ -371,3 +373,13 @@ def flat_display(node: ast.AST) -> bool:
     """Whether node is a list display of values, none a display or starred: [a, b, c]."""
     return isinstance(node, ast.List) and bool(node.elts) and \
         not any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in node.elts)
+
+
+def _static_index(items: list) -> int | None:
+    """The index of l[k] written as an int literal (l[1], l[-1]), else None."""
+    if len(items) != 1:
+        return None
+    e, sign = items[0], 1
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e, sign = e.operand, -1
+    return sign * e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
