@@ -511,12 +511,13 @@ def _fold_key(c: Compiler, t):
     schedule computes it (checkpoint.reverse_loop), and a fold keeps no states for it. Inside
     vectorised builds, the fold with each free variable standing for its compiled value (a
     build's index or a size has one name in the primal and another in the reverse pass, or one
-    name in two builds), and the lanes it runs over (batch sizes, mask)."""
+    name in two builds), and the lanes it runs over (batch sizes, mask); outside them, the branch's
+    mask it runs under."""
     if not c.reversed_folds:
         return None
     term = canonical(Fold(t.acc, t.vec, t.var, t.body))
-    if c.depth == 0:
-        return term
+    if c.depth == 0:  # (under a branch's mask: the same loop in the other branch runs other lanes)
+        return term if c.mask is None else (term, c.mask.code)
     sigs = {v: repr(_signature(c.env.get(v.name))) for v in free_vars(term)}
     order = sorted(set(sigs.values()))
     values = {v: Var(f"%{order.index(sig)}", v.type) for v, sig in sigs.items()}
