@@ -544,9 +544,10 @@ class Statements:
                 joined.append((n, ty))
         if not joined:
             # nothing the arms assign is read after the if: still, their checks run (Python
-            # raises in the branch it takes: if x.size == 0: y = x[-1])
+            # raises in the branch it takes: if x.size == 0: y = x[-1]), and the condition's own
+            # (if 0.1 ** 2 > w[7]: pass raises IndexError)
             arms_ = [self.assemble(p, Tuple((), loc), None) for p in (p1, p2)]
-            if any(may_fail(a) for a in arms_):
+            if may_fail(cond) or any(may_fail(a) for a in arms_):
                 pieces.append(("let", self.b.var(Unit, loc), If(cond, arms_[0], arms_[1], loc), loc))
             return
 
