@@ -769,8 +769,14 @@ def sum0(x):
 
 
 def count_times(v, n):
-    """The sum of n copies of v: n * v, and 0 where n is 0 (inf * 0 is NaN, a sum of nothing 0)."""
+    """The sum of n copies of v: n * v, and 0 where n is 0 (inf * 0 is NaN, a sum of nothing 0);
+    + 0.0, as NumPy's sum adds from 0.0 (the sum of -0.0 is 0.0)."""
     out = v * n
+    if type(out) is np.ndarray:
+        if out.dtype == _F64:
+            out += 0.0  # (a new array: in place)
+    elif type(out) is float or type(out) is np.float64:
+        out = out + 0.0
     if type(n) is int:  # (a length: no scan of the product)
         return out if n else np.zeros_like(out)[()]
     if finite(out) if type(out) is np.ndarray else bool(np.isfinite(out).all()):

@@ -915,9 +915,13 @@ def h_reduce(lw, obj, node, args, kwargs):
         if t.type not in (Int, Float, Bool) or isinstance(a0, ast.GeneratorExp):
             lw.fail(node, name, f"{name}() takes an array, got a {t.type}", CatadTypeError)
         if _is_none(p.get("axis")) and kind in ("sum", "prod", "vmax", "vmin"):
+            if t.type == Bool and kind in ("sum", "prod"):  # NumPy's sum of True is the int 1
+                return lw.b.numeric(t, Int, loc)
+            if t.type == Float and kind == "sum":  # NumPy adds from 0.0: the sum of -0.0 is 0.0
+                return prim("add", t, Const(0.0, Float), loc=loc)
             return t
         if _is_none(p.get("axis")) and kind == "mean":
-            return lw.b.to_float(t, loc)
+            return prim("add", lw.b.to_float(t, loc), Const(0.0, Float), loc=loc)  # (of -0.0: 0.0)
         failure = static_axes(lw, p["axis"], obj, 0) if kind in ("mean", "var", "std") and \
             not _is_none(p.get("axis")) else None
         if isinstance(failure, Failure):  # NumPy counts a number's elements along the axis: there is none
