@@ -1717,8 +1717,10 @@ def h_arange(lw, obj, node, args, kwargs):
 
         def counted(q):
             inf = Const(math.inf, Float, loc)
-            finite = and_(prim("eq", q, q, loc=loc), prim("lt", q, inf, loc=loc))
-            chk2 = lw.b.check(finite, (), loc, name, "arange: cannot compute length")
+            chk2 = lw.b.check(prim("eq", q, q, loc=loc), (), loc, name, "arange: cannot compute length")
+            # (an infinite length either way, also of a start of inf, where NumPy's is not 0)
+            chk2 += lw.b.check(prim("lt", prim("abs", q, loc=loc), inf, loc=loc), (), loc, name,
+                               "Maximum allowed size exceeded")
             return make_lets(chk2, lw.b.share(ceil_count(lw, q, loc), lambda n: lw.b.share(
                 prim("sub", prim("add", a, s, loc=loc), a, loc=loc), lambda d: Build(n, k, If(
                     prim("eq", k, ZERO, loc=loc), a, If(prim("eq", k, ONE, loc=loc), prim("add", a, s, loc=loc),
