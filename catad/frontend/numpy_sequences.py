@@ -204,7 +204,9 @@ def h_geomspace(lw, obj, node, args, kwargs):
     def body(start, stop):
         chk = lw.b.check(and_(prim("ne", start, zero, loc=loc), prim("ne", stop, zero, loc=loc)), (), loc,
                          "np.geomspace", "Geometric sequence cannot include zero")
-        sign = If(prim("lt", start, zero, loc=loc), Const(-1.0, Float), Const(1.0, Float), loc)
+        # np.sign(start): a NaN start's is NaN, which makes every element NaN, the ends too
+        sign = If(prim("lt", start, zero, loc=loc), Const(-1.0, Float),
+                  If(prim("gt", start, zero, loc=loc), Const(1.0, Float), start, loc), loc)
 
         def signed(s, a, b):
             logs = [prim("log10", a, loc=loc), prim("log10", b, loc=loc)]
