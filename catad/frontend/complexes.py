@@ -180,10 +180,13 @@ def binop(lw, op: ast.operator, a, b, node: ast.AST):
             im = _ew(lw, pm, [x.im, y.im], loc, construct)
         return make(lw, lets, re, im, loc, text)
     if sym == "*":
-        if x.im is None or y.im is None:  # a real factor scales both parts (NumPy's products, exactly)
-            r, c = (x, y) if x.im is None else (y, x)
-            re = _ew(lw, mul, [r.re, c.re], loc, construct)
-            im = None if c.im is None else _ew(lw, mul, [r.re, c.im], loc, construct)
+        if x.im is None or y.im is None:  # a real factor r is r + 0j, as NumPy and Python take it:
+            r, c = (x, y) if x.im is None else (y, x)  # 1j * -0.0 is -0.0 + 0.0j, 1j * inf is nan + inf j
+            if c.im is None:
+                return make(lw, lets, _ew(lw, mul, [r.re, c.re], loc, construct), None, loc, text)
+            zero = Const(0.0, Float)
+            re = _ew(lw, f(lambda rr, cr, ci: sub(mul(rr, cr), mul(zero, ci))), [r.re, c.re, c.im], loc, construct)
+            im = _ew(lw, f(lambda rr, cr, ci: add(mul(rr, ci), mul(zero, cr))), [r.re, c.re, c.im], loc, construct)
             return make(lw, lets, re, im, loc, text)
         re = _ew(lw, f(lambda ar, ai, br, bi: sub(mul(ar, br), mul(ai, bi))), [x.re, x.im, y.re, y.im], loc,
                  construct)
