@@ -77,3 +77,14 @@ def with_copy(x):
 def test_other_dtypes_and_arguments_are_refused():
     refused(to_float32, (X,), "float, int or bool")
     refused(with_copy, (X,), "dtype alone")
+
+
+def dtype_names(x):
+    return np.sum(np.zeros(5, dtype="float64") + x) + np.sum(np.ones(5, dtype="f8") * x.astype("f8")) + \
+        np.sum(np.array([1, 2, 3], dtype="int64")) * x[0] + np.sum(np.full(5, 2, dtype="float") * x)
+
+
+def test_dtype_names_are_read_by_every_dtype_argument():
+    """dtype="float64" (and "float", "f8", "int64", "int", "i8", "bool") is NumPy's float64 wherever
+    a dtype is taken; np.zeros(3, dtype="float64") was refused while .astype("float64") was not."""
+    agrees(dtype_names, X)

@@ -331,17 +331,8 @@ def _tuple_fold(lw, t: Term, f, loc, start: Term | None = None) -> Term:
 
 
 def _dtype(lw, kwargs, obj):
-    d = kwargs.get("dtype")
-    if d is None:
-        return None
-    o = lw.static(d)
-    if o is float or o is np.float64:
-        return Float
-    if o is int or o is np.int64:
-        return Int
-    if o is bool or o is np.bool_:
-        return Bool
-    lw.fail(d, "dtype", f"dtype of {display(obj)} must be float, int or bool")
+    from .numpy_arrays import dtype_of
+    return dtype_of(lw, kwargs.get("dtype"), obj, None)
 
 
 def h_sum(lw, obj, node, args, kwargs):

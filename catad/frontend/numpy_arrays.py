@@ -133,10 +133,10 @@ def dtype_of(lw, a, obj, default: Type | None) -> Type | None:
     """dtype=float, int or bool (NumPy's and Python's names), or default when absent."""
     if _is_none(a):
         return default
-    o = lw.static(a)
-    if o in (float, np.float64, "float64", "float"):
+    o = a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else lw.static(a)  # dtype="float64"
+    if o in (float, np.float64, "float64", "float", "f8"):
         return Float
-    if o in (int, np.int64, "int64", "int"):
+    if o in (int, np.int64, "int64", "int", "i8"):
         return Int
     if o in (bool, np.bool_, "bool"):
         return Bool
@@ -639,19 +639,14 @@ def astype(lw, base: Term, node: ast.Call) -> Term:
     if len(node.args) + len(node.keywords) != 1 or node.keywords and node.keywords[0].arg != "dtype":
         lw.fail(node, ".astype()", ".astype() is supported with its dtype alone (float, int or bool)")
     loc, where = lw.loc(node), node.args[0] if node.args else node.keywords[0].value
-    named = {"float64": Float, "float": Float, "f8": Float, "int64": Int, "int": Int, "i8": Int, "bool": Bool}
-    if isinstance(where, ast.Constant) and isinstance(where.value, str) and where.value in named:
-        ty = named[where.value]
-    else:
-        ty = dtype_of(lw, where, np.ndarray.astype, None)
-    mine = scalar_of(base.type)
+    ty, mine = dtype_of(lw, where, np.ndarray.astype, None), scalar_of(base.type)
     if ty == mine:
         return base.replace()  # a new array: not a view, nor marked as the base is
     if ty == Float:
         return lw.b.to_float(base, loc)
     if ty == Bool:
-        zero = Const(0.0, Float) if mine == Float else Const(0, Int)
-        return lw.b.elementwise(lambda x: prim("ne", x, zero, loc=loc), [base], loc)
+        from .calls import truth
+        return truth(lw, base, loc)
     if mine == Bool:
         return lw.b.numeric(base, Int, loc)
 
@@ -1588,8 +1583,8 @@ def h_diagonal(lw, obj, node, args, kwargs):
     if rank(a.type) > 2:
         lw.fail(node, display(obj), f"{display(obj)}() of a stack of matrices (rank {rank(a.type)}) is not supported",
                 CatadTypeError, "take each matrix's: np.stack([np.diagonal(m) for m in t])")
-    axes = [0 if _is_none(p.get(n)) and n == "axis1" else 1 if _is_none(p.get(n)) else
-            static_int(lw, p[n], obj, n) for n in ("axis1", "axis2")]
+    axes = [default if _is_none(p.get(n)) else static_int(lw, p[n], obj, n)
+            for n, default in (("axis1", 0), ("axis2", 1))]
     axes = [x + 2 if -2 <= x < 0 else x for x in axes]
     if not all(x in (0, 1) for x in axes) or axes[0] == axes[1]:
         lw.fail(node, display(obj), f"axis1 and axis2 of {display(obj)}() of a matrix must be 0 and 1 (or 1 and "
