@@ -236,7 +236,7 @@ class Comprehensions:
                       f"({', '.join(str(s.type) for s in seqs)}); a comprehension iterates over range(...), "
                       "an array, zip(arrays...) or enumerate(array)", CatadTypeError)
         outer, atoms = [], []
-        lists = [("py" if self.has_py_items(s) else True) if self.is_list(s) else False for s in seqs]
+        lists = [self.items_kind(s) for s in seqs]
         for s in seqs:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)

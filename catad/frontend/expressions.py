@@ -224,9 +224,8 @@ class Expressions:
         if name is None:
             self.fail(node, "operator", f"operator {type(op).__name__} is not supported; supported: "
                                         "+ - * / // % ** @, and & | ^ of Bools")
-        if name == "pow" and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
-            if is_array(a) or is_array(b):
-                return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
+        if name == "pow" and (is_array(a) or is_array(b)) and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
+            return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
         f = lambda x, y: self.b.arith(name, x, y, loc)
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])

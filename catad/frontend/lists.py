@@ -213,16 +213,21 @@ class Lists:
         if not isinstance(items, Term):
             items = [self.bind_temp(e, pieces, loc) for e in items]
         new = self._joined(cur, items, node)
-        # Python's numbers appended to a list: those items are Python's (by position, where the
-        # list's are known)
-        before = () if isinstance(cur, EmptyList) else self.py_items_of(cur) if isinstance(cur, Term) else None
-        if is_array(new) and not isinstance(items, Term) and before is not None:
-            old = before if isinstance(cur, EmptyList) else before[0]
-            if old is not None:
-                self.mark_py_items(new, tuple(old) + tuple(self.is_py(x) and x.type == new.type.elem for x in items))
-            elif all(self.is_py(x) and x.type == new.type.elem for x in items):
-                self.mark_py_items(new)
+        if is_array(new) and not isinstance(items, Term):
+            self._mark_appended(cur, new, items)
         self.bind(name, new, pieces, loc)
+
+    def _mark_appended(self, cur, new: Term, items: list) -> None:
+        """new, cur with items appended, marked where it holds Python's numbers: by position where
+        cur's are known (an empty list's, a display's), as a whole where every item of cur is."""
+        mine = tuple(self.is_py(x) and x.type == new.type.elem for x in items)
+        got = ((),) if isinstance(cur, EmptyList) else self.py_items_of(cur)
+        if got is None:
+            return
+        if got[0] is not None:
+            self.mark_py_items(new, got[0] + mine)
+        elif all(mine):
+            self.mark_py_items(new)
 
     def _joined(self, cur, items, node: ast.AST) -> Term:
         """The list cur (EmptyList, a vector list or a tuple list) followed by items."""

@@ -732,7 +732,7 @@ class Loops:
                 atom = self.b.bound(self.b.var(a.type, loc), a)
                 outer.append((atom, a))
             atoms.append(atom)
-        lists = [("py" if self.has_py_items(a) else True) if self.is_list(a) else False for a in seqs]
+        lists = [self.items_kind(a) for a in seqs]
         if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
             for a in atoms[1:]:

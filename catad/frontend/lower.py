@@ -281,6 +281,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         got = self.py_items_of(t)
         return got is not None and (got[0] is None or all(got[0]))
 
+    def items_kind(self, t) -> str | bool:
+        """What a loop or comprehension over t reads: "py" for a list of Python's numbers only,
+        True for another list (its items may be Python's), False for a NumPy array."""
+        if not self.is_list(t):
+            return False
+        return "py" if self.has_py_items(t) else True
+
     def py_item(self, t, k: int) -> bool:
         """Whether t[k] (k known while compiling) of a list t is one of Python's numbers."""
         got = self.py_items_of(t)
