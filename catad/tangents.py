@@ -112,7 +112,11 @@ class Acc:
                 return
             if not self.owned:
                 self.v, self.owned = np.array(v, dtype=np.float64), True
-            self.v += x
+            try:
+                self.v += x
+            except ValueError as e:  # a run-time check's error (backend.Compiled refuses it), not the user's
+                raise ValueError(f"catad: a tangent of shape {np.shape(x)} added to one of shape "
+                                 f"{np.shape(self.v)}") from e
         else:
             self.v = v + x
 

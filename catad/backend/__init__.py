@@ -79,6 +79,12 @@ __all__ = ["Compiled", "compile_def", "compile_program", "Fallback", "CODEGEN"]
 _FAILED = (IndexError, ValueError, AssertionError, OverflowError)
 
 
+def _own(e: Exception) -> bool:
+    """e is one of catad's run-time checks (catad.backend.runtime: "catad: ..."), never the
+    user's code's error: where both variants raise it, it is refused, not passed on as Python's."""
+    return str(e).startswith("catad:")
+
+
 @dataclass
 class Compiled:
     name: str
@@ -123,6 +129,8 @@ class Compiled:
             first = e
         except _FAILED as e:  # not a check's (those are CatadErrors): see blocks
             if self.blocks is None:
+                if _own(e):
+                    raise self._refusal(e, False) from None
                 raise
             failed = e
         if first is None:
@@ -145,14 +153,14 @@ class Compiled:
         (the branch not taken computed on values shaped for the other): the values of the branches
         taken are the same, so where this variant runs, its result is the program's. Where it
         raises the same error, the branch taken raised it (np.linalg's LinAlgError, SciPy's
-        ValueError of a non-finite input), which is raised; a different one is catad's own, and
-        refused (`ragged`: where the variant keeping a loop's states as lists failed first)."""
+        ValueError of a non-finite input), which is raised, unless it is a run-time check's
+        (_own); a different one is catad's own too, and both are refused (`ragged`: where the variant keeping a loop's states as lists failed first)."""
         try:
             return self.blocks()(*args)
         except CatadError:
             raise
         except _FAILED as e:
-            if failed is not None and type(e) is type(failed) and str(e) == str(failed):
+            if failed is not None and type(e) is type(failed) and str(e) == str(failed) and not _own(e):
                 raise failed from None
             raise self._refusal(e, ragged) from None
 

@@ -167,12 +167,14 @@ def take_iota(x, a: int, k: int, n: int, masked: bool = False):
     Sizes are never reconciled here: the front end proved or checked that every index a
     lane reads is in range, so x has at least n elements along k (a build over range(n)
     reads the first n of them), except where lanes past the end are `masked` out (a ragged
-    range padded to its longest lane, a branch not taken), which read zeros."""
+    range padded to its longest lane, a branch not taken), which read zeros. An x empty along
+    another axis is read by no lane (the result is empty too): the rows of a loop that ran no
+    step have no length of their own to check (loop_array)."""
     m = x.shape[k]
     if m > n:
         x = x[(slice(None),) * k + (slice(0, n),)]
     elif m < n:
-        if not masked:
+        if not masked and 0 not in x.shape[:k] + x.shape[k + 1:]:
             raise AssertionError(f"catad: a build of {n} reads {m} elements (an unchecked index)")
         pad = [(0, 0)] * x.ndim
         pad[k] = (0, n - m)
