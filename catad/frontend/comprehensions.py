@@ -276,14 +276,15 @@ class Comprehensions:
                 v = self.b.bound(self.b.var(Int, loc), args[k])
                 outer.append((v, args[k]))
                 args[k] = v
-            self.with_int_bound(args[k], IntBound(bound.static))
+            self.with_int_bound(args[k], IntBound(bound.static, nonneg=bound.nonneg))
         start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else Const(1, Int)
         if not (isinstance(step, Const) and step.value > 0):
             self.fail(it, "range", "the step of range must be a positive integer constant")
         # |i| <= max(|start|, |stop - 1|), read outside the comprehension (int_range.py)
         last = Const(stop.value - 1, Int, loc) if isinstance(stop, Const) else prim("sub", fresh(stop, loc), ONE, loc=loc)
-        bound = int_range.range_bound(self, start if isinstance(start, Const) else fresh(start, loc), stop, last, loc)
+        bound = int_range.range_bound(self, start if isinstance(start, Const) else fresh(start, loc), stop, last, loc,
+                                      int_range.bound_of(self, start).nonneg)
         if isinstance(start, Const) and start.value == 0 and step.value == 1:
             i = Var(self.names.user(target.id), Int, self.loc(target))
             return outer, stop, self.as_py(self.with_int_bound(i, bound)), None  # Python's ints

@@ -235,6 +235,8 @@ class Expressions:
                 if name == "pow" and py else f
             if name == "pow" and {a.type, b.type} == {Int} and (self.py_when(a) is None or self.py_when(b) is None):
                 compute = lambda x, y: self.int_power(x, y, loc)  # a NumPy int either side: NumPy's (an Int)
+            elif name == "pow" and {a.type, b.type} == {Int} and int_range.bound_of(self, b).nonneg:
+                compute = lambda x, y: prim("pow", x, y, loc=loc)  # Python's int: its power >= 0 is one (2 ** i)
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
             return self.as_py(out) if py else out
         # Python's errors where both are Python's numbers
@@ -316,6 +318,8 @@ class Expressions:
         the Consts they are where they are Python's)."""
         r = self.b.arith("pow", x, y, loc)
         x, y = cx if cx is not None else x, cy if cy is not None else y
+        if x.type == Int and y.type == Int and r.type == Float and not isinstance(y, Const):
+            r = self.b.share(r, lambda p: self.whole_power(p, y, when, loc), loc)
         known_zero = any(isinstance(t, Const) and t.value == 0 for t in (x, y))  # 0 ** y, x ** 0: no overflow
         xf = x if x.type == Float else self.b.numeric(x, Float, loc) if x.type == Bool else self.b.to_float(x, loc)
         yf = y if y.type == Float else self.b.numeric(y, Float, loc) if y.type == Bool else self.b.to_float(y, loc)
@@ -343,6 +347,18 @@ class Expressions:
                                               "(34, 'Numerical result out of range')", "range"), r)
             out = self.b.share(out, finite, loc)
         return make_lets(binds, out)
+
+    def whole_power(self, r: Term, y: Term, when: Term, loc) -> Term:
+        """r = x ** y of Python's ints where y is not known >= 0 while compiling (int_range's
+        `nonneg`): a Float, as Python's is for y < 0; for y >= 0 Python's is an exact int, which
+        the Float is below 2**53 only: above, catad refuses."""
+        inexact = and_(prim("le", Const(0, Int), y, loc=loc),
+                       prim("ge", prim("abs", r, loc=loc), Const(2.0 ** 53, Float), loc=loc))
+        return make_lets(self.b.check(_where(when, prim("not", inexact, loc=loc), loc), (r,), loc, "**",
+                                      "an int ** int reaches {0} here: Python's int is exact, catad's value a float "
+                                      "(the power is not known to be >= 0 while compiling, and Python's int to a "
+                                      "negative power is a float); write float(a) ** n for a float, or a power "
+                                      "known >= 0 (a range's variable, len(), abs(n)) for an int", "unsupported"), r)
 
     def int_power(self, x: Term, y: Term, loc) -> Term:
         """An element of an Int array to an Int power: NumPy's Int, and its ValueError for a

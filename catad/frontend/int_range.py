@@ -9,7 +9,10 @@ of these) or an assumption about a plain Int (an argument, a length, a loop coun
 parameter or result: below ORDINARY, lengths below SIZE); a Float term bounding it at run time
 that reads only what the term's scope reads (`dynamic`: a range variable's is its range's
 bounds, read outside the comprehension, so a check of ``i ** 30`` runs once, not at every
-element); and whether it was made by * or ** and may be 2**62 or more (`big`).
+element); whether it was made by * or ** and may be 2**62 or more (`big`); and whether it is
+never negative (`nonneg`: literals >= 0, lengths, a range's variable counting up from such a
+start, and + * ** // % of these), so that Python's ``2 ** i`` is an Int (a negative power of
+an int is a float in Python: an exponent not known to be >= 0 makes a Float).
 
 Checked where the static bound reaches 2**63: every ``**`` (``n ** 40``); ``*`` unless both
 operands are plain (``n * 10**18`` is, ``n * d`` of two lengths is not: catad assumes the
@@ -47,6 +50,7 @@ class IntBound:
     big: bool = False
     known: bool = False
     state: str | None = None  # a loop's Int state, by name: a product of it makes it big (loops.py)
+    nonneg: bool = False
 
 
 PLAIN = IntBound(ORDINARY)  # an Int nothing is known about
@@ -59,15 +63,16 @@ def bound_of(lw, t: Term) -> IntBound:
         return known
     if isinstance(t, Const) and t.type in (Int, Bool):
         v = float(abs(int(t.value)))
-        return IntBound(v, v, known=True)
+        return IntBound(v, v, known=True, nonneg=int(t.value) >= 0)
     return PLAIN
 
 
-def range_bound(lw, start: Term, stop: Term, last: Term, loc) -> IntBound:
-    """The bound of a variable of range(start, stop): from start to last = stop - 1."""
+def range_bound(lw, start: Term, stop: Term, last: Term, loc, nonneg: bool = False) -> IntBound:
+    """The bound of a variable of range(start, stop): from start to last = stop - 1 (never
+    negative where the start is not, `nonneg`: the step is positive)."""
     s, e = bound_of(lw, start), bound_of(lw, stop)
     dyn = larger(magnitude(lw, start, loc), magnitude(lw, last, loc), loc)
-    return IntBound(max(s.static, e.static + 1), dyn, known=s.known and e.known)
+    return IntBound(max(s.static, e.static + 1), dyn, known=s.known and e.known, nonneg=nonneg or s.nonneg)
 
 
 def state_bound(name: str, big: bool) -> IntBound:
@@ -78,7 +83,7 @@ def state_bound(name: str, big: bool) -> IntBound:
 
 def size(lw, t: Term) -> Term:
     """t, the length of an axis or an array's size (see SIZE): one of Python's own ints."""
-    return lw.as_py(lw.with_int_bound(t, IntBound(SIZE)))
+    return lw.as_py(lw.with_int_bound(t, IntBound(SIZE, nonneg=True)))
 
 
 def quotient(lw, name: str, a: Term, b: Term, out: Term) -> None:
@@ -91,7 +96,9 @@ def quotient(lw, name: str, a: Term, b: Term, out: Term) -> None:
         static, known = ba.static / abs(b.value) + 1, ba.known
     else:
         static, known = max(ba.static, 1.0), ba.known
-    lw.with_int_bound(out, IntBound(static, known=known))
+    # Python's a % b has b's sign; a // b of a >= 0 by b > 0 is >= 0
+    nonneg = isinstance(b, Const) and b.value > 0 and (name == "mod" or ba.nonneg)
+    lw.with_int_bound(out, IntBound(static, known=known, nonneg=nonneg))
 
 
 def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
@@ -107,6 +114,7 @@ def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
         lw.multiplied.update(x.state for x in (ba, bb) if x.state is not None)
     big = product and static >= ORDINARY or ba.big or bb.big
     known = ba.known and bb.known
+    nonneg = name != "sub" and ba.nonneg and bb.nonneg
     checked_here = name == "pow" or ba.big or bb.big or (ba.known or bb.known if name == "mul" else known)
     if static < LIMIT or not checked_here:
         # no check: the operands stay where they are (no lets: the loops' patterns read them)
@@ -114,7 +122,7 @@ def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
         my = bb.dynamic if bb.dynamic is not None else magnitude(lw, b, loc) if _atom(b) else None
         dyn = None if mx is None or my is None or name == "pow" and exponent is None else \
             _op(name, mx, exponent if exponent is not None else my, loc)
-        return lw.with_int_bound(compute(a, b), IntBound(static, dyn, big, known))
+        return lw.with_int_bound(compute(a, b), IntBound(static, dyn, big, known, nonneg=nonneg))
 
     def checked(x, y):
         mx = ba.dynamic if ba.dynamic is not None else magnitude(lw, x, loc)
@@ -134,7 +142,7 @@ def arith(lw, name: str, a: Term, b: Term, loc, symbol: str, compute) -> Term:
         # a later operation reads the dynamic bound only where it reads nothing bound here
         own = {x.name for x, t in ((x, a), (y, b)) if isinstance(x, Var) and x is not t}
         keep = not isinstance(dyn, Term) or not own or not own & {v.name for v in free_vars(dyn)}
-        return lw.with_int_bound(out, IntBound(min(static, LIMIT), dyn if keep else None, big, known))
+        return lw.with_int_bound(out, IntBound(min(static, LIMIT), dyn if keep else None, big, known, nonneg=nonneg))
     return lw.b.share_all([a, b], checked, loc)
 
 

@@ -655,8 +655,9 @@ class Loops:
             out = Const(k.value + start.value, Int, loc)
         else:
             out = prim("add", start, k, loc=loc)
-        static = int_range.SIZE + (int_range.bound_of(self, start).static if start is not None else 0)
-        return self.as_py(self.with_int_bound(out, IntBound(static)))
+        b = int_range.bound_of(self, start) if start is not None else None
+        static = int_range.SIZE + (b.static if b is not None else 0)
+        return self.as_py(self.with_int_bound(out, IntBound(static, nonneg=b is None or b.nonneg)))
 
     def tuple_items(self, fn, seqs: list[Term], loc: Loc, start: Term | None = None) -> list[Term]:
         """The items of a loop over a tuple, zip or enumerate of tuples."""
@@ -776,6 +777,7 @@ class Loops:
         outer: list = []
         atoms = []
         statics = [int_range.bound_of(self, a).static for a in args]
+        counts_up = len(args) == 1 or int_range.bound_of(self, args[0]).nonneg  # from a start >= 0: >= 0 if step > 0
         for a in args:
             lets, body = let_chain(a)
             outer += [(lt.var, lt.rhs) for lt in lets]
@@ -807,7 +809,8 @@ class Loops:
             off = prim("mul", Const(k, Int), prim("sub", n, Const(1, Int), loc=loc), loc=loc)
             return off if zero else prim("add", start, off, loc=loc)
         # the loop variable lies between start and stop (int_range.py)
-        bound = IntBound(max(statics[0], statics[1]) + 1 if len(statics) > 1 else statics[0] + 1)
+        bound = IntBound(max(statics[0], statics[1]) + 1 if len(statics) > 1 else statics[0] + 1,
+                         nonneg=counts_up and k > 0)
         return _Source(outer, vec, lambda x, c: x, length=n, last=last, bound=bound)
 
     def while_source(self, s: ast.For) -> _Source:
