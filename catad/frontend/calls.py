@@ -52,7 +52,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj) or _ufunc_methods().lookup(obj)
     pname = primitive_for_callable(obj) if handler is None else None  # (asked once: it reads every alias)
     if handler is not None or pname is not None:
-        args = [_list_as_array(lw, a, obj) for a in args]
+        args = _lists_as_arrays(lw, args, obj)
     if handler is not None:
         fn, allowed = handler
         for name, kw in kwargs.items():
@@ -118,6 +118,25 @@ def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
 
 _SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they
 # check an empty list themselves
+
+
+# arguments the handler lowers itself, and that lower to no check
+_PLAIN_ARGS = (ast.Constant, ast.Name, ast.Attribute, ast.Lambda)
+
+
+def _lists_as_arrays(lw, args: list, obj) -> list:
+    """_list_as_array of each argument, in Python's order of evaluation: a subscript after an
+    argument the handler lowers later (np.where(1.0 / len(v) > x, y, v[0])) is left to the
+    handler too, so that its bounds check does not run before that argument's checks."""
+    out, deferred = [], False
+    for a in args:
+        if deferred and isinstance(a, ast.Subscript):
+            out.append(a)
+            continue
+        made = _list_as_array(lw, a, obj)
+        deferred = deferred or made is a and isinstance(a, ast.expr) and not isinstance(a, _PLAIN_ARGS)
+        out.append(made)
+    return out
 
 
 def _list_as_array(lw, a, obj, lowered=None):
