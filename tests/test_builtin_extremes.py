@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import agrees
+from located import agrees, refused
 
 
 def extremes(x):
@@ -53,3 +53,20 @@ def test_an_empty_sequence_raises_value_error():
         extremes(np.zeros(0))
     with pytest.raises(ValueError):
         catad.grad(extremes)(np.zeros(0))
+
+
+def exp_of_min_of_bool(x):
+    return x * np.exp(min(2, True))  # ERR
+
+
+def max_of_bool_in_tuple(x, flag):
+    return x + max((0.5, flag > 0.0))  # ERR
+
+
+@pytest.mark.parametrize("fn, args", [(exp_of_min_of_bool, (1.0,)), (max_of_bool_in_tuple, (1.0, 1.0))],
+                         ids=lambda a: getattr(a, "__name__", ""))
+def test_a_bool_beside_a_number_is_refused(fn, args):
+    """Python's min(2, True) is True, the bool itself, and NumPy's exp of a bool is a float16
+    (2.719 here; catad gave exp(1) = 2.718281828...: found by tests/test_frontend_fuzz.py). Which
+    one is chosen, the bool or the number, is known only at run time: refused."""
+    refused(fn, args, "of a bool and a number", "int(b)")

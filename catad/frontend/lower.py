@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..errors import Loc, UnsupportedSyntax
+from ..errors import CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int
 from .build import Builder, Names
@@ -261,7 +261,14 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def chosen_extreme(self, pair: str, a: Term, b: Term, loc) -> Term:
         """Python's max(a, b) (pair "max") or min(a, b) of numbers: a unless b > a (b < a),
-        marked Python's where the one chosen is."""
+        marked Python's where the one chosen is. Of a bool and a number, Python gives the bool
+        itself where it is chosen, which NumPy then computes with as a bool (np.exp(True) is a
+        float16, np.add(True, True) is True): a kind known only at run time, refused."""
+        if (a.type == Bool) != (b.type == Bool):
+            raise CatadTypeError(f"{pair}() of a bool and a number: Python gives the bool itself where it is chosen, "
+                                 "which NumPy computes with as a bool (np.exp(True) is a float16), the number "
+                                 "where not; catad cannot follow a kind chosen at run time", loc, pair,
+                                 f"convert the bool first: {pair}(int(b), n)")
         test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
         return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
 
