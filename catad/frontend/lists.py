@@ -54,10 +54,11 @@ class EmptyList(ListState):
 
 class Growing(ListState):
     """A list filled by the fold being lowered: env[buf] is its buffer, env[count] how many of
-    its elements are written."""
+    its elements are written; `py`: whether every element is one of Python's numbers (those it
+    held before the loop, and every one appended in each lowering of the body so far)."""
 
-    def __init__(self, buf: str, count: str):
-        self.buf, self.count = buf, count
+    def __init__(self, buf: str, count: str, py: bool = False):
+        self.buf, self.count, self.py = buf, count, py
 
 
 class Recorder(ListState):
@@ -320,6 +321,7 @@ class Lists:
         if join_types(elem, e.type) != elem:
             self.fail(node, "list.append", f"a {e.type} is appended to the list {name!r} of {elem}s, whose type "
                       "catad takes from the loop's first lowering", CatadTypeError, "append values of one type")
+        g.py = g.py and self.is_py(e) and e.type == elem
         e = self.bind_temp(self.b.coerce(e, elem, loc), pieces, loc)
         checks = self._fits(e, buf, node) if is_array(e) else []
         k = self.b.var(Int, loc, "_k")
@@ -400,7 +402,7 @@ class Lists:
                                       pieces, loc)
             keys = ("\0" + n + "_buf", "\0" + n + "_count")
             entries += [(keys[0], buf), (keys[1], count)]
-            self.env[n] = Growing(*keys)
+            self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial))
         return entries, exact
 
     def _appends(self, stmts: list[ast.stmt], name: str) -> tuple[int, bool]:
@@ -507,6 +509,8 @@ class Lists:
             g = self.env[n]
             buf, count = self.env[g.buf], self.env[g.count]
             value = buf if exact[n] else self.b.subscript(buf, [("slice", None, count)], loc)
+            if g.py:
+                self.mark_py_items(value)
             self.bind(n, self.as_list(value), pieces, loc)
             self.env[OWNED] = self.owned() | {n}
 

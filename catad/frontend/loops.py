@@ -890,6 +890,7 @@ class Loops:
         changed = [n for n in changed if n not in grown]
         state: list[tuple[str, Term]] = []
         first_only: list[str] = []
+        placeholders: set[str] = set()  # first assigned in a loop that surely runs: the body says if a list
         for n in changed:
             before = self.env.get(n)
             carried = n in live or n in exposed_reads
@@ -913,12 +914,13 @@ class Loops:
                 ty = types.get(n)
                 if ty in (Float, Int, Bool) or isinstance(ty, Vec):
                     state.append((n, _zero(ty, self.b, loc)))
+                    placeholders.add(n)
         exact = {}
         if grown:
             more, exact = self.grown_state(s, src, grown, lambda extra: self._probe(s, src, state, [], extra), pieces)
             state += more
         carried_names = {n for n, _ in state}
-        result, out_names = self._fold(s, src, state, pieces)
+        result, out_names = self._fold(s, src, state, pieces, placeholders)
         for k, n in enumerate(out_names):
             self.bind(n, result[k], pieces, loc)
         if grown:
@@ -972,7 +974,8 @@ class Loops:
             self.b.shapes.restore(saved)
         return {n: env[n].type for n in extra if isinstance(env.get(n), Term)}
 
-    def _fold(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], pieces: list):
+    def _fold(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], pieces: list,
+              placeholders: set[str] = frozenset()):
         """Lower the body until the state's types and shapes are a fixed point, then make the fold."""
         loc = self.loc(s)
         if src.counts:
@@ -989,12 +992,12 @@ class Loops:
         after: dict[str, Term] = {}  # a flag left out: where the number stays Python's, or FALSE_
         # A number that is NumPy's before the loop and that the body makes Python's (s = x of a
         # Python float) is NumPy's in the first iteration only: it carries a flag too.
-        st = self._settle(s, src, state, flags)
+        st = self._settle(s, src, state, flags, placeholders)
         changed = self._kind_changes(st, flags)
         while changed:  # (a flag may make another state Python's: t = s; s = x)
             for n in changed:
                 flags[n] = (_FLAG + n, self._python_type(st, n))
-            probe = st = self._settle(s, src, state, flags)
+            probe = st = self._settle(s, src, state, flags, placeholders)
             changed = self._kind_changes(st, flags)
         if flags:
             for n in list(flags):
@@ -1005,7 +1008,7 @@ class Loops:
                     after[n] = stays
                     del flags[n]
             if after:  # (every flag left out, as for a sum loop: a settling without them)
-                st = self._settle(s, src, state, flags)
+                st = self._settle(s, src, state, flags, placeholders)
         state, types, shapes, pys, bounds, init_whens = st.state, st.types, st.shapes, st.pys, st.bounds, st.init_whens
         body, body_env = st.body, st.body_env
         # an array the body lets something refer to is not owned after the loop (updates.py)
@@ -1062,6 +1065,8 @@ class Loops:
                 pieces.append(("let", v, r, loc))
                 self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
+            if st.lists[names.index(n)] is not None:
+                self._as_list_of(out_results[k], st.lists[names.index(n)])
         return out_results, out_names
 
     def _kind_changes(self, st: "_Settled", flags: dict) -> list[str]:
@@ -1080,7 +1085,8 @@ class Loops:
         got = st.init_whens[k] or self.py_when(st.outs[k])
         return got[1]
 
-    def _settle(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], flags: dict) -> "_Settled":
+    def _settle(self, s: ast.For, src: _Source, state: list[tuple[str, Term]], flags: dict,
+                placeholders: set[str] = frozenset()) -> "_Settled":
         """Lower the body, with the flags' Bool states, until the state's types, shapes, kinds
         and Int bounds are a fixed point."""
         state = state + [(flag, self.where_py(dict(state)[n])) for n, (flag, _) in flags.items()]
@@ -1094,18 +1100,23 @@ class Loops:
         pys = [None if w is None or n in flags else w[0] for n, w in zip(names, init_whens)]
         # an Int state a product updates may leave int64: its products are checked (int_range.py)
         bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
+        # a list stays a list (+ joins, * repeats); its items stay Python's numbers where they are
+        # before the loop and after its body
+        lists = [_ANY if n in placeholders else self.py_items_of(init) or () if self.is_list(init) else None
+                 for n, init in state]
         for _ in range(6):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
                 body, outs, body_env = self._body(s, src, list(zip(names, types)), shapes,
                                                   pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
-                                                  bounds=bounds, flags=flags)
+                                                  bounds=bounds, flags=flags, lists=lists)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
             # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for n, b in zip(names, bounds)]
             new_pys = [py if py is not None and self.where_py(out) is py else None for py, out in zip(pys, outs)]
+            new_lists = [self._list_kind(s, n, items, out) for n, items, out in zip(names, lists, outs)]
             new_types, new_shapes = [], []
             for n, ty, sh, out in zip(names, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -1115,10 +1126,32 @@ class Loops:
                 new_types.append(joined)
                 new_shapes.append(self._kept(sh, out) if joined == ty else None)
             if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
-                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds:
-                return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env)
-            types, shapes, pys, bounds = new_types, new_shapes, new_pys, new_bounds
+                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds and new_lists == lists:
+                return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists)
+            types, shapes, pys, bounds, lists = new_types, new_shapes, new_pys, new_bounds, new_lists
         self.fail(s, _kind(s), "the types of the loop's variables do not settle")
+
+    def _list_kind(self, s: ast.For, n: str, items, out: Term):
+        """What a state that is a list (items: py_items_of it, or () where it holds none of Python's
+        numbers) or not (None) is after the body gives it back as out: a list before the loop and
+        not after its body, or the other way round, is refused (which it is after the loop
+        depends on whether the loop runs); a list keeps its marking where out's is the same."""
+        if items is _ANY:  # a placeholder's (a loop that surely runs assigns it first): the body's
+            return (self.py_items_of(out) or ()) if self.is_list(out) else None
+        if (items is not None) != self.is_list(out):
+            was, now = ("a list", "an array") if items is not None else ("an array", "a list")
+            self.fail(s, _kind(s), f"variable {_shown(n)!r} is {was} before the loop and {now} after its body, "
+                      "so which it is after the loop depends on whether the loop runs (a list's + joins, an "
+                      "array's adds)", CatadTypeError, "make it one before the loop: np.array(...) or list(...)")
+        if items is None:
+            return None
+        return items if (self.py_items_of(out) or ()) == items else ()
+
+    def _as_list_of(self, t: Term, items: tuple) -> Term:
+        """t marked a list, holding Python's numbers as `items` says (see _list_kind)."""
+        if items:
+            self.mark_py_items(t, *items)
+        return self.as_list(t)
 
     def _flag_unneeded(self, st: "_Settled", n: str, flag: str, src: _Source) -> Term | None:
         """Where the body reads n's flag only to make it again: FALSE_ if n is NumPy's after any
@@ -1158,7 +1191,7 @@ class Loops:
         return kept if any(d is not None for d in kept) else None
 
     def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None,
-              flags=None):
+              flags=None, lists=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
         iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe);
         flags: a state's name -> (the name of the Bool state that says where it is one of Python's
@@ -1188,6 +1221,8 @@ class Loops:
                 self.as_py_when(v, *pys[k])
             if bounds is not None and ty == Int:
                 self.with_int_bound(v, bounds[k])
+            if lists is not None and lists[k] is not None and lists[k] is not _ANY:
+                self._as_list_of(v, lists[k])
             if n == "\0count":
                 counter = v
             else:
@@ -1229,6 +1264,7 @@ class Loops:
 
 
 _FLAG = "\0python "  # the name of the Bool state of a loop's number that may still be Python's
+_ANY = "any"  # (_settle's lists) a placeholder's kind: the body's
 
 
 def _outside(cond: Term, body: "_Lambda") -> Term | None:
@@ -1282,10 +1318,12 @@ class _Fresh:
 
 class _Settled:
     """A loop's state after _settle: its (name, init) pairs, names, types, shapes, kinds, Int
-    bounds and initial kinds, the body's lambda, its outputs and env."""
-    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env):
+    bounds and initial kinds, the body's lambda, its outputs and env, and which states are lists
+    (with the marking of their Python numbers, as py_items_of gives it)."""
+    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists):
         self.state, self.names, self.types, self.shapes, self.pys = state, names, types, shapes, pys
         self.bounds, self.init_whens, self.body, self.outs, self.body_env = bounds, init_whens, body, outs, body_env
+        self.lists = lists
 
 
 class _Lambda:

@@ -569,6 +569,11 @@ class Statements:
             value = self.mark_joined(value, kinds[k], when)
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
+                items = self.py_items_of(e1[n])  # Python's numbers where both arms' lists hold them
+                if items is not None and self.is_list(e2[n]) and self.py_items_of(e2[n]) == items:
+                    self.mark_py_items(value, *items)
+                elif self.has_py_items(e1[n]) and self.has_py_items(e2[n]):  # (of different lengths)
+                    self.mark_py_items(value)
             if n in complex_names:  # the joined pair (re, im) of a complex value
                 pair = self.b.bound(self.b.var(value.type, loc), value)
                 pieces.append(("let", pair, value, loc))

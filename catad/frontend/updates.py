@@ -140,6 +140,9 @@ class Updates:
             rhs = self.expr(s.value)
             return self.store(s.target, arr, items, rhs, pieces, loc, lambda old, v: self.binop(s.op, old, v, s))
         old, rhs = self.b.subscript(arr, items, loc), self.expr(s.value)
+        if self.is_list(arr) and len(items) == 1 and items[0][0] == "index" and (self.has_py_items(arr) or isinstance(
+                items[0][1], Const) and self.py_item(arr, int(items[0][1].value))):
+            self.as_py(old)  # an item of a list that is one of Python's numbers (as subscripts.x_Subscript reads it)
         if isinstance(rhs, Term) and is_array(rhs) and is_array(old):
             old = self.bind_temp(old, pieces, loc)  # (its shape is read)
         value = self.in_place_result(s, old, rhs, self.binop(s.op, old, rhs, s), pieces, loc)
@@ -230,6 +233,7 @@ class Updates:
         """Bind the name target[...] names to arr with value written at items (op: see
         index_updates.assign_indexed)."""
         name = target.value.id
+        py = self.is_py(value) or self.is_list(value) and self.has_py_items(value)  # (before an Int is made a Float)
         value = self.bind_temp(value, pieces, loc)
         if scalar_of(value.type) == Float and scalar_of(arr.type) == Int:
             self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
@@ -255,8 +259,27 @@ class Updates:
                 value = whole[0] = self.bind_temp(self._leading_ones_dropped(value, rank(value.type) - sel, shown,
                                                                              loc), pieces, loc)
             new = self.updated(arr, items, value, 0, loc, target, shown)
+        if self.is_list(arr):  # still a list: + joins, * repeats
+            self.as_list(new)
+            self._mark_stored(arr, new, items, py)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
+
+    def _mark_stored(self, arr: Term, new: Term, items: list, py: bool) -> None:
+        """new, the list arr with a value written at items (`py`: one of Python's numbers, or a
+        list of them), marked where it holds Python's numbers, as lists._mark_appended marks: by
+        position where arr's are known and the index is, as a whole where every item is."""
+        got = self.py_items_of(arr)
+        n = self.b.shape(arr)[0].size
+        if got is None and not (py and isinstance(n, Const)):
+            return
+        which = (False,) * int(n.value) if got is None else got[0]  # (none of Python's: a display of known length)
+        if which is not None and len(items) == 1 and items[0][0] == "index" and isinstance(items[0][1], Const) \
+                and -len(which) <= items[0][1].value < len(which):
+            k = int(items[0][1].value) % len(which)
+            self.mark_py_items(new, which[:k] + (py,) + which[k + 1:])
+        elif py and (which is None or all(which)):
+            self.mark_py_items(new, which)
 
     def _leading_ones_dropped(self, value: Term, k: int, shown, loc: Loc) -> Term:
         """value[0, ..., 0] (k zeros): NumPy writes a value of more axes than the place it goes to

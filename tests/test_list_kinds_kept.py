@@ -1,0 +1,151 @@
+"""A Python list stays a list, and its Python numbers stay Python's, through an item assignment, a
+loop that carries it and an if that joins it. Each of these made catad forget one or the other:
+a list forgotten is a NumPy array, whose + adds where a list's joins (lst + [3.0] had two
+elements, not three); a Python float forgotten is NumPy's, whose 1.0 / 0.0 is inf where Python's
+raises ZeroDivisionError. Both were wrong values, returned silently (session 21)."""
+import numpy as np
+import pytest
+
+import catad
+from located import agrees
+
+
+def assigned_then_joined(x):
+    lst = [x, 2.0]
+    lst[0] = 5.0
+    y = lst + [3.0]
+    return x * len(y) + y[2]
+
+
+def rebound_in_a_loop(x):
+    lst = [x, 2.0]
+    for i in range(2):
+        lst = lst
+    y = lst + [3.0]
+    return x * len(y) + y[0]
+
+
+def assigned_in_a_loop(x):
+    lst = [x, 2.0]
+    for i in range(2):
+        lst[i] = lst[i] * 2.0
+    y = lst + [3.0]
+    return x * len(y) + y[0]
+
+
+def assigned_in_an_if(x):
+    lst = [x, 2.0]
+    if x > 0:
+        lst[0] = 1.0
+    y = lst + [3.0]
+    return x * len(y) + y[0]
+
+
+def made_in_a_loop(x):
+    for i in range(3):
+        c = [x, x * i]
+    return np.sum(np.array(c + c))
+
+
+@pytest.mark.parametrize("f", [assigned_then_joined, rebound_in_a_loop, assigned_in_a_loop, assigned_in_an_if,
+                               made_in_a_loop], ids=lambda f: f.__name__)
+def test_a_list_stays_a_list(f):
+    agrees(f, 0.5)
+
+
+def item_assigned(x, v):
+    lst = [1.0, 2.0]
+    lst[0] = 0.0
+    return x + 1.0 / lst[0]
+
+
+def item_assigned_into_numpy_items(x, v):
+    lst = [v[0], v[1]]
+    lst[0] = 0.0
+    return x + 1.0 / lst[0]
+
+
+def last_item_assigned_an_int(x, v):
+    lst = [1.0, v[1]]
+    lst[-1] = 0
+    return x + 1.0 / lst[1]
+
+
+def item_added_to(x, v):
+    lst = [0.0, v[1]]
+    lst.append(v[0])
+    lst[0] += 0.0
+    return x + 1.0 / lst[0]
+
+
+def slice_assigned(x, v):
+    lst = [1.0, 2.0]
+    lst[:] = [0.0, 0.0]
+    return x + 1.0 / lst[1]
+
+
+def assigned_in_a_loop_py(x, v):
+    lst = [x, 2.0]
+    for i in range(2):
+        lst[i] = 0.0
+    return x + 1.0 / lst[1]
+
+
+def assigned_in_an_if_py(x, v):
+    lst = [x, 2.0]
+    if x > 0:
+        lst[1] = 0.0
+    return x + 1.0 / lst[1]
+
+
+def appended_in_an_if(x, v):
+    lst = [0.0, 2.0]
+    if x > 0:
+        lst.append(1.0)
+    return x + 1.0 / lst[0]
+
+
+def appended_in_a_loop(x, v):
+    lst = [0.0, 2.0]
+    for i in range(2):
+        lst.append(2.0)
+    return x + 1.0 / lst[0]
+
+
+PYTHON_ZEROS = [item_assigned, item_assigned_into_numpy_items, last_item_assigned_an_int, item_added_to,
+                slice_assigned, assigned_in_a_loop_py, assigned_in_an_if_py, appended_in_an_if, appended_in_a_loop]
+
+
+@pytest.mark.parametrize("f", PYTHON_ZEROS, ids=lambda f: f.__name__)
+def test_python_s_zero_still_raises(f):
+    v = np.array([0.0, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        f(0.5, v)
+    with pytest.raises(ZeroDivisionError) as info:
+        catad.value_and_grad(f)(0.5, v)
+    assert isinstance(info.value, catad.CatadError)
+
+
+def numpy_item_stays_numpy(x, v):
+    lst = [1.0, 2.0]
+    lst[0] = v[0]
+    return x + 1.0 / lst[0]
+
+
+def test_numpy_s_zero_is_inf():
+    v = np.array([0.0, 2.0])
+    with np.errstate(divide="ignore"):
+        assert numpy_item_stays_numpy(0.5, v) == np.inf
+        assert catad.value_and_grad(numpy_item_stays_numpy)(0.5, v) == (np.inf, 1.0)
+
+
+def list_then_array(x, n):
+    lst = [x, 2.0]
+    for i in range(n):
+        lst = np.array(lst) * 2.0
+    return np.sum(lst + lst)
+
+
+def test_a_list_that_a_loop_may_make_an_array_is_refused():
+    with pytest.raises(catad.CatadError, match="a list before the loop and an array after its body"):
+        catad.grad(list_then_array)(0.5, 2)
