@@ -149,3 +149,28 @@ def list_then_array(x, n):
 def test_a_list_that_a_loop_may_make_an_array_is_refused():
     with pytest.raises(catad.CatadError, match="a list before the loop and an array after its body"):
         catad.grad(list_then_array)(0.5, 2)
+
+
+def list_or_array(x, c):
+    if c > 0:
+        y = [x, 1.0]
+    else:
+        y = np.array([x, 1.0])
+    return x * len(y + [2.0])
+
+
+def list_or_array_unread(x, c):
+    if c > 0:
+        y = [x, 1.0]
+    else:
+        y = np.array([x, 1.0])
+    return x * 2.0
+
+
+def test_a_list_after_one_branch_and_an_array_after_the_other_is_refused_where_read():
+    """len(y + [2.0]) is 3 for the list and 2 for the array: catad took it for a list after both
+    branches (1.5 where Python gives 1.0 for c <= 0)."""
+    for c in (1.0, -1.0):
+        with pytest.raises(catad.CatadError, match="a list after one branch of the if statement"):
+            catad.value_and_grad(list_or_array)(0.5, c)
+        assert catad.value_and_grad(list_or_array_unread)(0.5, c) == (1.0, 2.0)

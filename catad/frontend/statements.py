@@ -540,6 +540,10 @@ class Statements:
             elif ty is None:
                 before[n] = Unbound(f"variable {n!r} is a {a.type} after one branch of the if statement at "
                                     f"line {loc.line} and a {c.type} after the other; give it one type")
+            elif self.is_list(a) != self.is_list(c):
+                before[n] = Unbound(f"variable {n!r} is a list after one branch of the if statement at line {loc.line} "
+                                    "and an array after the other (a list's + joins, an array's adds); make it one "
+                                    "before it is read: np.array(...) or list(...) in both branches")
             else:
                 joined.append((n, ty))
         if not joined:
