@@ -20,7 +20,7 @@ from ..errors import CatadError, CatadTypeError, Loc, ShapeError
 from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
-from . import complexes
+from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
 from .common import is_array, join_types
@@ -164,6 +164,10 @@ class Statements:
                 if isinstance(s, ast.If) and has_return(s):
                     cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
+                    rewritten = early_returns.flagged(s) if not then_returns and not else_returns and todo else None
+                    if rewritten is not None:  # (the rest lowered once, not into each arm)
+                        todo.extend(reversed(rewritten))
+                        continue
                     if then_returns == else_returns:
                         # both return (the rest is dead), or neither always does: each arm takes the rest
                         rest = [] if then_returns else list(reversed(todo))
@@ -515,14 +519,21 @@ class Statements:
         (p1, e1), (p2, e2) = arms
         complex_names = self._complex_arms(before, e1, e2, loc)
         joined = []
+        guard = early_returns.is_guard(s)
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
             if a is before.get(n) and c is before.get(n):
                 continue
+            if guard and isinstance(a, Term) and not isinstance(c, (Term, Complex, LocalFunction, ListState)):
+                c = e2[n] = self.placeholder(a, loc)  # unbound where the function has returned
             if n == OWNED:
                 before[n] = owned_join(a, c)
                 continue
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
+            if early_returns.is_result(n) and (isinstance(a, Term) or isinstance(c, Term)) and ty is None:
+                a, c = self.result_arms(n, a, c, loc)  # a return's result where the other arm returned nothing
+                ty = join_types(a.type, c.type)
+                e1[n], e2[n] = a, c
             if a is c:
                 before[n] = a
             elif isinstance(a, LocalFunction) or isinstance(c, LocalFunction):
@@ -583,6 +594,33 @@ class Statements:
                 pieces.append(("let", pair, value, loc))
                 value = complexes.from_pair(self, pair, loc, n)
             self.bind(n, value, pieces, loc)
+
+    def placeholder(self, t: Term, loc: Loc) -> Term:
+        """A value never read in t's place (see early_returns): zeros of t's type, with t's
+        structure and kinds, so that joining it changes nothing of them."""
+        out = self.with_tree(self.unreachable(t.type, loc), self.tree(t))
+        if self.is_py(t):
+            self.as_py(out)
+        if self.is_list(t):
+            self.as_list(out)
+            items = self.py_items_of(t)
+            if items is not None:
+                self.mark_py_items(out, *items)
+        return out
+
+    def result_arms(self, n: str, a, c, loc: Loc) -> tuple[Term, Term]:
+        """The arms of an if joining early_returns' result: where one arm has none (it returned
+        nothing), a placeholder of the other's type, with its tree (never returned: the flag
+        says so); two results of different types or structures are refused as two returns are."""
+        if not isinstance(a, Term):
+            a = self.placeholder(c, loc)
+        elif not isinstance(c, Term):
+            c = self.placeholder(a, loc)
+        if join_types(a.type, c.type) is None or self.tree(a) != self.tree(c):
+            what = lambda t: t.describe() if self.tree(t) is None else self.tree(t).describe()  # noqa: E731
+            raise CatadTypeError(f"{self.src.name} returns a {a.type} at one return and a {c.type} at another; every "
+                                 "return of a function must give the same type", loc, "return")
+        return a, c
 
     def _complex_arms(self, before: dict, e1: dict, e2: dict, loc: Loc) -> set:
         """The names a branch of an if statement makes complex: each arm's value made the pair
