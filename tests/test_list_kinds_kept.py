@@ -174,3 +174,41 @@ def test_a_list_after_one_branch_and_an_array_after_the_other_is_refused_where_r
         with pytest.raises(catad.CatadError, match="a list after one branch of the if statement"):
             catad.value_and_grad(list_or_array)(0.5, c)
         assert catad.value_and_grad(list_or_array_unread)(0.5, c) == (1.0, 2.0)
+
+
+def max_of_joined(x, v):
+    return max([x for e in v] + [0.5]) / len(v)
+
+
+def joined_displays(x, v):
+    a = [v[0], 0.0] + [x]
+    return 1.0 / a[1] + x
+
+
+def joined_display_after(x, v):
+    a = [v[0]] + [0.0, x]
+    return 1.0 / a[1] + x
+
+
+@pytest.mark.parametrize("f", [max_of_joined, joined_displays, joined_display_after], ids=lambda f: f.__name__)
+def test_joined_lists_keep_python_s_numbers(f):
+    """xs + ys made a list none of whose numbers were Python's: max([x for e in v] + [0.5]) / len(v)
+    of an empty v was inf where Python raises (the loop fuzzer, seed 40524)."""
+    v = np.array([]) if f is max_of_joined else np.array([0.0, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        f(0.5, v)
+    with pytest.raises(ZeroDivisionError) as info:
+        catad.value_and_grad(f)(0.5, v)
+    assert isinstance(info.value, catad.CatadError)
+
+
+def joined_numpy_item(x, v):
+    a = [1.0, 0.0] + [v[1]]
+    return 1.0 / a[2] + x
+
+
+def test_joined_lists_keep_numpy_s_numbers():
+    v = np.array([0.0, 0.0])
+    with np.errstate(divide="ignore"):
+        assert joined_numpy_item(0.5, v) == np.inf
+        assert catad.value_and_grad(joined_numpy_item)(0.5, v) == (np.inf, 1.0)
