@@ -94,3 +94,19 @@ def test_a_python_number_returned_keeps_python_s_errors():
     assert isinstance(info.value, catad.CatadError)
     agrees(python_number_result, 0.5, 5)
     agrees(python_number_result, 0.5, 1)
+
+
+def returns_a_dict(x):
+    if x > 0.0:
+        if x > 1.0:
+            return {"a": x, "b": 2.0 * x}
+        x = x * 2.0
+    return {"a": x * 3.0, "b": x}
+
+
+@pytest.mark.parametrize("x", [-1.0, 0.5, 1.5])
+def test_a_dict_returned_keeps_its_keys(x):
+    """The result's structure is joined with it (a dict at every return: a dict)."""
+    out, back = catad.vjp(returns_a_dict, x)
+    assert out == returns_a_dict(x)
+    assert back({"a": 1.0, "b": 0.0}) == (pytest.approx(1.0 if x > 1.0 else 6.0 if x > 0.0 else 3.0),)

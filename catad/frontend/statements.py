@@ -530,8 +530,8 @@ class Statements:
                 before[n] = owned_join(a, c)
                 continue
             ty = join_types(a.type, c.type) if isinstance(a, Term) and isinstance(c, Term) else None
-            if early_returns.is_result(n) and (isinstance(a, Term) or isinstance(c, Term)) and ty is None:
-                a, c = self.result_arms(n, a, c, loc)  # a return's result where the other arm returned nothing
+            if early_returns.is_result(n) and (ty is None or self.tree(a) != self.tree(c)):
+                a, c = self.result_arms(a, c, loc)  # a return's result where the other arm returned nothing
                 ty = join_types(a.type, c.type)
                 e1[n], e2[n] = a, c
             if a is c:
@@ -582,6 +582,8 @@ class Statements:
             value = Get(k, t, loc) if width > 1 else t
             when = Get(len(joined) + flagged.index(k), t, loc) if k in flagged else None
             value = self.mark_joined(value, kinds[k], when)
+            if self.tree(e1[n]) is not None and self.tree(e1[n]) == self.tree(e2[n]):
+                self.with_tree(value, self.tree(e1[n]))  # a dict or list of one structure after both arms
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
                 items = self.py_items_of(e1[n])  # Python's numbers where both arms' lists hold them
@@ -608,7 +610,7 @@ class Statements:
                 self.mark_py_items(out, *items)
         return out
 
-    def result_arms(self, n: str, a, c, loc: Loc) -> tuple[Term, Term]:
+    def result_arms(self, a, c, loc: Loc) -> tuple[Term, Term]:
         """The arms of an if joining early_returns' result: where one arm has none (it returned
         nothing), a placeholder of the other's type, with its tree (never returned: the flag
         says so); two results of different types or structures are refused as two returns are."""
@@ -617,7 +619,6 @@ class Statements:
         elif not isinstance(c, Term):
             c = self.placeholder(a, loc)
         if join_types(a.type, c.type) is None or self.tree(a) != self.tree(c):
-            what = lambda t: t.describe() if self.tree(t) is None else self.tree(t).describe()  # noqa: E731
             raise CatadTypeError(f"{self.src.name} returns a {a.type} at one return and a {c.type} at another; every "
                                  "return of a function must give the same type", loc, "return")
         return a, c
