@@ -110,3 +110,8 @@ class PythonConstant:
     """An Int or Bool constant argument the callee is specialised to that is one of Python's own
     numbers in the caller (a literal, len(x)): the callee's parameter is too (functions.py)."""
     const: Any
+
+
+def all_py(positions) -> bool:
+    """Whether py_positions says every item is one of Python's numbers."""
+    return positions == "all" or all(positions)

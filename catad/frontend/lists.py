@@ -33,7 +33,7 @@ from ..errors import CatadTypeError, Loc
 from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
-from .common import ONE, ZERO, is_array, join_types
+from .common import all_py, ONE, ZERO, is_array, join_types
 from .shapes import Dim, canonical, fresh, lin_const, simple
 from .updates import OWNED
 from ..trees import Tree
@@ -151,27 +151,13 @@ class Lists:
         """xs + ys of two lists: the list of xs's values, then ys's (a new list), holding Python's
         numbers where they do (max([x for e in v] + [0.5]) is Python's 0.5 for an empty v)."""
         out = self._concatenated(a, b, node)
-        wa, wb = self._py_positions(a), self._py_positions(b)
+        wa, wb = self.py_positions(a), self.py_positions(b)
         if wa is not None and wb is not None and is_array(out):
-            if (wa == "all" or all(wa)) and (wb == "all" or all(wb)):
-                self.mark_py_items(out)
+            if all_py(wa) and all_py(wb):
+                self.mark_py_positions(out, "all")
             elif isinstance(wa, tuple) and isinstance(wb, tuple):
-                self.mark_py_items(out, wa + wb)
+                self.mark_py_positions(out, wa + wb)
         return out
-
-    def _py_positions(self, t: Term):
-        """Where list t holds Python's numbers: a tuple of bools by position; "all" where every
-        item is one, however many; None where not known."""
-        if not self.is_list(t) and not isinstance(t.type, TupleT):
-            return None
-        if isinstance(t.type, TupleT):
-            items = t.items if isinstance(t, Tuple) else None
-            return None if items is None else tuple(self.is_py(x) for x in items)
-        got = self.py_items_of(t)
-        if got is not None:
-            return "all" if got[0] is None else got[0]
-        n = lin_const(self.b.shapes.lin(self.b.length(t, t.loc)))
-        return None if n is None else (False,) * n
 
     def _concatenated(self, a: Term, b: Term, node: ast.AST) -> Term:
         loc = self.loc(node)

@@ -26,10 +26,10 @@ from typing import Any
 
 from ..errors import CatadTypeError, Loc, UnsupportedSyntax
 from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, rename
-from ..lang.types import Bool, Float, Int
+from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from .common import FALSE_, is_array
-from .shapes import copyable, in_scope, without_checks
+from .shapes import copyable, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -283,6 +283,25 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         """(which, as mark_py_items takes it) for a list t holding Python's numbers, else None."""
         got = self.py_items.get(id(t))
         return (got[1],) if got is not None and got[0] is t else None
+
+    def py_positions(self, t: Term):
+        """Where list t holds Python's numbers: a tuple of bools by position; "all" where every
+        item is one, however many; None where not known (or t is no list)."""
+        if isinstance(t.type, TupleT):
+            return tuple(self.is_py(x) for x in t.items) if isinstance(t, Tuple) else None
+        if not self.is_list(t):
+            return None
+        got = self.py_items_of(t)
+        if got is not None:
+            return "all" if got[0] is None else got[0]
+        n = lin_const(self.b.shapes.lin(self.b.length(t, t.loc)))  # none of Python's, by position
+        return None if n is None else (False,) * n
+
+    def mark_py_positions(self, t: Term, positions) -> Term:
+        """t, a list, marked as py_positions describes it."""
+        if positions is not None:
+            self.mark_py_items(t, None if positions == "all" else positions)
+        return t
 
     def has_py_items(self, t) -> bool:
         got = self.py_items_of(t)

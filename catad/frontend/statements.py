@@ -23,7 +23,7 @@ from ..primitives import prim
 from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
-from .common import is_array, join_types
+from .common import all_py, is_array, join_types
 from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
@@ -586,11 +586,11 @@ class Statements:
                 self.with_tree(value, self.tree(e1[n]))  # a dict or list of one structure after both arms
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
-                items = self.py_items_of(e1[n])  # Python's numbers where both arms' lists hold them
-                if items is not None and self.is_list(e2[n]) and self.py_items_of(e2[n]) == items:
-                    self.mark_py_items(value, *items)
-                elif self.has_py_items(e1[n]) and self.has_py_items(e2[n]):  # (of different lengths)
-                    self.mark_py_items(value)
+                pa, pb = self.py_positions(e1[n]), self.py_positions(e2[n])  # Python's numbers where both hold them
+                if pa is not None and pa == pb:
+                    self.mark_py_positions(value, pa)
+                elif pa is not None and pb is not None and all_py(pa) and all_py(pb):  # (of different lengths)
+                    self.mark_py_positions(value, "all")
             if n in complex_names:  # the joined pair (re, im) of a complex value
                 pair = self.b.bound(self.b.var(value.type, loc), value)
                 pieces.append(("let", pair, value, loc))

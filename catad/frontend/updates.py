@@ -25,7 +25,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import ONE, ZERO, and_, index_chain, is_array, or_
+from .common import ONE, ZERO, all_py, and_, index_chain, is_array, or_
 from .shapes import fresh
 from .complexes import Complex
 from .index_updates import assign_indexed
@@ -269,17 +269,15 @@ class Updates:
         """new, the list arr with a value written at items (`py`: one of Python's numbers, or a
         list of them), marked where it holds Python's numbers, as lists._mark_appended marks: by
         position where arr's are known and the index is, as a whole where every item is."""
-        got = self.py_items_of(arr)
-        n = self.b.shape(arr)[0].size
-        if got is None and not (py and isinstance(n, Const)):
+        pos = self.py_positions(arr)
+        if pos is None:
             return
-        which = (False,) * int(n.value) if got is None else got[0]  # (none of Python's: a display of known length)
-        if which is not None and len(items) == 1 and items[0][0] == "index" and isinstance(items[0][1], Const) \
-                and -len(which) <= items[0][1].value < len(which):
-            k = int(items[0][1].value) % len(which)
-            self.mark_py_items(new, which[:k] + (py,) + which[k + 1:])
-        elif py and (which is None or all(which)):
-            self.mark_py_items(new, which)
+        i = items[0][1] if len(items) == 1 and items[0][0] == "index" else None
+        if isinstance(pos, tuple) and isinstance(i, Const) and -len(pos) <= i.value < len(pos):
+            k = int(i.value) % len(pos)
+            self.mark_py_positions(new, pos[:k] + (py,) + pos[k + 1:])
+        elif py and all_py(pos):
+            self.mark_py_positions(new, pos)
 
     def _leading_ones_dropped(self, value: Term, k: int, shown, loc: Loc) -> Term:
         """value[0, ..., 0] (k zeros): NumPy writes a value of more axes than the place it goes to
