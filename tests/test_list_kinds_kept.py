@@ -211,3 +211,104 @@ def test_joined_lists_keep_numpy_s_numbers():
     with np.errstate(divide="ignore"):
         assert joined_numpy_item(0.5, v) == np.inf
         assert catad.value_and_grad(joined_numpy_item)(0.5, v) == (np.inf, 1.0)
+
+
+# A list of a length known only at run time holds NumPy's numbers in one part and Python's in
+# another: [e for e in v] + [c] holds v's NumPy floats, then Python's float c. Where its Python
+# numbers are is known by their place (from its start or its end), not by position alone: an
+# item read at a place known only at run time is Python's where that place is one of theirs.
+# catad took all its items for NumPy's: 1.0 / a[-1] of a Python 0.0 was inf where Python raises
+# ZeroDivisionError (session 22). Each function divides by c (a Python float) read from such a list.
+
+def last_of_comprehension_then_display(x, v, c, k):
+    a = [e for e in v] + [c]
+    return x * (1.0 / a[-1])
+
+
+def at_len(x, v, c, k):
+    a = [e for e in v] + [c]
+    return x * (1.0 / a[len(v)])
+
+
+def at_run_time_index(x, v, c, k):
+    a = [e for e in v] + [c, 1.0]
+    return x * (1.0 / a[k])
+
+
+def first_of_display_then_comprehension(x, v, c, k):
+    a = [c] + [e for e in v]
+    return x * (1.0 / a[0])
+
+
+def appended_to_comprehension(x, v, c, k):
+    a = [e for e in v]
+    a.append(c)
+    return x * (1.0 / a[-1])
+
+
+def looped_over(x, v, c, k):
+    a = [e for e in v] + [c]
+    s = x
+    for e in a:
+        s = s + x / e
+    return s
+
+
+def enumerated(x, v, c, k):
+    a = [e for e in v] + [c]
+    s = x
+    for j, e in enumerate(a):
+        s = s + j * x / e
+    return s
+
+
+def comprehension_over(x, v, c, k):
+    a = [e for e in v] + [c]
+    return sum([x / e for e in a])
+
+
+def zipped(x, v, c, k):
+    a = [e for e in v] + [c]
+    s = x
+    for e, w in zip(a, [2.0 * e for e in v] + [1.0]):
+        s = s + x * w / e
+    return s
+
+
+LAID_OUT = [last_of_comprehension_then_display, at_len, at_run_time_index, first_of_display_then_comprehension,
+            appended_to_comprehension, looped_over, enumerated, comprehension_over, zipped]
+
+
+@pytest.mark.parametrize("f", LAID_OUT, ids=lambda f: f.__name__)
+def test_python_s_numbers_by_their_place_raise_as_python(f):
+    v = np.array([1.0, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        f(0.5, v, 0.0, 2)
+    with pytest.raises(ZeroDivisionError) as info:
+        catad.value_and_grad(f)(0.5, v, 0.0, 2)
+    assert isinstance(info.value, catad.CatadError)
+
+
+@pytest.mark.parametrize("f", LAID_OUT, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_lists_laid_out_so_agree_where_nothing_raises(f, n):
+    """With c not 0, values and derivatives are Python's (an empty v too, where Python's items
+    are all there is)."""
+    agrees(f, 0.5, np.linspace(0.5, 1.5, n), 2.0, n)
+
+
+def numpy_zero_before_python_s(x, v, k):
+    a = [e for e in v] + [2.0]
+    s = x
+    for e in a:
+        s = s + 1.0 / e
+    return s + x / a[k] + x / a[0]
+
+
+def test_numpy_s_numbers_before_python_s_stay_numpy_s():
+    """A NumPy zero before Python's 2.0: inf, as Python gives."""
+    v = np.array([0.0, 2.0])
+    with np.errstate(divide="ignore"):
+        for k in (0, 1, -3):
+            assert numpy_zero_before_python_s(0.5, v, k) == np.inf
+            assert catad.value_and_grad(numpy_zero_before_python_s)(0.5, v, k)[0] == np.inf

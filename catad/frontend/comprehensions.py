@@ -241,7 +241,8 @@ class Comprehensions:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)
                 outer.append((v, s))
-                s = v
+                laid_out = self.py_layouts.get(id(s))  # (see py_layout)
+                s = v if laid_out is None or laid_out[0] is not s else self.mark_py_layout(v, laid_out[1])
             atoms.append(s)
         size = self.b.size(atoms[0], 0, loc)
         for a in atoms[1:]:
@@ -251,6 +252,7 @@ class Comprehensions:
         # a NumPy array's elements are NumPy's numbers (a list's may be Python's: are, where all are)
         elems = [self.as_py(e) if is_list == "py" and not is_array(e) else e if is_list or is_array(e) else
                  self.as_numpy(e) for e, is_list in zip(elems, lists)]
+        elems = [self.mark_item_at(e, a, k, loc) if is_list is True else e for e, a, is_list in zip(elems, atoms, lists)]
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:

@@ -157,6 +157,8 @@ class Lists:
                 self.mark_py_positions(out, "all")
             elif isinstance(wa, tuple) and isinstance(wb, tuple):
                 self.mark_py_positions(out, wa + wb)
+        elif is_array(out):  # a length known only at run time: Python's numbers by their place
+            self.mark_py_layout(out, joined_layout(self.py_layout(a), self.py_layout(b)))
         return out
 
     def _concatenated(self, a: Term, b: Term, node: ast.AST) -> Term:
@@ -235,6 +237,7 @@ class Lists:
         mine = tuple(self.is_py(x) and x.type == new.type.elem for x in items)
         got = ((),) if isinstance(cur, EmptyList) else self.py_items_of(cur)
         if got is None:
+            self.mark_py_layout(new, joined_layout(self.py_layout(cur), (mine, None, ())))
             return
         if got[0] is not None:
             self.mark_py_items(new, got[0] + mine)
@@ -576,3 +579,18 @@ def _substituted(t: Term, swap: dict[str, Term], lengths: dict[str, list]) -> Te
 
 def _empty(node: ast.expr) -> bool:
     return isinstance(node, ast.List) and not node.elts
+
+
+def joined_layout(a, b):
+    """The py_layout of xs + ys from theirs (None where either is not known, or where items of
+    both kinds would be between the first and the last known ones)."""
+    if a is None or b is None:
+        return None
+    (ha, ma, ta), (hb, mb, tb) = a, b
+    if ma is None:
+        return ha + hb, mb, tb
+    if mb is None:
+        return ha, ma, ta + hb
+    if ma == mb and all(x == ma for x in ta + hb):
+        return ha, ma, tb
+    return None

@@ -733,7 +733,12 @@ class Loops:
                 atom = self.b.bound(self.b.var(a.type, loc), a)
                 outer.append((atom, a))
             atoms.append(atom)
+            laid_out = self.py_layouts.get(id(a))  # a list whose Python numbers are known by their place
+            if laid_out is not None and laid_out[0] is a and atom is not a:
+                self.mark_py_layout(atom, laid_out[1])
         lists = [self.items_kind(a) for a in seqs]
+        laid_out = self.py_layouts.get(id(atoms[0]))
+        laid_out = laid_out is not None and laid_out[0] is atoms[0]
         if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
             for a in atoms[1:]:
@@ -744,17 +749,19 @@ class Loops:
             outer.append((vec, ks))
 
             def elem(x, counter):
-                items = Tuple(tuple(self._mark(prim("index", x, a, loc=loc), l) for a, l in zip(atoms, lists)), loc)
+                items = Tuple(tuple(self.mark_item_at(self._mark(prim("index", x, a, loc=loc), l), a, x, loc)
+                                    for a, l in zip(atoms, lists)), loc)
                 return items if fn is zip else Tuple((self.counted(x, start, loc), items), loc)
             return _Source(outer, vec, elem, length=n)
 
         def row(x, counter):
-            return self._mark(x, lists[0])
+            out = self._mark(x, lists[0])
+            return out if counter is None else self.mark_item_at(out, atoms[0], counter, loc)
         n = self.b.size(atoms[0], 0, loc)
         if fn is enumerate:
             return _Source(outer, atoms[0], lambda x, c: Tuple((self.counted(c, start, loc), row(x, c)), loc),
                            counts=True, length=n, rows_of=atoms[0])
-        return _Source(outer, atoms[0], row, length=n, rows_of=atoms[0])
+        return _Source(outer, atoms[0], row, counts=laid_out, length=n, rows_of=atoms[0])
 
     def _mark(self, t: Term, is_list) -> Term:
         """An item t of an array, or of a list (is_list: "py" where every item is Python's number)."""

@@ -25,11 +25,12 @@ import ast
 from typing import Any
 
 from ..errors import CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Def, If, Term, Tuple, Var, rename
+from ..lang.terms import TRUE, Const, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
-from .common import FALSE_, is_array
-from .shapes import copyable, in_scope, lin_const, without_checks
+from ..primitives import prim
+from .common import FALSE_, and_, any_, is_array
+from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
 from .freenames import FreeNames
@@ -93,7 +94,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
             self.py_numbers, self.int_bounds = parent.py_numbers, parent.int_bounds
             self.py_whens, self.numpy_numbers = parent.py_whens, parent.numpy_numbers
-            self.py_items = parent.py_items
+            self.py_items, self.py_layouts = parent.py_items, parent.py_layouts
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             return
@@ -119,6 +120,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # they are (a tuple of bools by position, or None: every item): max() and min() of a
         # list of them only are Python's; l[1] of [a[0], x] is
         self.py_items: dict[int, tuple[Term, tuple | None]] = {}
+        # list terms of a length known only at run time that hold Python's numbers at some
+        # positions only ([e for e in v] + [0.0]): their layout (see py_layout)
+        self.py_layouts: dict[int, tuple[Term, tuple]] = {}
         # Int terms -> what bounds their magnitude (int_range.IntBound): Ints that could leave
         # int64, where Python's ints grow and NumPy's wrap around, are checked (int_range.py)
         self.int_bounds: dict[int, tuple[Term, Any]] = {}
@@ -302,6 +306,68 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if positions is not None:
             self.mark_py_items(t, None if positions == "all" else positions)
         return t
+
+    def py_layout(self, t: Term):
+        """Where list t holds Python's numbers, as (head, middle, tail): bools by position for its
+        first and its last items, and for the items between, of a number known only at run time,
+        True where they are Python's, False where NumPy's, None where there are none (then tail
+        is ()). None where not known. An unmarked list of unknown length holds NumPy's numbers
+        (a comprehension over an array), as its items read unmarked are taken to be."""
+        got = self.py_layouts.get(id(t))
+        if got is not None and got[0] is t:
+            return got[1]
+        pos = self.py_positions(t)
+        if pos == "all":
+            return (), True, ()
+        if isinstance(pos, tuple):
+            return pos, None, ()
+        if self.is_list(t) and is_array(t) and self.py_items_of(t) is None:
+            return (), False, ()
+        return None
+
+    def mark_py_layout(self, t: Term, layout) -> Term:
+        """t, a list, marked as py_layout describes it."""
+        if layout is None:
+            return t
+        head, middle, tail = layout
+        if middle is None:
+            return self.mark_py_positions(t, head + tail)
+        if all(head) and all(tail) and middle:
+            return self.mark_py_positions(t, "all")
+        if any(head) or any(tail):
+            self.py_layouts[id(t)] = (t, layout)
+        return t
+
+    def py_item_where(self, t: Term, i: Term, loc) -> Term | None:
+        """Where t[i] is one of Python's numbers, as a Bool term (TRUE, FALSE_ or a condition on
+        i), for a list t marked by mark_py_layout and an index i in its bounds, i >= 0 (an atom,
+        t too); None for a list not so marked."""
+        got = self.py_layouts.get(id(t))
+        if got is None or got[0] is not t:
+            return None
+        head, middle, tail = got[1]
+        k = len(head)
+        if isinstance(i, Const) and i.value < k:
+            return TRUE if head[i.value] else FALSE_
+        n = self.b.length(t, loc)
+        start = prim("sub", n, Const(len(tail), Int), loc=loc)  # the tail's first index
+        conds = [prim("eq", fresh(i, loc), Const(j, Int), loc=loc) for j, py in enumerate(head) if py]
+        conds += [prim("eq", fresh(i, loc), prim("add", fresh(start, loc), Const(j, Int), loc=loc), loc=loc)
+                  for j, py in enumerate(tail) if py]
+        if middle:
+            conds.append(and_(prim("ge", fresh(i, loc), Const(k, Int), loc=loc),
+                              prim("lt", fresh(i, loc), fresh(start, loc), loc=loc)))
+        return any_(conds)
+
+    def mark_item_at(self, out: Term, t: Term, i: Term, loc) -> Term:
+        """out, the item of list t at i (in its bounds, >= 0), marked Python's where it is one
+        (py_item_where: for a list whose Python numbers are known by their place only)."""
+        if is_array(out):
+            return out
+        when = self.py_item_where(t, i, loc)
+        if when is None or when is FALSE_:
+            return out
+        return self.as_py(out) if when is TRUE else self.as_py_when(out, when, out.type)
 
     def has_py_items(self, t) -> bool:
         got = self.py_items_of(t)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, DomainError
-from ..lang.terms import Const, Get, Term, Tuple, is_atom, let_chain, make_lets
+from ..lang.terms import Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
 from .common import ONE, all_, is_array, or_, static_int
+from .shapes import copyable, without_checks
 from ..trees import Tree
 
 
@@ -91,7 +92,18 @@ class Subscripts:
         if not self.is_list(base):
             return self.as_numpy(out)
         k = _static_index(items)
-        return self.as_py(out) if self.has_py_items(base) or k is not None and self.py_item(base, k) else out
+        if self.has_py_items(base) or k is not None and self.py_item(base, k):
+            return self.as_py(out)
+        return self.mark_layout_item(out, base, loc)
+
+    def mark_layout_item(self, out: Term, base: Term, loc) -> Term:
+        """out, base[i] of a list whose Python numbers are known by their place only
+        (py_layout), marked Python's where the item read is one: where i is."""
+        lets, read = let_chain(out)
+        if not (type(read) is Call and read.fn == "index" and read.args[1] is base):
+            return out
+        i = without_checks(make_lets([(lt.var, lt.rhs) for lt in lets], read.args[0])) if lets else read.args[0]
+        return out if i is None or not copyable(i) else self.mark_item_at(out, base, i, loc)
 
     def complex_subscript(self, z: Complex, items: list, node: ast.Subscript) -> Complex:
         """z[...] of a complex array: the same subscript of both parts, its indices lowered once
