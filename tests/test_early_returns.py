@@ -110,3 +110,42 @@ def test_a_dict_returned_keeps_its_keys(x):
     out, back = catad.vjp(returns_a_dict, x)
     assert out == returns_a_dict(x)
     assert back({"a": 1.0, "b": 0.0}) == (pytest.approx(1.0 if x > 1.0 else 6.0 if x > 0.0 else 3.0),)
+
+
+def broadcast_in_the_test(x, m, v):
+    a = np.sum(m, axis=0) * 0.5
+    if np.sum(np.where(a > 0.5, np.sum(m, axis=1), x)) > 1.0 - x:
+        if abs(x) > 1.0:
+            return v[0] * x
+    return 2.0 * x
+
+
+def index_in_the_test(x, m, v):
+    if v[len(m)] * x > 0.0:
+        if x > 1.0:
+            return v[0] * x
+    return 2.0 * x
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_the_test_of_the_rewritten_if_keeps_its_checks(rows):
+    """The test of an if whose nested returns early_returns rewrites was lowered once before the
+    rewrite and again after it: the first lowering's checks were dropped with it, and the sizes
+    they make equal were taken as proven by the second, which then checked nothing. np.where of
+    (2,) and (3,) shapes, which NumPy refuses, gave v[0] * x (the loop fuzzer, seed 42760)."""
+    m, v = np.ones((3, 2)), np.array([0.5, 1.0, 2.0])
+    with pytest.raises(ValueError):
+        broadcast_in_the_test(1.5, m, v)
+    with pytest.raises(catad.CatadError) as info:
+        catad.value_and_grad(broadcast_in_the_test)(1.5, m, v)
+    assert isinstance(info.value, ValueError)
+    agrees(broadcast_in_the_test, 1.5, np.ones((2, 2)) * 0.75, v)
+    agrees(broadcast_in_the_test, 1.5, np.ones((2, 2)) * 0.25, v)
+    m = np.ones((rows, 2))
+    if rows < 3:
+        agrees(index_in_the_test, 1.5, m, v)
+    else:
+        with pytest.raises(IndexError):
+            index_in_the_test(1.5, m, v)
+        with pytest.raises(IndexError):
+            catad.value_and_grad(index_in_the_test)(1.5, m, v)

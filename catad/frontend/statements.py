@@ -162,12 +162,12 @@ class Statements:
                         return pieces, RAISED, self.loc(s)
                     continue
                 if isinstance(s, ast.If) and has_return(s):
-                    cond = self.condition(s.test, "if statement")
                     then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
                     rewritten = early_returns.flagged(s) if not then_returns and not else_returns and todo else None
-                    if rewritten is not None:  # (the rest lowered once, not into each arm)
+                    if rewritten is not None:  # (the rest lowered once, not into each arm; the test lowered there)
                         todo.extend(reversed(rewritten))
                         continue
+                    cond = self.condition(s.test, "if statement")
                     if then_returns == else_returns:
                         # both return (the rest is dead), or neither always does: each arm takes the rest
                         rest = [] if then_returns else list(reversed(todo))
