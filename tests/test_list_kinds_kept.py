@@ -312,3 +312,54 @@ def test_numpy_s_numbers_before_python_s_stay_numpy_s():
         for k in (0, 1, -3):
             assert numpy_zero_before_python_s(0.5, v, k) == np.inf
             assert catad.value_and_grad(numpy_zero_before_python_s)(0.5, v, k)[0] == np.inf
+
+
+def sliced_from(x, v, c, k):
+    a = [e for e in v] + [c]
+    s = x
+    for e in a[1:]:
+        s = s + x / e
+    return s
+
+
+def sliced_to(x, v, c, k):
+    a = [c] + [e for e in v]
+    return x / a[:2][0]
+
+
+def sliced_from_run_time(x, v, c, k):
+    a = [e for e in v] + [c]
+    return x / a[k - 1:][-1]
+
+
+@pytest.mark.parametrize("f", [sliced_from, sliced_to, sliced_from_run_time], ids=lambda f: f.__name__)
+def test_a_slice_keeps_where_python_s_numbers_are(f):
+    v = np.array([1.0, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        f(0.5, v, 0.0, 2)
+    with pytest.raises(ZeroDivisionError):
+        catad.value_and_grad(f)(0.5, v, 0.0, 2)
+    agrees(f, 0.5, v, 2.0, 2)
+
+
+def both_kinds_in_the_middle(x, v, c, k):
+    a = [e for e in v] + [c] + [e for e in v]
+    return x / a[k]
+
+
+def step_slice(x, v, c, k):
+    a = [e for e in v] + [c]
+    return x / a[::2][k - 1]
+
+
+def not_named(x, v, c, k):
+    return x / ([e for e in v] + [c])[k]
+
+
+@pytest.mark.parametrize("f", [both_kinds_in_the_middle, step_slice, not_named], ids=lambda f: f.__name__)
+def test_python_s_numbers_at_places_not_followed_are_refused(f):
+    """Python's c between two runs of NumPy's of lengths known only at run time: which an item
+    read at k is, catad cannot tell while compiling (1.0 / a[2] raises for c = 0.0, 1.0 / a[1]
+    of NumPy's 0.0 is inf). catad took them all for NumPy's."""
+    with pytest.raises(catad.CatadError, match="known only at run time"):
+        catad.value_and_grad(f)(0.5, np.array([1.0, 2.0]), 0.0, 2)

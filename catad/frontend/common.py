@@ -112,6 +112,10 @@ class PythonConstant:
     const: Any
 
 
+# the py_layout (Lowerer.py_layout) of a list with both kinds of numbers at places known only at run time
+MIXED = "mixed"
+
+
 def all_py(positions) -> bool:
     """Whether py_positions says every item is one of Python's numbers."""
     return positions == "all" or all(positions)

@@ -33,7 +33,7 @@ from ..errors import CatadTypeError, Loc
 from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
-from .common import all_py, ONE, ZERO, is_array, join_types
+from .common import MIXED, all_py, ONE, ZERO, is_array, join_types
 from .shapes import Dim, canonical, fresh, lin_const, simple
 from .updates import OWNED
 from ..trees import Tree
@@ -582,10 +582,12 @@ def _empty(node: ast.expr) -> bool:
 
 
 def joined_layout(a, b):
-    """The py_layout of xs + ys from theirs (None where either is not known, or where items of
-    both kinds would be between the first and the last known ones)."""
+    """The py_layout of xs + ys from theirs: None where either is not known, MIXED where items of
+    both kinds would be between the first and the last known ones."""
     if a is None or b is None:
         return None
+    if a is MIXED or b is MIXED:
+        return MIXED
     (ha, ma, ta), (hb, mb, tb) = a, b
     if ma is None:
         return ha + hb, mb, tb
@@ -593,4 +595,4 @@ def joined_layout(a, b):
         return ha, ma, ta + hb
     if ma == mb and all(x == ma for x in ta + hb):
         return ha, ma, tb
-    return None
+    return MIXED

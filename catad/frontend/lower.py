@@ -29,7 +29,7 @@ from ..lang.terms import TRUE, Const, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, and_, any_, is_array
+from .common import FALSE_, MIXED, and_, any_, is_array
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -44,6 +44,7 @@ from .source import Source
 from .statements import Statements, has_return
 from .subscripts import Subscripts
 from ..trees import Tree
+
 
 
 class _Branch:
@@ -311,8 +312,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         """Where list t holds Python's numbers, as (head, middle, tail): bools by position for its
         first and its last items, and for the items between, of a number known only at run time,
         True where they are Python's, False where NumPy's, None where there are none (then tail
-        is ()). None where not known. An unmarked list of unknown length holds NumPy's numbers
-        (a comprehension over an array), as its items read unmarked are taken to be."""
+        is ()); MIXED where both kinds are at places known only at run time (its items are
+        refused where read); None where not known. An unmarked list of unknown length holds
+        NumPy's numbers (a comprehension over an array), as its items read unmarked are taken to be."""
         got = self.py_layouts.get(id(t))
         if got is not None and got[0] is t:
             return got[1]
@@ -328,6 +330,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def mark_py_layout(self, t: Term, layout) -> Term:
         """t, a list, marked as py_layout describes it."""
         if layout is None:
+            return t
+        if layout is MIXED:
+            self.py_layouts[id(t)] = (t, layout)
             return t
         head, middle, tail = layout
         if middle is None:
@@ -345,6 +350,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         got = self.py_layouts.get(id(t))
         if got is None or got[0] is not t:
             return None
+        if got[1] is MIXED:
+            raise UnsupportedSyntax("an item of a list that holds Python's numbers and NumPy's at places known only at "
+                                    "run time, neither from its start nor from its end: Python's arithmetic on "
+                                    "Python's raises where NumPy's gives inf or nan, and catad cannot tell which "
+                                    "this item is", loc, "list item", "make the list an array first (np.array(...)), "
+                                    "or convert the numbers to one kind (float(e) of each)")
         head, middle, tail = got[1]
         k = len(head)
         if isinstance(i, Const) and i.value < k:

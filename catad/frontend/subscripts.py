@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import CatadTypeError, DomainError
+from ..errors import CatadTypeError, DomainError, UnsupportedSyntax
 from ..lang.terms import Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import ONE, all_, is_array, or_, static_int
+from .common import MIXED, ONE, all_, is_array, or_, static_int
 from .shapes import copyable, without_checks
 from ..trees import Tree
 
@@ -88,19 +88,34 @@ class Subscripts:
         # an element of a NumPy array is NumPy's number (of a list, it may be Python's: it is
         # where every item is)
         if is_array(out):
+            laid_out = self.py_layouts.get(id(base))
+            if laid_out is not None and laid_out[0] is base and self.is_list(base) and rank(out.type) == rank(base.type):
+                self.mark_py_layout(out, _sliced_layout(laid_out[1], items))
             return out
         if not self.is_list(base):
             return self.as_numpy(out)
         k = _static_index(items)
         if self.has_py_items(base) or k is not None and self.py_item(base, k):
             return self.as_py(out)
-        return self.mark_layout_item(out, base, loc)
+        return self.mark_layout_item(out, base, k, loc)
 
-    def mark_layout_item(self, out: Term, base: Term, loc) -> Term:
+    def mark_layout_item(self, out: Term, base: Term, k: int | None, loc) -> Term:
         """out, base[i] of a list whose Python numbers are known by their place only
-        (py_layout), marked Python's where the item read is one: where i is."""
+        (py_layout), marked Python's where the item read is one: where i is (k: i as an int
+        literal, else None)."""
+        laid_out = self.py_layouts.get(id(base))
+        if laid_out is not None and laid_out[0] is base and laid_out[1] is not MIXED and k is not None:
+            head, _, tail = laid_out[1]  # an item of the head or of the tail, counted from the end
+            if 0 <= k < len(head) or -len(tail) <= k < 0:
+                return self.as_py(out) if (head[k] if k >= 0 else tail[k]) else out
         lets, read = let_chain(out)
         if not (type(read) is Call and read.fn == "index" and read.args[1] is base):
+            if laid_out is not None and laid_out[0] is base:  # (its condition would read what out binds)
+                raise UnsupportedSyntax("an item, at a place known only at run time, of a list that holds Python's "
+                                        "numbers and NumPy's: Python's arithmetic on Python's raises where NumPy's "
+                                        "gives inf or nan, and catad cannot tell which this item is", loc, "list item",
+                                        "assign the list to a name first and index that, or make it an array "
+                                        "(np.array(...))")
             return out
         i = without_checks(make_lets([(lt.var, lt.rhs) for lt in lets], read.args[0])) if lets else read.args[0]
         return out if i is None or not copyable(i) else self.mark_item_at(out, base, i, loc)
@@ -395,3 +410,23 @@ def _static_index(items: list) -> int | None:
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
         e, sign = e.operand, -1
     return sign * e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
+
+
+def _sliced_layout(layout, items: list):
+    """The py_layout of a slice of a list laid out so (Lowerer.py_layout): l[k:] keeps its tail
+    and, for an int literal k >= 0, what remains of its head; l[:k] keeps its head; where items
+    of the other kind may be left among its middle ones, or for another slice, MIXED."""
+    if layout is MIXED or len(items) != 1 or not isinstance(items[0], ast.Slice) or items[0].step is not None:
+        return MIXED
+    head, middle, tail = layout
+    lower, upper = items[0].lower, items[0].upper
+    k = None if lower is None else _static_index([lower])
+    if upper is None and lower is not None:  # l[k:]
+        if k is not None and k >= 0:  # (past the head: none of it is left)
+            return head[k:], middle, tail
+        return ((), middle, tail) if all(x == middle for x in head) else MIXED
+    if lower is None or k == 0:  # l[:k], l[0:k] (and l[:])
+        if upper is None:
+            return layout
+        return (head, middle, ()) if all(x == middle for x in tail) else MIXED
+    return MIXED
