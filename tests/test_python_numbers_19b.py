@@ -345,6 +345,30 @@ def test_a_filtered_sum_of_nothing_is_python_s_zero():
     same_as_python(filtered_sum_of_elements, np.array([]), 0.5, argnums=1)
 
 
+def filtered_sum_bound(v, x):
+    s = sum(e * x for e in np.sin(v) if e > 0.5)
+    return x / s + x
+
+
+def filtered_sum_power(v, x):
+    s = sum(e for e in v if e > 0.5)
+    return x / (s ** -1 + 1.0)
+
+
+def filtered_sum_over_two_clauses(v, x):
+    return x + 1.0 / sum(e * f for e in v for f in v if e > 0.5)
+
+
+@pytest.mark.parametrize("fn", [filtered_sum_of_elements, filtered_sum_bound, filtered_sum_power,
+                                filtered_sum_over_two_clauses], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("v", [[], [0.1, 0.2], [0.1, 1.0], [0.0, 2.0, -1.0]], ids=str)
+def test_a_filtered_sum_where_nothing_passes_is_python_s_zero(fn, v):
+    """Python's sum starts from its int 0: where no element passes the filter, that 0 is the sum,
+    and x / 0 raises ZeroDivisionError. catad marked it so only where there was nothing to filter
+    (an empty v): for v = [0.1, 0.2] it gave inf (the loop fuzzer, seed 43175)."""
+    same_as_python(fn, np.array(v), 0.5, argnums=1)
+
+
 # ------------------------------------------------ Python's max and min give one of what they compare
 
 def max_of_a_generator(v, x):

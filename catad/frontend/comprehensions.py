@@ -12,7 +12,7 @@ import ast
 import contextlib
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, Var, is_atom, let_chain, make_lets
+from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from . import int_range
@@ -59,7 +59,32 @@ class Comprehensions:
                           hint=f"use a conditional expression: {what}(e if c else ... for ...)")
             if g.is_async:
                 self.fail(node, "comprehension", "async comprehensions are not supported")
-        return self._generators(gens, 0, node.elt, reduce)
+        out = self._generators(gens, 0, node.elt, reduce)
+        if reduce == "sum" and any(g.ifs for g in gens):
+            self._mark_none_passed(out, node)
+        return out
+
+    def _mark_none_passed(self, out: Term, node: ast.AST) -> None:
+        """out, sum(e for ... if ...) of NumPy's numbers, marked Python's int 0 where no element
+        passes the filters (Python's sum starts from 0): 1.0 / sum(x for x in v if x > 0) raises
+        ZeroDivisionError there. Where none passes is a count of those that pass, bound before the
+        statement; where it cannot be (in a conditional, a comprehension, or reading what the
+        statement binds, or running a check), out stays Python's only where there is nothing to add."""
+        got, st, b = self.py_when(out), self.b.statement, self.b
+        if got is not None and not (got[1] == Int and isinstance(got[2], Const) and got[2].value == 0):
+            return  # (Python's elements: Python's where they are)
+        if st is None or b.frames or b.branch_depth != st.depth or st.raised:
+            return
+        one = ast.copy_location(ast.Constant(1), node)
+        checks = len(st.checks)
+        count = self._generators(node.generators, 0, one, "sum")
+        if len(st.checks) != checks or may_fail(count) or \
+                any(self.names.serial.get(v.name, 0) > st.serial for v in free_vars(count)):
+            return
+        loc = self.loc(node)
+        n = b.bound(b.var(Int, loc, "_n"), count)
+        st.checks.append((n, count, loc))
+        self.as_py_when(out, prim("eq", n, Const(0, Int), loc=loc), Int, Const(0, Int))
 
     def _generators(self, gens: list[ast.comprehension], k: int, elt: ast.expr, reduce: str | None) -> Term:
         g = gens[k]
