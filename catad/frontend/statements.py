@@ -17,9 +17,10 @@ import ast
 from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
-from ..lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail
+from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail, subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
+from ..primitives.registry import lookup
 from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
@@ -566,7 +567,7 @@ class Statements:
             # raises in the branch it takes: if x.size == 0: y = x[-1]), and the condition's own
             # (if 0.1 ** 2 > w[7]: pass raises IndexError)
             arms_ = [self.assemble(p, Tuple((), loc), None) for p in (p1, p2)]
-            if may_fail(cond) or any(may_fail(a) for a in arms_):
+            if may_fail(cond) or any(_may_raise(a) for a in arms_):
                 pieces.append(("let", self.b.var(Unit, loc), If(cond, arms_[0], arms_[1], loc), loc))
             return
 
@@ -645,3 +646,9 @@ def _atoms(t: Term) -> bool:
     what they are (a constant item stays a constant: scipy.linalg.cho_factor's (c, lower) read by
     cho_solve; Python's number stays Python's)."""
     return isinstance(t, Tuple) and all(is_atom(x) or _atoms(x) for x in t.items)
+
+
+def _may_raise(t: Term) -> bool:
+    """Whether evaluating t may raise: it runs a check (may_fail), or calls a function of yours,
+    whose checks are in its own body (if x > 0: s = h(v) raises where h does, s unused or not)."""
+    return may_fail(t) or any(type(n) is Call and lookup(n.fn) is None for n in subterms(t))
