@@ -67,7 +67,13 @@ def _materialize(x: Any, like: Any) -> Any:
             return x  # what the conversions below return (a view of it), without their 1 us
         if x is S.ZERO:
             return np.zeros(like.shape)
-        return np.asarray(S.densify(x), dtype=np.float64).reshape(like.shape)
+        dense = np.asarray(S.densify(x), dtype=np.float64)
+        if dense.size != like.size:
+            raise CatadError(f"catad computed a tangent of shape {dense.shape} for a value of shape {like.shape} "
+                             "(catad's own error, not your code's)", construct="generated code",
+                             hint="please report it; meanwhile, write the function without the construct involved "
+                                  "(a loop that runs no iteration around a loop over an array, most likely)")
+        return dense.reshape(like.shape)
     return 0.0 if x is S.ZERO else float(x)
 
 

@@ -64,3 +64,22 @@ def test_zero_step_rows_summed_into_a_cotangent_is_refused_not_raised():
     v = np.array([-1.5, -0.5, -1.25, 0.9, -1.9])
     with pytest.raises(catad.CatadError, match="catad's own error"):
         catad.value_and_grad(appends_under_a_check, argnums=(0, 2))(-0.07, 4, v)
+
+
+def rows_under_a_loop_of_no_iteration(v, y):
+    for i in range(0):
+        for e in v:
+            y = y * e
+    return y + np.sum(np.sin(v))
+
+
+def test_hvp_through_rows_of_no_iteration_is_refused_not_a_raw_error():
+    """hvp's tangent of v came back of shape (0,) (the rows of no iteration), and reshaping it
+    to v's (1,) raised a raw ValueError from inside catad (the loop fuzzer, seed 45964). It is
+    refused, as the Hessian is; the gradient is right."""
+    v, y = np.array([0.75]), -0.5
+    with pytest.raises(catad.CatadError, match="catad's own error"):
+        catad.hvp(rows_under_a_loop_of_no_iteration, (v, y), (np.ones(1), 1.0), argnums=(0, 1))
+    g = catad.grad(rows_under_a_loop_of_no_iteration, argnums=(0, 1))(v, y)
+    np.testing.assert_allclose(g[0], np.cos(v))
+    assert g[1] == 1.0
