@@ -240,6 +240,14 @@ def compile_def(d: Def, n_primal: int | None = None, vectorise: bool = True, kee
                              "catad's code generator, not of your code)", construct="code generation",
                              hint="write the loop or comprehension that involves it another way (for example as "
                                   "whole-array NumPy), and please report it") from None
+        except CatadError:
+            raise
+        except (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+            # a case the code generator does not handle (a bug of catad's): refused, never a raw traceback
+            raise CatadError(f"catad's code generator failed on {d.name.split('$')[-1]}: {type(e).__name__}: {e} "
+                             "(catad's own error, not your code's)", construct="code generation",
+                             hint="please report it; meanwhile, write the function another way (the loop or "
+                                  "comprehension involved as whole-array NumPy, for example)") from e
 
     def variant(**flags) -> Callable[[], Compiled]:
         made: list = []
