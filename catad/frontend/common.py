@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Loc
+from ..errors import Loc, UnsupportedSyntax
 from ..lang.terms import TRUE, Call, Const, If, Term
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
@@ -114,6 +114,14 @@ class PythonConstant:
 
 # the py_layout (Lowerer.py_layout) of a list with both kinds of numbers at places known only at run time
 MIXED = "mixed"
+
+
+def refuse_item_of_unknown_kind(loc, hint: str):
+    """Refuse reading an item of a list holding Python's numbers and NumPy's where catad cannot
+    tell, while compiling, which kind the item is (see Lowerer.py_layout)."""
+    raise UnsupportedSyntax("an item, at a place known only at run time, of a list that holds Python's numbers and "
+                            "NumPy's: Python's arithmetic on Python's raises where NumPy's gives inf or nan, and "
+                            "catad cannot tell which this item is", loc, "list item", hint)
 
 
 def all_py(positions) -> bool:

@@ -266,8 +266,7 @@ class Comprehensions:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)
                 outer.append((v, s))
-                laid_out = self.py_layouts.get(id(s))  # (see py_layout)
-                s = v if laid_out is None or laid_out[0] is not s else self.mark_py_layout(v, laid_out[1])
+                s = self.mark_py_layout(v, self.laid_out(s))  # (see py_layout)
             atoms.append(s)
         size = self.b.size(atoms[0], 0, loc)
         for a in atoms[1:]:

@@ -733,12 +733,9 @@ class Loops:
                 atom = self.b.bound(self.b.var(a.type, loc), a)
                 outer.append((atom, a))
             atoms.append(atom)
-            laid_out = self.py_layouts.get(id(a))  # a list whose Python numbers are known by their place
-            if laid_out is not None and laid_out[0] is a and atom is not a:
-                self.mark_py_layout(atom, laid_out[1])
+            if atom is not a:  # a list whose Python numbers are known by their place: the variable is too
+                self.mark_py_layout(atom, self.laid_out(a))
         lists = [self.items_kind(a) for a in seqs]
-        laid_out = self.py_layouts.get(id(atoms[0]))
-        laid_out = laid_out is not None and laid_out[0] is atoms[0]
         if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
             for a in atoms[1:]:
@@ -761,7 +758,7 @@ class Loops:
         if fn is enumerate:
             return _Source(outer, atoms[0], lambda x, c: Tuple((self.counted(c, start, loc), row(x, c)), loc),
                            counts=True, length=n, rows_of=atoms[0])
-        return _Source(outer, atoms[0], row, counts=laid_out, length=n, rows_of=atoms[0])
+        return _Source(outer, atoms[0], row, counts=self.laid_out(atoms[0]) is not None, length=n, rows_of=atoms[0])
 
     def _mark(self, t: Term, is_list) -> Term:
         """An item t of an array, or of a list (is_list: "py" where every item is Python's number)."""

@@ -29,7 +29,7 @@ from ..lang.terms import TRUE, Const, Def, If, Term, Tuple, Var, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, and_, any_, is_array
+from .common import FALSE_, MIXED, and_, any_, is_array, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -44,7 +44,6 @@ from .source import Source
 from .statements import Statements, has_return
 from .subscripts import Subscripts
 from ..trees import Tree
-
 
 
 class _Branch:
@@ -315,9 +314,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         is ()); MIXED where both kinds are at places known only at run time (its items are
         refused where read); None where not known. An unmarked list of unknown length holds
         NumPy's numbers (a comprehension over an array), as its items read unmarked are taken to be."""
-        got = self.py_layouts.get(id(t))
-        if got is not None and got[0] is t:
-            return got[1]
+        got = self.laid_out(t)
+        if got is not None:
+            return got
         pos = self.py_positions(t)
         if pos == "all":
             return (), True, ()
@@ -326,6 +325,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if self.is_list(t) and is_array(t) and self.py_items_of(t) is None:
             return (), False, ()
         return None
+
+    def laid_out(self, t: Term):
+        """The layout mark_py_layout gave list t (its Python's numbers known by their place only,
+        or MIXED), else None."""
+        got = self.py_layouts.get(id(t))
+        return got[1] if got is not None and got[0] is t else None
 
     def mark_py_layout(self, t: Term, layout) -> Term:
         """t, a list, marked as py_layout describes it."""
@@ -347,16 +352,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         """Where t[i] is one of Python's numbers, as a Bool term (TRUE, FALSE_ or a condition on
         i), for a list t marked by mark_py_layout and an index i in its bounds, i >= 0 (an atom,
         t too); None for a list not so marked."""
-        got = self.py_layouts.get(id(t))
-        if got is None or got[0] is not t:
+        layout = self.laid_out(t)
+        if layout is None:
             return None
-        if got[1] is MIXED:
-            raise UnsupportedSyntax("an item of a list that holds Python's numbers and NumPy's at places known only at "
-                                    "run time, neither from its start nor from its end: Python's arithmetic on "
-                                    "Python's raises where NumPy's gives inf or nan, and catad cannot tell which "
-                                    "this item is", loc, "list item", "make the list an array first (np.array(...)), "
-                                    "or convert the numbers to one kind (float(e) of each)")
-        head, middle, tail = got[1]
+        if layout is MIXED:
+            refuse_item_of_unknown_kind(loc, "make the list an array first (np.array(...)), or convert the numbers "
+                                             "to one kind (float(e) of each)")
+        head, middle, tail = layout
         k = len(head)
         if isinstance(i, Const) and i.value < k:
             return TRUE if head[i.value] else FALSE_

@@ -341,23 +341,21 @@ class Statements:
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
-        py_items, layout = self.py_items_of(marked), self.py_layouts.get(id(marked))
+        py_items, layout = self.py_items_of(marked), self.laid_out(marked)
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
             self.keep_py(marked, value)
             if py_items:
                 self.mark_py_items(value, *py_items)
-            if layout is not None and layout[0] is marked:
-                self.mark_py_layout(value, layout[1])
+            self.mark_py_layout(value, layout)
             self.with_int_bound(value, bound)
             return
         v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         self.keep_py(marked, v)
         if py_items:
             self.mark_py_items(v, *py_items)
-        if layout is not None and layout[0] is marked:
-            self.mark_py_layout(v, layout[1])
+        self.mark_py_layout(v, layout)
         self.with_int_bound(v, bound)
         if view:
             self.mark_readonly(v)

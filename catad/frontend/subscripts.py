@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import CatadTypeError, DomainError, UnsupportedSyntax
+from ..errors import CatadTypeError, DomainError
 from ..lang.terms import Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import MIXED, ONE, all_, is_array, or_, static_int
+from .common import MIXED, ONE, all_, is_array, or_, refuse_item_of_unknown_kind, static_int
 from .shapes import copyable, without_checks
 from ..trees import Tree
 
@@ -88,9 +88,9 @@ class Subscripts:
         # an element of a NumPy array is NumPy's number (of a list, it may be Python's: it is
         # where every item is)
         if is_array(out):
-            laid_out = self.py_layouts.get(id(base))
-            if laid_out is not None and laid_out[0] is base and self.is_list(base) and rank(out.type) == rank(base.type):
-                self.mark_py_layout(out, _sliced_layout(laid_out[1], items))
+            laid_out = self.laid_out(base)
+            if laid_out is not None and self.is_list(base) and rank(out.type) == rank(base.type):
+                self.mark_py_layout(out, _sliced_layout(laid_out, items))
             return out
         if not self.is_list(base):
             return self.as_numpy(out)
@@ -103,19 +103,16 @@ class Subscripts:
         """out, base[i] of a list whose Python numbers are known by their place only
         (py_layout), marked Python's where the item read is one: where i is (k: i as an int
         literal, else None)."""
-        laid_out = self.py_layouts.get(id(base))
-        if laid_out is not None and laid_out[0] is base and laid_out[1] is not MIXED and k is not None:
-            head, _, tail = laid_out[1]  # an item of the head or of the tail, counted from the end
+        laid_out = self.laid_out(base)
+        if laid_out is not None and laid_out is not MIXED and k is not None:
+            head, _, tail = laid_out  # an item of the head or of the tail, counted from the end
             if 0 <= k < len(head) or -len(tail) <= k < 0:
                 return self.as_py(out) if (head[k] if k >= 0 else tail[k]) else out
         lets, read = let_chain(out)
         if not (type(read) is Call and read.fn == "index" and read.args[1] is base):
-            if laid_out is not None and laid_out[0] is base:  # (its condition would read what out binds)
-                raise UnsupportedSyntax("an item, at a place known only at run time, of a list that holds Python's "
-                                        "numbers and NumPy's: Python's arithmetic on Python's raises where NumPy's "
-                                        "gives inf or nan, and catad cannot tell which this item is", loc, "list item",
-                                        "assign the list to a name first and index that, or make it an array "
-                                        "(np.array(...))")
+            if laid_out is not None:  # (its condition would read what out binds)
+                refuse_item_of_unknown_kind(loc, "assign the list to a name first and index that, or make it an "
+                                                 "array (np.array(...))")
             return out
         i = without_checks(make_lets([(lt.var, lt.rhs) for lt in lets], read.args[0])) if lets else read.args[0]
         return out if i is None or not copyable(i) else self.mark_item_at(out, base, i, loc)
