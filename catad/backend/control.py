@@ -372,12 +372,12 @@ def build_loop(c: Compiler, t: K.Build, n: Arr):
         return body
     leaves = []
     loop_collect(c, body, leaves)
-    for acc, code in leaves:
+    for acc, code, _ in leaves:
         c.emit(f"{acc}.append({code})")
     c.memo.pop()
     c.indent -= 1
     _rebind(c, t.var.name, old)
-    c.lines[at:at] = ["    " * c.indent + f"{acc} = []" for acc, _ in leaves]
+    c.lines[at:at] = ["    " * c.indent + f"{acc} = []" for acc, _, _ in leaves]
     return loop_result(c, body, iter(leaves), t.body.type)
 
 
@@ -387,13 +387,19 @@ def _zero(x) -> bool:
 
 
 def loop_collect(c: Compiler, body, leaves: list) -> None:
-    """(a list to append to, the code of the value) for each component of the loop's body."""
+    """(a list to append to, the code of the value, whether it is an array) for each component
+    of the loop's body."""
     if isinstance(body, tuple):
         for b in body:
             loop_collect(c, b, leaves)
         return
+    array = isinstance(body, (Arr, Stacked))
     if isinstance(body, Stacked):
-        body = arrays.dense(c, body)
+        try:
+            body = arrays.dense(c, body)
+        except Unvectorisable:  # a vector of run-time tangents (of a shape known at run time only)
+            leaves.append((c.name("acc"), arrays.rt(c, body), False))
+            return
     if isinstance(body, Arr):
         code = body.code
     else:
@@ -401,15 +407,15 @@ def loop_collect(c: Compiler, body, leaves: list) -> None:
             code = arrays.rt(c, body)
         except Unvectorisable:  # an update whose value has batch axes (a build inside the loop): scattered
             code = arrays.dense(c, body).code
-    leaves.append((c.name("acc"), code))
+    leaves.append((c.name("acc"), code, array))
 
 
 def loop_result(c: Compiler, body, leaves, ty: Type):
     """The loop's value from its lists: arrays, or lists of run-time tangents."""
     if isinstance(body, tuple):
         return tuple(loop_result(c, b, leaves, t) for b, t in zip(body, _components(ty)))
-    acc, _ = next(leaves)
-    if isinstance(body, (Arr, Stacked)):
+    acc, _, array = next(leaves)
+    if array:
         dtype = {"f": "np.float64", "i": "np.int64", "b": "np.bool_"}[kind_of(ty)]
         code = f"loop_array({acc}, {dtype}, {rank(ty) + 1})"
         return Arr(c.assign(code), 0, frozenset(), rank(ty) + 1, kind_of(ty))

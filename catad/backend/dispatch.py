@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..errors import CatadError
 from ..lang import terms as K
 from ..lang.fold import FFold, Fold, RFold, Scan, WhileCount
-from ..lang.types import is_differentiable
+from ..lang.types import Bool, Int, is_differentiable, rank, scalar_of
 from ..primitives.fft import ACTIONS as _FFT_ACTIONS, TRANSFORMS as _FFT_TRANSFORMS
 from ..primitives.registry import PRIMITIVES
 from ..primitives.spectral import EIGVECS_AGAIN, SVALS_AGAIN, SVDVECS_AGAIN
@@ -45,7 +45,12 @@ def tuple_(c: Compiler, t: K.Tuple):
 
 
 def get(c: Compiler, t: K.Get):
-    return project(c, c.comp(t.tup), t.index, is_differentiable(t.tup.type))
+    x = project(c, c.comp(t.tup), t.index, is_differentiable(t.tup.type))
+    if isinstance(x, RT) and scalar_of(t.type) in (Int, Bool):
+        # an integer or boolean read from a tuple known at run time (a loop's result) carries
+        # no tangent: a plain value at depth 0, which indices, checks and arithmetic take
+        return Arr(x.code, 0, frozenset(), rank(t.type), kind_of(t.type))
+    return x
 
 
 def project(c: Compiler, tup, index: int, tangent: bool = False):
