@@ -48,6 +48,7 @@ A new construct (fold) is a module of its own and one row in dispatch.TERMS or C
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import weakref
@@ -80,9 +81,21 @@ _FAILED = (IndexError, ValueError, AssertionError, OverflowError)
 
 
 def _own(e: Exception) -> bool:
-    """e is one of catad's run-time checks (catad.backend.runtime: "catad: ..."), never the
-    user's code's error: where both variants raise it, it is refused, not passed on as Python's."""
-    return str(e).startswith("catad:")
+    """e is catad's own, never the user's code's error: one of its run-time checks
+    (catad.backend.runtime: "catad: ..."), or raised inside catad's own code (its innermost
+    frame in catad's package: NumPy's C code called by a run-time helper, as np.array of rows of
+    different lengths in runtime.loop_array), where the user's errors are raised by NumPy's or
+    SciPy's code or by the generated code itself. Where both variants raise it, it is refused,
+    not passed on as Python's."""
+    if str(e).startswith("catad:"):
+        return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(_PACKAGE)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # catad/
 
 
 @dataclass
