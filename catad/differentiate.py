@@ -69,12 +69,24 @@ def _materialize(x: Any, like: Any) -> Any:
             return np.zeros(like.shape)
         dense = np.asarray(S.densify(x), dtype=np.float64)
         if dense.size != like.size:
-            raise CatadError(f"catad computed a tangent of shape {dense.shape} for a value of shape {like.shape} "
-                             "(catad's own error, not your code's)", construct="generated code",
-                             hint="please report it; meanwhile, write the function without the construct involved "
-                                  "(a loop that runs no iteration around a loop over an array, most likely)")
+            raise _wrong_size(f"of shape {dense.shape} for a value of shape {like.shape}")
         return dense.reshape(like.shape)
     return 0.0 if x is S.ZERO else float(x)
+
+
+def _flatten(x: Any, like: Any) -> np.ndarray:
+    """S.flatten(x, like), refused where catad computed a tangent of another size than its value's."""
+    try:
+        return S.flatten(x, like)
+    except ValueError as e:  # (the reshape to the value's size)
+        raise _wrong_size(f"of another size than its value's ({e})") from None
+
+
+def _wrong_size(what: str) -> CatadError:
+    return CatadError(f"catad computed a tangent {what} (catad's own error, not your code's)",
+                      construct="generated code",
+                      hint="please report it; meanwhile, write the function without the construct involved "
+                           "(a loop that runs no iteration around a loop over an array, most likely)")
 
 
 def _argnums(argnums: int | Sequence[int], params: tuple) -> tuple[int, ...]:
@@ -639,12 +651,12 @@ def _jacobian_matrix(b: Bound, vals: tuple, out: Any, wrt: tuple[int, ...] | Non
         rows = [np.zeros(n)]
         for k in range(m):
             _, cts = _reverse(b, vals, S.unflatten(np.eye(1, m, k)[0], out), wrt, checkpoints)
-            rows.append(S.flatten(cts, vals))
+            rows.append(_flatten(cts, vals))
         return np.array(rows[1:]).reshape(m, n)
     full = np.zeros((m, n))
     for j in columns:
         _, dt = _forward(b, vals, S.unflatten(np.eye(1, n, j)[0], vals))
-        full[:, j] = S.flatten(dt, out)
+        full[:, j] = _flatten(dt, out)
     return full
 
 

@@ -83,3 +83,27 @@ def test_hvp_through_rows_of_no_iteration_is_refused_not_a_raw_error():
     g = catad.grad(rows_under_a_loop_of_no_iteration, argnums=(0, 1))(v, y)
     np.testing.assert_allclose(g[0], np.cos(v))
     assert g[1] == 1.0
+
+
+def rows_around_a_loop_of_no_iteration(w, x, m):
+    for row in m:
+        for i in range(len(w) - 1):
+            x /= np.sum(row)
+            k = 0
+            while k < 3:
+                k += 1
+                x = np.max(m @ m[0])
+    return x + np.sum(np.sin(w))
+
+
+def test_hessian_through_rows_around_no_iteration_is_refused_not_a_raw_error():
+    """The Hessian's column for m, by the forward program over the rows of m around a loop
+    that runs no iteration (len(w) - 1 == 0), came back empty, and flattening it to m's 9
+    numbers raised a raw ValueError from inside catad (the loop fuzzer, seed 44200). It is
+    refused (differentiate._flatten); the gradient is right."""
+    w, m = np.array([0.44]), np.array([[-0.99, -0.93, 0.85], [-0.76, -0.92, -1.83], [1.14, 0.07, -1.61]])
+    with pytest.raises(catad.CatadError, match="catad's own error"):
+        catad.hessian(rows_around_a_loop_of_no_iteration, argnums=(0, 1, 2))(w, -0.69, m)
+    gw, gx, gm = catad.grad(rows_around_a_loop_of_no_iteration, argnums=(0, 1, 2))(w, -0.69, m)
+    np.testing.assert_allclose(gw, np.cos(w))
+    assert gx == 1.0 and gm.shape == (3, 3) and not gm.any()
