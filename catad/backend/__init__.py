@@ -81,14 +81,15 @@ _FAILED = (IndexError, ValueError, AssertionError, OverflowError)
 
 
 def _own(e: Exception) -> bool:
-    """e is catad's own, never the user's code's error: one of its run-time checks
-    (catad.backend.runtime: "catad: ..."), or raised inside catad's own code (its innermost
-    frame in catad's package: NumPy's C code called by a run-time helper, as np.array of rows of
-    different lengths in runtime.loop_array), where the user's errors are raised by NumPy's or
-    SciPy's code or by the generated code itself. Where both variants raise it, it is refused,
-    not passed on as Python's."""
-    if str(e).startswith("catad:"):
-        return True
+    """e is one of catad's run-time checks (catad.backend.runtime: "catad: ..."), never the
+    user's code's error: where both variants raise it, it is refused, not passed on as Python's."""
+    return str(e).startswith("catad:")
+
+
+def _raised_inside_catad(e: Exception) -> bool:
+    """e's innermost frame is in catad's package (NumPy's C code called by a run-time helper, as
+    np.array of rows of different shapes in runtime.loop_array): catad's own error too, where the
+    user's are raised by NumPy's or SciPy's code or by the generated code itself."""
     tb = e.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
@@ -173,7 +174,8 @@ class Compiled:
         except CatadError:
             raise
         except _FAILED as e:
-            if failed is not None and type(e) is type(failed) and str(e) == str(failed) and not _own(e):
+            if failed is not None and type(e) is type(failed) and str(e) == str(failed) and not _own(e) \
+                    and not _raised_inside_catad(e):
                 raise failed from None
             raise self._refusal(e, ragged) from None
 
