@@ -10,6 +10,12 @@ limitation of the code generator:
   tangent in every lane) could not collect it as an array: it is collected as a list of
   run-time tangents (control.loop_collect).
 
+- a sum of tangents holding copies of a run-time tangent (an index update and a list of rows
+  in a loop in a branch: the fuzzer's seed 47396), as a row of a loop or densified, or such
+  copies as an if's value (seed 49112) were made arrays, which they cannot be (their shape is
+  known at run time only): they are run-time tangents (arrays.rt_terms, used by
+  control.loop_collect and tangent_ops.densified; control._leaves_in_block).
+
 The oracle is the user's function itself: central second differences."""
 import math
 
@@ -49,8 +55,11 @@ def rows_in_a_loop(x, v, n):
 
 def second_differences(f, x, v, n, h=1e-4):
     """The Hessian of f in (x, v) by central second differences of f itself."""
-    z = np.concatenate([[x], v])
-    g = lambda z: f(float(z[0]), z[1:].copy(), n)  # noqa: E731
+    return differences(lambda z: f(float(z[0]), z[1:].copy(), n), np.concatenate([[x], v]), h)
+
+
+def differences(g, z, h=1e-4):
+    """The Hessian of g at the flat vector z by central second differences."""
     m = z.size
     H = np.empty((m, m))
     for i in range(m):
@@ -79,3 +88,50 @@ def test_hessian_of_rows_collected_in_a_loop():
     want[1:, 1:] = np.diag(-np.sin(V))  # after the loop, x and s are both sum(v) / 2
     np.testing.assert_allclose(H, want, atol=1e-12)
     np.testing.assert_allclose(H, second_differences(rows_in_a_loop, X, V, N), atol=1e-5)
+
+
+def scaled_in_a_branch(v, x):
+    a = np.zeros(len(v))
+    if np.cos(x) > 0.5:
+        k = 0
+        while k < len(v) and x > 1.5:
+            k += 1
+            rows = []
+            for e in v:
+                rows.append(x if k % 2 == 0 else math.sin(0.1))
+                a[1:] *= np.sum(np.maximum(np.exp(np.sin(v)), np.sum(a)))
+    return np.max(a) - min(x, x) + np.sum(np.sin(a)) + np.sum(np.sin(v))
+
+
+def test_hessian_of_an_update_in_a_loop_in_a_branch():
+    v = np.array([1.57, 0.30, 0.48, 1.52, -0.33])
+    for x in (1.419, 6.5):  # the branch not taken, then taken (a stays 0: its updates scale 0)
+        H = flat(catad.hessian(scaled_in_a_branch, argnums=(1, 0))(v.copy(), x))
+        np.testing.assert_allclose(H[1:, 1:], np.diag(-np.sin(v)), atol=1e-12)
+        assert not H[0].any() and not H[:, 0].any()
+        np.testing.assert_allclose(H, differences(lambda z: scaled_in_a_branch(z[1:].copy(), float(z[0])),
+                                                  np.concatenate([[x], v])), atol=1e-5)
+
+
+def max_after_rows(v, n, x):
+    rows = []
+    for i in range(1, len(v)):
+        rows.append(v[i])
+    w = np.array(rows)
+    e = np.exp(np.sin(np.exp(np.sin(w))))
+    if np.exp(np.sin(x)) > np.exp(0.25):
+        s = math.sin(np.maximum(float(n), sum(e)))
+        for i in range(len(e) - 1):
+            for j in range(i - 1):
+                t = x - e[1]  # noqa: F841
+            if np.exp(np.sin(x)) < 0.75:
+                continue
+            s, x = x, np.max(np.append(np.copy(w), math.sin(s)))
+    return sum(a for a in v if a > 0.5) + 0.5 * x + np.sum(np.sin(w)) + np.sum(np.sin(v))
+
+
+def test_hessian_after_a_branch_over_rows():
+    for v in (np.array([-1.65, -0.98]), np.array([-1.65, -0.98, 0.7, 0.2])):  # its loop runs no step, then two
+        H = flat(catad.hessian(max_after_rows, argnums=(2, 0))(v.copy(), 2, 1.0))
+        np.testing.assert_allclose(H, second_differences(lambda x, v, n: max_after_rows(v, n, x), 1.0, v, 2),
+                                   atol=1e-5)

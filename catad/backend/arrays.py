@@ -126,6 +126,22 @@ def rt(c: Compiler, x) -> str:
     raise AssertionError(x)
 
 
+def rt_terms(c: Compiler, x) -> str:
+    """Code for a depth-0 tangent as a run-time value, a sum term by term: a term that has no
+    run-time form (an update scattered over a build's lanes) is the array it makes, and the
+    others keep theirs (copies of a run-time tangent have no array form: rt_repeat)."""
+    if isinstance(x, TSum):
+        out = None
+        for v in tsum_terms(x):
+            code = rt_terms(c, v)
+            out = code if out is None else c.assign(f"T_tadd({out}, {code})")
+        return out
+    try:
+        return rt(c, x)
+    except Unvectorisable:
+        return dense(c, x).code
+
+
 def rt_or_dense(c: Compiler, x) -> str:
     """Code for a depth-0 tangent as a run-time value, or, when a part of it has batch axes (an
     update whose sums over a build are pending), as the array it makes."""

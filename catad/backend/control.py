@@ -138,7 +138,10 @@ def _leaves_in_block(c: Compiler, x, ty: Type):
     if c.depth > 0:  # in a vectorised build: arrays only (else Unvectorisable, and a loop)
         return arrays.dense(c, x)
     if isinstance(x, Stacked):
-        x = arrays.dense(c, x)
+        try:
+            x = arrays.dense(c, x)
+        except Unvectorisable:  # copies of a run-time tangent (no array: its shape is known at run time)
+            return arrays.rt(c, x)
     if isinstance(x, Arr):
         return x
     try:
@@ -400,13 +403,8 @@ def loop_collect(c: Compiler, body, leaves: list) -> None:
         except Unvectorisable:  # a vector of run-time tangents (of a shape known at run time only)
             leaves.append((c.name("acc"), arrays.rt(c, body), False))
             return
-    if isinstance(body, Arr):
-        code = body.code
-    else:
-        try:
-            code = arrays.rt(c, body)
-        except Unvectorisable:  # an update whose value has batch axes (a build inside the loop): scattered
-            code = arrays.dense(c, body).code
+    # (an update whose value has batch axes, a build inside the loop: scattered)
+    code = body.code if isinstance(body, Arr) else arrays.rt_terms(c, body)
     leaves.append((c.name("acc"), code, array))
 
 

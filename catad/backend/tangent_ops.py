@@ -231,6 +231,14 @@ def times_both(c: Compiler, a: Arr, b: Arr) -> Arr:
     return Arr(c.assign(f"tmul00({c.lift(a, d).code}, {c.lift(b, d).code})"), d, a.deps | b.deps, b.rank, "f")
 
 
+def _run_time(x) -> bool:
+    """x is a vector of copies of one run-time tangent (a Stacked of an RT), or a sum holding one:
+    no array the code generator can make (its shape is known at run time only)."""
+    if isinstance(x, TSum):
+        return any(_run_time(v) for v in tsum_terms(x))
+    return isinstance(x, Stacked) and isinstance(x.body, RT)
+
+
 def p_densify(c: Compiler, t, x, like):
     """densify(x, like): the tangent x as a value shaped like `like` (zeros for ZERO)."""
     return densified(c, x, like, t.type)
@@ -243,8 +251,8 @@ def densified(c: Compiler, x, like, ty):
     kind = kind_of(ty)
     if kind != "f":
         return ZERO  # an Int or Bool has no tangent
-    if isinstance(x, Stacked) and isinstance(x.body, RT) and c.depth == 0:  # copies of one run-time
-        x = RT(arrays.rt(c, x))                                             # tangent (rt_repeat)
+    if c.depth == 0 and _run_time(x):  # copies of one run-time tangent (rt_repeat), or a sum with them
+        x = RT(arrays.rt_terms(c, x))
     if isinstance(x, RT):
         if c.depth > 0:
             raise Unvectorisable("a loop's tangents used inside a vectorised build")
