@@ -57,6 +57,18 @@ def agrees(f, *args, argnums=0, rng=None):
     return value, grad
 
 
+def second_differences(f, x, h=1e-3):
+    """The Hessian of f at the array x from f's own values (central second differences), shaped
+    x.shape + x.shape."""
+    n = x.size
+    out = np.zeros((n, n))
+    e = np.eye(n).reshape((n,) + x.shape) * h
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = (f(x + e[i] + e[j]) - f(x + e[i] - e[j]) - f(x - e[i] + e[j]) + f(x - e[i] - e[j])) / (4 * h * h)
+    return out.reshape(x.shape + x.shape)
+
+
 def hessian_by_differences(f, args, k, h=1e-4):
     """d grad_k f / d args[k], by the fourth-order central difference of catad's gradient:
     shaped x.shape + x.shape (the derivative of the gradient's entry first)."""

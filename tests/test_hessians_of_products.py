@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import hessian_by_differences
+from located import hessian_by_differences, second_differences
 
 
 def prod_of_row_sums(a):
@@ -36,17 +36,6 @@ def cumprod_of_row_sums(a):
 
 FUNCTIONS = [prod_of_row_sums, prod_of_column_means, prod_of_shifted_row_norms, prod_of_sine_row_sums,
              cumprod_of_row_sums]
-
-
-def second_differences(f, x, h=1e-3):
-    """The Hessian of f at x from f's own values (central second differences)."""
-    n = x.size
-    out = np.zeros((n, n))
-    e = np.eye(n).reshape((n,) + x.shape) * h
-    for i in range(n):
-        for j in range(n):
-            out[i, j] = (f(x + e[i] + e[j]) - f(x + e[i] - e[j]) - f(x - e[i] + e[j]) + f(x - e[i] - e[j])) / (4 * h * h)
-    return out.reshape(x.shape + x.shape)
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)

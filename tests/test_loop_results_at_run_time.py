@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 import catad
+from located import second_differences
 
 
 def reads_the_count_after(x, v, n):
@@ -53,20 +54,9 @@ def rows_in_a_loop(x, v, n):
     return np.sum(v) + 0.25 * x + 0.25 * s + np.sum(np.sin(v))
 
 
-def second_differences(f, x, v, n, h=1e-4):
+def in_x_and_v(f, x, v, n):
     """The Hessian of f in (x, v) by central second differences of f itself."""
-    return differences(lambda z: f(float(z[0]), z[1:].copy(), n), np.concatenate([[x], v]), h)
-
-
-def differences(g, z, h=1e-4):
-    """The Hessian of g at the flat vector z by central second differences."""
-    m = z.size
-    H = np.empty((m, m))
-    for i in range(m):
-        for j in range(m):
-            e, d = np.eye(m)[i] * h, np.eye(m)[j] * h
-            H[i, j] = (g(z + e + d) - g(z + e - d) - g(z - e + d) + g(z - e - d)) / (4 * h * h)
-    return H
+    return second_differences(lambda z: f(float(z[0]), z[1:].copy(), n), np.concatenate([[x], v]), 1e-4)
 
 
 def flat(H):
@@ -79,7 +69,7 @@ X, V, N = 0.8748540457923518, np.array([-0.7129929071674358, -0.9665650619598851
 
 def test_hessian_reading_a_count_from_a_loop_result():
     H = flat(catad.hessian(reads_the_count_after, argnums=(0, 1))(X, V.copy(), N))
-    np.testing.assert_allclose(H, second_differences(reads_the_count_after, X, V, N), atol=1e-5)
+    np.testing.assert_allclose(H, in_x_and_v(reads_the_count_after, X, V, N), atol=1e-5)
 
 
 def test_hessian_of_rows_collected_in_a_loop():
@@ -87,7 +77,7 @@ def test_hessian_of_rows_collected_in_a_loop():
     want = np.zeros((4, 4))
     want[1:, 1:] = np.diag(-np.sin(V))  # after the loop, x and s are both sum(v) / 2
     np.testing.assert_allclose(H, want, atol=1e-12)
-    np.testing.assert_allclose(H, second_differences(rows_in_a_loop, X, V, N), atol=1e-5)
+    np.testing.assert_allclose(H, in_x_and_v(rows_in_a_loop, X, V, N), atol=1e-5)
 
 
 def scaled_in_a_branch(v, x):
@@ -109,8 +99,8 @@ def test_hessian_of_an_update_in_a_loop_in_a_branch():
         H = flat(catad.hessian(scaled_in_a_branch, argnums=(1, 0))(v.copy(), x))
         np.testing.assert_allclose(H[1:, 1:], np.diag(-np.sin(v)), atol=1e-12)
         assert not H[0].any() and not H[:, 0].any()
-        np.testing.assert_allclose(H, differences(lambda z: scaled_in_a_branch(z[1:].copy(), float(z[0])),
-                                                  np.concatenate([[x], v])), atol=1e-5)
+        np.testing.assert_allclose(H, in_x_and_v(lambda x, v, n: scaled_in_a_branch(v, x), x, v, None),
+                                   atol=1e-5)
 
 
 def max_after_rows(v, n, x):
@@ -133,5 +123,5 @@ def max_after_rows(v, n, x):
 def test_hessian_after_a_branch_over_rows():
     for v in (np.array([-1.65, -0.98]), np.array([-1.65, -0.98, 0.7, 0.2])):  # its loop runs no step, then two
         H = flat(catad.hessian(max_after_rows, argnums=(2, 0))(v.copy(), 2, 1.0))
-        np.testing.assert_allclose(H, second_differences(lambda x, v, n: max_after_rows(v, n, x), 1.0, v, 2),
+        np.testing.assert_allclose(H, in_x_and_v(lambda x, v, n: max_after_rows(v, n, x), 1.0, v, 2),
                                    atol=1e-5)
