@@ -57,3 +57,22 @@ def test_several_variables_are_a_matrix(f):
 def test_one_variable_not_known_while_compiling_is_refused_where_it_runs():
     with pytest.raises(catad.CatadError, match="compiled it for a matrix"):
         catad.grad(cov_of_first_row)(X)
+
+
+def corrcoef_doubled_down(a):
+    return np.floor(np.corrcoef(a) * 2.0) + np.corrcoef(a) * a[0]
+
+
+@pytest.mark.parametrize("a", [[0.4, 1.0, 2.0], [0.3, 0.5, 3.0, 1.0]])
+def test_one_variable_s_correlation_is_numpy_s_c_over_c(a):
+    """NumPy's corrcoef of one variable is c / c: exactly 1.0 (nan where c is 0, inf or nan),
+    unclipped. catad computed c / sqrt(c) / sqrt(c), which rounds to 0.9999999999999999 for these
+    (floor(2 r) then 1.0, not 2.0: found by differential testing, session 24)."""
+    a = np.array(a)
+    value, g = catad.value_and_grad(corrcoef_doubled_down)(a)
+    assert value == corrcoef_doubled_down(a) == 2.0 + a[0]
+    np.testing.assert_allclose(g, [1.0, 0.0, 0.0] + [0.0] * (len(a) - 3), atol=1e-15)
+    m = np.array([a])  # one variable as a row of a matrix
+    assert catad.value_and_grad(lambda m: np.corrcoef(m) * 3.0)(m)[0] == 3.0
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(catad.value_and_grad(lambda v: np.corrcoef(v) * v[0])(np.zeros(3))[0])

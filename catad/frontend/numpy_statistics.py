@@ -4,7 +4,8 @@ catad/frontend/numpy_gradient.py's):
 * ``np.cov(m, rowvar=True, bias=False, ddof=None)`` (no y, no weights): the rows (columns) the
   variables, X - mean(X) times its transpose times 1 / (N - ddof) (1 / 0: inf where N <= ddof,
   as NumPy's, which warns), squeezed;
-* ``np.corrcoef(x, rowvar=True)``: cov(x) / sqrt(d_i) / sqrt(d_j) clipped to [-1, 1].
+* ``np.corrcoef(x, rowvar=True)``: cov(x) / sqrt(d_i) / sqrt(d_j) clipped to [-1, 1]; of one
+  variable, cov / cov (NumPy's: 1.0, or nan), unclipped.
 """
 from __future__ import annotations
 
@@ -63,10 +64,16 @@ def h_cov(lw, obj, node, args, kwargs):
                 f"{display(obj)}() of one variable is a number, and catad compiled it for a matrix (whether m "
                 "holds one variable was not known while compiling)", "unsupported"), a), loc)
     c = lw.b.share(x, lambda a: _covariance(lw, a, ddof, loc), loc)
-    if obj is np.corrcoef:
+    if obj is np.corrcoef and not vector:
         c = lw.b.share(c, lambda v: _correlation(lw, v, loc), loc)
-    # NumPy squeezes: one variable gives a number
-    return lw.b.share(c, lambda v: index_chain(v, [ZERO, ZERO], loc), loc) if vector else c
+    if not vector:
+        return c
+    # NumPy squeezes: one variable gives a number; its correlation is NumPy's c / c (exactly 1.0,
+    # or nan), not c / sqrt(c) / sqrt(c), which rounds to 0.9999999999999999 for some c
+    one = lambda v: index_chain(v, [ZERO, ZERO], loc)
+    if obj is np.corrcoef:
+        return lw.b.share(c, lambda v: lw.b.share(one(v), lambda u: prim("div", u, u, loc=loc), loc), loc)
+    return lw.b.share(c, one, loc)
 
 
 def _correlation(lw, c: Term, loc) -> Term:
