@@ -101,8 +101,11 @@ def static_int(t: Term) -> int | None:
 @dataclass(frozen=True)
 class PythonWhere:
     """A function's argument that is one of Python's own numbers (of type `type`) only where a
-    condition holds: the caller passes that Bool after the other arguments (functions.py)."""
+    condition holds: the caller passes that Bool after the other arguments (functions.py); where
+    that condition is undecided (FunctionLowerer.undecided), none is passed and the callee's
+    parameter is marked undecided too."""
     type: Any
+    undecided: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,3 +130,18 @@ def refuse_item_of_unknown_kind(loc, hint: str):
 def all_py(positions) -> bool:
     """Whether py_positions says every item is one of Python's numbers."""
     return positions == "all" or all(positions)
+
+
+class Undecided:
+    """The value of FunctionLowerer.undecided's Const: where it was made."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+    def __repr__(self) -> str:
+        return "undecided"
+
+
+def is_undecided(n) -> bool:
+    """Whether n is the Const of an undecided mark (FunctionLowerer.undecided)."""
+    return type(n) is Const and isinstance(n.value, Undecided)

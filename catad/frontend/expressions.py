@@ -24,6 +24,7 @@ from . import calls, complexes, int_range, numpy_arrays
 from .complexes import Complex
 from .common import and_, is_array, or_, static_bool
 from .freenames import NOT_STATIC, Static
+from .shapes import without_checks
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
@@ -653,6 +654,8 @@ class Expressions:
         if known is not None:
             return self.expr(node.body if known else node.orelse)
         c = self.condition(node.test, "conditional expression")
+        if without_checks(c) is None:  # a test the mark of Python's number cannot read again: bound first
+            c = self.hoisted(c)
         with self.branch():
             a, b = self.expr(node.body), self.expr(node.orelse)
         t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "

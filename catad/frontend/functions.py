@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var
+from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var, failing
 from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
-from .common import PythonConstant, PythonWhere
+from .common import PythonConstant, PythonWhere, is_undecided
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -90,6 +90,8 @@ class Functions:
             value = self.with_tree(v, tree)
             if py is True:
                 self.as_py(v)  # a Python float, int or bool argument
+            elif isinstance(py, PythonWhere) and py.undecided:
+                self.as_py_when(v, self.undecided(loc), py.type)
             elif isinstance(py, PythonWhere):
                 where.append((v, py.type))
             elif isinstance(py, tuple) and _any_leaf(py):  # a tuple, list or dict holding some
@@ -246,13 +248,14 @@ class Functions:
         # Python's own numbers stay Python's in the callee; one that is Python's only where a
         # condition holds (a sum by a loop) passes that Bool too, after the other arguments
         whens = [self.py_when(t) for t in ts]
-        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1])) for w in whens)
+        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0]))) for w in whens)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
-        ts += [w[0] for w in whens if w is not None and w[0] is not TRUE]
+        ts += [w[0] for w in whens if w is not None and w[0] is not TRUE and not is_undecided(w[0])]
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
-        out = self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        call = Call(name, tuple(ts), result, loc)
+        out = self.with_tree(failing(call) if name in self.program.failing else call, self.program.result_trees.get(name))
         return self.as_py(out) if name in self.program.result_pys else out
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:

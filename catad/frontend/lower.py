@@ -24,12 +24,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..errors import CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Const, Def, If, Term, Tuple, Var, rename
+from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
+from .._node import walk
+from ..lang.terms import (TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rename,
+                          term_children, with_children)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, and_, any_, is_array, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, Undecided, and_, any_, is_array, is_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -158,6 +160,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             if not entry:
                 self.refuse_raise_always(self.src.body[-1])
         body, _ = self.returning_block(self.src.body, self.src.node, top=entry)
+        if self.program.undecided:
+            body = _settled(body)
         return Def(name, tuple(params) + tuple(v for _, v, _ in self.hidden.values()), body, loc)
 
     # ------------------------------------------------------------ Python lists and dicts
@@ -260,8 +264,32 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         wa, wb, cond = self.where_py(a), self.where_py(b), without_checks(test)
         when = wa if wa is wb else If(cond, wa, wb, t.loc) if cond is not None else None
         if when is None or not (in_scope(wa, a) and in_scope(wb, b) and copyable(when)):
-            return t
+            when = self.undecided(t.loc)
         return self.mark_joined(t, kind, when)
+
+    def undecided(self, loc) -> Term:
+        """The condition of a mark that cannot be read where the value is used (its test binds,
+        or reads what a branch binds inside itself): a Bool that makes the function refused if
+        anything reads it (a division by the value, where Python's 0.0 raises and NumPy's gives inf),
+        rather than a guess of either kind (see _refuse_undecided)."""
+        self.program.undecided = True
+        return Const(Undecided(loc), Bool, loc)
+
+    def hoisted(self, t: Term) -> Term:
+        """t, or a variable bound to it before the statement being lowered, where its value can be
+        computed there (outside comprehensions and conditionals, reading only what is known before
+        the statement, running no check, nothing in the statement so far raising where it is): a
+        mark's condition can then read it anywhere after (min(np.sum(w * 2.0), 0.5) / s)."""
+        b, st = self.b, self.b.statement
+        if is_atom(t) or st is None or b.frames or b.branch_depth != st.depth or st.raised or may_fail(t) or \
+                any(self.names.serial.get(v.name, 0) > st.serial for v in free_vars(t)):
+            return t
+        got = self.py_when(t)
+        if got is not None and got[0] is not TRUE and not (in_scope(got[0], t) and copyable(got[0])):
+            return t
+        v = b.bound(b.var(t.type, t.loc), t)
+        st.checks.append((v, t, t.loc))
+        return self.keep_py(t, v)
 
     def chosen_extreme(self, pair: str, a: Term, b: Term, loc) -> Term:
         """Python's max(a, b) (pair "max") or min(a, b) of numbers: a unless b > a (b < a),
@@ -273,6 +301,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                                  "which NumPy computes with as a bool (np.exp(True) is a float16), the number "
                                  "where not; catad cannot follow a kind chosen at run time", loc, pair,
                                  f"convert the bool first: {pair}(int(b), n)")
+        if isinstance(self.joined_kind(a, b), tuple):  # Python's on one side only: its mark reads the test
+            a, b = self.hoisted(a), self.hoisted(b)
         test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
         return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
 
@@ -466,6 +496,75 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if arrays and all(self.is_list(t) for t in arrays):
             self.fail(node, "list arithmetic", f"{what} on a Python list does not work elementwise in Python "
                       "(+ concatenates, * repeats)", hint="make it an array: np.array([...])")
+
+
+def _settled(body: Term) -> Term:
+    """body with its undecided marks (FunctionLowerer.undecided) settled. A check whose condition
+    reads one holds where Python's number would pass it, and where it would not, refuses at run
+    time (Python raises there only if the number is Python's, which catad cannot tell); anything
+    else that reads one (a loop's state, a call's argument) makes the function refused."""
+    memo: dict[int, tuple[Term, bool]] = {}  # id -> (the node settled, whether it reads a mark still)
+    stack = [(body, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        if type(n) is Var or type(n) is Const:
+            memo[id(n)] = (n, is_undecided(n))
+            continue
+        kids = term_children(n)
+        if not done:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        new = [memo[id(k)] for k in kids]
+        if type(n) is Call and n.fn == "check" and new[0][1]:
+            new[0] = (_as_python_s(new[0][0]), False)
+            new[2] = (Const(_refusing(n.args[2].value), n.args[2].type, n.args[2].loc), False)
+        out = n if all(a is b for (a, _), b in zip(new, kids)) else with_children(n, [t for t, _ in new])
+        memo[id(n)] = (out, any(u for _, u in new))
+    out, unsettled = memo[id(body)]
+    if unsettled:
+        loc = next(n.value.loc for n in walk(out) if is_undecided(n))
+        raise UnsupportedSyntax(
+            "this value is one of Python's own numbers or one of NumPy's, chosen at run time by a test catad "
+            "cannot read again where the value is used, and what is done with it later depends on which",
+            loc, "Python or NumPy number", _UNDECIDED_HINT)
+    return out
+
+
+_UNDECIDED_HINT = ("compute the operands (or the test) in statements of their own first (t = np.sum(w * r); "
+                   "max(t, 0.0)), or make both numbers of one kind (float(x), or np.float64(0.0))")
+
+
+def _as_python_s(cond: Term) -> Term:
+    """A check's condition with its undecided marks taken to say Python's number (where its
+    check would fail: the strictest)."""
+    memo: dict[int, Term] = {}
+    stack = [(cond, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        if type(n) is Var or type(n) is Const:
+            memo[id(n)] = TRUE if is_undecided(n) else n
+            continue
+        kids = term_children(n)
+        if not done:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
+    return memo[id(cond)]
+
+
+def _refusing(site: Site) -> Site:
+    """The site of a check Python passes or fails by which kind of number it meets, where catad
+    cannot tell which: a refusal where Python's would fail."""
+    return Site(site.loc, site.construct,
+                f"catad cannot tell whether Python raises here: where this number is one of Python's own it "
+                f"raises ({site.message}), where it is one of NumPy's it does not, and which it is a test "
+                f"decides at run time that catad could not read again", "unsupported", _UNDECIDED_HINT)
 
 
 def _marked(table: dict, t, entry):

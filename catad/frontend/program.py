@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import Const, Def, Program
+from ..lang.terms import Const, Def, Program, may_fail
 from ..lang.types import Type, python_numbers, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
@@ -34,6 +34,8 @@ class ProgramCompiler:
         self.reads = ReadLog()                          # what the functions read from Python
         self.hidden: dict[str, list[tuple[Path, Type, Any]]] = {}  # def name -> its hidden parameters
         self.defaults: dict[tuple, Path] = {}           # (function, parameter) -> where its default is
+        self.failing: set[str] = set()  # defs whose body runs a check: a call of one may raise
+        self.undecided = False  # a mark of a kind of number was undecided (FunctionLowerer.undecided)
 
     def default_path(self, fn: Any, param: str) -> Path:
         """Where fn keeps param's default value (one Path per compile, so one hidden parameter)."""
@@ -83,6 +85,8 @@ class ProgramCompiler:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
         self.defs.append(d)
+        if may_fail(d.body):
+            self.failing.add(name)
         self.done[key] = (name, d.result_type)
         return self.done[key]
 

@@ -704,6 +704,13 @@ def var_names(*terms: Term) -> set[str]:
     return names
 
 
+def failing(call: Term) -> Term:
+    """call (a Call of a user function, whose body runs a check), known to may_fail: a call's
+    checks are in the callee's body, which may_fail does not see."""
+    _SET_FAILS(call, True)
+    return call
+
+
 def may_fail(t: Term) -> bool:
     """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
     Such a let is kept even when nothing uses its value: Python would have raised there.
