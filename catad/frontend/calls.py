@@ -619,7 +619,9 @@ def h_where(lw, obj, node, args, kwargs):
     if scalar_of(ts[0].type) in (Int, Float):  # a number's truth: nonzero (NaN too)
         ts[0] = truth(lw, ts[0], loc)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
-    return lw.b.elementwise(f, ts, loc, "np.where") if any(is_array(t) for t in ts) else lw.b.evaluated(ts, f, loc)
+    if any(is_array(t) for t in ts):
+        return lw.b.elementwise(f, ts, loc, "np.where")
+    return lw.as_zero_d(lw.b.evaluated(ts, f, loc))  # NumPy's is an array of no axes
 
 
 def _square(lw, loc):

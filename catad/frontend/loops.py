@@ -1048,6 +1048,9 @@ class Loops:
             known = (init if isinstance(init, Const) else known) if stays is FALSE_ else None
             cond = empty if stays is FALSE_ else or_(empty, stays)
             results[k] = self.as_py_when(results[k], cond if when is TRUE else and_(when, cond), python_type, known)
+        for k, (_, init) in enumerate(state):  # an array of no axes before the loop or after its body may be one
+            if self.is_zero_d(init) or self.is_zero_d(st.outs[k]) or names[k] in self.zero_d_names:
+                self.as_zero_d(results[k])
         for k, py in enumerate(pys):
             if py is TRUE:
                 results[k] = self.as_py(results[k])
@@ -1227,6 +1230,8 @@ class Loops:
                 self.with_int_bound(v, bounds[k])
             if lists is not None and lists[k] is not None and lists[k] is not _ANY:
                 self._as_list_of(v, lists[k])
+            if n in self.zero_d_names:  # an array of no axes before the loop or after an iteration
+                self.as_zero_d(v)
             if n == "\0count":
                 counter = v
             else:

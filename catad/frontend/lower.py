@@ -107,6 +107,11 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.lists: dict[int, Term] = {}
         # terms holding a read-only view (sliding_window_view's): assigning into one is refused
         self.views: dict[int, Term] = {}
+        # Float, Int or Bool terms holding an array of no axes (np.where and np.select of numbers
+        # give one, not a number): x += 1 changes it in place, as it changes an array, which every
+        # other name for it sees (s = x), so it is refused unless x owns it (updates.py)
+        self.zero_d: dict[int, Term] = {}
+        self.zero_d_names: set[str] = set()  # the names given one somewhere (a loop's state may hold one after it)
         # terms holding one of Python's own numbers (a literal, len(x), float(x), a Python float
         # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
         # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
@@ -206,6 +211,14 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def mark_readonly(self, t: Term) -> Term:
         self.views[id(t)] = t
         return t
+
+    def as_zero_d(self, t: Term) -> Term:
+        """t, a number, marked as an array of no axes (np.where's of numbers)."""
+        self.zero_d[id(t)] = t
+        return t
+
+    def is_zero_d(self, t) -> bool:
+        return self.zero_d.get(id(t)) is t
 
     def is_readonly(self, t) -> bool:
         return self.views.get(id(t)) is t

@@ -187,7 +187,8 @@ def h_select(lw, obj, node, args, kwargs):
             args = [c, x, out]
             out = lw.b.elementwise(f, args, loc, "np.select") if any(is_array(t) for t in args) else f(*args)
         return out
-    return lw.b.evaluated(cs + xs + [out], chosen, loc)
+    made = lw.b.evaluated(cs + xs + [out], chosen, loc)
+    return made if is_array(made) else lw.as_zero_d(made)  # NumPy's of numbers is an array of no axes
 
 
 def _tensordot_axes(lw, node, p, ra: int, rb: int):

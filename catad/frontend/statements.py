@@ -265,7 +265,10 @@ class Statements:
             current, rhs = self.lookup(s.target.id, s.target), self.value(s.value)
             value = self.binop(s.op, current, rhs, s)
             self.same_kind(s, current, rhs, value)
-            self.assign(s.target, self.in_place_result(s, current, rhs, value, pieces, loc), pieces, loc)
+            value = self.in_place_result(s, current, rhs, value, pieces, loc)
+            if isinstance(current, Term) and self.is_zero_d(current) and isinstance(value, Term):
+                self.as_zero_d(value)  # (written into the array, which stays one)
+            self.assign(s.target, value, pieces, loc)
         elif isinstance(s, ast.If):
             self.if_statement(s, pieces)
         elif isinstance(s, ast.For):
@@ -313,7 +316,7 @@ class Statements:
         """a op= e of an array writes into a: NumPy refuses a result of a higher kind than a's
         (floats into ints or bools, ints into bools: casting rule 'same_kind'), where a Python
         name would be rebound."""
-        if not (isinstance(current, Term) and is_array(current) and isinstance(value, Term)):
+        if not (isinstance(current, Term) and (is_array(current) or self.is_zero_d(current)) and isinstance(value, Term)):
             return
         order = {Bool: 0, Int: 1, Float: 2}
         mine, got = scalar_of(current.type), scalar_of(value.type)
@@ -338,7 +341,9 @@ class Statements:
             self.bound_types[name].append(value.type)
         if isinstance(value, Tuple) and not _atoms(value):
             value = self.items_bound(value, pieces, loc)
-        is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
+        is_list, tree, view, zero_d = self.is_list(value), self.tree(value), self.is_readonly(value), self.is_zero_d(value)
+        if zero_d:
+            self.zero_d_names.add(name)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
         py_items, layout = self.py_items_of(marked), self.laid_out(marked)
@@ -350,6 +355,8 @@ class Statements:
                 self.mark_py_items(value, *py_items)
             self.mark_py_layout(value, layout)
             self.with_int_bound(value, bound)
+            if zero_d:
+                self.as_zero_d(value)
             return
         v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         self.keep_py(marked, v)
@@ -359,6 +366,8 @@ class Statements:
         self.with_int_bound(v, bound)
         if view:
             self.mark_readonly(v)
+        if zero_d:
+            self.as_zero_d(v)
         pieces.append(("let", v, value, loc))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
@@ -371,11 +380,17 @@ class Statements:
         if is_atom(value):
             if value is not marked and not isinstance(value, Const):
                 self.keep_py(marked, value)  # (the value of the let chain that was marked)
+                self.keep_zero_d(marked, value)
             return self.with_tree(value, tree)
         v = self.b.bound(self.b.var(value.type, loc), value)
         pieces.append(("let", v, value, loc))
         self.keep_py(marked, v)  # (one of Python's numbers stays one)
+        self.keep_zero_d(marked, v)
         return self.with_tree(v, tree)
+
+    def keep_zero_d(self, old, new: Term) -> None:
+        if self.is_zero_d(old):
+            self.as_zero_d(new)
 
     def items_bound(self, t: Tuple, pieces: list, loc: Loc) -> Tuple:
         """A tuple display with each item that is not an atom bound to a name of its own (as a
@@ -585,6 +600,8 @@ class Statements:
             value = Get(k, t, loc) if width > 1 else t
             when = Get(len(joined) + flagged.index(k), t, loc) if k in flagged else None
             value = self.mark_joined(value, kinds[k], when)
+            if self.is_zero_d(e1[n]) or self.is_zero_d(e2[n]):  # an array of no axes after either arm
+                self.as_zero_d(value)
             if self.tree(e1[n]) is not None and self.tree(e1[n]) == self.tree(e2[n]):
                 self.with_tree(value, self.tree(e1[n]))  # a dict or list of one structure after both arms
             if self.is_list(e1[n]) or self.is_list(e2[n]):

@@ -34,7 +34,7 @@ OWNED = "\0owned"  # env's entry: the names whose arrays nothing else refers to
 _FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.array, np.copy,
           np.full, np.full_like, np.eye, np.identity, np.linspace, np.arange, np.concatenate, np.stack,
           np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
-          np.outer, np.where, np.clip, np.triu, np.tril, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
+          np.outer, np.where, np.select, np.clip, np.triu, np.tril, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
           np.hanning, np.hamming, np.blackman, np.bartlett)  # each returns a new array (never a view of an argument)
 # each returns a new array where it returns an array (a reduction along an axis, a product), else a number
 _FRESH_WHEN_ARRAY = (np.sum, np.prod, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.var, np.std, np.ptp,
@@ -63,7 +63,8 @@ class Updates:
                  isinstance(n.ctx, ast.Store)]
         plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in targets for n in ast.walk(t))
         numbers = plain and bool(names) and all(
-            isinstance(self.env.get(n), Term) and isinstance(self.env[n].type, Scalar) for n in names)
+            isinstance(self.env.get(n), Term) and isinstance(self.env[n].type, Scalar) and not self.is_zero_d(self.env[n])
+            for n in names)
         # a number is a copy (s = a[1] reads an element): it refers to no array
         owned = self.owned() - (set() if numbers else self.referenced(s.value))
         owned -= set(names)
@@ -310,7 +311,8 @@ class Updates:
     def aug_name_assignment(self, s: ast.AugAssign) -> None:
         """acc op= e on an array changes it in place in NumPy: refused unless acc owns its array."""
         current = self.env.get(s.target.id)
-        if isinstance(current, Complex) and is_array(current.re) or isinstance(current, Term) and is_array(current):
+        if isinstance(current, Complex) and is_array(current.re) or isinstance(current, Term) and \
+                (is_array(current) or self.is_zero_d(current)):
             self.require_owned(s.target.id, s.target, f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ...")
 
     def updated(self, arr: Term, items: list, value: Term, axis: int, loc: Loc, node, shown=None) -> Term:
