@@ -118,3 +118,25 @@ def test_np_where_runs_a_call_of_the_user_s_function_whichever_is_chosen():
         catad.value_and_grad(where_of_a_call)(-0.5, v)
     agrees(where_of_a_call, 5.0, v)
     agrees(where_of_a_call, 0.5, v)
+
+
+def max_of_a_list_of_both(u, t):
+    return 1.0 / (max([e for e in u] + [0.0]) - t)
+
+
+def sum_of_a_list_of_both(u):
+    return 1.0 / sum([e for e in u] + [0.0])
+
+
+def test_max_min_and_sum_of_a_list_holding_both_kinds():
+    """max([e for e in u] + [0.0]) is Python's 0.0 where it is the largest, NumPy's elsewhere, and
+    sum() of the list Python's where u is empty: catad took both for NumPy's, and gave inf where
+    Python raises ZeroDivisionError (the loop fuzzer's seed 65371). Now a check that depends on
+    the kind refuses at run time where Python's number would fail it."""
+    for f, args in [(max_of_a_list_of_both, (np.array([-0.5]), 0.0)), (sum_of_a_list_of_both, (np.array([]),))]:
+        with pytest.raises(ZeroDivisionError):
+            f(*args)
+        with pytest.raises(catad.CatadError, match="cannot tell whether Python raises here"):
+            catad.value_and_grad(f)(*args)
+    agrees(max_of_a_list_of_both, np.array([0.5, 2.0]), 0.3)
+    agrees(sum_of_a_list_of_both, np.array([1.0, 0.5]))

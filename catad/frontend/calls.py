@@ -371,6 +371,8 @@ def h_sum(lw, obj, node, args, kwargs):
         out = prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
         if python and not is_array(out):
             return lw.as_py(out)
+        if lw.partly_py(t) and not is_array(out):  # Python's where the NumPy numbers' places hold none
+            return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
         # an array's elements are NumPy's numbers (a list's may be Python's), so 0 + x[0] + ...
         # is a NumPy number, and the sum of nothing Python's int 0
         known = lw.b.shapes.infer(t) if rank(t.type) == 1 and not lw.is_list(t) else None
@@ -401,11 +403,12 @@ def h_max(lw, obj, node, args, kwargs):
         if isinstance(g, _COMPS) and (len(g.generators) > 1 or g.generators[0].ifs):
             return lw.comprehension(g, reduce)
         t = lw.comprehension(g, None) if isinstance(g, _COMPS) else _summed(lw, g)
-        if isinstance(t.type, Vec) and t.type.elem == Float:
-            out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc)
+        if isinstance(t.type, Vec) and t.type.elem in (Float, Int):
+            out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc) \
+                if t.type.elem == Float else prim(reduce, t, loc=loc)
+            if lw.partly_py(t):  # the one chosen is Python's or NumPy's by the values
+                return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
             return lw.as_py(out) if lw.has_py_items(t) else out
-        if isinstance(t.type, Vec) and t.type.elem == Int:
-            return lw.as_py(prim(reduce, t, loc=loc)) if lw.has_py_items(t) else prim(reduce, t, loc=loc)
         if isinstance(t.type, TupleT) and t.type.items:
             return _tuple_fold(lw, t, lambda a, b: lw.chosen_extreme(pair, a, b, loc), loc)
         lw.fail(node, pair, f"{pair}() of one argument takes a vector, a tuple or a generator, got a {t.type}",

@@ -369,6 +369,17 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return (), False, ()
         return None
 
+    def partly_py(self, t: Term) -> bool:
+        """Whether list t holds Python's numbers at some places and NumPy's at others (or may:
+        a layout unknown): then its max(), min() or sum() is one kind or the other by the values."""
+        if not self.is_list(t) or self.has_py_items(t):
+            return False
+        layout = self.py_layout(t)
+        if layout is MIXED or layout is None:
+            return layout is MIXED
+        head, middle, tail = layout
+        return any(head) or middle is True or any(tail)
+
     def laid_out(self, t: Term):
         """The layout mark_py_layout gave list t (its Python's numbers known by their place only,
         or MIXED), else None."""
