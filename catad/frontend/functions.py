@@ -256,6 +256,8 @@ class Functions:
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         call = Call(name, tuple(ts), result, loc)
         out = self.with_tree(failing(call) if name in self.program.failing else call, self.program.result_trees.get(name))
+        if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
+            return self.as_py_when(out, self.undecided(loc), out.type)
         return self.as_py(out) if name in self.program.result_pys else out
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:

@@ -91,6 +91,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.result_tree: Tree | None = None
         self._returned = False  # a return statement was lowered (its tree is result_tree)
         self.result_py = False  # every return returns one of Python's own numbers
+        self.result_maybe_py = False  # some return may return one (where a condition holds)
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
@@ -206,6 +207,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.fail(node, "return", f"{self.src.name} returns {what(tree)} here and {what(self.result_tree)} "
                       "at another return", hint="return values of one structure at every return")
         self.result_py = self.is_py(value) and (self.result_py or not self._returned)
+        self.result_maybe_py = self.result_maybe_py or self.py_when(value) is not None
         self._returned, self.result_tree = True, tree
 
     def mark_readonly(self, t: Term) -> Term:

@@ -28,6 +28,7 @@ class ProgramCompiler:
         self.done: dict[tuple, tuple[str, Type]] = {}   # (function, argument types) -> (def name, result)
         self.result_trees: dict[str, Any] = {}          # def name -> the tree of its list or dict result
         self.result_pys: set[str] = set()               # defs returning one of Python's own numbers
+        self.result_maybe_pys: set[str] = set()         # defs returning one only where a condition holds
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -81,6 +82,8 @@ class ProgramCompiler:
             self.result_trees[name] = lowerer.result_tree
             if lowerer.result_py:
                 self.result_pys.add(name)
+            elif lowerer.result_maybe_py:
+                self.result_maybe_pys.add(name)
         finally:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
