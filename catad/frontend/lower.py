@@ -100,6 +100,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.py_items, self.py_layouts = parent.py_items, parent.py_layouts
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
+            self.zero_d, self.zero_d_names = parent.zero_d, parent.zero_d_names
             return
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
