@@ -26,8 +26,7 @@ from typing import Any
 
 from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
 from .._node import walk
-from ..lang.terms import (TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rename,
-                          term_children, with_children)
+from ..lang.terms import TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
@@ -529,60 +528,25 @@ def _settled(body: Term) -> Term:
     """body with its undecided marks (FunctionLowerer.undecided) settled. A check whose condition
     reads one holds where Python's number would pass it, and where it would not, refuses at run
     time (Python raises there only if the number is Python's, which catad cannot tell); anything
-    else that reads one (a loop's state, a call's argument) makes the function refused."""
-    memo: dict[int, tuple[Term, bool]] = {}  # id -> (the node settled, whether it reads a mark still)
-    stack = [(body, False)]
-    while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        if type(n) is Var or type(n) is Const:
-            memo[id(n)] = (n, is_undecided(n))
-            continue
-        kids = term_children(n)
-        if not done:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
-            continue
-        new = [memo[id(k)] for k in kids]
-        if type(n) is Call and n.fn == "check" and new[0][1]:
-            new[0] = (_as_python_s(new[0][0]), False)
-            new[2] = (Const(_refusing(n.args[2].value), n.args[2].type, n.args[2].loc), False)
-        out = n if all(a is b for (a, _), b in zip(new, kids)) else with_children(n, [t for t, _ in new])
-        memo[id(n)] = (out, any(u for _, u in new))
-    out, unsettled = memo[id(body)]
-    if unsettled:
-        loc = next(n.value.loc for n in walk(out) if is_undecided(n))
+    else that reads one (a loop's state) makes the function refused."""
+    def settled_check(n: Term) -> Term:
+        if type(n) is not Call or n.fn != "check" or not any(is_undecided(k) for k in walk(n.args[0])):
+            return n
+        cond = rebuilt(n.args[0], lambda a: TRUE if is_undecided(a) else a)  # Python's: the strictest
+        site = n.args[2]
+        return Call(n.fn, (cond, n.args[1], Const(_refusing(site.value), site.type, site.loc)), n.type, n.loc)
+    out = rebuilt(body, lambda a: a, settled_check)
+    left = next((n for n in walk(out) if is_undecided(n)), None)
+    if left is not None:
         raise UnsupportedSyntax(
             "this value is one of Python's own numbers or one of NumPy's, chosen at run time by a test catad "
             "cannot read again where the value is used, and what is done with it later depends on which",
-            loc, "Python or NumPy number", _UNDECIDED_HINT)
+            left.value.loc, "Python or NumPy number", _UNDECIDED_HINT)
     return out
 
 
 _UNDECIDED_HINT = ("compute the operands (or the test) in statements of their own first (t = np.sum(w * r); "
                    "max(t, 0.0)), or make both numbers of one kind (float(x), or np.float64(0.0))")
-
-
-def _as_python_s(cond: Term) -> Term:
-    """A check's condition with its undecided marks taken to say Python's number (where its
-    check would fail: the strictest)."""
-    memo: dict[int, Term] = {}
-    stack = [(cond, False)]
-    while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        if type(n) is Var or type(n) is Const:
-            memo[id(n)] = TRUE if is_undecided(n) else n
-            continue
-        kids = term_children(n)
-        if not done:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
-            continue
-        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
-    return memo[id(cond)]
 
 
 def _refusing(site: Site) -> Site:

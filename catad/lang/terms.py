@@ -12,7 +12,7 @@ that these types are consistent.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -746,8 +746,14 @@ def may_fail(t: Term) -> bool:
 
 def rename(t: Term, env: dict) -> Term:
     """t with the variables of env (Var -> Var) renamed, where the names of t's own binders
-    are not among env's targets (the front end's names are unique). Post-order on an
-    explicit stack; a subterm without such a variable is kept as it is."""
+    are not among env's targets (the front end's names are unique)."""
+    return rebuilt(t, lambda n: env.get(n, n) if type(n) is Var else n)
+
+
+def rebuilt(t: Term, atom: Callable[[Term], Term], node: Callable[[Term], Term] | None = None) -> Term:
+    """t with each atom (Var, Const) a made atom(a), and each compound node, its children
+    rebuilt, made node(n) of it (n itself where node is None). Post-order on an explicit stack,
+    each distinct object once; a node whose children are all kept is kept (before node)."""
     memo: dict[int, Term] = {}
     stack = [(t, False)]
     while stack:
@@ -755,16 +761,15 @@ def rename(t: Term, env: dict) -> Term:
         if id(n) in memo:
             continue
         cls = type(n)
-        if cls is Var:
-            memo[id(n)] = env.get(n, n)
-            continue
-        if cls is Const:
-            memo[id(n)] = n
+        if cls is Var or cls is Const:
+            memo[id(n)] = atom(n)
             continue
         kids = term_children(n)
         if not done:
             stack.append((n, True))
             stack.extend((k, False) for k in kids if id(k) not in memo)
             continue
-        memo[id(n)] = with_children(n, [memo[id(k)] for k in kids])
+        new = [memo[id(k)] for k in kids]
+        out = n if all(a is k for a, k in zip(new, kids)) else with_children(n, new)
+        memo[id(n)] = out if node is None else node(out)
     return memo[id(t)]
