@@ -4,9 +4,9 @@ Python's 0.0 divides with ZeroDivisionError, NumPy's gives inf. catad kept the k
 the test could be read again where the number is used; with an array built in it, the number was
 taken for NumPy's, and 1.0 / min(np.sum(w * 2.0) - 2.0, 0.0) gave inf where Python raises (the
 loop fuzzer's seed 60168). Now the test's operands are computed before the statement (where they
-can be: not in a comprehension or a branch), so the check reads them; where they cannot, a check
-that holds or fails by the kind refuses at run time where Python's number would fail it, and
-anything else that reads the kind refuses the function.
+can be: not in a comprehension or a branch), so the check reads them; where they cannot, the kind
+is undecided (through loops, branches and calls), and a check that holds or fails by the kind
+refuses at run time where Python's number would fail it.
 
 A call of the user's own function whose body runs a check (math.sqrt of a negative number) is
 such a check too: np.where(c, h(x), y) evaluates h(x) whichever c is, as Python does, where
@@ -18,7 +18,7 @@ import pytest
 
 import catad
 from catad.errors import DomainError, ZeroDivisionError_
-from located import agrees, refused
+from located import agrees
 
 
 def min_of_a_sum(w):
@@ -51,7 +51,7 @@ def chosen_in_a_comprehension_then_passed(w):
 def chosen_in_a_branch_then_a_loop_s_state(w):
     s = 1.0
     for r in w:
-        s = s + (max(np.sum(w * r), 0.0) if w[0] > np.sum(w * 2.0) else 1.0)  # ERR
+        s = max(np.sum(w * r) - 2.0, 0.0) if w[0] > np.sum(w * 0.5) else s * 2.0
     return 1.0 / s
 
 
@@ -97,9 +97,17 @@ def test_a_kind_passed_to_the_user_s_function_is_undecided_there_too():
         catad.value_and_grad(chosen_in_a_comprehension_then_passed)(w)
 
 
-def test_a_kind_read_other_than_by_a_check_is_refused():
-    refused(chosen_in_a_branch_then_a_loop_s_state, (np.array([3.0]),), "Python's own numbers or one of NumPy's",
-            "statements of their own")
+def test_a_loop_s_state_and_an_if_s_join_keep_the_kind_undecided():
+    """The state of a loop (and the join of an if statement's branches) whose kind is undecided
+    somewhere is undecided throughout, not a Bool the loop carries (which would read the mark
+    as a value)."""
+    agrees(chosen_in_a_branch_then_a_loop_s_state, np.array([3.0]))
+    agrees(chosen_in_a_branch_then_a_loop_s_state, np.array([-1.0]))
+    w = np.array([1.0])
+    with pytest.raises(ZeroDivisionError):
+        chosen_in_a_branch_then_a_loop_s_state(w)
+    with pytest.raises(catad.CatadError, match="cannot tell whether Python raises here"):
+        catad.value_and_grad(chosen_in_a_branch_then_a_loop_s_state)(w)
 
 
 def square_root(a):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Call, Const, If, Term
+from ..lang.terms import TRUE, Call, Const, If, Term, Var
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 
@@ -132,16 +132,11 @@ def all_py(positions) -> bool:
     return positions == "all" or all(positions)
 
 
-class Undecided:
-    """The value of FunctionLowerer.undecided's Const: where it was made."""
-
-    def __init__(self, loc):
-        self.loc = loc
-
-    def __repr__(self) -> str:
-        return "undecided"
+# the names of the Bools of undecided marks (FunctionLowerer.undecided): variables bound nowhere,
+# so that nothing takes them for a value known while compiling (a Const would be one)
+UNDECIDED = "\0undecided "
 
 
 def is_undecided(n) -> bool:
-    """Whether n is the Const of an undecided mark (FunctionLowerer.undecided)."""
-    return type(n) is Const and isinstance(n.value, Undecided)
+    """Whether n is the Bool of an undecided mark (FunctionLowerer.undecided)."""
+    return type(n) is Var and n.name.startswith(UNDECIDED)

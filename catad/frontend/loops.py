@@ -44,13 +44,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .._node import walk
 from ..errors import CatadTypeError, Loc
 from ..lang.fold import Fold, WhileCount
 from ..lang.inline import _Renaming
 from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, rename, var_names
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..primitives import prim
-from .common import FALSE_, and_, is_array, join_types, or_, static_int
+from .common import FALSE_, and_, is_array, is_undecided, join_types, or_, static_int
 from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
@@ -1054,8 +1055,8 @@ class Loops:
         for k, py in enumerate(pys):
             if py is TRUE:
                 results[k] = self.as_py(results[k])
-            elif py is not None:
-                results[k] = self.as_py_when(results[k], py, init_whens[k][1])  # (its value may change)
+            elif py is not None:  # (its value may change)
+                results[k] = self.as_py_when(results[k], py, init_whens[k][1] if init_whens[k] else types[k])
             if bounds[k].big:
                 self.with_int_bound(results[k], int_range.BIG)
         for k, (n, sh) in enumerate(zip(names, shapes)):
@@ -1081,10 +1082,21 @@ class Loops:
         where a condition holds) and not after the body, or NumPy's before it and Python's
         (somewhere) after it."""
         def changes(n, w, py, out):
-            if n.startswith("\0") or n in flags:
-                return False
+            if n.startswith("\0") or n in flags or py is not None and is_undecided(py):
+                return False  # (a state whose kind is undecided stays so: FunctionLowerer.undecided)
             return py is None if w is not None else self.py_when(out) is not None
         return [n for n, w, py, out in zip(st.names, st.init_whens, st.pys, st.outs) if changes(n, w, py, out)]
+
+    def _undecided_state(self, s: ast.For, n: str, when: Term) -> Term:
+        """when, the Bool of where state n is Python's before the loop, or after its body; one
+        undecided mark for the state of this loop where when reads one (where the state's kind is
+        undecided somewhere, it is in every iteration and after the loop)."""
+        if not _reads_undecided(when):
+            return when
+        key = (id(s), n)
+        if key not in self.undecided_states:
+            self.undecided_states[key] = self.undecided(self.loc(s))
+        return self.undecided_states[key]
 
     def _python_type(self, st: "_Settled", n: str):
         """The Python type of state n where it is Python's: before the loop, else after the body."""
@@ -1104,7 +1116,7 @@ class Loops:
         # holds) and after its body is one throughout (expressions.py: Python's arithmetic
         # raises where NumPy's gives inf); pys: that Bool, or None
         init_whens = [None if n.startswith(_FLAG) else self.py_when(init) for n, init in state]
-        pys = [None if w is None or n in flags else w[0] for n, w in zip(names, init_whens)]
+        pys = [None if w is None or n in flags else self._undecided_state(s, n, w[0]) for n, w in zip(names, init_whens)]
         # an Int state a product updates may leave int64: its products are checked (int_range.py)
         bounds = [int_range.state_bound(n, int_range.bound_of(self, init).big) for n, init in state]
         # a list stays a list (+ joins, * repeats); its items stay Python's numbers where they are
@@ -1122,7 +1134,9 @@ class Loops:
                 self.b.shapes.restore(saved)
             # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for n, b in zip(names, bounds)]
-            new_pys = [py if py is not None and self.where_py(out) is py else None for py, out in zip(pys, outs)]
+            new_pys = [self._undecided_state(s, n, self.where_py(out)) if _reads_undecided(self.where_py(out)) or
+                       py is not None and is_undecided(py) else py if py is not None and self.where_py(out) is py
+                       else None for n, py, out in zip(names, pys, outs)]
             new_lists = [self._list_kind(s, n, items, out) for n, items, out in zip(names, lists, outs)]
             new_types, new_shapes = [], []
             for n, ty, sh, out in zip(names, types, shapes, outs):
@@ -1270,6 +1284,10 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
+
+
+def _reads_undecided(when: Term | None) -> bool:
+    return when is not None and any(is_undecided(n) for n in walk(when))
 
 
 _FLAG = "\0python "  # the name of the Bool state of a loop's number that may still be Python's

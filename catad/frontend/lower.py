@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, Undecided, and_, any_, is_array, is_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, and_, any_, is_array, is_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -100,6 +100,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.multiplied = parent.multiplied
             self.hidden, self.trees = parent.hidden, parent.trees
             self.zero_d, self.zero_d_names = parent.zero_d, parent.zero_d_names
+            self.undecided_states = parent.undecided_states
             return
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
@@ -113,6 +114,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # other name for it sees (s = x), so it is refused unless x owns it (updates.py)
         self.zero_d: dict[int, Term] = {}
         self.zero_d_names: set[str] = set()  # the names given one somewhere (a loop's state may hold one after it)
+        self.undecided_states: dict[tuple, Var] = {}  # (loop, state) -> its undecided mark (loops.py)
         # terms holding one of Python's own numbers (a literal, len(x), float(x), a Python float
         # argument, arithmetic of these): Python's arithmetic on them raises where NumPy's gives
         # inf or nan (1.0 / 0.0), and the front end checks it (expressions.py: python_checks)
@@ -286,9 +288,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         """The condition of a mark that cannot be read where the value is used (its test binds,
         or reads what a branch binds inside itself): a Bool that makes the function refused if
         anything reads it (a division by the value, where Python's 0.0 raises and NumPy's gives inf),
-        rather than a guess of either kind (see _refuse_undecided)."""
-        self.program.undecided = True
-        return Const(Undecided(loc), Bool, loc)
+        rather than a guess of either kind (see _settled)."""
+        self.program.undecided += 1
+        return Var(f"{UNDECIDED}{self.program.undecided}", Bool, loc)
 
     def hoisted(self, t: Term) -> Term:
         """t, or a variable bound to it before the statement being lowered, where its value can be
@@ -541,7 +543,7 @@ def _settled(body: Term) -> Term:
         raise UnsupportedSyntax(
             "this value is one of Python's own numbers or one of NumPy's, chosen at run time by a test catad "
             "cannot read again where the value is used, and what is done with it later depends on which",
-            left.value.loc, "Python or NumPy number", _UNDECIDED_HINT)
+            left.loc, "Python or NumPy number", _UNDECIDED_HINT)
     return out
 
 

@@ -36,7 +36,7 @@ class ProgramCompiler:
         self.hidden: dict[str, list[tuple[Path, Type, Any]]] = {}  # def name -> its hidden parameters
         self.defaults: dict[tuple, Path] = {}           # (function, parameter) -> where its default is
         self.failing: set[str] = set()  # defs whose body runs a check: a call of one may raise
-        self.undecided = False  # a mark of a kind of number was undecided (FunctionLowerer.undecided)
+        self.undecided = 0  # how many marks of a kind of number were undecided (FunctionLowerer.undecided)
 
     def default_path(self, fn: Any, param: str) -> Path:
         """Where fn keeps param's default value (one Path per compile, so one hidden parameter)."""

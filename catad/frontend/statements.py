@@ -17,6 +17,7 @@ import ast
 from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
+from .._node import walk
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail, subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
@@ -24,7 +25,7 @@ from ..primitives.registry import lookup
 from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
-from .common import all_py, is_array, join_types
+from .common import all_py, is_array, is_undecided, join_types
 from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
@@ -587,7 +588,10 @@ class Statements:
         # a number Python's after one branch and NumPy's after the other (s = 0.0, then s = x[i]
         # in one branch) is Python's where that branch ran: each arm also gives that Bool
         kinds = [self.joined_kind(e1[n], e2[n]) for n, _ in joined]
-        flagged = [k for k, kind in enumerate(kinds) if isinstance(kind, tuple)]
+        # (where an arm's is undecided, so is the joined number's: no Bool for it, see FunctionLowerer.undecided)
+        undecided = {k for k, (n, _) in enumerate(joined) if isinstance(kinds[k], tuple) and
+                     any(is_undecided(a) for e in (e1, e2) for a in walk(self.where_py(e[n])))}
+        flagged = [k for k, kind in enumerate(kinds) if isinstance(kind, tuple) and k not in undecided]
         width = len(joined) + len(flagged)
 
         def arm(p, e):
@@ -598,7 +602,8 @@ class Statements:
         t = self.bind_temp(rhs, pieces, loc) if width > 1 else rhs
         for k, (n, _) in enumerate(joined):
             value = Get(k, t, loc) if width > 1 else t
-            when = Get(len(joined) + flagged.index(k), t, loc) if k in flagged else None
+            when = Get(len(joined) + flagged.index(k), t, loc) if k in flagged else \
+                self.undecided(loc) if k in undecided else None
             value = self.mark_joined(value, kinds[k], when)
             if self.is_zero_d(e1[n]) or self.is_zero_d(e2[n]):  # an array of no axes after either arm
                 self.as_zero_d(value)
