@@ -439,20 +439,23 @@ _CLIPS_TO_NOTHING = _clips_to_nothing()
 def numpy_maximum(lw, name: str, a: Term, b: Term, loc) -> Term:
     """np.maximum (np.minimum, `name` "min") of two scalars: b unless a is greater (less) or NaN,
     so a tie (0.0 and -0.0 too) gives b. The primitive is Python's max(b, a), b unless a is
-    greater: a NaN b is taken first."""
+    greater: a NaN b is taken first. Both are bound first: NumPy evaluates b (its checks raise)
+    whether a is NaN or not."""
     if a.type != Float or isinstance(a, Const):  # only a Float a can be NaN
         return lw.b.scalar(name, [b, a], loc)
-    return lw.b.share(a, lambda x: lw.b.if_(prim("ne", x, x, loc=loc), x, lw.b.scalar(name, [b, x], loc),
-                                             loc, "{a} {b}"), loc)
+    return lw.b.share_all([a, b], lambda x, y: lw.b.if_(prim("ne", x, x, loc=loc), x, lw.b.scalar(name, [y, x], loc),
+                                                         loc, "{a} {b}"), loc)
 
 
 def _bounded(lw, kind: str, a: Term, bound: Term, loc) -> Term:
     """The clip ufunc's max(a, bound) (min), where NumPy's np.clip has both bounds: a unless the
     bound is beyond it (a tie, 0.0 and -0.0 too, keeps a: Python's max(a, bound)), and NaN where
-    either is (a NaN a Python's max keeps, a NaN bound is taken first)."""
+    either is (a NaN a Python's max keeps, a NaN bound is taken first). Both are bound first: a's
+    checks run whether the bound is NaN or not."""
     if bound.type != Float or isinstance(bound, Const) and not math.isnan(bound.value):
         return lw.b.scalar(kind, [a, bound], loc)
-    return lw.b.share(bound, lambda b: If(prim("ne", b, b, loc=loc), b, lw.b.scalar(kind, [a, b], loc), loc), loc)
+    return lw.b.share_all([a, bound], lambda x, b: If(prim("ne", b, b, loc=loc), b, lw.b.scalar(kind, [x, b], loc), loc),
+                          loc)
 
 
 # ------------------------------------------------------------ the tables
