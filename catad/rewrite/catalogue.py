@@ -663,7 +663,9 @@ rule("let-dead", GL, "let x = e in b = b where x is not free in b", "let x = e i
      P(Let, var=V("x"), rhs=V("e"), body=V("b")), "x is not free in b and e runs no shape or bounds check")(
     lambda b: b["b"] if b["x"] not in b.free_vars(b["b"]) and not may_fail(b["e"]) else None)
 rule("if-same", GL, "if c then e else e = e", "if c then e else e", "e", r"\mathbf{if}\ c\ e\ e = e",
-     "both branches alike", P(If, then=V("e"), orelse=V("e")))(lambda b: b["e"])
+     "both branches alike (the test is pure; a check in it is not dead)",
+     P(If, cond=V("c"), then=V("e"), orelse=V("e")), "c runs no shape or bounds check")(
+    lambda b: b["e"] if not may_fail(b["c"]) else None)
 rule("if-true", GL, "if True then a else b = a", "if True then a else b", "a", r"\mathbf{if}\ \top\ a\ b = a",
      "a known condition", P(If, cond=P(Const, value=True), then=V("a")))(lambda b: b["a"])
 rule("if-false", GL, "if False then a else b = b", "if False then a else b", "b", r"\mathbf{if}\ \bot\ a\ b = b",
