@@ -35,7 +35,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import catad.linearmaps.terms as L
 from catad._node import walk
 from catad.lang.terms import Build, Const, Get, If, Let, Term, Tuple, Var, free_vars
-from catad.lang.types import Bool, Float, Int, LinMap, Tuple as TupleT, Type, Vec
+from catad.errors import Site
+from catad.lang.types import Bool, Float, Int, LinMap, Site as SiteType, Tuple as TupleT, Type, Vec
 from catad.linearmaps.terms import Apply, ApplyR, zero_tangent
 from catad.primitives import prim
 from catad.primitives.registry import PRIMITIVES, PrimitiveTypeError
@@ -874,6 +875,16 @@ violations("let-dead")(lambda g: _let_dead(g, True))
 def _(g):
     e = any_term(g)
     return If(g.cond(), e, e)
+
+
+@violations("if-same")
+def _(g):
+    """A test that runs a check (a bounds check of the index it reads) is evaluated for it."""
+    e = any_term(g)
+    site = Const(Site(None, "index", "index {0} is out of bounds"), SiteType)
+    ok = prim("lt", g.atom_float(), g.atom_float())
+    checked = Let(Var(g.fresh("_chk", Float, bind=False).name, TupleT(())), prim("check", ok, Tuple(()), site), g.cond())
+    return If(checked, e, e)
 
 
 def _if_const(g, value):
