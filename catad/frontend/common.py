@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._node import walk
 from ..errors import Loc, UnsupportedSyntax
 from ..lang.terms import TRUE, Call, Const, If, Term, Var
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
@@ -140,3 +141,8 @@ UNDECIDED = "\0undecided "
 def is_undecided(n) -> bool:
     """Whether n is the Bool of an undecided mark (FunctionLowerer.undecided)."""
     return type(n) is Var and n.name.startswith(UNDECIDED)
+
+
+def reads_undecided(t) -> bool:
+    """Whether term t (a mark's condition; None for none) reads an undecided mark."""
+    return t is not None and any(is_undecided(n) for n in walk(t))

@@ -44,14 +44,13 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .._node import walk
 from ..errors import CatadTypeError, Loc
 from ..lang.fold import Fold, WhileCount
 from ..lang.inline import _Renaming
 from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, rename, var_names
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..primitives import prim
-from .common import FALSE_, and_, is_array, is_undecided, join_types, or_, static_int
+from .common import FALSE_, and_, is_array, is_undecided, join_types, or_, reads_undecided, static_int
 from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
@@ -1091,12 +1090,21 @@ class Loops:
         """when, the Bool of where state n is Python's before the loop, or after its body; one
         undecided mark for the state of this loop where when reads one (where the state's kind is
         undecided somewhere, it is in every iteration and after the loop)."""
-        if not _reads_undecided(when):
+        if not reads_undecided(when):
             return when
         key = (id(s), n)
         if key not in self.undecided_states:
             self.undecided_states[key] = self.undecided(self.loc(s))
         return self.undecided_states[key]
+
+    def _py_after(self, s: ast.For, n: str, py: Term | None, out: Term) -> Term | None:
+        """State n's Bool of where it is Python's for the next settling: py where the body keeps
+        it (None: NumPy's); where either is undecided, the body's (the state's undecided mark where
+        that reads one)."""
+        when = self.where_py(out)
+        if reads_undecided(when) or py is not None and is_undecided(py):
+            return self._undecided_state(s, n, when)
+        return py if py is not None and when is py else None
 
     def _python_type(self, st: "_Settled", n: str):
         """The Python type of state n where it is Python's: before the loop, else after the body."""
@@ -1134,9 +1142,7 @@ class Loops:
                 self.b.shapes.restore(saved)
             # (names multiplied anywhere so far: an inner loop's product of an outer loop's state counts)
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for n, b in zip(names, bounds)]
-            new_pys = [self._undecided_state(s, n, self.where_py(out)) if _reads_undecided(self.where_py(out)) or
-                       py is not None and is_undecided(py) else py if py is not None and self.where_py(out) is py
-                       else None for n, py, out in zip(names, pys, outs)]
+            new_pys = [self._py_after(s, n, py, out) for n, py, out in zip(names, pys, outs)]
             new_lists = [self._list_kind(s, n, items, out) for n, items, out in zip(names, lists, outs)]
             new_types, new_shapes = [], []
             for n, ty, sh, out in zip(names, types, shapes, outs):
@@ -1284,10 +1290,6 @@ class Loops:
             values = [Const(0, Int, loc)]
         result = values[0] if len(values) == 1 else Tuple(tuple(values), loc)
         return _Lambda(t, self.assemble(pieces, result, None)), outs, dict(self.env)
-
-
-def _reads_undecided(when: Term | None) -> bool:
-    return when is not None and any(is_undecided(n) for n in walk(when))
 
 
 _FLAG = "\0python "  # the name of the Bool state of a loop's number that may still be Python's

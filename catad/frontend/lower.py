@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, and_, any_, is_array, is_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -532,7 +532,7 @@ def _settled(body: Term) -> Term:
     time (Python raises there only if the number is Python's, which catad cannot tell); anything
     else that reads one (a loop's state) makes the function refused."""
     def settled_check(n: Term) -> Term:
-        if type(n) is not Call or n.fn != "check" or not any(is_undecided(k) for k in walk(n.args[0])):
+        if type(n) is not Call or n.fn != "check" or not reads_undecided(n.args[0]):
             return n
         cond = rebuilt(n.args[0], lambda a: TRUE if is_undecided(a) else a)  # Python's: the strictest
         site = n.args[2]

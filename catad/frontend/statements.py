@@ -17,7 +17,6 @@ import ast
 from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
-from .._node import walk
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail, subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
@@ -25,7 +24,7 @@ from ..primitives.registry import lookup
 from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
-from .common import all_py, is_array, is_undecided, join_types
+from .common import all_py, is_array, join_types, reads_undecided
 from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
@@ -342,8 +341,8 @@ class Statements:
             self.bound_types[name].append(value.type)
         if isinstance(value, Tuple) and not _atoms(value):
             value = self.items_bound(value, pieces, loc)
-        is_list, tree, view, zero_d = self.is_list(value), self.tree(value), self.is_readonly(value), self.is_zero_d(value)
-        if zero_d:
+        is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
+        if self.is_zero_d(value):
             self.zero_d_names.add(name)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
@@ -356,8 +355,7 @@ class Statements:
                 self.mark_py_items(value, *py_items)
             self.mark_py_layout(value, layout)
             self.with_int_bound(value, bound)
-            if zero_d:
-                self.as_zero_d(value)
+            self.keep_zero_d(marked, value)
             return
         v = self.b.bound(Var(self.names.user(name.strip("\0") or "_v"), value.type, loc), value)
         self.keep_py(marked, v)
@@ -367,8 +365,7 @@ class Statements:
         self.with_int_bound(v, bound)
         if view:
             self.mark_readonly(v)
-        if zero_d:
-            self.as_zero_d(v)
+        self.keep_zero_d(marked, v)
         pieces.append(("let", v, value, loc))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
@@ -590,7 +587,7 @@ class Statements:
         kinds = [self.joined_kind(e1[n], e2[n]) for n, _ in joined]
         # (where an arm's is undecided, so is the joined number's: no Bool for it, see FunctionLowerer.undecided)
         undecided = {k for k, (n, _) in enumerate(joined) if isinstance(kinds[k], tuple) and
-                     any(is_undecided(a) for e in (e1, e2) for a in walk(self.where_py(e[n])))}
+                     any(reads_undecided(self.where_py(e[n])) for e in (e1, e2))}
         flagged = [k for k, kind in enumerate(kinds) if isinstance(kind, tuple) and k not in undecided]
         width = len(joined) + len(flagged)
 
