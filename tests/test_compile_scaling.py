@@ -291,6 +291,33 @@ def test_a_rule_that_loops_is_an_error_not_a_hang():
     assert out == x and len(steps) > 10_000
 
 
+
+def test_the_steps_of_a_rewriter_a_rule_runs_count_against_that_one():
+    """A rule may rewrite a subterm with a rewriter of its own sharing the trace (the forward
+    sweep's fwd-sweep-nested, a fold step's Jacobian): its steps leave its own nodes normal, so
+    the outer rewriter's step limit must not count them. It did, and the Hessian of a function
+    whose loop holds a nested loop was refused ("a rule loops", fuzzer seed 70760) where
+    rewriting ends; the nested rewriter's own limit still stops a loop of its own."""
+    from catad.errors import CatadError
+    from catad.lang.terms import Call
+    from catad.rewrite.rule import P, Rule
+    x = Var("x", Float)
+    long = make_lets([(Var(f"y{i}", Float), prim("mul", x, Const(1.0, Float))) for i in range(3 * N)], x)
+    trace: list = []
+    sweep = Rule("sweep", "test", "", "cos(x)", "x", "", "", P(Call, fn="cos"),
+                 lambda b: Rewriter(RULES, "inner", trace).normalize(long))
+    # 300 frames the outer rewriter leaves normal, after the one the rule sweeps
+    outer = Tuple((prim("cos", x),) + tuple(prim("sin", Var(f"z{i}", Float)) for i in range(300)))
+    out = Rewriter([sweep] + RULES, "outer", trace).normalize(outer)
+    assert out.items[0] == x and len(trace) > 50 * 301 + 10_000
+    one, two = Const(1.0, Float), Const(2.0, Float)
+    flip = Rule("flip", "test", "", "1", "2", "", "", P(Const, value=1.0), lambda b: two)
+    flop = Rule("flop", "test", "", "2", "1", "", "", P(Const, value=2.0), lambda b: one)
+    looping = Rule("sweep", "test", "", "cos(x)", "x", "", "", P(Call, fn="cos"),
+                   lambda b: Rewriter([flip, flop], "inner", trace).normalize(prim("add", x, one)))
+    with pytest.raises(CatadError, match="did not terminate"):
+        Rewriter([looping] + RULES, "outer", trace).normalize(outer)
+
 def test_types_are_made_once_per_structure():
     """Types are hash-consed: equal types are one object, however they are spelled, so
     comparing and hashing them is an identity check and a program holds each type once."""

@@ -87,7 +87,10 @@ class Rewriter:
         # rules that may match there): see _rules_for
         self.indexed: dict[type, tuple] = {}
         self.normal = NormalMarks() if normal is None else normal
-        self.marked = 0  # terms this rewriter marked normal (the step limit reads it)
+        # the step limit reads these two, its own (not the trace's length: a rule may sweep a
+        # subterm with a rewriter of its own, fwd-sweep-nested's, whose steps join the trace)
+        self.marked = 0  # terms this rewriter marked normal
+        self.taken = 0  # rewrites this rewriter made
         self.free_vars: ChainFreeVars | None = None  # the rules' free variables, during normalize
         # Whether no rule can match a variable or a constant (true of the catalogue): then an
         # atom met as a child is recorded normal where it is met, without a visit of its own.
@@ -138,7 +141,7 @@ class Rewriter:
         # A rule that loops takes steps without making any node normal, where a terminating
         # rewrite takes a few per node it leaves normal: past 10,000 steps, more than 50 per
         # new normal node is a loop (counting t's nodes instead would walk all of t).
-        steps_before, marked_before = len(trace), self.marked
+        steps_before, marked_before = self.taken, self.marked
         # term_children's and with_children's tables, read here: a call fewer at every node
         children, rebuilt = lang_terms.CHILDREN, lang_terms.WITH_CHILDREN
         stack = [(t, None, children[type(t)](t), [])]
@@ -170,6 +173,7 @@ class Rewriter:
                     sub = r.apply(node, free_vars)
                     if sub is not None:
                         trace.append((r.name, stage, path, node, sub))
+                        self.taken += 1
                         break
                 else:
                     _set_normal(node, marks)
@@ -184,8 +188,8 @@ class Rewriter:
                     continue
             stack.append((sub, sub_path, children[type(sub)](sub), []))
             frames += 1
-            if not frames & 255:  # now and then: the trace's length may be a call (StepCount)
-                taken = len(trace) - steps_before
+            if not frames & 255:  # now and then
+                taken = self.taken - steps_before
                 if taken > 10_000 and taken > 50 * (self.marked - marked_before) + 10_000:
                     raise CatadError("rewriting did not terminate within its step budget (a rule loops)",
                                      construct="rewrite")
