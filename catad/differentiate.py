@@ -65,9 +65,10 @@ def _materialize(x: Any, like: Any) -> Any:
     if isinstance(like, np.ndarray):
         if type(x) is np.ndarray and x.dtype == _F64 and x.shape == like.shape:
             return x  # what the conversions below return (a view of it), without their 1 us
-        if x is S.ZERO:
+        x = S.densify(x)
+        if x is S.ZERO:  # (a list of zero tangents, a loop's, densifies to ZERO)
             return np.zeros(like.shape)
-        dense = np.asarray(S.densify(x), dtype=np.float64)
+        dense = np.asarray(x, dtype=np.float64)
         if dense.size != like.size:
             raise _wrong_size(f"of shape {dense.shape} for a value of shape {like.shape}")
         return dense.reshape(like.shape)

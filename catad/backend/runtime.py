@@ -606,6 +606,10 @@ def rt_update(i, v, n):
     along i's axes."""
     if v is ZERO or n == 0:  # (an empty vector's only tangent: an update of it sums no lanes)
         return ZERO
+    if type(v) is list:  # a loop's list of tangents: ZERO where each is (no shape to make zeros of)
+        v = T.densify(v)
+        if v is ZERO:
+            return ZERO
     if type(i) is not np.ndarray or i.ndim == 0:  # (a reverse loop's steps: one index, often)
         return OneHot(i, v, n)
     v = np.asarray(T.densify(v), dtype=np.float64)
@@ -619,11 +623,12 @@ def rt_repeat(x, n):
     """build(n, \\i. x) of a run-time tangent x that no lane changes: n copies of it as one
     run-time tangent (the zero tangent of a vector, where x is the zero tangent; a list, as a
     loop makes a vector of tuples, where x is a tuple)."""
-    if x is ZERO:
-        return ZERO
     if isinstance(x, tuple):
         return [x] * int(n)
-    return np.repeat(np.asarray(T.densify(x))[None], int(n), axis=0)
+    x = T.densify(x)
+    if x is ZERO:  # (also a list of zero tangents, a loop's)
+        return ZERO
+    return np.repeat(np.asarray(x)[None], int(n), axis=0)
 
 
 def rt_len(v):

@@ -375,9 +375,10 @@ def flatten(x: Any, template: Any) -> np.ndarray:
         chunks = [flatten(p, t) for p, t in zip(parts, template)]
         return np.concatenate(chunks) if chunks else np.zeros(0)
     n = tangent_size(template)
-    if x is ZERO or n == 0:
+    x = densify(x)
+    if x is ZERO or n == 0:  # (a list of zero tangents, a loop's, densifies to ZERO)
         return np.zeros(n)
-    return np.asarray(densify(x), dtype=np.float64).reshape(n)
+    return np.asarray(x, dtype=np.float64).reshape(n)
 
 
 def unflatten(v: np.ndarray, template: Any) -> Any:

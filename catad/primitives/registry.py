@@ -892,7 +892,8 @@ def t_tmul(ts):
 
 def _tmul(v, x):
     T = _tangents()
-    return T.ZERO if x is T.ZERO else T.times(v, T.densify(x))
+    x = T.densify(x)
+    return T.ZERO if x is T.ZERO else T.times(v, x)  # (x may be a list of zero tangents, a loop's)
 
 
 register(Primitive("tmul", t_tmul, _tmul, arity=2,
