@@ -8,9 +8,11 @@ no row says how long a row is). Two things went wrong with it, found by differen
   Hessian now (runtime.take_iota).
 - The sum over the loop's rows of a reverse program's cotangents, empty along every axis, was
   added to or shaped as a cotangent of the value's shape: a raw ValueError of NumPy's broadcasting
-  or of runtime.shaped_as. Where only a loop that runs no step shows how long its rows are, catad
-  cannot make that sum the value's shape, and refuses with a CatadError (backend.Compiled: a
-  run-time check's error is catad's own, not the user's code's)."""
+  or of runtime.shaped_as. It was refused with a CatadError (backend.Compiled: a run-time check's
+  error is catad's own, not the user's code's). The rows of no step are now of length 1 along
+  their other axes (lang.evaluate.no_rows), so their sum, zeros, broadcasts to the cotangent it
+  is added to, and the derivative is computed (session 25, loop fuzzer seed 81992). Where such a
+  sum is the value itself, its shape is checked and refused as before."""
 import numpy as np
 import pytest
 
@@ -60,10 +62,37 @@ def test_zero_step_loop_over_rows_is_refused_not_raised():
         catad.hessian(rows_of_no_step, argnums=(0, 1))(-0.2, m)
 
 
-def test_zero_step_rows_summed_into_a_cotangent_is_refused_not_raised():
+def test_zero_step_rows_summed_into_a_cotangent():
     v = np.array([-1.5, -0.5, -1.25, 0.9, -1.9])
-    with pytest.raises(catad.CatadError, match="catad's own error"):
-        catad.value_and_grad(appends_under_a_check, argnums=(0, 2))(-0.07, 4, v)
+    value, (gx, gv) = catad.value_and_grad(appends_under_a_check, argnums=(0, 2))(-0.07, 4, v)
+    # x -= np.sum(v) runs three times (i, j) = (1, 0), (2, 0), (2, 1)
+    assert value == appends_under_a_check(-0.07, 4, v) and gx == 1.0 and np.array_equal(gv, np.full(5, -3.0))
+
+
+def inner_loop_under_a_test(n, w):
+    s = 0.5
+    for i in range(n):
+        for e in w:
+            if np.cos(s) > 0.0:
+                s += np.exp(-np.sum(w) ** 2)
+    return s * s + np.sum(np.sin(w))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_hessian_of_rows_of_no_step_added_to_a_cotangent(n):
+    """The Hessian's forward program summed the rows of an outer loop of no step (n = 0) and added
+    them to w's cotangent: NumPy's broadcasting raised a raw ValueError (loop fuzzer, seed 81992)."""
+    w = np.array([0.02, -0.77, -1.25, 0.33, -0.06])
+    h = catad.hessian(inner_loop_under_a_test, argnums=1)(n, w)
+    step, want = 1e-4, np.zeros((5, 5))
+    for a in range(5):
+        for b in range(5):
+            ea, eb = np.eye(5)[a] * step, np.eye(5)[b] * step
+            want[a, b] = sum(sgn * inner_loop_under_a_test(n, w + sa * ea + sb * eb)
+                             for sgn, sa, sb in ((1, 1, 1), (-1, 1, -1), (-1, -1, 1), (1, -1, -1))) / (4 * step * step)
+    np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-5)
+    if n == 0:
+        np.testing.assert_array_equal(h, np.diag(-np.sin(w)))
 
 
 def rows_under_a_loop_of_no_iteration(v, y):
@@ -73,13 +102,15 @@ def rows_under_a_loop_of_no_iteration(v, y):
     return y + np.sum(np.sin(v))
 
 
-def test_hvp_through_rows_of_no_iteration_is_refused_not_a_raw_error():
+@pytest.mark.parametrize("n", [1, 3])
+def test_hvp_through_rows_of_no_iteration(n):
     """hvp's tangent of v came back of shape (0,) (the rows of no iteration), and reshaping it
-    to v's (1,) raised a raw ValueError from inside catad (the loop fuzzer, seed 45964). It is
-    refused, as the Hessian is; the gradient is right."""
-    v, y = np.array([0.75]), -0.5
-    with pytest.raises(catad.CatadError, match="catad's own error"):
-        catad.hvp(rows_under_a_loop_of_no_iteration, (v, y), (np.ones(1), 1.0), argnums=(0, 1))
+    to v's (1,) raised a raw ValueError from inside catad (the loop fuzzer, seed 45964). It was
+    refused; it is computed now (no_rows): the function is y + sum(sin(v))."""
+    v, y = np.linspace(0.75, 1.25, n), -0.5
+    dv, dy = catad.hvp(rows_under_a_loop_of_no_iteration, (v, y), (np.ones(n), 1.0), argnums=(0, 1))
+    np.testing.assert_allclose(dv, -np.sin(v), rtol=1e-14)
+    assert dy == 0.0
     g = catad.grad(rows_under_a_loop_of_no_iteration, argnums=(0, 1))(v, y)
     np.testing.assert_allclose(g[0], np.cos(v))
     assert g[1] == 1.0

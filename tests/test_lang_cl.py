@@ -102,8 +102,8 @@ def test_empty_build_keeps_its_type():
     v = Var("v", Vec(Vec(Float)))
     body = Build(iconst(0), i, prim("index", i, v))
     p = Program((Def("f", (v,), body),), "f")
-    for r in all_ways(p, np.ones((2, 3))):
-        assert r.shape == (0, 0) and r.dtype == np.float64
+    for r in all_ways(p, np.ones((2, 3))):  # (of length 1 along the rows' axes: evaluate.no_rows)
+        assert r.shape == (0, 1) and r.dtype == np.float64
 
 
 def test_if_evaluates_only_the_taken_branch():

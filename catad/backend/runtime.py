@@ -11,6 +11,7 @@ import numpy as np
 from .. import tangents as T
 from . import einsum_plans as _einsum_plans
 from ..errors import Loc as _Loc, ShapeError as _ShapeError
+from ..lang.evaluate import no_rows
 from ..primitives import registry as R
 from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
 # the linear-algebra kernels, called by name by catad/backend/linalg.py's code
@@ -475,13 +476,15 @@ def _positions(item, d: int):
 
 
 def loop_array(elems: list, dtype, ndim: int, like=None):
-    """The array of a Python loop's results; with no results, empty along every axis (as
-    the reference semantics makes an empty build): np.array([]) would have only one; or shaped
-    as `like`, the vector whose rows they are (a reverse loop's cotangents of the rows of an
-    empty matrix, added to its other cotangents: (0, 3), not (0, 0))."""
+    """The array of a Python loop's results; with no results, shaped as `like`, the vector whose
+    rows they are (a reverse loop's cotangents of the rows of an empty matrix, added to its other
+    cotangents: (0, 3)), or else as the reference semantics makes an empty build (no_rows: (0, 1),
+    whose sum broadcasts as a row of any shape would)."""
     if elems:
         return np.array(elems, dtype=dtype)
-    return np.zeros(np.shape(like) if like is not None and np.ndim(like) == ndim else (0,) * ndim, dtype=dtype)
+    if like is not None and np.ndim(like) == ndim:
+        return np.zeros(np.shape(like), dtype=dtype)
+    return no_rows(ndim, dtype)
 
 
 def batch_full(x, batch: tuple):

@@ -17,6 +17,17 @@ from .terms import Build, Call, Const, Get, If, Program, Term, Tuple, Var, let_c
 from .types import Type, coerce_value, dtype_of, is_array_type, rank
 
 
+def no_rows(ndim: int, dtype) -> np.ndarray:
+    """The vector of no elements of rank `ndim`, whose elements' shape nothing says (a build or a
+    loop of no step): empty along its first axis, of length 1 along the others. What is made of its
+    rows then broadcasts as an element of any shape would: the sum of no rows, zeros of shape (1,
+    ...), added to a cotangent of shape (5,), is that cotangent, where the sum of an array empty
+    along every axis, of shape (0,), raised NumPy's broadcasting error (np.array([]) would have
+    one axis only). Where such a result is the value itself, its shape is checked (the backend's
+    shaped_as, differentiate._materialize) and refused as catad's own error."""
+    return np.zeros((0,) + (1,) * (ndim - 1), dtype=dtype)
+
+
 def make_vector(elems: list, t: Type) -> np.ndarray:
     """The run-time value of a Vec of type t from its elements."""
     if not is_array_type(t):
@@ -24,7 +35,7 @@ def make_vector(elems: list, t: Type) -> np.ndarray:
     if any(not isinstance(e, (int, float, np.ndarray, np.generic)) for e in elems):
         return _tangent_vector(elems)
     if not elems:
-        return np.zeros((0,) * rank(t), dtype=dtype_of(t))
+        return no_rows(rank(t), dtype_of(t))
     if len({np.shape(e) for e in elems}) > 1:  # a scan's accumulators that change shape: no array
         return list(elems)
     return np.array(elems, dtype=dtype_of(t))
