@@ -900,8 +900,10 @@ def h_reduce(lw, obj, node, args, kwargs):
     a0 = p["a"]
     if kind == "sum" and isinstance(a0, ast.GeneratorExp) and _is_none(p.get("axis")) and _is_none(p.get("keepdims")):
         return lw.b.sum_all(lw.comprehension(a0, "sum"), loc)  # np.sum(e for ...): no vector made
-    t = lw.comprehension(a0, None) if isinstance(a0, ast.ListComp) else lw.arg(a0)
+    t = lw.as_list(lw.comprehension(a0, None)) if isinstance(a0, ast.ListComp) else lw.arg(a0)
     if lw.is_list(t):
+        if not (_is_none(p.get("axis")) and _is_none(p.get("keepdims"))):  # (over every axis: one number)
+            t = lw.nonempty_list(t, node, f"{name}()")  # NumPy makes [] the array of shape (0,)
         t = t.replace()
     keep = static_bool(lw, p.get("keepdims"), obj, "keepdims", False)
     dtype = dtype_of(lw, p.get("dtype"), obj, None)
