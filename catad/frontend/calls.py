@@ -536,8 +536,8 @@ def h_array(lw, obj, node, args, kwargs):
     a, loc = args[0], lw.loc(node)
     if isinstance(a, (ast.List, ast.Tuple)):
         t = lw.display(a)
-    elif isinstance(a, ast.ListComp):  # (NumPy makes [] the array of shape (0,): see nonempty_list)
-        t = lw.nonempty_list(lw.as_list(lw.comprehension(a, None)), node, f"{display(obj)}()").replace()
+    elif isinstance(a, ast.ListComp):
+        t = lw.comprehension(a, None)
     else:
         t = lw.arg(a)
         if not is_array(t):
