@@ -74,3 +74,38 @@ def test_the_branch_not_taken_adds_no_nan_to_the_gradient():
         assert where_sqrt(V, -1.0) == 0.0
     value, (gv, gx) = catad.value_and_grad(where_sqrt, argnums=(0, 1))(V, -1.0)
     assert value == 0.0 and gx == 0.0 and np.all(gv == 0.0)
+
+
+def where_rows_log(v, y):
+    return np.sum(np.where(v > y, np.array([math.log(v[0]) for _ in v]), 1.0) * v)
+
+
+def where_rows_index(v, y):
+    return np.sum(np.where(v > y, 2.0 * v, np.array([v[k + 1] for k in range(len(v))])))
+
+
+def where_rows_log_unused(v, y):
+    for e in v:
+        s = np.where(v > y, np.array([math.log(e) for _ in v]), 1.0)  # noqa: F841 (its check runs)
+    return np.sum(v) + y
+
+
+@pytest.mark.parametrize("f", [where_rows_log, where_rows_index, where_rows_log_unused], ids=lambda f: f.__name__)
+def test_an_array_argument_running_a_check_raises_where_no_lane_chooses_it(f):
+    """On arrays np.where is an elementwise if, and an operand that is a build of its own (a list
+    comprehension) was fused into it: its element, and the element's check, ran only in the lanes
+    that choose it. np.where(v > y, np.array([math.log(e) for _ in v]), 1.0) gave a value where no
+    lane chose the logarithms and Python raises ValueError (loop fuzzer, seed 91948). Such an
+    operand is now made whole first, as on scalars and as np.select's."""
+    v = np.array([-0.48, -1.14, -1.13])
+    with pytest.raises((ValueError, IndexError)) as python:
+        f(v, 0.0)
+    with pytest.raises(catad.CatadError) as ours:
+        catad.value_and_grad(f, argnums=(0, 1))(v, 0.0)
+    assert isinstance(ours.value, catad.DomainError if python.type is ValueError else catad.BoundsError)
+
+
+def test_an_array_argument_running_a_check_is_chosen_as_numpy_where_it_passes():
+    v = np.array([0.7, 1.3, 0.2])
+    agrees(where_rows_log, v, 0.5, argnums=(0, 1))
+    agrees(where_rows_log_unused, v, 0.5, argnums=(0, 1))

@@ -623,7 +623,9 @@ def h_where(lw, obj, node, args, kwargs):
         ts[0] = truth(lw, ts[0], loc)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
     if any(is_array(t) for t in ts):
-        return lw.b.elementwise(f, ts, loc, "np.where")
+        # (an operand running a check is bound first, whole: fused into the elementwise if, its
+        # element's check would run only where it is chosen, as np.select's are: see evaluated)
+        return lw.b.evaluated(ts, lambda *xs: lw.b.elementwise(f, list(xs), loc, "np.where"), loc)
     return lw.as_zero_d(lw.b.evaluated(ts, f, loc))  # NumPy's is an array of no axes
 
 
