@@ -321,6 +321,8 @@ def take_shift(x, a: int, k: int, n: int, s):
     m = x.shape[k]
     if 0 <= s and s + n <= m:
         x = x[(slice(None),) * k + (slice(s, s + n),)]
+    elif 0 in x.shape[:k] + x.shape[k + 1:]:  # read by no lane (as take_iota's): empty, nothing raised
+        x = np.zeros(x.shape[:k] + (n,) + x.shape[k + 1:], dtype=x.dtype)
     else:
         x = np.take(x, np.arange(n) + s, axis=k)
     return take_iota(x, a, k, n)
