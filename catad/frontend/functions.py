@@ -258,22 +258,7 @@ class Functions:
         out = self.with_tree(failing(call) if name in self.program.failing else call, self.program.result_trees.get(name))
         if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
             return self.as_py_when(out, self.undecided(loc), out.type)
-        items = self.program.result_items.get(name)
-        if items is not None and self.tree(out) is None:  # a tuple holding some of Python's numbers
-            return self._marked_items(out, items, loc)
         return self.as_py(out) if name in self.program.result_pys else out
-
-    def _marked_items(self, out: Term, items: tuple, loc) -> Tuple:
-        """The tuple `out` a call returns as a display of its items, each marked as the callee
-        returns it (Python's, or undecided where Python's only at some returns), so that taking
-        one keeps its kind (k(x)[1] / 0 raises where k returns abs(x)). The items read one call
-        term; CSE computes it once."""
-        got = []
-        for k, kind in enumerate(items):
-            x = Get(k, out, loc)
-            got.append(self.as_py(x) if kind == "py" else
-                       self.as_py_when(x, self.undecided(loc), x.type) if kind == "maybe" else x)
-        return Tuple(tuple(got), loc)
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a

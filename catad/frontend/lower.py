@@ -91,9 +91,6 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self._returned = False  # a return statement was lowered (its tree is result_tree)
         self.result_py = False  # every return returns one of Python's own numbers
         self.result_maybe_py = False  # some return may return one (where a condition holds)
-        # of a tuple returned, by item: "py" (Python's own number at every return), "maybe" (at some,
-        # or where a condition holds), None (NumPy's); None where no return is a tuple display
-        self.result_items: tuple | None = None
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
@@ -213,21 +210,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                       "at another return", hint="return values of one structure at every return")
         self.result_py = self.is_py(value) and (self.result_py or not self._returned)
         self.result_maybe_py = self.result_maybe_py or self.py_when(value) is not None
-        self.result_items = self._items_kinds(value, self.result_items if self._returned else None, self._returned)
         self._returned, self.result_tree = True, tree
-
-    def _items_kinds(self, value: Term, before: tuple | None, returned: bool) -> tuple | None:
-        """result_items after a return of value (before: theirs so far, of the returns before)."""
-        if not isinstance(value.type, TupleT):
-            return None
-        n = len(value.type.items)
-        kinds = tuple("py" if self.is_py(x) else "maybe" if self.py_when(x) is not None else None
-                      for x in value.items) if isinstance(value, Tuple) else (None,) * n
-        if not returned:
-            return kinds if any(kinds) else None
-        before = before or (None,) * n
-        out = tuple("py" if a == b == "py" else "maybe" if a or b else None for a, b in zip(before, kinds))
-        return out if any(out) else None
 
     def mark_readonly(self, t: Term) -> Term:
         self.views[id(t)] = t

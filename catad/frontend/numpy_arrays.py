@@ -828,8 +828,6 @@ def reduce(lw, a: Term, axes, kind: str, loc, ddof: Term | None = None) -> Term:
     r = rank(a.type)
     if kind == "sum":
         if axes is None or len(axes) == r:
-            if r >= 2:  # NumPy adds a C-ordered array's elements as one vector (pairwise), not by rows
-                return lw.b.share(reshape(lw, a, [Const(-1, Int)], loc, np.ravel), lambda v: prim("sum", v, loc=loc), loc)
             return lw.b.sum_all(a, loc)
         return by_axis(lw, a, axes, lambda x, q: lw.b.reduce_axis(x, q, "sum", loc), loc)
     if kind in ("vmax", "vmin"):

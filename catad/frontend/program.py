@@ -29,7 +29,6 @@ class ProgramCompiler:
         self.result_trees: dict[str, Any] = {}          # def name -> the tree of its list or dict result
         self.result_pys: set[str] = set()               # defs returning one of Python's own numbers
         self.result_maybe_pys: set[str] = set()         # defs returning one only where a condition holds
-        self.result_items: dict[str, tuple] = {}         # defs returning a tuple holding some: lower.result_items
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -85,8 +84,6 @@ class ProgramCompiler:
                 self.result_pys.add(name)
             elif lowerer.result_maybe_py:
                 self.result_maybe_pys.add(name)
-            if lowerer.result_items is not None:
-                self.result_items[name] = lowerer.result_items
         finally:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
