@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var, failing
 from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
-from .common import PythonConstant, PythonWhere, is_undecided
+from .common import ZERO_D, PythonConstant, PythonWhere, is_undecided
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -90,6 +90,8 @@ class Functions:
             value = self.with_tree(v, tree)
             if py is True:
                 self.as_py(v)  # a Python float, int or bool argument
+            elif py == ZERO_D:
+                self.as_zero_d(v)  # the caller's array of no axes: the callee writes into it, or refuses
             elif isinstance(py, PythonWhere) and py.undecided:
                 self.as_py_when(v, self.undecided(loc), py.type)
             elif isinstance(py, PythonWhere):
@@ -248,7 +250,8 @@ class Functions:
         # Python's own numbers stay Python's in the callee; one that is Python's only where a
         # condition holds (a sum by a loop) passes that Bool too, after the other arguments
         whens = [self.py_when(t) for t in ts]
-        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0]))) for w in whens)
+        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0])))
+                    or (ZERO_D if self.is_zero_d(t) else False) for w, t in zip(whens, ts))
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
         ts += [w[0] for w in whens if w is not None and w[0] is not TRUE and not is_undecided(w[0])]

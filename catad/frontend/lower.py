@@ -321,7 +321,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if isinstance(self.joined_kind(a, b), tuple):  # Python's on one side only: its mark reads the test
             a, b = self.hoisted(a), self.hoisted(b)
         test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
-        return self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
+        out = self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
+        if self.is_zero_d(a) or self.is_zero_d(b):  # Python's max gives that array itself where chosen
+            self.as_zero_d(out)
+        return out
 
     def mark_py_items(self, t: Term, which: tuple | None = None) -> Term:
         """t, a list, marked as holding only Python's own numbers (a comprehension of them), or
