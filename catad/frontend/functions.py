@@ -90,8 +90,9 @@ class Functions:
             value = self.with_tree(v, tree)
             if py is True:
                 self.as_py(v)  # a Python float, int or bool argument
-            elif py == ZERO_D:
-                self.as_zero_d(v)  # the caller's array of no axes: the callee writes into it, or refuses
+            elif py == ZERO_D:  # the caller's array of no axes: the callee writes into it, or refuses
+                self.as_zero_d(v)
+                self.zero_d_names.add(p)  # (also where a loop's state holds it)
             elif isinstance(py, PythonWhere) and py.undecided:
                 self.as_py_when(v, self.undecided(loc), py.type)
             elif isinstance(py, PythonWhere):
