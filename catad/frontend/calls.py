@@ -622,11 +622,13 @@ def h_where(lw, obj, node, args, kwargs):
     if scalar_of(ts[0].type) in (Int, Float):  # a number's truth: nonzero (NaN too)
         ts[0] = truth(lw, ts[0], loc)
     f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
-    if any(is_array(t) for t in ts):
-        # (an operand running a check is bound first, whole: fused into the elementwise if, its
-        # element's check would run only where it is chosen, as np.select's are: see evaluated)
-        return lw.b.evaluated(ts, lambda *xs: lw.b.elementwise(f, list(xs), loc, "np.where"), loc)
-    return lw.as_zero_d(lw.b.evaluated(ts, f, loc))  # NumPy's is an array of no axes
+
+    def chosen(*xs):
+        return lw.b.elementwise(f, list(xs), loc, "np.where") if any(is_array(x) for x in xs) else f(*xs)
+    # the operands that run a check are bound first, whole (as np.select's): in an if, or fused
+    # into an elementwise one, their checks would run only where they are chosen
+    made = lw.b.evaluated(ts, chosen, loc)
+    return made if is_array(made) else lw.as_zero_d(made)  # NumPy's of numbers is an array of no axes
 
 
 def _square(lw, loc):

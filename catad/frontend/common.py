@@ -133,12 +133,12 @@ def all_py(positions) -> bool:
     return positions == "all" or all(positions)
 
 
-# the names of the Bools of undecided marks (FunctionLowerer.undecided): variables bound nowhere,
-# so that nothing takes them for a value known while compiling (a Const would be one)
 # a parameter's entry in `pys` (FunctionLowerer) where the caller passes an array of no axes
 # (np.where's of numbers): an augmented assignment to it writes into the caller's array
 ZERO_D = "zero-d array"
 
+# the names of the Bools of undecided marks (FunctionLowerer.undecided): variables bound nowhere,
+# so that nothing takes them for a value known while compiling (a Const would be one)
 UNDECIDED = "\0undecided "
 
 

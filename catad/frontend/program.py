@@ -59,7 +59,8 @@ class ProgramCompiler:
         result type (its result's tree: result_trees[name]). `given` names the parameter each
         argument fills (by default the first positional ones; the others take their default
         values), `statics` binds parameters to objects that are not values (a method's self), `pys`
-        says which arguments are Python's own numbers (types.python_numbers)."""
+        says which arguments are Python's own numbers (types.python_numbers), or arrays of no axes
+        (common.ZERO_D)."""
         units = units if units is not None else (None,) * len(arg_types)
         trees = trees if trees and any(t is not None for t in trees) else None
         src = self.source(fn)
