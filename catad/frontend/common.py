@@ -9,7 +9,7 @@ from typing import Any
 
 from .._node import walk
 from ..errors import Loc, UnsupportedSyntax
-from ..lang.terms import TRUE, Call, Const, If, Term, Var
+from ..lang.terms import TRUE, Call, Const, Get, If, Term, Tuple, Var, is_atom
 from ..lang.types import Bool, Float, Int, Type, Vec, rank, scalar_of, vec_of
 from ..primitives import prim
 
@@ -116,8 +116,30 @@ class PythonConstant:
     const: Any
 
 
+def projections(t: Term) -> bool:
+    """A tuple display of atoms, of projections of atoms (a call's tuple result made a display of
+    its items, see call_user) or of such displays: its items are read once each, as they are."""
+    return isinstance(t, Tuple) and all(_projection(x) or projections(x) for x in t.items)
+
+
+def _projection(t: Term) -> bool:
+    while type(t) is Get:
+        t = t.tup
+    return is_atom(t)
+
+
 # the py_layout (Lowerer.py_layout) of a list with both kinds of numbers at places known only at run time
 MIXED = "mixed"
+
+
+@dataclass(frozen=True)
+class ListArg:
+    """A list held as an array (a display or comprehension of numbers or arrays), passed to a
+    function of the user's or returned by one: it stays a list there (Python's + concatenates
+    it, sum() of its Python numbers is Python's), holding Python's numbers where `py_items` (as
+    Lowerer.py_items_of gives it) and `layout` (as Lowerer.laid_out gives it) say."""
+    py_items: tuple | None = None
+    layout: Any = None
 
 
 def refuse_item_of_unknown_kind(loc, hint: str):

@@ -27,10 +27,10 @@ import numpy as np
 
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var, failing
-from ..lang.types import Bool, Int, Tuple as TupleT
+from ..lang.types import Bool, Int, Tuple as TupleT, Vec
 from . import complexes
 from .calls import user_function
-from .common import ZERO_D, PythonConstant, PythonWhere, is_undecided
+from .common import ZERO_D, ListArg, PythonConstant, PythonWhere, is_undecided
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -97,8 +97,8 @@ class Functions:
                 self.as_py_when(v, self.undecided(loc), py.type)
             elif isinstance(py, PythonWhere):
                 where.append((v, py.type))
-            elif isinstance(py, tuple) and _any_leaf(py):  # a tuple, list or dict holding some
-                value = self.python_leaves(value, py, loc)
+            elif isinstance(py, (tuple, ListArg)):  # a tuple, list or dict holding some, or a list
+                value = self.flagged(value, py, loc)
             if p == self.src.vararg:
                 items.append(value)
             else:
@@ -115,15 +115,6 @@ class Functions:
             if p not in self.env:  # **kwargs given no keyword is an empty dict
                 self.env[p] = self.dict_of((), (), loc) if p == self.src.varkw else self.default_value(p)
         return params
-
-    def python_leaves(self, t: Term, flags: tuple | bool, loc: Loc) -> Term:
-        """t, a tuple (or list, or dict) argument, as a tuple display of its items, each of Python's
-        own numbers among them marked so (catad.lang.types.python_numbers gives the flags)."""
-        if not isinstance(flags, tuple):
-            return self.as_py(t) if flags else t
-        items = tuple(self.python_leaves(self.with_tree(Get(k, t, loc), self.item_tree(t, k)), f, loc)
-                      for k, f in enumerate(flags))
-        return self.with_tree(Tuple(items, loc), self.tree(t))
 
     def default_value(self, p: str) -> Any:
         """The default value of parameter p of the function being compiled, read at each call."""
@@ -250,8 +241,10 @@ class Functions:
         trees = tuple(self.tree(t) for t in ts)
         # Python's own numbers stay Python's in the callee; one that is Python's only where a
         # condition holds (a sum by a loop) passes that Bool too, after the other arguments
-        whens = [self.py_when(t) for t in ts]
-        pys = tuple(w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0])))
+        # (the items of a tuple, list or dict, and a list held as an array, see python_flags)
+        whens = [None if _structured(self, t) else self.py_when(t) for t in ts]
+        pys = tuple(self.python_flags(t) if _structured(self, t) else
+                    w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0])))
                     or (ZERO_D if self.is_zero_d(t) else False) for w, t in zip(whens, ts))
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
@@ -260,6 +253,13 @@ class Functions:
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         call = Call(name, tuple(ts), result, loc)
         out = self.with_tree(failing(call) if name in self.program.failing else call, self.program.result_trees.get(name))
+        flags = self.program.result_flags.get(name, False)
+        if isinstance(flags, ListArg):
+            return self.flagged(out, flags, loc)
+        if flags is not False:  # a tuple: the display of its items (each read once), each marked
+            tree = self.tree(out)
+            return self.with_tree(self.b.share(out, lambda t: self.flagged(self.with_tree(t, tree), flags, loc), loc),
+                                  tree)
         if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
             return self.as_py_when(out, self.undecided(loc), out.type)
         return self.as_py(out) if name in self.program.result_pys else out
@@ -424,5 +424,6 @@ class Functions:
         return True
 
 
-def _any_leaf(flags) -> bool:
-    return any(_any_leaf(f) for f in flags) if isinstance(flags, tuple) else bool(flags)
+def _structured(lw, t: Term) -> bool:
+    """Whether t is a tuple (list, dict) or a list held as an array: python_flags tells of it."""
+    return isinstance(t.type, TupleT) or lw.is_list(t) and isinstance(t.type, Vec)

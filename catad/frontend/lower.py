@@ -26,11 +26,11 @@ from typing import Any
 
 from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
 from .._node import walk
-from ..lang.terms import TRUE, Call, Const, Def, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename
+from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, ListArg, PythonWhere, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -91,6 +91,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self._returned = False  # a return statement was lowered (its tree is result_tree)
         self.result_py = False  # every return returns one of Python's own numbers
         self.result_maybe_py = False  # some return may return one (where a condition holds)
+        self.result_flags = False  # python_flags of a tuple or list result (joined over the returns)
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
@@ -210,7 +211,57 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                       "at another return", hint="return values of one structure at every return")
         self.result_py = self.is_py(value) and (self.result_py or not self._returned)
         self.result_maybe_py = self.result_maybe_py or self.py_when(value) is not None
+        flags = self.python_flags(value) if isinstance(value.type, TupleT) or self.is_list(value) else False
+        try:
+            self.result_flags = _joined_flags(self.result_flags, flags) if self._returned else flags
+        except _ListAndArray:
+            self.fail(node, "return", f"{self.src.name} returns a list here and an array at another return (or the "
+                      "other way round, or as an item of a tuple): catad holds both as arrays, but Python's + "
+                      "concatenates a list", hint="return np.array(l) for the list, or a list at every return")
         self._returned, self.result_tree = True, tree
+
+    def python_flags(self, t: Term):
+        """What the callee (or the caller, of a result) must be told of value t besides its type
+        and tree: a list held as an array is a ListArg; a tuple display gives a tuple of its items'
+        flags; one of Python's own numbers is True (a PythonWhere, undecided, where it is only
+        where a condition holds); False where none of these is (or, for a tuple, in no item)."""
+        if isinstance(t, Tuple):
+            flags = tuple(self.python_flags(x) for x in t.items)
+            return flags if any(f is not False for f in flags) else False
+        if self.is_list(t) and is_array(t):
+            return ListArg(self.py_items_of(t), self.laid_out(t))
+        if self.is_py(t):
+            return True
+        got = self._py_when_mark(t)
+        return PythonWhere(got[1], True) if got is not None else False
+
+    def keep_marks(self, old: Term, new: Term) -> Term:
+        """new, a value that is old's (old under lets), marked as old is: its tree, whether it is a
+        list and where that holds Python's numbers, whether it is one of Python's numbers."""
+        self.with_tree(new, self.tree(old))
+        if self.is_list(old):
+            self.as_list(new)
+        got = self.py_items_of(old)
+        if got is not None:
+            self.mark_py_items(new, *got)
+        self.mark_py_layout(new, self.laid_out(old))
+        return self.keep_py(old, new)
+
+    def flagged(self, t: Term, flags, loc: Loc | None) -> Term:
+        """t, a parameter or a projection of one (or of a call's result), marked as python_flags
+        says its value was: a tuple becomes the display of its items, each marked."""
+        if isinstance(flags, tuple):
+            items = tuple(self.flagged(self.with_tree(Get(k, t, loc), self.item_tree(t, k)), f, loc)
+                          for k, f in enumerate(flags))
+            return self.with_tree(Tuple(items, loc), self.tree(t))
+        if isinstance(flags, ListArg):
+            self.as_list(t)
+            if flags.py_items is not None:
+                self.mark_py_items(t, *flags.py_items)
+            return self.mark_py_layout(t, flags.layout)
+        if isinstance(flags, PythonWhere):
+            return self.as_py_when(t, self.undecided(loc), flags.type or t.type)
+        return self.as_py(t) if flags else t
 
     def mark_readonly(self, t: Term) -> Term:
         self.views[id(t)] = t
@@ -569,3 +620,29 @@ def _marked(table: dict, t, entry):
     if isinstance(t, Term) and t.type in (Int, Float, Bool):
         table[id(t)] = entry
     return t
+
+
+def _joined_flags(a, b):
+    """python_flags of a value that is a or b (by the return taken): where they differ, an item
+    that is one of Python's numbers at some return is undecided, a list's items are MIXED."""
+    if a == b:
+        return a
+    if isinstance(a, tuple) or isinstance(b, tuple):  # (False: a tuple none of whose items is flagged)
+        a, b = (x if isinstance(x, tuple) else (False,) * len(a if isinstance(a, tuple) else b) for x in (a, b))
+        return tuple(_joined_flags(x, y) for x, y in zip(a, b))
+    if isinstance(a, ListArg) != isinstance(b, ListArg):
+        raise _ListAndArray
+    if isinstance(a, ListArg):
+        return ListArg(None, MIXED) if _holds_py(a) or _holds_py(b) else ListArg()
+    known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}
+    return PythonWhere(known.pop() if len(known) == 1 else None, True)
+
+
+class _ListAndArray(Exception):
+    pass
+
+
+def _holds_py(f: ListArg) -> bool:
+    if f.py_items is not None or f.layout is MIXED:
+        return True
+    return f.layout is not None and (any(f.layout[0]) or f.layout[1] is True or any(f.layout[2]))

@@ -29,6 +29,7 @@ class ProgramCompiler:
         self.result_trees: dict[str, Any] = {}          # def name -> the tree of its list or dict result
         self.result_pys: set[str] = set()               # defs returning one of Python's own numbers
         self.result_maybe_pys: set[str] = set()         # defs returning one only where a condition holds
+        self.result_flags: dict[str, Any] = {}          # defs returning a tuple or list: python_flags of it
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -85,6 +86,8 @@ class ProgramCompiler:
                 self.result_pys.add(name)
             elif lowerer.result_maybe_py:
                 self.result_maybe_pys.add(name)
+            if lowerer.result_flags is not False:
+                self.result_flags[name] = lowerer.result_flags
         finally:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]

@@ -24,7 +24,7 @@ from ..primitives.registry import lookup
 from . import complexes, early_returns
 from .checks import Statement
 from .complexes import Complex
-from .common import all_py, is_array, join_types, reads_undecided
+from .common import all_py, is_array, join_types, projections, reads_undecided
 from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
@@ -346,6 +346,8 @@ class Statements:
             self.zero_d_names.add(name)
         marked, bound = value, self.int_bound(value)
         value = self.flatten(value, pieces, loc)
+        if isinstance(value, Tuple) and not _atoms(value):  # (a call's tuple result: see call_user)
+            value = self.items_bound(value, pieces, loc)
         py_items, layout = self.py_items_of(marked), self.laid_out(marked)
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
@@ -432,8 +434,8 @@ class Statements:
                 what = f"a tuple of {len(ty.items)} values" if isinstance(ty, TupleT) else f"a {ty}"
                 self.fail(target, "unpacking", f"cannot unpack {what} into {n} names; tuples of the same length "
                           "and arrays unpack", CatadTypeError, "e.g. a, b = t with t a tuple of two values")
-            if not isinstance(value, Tuple) and _atoms(let_chain(value)[1]):
-                value = self.flatten(value, pieces, loc)  # its lets as statements, then its atoms
+            if not isinstance(value, Tuple) and projections(let_chain(value)[1]):
+                value = self.flatten(value, pieces, loc)  # its lets as statements, then its items
             if isinstance(value, Tuple):
                 items = value.items  # unpack a tuple display without building it
             else:
@@ -456,6 +458,8 @@ class Statements:
         it is known while compiling."""
         n, is_list = len(target.elts), self.is_list(value)
         atom = self.bind_temp(value, pieces, loc)
+        if atom is not value:
+            self.keep_marks(value, atom)  # (where a list holds Python's numbers)
         size, k = self.b.shape(atom)[0].size, Const(n, Int, loc)
         checks, outer = [], self.b.statement
         self.b.statement = None  # the checks stay here: in a loop's target, they run per iteration
@@ -466,7 +470,11 @@ class Statements:
         pieces += [("let", v, rhs, at) for v, rhs, at in checks]
         for j, t in enumerate(target.elts):
             item = prim("index", Const(j, Int, loc), atom, loc=loc)
-            self.assign(t, self.as_list(item) if is_list and isinstance(item.type, Vec) else item, pieces, loc)
+            if is_list and isinstance(item.type, Vec):
+                item = self.as_list(item)
+            elif is_list:  # one of Python's numbers where the list holds one there
+                item = self.as_py(item) if self.py_item(atom, j) else self.mark_layout_item(item, atom, j, loc)
+            self.assign(t, item, pieces, loc)
 
     def unpack_starred(self, target: ast.Tuple | ast.List, value: Term, pieces: list, loc: Loc) -> None:
         """a, *rest, z = seq: the names before and after the starred one take one item each, the

@@ -14,7 +14,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import MIXED, ONE, all_, is_array, or_, refuse_item_of_unknown_kind, static_int
+from .common import MIXED, ONE, all_, is_array, or_, projections, refuse_item_of_unknown_kind, static_int
 from .shapes import copyable, without_checks
 from ..trees import Tree
 
@@ -71,7 +71,11 @@ class Subscripts:
                               CatadTypeError)
                 k %= n
             item = base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
-            made = let_chain(base)[1]  # a display under checks (divmod(x, y)'s): its item's kind
+            lets, made = let_chain(base)  # a display under checks (divmod(x, y)'s): its item's kind
+            if isinstance(made, Tuple) and made is not base and projections(made):
+                # (a call's tuple result, the display of its items: call_user): that item, marked
+                return self.keep_marks(made.items[k], make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets],
+                                                                made.items[k]))
             if isinstance(made, Tuple) and made is not base:
                 if self.is_py(made.items[k]):
                     self.as_py(item)

@@ -1,0 +1,203 @@
+"""What a tuple, list or dict is crosses a call of your own function in both directions: a list
+held as an array stays a list (Python's + concatenates it, len counts its items), and the
+Python numbers among its items (or a tuple's, or a dict's) stay Python's, whose arithmetic
+raises where NumPy's gives inf or nan. Before, both were lost at the call: catad computed
+sum(t + t) of a list argument elementwise, and returned nan where Python raises
+ZeroDivisionError for k(x)[1] / 0 with k returning (x, abs(x)). Each is held against Python's
+own call."""
+import numpy as np
+import pytest
+
+import catad
+from catad.errors import ZeroDivisionError_
+from located import agrees, refused
+
+
+def pair(a):
+    return a, abs(a)
+
+
+def pair_list(a):
+    return [a, abs(a)]
+
+
+def nested(a):
+    return ((a, abs(a)), a)
+
+
+def repeated(a):
+    return [abs(a) for _ in range(3)]
+
+
+def named(a):
+    return {"p": a, "q": abs(a)}
+
+
+def item_of_result(x):
+    return np.sin(pair(x)[1] / 0)
+
+
+def unpacked_result(x):
+    p, q = pair(x)
+    return np.sin(q / 0) + p
+
+
+def named_result(x):
+    t = pair(x)
+    return np.sin(t[1] / 0)
+
+
+def list_item_of_result(x):
+    return np.sin(pair_list(x)[1] / 0)
+
+
+def unpacked_list_result(x):
+    p, q = pair_list(x)
+    return np.sin(q / 0) + p
+
+
+def nested_item_of_result(x):
+    return np.sin(nested(x)[0][1] / 0)
+
+
+def nested_unpacked(x):
+    (p, q), r = nested(x)
+    return np.sin(q / 0) + p + r
+
+
+def comprehension_result(x):
+    return np.sin(sum(repeated(x)) / 0)
+
+
+def dict_result(x):
+    return np.sin(named(x)["q"] / 0)
+
+
+def second(t):
+    return t[1] / 0
+
+
+def unpacks(t):
+    a, b = t
+    return b / 0
+
+
+def sums(t):
+    return sum(t) / 0
+
+
+def keyed(d):
+    return d["q"] / 0
+
+
+def tuple_argument(x):
+    return np.sin(second((x, abs(x))))
+
+
+def list_argument(x):
+    return np.sin(unpacks([x, abs(x)]))
+
+
+def comprehension_argument(x):
+    return np.sin(sums([abs(x) for _ in range(3)]))
+
+
+def dict_argument(x):
+    return np.sin(keyed({"p": x, "q": abs(x)}))
+
+
+def unpacked_display(x):
+    p, q = [x, abs(x)]
+    return np.sin(q / 0) + p
+
+
+@pytest.mark.parametrize("fn", [
+    item_of_result, unpacked_result, named_result, list_item_of_result, unpacked_list_result,
+    nested_item_of_result, nested_unpacked, comprehension_result, dict_result, tuple_argument, list_argument,
+    comprehension_argument, dict_argument, unpacked_display,
+], ids=lambda f: f.__name__)
+def test_python_s_numbers_stay_python_s_across_a_call(fn):
+    with pytest.raises(ZeroDivisionError) as python:
+        fn(1.5)
+    with pytest.raises(ZeroDivisionError_) as ours:
+        catad.value_and_grad(fn)(1.5)
+    assert str(python.value) in str(ours.value)
+
+
+def numpy_items(x):
+    return np.sin(pair(np.float64(x))[1] / 0) + pair_list(x)[0]
+
+
+def test_numpy_s_numbers_stay_numpy_s_across_a_call():
+    with np.errstate(all="ignore"):
+        want = numpy_items(1.5)
+    assert np.isnan(want) and np.isnan(catad.value_and_grad(numpy_items)(1.5)[0])
+
+
+def concatenated(t):
+    return sum(t + t) + len(t + t)
+
+
+def passes_a_list(x):
+    return concatenated([x, x * 2.0])
+
+
+def passes_a_comprehension(x):
+    return concatenated([x * v for v in np.ones(3)])
+
+
+def given_back(t):
+    return t
+
+
+def list_returned(x):
+    t = given_back([x, x * 2.0])
+    return sum(t + t) * len(t + t)
+
+
+def list_of_arrays(x):
+    rows = given_back([x, x * 2.0])
+    return np.sum(np.array(rows + rows))
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (passes_a_list, 1.5), (passes_a_comprehension, 1.5), (list_returned, 1.5),
+    (list_of_arrays, np.array([0.5, -1.25])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_list_stays_a_list_across_a_call(fn, arg):
+    agrees(fn, arg)
+
+
+def list_or_array(a, flag):
+    if flag > 0:
+        return [a, a]
+    return np.array([a, a])  # ERR
+
+
+def returns_both(x, flag):
+    return np.sum(list_or_array(x, flag))
+
+
+def test_a_list_at_one_return_and_an_array_at_another_is_refused():
+    refused(returns_both, (1.5, 1.0), "returns a list here and an array", where=list_or_array)
+
+
+def either(a, flag):
+    if flag > 0:
+        return (abs(a), a)
+    return (np.float64(a), a)
+
+
+def undecided_item(x, flag):
+    return np.sin(either(x, flag)[0] / 0)
+
+
+def decided_item(x, flag):
+    return either(x, flag)[1] * 2.0
+
+
+def test_an_item_python_s_at_one_return_only_is_refused_where_it_matters():
+    with pytest.raises(catad.CatadError, match="cannot tell whether Python raises") as ours:
+        catad.value_and_grad(undecided_item)(1.5, -1.0)
+    assert ours.value.loc.line == undecided_item.__code__.co_firstlineno + 1
+    agrees(decided_item, 1.5, 1.0)
