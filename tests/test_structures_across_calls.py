@@ -10,6 +10,8 @@ import pytest
 
 import catad
 from catad.errors import ZeroDivisionError_
+from catad.frontend import compile_function
+from catad.lang.terms import Call, Term
 from located import agrees, refused
 
 
@@ -111,8 +113,28 @@ def unpacked_display(x):
     return np.sin(q / 0) + p
 
 
+def looped_over(x):
+    s = 0.0
+    for v in pair(x):
+        s = s + 1.0 / (v - 1.5)
+    return np.sin(s)
+
+
+def starred(x):
+    a, *rest = pair(x)
+    return np.sin(rest[0] / 0) + a
+
+
+def sliced(x):
+    return np.sin(pair(x)[1:][0] / 0)
+
+
+def largest(x):
+    return np.sin(max(pair_list(x)) / 0)
+
+
 @pytest.mark.parametrize("fn", [
-    item_of_result, unpacked_result, named_result, list_item_of_result, unpacked_list_result,
+    looped_over, starred, sliced, largest, item_of_result, unpacked_result, named_result, list_item_of_result, unpacked_list_result,
     nested_item_of_result, nested_unpacked, comprehension_result, dict_result, tuple_argument, list_argument,
     comprehension_argument, dict_argument, unpacked_display,
 ], ids=lambda f: f.__name__)
@@ -157,7 +179,7 @@ def list_returned(x):
 
 def list_of_arrays(x):
     rows = given_back([x, x * 2.0])
-    return np.sum(np.array(rows + rows))
+    return np.sum(np.array(rows + rows)) * len(rows + rows)
 
 
 @pytest.mark.parametrize("fn, arg", [
@@ -201,3 +223,27 @@ def test_an_item_python_s_at_one_return_only_is_refused_where_it_matters():
         catad.value_and_grad(undecided_item)(1.5, -1.0)
     assert ours.value.loc.line == undecided_item.__code__.co_firstlineno + 1
     agrees(decided_item, 1.5, 1.0)
+
+
+def two_arrays(x):
+    return np.sin(x), np.cos(x)
+
+
+def loops_over_two_arrays(x):
+    s = 0.0
+    for v in two_arrays(x):
+        s = s + np.sum(v * v)
+    return s
+
+
+def test_a_loop_over_a_call_s_tuple_result_calls_it_once():
+    x = np.array([0.3, -1.2, 2.0])
+    agrees(loops_over_two_arrays, x)
+    program = compile_function(loops_over_two_arrays, (x,))
+    main = program.defs[-1]
+    calls, stack = 0, [main.body]  # (every occurrence: a term reached twice counts twice)
+    while stack:
+        t = stack.pop()
+        calls += isinstance(t, Call) and t.fn == program.defs[0].name
+        stack.extend(c for c in t.children() if isinstance(c, Term))
+    assert calls == 1, main

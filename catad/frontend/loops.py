@@ -467,7 +467,8 @@ class Loops:
         else:
             seqs, start = self.iterated(it, fn)
             tuples = [isinstance(a.type, TupleT) for a in seqs]
-            if seqs and all(tuples):
+            if seqs and all(tuples):  # (each computed once, before the loop)
+                seqs = [a if is_atom(a) or isinstance(a, Tuple) else self.bind_temp(a, pieces, loc) for a in seqs]
                 return self.unrolled(s, self.tuple_items(fn, seqs, self.loc(it), start), pieces)
             if any(tuples):
                 self.fail(it, fn.__name__, f"{fn.__name__} of a tuple and an array is not supported in a for loop",

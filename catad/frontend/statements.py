@@ -377,6 +377,8 @@ class Statements:
             return Complex((), value.re, value.im, value.text)
         tree, marked = self.tree(value), value
         value = self.flatten(value, pieces, loc)
+        if isinstance(value, Tuple) and projections(value):  # (a call's tuple result: see call_user)
+            return self.items_bound(value, pieces, loc)
         if is_atom(value):
             if value is not marked and not isinstance(value, Const):
                 self.keep_py(marked, value)  # (the value of the let chain that was marked)
@@ -440,7 +442,8 @@ class Statements:
                 items = value.items  # unpack a tuple display without building it
             else:
                 atom = self.bind_temp(value, pieces, loc)
-                items = tuple(self.with_tree(Get(k, atom, loc), self.item_tree(atom, k)) for k in range(n))
+                items = atom.items if isinstance(atom, Tuple) else tuple(
+                    self.with_tree(Get(k, atom, loc), self.item_tree(atom, k)) for k in range(n))
             for t, item in zip(target.elts, items):
                 self.assign(t, item, pieces, loc)
         elif isinstance(target, ast.Subscript):

@@ -173,6 +173,10 @@ class Subscripts:
             return self.with_tree(t, Tree("list", trees)) if what == "list" else self.tuple_of(items, loc)
         if isinstance(base, Tuple) or is_atom(base):
             return sliced(base)
+        lets, made = let_chain(base)
+        if isinstance(made, Tuple) and projections(made):  # (a call's tuple result: see call_user)
+            out = sliced(made)
+            return self.with_tree(make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets], out), self.tree(out))
         inner = []
         out = self.b.share(base, lambda b: inner.append(sliced(b)) or inner[0], loc)  # computed once
         return self.with_tree(out, self.tree(inner[0]))
