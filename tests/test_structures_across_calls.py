@@ -182,7 +182,36 @@ def list_of_arrays(x):
     return np.sum(np.array(rows + rows)) * len(rows + rows)
 
 
+def with_a_list(a):
+    return {"l": [a, abs(a)], "s": a}
+
+
+def list_in_a_dict_result(x):
+    d = with_a_list(x)
+    return np.sin(sum(d["l"] + d["l"]) + len(d["l"] + d["l"]))
+
+
+def appended(x):
+    out = []
+    for i in range(3):
+        out.append(x * i)
+    return out
+
+
+def appended_list_returned(x):
+    t = appended(x)
+    return np.sin(sum(t + t) * len(t + t))
+
+
+def concatenated_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + sum(appended(x) + [1.0])
+    return s
+
+
 @pytest.mark.parametrize("fn, arg", [
+    (list_in_a_dict_result, 1.5), (appended_list_returned, 1.5), (concatenated_in_a_loop, 1.5),
     (passes_a_list, 1.5), (passes_a_comprehension, 1.5), (list_returned, 1.5),
     (list_of_arrays, np.array([0.5, -1.25])),
 ], ids=lambda v: getattr(v, "__name__", ""))
