@@ -122,8 +122,27 @@ def rt(c: Compiler, x) -> str:
             return "ZERO"
         if isinstance(x.body, RT) and not x.body.is_list and x.mask is None and x.depth == 0:  # (no shape to make)
             return c.assign(f"rt_repeat({x.body.code}, {x.N})")
+        if x.depth == 0 and _repeated(x):  # vectors of those copies (a reverse loop's cotangent of a list's rows)
+            return rt_repeated(c, x)
         return dense(c, x).code
     raise AssertionError(x)
+
+
+def _repeated(x) -> bool:
+    """x is a vector (of vectors ...) of copies of one run-time tangent, the same in every lane of
+    any batch axis (its lengths too)."""
+    while isinstance(x, Stacked):
+        if x.mask is not None or x.n.code != x.N or x.n.deps:
+            return False
+        x = x.body
+    return isinstance(x, RT) and not x.is_list
+
+
+def rt_repeated(c: Compiler, x) -> str:
+    """Code for x, of which _repeated holds, as a run-time value: copies of copies of it."""
+    if isinstance(x, RT):
+        return x.code
+    return c.assign(f"rt_repeat({rt_repeated(c, x.body)}, {x.N})")
 
 
 def rt_terms(c: Compiler, x) -> str:
