@@ -6,6 +6,7 @@ must be ... not '_Zero'") from catad's own code (loop fuzzer, seed 80940)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import catad
 from catad.backend import runtime
@@ -67,3 +68,46 @@ def test_a_list_of_zero_tangents_is_the_zero_tangent_wherever_it_is_densified():
     # a list holding one tangent that is not zero stays what it was
     assert np.array_equal(runtime.rt_repeat([ZERO, 2.0], 2), np.array([[0.0, 2.0], [0.0, 2.0]]))
     assert np.array_equal(_tmul(np.full(2, 3.0), [ZERO, 2.0]), np.array([0.0, 6.0]))
+
+
+def rows_of_a_constant(v, m):
+    rows = []
+    for _ in range(len(v) - 1):
+        rows.append(np.maximum(v[1], np.sum(m)))  # the same number in every row
+    a = np.array(rows)
+    s = 0.0
+    for _ in v:  # a reverse loop whose cotangent of `a` is copies of one run-time tangent
+        s = np.sum(np.sqrt(np.abs(a) + 0.1)[::-1])
+    return s + np.sum(np.sin(a))
+
+
+def rows_of_a_reduction(v, m):
+    rows = []
+    for _ in range(len(v) - 1):
+        rows.append(np.sum(m))
+    a = np.array(rows)
+    s = 0.0
+    for _ in zip(np.mean(m, axis=1), v):
+        s = np.sum(a)
+    return s
+
+
+def test_a_reverse_loop_s_cotangent_of_rows_of_one_number():
+    """Was refused as a code generator limitation ("a vector of tuples or of zero tangents as an
+    array"): loop fuzzer, seeds 102560 and 102810."""
+    rng = np.random.default_rng(3)
+    v, m = rng.normal(size=5), rng.normal(size=(5, 2))
+    for fn in (rows_of_a_constant, rows_of_a_reduction):
+        for v_ in (v, np.array([v[0], 20.0, *v[2:]])):  # v[1] below and above np.sum(m)
+            value, (gv, gm) = catad.value_and_grad(fn, argnums=(0, 1))(v_, m)
+            assert value == pytest.approx(fn(v_, m), rel=1e-12)  # (NumPy sums a reversed view in memory order)
+            for k, (g, a) in enumerate(((gv, v_), (gm, m))):
+                want = np.zeros_like(a)
+                for idx in np.ndindex(a.shape):
+                    up, down = a.copy(), a.copy()
+                    up[idx] += 1e-6
+                    down[idx] -= 1e-6
+                    args_up, args_down = [v_, m], [v_, m]
+                    args_up[k], args_down[k] = up, down
+                    want[idx] = (fn(*args_up) - fn(*args_down)) / 2e-6
+                np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
