@@ -5,6 +5,8 @@ raises where NumPy's gives inf or nan. Before, both were lost at the call: catad
 sum(t + t) of a list argument elementwise, and returned nan where Python raises
 ZeroDivisionError for k(x)[1] / 0 with k returning (x, abs(x)). Each is held against Python's
 own call."""
+import math
+
 import numpy as np
 import pytest
 
@@ -276,3 +278,32 @@ def test_a_loop_over_a_call_s_tuple_result_calls_it_once():
         calls += isinstance(t, Call) and t.fn == program.defs[0].name
         stack.extend(c for c in t.children() if isinstance(c, Term))
     assert calls == 1, main
+
+
+def never_loops(a, b):
+    for i in range(2, 0):  # runs nothing: its return is never taken
+        if i < 1:
+            return b, np.cos(a)
+    for i in range(-1):
+        a = a * 2.0
+    return a, math.exp(b)
+
+
+def after_a_loop_that_never_runs(x):
+    p, q = never_loops(x, x)
+    return np.sin(never_loops(q, x)[0] / 0) + p
+
+
+def test_a_return_in_a_loop_over_an_empty_range_is_never_taken():
+    """The items are Python's at the only return taken (a loop over range(2, 0) was lowered as a
+    fold, whose return made them Python's or NumPy's by a test catad could not read: refused)."""
+    with pytest.raises(ZeroDivisionError):
+        after_a_loop_that_never_runs(1.5)
+    with pytest.raises(ZeroDivisionError_):
+        catad.value_and_grad(after_a_loop_that_never_runs)(1.5)
+    agrees(product_of_items, 0.75)
+
+
+def product_of_items(x):
+    p, q = never_loops(x, x * x)
+    return p * q

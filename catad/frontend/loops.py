@@ -425,6 +425,14 @@ def iteration_fn(lw, it: ast.expr):
     return fn
 
 
+def _int_literal(node: ast.expr) -> int | None:
+    """The int an int literal (or its negation) is, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        k = _int_literal(node.operand)
+        return None if k is None else -k
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
 class _Source:
     """What a folded loop runs over: the vector folded (an atom bound in `outer`), how an
     element becomes the target's value (elem(x, counter)), whether it counts (enumerate), its
@@ -537,6 +545,17 @@ class Loops:
     def _vector_or_list(self, name: str) -> bool:
         v = self.env.get(name)
         return isinstance(v, Term) and rank(v.type) == 1 or isinstance(v, ListState)
+
+    def never_runs(self, s: ast.stmt) -> bool:
+        """s is a for loop over a range of int literals that is empty (range(2, 0)): Python runs
+        none of its body, which is not lowered (its returns would make the function's result one
+        of two kinds where it is one)."""
+        if not isinstance(s, ast.For) or s.orelse or not isinstance(s.iter, ast.Call) or s.iter.keywords:
+            return False
+        bounds = [_int_literal(a) for a in s.iter.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return False
+        return iteration_fn(self, s.iter) is range and len(range(*bounds)) == 0
 
     def unrolled_range(self, target: ast.expr, it: ast.Call, body: list[ast.AST]) -> range | None:
         """The values of a range loop (or comprehension) to unroll, or None to fold it: a loop whose

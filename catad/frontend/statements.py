@@ -183,7 +183,8 @@ class Statements:
                 original = s
                 if isinstance(s, ast.While):
                     s = self.while_as_for(s)  # loops.py: a for loop over its steps that breaks
-                after = self.loop_with_jumps(s, pieces) if isinstance(s, ast.For) else None  # loops.py
+                after = [] if self.never_runs(s) else self.loop_with_jumps(s, pieces) if isinstance(s, ast.For) \
+                    else None  # loops.py
                 if after is None:
                     self.statement(s, pieces)
                 else:  # a loop that breaks, continues or returns, and what runs after it
