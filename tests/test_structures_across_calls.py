@@ -307,3 +307,25 @@ def test_a_return_in_a_loop_over_an_empty_range_is_never_taken():
 def product_of_items(x):
     p, q = never_loops(x, x * x)
     return p * q
+
+
+def ratio_of_items(t):
+    return t[1] / t[0]
+
+
+def sum_in_a_tuple(x):
+    s = sum(x)  # NumPy's number, or Python's 0 where x is empty
+    return ratio_of_items((s, 1.0)) + np.sum(x)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, 1.0]), np.array([0.5, -0.5])], ids=["sum", "zero sum"])
+def test_an_item_python_s_where_a_condition_holds_passes_the_condition(x):
+    """NumPy's 1.0 / 0.0 is inf where sum(x) adds something; Python raises where there is nothing
+    to add (sum of nothing is Python's 0): the callee is told which, as for a number argument."""
+    with np.errstate(divide="ignore"):
+        want = sum_in_a_tuple(x)
+    assert catad.value_and_grad(sum_in_a_tuple)(x)[0] == want
+    with pytest.raises(ZeroDivisionError):
+        sum_in_a_tuple(np.array([]))
+    with pytest.raises(ZeroDivisionError_):
+        catad.value_and_grad(sum_in_a_tuple)(np.array([]))

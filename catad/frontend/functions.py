@@ -98,13 +98,13 @@ class Functions:
             elif isinstance(py, PythonWhere):
                 where.append((v, py.type))
             elif isinstance(py, (tuple, ListArg)):  # a tuple, list or dict holding some, or a list
-                value = self.flagged(value, py, loc)
+                value = self.flagged(value, py, loc, where)
             if p == self.src.vararg:
                 items.append(value)
             else:
                 self.env[p] = value
         for v, python_type in where:  # the Bools that say where they are Python's, in order
-            flag = Var(self.names.user("python_" + v.name), Bool, loc)
+            flag = Var(self.names.user("python_" + (v.name if isinstance(v, Var) else "item")), Bool, loc)
             params.append(flag)
             self.as_py_when(v, flag, python_type)
         for p, static in self.statics:
@@ -242,13 +242,12 @@ class Functions:
         # Python's own numbers stay Python's in the callee; one that is Python's only where a
         # condition holds (a sum by a loop) passes that Bool too, after the other arguments
         # (the items of a tuple, list or dict, and a list held as an array, see python_flags)
-        whens = [None if _structured(self, t) else self.py_when(t) for t in ts]
-        pys = tuple(self.python_flags(t) if _structured(self, t) else
-                    w is not None and (True if w[0] is TRUE else PythonWhere(w[1], is_undecided(w[0])))
-                    or (ZERO_D if self.is_zero_d(t) else False) for w, t in zip(whens, ts))
+        conditions: list = []  # (in the order of the arguments, and of a tuple's items)
+        pys = tuple(self.python_flags(t, conditions) if _structured(self, t) else self._scalar_flag(t, conditions)
+                    for t in ts)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
-        ts += [w[0] for w in whens if w is not None and w[0] is not TRUE and not is_undecided(w[0])]
+        ts += conditions
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         call = Call(name, tuple(ts), result, loc)
@@ -263,6 +262,18 @@ class Functions:
         if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
             return self.as_py_when(out, self.undecided(loc), out.type)
         return self.as_py(out) if name in self.program.result_pys else out
+
+    def _scalar_flag(self, t: Term, conditions: list):
+        """What a number (or an array) argument is to the callee (see bind_params); the condition
+        where it is Python's is appended to `conditions`."""
+        w = self.py_when(t)
+        if w is None:
+            return ZERO_D if self.is_zero_d(t) else False
+        if w[0] is TRUE:
+            return True
+        if not is_undecided(w[0]):
+            conditions.append(w[0])
+        return PythonWhere(w[1], is_undecided(w[0]))
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a

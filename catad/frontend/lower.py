@@ -220,20 +220,26 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                       "concatenates a list", hint="return np.array(l) for the list, or a list at every return")
         self._returned, self.result_tree = True, tree
 
-    def python_flags(self, t: Term):
+    def python_flags(self, t: Term, conditions: list | None = None):
         """What the callee (or the caller, of a result) must be told of value t besides its type
         and tree: a list held as an array is a ListArg; a tuple display gives a tuple of its items'
-        flags; one of Python's own numbers is True (a PythonWhere, undecided, where it is only
-        where a condition holds); False where none of these is (or, for a tuple, in no item)."""
+        flags; one of Python's own numbers is True; one that is only where a Bool term holds is a
+        PythonWhere, whose term is appended to `conditions` (passed on after the arguments; None:
+        a result's, undecided); False where none of these is (or, for a tuple, in no item)."""
         if isinstance(t, Tuple):
-            flags = tuple(self.python_flags(x) for x in t.items)
+            flags = tuple(self.python_flags(x, conditions) for x in t.items)
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
             return ListArg(self.py_items_of(t), self.laid_out(t))
-        if self.is_py(t):
+        got = self.py_when(t)
+        if got is None:
+            return False
+        if got[0] is TRUE:
             return True
-        got = self._py_when_mark(t)
-        return PythonWhere(got[1], True) if got is not None else False
+        if conditions is None or is_undecided(got[0]):
+            return PythonWhere(got[1], True)
+        conditions.append(got[0])
+        return PythonWhere(got[1])
 
     def keep_marks(self, old: Term, new: Term) -> Term:
         """new, a value that is old's (old under lets), marked as old is: its tree, whether it is a
@@ -247,11 +253,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.mark_py_layout(new, self.laid_out(old))
         return self.keep_py(old, new)
 
-    def flagged(self, t: Term, flags, loc: Loc | None) -> Term:
+    def flagged(self, t: Term, flags, loc: Loc | None, where: list | None = None) -> Term:
         """t, a parameter or a projection of one (or of a call's result), marked as python_flags
-        says its value was: a tuple becomes the display of its items, each marked."""
+        says its value was: a tuple becomes the display of its items, each marked. An item that is
+        Python's where a condition holds is appended to `where` with its Python type (bind_params
+        gives it that condition's parameter); undecided without `where`."""
         if isinstance(flags, tuple):
-            items = tuple(self.flagged(self.with_tree(Get(k, t, loc), self.item_tree(t, k)), f, loc)
+            items = tuple(self.flagged(self.with_tree(Get(k, t, loc), self.item_tree(t, k)), f, loc, where)
                           for k, f in enumerate(flags))
             return self.with_tree(Tuple(items, loc), self.tree(t))
         if isinstance(flags, ListArg):
@@ -259,6 +267,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             if flags.py_items is not None:
                 self.mark_py_items(t, *flags.py_items)
             return self.mark_py_layout(t, flags.layout)
+        if isinstance(flags, PythonWhere) and not flags.undecided and where is not None:
+            where.append((t, flags.type))
+            return t
         if isinstance(flags, PythonWhere):
             return self.as_py_when(t, self.undecided(loc), flags.type or t.type)
         return self.as_py(t) if flags else t
