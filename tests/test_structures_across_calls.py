@@ -51,13 +51,11 @@ def named_result(x):
     return np.sin(t[1] / 0)
 
 
-def list_item_of_result(x):
-    return np.sin(pair_list(x)[1] / 0)
-
-
-def unpacked_list_result(x):
-    p, q = pair_list(x)
-    return np.sin(q / 0) + p
+def list_result_read_twice(x):
+    t = pair_list(x)
+    first = np.sin(t[1] / 0)  # raises here
+    p, q = t
+    return first + np.sin(q / 0) + p
 
 
 def nested_item_of_result(x):
@@ -136,7 +134,7 @@ def largest(x):
 
 
 @pytest.mark.parametrize("fn", [
-    looped_over, starred, sliced, largest, item_of_result, unpacked_result, named_result, list_item_of_result, unpacked_list_result,
+    looped_over, starred, sliced, largest, item_of_result, unpacked_result, named_result, list_result_read_twice,
     nested_item_of_result, nested_unpacked, comprehension_result, dict_result, tuple_argument, list_argument,
     comprehension_argument, dict_argument, unpacked_display,
 ], ids=lambda f: f.__name__)
