@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, ListArg, PythonWhere, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListArg, PythonWhere, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -92,6 +92,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.result_py = False  # every return returns one of Python's own numbers
         self.result_maybe_py = False  # some return may return one (where a condition holds)
         self.result_flags = False  # python_flags of a tuple or list result (joined over the returns)
+        self.result_zero_d = False  # some return returns an array of no axes (np.where's of numbers)
         self.pys = pys if pys is not None else (False,) * len(arg_types)
         if parent is not None:  # terms of one Def: one set of names, shapes, hidden parameters
             self.names, self.b, self.lists, self.views = parent.names, parent.b, parent.lists, parent.views
@@ -212,6 +213,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.result_py = self.is_py(value) and (self.result_py or not self._returned)
         self.result_maybe_py = self.result_maybe_py or self.py_when(value) is not None
         flags = self.python_flags(value) if isinstance(value.type, TupleT) or self.is_list(value) else False
+        self.result_zero_d = self.result_zero_d or flags is False and self.is_zero_d(value)
         try:
             self.result_flags = _joined_flags(self.result_flags, flags) if self._returned else flags
         except _ListAndArray:
@@ -231,6 +233,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
             return ListArg(self.py_items_of(t), self.laid_out(t))
+        if self.is_zero_d(t):
+            return ZERO_D
         got = self.py_when(t)
         if got is None:
             return False
@@ -267,6 +271,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             if flags.py_items is not None:
                 self.mark_py_items(t, *flags.py_items)
             return self.mark_py_layout(t, flags.layout)
+        if flags == ZERO_D:
+            return self.as_zero_d(t)
         if isinstance(flags, PythonWhere) and not flags.undecided and where is not None:
             where.append((t, flags.type))
             return t
@@ -645,6 +651,8 @@ def _joined_flags(a, b):
         raise _ListAndArray
     if isinstance(a, ListArg):
         return ListArg(None, MIXED) if _holds_py(a) or _holds_py(b) else ListArg()
+    if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
+        return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
     known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}
     return PythonWhere(known.pop() if len(known) == 1 else None, True)
 

@@ -30,6 +30,7 @@ class ProgramCompiler:
         self.result_pys: set[str] = set()               # defs returning one of Python's own numbers
         self.result_maybe_pys: set[str] = set()         # defs returning one only where a condition holds
         self.result_flags: dict[str, Any] = {}          # defs returning a tuple or list: python_flags of it
+        self.result_zero_ds: set[str] = set()           # defs returning an array of no axes (np.where's)
         self.def_names: set[str] = set()
         self.active: list[Any] = []                     # functions being compiled, to detect recursion
         self.sources: dict[Any, Source] = {}
@@ -86,6 +87,8 @@ class ProgramCompiler:
                 self.result_pys.add(name)
             elif lowerer.result_maybe_py:
                 self.result_maybe_pys.add(name)
+            if lowerer.result_zero_d:
+                self.result_zero_ds.add(name)
             if lowerer.result_flags is not False:
                 self.result_flags[name] = lowerer.result_flags
         finally:
