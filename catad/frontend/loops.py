@@ -547,10 +547,13 @@ class Loops:
         return isinstance(v, Term) and rank(v.type) == 1 or isinstance(v, ListState)
 
     def never_runs(self, s: ast.stmt) -> bool:
-        """s is a for loop over a range of int literals that is empty (range(2, 0)): Python runs
-        none of its body, which is not lowered (its returns would make the function's result one
-        of two kinds where it is one)."""
+        """s is a for loop with a return in it over a range of int literals that is empty
+        (range(2, 0)): Python runs none of its body, which is not lowered (its returns would make
+        the function's result one of two kinds where it is one). (Another loop is: what it appends
+        to a list gives the list's element type.)"""
         if not isinstance(s, ast.For) or s.orelse or not isinstance(s.iter, ast.Call) or s.iter.keywords:
+            return False
+        if not any(isinstance(n, ast.Return) for n in ast.walk(s)):
             return False
         bounds = [_int_literal(a) for a in s.iter.args]
         if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
