@@ -307,6 +307,17 @@ def product_of_items(x):
     return p * q
 
 
+def appends_in_no_step(x):
+    lst = []
+    for i in range(1, 1):  # (a loop without a return is lowered: its append gives lst's type)
+        lst.append(np.tanh(x))
+    return np.sum(np.array(lst)) + x
+
+
+def test_a_loop_over_an_empty_range_without_a_return_still_types_its_list():
+    agrees(appends_in_no_step, 0.3)  # (refused, fuzzer seed 106072: "the list 'lst' is empty here")
+
+
 def ratio_of_items(t):
     return t[1] / t[0]
 
