@@ -548,15 +548,16 @@ def located(e: CatadError, fn: Callable) -> CatadError:
     return type(e)(e.message, Loc(code.co_filename, code.co_firstlineno), e.construct, e.hint)
 
 
-def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:
+def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple, pys: tuple | None = None) -> Pipeline:
     """fn's pipeline for arguments known by their types and which axes have length 1 (None where
-    that is not known): a function the front end finds called inside the one it compiles."""
+    that is not known): a function the front end finds called inside the one it compiles; `pys`
+    says which of them are Python's own numbers (as the front end's python_flags)."""
     t = transformation_of(fn)
     if t is not None:
-        return _transformed(t, _typed(t.fn, types, units, trees), "reverse" if t.kind == "jacobian" else None)
+        return _transformed(t, _typed(t.fn, types, units, trees, pys), "reverse" if t.kind == "jacobian" else None)
     with paused_gc():
         program, reads, result_tree = frontend.compile_with_reads(fn, (None,) * len(types), trees, with_tree=True,
-                                                                  signature=(types, units))
+                                                                  signature=(types, units, pys))
         sequential = program
         program, loops = frontend.vectorise_loops(program)
         check_program(program)
@@ -566,12 +567,12 @@ def _typed(fn: Callable, types: tuple, units: tuple, trees: tuple) -> Pipeline:
     return p
 
 
-def derived_def(t: Transformation, types: tuple, units: tuple, trees: tuple):
+def derived_def(t: Transformation, types: tuple, units: tuple, trees: tuple, pys: tuple | None = None):
     """(Def, Reads, result tree) of the function t makes, for the front end, which compiles a
     call of it inside a function (catad.grad(f)(x) @ v): one definition (its callees inlined),
     whose parameters are f's, then its hidden ones (catad.frontend.program.ProgramCompiler)."""
     trees = trees if any(x is not None for x in trees) else ()
-    p = _typed(mark_of(t), types, units, trees)
+    p = _typed(mark_of(t), types, units, trees, pys)
     return inline_program(p.core).main, p.reads, p.result_tree
 
 

@@ -366,3 +366,30 @@ def aliased_item(x):
 def test_an_array_of_no_axes_returned_is_one_in_the_caller(fn):
     assert fn(1.5) == 7.5 + 1.5 * (fn is aliased_item)
     refused(fn, (1.5,), "changes the array 'a'")
+
+
+def doubled_list(t):
+    return sum(t + t) * len(t + t)
+
+
+def gradient_of_a_list_function(x):
+    l = [x, 2.0 * x]
+    return np.sum(catad.grad(doubled_list)(l)) * x  # (catad.grad(doubled_list)(l) is [8.0, 8.0])
+
+
+def over_its_second(a, b):
+    return b / 0 + a
+
+
+def gradient_of_a_python_number_function(x):
+    return catad.grad(over_its_second)(x, abs(x))
+
+
+def test_a_transformation_inside_is_told_what_its_arguments_are():
+    """catad.grad(f)(l) compiled inside a function: l is a list there too (12.0 where Python gives
+    24.0), and abs(x) Python's number (catad.grad raises ZeroDivisionError, the compiled call gave 1.0)."""
+    agrees(gradient_of_a_list_function, 1.5)
+    with pytest.raises(ZeroDivisionError):
+        gradient_of_a_python_number_function(1.5)
+    with pytest.raises(ZeroDivisionError_):
+        catad.value_and_grad(gradient_of_a_python_number_function)(1.5)

@@ -303,7 +303,9 @@ class Functions:
         else:
             units, trees = tuple(self.b.units(x) for x in ts), tuple(self.tree(x) for x in ts)
             arg_types = tuple(x.type for x in ts)
-        name, result = self.program.transformed(t, arg_types, loc, units, trees)
+        # which are Python's own numbers (a condition that decides it is not passed: undecided)
+        pys = tuple(self.python_flags(x) for x in ts[:len(given)])
+        name, result = self.program.transformed(t, arg_types, loc, units, trees, pys if any(pys) else None)
         ts += [self.hidden_param(path, ty, loc, u) for path, ty, u in self.program.hidden[name]]
         return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
 

@@ -101,18 +101,18 @@ class ProgramCompiler:
         return self.done[key]
 
     def transformed(self, t: Any, arg_types: tuple[Type, ...], call_loc: Loc | None, units: tuple,
-                    trees: tuple) -> tuple[str, Type]:
+                    trees: tuple, pys: tuple | None = None) -> tuple[str, Type]:
         """The Def of the function a catad transformation t makes (catad.grad(f), a
         catad.transforms.Transformation) at these argument types: made by the pipeline from f's
         derivative program, with f's hidden parameters (hidden[name]) and what f reads (its
         guards join this compile's). Its name and result type, as :meth:`function` gives."""
         from ..transforms import key_of, mark
         owner, path = key_of(mark(lambda: None, t))
-        key = ("derived", owner, path, arg_types, units, trees)
+        key = ("derived", owner, path, arg_types, units, trees, pys)
         if key in self.done:
             return self.done[key]
         try:
-            d, reads, result_tree = DERIVED(t, arg_types, units, trees)
+            d, reads, result_tree = DERIVED(t, arg_types, units, trees, pys)
         except CatadError as e:
             if e.loc is not None:
                 raise
@@ -176,9 +176,8 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
             arg_types = tuple(type_of_value(a, f"argument {p!r} of {src.name}") for a, p in zip(example_args, given))
             units = tuple(units_of_value(a) for a in example_args)
             pys = tuple(python_numbers(a) for a in example_args)  # per item of a tuple, list or dict
-        else:
-            arg_types, units = signature
-            pys = None
+        else:  # (and which are Python's own numbers, as FunctionLowerer.python_flags, or None)
+            arg_types, units, pys = signature if len(signature) == 3 else (*signature, None)
         entry, _ = pc.function(fn, arg_types, units=units, trees=trees, given=given, statics=statics, pys=pys)
     except RecursionError:
         raise UnsupportedSyntax(f"{fn.__name__}: an expression or if statement is nested too deeply to compile",
