@@ -393,3 +393,29 @@ def test_a_transformation_inside_is_told_what_its_arguments_are():
         gradient_of_a_python_number_function(1.5)
     with pytest.raises(ZeroDivisionError_):
         catad.value_and_grad(gradient_of_a_python_number_function)(1.5)
+
+
+def counted_in_a_tuple(x, v):
+    t = (0.0, x)
+    for e in v:
+        t = (t[0] + 1.0, t[1] * e)  # t[0] stays Python's float
+    return np.sin(t[0] / 0) + t[1]
+
+
+def list_in_a_tuple_state(x, v):
+    t = (0.0, [x, 2.0 * x])
+    for e in v:
+        t = (t[0] + e, t[1])
+    return sum(t[1] + t[1]) * len(t[1] + t[1]) + t[0]
+
+
+def test_a_tuple_loop_state_keeps_its_items_kinds():
+    """A loop's tuple state keeps its items' kinds, as a name does: t[0] / 0 gave nan where Python
+    raises, and + of the list item was elementwise (18.0 where Python gives 36.0)."""
+    v = np.array([0.5, 1.5, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        counted_in_a_tuple(1.5, v)
+    with pytest.raises(ZeroDivisionError_):
+        catad.value_and_grad(counted_in_a_tuple)(1.5, v)
+    agrees(list_in_a_tuple_state, 1.5, v)
+    agrees(list_in_a_tuple_state, 1.5, v, argnums=1)

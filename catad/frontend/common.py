@@ -172,3 +172,31 @@ def is_undecided(n) -> bool:
 def reads_undecided(t) -> bool:
     """Whether term t (a mark's condition; None for none) reads an undecided mark."""
     return t is not None and any(is_undecided(n) for n in walk(t))
+
+
+def joined_flags(a, b):
+    """python_flags of a value that is a or b (by the return taken): where they differ, an item
+    that is one of Python's numbers at some return is undecided, a list's items are MIXED."""
+    if a == b:
+        return a
+    if isinstance(a, tuple) or isinstance(b, tuple):  # (False: a tuple none of whose items is flagged)
+        a, b = (x if isinstance(x, tuple) else (False,) * len(a if isinstance(a, tuple) else b) for x in (a, b))
+        return tuple(joined_flags(x, y) for x, y in zip(a, b))
+    if isinstance(a, ListArg) != isinstance(b, ListArg):
+        raise ListAndArray
+    if isinstance(a, ListArg):
+        return ListArg(None, MIXED) if _holds_py(a) or _holds_py(b) else ListArg()
+    if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
+        return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
+    known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}
+    return PythonWhere(known.pop() if len(known) == 1 else None, True)
+
+
+class ListAndArray(Exception):
+    pass
+
+
+def _holds_py(f: ListArg) -> bool:
+    if f.py_items is not None or f.layout is MIXED:
+        return True
+    return f.layout is not None and (any(f.layout[0]) or f.layout[1] is True or any(f.layout[2]))

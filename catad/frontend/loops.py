@@ -50,7 +50,7 @@ from ..lang.inline import _Renaming
 from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, rename, var_names
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Type, Vec, rank
 from ..primitives import prim
-from .common import FALSE_, and_, is_array, is_undecided, join_types, or_, reads_undecided, static_int
+from .common import FALSE_, ListAndArray, and_, is_array, joined_flags, is_undecided, join_types, or_, reads_undecided, static_int
 from .complexes import Complex
 from . import int_range
 from .freenames import NOT_STATIC
@@ -1097,6 +1097,8 @@ class Loops:
                 out_results[k] = v
             if st.lists[names.index(n)] is not None:
                 self._as_list_of(out_results[k], st.lists[names.index(n)])
+            if isinstance(st.tuples[names.index(n)], tuple):
+                out_results[k] = self.flagged(out_results[k], st.tuples[names.index(n)], loc)
         return out_results, out_names
 
     def _kind_changes(self, st: "_Settled", flags: dict) -> list[str]:
@@ -1154,12 +1156,16 @@ class Loops:
         # before the loop and after its body
         lists = [_ANY if n in placeholders else self.py_items_of(init) or () if self.is_list(init) else None
                  for n, init in state]
+        # a tuple's items stay lists and Python's numbers where they are before the loop and after
+        # its body (python_flags; undecided where only one says so)
+        tuples = [self.python_flags(init) if isinstance(init.type, TupleT) and n not in placeholders else False
+                  for n, init in state]
         for _ in range(6):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
                 body, outs, body_env = self._body(s, src, list(zip(names, types)), shapes,
                                                   pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
-                                                  bounds=bounds, flags=flags, lists=lists)
+                                                  bounds=bounds, flags=flags, lists=lists, tuples=tuples)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
@@ -1167,6 +1173,7 @@ class Loops:
             new_bounds = [int_range.state_bound(n, b.big or n in self.multiplied) for n, b in zip(names, bounds)]
             new_pys = [self._py_after(s, n, py, out) for n, py, out in zip(names, pys, outs)]
             new_lists = [self._list_kind(s, n, items, out) for n, items, out in zip(names, lists, outs)]
+            new_tuples = [self._tuple_kind(s, n, f, out) for n, f, out in zip(names, tuples, outs)]
             new_types, new_shapes = [], []
             for n, ty, sh, out in zip(names, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -1176,10 +1183,24 @@ class Loops:
                 new_types.append(joined)
                 new_shapes.append(self._kept(sh, out) if joined == ty else None)
             if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
-                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds and new_lists == lists:
-                return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists)
-            types, shapes, pys, bounds, lists = new_types, new_shapes, new_pys, new_bounds, new_lists
+                    all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds and new_lists == lists \
+                    and new_tuples == tuples:
+                settled = _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists)
+                settled.tuples = tuples
+                return settled
+            types, shapes, pys, bounds, lists, tuples = new_types, new_shapes, new_pys, new_bounds, new_lists, new_tuples
         self.fail(s, _kind(s), "the types of the loop's variables do not settle")
+
+    def _tuple_kind(self, s: ast.For, n: str, flags, out: Term):
+        """python_flags of a tuple state after the body gives it back as out, joined with before."""
+        if flags is False and not isinstance(out.type, TupleT):
+            return False
+        try:
+            return joined_flags(flags, self.python_flags(out) if isinstance(out.type, TupleT) else False)
+        except ListAndArray:
+            self.fail(s, _kind(s), f"an item of {_shown(n)!r} is a list before the loop and an array after its "
+                      "body (or the other way round): catad holds both as arrays, but Python's + joins a list",
+                      hint="make it np.array(...) before the loop, or a list throughout")
 
     def _list_kind(self, s: ast.For, n: str, items, out: Term):
         """What a state that is a list (items: py_items_of it, or () where it holds none of Python's
@@ -1241,7 +1262,7 @@ class Loops:
         return kept if any(d is not None for d in kept) else None
 
     def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None,
-              flags=None, lists=None):
+              flags=None, lists=None, tuples=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
         iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe);
         flags: a state's name -> (the name of the Bool state that says where it is one of Python's
@@ -1279,6 +1300,8 @@ class Loops:
                 counter = v
             else:
                 self.env[n] = v
+                if tuples is not None and isinstance(tuples[k], tuple):  # (the display of its items, marked)
+                    self.env[n] = self.flagged(v, tuples[k], loc)
         for n, (flag, python_type) in (flags or {}).items():
             self.as_py_when(self.env[n], self.env[flag], python_type)
         x = self.b.bound(self.b.var(elem_ty, loc, "_x"), Get(1, t, loc))

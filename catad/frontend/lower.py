@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListArg, PythonWhere, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -215,8 +215,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         flags = self.python_flags(value) if isinstance(value.type, TupleT) or self.is_list(value) else False
         self.result_zero_d = self.result_zero_d or flags is False and self.is_zero_d(value)
         try:
-            self.result_flags = _joined_flags(self.result_flags, flags) if self._returned else flags
-        except _ListAndArray:
+            self.result_flags = joined_flags(self.result_flags, flags) if self._returned else flags
+        except ListAndArray:
             self.fail(node, "return", f"{self.src.name} returns a list here and an array at another return (or the "
                       "other way round, or as an item of a tuple): catad holds both as arrays, but Python's + "
                       "concatenates a list", hint="return np.array(l) for the list, or a list at every return")
@@ -637,31 +637,3 @@ def _marked(table: dict, t, entry):
     if isinstance(t, Term) and t.type in (Int, Float, Bool):
         table[id(t)] = entry
     return t
-
-
-def _joined_flags(a, b):
-    """python_flags of a value that is a or b (by the return taken): where they differ, an item
-    that is one of Python's numbers at some return is undecided, a list's items are MIXED."""
-    if a == b:
-        return a
-    if isinstance(a, tuple) or isinstance(b, tuple):  # (False: a tuple none of whose items is flagged)
-        a, b = (x if isinstance(x, tuple) else (False,) * len(a if isinstance(a, tuple) else b) for x in (a, b))
-        return tuple(_joined_flags(x, y) for x, y in zip(a, b))
-    if isinstance(a, ListArg) != isinstance(b, ListArg):
-        raise _ListAndArray
-    if isinstance(a, ListArg):
-        return ListArg(None, MIXED) if _holds_py(a) or _holds_py(b) else ListArg()
-    if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
-        return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
-    known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}
-    return PythonWhere(known.pop() if len(known) == 1 else None, True)
-
-
-class _ListAndArray(Exception):
-    pass
-
-
-def _holds_py(f: ListArg) -> bool:
-    if f.py_items is not None or f.layout is MIXED:
-        return True
-    return f.layout is not None and (any(f.layout[0]) or f.layout[1] is True or any(f.layout[2]))
