@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import TRUE, Call, Const, Get, Term, Tuple, Var, failing
-from ..lang.types import Bool, Int, Tuple as TupleT, Vec
+from ..lang.terms import Call, Const, Get, Term, Tuple, Var, failing
+from ..lang.types import Bool, Int, Tuple as TupleT
 from . import complexes
 from .calls import user_function
-from .common import ZERO_D, ListArg, PythonConstant, PythonWhere, is_undecided
+from .common import ZERO_D, ListArg, PythonConstant
 from .complexes import Complex
 from .freenames import _VALUES, NOT_STATIC, Static
 from ..trees import NONE, string
@@ -87,18 +87,11 @@ class Functions:
             v = Var(self.names.user(p), ty, loc)
             self.b.shapes.param(v, units)
             params.append(v)
-            value = self.with_tree(v, tree)
-            if py is True:
-                self.as_py(v)  # a Python float, int or bool argument
-            elif py == ZERO_D:  # the caller's array of no axes: the callee writes into it, or refuses
-                self.as_zero_d(v)
+            # Python's numbers, arrays of no axes (the callee writes into the caller's, or refuses)
+            # and lists, also as the items of a tuple, list or dict (see python_flags)
+            value = self.flagged(self.with_tree(v, tree), py, loc, where)
+            if py == ZERO_D:
                 self.zero_d_names.add(p)  # (also where a loop's state holds it)
-            elif isinstance(py, PythonWhere) and py.undecided:
-                self.as_py_when(v, self.undecided(loc), py.type)
-            elif isinstance(py, PythonWhere):
-                where.append((v, py.type))
-            elif isinstance(py, (tuple, ListArg)):  # a tuple, list or dict holding some, or a list
-                value = self.flagged(value, py, loc, where)
             if p == self.src.vararg:
                 items.append(value)
             else:
@@ -243,8 +236,7 @@ class Functions:
         # condition holds (a sum by a loop) passes that Bool too, after the other arguments
         # (the items of a tuple, list or dict, and a list held as an array, see python_flags)
         conditions: list = []  # (in the order of the arguments, and of a tuple's items)
-        pys = tuple(self.python_flags(t, conditions) if _structured(self, t) else self._scalar_flag(t, conditions)
-                    for t in ts)
+        pys = tuple(self.python_flags(t, conditions) for t in ts)
         name, result = self.program.function(fn, tuple(t.type for t in ts), loc, units, trees, given, statics,
                                              pys=pys if any(pys) else None)
         ts += conditions
@@ -264,18 +256,6 @@ class Functions:
         if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
             return self.as_py_when(out, self.undecided(loc), out.type)
         return self.as_py(out) if name in self.program.result_pys else out
-
-    def _scalar_flag(self, t: Term, conditions: list):
-        """What a number (or an array) argument is to the callee (see bind_params); the condition
-        where it is Python's is appended to `conditions`."""
-        w = self.py_when(t)
-        if w is None:
-            return ZERO_D if self.is_zero_d(t) else False
-        if w[0] is TRUE:
-            return True
-        if not is_undecided(w[0]):
-            conditions.append(w[0])
-        return PythonWhere(w[1], is_undecided(w[0]))
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a
@@ -437,8 +417,3 @@ class Functions:
         for target in s.targets:
             assign(target, s.value)
         return True
-
-
-def _structured(lw, t: Term) -> bool:
-    """Whether t is a tuple (list, dict) or a list held as an array: python_flags tells of it."""
-    return isinstance(t.type, TupleT) or lw.is_list(t) and isinstance(t.type, Vec)

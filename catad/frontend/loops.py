@@ -553,12 +553,10 @@ class Loops:
         to a list gives the list's element type.)"""
         if not isinstance(s, ast.For) or s.orelse or not isinstance(s.iter, ast.Call) or s.iter.keywords:
             return False
-        if not any(isinstance(n, ast.Return) for n in ast.walk(s)):
-            return False
         bounds = [_int_literal(a) for a in s.iter.args]
-        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
+        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0 or len(range(*bounds)):
             return False
-        return iteration_fn(self, s.iter) is range and len(range(*bounds)) == 0
+        return iteration_fn(self, s.iter) is range and any(isinstance(n, ast.Return) for n in ast.walk(s))
 
     def unrolled_range(self, target: ast.expr, it: ast.Call, body: list[ast.AST]) -> range | None:
         """The values of a range loop (or comprehension) to unroll, or None to fold it: a loop whose
@@ -1095,10 +1093,11 @@ class Loops:
                 pieces.append(("let", v, r, loc))
                 self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
-            if st.lists[names.index(n)] is not None:
-                self._as_list_of(out_results[k], st.lists[names.index(n)])
-            if isinstance(st.tuples[names.index(n)], tuple):
-                out_results[k] = self.flagged(out_results[k], st.tuples[names.index(n)], loc)
+            j = names.index(n)
+            if st.lists[j] is not None:
+                self._as_list_of(out_results[k], st.lists[j])
+            if isinstance(st.tuples[j], tuple):
+                out_results[k] = self.flagged(out_results[k], st.tuples[j], loc)
         return out_results, out_names
 
     def _kind_changes(self, st: "_Settled", flags: dict) -> list[str]:
@@ -1185,9 +1184,8 @@ class Loops:
             if new_types == types and [_pattern(a) for a in new_shapes] == [_pattern(b) for b in shapes] and \
                     all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds and new_lists == lists \
                     and new_tuples == tuples:
-                settled = _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists)
-                settled.tuples = tuples
-                return settled
+                return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists,
+                                tuples)
             types, shapes, pys, bounds, lists, tuples = new_types, new_shapes, new_pys, new_bounds, new_lists, new_tuples
         self.fail(s, _kind(s), "the types of the loop's variables do not settle")
 
@@ -1395,10 +1393,10 @@ class _Settled:
     """A loop's state after _settle: its (name, init) pairs, names, types, shapes, kinds, Int
     bounds and initial kinds, the body's lambda, its outputs and env, and which states are lists
     (with the marking of their Python numbers, as py_items_of gives it)."""
-    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists):
+    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists, tuples):
         self.state, self.names, self.types, self.shapes, self.pys = state, names, types, shapes, pys
         self.bounds, self.init_whens, self.body, self.outs, self.body_env = bounds, init_whens, body, outs, body_env
-        self.lists = lists
+        self.lists, self.tuples = lists, tuples  # (tuples: python_flags of each tuple state, else False)
 
 
 class _Lambda:

@@ -227,17 +227,16 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         and tree: a list held as an array is a ListArg; a tuple display gives a tuple of its items'
         flags; one of Python's own numbers is True; one that is only where a Bool term holds is a
         PythonWhere, whose term is appended to `conditions` (passed on after the arguments; None:
-        a result's, undecided); False where none of these is (or, for a tuple, in no item)."""
+        a result's, undecided); an array of no axes is ZERO_D; False where none of these is (or,
+        for a tuple, in no item)."""
         if isinstance(t, Tuple):
             flags = tuple(self.python_flags(x, conditions) for x in t.items)
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
             return ListArg(self.py_items_of(t), self.laid_out(t))
-        if self.is_zero_d(t):
-            return ZERO_D
         got = self.py_when(t)
         if got is None:
-            return False
+            return ZERO_D if self.is_zero_d(t) else False
         if got[0] is TRUE:
             return True
         if conditions is None or is_undecided(got[0]):

@@ -340,8 +340,6 @@ class Statements:
             return
         if self.bound_types is not None and name in self.bound_types:
             self.bound_types[name].append(value.type)
-        if isinstance(value, Tuple) and not _atoms(value):
-            value = self.items_bound(value, pieces, loc)
         is_list, tree, view = self.is_list(value), self.tree(value), self.is_readonly(value)
         if self.is_zero_d(value):
             self.zero_d_names.add(name)
