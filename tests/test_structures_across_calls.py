@@ -419,3 +419,14 @@ def test_a_tuple_loop_state_keeps_its_items_kinds():
         catad.value_and_grad(counted_in_a_tuple)(1.5, v)
     agrees(list_in_a_tuple_state, 1.5, v)
     agrees(list_in_a_tuple_state, 1.5, v, argnums=1)
+
+
+def list_then_array_in_a_tuple_state(x, v):
+    t = (0.0, [x, 2.0 * x])
+    for e in v:  # ERR
+        t = (t[0] + e, np.array(t[1]) * e)
+    return np.sum(t[1]) + t[0]
+
+
+def test_a_tuple_state_item_a_list_before_the_loop_and_an_array_after_is_refused():
+    refused(list_then_array_in_a_tuple_state, (1.5, np.array([0.5, 2.0])), "a list before the loop and an array")
