@@ -20,7 +20,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, make_lets
+from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
@@ -84,6 +84,12 @@ def _ufunc_methods():
     return ufunc_methods
 
 
+def catad_function(obj) -> bool:
+    """Whether obj is catad.jvp or catad.hvp, or a function a catad transformation made: what it
+    returns is marked as what it is in Python (FunctionLowerer.call_transformed)."""
+    return transformation_of(obj) is not None or maker_kind(obj) in ("jvp", "hvp")
+
+
 def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
     """catad.jvp(f, (x, ...), (dx, ...)) and catad.hvp(f, (x, ...), (dx, ...), argnums=k) in a
     compiled function: the forward derivative of f (of grad(f) for hvp) at the primals, a Def
@@ -108,12 +114,13 @@ def _jvp(lw, kind: str, node: ast.Call, args: list) -> Term:
                 "per primal")
     call = ast.copy_location(ast.Call(func=args[0], args=list(primals), keywords=[]), node)
     ts = [lw.expr(a) for a in tangents]
-    out = lw.call_transformed(Transformation("jvp", fn), call, list(primals), tangents=ts)
-    for k, (p, t) in enumerate(zip(out.args, ts)):
-        if p.type != t.type:
-            lw.fail(tangents[k], what, f"{what}: tangent {k} is a {t.type}, its primal a {p.type}",
-                    hint="give each tangent its primal's type (a float for a float, an array of its shape)")
-    return Get(1, out, lw.loc(node)) if kind == "hvp" else out
+    out = lw.call_transformed(Transformation("jvp", fn), call, list(primals), tangents=ts, tangent_nodes=tangents,
+                              what=what)
+    if kind == "jvp":
+        return out
+    lets, pair = let_chain(out)  # (the display of the pair, its items marked: the tangent keeps its marks)
+    tangent = pair.items[1] if isinstance(pair, Tuple) else Get(1, pair, lw.loc(node))
+    return lw.keep_marks(tangent, make_lets([(x.var, x.rhs, x.loc) for x in lets], tangent))
 
 
 _SEQUENCES = (np.stack, np.concatenate, np.vstack, np.hstack, np.array, np.asarray, np.copy, builtins.sum)  # they

@@ -698,8 +698,8 @@ class Expressions:
                 obj is builtins.pow:
             return t  # Python's where the argument chosen is, or where what it adds is (calls.py marks it)
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
-        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and \
-                calls.user_function(obj) is None:  # your function's result keeps its mark
+        if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and calls.user_function(obj) is None \
+                and not calls.catad_function(obj):  # your function's result keeps its mark, as catad's do
             t = t.replace()  # a node of its own (marks go by identity): np.float64(x) is not Python's x
             if python:
                 self.as_py(t)

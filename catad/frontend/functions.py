@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Get, Term, Tuple, Var, failing
-from ..lang.types import Bool, Int, Tuple as TupleT
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank
 from . import complexes
 from .calls import user_function
 from .common import ZERO_D, ListArg, PythonConstant
@@ -257,14 +257,16 @@ class Functions:
             return self.as_py_when(out, self.undecided(loc), out.type)
         return self.as_py(out) if name in self.program.result_pys else out
 
-    def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None) -> Term:
+    def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None,
+                         tangent_nodes: list = (), what: str | None = None) -> Term:
         """A call of the function a catad transformation makes (catad.grad(f)(x), or h(x) for a
         global h = catad.grad(f); a catad.transforms.Transformation t): f's derivative program,
         compiled by the pipeline for these arguments' types, is a Def of this program (issue 17).
-        `tangents`: for catad.jvp(f, primals, tangents), the tangents' terms (after the primals)."""
+        `tangents`: for catad.jvp(f, primals, tangents), the tangents' terms (after the primals), each
+        of its primal's type (their nodes: `tangent_nodes`; `what`: catad's function called)."""
         from ..transforms import innermost
         fn = innermost(t.fn)
-        what = f"catad.{t.kind}"
+        what = what or f"catad.{t.kind}"
         if not isinstance(fn, types.FunctionType) or user_function(fn) is None:
             self.fail(node, what, f"{what} of {getattr(fn, '__name__', fn)!r}: catad differentiates a function of "
                       "yours written with def at module level here", hint="write f with def at module level")
@@ -276,6 +278,10 @@ class Functions:
                       "(no *args, no keyword that skips one)", hint="pass them by position")
         ts = [x for _, x in pairs]
         if tangents is not None:
+            for k, (p, x) in enumerate(zip(ts, tangents)):
+                if p.type != x.type:
+                    self.fail(tangent_nodes[k], what, f"{what}: tangent {k} is a {x.type}, its primal a {p.type}",
+                              hint="give each tangent its primal's type (a float for a float, an array of its shape)")
             ts += tangents
             units = tuple(self.b.units(x) for x in ts[:len(given)])
             trees = tuple(self.tree(x) for x in ts[:len(given)])
@@ -287,7 +293,13 @@ class Functions:
         pys = tuple(self.python_flags(x) for x in ts[:len(given)])
         name, result = self.program.transformed(t, arg_types, loc, units, trees, pys if any(pys) else None)
         ts += [self.hidden_param(path, ty, loc, u) for path, ty, u in self.program.hidden[name]]
-        return self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        out = self.with_tree(Call(name, tuple(ts), result, loc), self.program.result_trees.get(name))
+        flags = _api_flags(t, result, [x.type for x in ts[:len(given)]], pys)
+        if not isinstance(flags, tuple):
+            return self.flagged(out, flags, loc)
+        tree = self.tree(out)  # (the display of its items, each marked: see call_user)
+        return self.with_tree(self.b.share(out, lambda v: self.flagged(self.with_tree(v, tree), flags, loc), loc),
+                              tree)
 
     def transformation_made(self, node: ast.Call) -> Any:
         """The Transformation a call such as catad.grad(f, argnums=1) makes, evaluated while
@@ -417,3 +429,46 @@ class Functions:
         for target in s.targets:
             assign(target, s.value)
         return True
+
+
+
+# catad's functions that give Jacobians and Hessians: NumPy arrays, of no axes for a number's
+# (np.asarray of each block); the others give Python's own numbers
+_ARRAY_RESULTS = ("jacobian", "jacfwd", "jacrev", "hessian")
+
+
+def _api_flags(t: Any, result: Any, arg_types: list, arg_flags: tuple) -> Any:
+    """python_flags of what the transformation t returns in Python (catad.differentiate), of type
+    `result`, for arguments of these types and python_flags: a gradient has its argument's
+    structure, a Python float for each number (a list of them for a list held as an array); a
+    value, a tangent, each number of its tree a Python number; a Jacobian's and a Hessian's
+    numbers are arrays of no axes."""
+    if t.kind not in ("grad", "value_and_grad"):
+        return _numbers(result, ZERO_D if t.kind in _ARRAY_RESULTS else True)
+    one = isinstance(t.argnums, int)
+    parts = tuple(_gradient_flags(arg_types[k], arg_flags[k]) for k in ((t.argnums,) if one else t.argnums))
+    grad = parts[0] if one else parts if any(f is not False for f in parts) else False
+    return (True, grad) if t.kind == "value_and_grad" else grad
+
+
+def _gradient_flags(ty: Any, flags: Any) -> Any:
+    """python_flags of the gradient with respect to an argument of type ty and these python_flags."""
+    if isinstance(flags, ListArg):  # a list held as an array: a list of floats, or of arrays
+        return ListArg((None,)) if rank(ty) == 1 else ListArg()
+    if isinstance(ty, TupleT):
+        items = tuple(_gradient_flags(s, flags[k] if isinstance(flags, tuple) else False)
+                      for k, s in enumerate(ty.items))
+        return items if any(f is not False for f in items) else False
+    return ty is Float
+
+
+def _numbers(ty: Any, number: Any) -> Any:
+    """python_flags of a value of type ty each of whose numbers is `number` (True: Python's own;
+    ZERO_D: an array of no axes), in its tuples (a list or dict is the tuple of its items here,
+    see catad.trees), and whose arrays are arrays."""
+    if isinstance(ty, TupleT):
+        flags = tuple(_numbers(s, number) for s in ty.items)
+        return flags if any(f is not False for f in flags) else False
+    if ty is Float or number is True and ty in (Int, Bool):
+        return number
+    return False
