@@ -481,10 +481,6 @@ def too_many_indices(v):
     return v[0, 1]  # ERR
 
 
-def bad_operand(v):
-    return v + (1.0, 2.0)  # ERR
-
-
 def bool_arith(v):
     return np.sum((v > 0.0) - (v < 1.0))  # ERR (NumPy refuses - of bools; + is a logical or)
 
@@ -516,7 +512,6 @@ TYPE_CASES = [
     (tuple_var_index, ((1.0, 2.0), 0), UnsupportedSyntax, ["tuple", "integer known while compiling"]),
     (tuple_out_of_range, ((1.0, 2.0),), CatadTypeError, ["out of range"]),
     (too_many_indices, (V,), CatadTypeError, ["2 indices", "rank 1"]),
-    (bad_operand, (V,), CatadTypeError, ["add"]),
     (bool_arith, (V,), CatadTypeError, ["boolean subtract", "^"]),
     (matmul_scalar, (V, 1.0), CatadTypeError, ["@", "use *"]),
     (chained_arrays, (V,), UnsupportedSyntax, ["chained comparisons of arrays"]),

@@ -139,6 +139,11 @@ def value_and_list_gradient(x):
     return sum(g + g) + len(g + g) + v
 
 
+def tuple_gradient_concatenated(x):
+    g = catad.grad(first_times_second)((x, 2.0 * x))
+    return sum(g + g) + len(g + g)
+
+
 def list_result_tangent(x):
     p, t = catad.jvp(twice, (x,), (1.0,))
     return sum(t + t) + len(p + p) * x
@@ -146,7 +151,7 @@ def list_result_tangent(x):
 
 @pytest.mark.parametrize("fn", [
     list_gradient_concatenated, comprehension_gradient_concatenated, value_and_list_gradient,
-    list_result_tangent,
+    tuple_gradient_concatenated, list_result_tangent,
 ], ids=lambda f: f.__name__)
 def test_a_gradient_has_its_argument_s_structure(fn):
     agrees(fn, 1.5)

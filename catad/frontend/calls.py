@@ -168,11 +168,12 @@ def _list_as_array(lw, a, obj, lowered=None):
     return t if any(obj is f for f in _SEQUENCES) else lw.nonempty_list(t, a, f"{display(obj)}()")
 
 
-def list_array(lw, t: Term, node: ast.AST) -> Term | None:
-    """The array NumPy makes of t when t is a list (catad.trees) of scalars or of arrays of one
-    type; None otherwise."""
+def list_array(lw, t: Term, node: ast.AST, tuples: bool = False) -> Term | None:
+    """The array NumPy makes of t when t is a list (catad.trees), or with `tuples` a tuple, of
+    scalars or of arrays of one type; None otherwise."""
     tree = lw.tree(t)
-    if tree is None or tree.kind != "list" or not t.type.items or any(x is not None for x in tree.items):
+    if not isinstance(t.type, TupleT) or not t.type.items or (tree is None and not tuples) or tree is not None and (
+            tree.kind not in ("list", "tuple") or any(x is not None for x in tree.items)):
         return None
     items = list(t.items) if isinstance(t, Tuple) else [Get(k, t, t.loc) for k in range(len(t.type.items))]
     types = {x.type for x in items}

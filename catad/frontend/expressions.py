@@ -17,14 +17,14 @@ import types
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, make_lets
+from ..lang.terms import FALSE, TRUE, Const, Get, If, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
 from .complexes import Complex
 from .common import and_, is_array, or_, static_bool
 from .freenames import NOT_STATIC, Static
-from .shapes import without_checks
+from .shapes import lin_const, without_checks
 from .statements import LocalFunction
 from .source import relocate
 from .subscripts import DictKey
@@ -192,6 +192,10 @@ class Expressions:
                           CatadTypeError, hint=f"test it with `if {ast.unparse(side)} is None:` first")
         if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
             return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
+        if self.plain_tuple(a) or self.plain_tuple(b):
+            out = self.tuple_operator(op, a, b, node)
+            if out is not None:
+                return out
         a, b = self.list_operands(node, a, b)
         self.refuse_lists(node, [a, b], "an arithmetic operator")
         if isinstance(op, ast.MatMult):
@@ -707,18 +711,80 @@ class Expressions:
                 int_range.size(self, t)
         return t
 
+    def plain_tuple(self, t: Term) -> bool:
+        """Whether t is a Python tuple (not a list, dict, str or None held as one: catad.trees)."""
+        if not isinstance(t.type, TupleT):
+            return False
+        tree = self.tree(t)
+        return tree is None or tree.kind == "tuple"
+
+    def tuple_operator(self, op: ast.operator, a: Term, b: Term, node: ast.AST) -> Term | None:
+        """t + u and t * k (or k * t) of tuples: Python's concatenation and repetition, a display of
+        their items (k known while compiling); None for a tuple beside an array, which NumPy makes
+        an array (list_operands). Any other operator on a tuple raises TypeError in Python."""
+        arrays = [is_array(t) and not self.is_list(t) for t in (a, b)]
+        if any(arrays):
+            return None
+        t, other = (a, b) if self.plain_tuple(a) else (b, a)
+        if isinstance(op, ast.Add) and self.plain_tuple(other):
+            return self.tuple_joined([a, b], lambda x, y: x + y, node, once=True)
+        if isinstance(op, ast.Mult) and other.type in (Int, Bool):
+            k = other.value if isinstance(other, Const) else lin_const(self.b.shapes.lin(other)) \
+                if other.type is Int else None
+            if k is None:
+                self.fail(node, "tuple repetition", "a tuple repeated a number of times known only at run time: "
+                          "catad's tuples have a length known while compiling",
+                          hint="repeat it by a constant, or make it an array: np.tile(np.array(t), k)")
+            return self.b.share(other, lambda _: self.tuple_joined([t], lambda x: x * max(int(k), 0), node),
+                                self.loc(node))
+        what = "a list" if self.list_kind(other) else \
+            "a tuple" if self.plain_tuple(other) else f"a {other.type}"
+        self.fail(node, "tuple operator", f"{_SYMBOLS.get(type(op), 'this operator')} of a tuple and {what}: Python "
+                  "raises TypeError (a tuple takes + of a tuple, which concatenates, and * of an int, which "
+                  "repeats)", CatadTypeError, hint="for arithmetic on the items, make it an array: np.array(t)")
+
+    def tuple_joined(self, ts: list[Term], join, node: ast.AST, once: bool = False) -> Term:
+        """The tuple of join(items of ts[0], ...), each tuple's items computed once: a display's
+        items as they are where join puts each `once` (in order), else bound where they are not
+        atoms (marked as they were); another tuple's read by Get."""
+        loc = self.loc(node)
+        binds, lists = [], []
+        once = once and all(isinstance(t, (Tuple, Var)) for t in ts)  # (else all bound, in Python's order)
+        for t in ts:
+            lets, body = let_chain(t)
+            if lets and isinstance(body, Tuple):  # (a call's result, the display of its items: see call_user)
+                binds += [(x.var, x.rhs, x.loc) for x in lets]
+                t = self.with_tree(body, self.tree(t))
+            if isinstance(t, Tuple) and once:
+                lists.append(list(t.items))
+            elif isinstance(t, Tuple):
+                items = []
+                for x in t.items:
+                    v = self.b.share_atom(x, binds, loc)
+                    items.append(x if v is x else self.keep_marks(x, v))
+                lists.append(items)
+            elif isinstance(t, Var):
+                lists.append([self.with_tree(Get(k, t, loc), self.item_tree(t, k)) for k in range(len(t.type.items))])
+            else:
+                v = self.b.share_atom(t, binds, loc)
+                lists.append([self.with_tree(Get(k, v, loc), self.item_tree(t, k)) for k in range(len(t.type.items))])
+                self.with_tree(v, self.tree(t))
+        return make_lets(binds, self.tuple_of(join(*lists), loc))
+
     def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:
         """Operands of an arithmetic operator when one is a list (catad.trees): beside an array,
         NumPy makes it an array; beside a number or a list, Python's operators do not work
         elementwise (+ concatenates, * repeats), which catad does not compile."""
-        lists = [self.tree(t) is not None and self.tree(t).kind == "list" for t in (a, b)]
+        lists = [self.tree(t) is not None and self.tree(t).kind == "list" or self.plain_tuple(t) for t in (a, b)]
         if not any(lists):
             return a, b
         arrays = [is_array(t) and not self.is_list(t) for t in (a, b)]
         if lists[0] and arrays[1] or lists[1] and arrays[0]:
-            made = [calls.list_array(self, t, node) if is_list else t for t, is_list in zip((a, b), lists)]
+            made = [calls.list_array(self, t, node, tuples=True) if is_list else t for t, is_list in zip((a, b), lists)]
             if all(t is not None for t in made):
                 return made[0], made[1]
+            self.fail(node, "list arithmetic", "a list or tuple beside an array, whose items are not numbers or "
+                      "arrays of one type: NumPy would make it an array of objects", hint="make it an array of numbers")
         self.fail(node, "list arithmetic", "arithmetic on a Python list does not work elementwise in Python "
                   "(+ concatenates, * repeats)", hint="make it an array: np.array(xs)")
 

@@ -1,0 +1,156 @@
+"""Python's + and * on tuples: t + u concatenates, t * k and k * t repeat (k an int known while
+compiling), a tuple beside an array is made an array by NumPy (elementwise arithmetic), and any
+other operator on a tuple raises TypeError in Python, so catad refuses it. Before, every one of
+them was refused with "add: expects two Floats or two Ints", x.shape + (1,) among them."""
+import numpy as np
+import pytest
+
+import catad
+from catad.errors import CatadTypeError, ZeroDivisionError_
+from located import agrees, refused
+
+
+def pair(a):
+    return a, abs(a)
+
+
+def displays(x):
+    t = (x, 2.0 * x) + (3.0, x * x)
+    return t[0] * t[3] + t[2] * len(t) + sum(t)
+
+
+def names(x):
+    t = (x, 2.0 * x)
+    u = (np.sin(x),)
+    w = t + u + t
+    return sum(w) * len(w)
+
+
+def repeated(x):
+    t = (x, 2.0 * x) * 3
+    u = 2 * (np.sin(x),)
+    return sum(t) * len(t) + sum(u) * len(u)
+
+
+def repeated_by_nothing(x):
+    t = (x, 2.0 * x)
+    return len(t * 0) + len(t * -2) + len(True * t) * x
+
+
+def repeated_by_a_constant(x):
+    k = 3
+    t = (np.exp(x),) * k
+    return sum(t) + len(t)
+
+
+def augmented(x):
+    t = (x,)
+    t += (t[-1] * 2.0,)
+    t += (np.sin(t[-1]), x)
+    return sum(t) * len(t)
+
+
+def augmented_by_repetition(x):
+    t = (x, np.cos(x))
+    t *= 2
+    return t[3] * t[0] + len(t)
+
+
+def calls(x):
+    t = pair(x) + pair(2.0 * x)
+    return t[0] * t[2] + t[1] + t[3]
+
+
+def arrays(v):
+    rows = (v, v * 2.0) + (np.sin(v),)
+    return np.sum(np.stack(rows) ** 2) + len(rows)
+
+
+def shapes(v):
+    a = np.reshape(v, v.shape + (1,))
+    b = v.reshape((1,) + v.shape)
+    c = np.zeros(v.shape * 2) + v
+    return np.sum(a * b) + np.sum(c) * len(v.shape + v.shape)
+
+
+def beside_an_array(x):
+    return np.sum((x, 2.0 * x) + np.ones(2)) + np.sum(np.arange(2.0) * (x, np.sin(x)))
+
+
+@pytest.mark.parametrize("fn", [displays, names, repeated, repeated_by_nothing, repeated_by_a_constant, augmented,
+                                augmented_by_repetition, calls, beside_an_array], ids=lambda f: f.__name__)
+def test_tuples_of_numbers(fn):
+    agrees(fn, 1.5)
+    agrees(fn, -0.5)
+
+
+@pytest.mark.parametrize("fn", [arrays, shapes], ids=lambda f: f.__name__)
+def test_tuples_of_arrays_and_shapes(fn):
+    agrees(fn, np.array([0.5, -1.0, 2.0]))
+
+
+def plus_a_tuple(v):
+    return np.sum(v + (1.0, 2.0))
+
+
+def test_a_tuple_beside_an_array_broadcasts_as_numpy_s():
+    """(Before, refused: tests/test_frontend_errors.py had it as bad_operand.)"""
+    agrees(plus_a_tuple, np.array([0.5, -1.0]))
+    with pytest.raises(ValueError, match="could not be broadcast together with shapes"):
+        plus_a_tuple(np.ones(3))
+    with pytest.raises(ValueError, match="could not be broadcast together with shapes"):
+        catad.value_and_grad(plus_a_tuple)(np.ones(3))
+
+
+def concatenated_items_stay_python_s(x):
+    t = (x,) + pair(x)
+    return np.sin(t[2] / 0)
+
+
+def repeated_items_stay_python_s(x):
+    t = (x, abs(x)) * 2
+    return np.sin(t[3] / 0)
+
+
+@pytest.mark.parametrize("fn", [concatenated_items_stay_python_s, repeated_items_stay_python_s],
+                         ids=lambda f: f.__name__)
+def test_items_keep_their_kind(fn):
+    with pytest.raises(ZeroDivisionError) as python:
+        fn(1.5)
+    with pytest.raises(ZeroDivisionError_) as ours:
+        catad.value_and_grad(fn)(1.5)
+    assert str(python.value) in str(ours.value)
+
+
+def subtracted(x):
+    t = (x, 2.0 * x)
+    return sum(t - t)  # ERR
+
+
+def plus_a_list(x):
+    t = (x, 2.0 * x)
+    return sum(t + [x])  # ERR
+
+
+def times_a_float(x):
+    t = (x, 2.0 * x)
+    return sum(t * 2.0)  # ERR
+
+
+def times_a_length(v):
+    t = (np.sum(v),)
+    return sum(t * len(v))  # ERR
+
+
+@pytest.mark.parametrize("fn, words", [
+    (subtracted, ["operator -", "TypeError"]), (plus_a_list, ["operator +", "a list"]),
+    (times_a_float, ["operator *", "Float"]),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_other_operators_are_python_s_type_errors(fn, words):
+    with pytest.raises(TypeError):
+        fn(1.5)
+    refused(fn, (1.5,), *words, cls=CatadTypeError)
+
+
+def test_a_repetition_known_only_at_run_time_is_refused():
+    refused(times_a_length, (np.ones(3),), "known only at run time", "np.tile")
