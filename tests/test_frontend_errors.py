@@ -497,6 +497,18 @@ def range_float(x):
     return sum(i for i in range(x))  # ERR
 
 
+def sorts_in_place(v):
+    a = v * 1.0
+    a.sort()  # ERR
+    return np.sum(a)
+
+
+def writes_out(v):
+    a = v * 1.0
+    np.add(a, 1.0, out=a)  # ERR
+    return np.sum(a)
+
+
 TYPE_CASES = [
     (returns_differ, (1.0,), CatadTypeError, ["(Float, Float)", "same type"]),
     (truthy_if, (1.0,), UnsupportedSyntax, ["Float, not a Bool", "compare explicitly"]),
@@ -516,6 +528,8 @@ TYPE_CASES = [
     (matmul_scalar, (V, 1.0), CatadTypeError, ["@", "use *"]),
     (chained_arrays, (V,), UnsupportedSyntax, ["chained comparisons of arrays"]),
     (range_float, (2.0,), CatadTypeError, ["range", "Float"]),
+    (sorts_in_place, (V,), UnsupportedSyntax, [".sort() reorders", "np.sort(a)"]),
+    (writes_out, (V,), UnsupportedSyntax, ["out= writes", "a = np.add(a, b)"]),
 ]
 
 

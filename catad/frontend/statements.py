@@ -280,11 +280,18 @@ class Statements:
                 return  # a docstring or `...`
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
                 self.fail(s, "print", "print is not supported in a compiled function; print outside it")
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("sort", "reverse"):
+                self.fail(s, f".{v.func.attr}", f".{v.func.attr}() reorders a list or an array in place, which a "
+                          "compiled function does not do", hint="make a new one: a = np.sort(a) or l = sorted(l); "
+                                                                "a = a[::-1] or l = l[::-1]")
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _GROWING:
                 self.fail(s, f"list.{v.func.attr}", f".{v.func.attr}() changes a list in place, which a compiled "
                           "function does not do: its lists have the length they were made with",
                           hint="build the list with a comprehension, [e for x in xs], or make an array of its "
                                "final length first, out = np.zeros(n), and assign out[i] = e in the loop")
+            if isinstance(v, ast.Call) and any(kw.arg == "out" for kw in v.keywords):
+                self.fail(s, "out=", "out= writes the result into an array in place, which a compiled function "
+                          "does not do", hint="assign the result instead: a = np.add(a, b)")
             self.fail(s, "expression statement", "an expression statement has no effect in a compiled "
                                                  "function; assign its value or return it")
         elif isinstance(s, ast.Pass):
