@@ -738,7 +738,7 @@ class Expressions:
             return self.b.share(other, lambda _: self.tuple_joined([t], lambda x: x * max(int(k), 0), node),
                                 self.loc(node))
         what = "a list" if self.list_kind(other) else \
-            "a tuple" if self.plain_tuple(other) else f"a {other.type}"
+            "a tuple" if self.plain_tuple(other) else f"{'an' if str(other.type)[0] in 'AEIOU' else 'a'} {other.type}"
         self.fail(node, "tuple operator", f"{_SYMBOLS.get(type(op), 'this operator')} of a tuple and {what}: Python "
                   "raises TypeError (a tuple takes + of a tuple, which concatenates, and * of an int, which "
                   "repeats)", CatadTypeError, hint="for arithmetic on the items, make it an array: np.array(t)")
