@@ -405,8 +405,17 @@ class Functions:
         return LocalFunction(src, self, defaults)
 
     def assign_functions(self, s: ast.Assign, pieces: list) -> bool:
-        """`f = lambda ...` (also `f, g = lambda ..., lambda ...`): binds the names to the
-        functions; False when the value is not a lambda (or a tuple of them)."""
+        """`f = lambda ...` (also `f, g = lambda ..., lambda ...`) and `g = catad.grad(f)`: binds the
+        names to the functions; False when the value is neither a lambda (or a tuple of them) nor
+        a call of a catad transformation."""
+        if isinstance(s.value, ast.Call) and all(isinstance(t, ast.Name) for t in s.targets):
+            made = self.transformation_made(s.value)
+            if made is not None:  # made while compiling, as where it is called at once (catad.grad(f)(x))
+                from ..transforms import mark
+                for target in s.targets:
+                    self.env[target.id] = mark(lambda *a: None, made)
+                return True
+
         def lambdas(v):
             return isinstance(v, ast.Lambda) or isinstance(v, ast.Tuple) and any(lambdas(e) for e in v.elts)
         found = lambdas(s.value)
