@@ -1,7 +1,9 @@
 """Python's + and * on tuples: t + u concatenates, t * k and k * t repeat (k an int known while
 compiling), a tuple beside an array is made an array by NumPy (elementwise arithmetic), and any
 other operator on a tuple raises TypeError in Python, so catad refuses it. Before, every one of
-them was refused with "add: expects two Floats or two Ints", x.shape + (1,) among them."""
+them was refused with "add: expects two Floats or two Ints", x.shape + (1,) among them. A list
+times an int repeats it too ([0.0] * n, refused before as list arithmetic), its length known
+only at run time where the list holds numbers or arrays of one shape."""
 import numpy as np
 import pytest
 
@@ -154,3 +156,79 @@ def test_other_operators_are_python_s_type_errors(fn, words):
 
 def test_a_repetition_known_only_at_run_time_is_refused():
     refused(times_a_length, (np.ones(3),), "known only at run time", "np.tile")
+
+
+def zeros_then_filled(x):
+    out = [0.0] * 3
+    for i in range(3):
+        out[i] = x * i
+    return sum(out) * len(out)
+
+
+def display_repeated(x):
+    l = [x, 2.0 * x] * 3
+    return sum(l) * len(l) + l[4] * (2 * [np.sin(x)])[1]
+
+
+def repeated_by_nothing_or_true(x):
+    l = [x] * 0 + [x] * -3 + [np.cos(x)] * True
+    return sum(l) * len(l)
+
+
+def repeated_by_a_length(v):
+    l = [1.0] * len(v)
+    return np.sum(np.array(l) * v) * len(l)
+
+
+def arrays_repeated(v):
+    rows = [v, 2.0 * v] * 2
+    return np.sum(np.stack(rows) ** 2) + len(rows)
+
+
+def comprehension_repeated(v):
+    l = [np.sum(v * i) for i in range(3)] * 2
+    return sum(l) * len(l) + l[4]
+
+
+@pytest.mark.parametrize("fn", [zeros_then_filled, display_repeated, repeated_by_nothing_or_true],
+                         ids=lambda f: f.__name__)
+def test_lists_repeated(fn):
+    agrees(fn, 1.5)
+    agrees(fn, -0.5)
+
+
+@pytest.mark.parametrize("fn", [repeated_by_a_length, arrays_repeated, comprehension_repeated],
+                         ids=lambda f: f.__name__)
+def test_lists_of_arrays_and_of_run_time_lengths_repeated(fn):
+    agrees(fn, np.array([0.5, -1.0, 2.0]))
+    agrees(fn, np.array([0.5]))
+
+
+def repeated_items_of_a_list_stay_python_s(x):
+    l = 2 * [abs(x), x]
+    return np.sin(l[2] / 0)
+
+
+def repeated_by_a_length_stays_python_s(v):
+    l = [abs(float(v[0]))] * len(v)
+    return np.sin(l[-1] / 0)
+
+
+@pytest.mark.parametrize("fn, arg", [(repeated_items_of_a_list_stay_python_s, 1.5),
+                                     (repeated_by_a_length_stays_python_s, np.array([0.5, 2.0]))],
+                         ids=["display", "run-time length"])
+def test_repeated_list_items_keep_their_kind(fn, arg):
+    with pytest.raises(ZeroDivisionError) as python:
+        fn(arg)
+    with pytest.raises(ZeroDivisionError_) as ours:
+        catad.value_and_grad(fn)(arg)
+    assert str(python.value) in str(ours.value)
+
+
+def mixed_items_repeated_by_a_length(v):
+    l = [v[0], abs(float(v[0]))] * len(v)
+    return sum(l[i] for i in range(len(l)))  # ERR
+
+
+def test_a_list_of_both_kinds_repeated_a_run_time_number_of_times_is_refused_where_read():
+    refused(mixed_items_repeated_by_a_length, (np.array([0.5, 2.0]),), "Python's numbers and NumPy's")

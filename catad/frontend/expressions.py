@@ -192,6 +192,10 @@ class Expressions:
                           CatadTypeError, hint=f"test it with `if {ast.unparse(side)} is None:` first")
         if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
             return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
+        if isinstance(op, ast.Mult) and bool(self.list_kind(a)) != bool(self.list_kind(b)):
+            xs, k = (a, b) if self.list_kind(a) else (b, a)
+            if k.type in (Int, Bool):
+                return self.repeated(xs, k, node)  # lists.py: Python's repetition of a list
         if self.plain_tuple(a) or self.plain_tuple(b):
             out = self.tuple_operator(op, a, b, node)
             if out is not None:

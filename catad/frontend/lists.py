@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
+from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from .common import MIXED, all_py, ONE, ZERO, is_array, join_types
@@ -177,6 +177,43 @@ class Lists:
                  for k in range(len(b.type.items))]
         return self.b.share(a, lambda x: self._joined(x, items, node), loc) if self.list_kind(a) == "vector" \
             else self._joined(a, items, node)
+
+    def repeated(self, xs: Term, k: Term, node: ast.AST) -> Term:
+        """xs * k (or k * xs) of a list and an int: Python's repetition, the items k times over
+        (none where k <= 0); a list of values of different types takes a k known while compiling."""
+        loc = self.loc(node)
+        k = self.b.numeric(k, Int, loc) if k.type is Bool else k
+        times = k.value if isinstance(k, Const) else lin_const(self.b.shapes.lin(k))
+        if self.list_kind(xs) == "tuple":
+            if times is None:
+                self.fail(node, "list repetition", "a list of values of different types repeated a number of times "
+                          "known only at run time: catad holds it as a tuple, whose length is known while compiling",
+                          hint="repeat it by a constant")
+            items = xs.items if isinstance(xs, Tuple) else None
+            if items is None or not all(is_atom(x) for x in items):
+                return self.b.share(xs, lambda v: self.repeated(self.with_tree(v, self.tree(xs)), k, node), loc)
+            trees = self.tree(xs).items
+            return self.with_tree(Tuple(tuple(items) * max(int(times), 0), loc), Tree("list", trees * max(int(times), 0)))
+        where = self.py_positions(xs)
+        mixed = isinstance(where, tuple) and any(where) and not all(where)
+        if where is None and self.laid_out(xs) is not None or mixed and times is None:
+            layout = MIXED
+        else:
+            layout = None
+
+        def body(x, c):
+            n = self.b.size(x, 0, loc)
+            i = self.b.var(Int, loc, "_i")
+            total = prim("mul", If(prim("lt", c, ZERO, loc=loc), ZERO, c, loc), n, loc=loc)
+            return Build(total, i, prim("index", prim("mod", i, n, loc=loc), x, loc=loc), loc)
+        out = self.as_list(self.b.share_all([xs, k], body, loc))
+        if layout is MIXED:
+            return self.mark_py_layout(out, MIXED)
+        if where == "all" or isinstance(where, tuple) and where and all(where):
+            return self.mark_py_positions(out, "all")
+        if mixed:
+            return self.mark_py_positions(out, where * max(int(times), 0))
+        return out
 
     def _is_list_name(self, name: str) -> bool:
         v = self.env.get(name)
