@@ -197,7 +197,14 @@ def test_lists_repeated(fn):
     agrees(fn, -0.5)
 
 
-@pytest.mark.parametrize("fn", [repeated_by_a_length, arrays_repeated, comprehension_repeated],
+def values_of_two_kinds_repeated(v):
+    l = [np.sum(v), v] * 2
+    m = l + [1.0]
+    return l[2] * np.sum(l[3]) * len(m) + np.sum(m[1] * m[-1])
+
+
+@pytest.mark.parametrize("fn", [repeated_by_a_length, arrays_repeated, comprehension_repeated,
+                                values_of_two_kinds_repeated],
                          ids=lambda f: f.__name__)
 def test_lists_of_arrays_and_of_run_time_lengths_repeated(fn):
     agrees(fn, np.array([0.5, -1.0, 2.0]))
@@ -209,14 +216,20 @@ def repeated_items_of_a_list_stay_python_s(x):
     return np.sin(l[2] / 0)
 
 
+def values_of_two_kinds_stay_python_s(v):
+    l = 2 * [abs(float(v[0])), v * 2.0]
+    return np.sin(l[2] / 0)
+
+
 def repeated_by_a_length_stays_python_s(v):
     l = [abs(float(v[0]))] * len(v)
     return np.sin(l[-1] / 0)
 
 
 @pytest.mark.parametrize("fn, arg", [(repeated_items_of_a_list_stay_python_s, 1.5),
-                                     (repeated_by_a_length_stays_python_s, np.array([0.5, 2.0]))],
-                         ids=["display", "run-time length"])
+                                     (repeated_by_a_length_stays_python_s, np.array([0.5, 2.0])),
+                                     (values_of_two_kinds_stay_python_s, np.array([0.5, 2.0]))],
+                         ids=["display", "run-time length", "two kinds"])
 def test_repeated_list_items_keep_their_kind(fn, arg):
     with pytest.raises(ZeroDivisionError) as python:
         fn(arg)

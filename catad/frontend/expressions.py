@@ -747,10 +747,11 @@ class Expressions:
                   "raises TypeError (a tuple takes + of a tuple, which concatenates, and * of an int, which "
                   "repeats)", CatadTypeError, hint="for arithmetic on the items, make it an array: np.array(t)")
 
-    def tuple_joined(self, ts: list[Term], join, node: ast.AST, once: bool = False) -> Term:
-        """The tuple of join(items of ts[0], ...), each tuple's items computed once: a display's
-        items as they are where join puts each `once` (in order), else bound where they are not
-        atoms (marked as they were); another tuple's read by Get."""
+    def tuple_joined(self, ts: list[Term], join, node: ast.AST, once: bool = False, kind: str = "tuple") -> Term:
+        """The tuple (or, `kind` "list", the list of values of different types) of join(items of
+        ts[0], ...), each tuple's items computed once: a display's items as they are where join puts
+        each `once` (in order), else bound where they are not atoms (marked as they were); another
+        tuple's read by Get."""
         loc = self.loc(node)
         binds, lists = [], []
         once = once and all(isinstance(t, (Tuple, Var)) for t in ts)  # (else all bound, in Python's order)
@@ -773,7 +774,10 @@ class Expressions:
                 v = self.b.share_atom(t, binds, loc)
                 lists.append([self.with_tree(Get(k, v, loc), self.item_tree(t, k)) for k in range(len(t.type.items))])
                 self.with_tree(v, self.tree(t))
-        return make_lets(binds, self.tuple_of(join(*lists), loc))
+        items = join(*lists)
+        out = self.tuple_of(items, loc) if kind == "tuple" else \
+            self.with_tree(Tuple(tuple(items), loc), Tree("list", tuple(self.tree(x) for x in items)))
+        return make_lets(binds, out) if not binds else self.with_tree(make_lets(binds, out), self.tree(out))
 
     def list_operands(self, node: ast.AST, a: Term, b: Term) -> tuple[Term, Term]:
         """Operands of an arithmetic operator when one is a list (catad.trees): beside an array,

@@ -440,7 +440,6 @@ class Functions:
         return True
 
 
-
 # catad's functions that give Jacobians and Hessians: NumPy arrays, of no axes for a number's
 # (np.asarray of each block); the others give Python's own numbers
 _ARRAY_RESULTS = ("jacobian", "jacfwd", "jacrev", "hessian")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets
+from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from .common import MIXED, all_py, ONE, ZERO, is_array, join_types
@@ -189,11 +189,7 @@ class Lists:
                 self.fail(node, "list repetition", "a list of values of different types repeated a number of times "
                           "known only at run time: catad holds it as a tuple, whose length is known while compiling",
                           hint="repeat it by a constant")
-            items = xs.items if isinstance(xs, Tuple) else None
-            if items is None or not all(is_atom(x) for x in items):
-                return self.b.share(xs, lambda v: self.repeated(self.with_tree(v, self.tree(xs)), k, node), loc)
-            trees = self.tree(xs).items
-            return self.with_tree(Tuple(tuple(items) * max(int(times), 0), loc), Tree("list", trees * max(int(times), 0)))
+            return self.tuple_joined([xs], lambda x: x * max(int(times), 0), node, kind="list")
         where = self.py_positions(xs)
         mixed = isinstance(where, tuple) and any(where) and not all(where)
         if where is None and self.laid_out(xs) is not None or mixed and times is None:
