@@ -208,3 +208,32 @@ def test_a_named_transformation_s_numbers_are_python_s():
         named_over_zero(1.5)
     with pytest.raises(ZeroDivisionError_):
         catad.value_and_grad(named_over_zero)(1.5)
+
+
+def with_an_int_and_a_bool(x, n):
+    return x * n, n, n > 1
+
+
+def tangents_of_an_int_and_a_bool(x):
+    p, t = catad.jvp(with_an_int_and_a_bool, (x, 3), (1.0, 0))
+    return t[1] + t[2] + p[0] * t[0] + p[1] * 1.0 + p[2] * 1.0
+
+
+def test_the_tangent_of_an_int_or_a_bool_is_python_s_zero():
+    """catad.jvp gives 0.0 as the tangent of an int or a bool result; inside a compiled function
+    the Bool's was the zero tangent used as a condition, which the code generator refused as its own
+    error ('_Zero' object has no attribute 'depth')."""
+    agrees(tangents_of_an_int_and_a_bool, 1.5)
+    assert catad.jvp(with_an_int_and_a_bool, (1.5, 3), (1.0, 0))[1][1:] == (0.0, 0.0)
+
+
+def int_tangent_over_zero(x):
+    p, t = catad.jvp(with_an_int_and_a_bool, (x, 3), (1.0, 0))
+    return t[1] / 0 + x
+
+
+def test_the_tangent_of_an_int_is_python_s_float():
+    with pytest.raises(ZeroDivisionError):
+        int_tangent_over_zero(1.5)
+    with pytest.raises(ZeroDivisionError_):
+        catad.value_and_grad(int_tangent_over_zero)(1.5)

@@ -298,8 +298,22 @@ class Functions:
         if not isinstance(flags, tuple):
             return self.flagged(out, flags, loc)
         tree = self.tree(out)  # (the display of its items, each marked: see call_user)
-        return self.with_tree(self.b.share(out, lambda v: self.flagged(self.with_tree(v, tree), flags, loc), loc),
-                              tree)
+
+        def shown(v):
+            pair = self.flagged(self.with_tree(v, tree), flags, loc)
+            if t.kind != "jvp":
+                return pair
+            # catad.jvp's tangent of an int or a bool result is the float 0.0 (the zero tangent here)
+            return self.with_tree(Tuple((pair.items[0], self.float_zeros(pair.items[1], loc)), loc), tree)
+        return self.with_tree(self.b.share(out, shown, loc), tree)
+
+    def float_zeros(self, t: Term, loc: Loc | None) -> Term:
+        """t, a display marked by flagged, with each Int or Bool in it Python's 0.0."""
+        if t.type in (Int, Bool):
+            return self.as_py(Const(0.0, Float, loc))
+        if not isinstance(t, Tuple):
+            return t
+        return self.with_tree(Tuple(tuple(self.float_zeros(x, loc) for x in t.items), loc), self.tree(t))
 
     def transformation_made(self, node: ast.Call) -> Any:
         """The Transformation a call such as catad.grad(f, argnums=1) makes, evaluated while
