@@ -30,7 +30,7 @@ from .lang.types import Bool, Float, Int, Tuple as TupleT, Type, coerce_value, f
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
-from .pipeline import Bound, band_of, band_width, bind, check_checkpoints, mark_of
+from .pipeline import Bound, band_of, band_width, bind, check_checkpoints, jacobian_refusal, mark_of
 from .transforms import Transformation, mark, register_maker
 from .trees import matching, unflat
 
@@ -460,11 +460,9 @@ def hessian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int 
 
     def hess(*args, **kwargs):
         args = call_args(fn, args, kwargs)
-        result = bind(fn, args).core.main.result_type
-        if result != Float:
-            raise CatadError(f"hessian needs a function returning a float; {getattr(fn, '__name__', 'f')} returns "
-                             f"{result} (use jacfwd(jacrev(f)) for the second derivative of a function returning "
-                             "an array)", construct="hessian")
+        refusal = jacobian_refusal("hessian", gradient, Float, bind(fn, args).core.main.result_type)
+        if refusal is not None:
+            raise CatadError(refusal, construct="hessian")
         return _jacobian_impl(gradient, argnums, args, "forward", checkpoints, "hessian")
     return mark(hess, Transformation("hessian", gradient, argnums, checkpoints))
 
@@ -524,14 +522,9 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
     vals, params = _canonical(b)
     nums = _argnums(argnums, params)
     out = _run_primal(b, vals)
-    result = b.core.main.result_type
-    parts = result.items if isinstance(result, TupleT) else (result,)
-    if any(isinstance(x, TupleT) or scalar_of(x) != Float for x in parts) or (what == "jacobian" and
-                                                                               isinstance(out, tuple)):
-        hint = " (differentiate each component, or use vjp)" if isinstance(out, tuple) else ""
-        raise CatadError(f"{what} needs a function returning a float or a float array"
-                         f"{', or a tuple of them' if what != 'jacobian' else ''}; "
-                         f"{getattr(fn, '__name__', 'f')} returns {result}{hint}", construct=what)
+    refusal = jacobian_refusal(what, fn, b.core.main.result_type)
+    if refusal is not None:
+        raise CatadError(refusal, construct=what)
     banded = _by_band(b, vals, out, nums, argnums, mode, checkpoints)
     if banded is not None:
         return banded

@@ -40,7 +40,7 @@ from .lang.names import FreshNames
 from .lang.structure import band_offsets
 from .lang.terms import Call, Def, Program, compound_subterms
 from .lang.typecheck import check_program
-from .lang.types import python_numbers, type_of_value, units_of_value
+from .lang.types import Float, Tuple as TupleT, python_numbers, scalar_of, type_of_value, units_of_value
 from .transforms import Transformation, innermost, key_of, mark, transformation_of
 from .trees import flat, tree_of
 from .rewrite.sweeps import forward_derivative, reverse_derivative, sweep_names
@@ -507,6 +507,10 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
     made from inner's derivative program (catad.composite), and what that function reads from
     globals and closures is what this one reads (the same hidden values, the same guards: when
     they no longer hold, both are compiled again)."""
+    refusal = jacobian_refusal(t.kind, t.fn, inner.core.main.result_type,
+                               getattr(inner, "inner", None) and inner.inner.core.main.result_type)
+    if refusal is not None:  # (what catad.hessian and catad.jacobian refuse when Python calls them)
+        raise located(CatadError(refusal, construct=t.kind), t.fn)
     spec = composite.Inner(inner.core, inner.n_hidden, lambda: inner.forward, lambda: inner.reverse,
                            inner.trees, inner.result_tree)
     with paused_gc():
@@ -518,6 +522,26 @@ def _transformed(t: Transformation, inner: Pipeline, mode: str | None = None) ->
     p = Pipeline(program, inner.reads, trees=inner.trees, result_tree=composite.result_tree(t, spec))
     p.loop_notes, p.transformation, p.inner, p.mode = [], t, inner, mode
     return p
+
+
+def jacobian_refusal(kind: str, fn: Callable, result: Any, under: Any = None) -> str | None:
+    """Why catad's function `kind` refuses fn, whose result has type `result` (for a Hessian, fn
+    is the gradient of the function whose result has type `under`), or None where it does not:
+    a Jacobian is of numbers and arrays of floats (jacfwd's, jacrev's and a Hessian's of a tuple of
+    them too), not of lists, dicts or nested tuples; a Hessian's function returns a float."""
+    if kind == "hessian" and under is not None and under != Float:
+        return (f"hessian needs a function returning a float; {getattr(innermost(fn), '__name__', 'f')} returns "
+                f"{under} (use jacfwd(jacrev(f)) for the second derivative of a function returning an array)")
+    if kind not in ("jacobian", "jacfwd", "jacrev", "hessian"):
+        return None
+    parts = result.items if isinstance(result, TupleT) else (result,)
+    if any(isinstance(x, TupleT) or scalar_of(x) != Float for x in parts) or (kind == "jacobian" and
+                                                                               isinstance(result, TupleT)):
+        hint = " (differentiate each component, or use vjp)" if isinstance(result, TupleT) else ""
+        return (f"{kind} needs a function returning a float or a float array"
+                f"{', or a tuple of them' if kind != 'jacobian' else ''}; "
+                f"{getattr(fn, '__name__', 'f')} returns {result}{hint}")
+    return None
 
 
 def _relocated(t: Transformation | None, e: CatadError) -> CatadError:
@@ -598,4 +622,4 @@ def compiled(fn: Callable, args: tuple, which: str, wrt: tuple[int, ...] | None 
     return pipeline(fn, *args).code(which, wrt, zero_safe, checkpoints)
 
 
-__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "band_of", "band_width", "bind", "check_checkpoints", "compiled", "pipeline", "signature"]
+__all__ = ["STAGES", "TRACED", "Bound", "Pipeline", "band_of", "band_width", "bind", "check_checkpoints", "compiled", "jacobian_refusal", "pipeline", "signature"]

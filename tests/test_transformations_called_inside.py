@@ -237,3 +237,36 @@ def test_the_tangent_of_an_int_is_python_s_float():
         int_tangent_over_zero(1.5)
     with pytest.raises(ZeroDivisionError_):
         catad.value_and_grad(int_tangent_over_zero)(1.5)
+
+
+def pair_of(x):
+    return x, 2.0 * x
+
+
+def vector_of(x):
+    return np.array([x, 2.0 * x])
+
+
+def jacobian_of_a_tuple(x):
+    return catad.jacobian(pair_of)(x)[1] * x
+
+
+def hessian_of_a_vector(x):
+    return catad.hessian(vector_of)(x)[1] * x
+
+
+@pytest.mark.parametrize("fn, words", [
+    (jacobian_of_a_tuple, ["jacobian needs a function returning a float or a float array", "pair_of returns"]),
+    (hessian_of_a_vector, ["hessian needs a function returning a float", "vector_of returns Vec Float"]),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_what_catad_refuses_in_python_it_refuses_inside(fn, words):
+    """catad.jacobian of a function returning a tuple and catad.hessian of one returning an array
+    are refused when Python calls them; inside a compiled function they were computed (the
+    Hessian of vector_of gave 0.0 where Python raises). Both refuse now, with the same message."""
+    with pytest.raises(catad.CatadError) as python:
+        fn(1.5)
+    with pytest.raises(catad.CatadError) as ours:
+        catad.value_and_grad(fn)(1.5)
+    assert str(python.value).split(" (")[0] in str(ours.value)
+    for w in words:
+        assert w in str(ours.value)
