@@ -275,16 +275,6 @@ def uses_iter_unknown(x):
     return sum(c for c in "abc")  # ERR
 
 
-def list_repeat(x):
-    w = [x, 2.0]
-    return w * 2  # ERR
-
-
-def list_concat(v):
-    a = [x for x in v]
-    return a * 2  # ERR: repeats the list (a + a, which concatenates, is compiled: tests/test_lists_append.py)
-
-
 def list_attribute(x):
     return [x, x].shape  # ERR
 
@@ -295,8 +285,6 @@ def list_negate(x):
 
 
 EXPR_CASES = [
-    (list_repeat, (1.0,), UnsupportedSyntax, ["Python list", "np.array"]),
-    (list_concat, (V,), UnsupportedSyntax, ["Python list", "concatenates"]),
     (list_attribute, (1.0,), UnsupportedSyntax, ["Python list", ".shape"]),
     (list_negate, (1.0,), UnsupportedSyntax, ["Python list"]),
     (uses_string, (1.0,), UnsupportedSyntax, ["string"]),

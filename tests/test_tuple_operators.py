@@ -158,6 +158,17 @@ def test_a_repetition_known_only_at_run_time_is_refused():
     refused(times_a_length, (np.ones(3),), "known only at run time", "np.tile")
 
 
+def list_repeat(x):
+    """(Before, refused: tests/test_frontend_errors.py had it, and list_concat below, as refusals.)"""
+    w = [x, 2.0]
+    return sum(w * 2) * len(w * 2)
+
+
+def list_concat(v):
+    a = [x for x in v]
+    return sum(a * 2) * len(a * 2)
+
+
 def zeros_then_filled(x):
     out = [0.0] * 3
     for i in range(3):
@@ -190,7 +201,7 @@ def comprehension_repeated(v):
     return sum(l) * len(l) + l[4]
 
 
-@pytest.mark.parametrize("fn", [zeros_then_filled, display_repeated, repeated_by_nothing_or_true],
+@pytest.mark.parametrize("fn", [list_repeat, zeros_then_filled, display_repeated, repeated_by_nothing_or_true],
                          ids=lambda f: f.__name__)
 def test_lists_repeated(fn):
     agrees(fn, 1.5)
@@ -203,7 +214,7 @@ def values_of_two_kinds_repeated(v):
     return l[2] * np.sum(l[3]) * len(m) + np.sum(m[1] * m[-1])
 
 
-@pytest.mark.parametrize("fn", [repeated_by_a_length, arrays_repeated, comprehension_repeated,
+@pytest.mark.parametrize("fn", [list_concat, repeated_by_a_length, arrays_repeated, comprehension_repeated,
                                 values_of_two_kinds_repeated],
                          ids=lambda f: f.__name__)
 def test_lists_of_arrays_and_of_run_time_lengths_repeated(fn):
