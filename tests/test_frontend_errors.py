@@ -497,6 +497,22 @@ def writes_out(v):
     return np.sum(a)
 
 
+def adds_to_an_enclosing_name(x):
+    s = 0.0
+
+    def add(y):
+        nonlocal s  # ERR
+        s += y
+        return s
+    add(x)
+    return s
+
+
+def discards_a_value(x):
+    np.sin(x)  # ERR
+    return x
+
+
 TYPE_CASES = [
     (returns_differ, (1.0,), CatadTypeError, ["(Float, Float)", "same type"]),
     (truthy_if, (1.0,), UnsupportedSyntax, ["Float, not a Bool", "compare explicitly"]),
@@ -518,6 +534,8 @@ TYPE_CASES = [
     (range_float, (2.0,), CatadTypeError, ["range", "Float"]),
     (sorts_in_place, (V,), UnsupportedSyntax, [".sort() reorders", "np.sort(a)"]),
     (writes_out, (V,), UnsupportedSyntax, ["out= writes", "a = np.add(a, b)"]),
+    (adds_to_an_enclosing_name, (1.0,), UnsupportedSyntax, ["nonlocal is not supported"]),
+    (discards_a_value, (1.0,), UnsupportedSyntax, ["has no effect", "assign its value"]),
 ]
 
 

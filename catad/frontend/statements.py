@@ -292,6 +292,8 @@ class Statements:
             if isinstance(v, ast.Call) and any(kw.arg == "out" for kw in v.keywords):
                 self.fail(s, "out=", "out= writes the result into an array in place, which a compiled function "
                           "does not do", hint="assign the result instead: a = np.add(a, b)")
+            if isinstance(v, ast.Call):  # what the call does is refused first, if it is (a nonlocal in it)
+                self.value(v)
             self.fail(s, "expression statement", "an expression statement has no effect in a compiled "
                                                  "function; assign its value or return it")
         elif isinstance(s, ast.Pass):
