@@ -153,15 +153,19 @@ _TESTS = {  # on a Float x; an Int or Bool is never NaN or infinite
     np.isinf: (lambda x, loc: prim("eq", prim("abs", x, loc=loc), _f(math.inf), loc=loc), False),
     np.isfinite: (lambda x, loc: prim("le", prim("abs", x, loc=loc), _f(_BIGGEST), loc=loc), True),
 }
+_MATH_TESTS = {math.isnan: np.isnan, math.isinf: np.isinf, math.isfinite: np.isfinite}
 
 
 def h_isnan(lw, obj, node, args, kwargs):
-    """np.isnan, np.isinf, np.isfinite: Bool tests (x != x, |x| == inf, |x| <= the largest float)."""
+    """np.isnan, np.isinf, np.isfinite: Bool tests (x != x, |x| == inf, |x| <= the largest float);
+    math.isnan, math.isinf, math.isfinite of a number, Python's bool (expressions.x_Call marks it)."""
     from .calls import display
     t, loc = _one(lw, obj, node, args)[0], lw.loc(node)
-    if scalar_of(t.type) not in (Int, Float, Bool):
-        lw.fail(node, display(obj), f"{display(obj)}() takes numbers, got a {t.type}", CatadTypeError)
-    test, of_int = _TESTS[obj]
+    if scalar_of(t.type) not in (Int, Float, Bool) or obj in _MATH_TESTS and is_array(t):
+        what = "a number" if obj in _MATH_TESTS else "numbers"
+        lw.fail(node, display(obj), f"{display(obj)}() takes {what}, got a {t.type}", CatadTypeError,
+                hint=f"np.{obj.__name__}(x) tests each element of an array" if obj in _MATH_TESTS else None)
+    test, of_int = _TESTS[_MATH_TESTS.get(obj, obj)]
     f = (lambda x: test(x, loc)) if scalar_of(t.type) == Float else (lambda x: Const(of_int, Bool, loc))
     return _map(lw, f, [t], loc, display(obj))
 
@@ -229,7 +233,7 @@ TABLE = [
     ((np.sinc,), h_sinc, ()),
     ((np.positive,), h_positive, ()),
     ((np.float_power,), h_float_power, ()),
-    ((np.isnan, np.isinf, np.isfinite), h_isnan, ()),
+    ((np.isnan, np.isinf, np.isfinite, math.isnan, math.isinf, math.isfinite), h_isnan, ()),
     ((np.nan_to_num,), h_nan_to_num, ("copy", "nan", "posinf", "neginf")),
     ((np.isclose, np.allclose), h_isclose, ("rtol", "atol", "equal_nan")),
 ]
