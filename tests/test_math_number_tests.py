@@ -1,6 +1,6 @@
 """math.isnan, math.isinf and math.isfinite of a number: Python's bools (True / 0 raises, as in
-Python), tested as np.isnan and friends are; of an array, refused as the TypeError Python raises.
-Before, refused as unsupported functions."""
+Python), tested as np.isnan and friends are; math.copysign of numbers, Python's float; of an array,
+each refused as the TypeError Python raises. Before, refused as unsupported functions."""
 import math
 
 import numpy as np
@@ -21,29 +21,45 @@ def classified(x):
     return (math.isnan(x - x) + math.isinf(x) + math.isfinite(3)) * x
 
 
-@pytest.mark.parametrize("fn", [overflowed, classified], ids=lambda f: f.__name__)
-def test_math_number_tests(fn):
+def signs(x):
+    return math.copysign(x * x, -x) + math.copysign(2.0, -0.0) * x + math.copysign(x, 1)
+
+
+@pytest.mark.parametrize("fn, x", [(overflowed, 1.5), (overflowed, 1e-320), (classified, 1.5),
+                                   (classified, 1e-320), (signs, 1.5), (signs, -0.5)])
+def test_math_number_tests(fn, x):
     with np.errstate(over="ignore"):
-        agrees(fn, 1.5)
-        agrees(fn, 1e-320)
+        agrees(fn, x)
 
 
 def over_zero(x):
     return math.isnan(x) / 0
 
 
-def test_their_bools_are_python_s():
+def signed_over_zero(x):
+    return math.copysign(0.0, x) / 0
+
+
+@pytest.mark.parametrize("fn", [over_zero, signed_over_zero], ids=lambda f: f.__name__)
+def test_their_results_are_python_s(fn):
     with pytest.raises(ZeroDivisionError):
-        over_zero(1.5)
+        fn(1.5)
     with pytest.raises(ZeroDivisionError_):
-        catad.value_and_grad(over_zero)(1.5)
+        catad.value_and_grad(fn)(1.5)
 
 
 def of_an_array(v):
     return math.isnan(v) * 1.0  # ERR
 
 
-def test_of_an_array_is_refused():
+def sign_of_an_array(v):
+    return np.sum(math.copysign(v, -1.0))  # ERR
+
+
+@pytest.mark.parametrize("fn, words", [(of_an_array, ["math.isnan() takes a number", "np.isnan(x)"]),
+                                       (sign_of_an_array, ["math.copysign() takes numbers", "np.copysign"])],
+                         ids=lambda p: getattr(p, "__name__", ""))
+def test_of_an_array_is_refused(fn, words):
     with pytest.raises(TypeError):
-        of_an_array(np.ones(2))
-    refused(of_an_array, (np.ones(2),), "math.isnan() takes a number", "np.isnan(x)", cls=CatadTypeError)
+        fn(np.ones(2))
+    refused(fn, (np.ones(2),), *words, cls=CatadTypeError)

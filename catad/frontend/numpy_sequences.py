@@ -43,10 +43,14 @@ def _binary(lw, f, a: Term, b: Term, loc) -> Term:
 
 
 def h_copysign(lw, obj, node, args, kwargs):
-    """np.copysign(x1, x2): |x1| with the sign bit of x2, elementwise with broadcasting."""
+    """np.copysign(x1, x2): |x1| with the sign bit of x2, elementwise with broadcasting;
+    math.copysign(x, y) of numbers, Python's float (expressions.x_Call marks it)."""
     p = bind_args(lw, obj, node, args, kwargs, ("x1", "x2"), 2)
     loc = lw.loc(node)
     a, b = (lw.b.to_float(lw.arg(p[k]), loc) for k in ("x1", "x2"))
+    if obj is math.copysign and (is_array(a) or is_array(b)):
+        lw.fail(node, "math.copysign", "math.copysign() takes numbers, got an array", CatadTypeError,
+                hint="np.copysign(a, b) works elementwise")
 
     def one(x, y):
         return lw.b.share(prim("abs", x, loc=loc), lambda m: If(prim("signbit", y, loc=loc), prim("neg", m, loc=loc),
@@ -232,5 +236,5 @@ def _ends(lw, y: Term, a: Term, b: Term, s: Term, endpoint_node, loc) -> Term:
     return builds(lw, [n], elem, loc)
 
 
-TABLE = [((np.geomspace,), h_geomspace, ("num", "endpoint")), ((np.copysign,), h_copysign, ()), ((np.ediff1d,), h_ediff1d, ("to_end", "to_begin")),
+TABLE = [((np.geomspace,), h_geomspace, ("num", "endpoint")), ((np.copysign, math.copysign), h_copysign, ()), ((np.ediff1d,), h_ediff1d, ("to_end", "to_begin")),
          ((np.unwrap,), h_unwrap, ("discont", "axis", "period")), ((np.repeat,), h_repeat, ("axis",))]
