@@ -390,6 +390,18 @@ def h_sum(lw, obj, node, args, kwargs):
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)
 
 
+def h_prod(lw, obj, node, args, kwargs):
+    """math.prod(t) of a tuple or list of numbers of a length known while compiling (a shape, a
+    display): Python's 1 * t[0] * t[1] ..., left to right, Python's where the items are."""
+    _arity(lw, obj, node, args, 1)
+    t, loc = _summed(lw, args[0]), lw.loc(node)
+    if not isinstance(t.type, TupleT) or not all(x in (Int, Float, Bool) for x in t.type.items):
+        lw.fail(node, "math.prod", "math.prod() takes a tuple or a list of numbers of a length known while "
+                f"compiling here, got a {t.type}", CatadTypeError, hint="np.prod(a) multiplies an array's elements")
+    mul = lambda a, b: lw.binop(ast.Mult(), a, b, node)  # noqa: E731
+    return _tuple_fold(lw, t, mul, loc, lw.as_py(Const(1, Int, loc)))
+
+
 def _summed(lw, arg) -> Term:
     """What sum(), max() or min() reads: a list display of numbers as the tuple of them, which
     keeps each one's kind (a vector made of them would be NumPy's), else its term."""
@@ -722,7 +734,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 @functools.lru_cache(maxsize=None)
 def _handlers() -> dict[int, tuple]:
     table = [
-        ((builtins.sum,), h_sum, ()), ((builtins.max, builtins.min), h_max, ()),
+        ((builtins.sum,), h_sum, ()), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),
