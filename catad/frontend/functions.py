@@ -243,7 +243,7 @@ class Functions:
         ts += [self.hidden_param(path, ty, loc, units) for path, ty, units in self.program.hidden[name]]
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         call = Call(name, tuple(ts), result, loc)
-        out = self.with_tree(failing(call) if name in self.program.failing else call, self.program.result_trees.get(name))
+        out = self.with_tree(failing(call) if self.program.fails(name) else call, self.program.result_trees.get(name))
         if name in self.program.result_zero_ds:  # (changed in place, it is refused: updates.py)
             self.as_zero_d(out)
         flags = self.program.result_flags.get(name, False)

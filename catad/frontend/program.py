@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, UnsupportedSyntax
-from ..lang.terms import Const, Def, Program, may_fail
+from ..lang.terms import Const, Def, Program, Term, may_fail
 from ..lang.types import Type, python_numbers, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
 from .lower import FunctionLowerer
@@ -37,7 +37,7 @@ class ProgramCompiler:
         self.reads = ReadLog()                          # what the functions read from Python
         self.hidden: dict[str, list[tuple[Path, Type, Any]]] = {}  # def name -> its hidden parameters
         self.defaults: dict[tuple, Path] = {}           # (function, parameter) -> where its default is
-        self.failing: set[str] = set()  # defs whose body runs a check: a call of one may raise
+        self.bodies: dict[str, Term] = {}  # the body of each def lowered here (see fails)
         self.undecided = 0  # how many marks of a kind of number were undecided (FunctionLowerer.undecided)
 
     def default_path(self, fn: Any, param: str) -> Path:
@@ -95,10 +95,15 @@ class ProgramCompiler:
             self.active.pop()
         self.hidden[name] = [(path, v.type, units) for path, v, units in lowerer.hidden.values()]
         self.defs.append(d)
-        if may_fail(d.body):
-            self.failing.add(name)
+        self.bodies[name] = d.body
         self.done[key] = (name, d.result_type)
         return self.done[key]
+
+    def fails(self, name: str) -> bool:
+        """Whether the body of def `name` runs a check, so that a call of it may raise: asked where
+        it is called (most programs are one def, whose body, walked whole, nothing asks about)."""
+        body = self.bodies.get(name)
+        return body is not None and may_fail(body)
 
     def transformed(self, t: Any, arg_types: tuple[Type, ...], call_loc: Loc | None, units: tuple,
                     trees: tuple, pys: tuple | None = None) -> tuple[str, Type]:
