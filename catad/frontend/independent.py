@@ -955,8 +955,8 @@ class _Loop:
                 body = If(prim("eq", a, self.fresh.copy(j, env), loc=f.loc), inner, orig, f.loc)
             return Build(self.fresh.copy(length, env), a, body, f.loc)
         if len(levels) == 1 and levels[0][3] == Const(0, Int) and self.le_len(levels[0][0], self.n_canon) \
-                and self.le_len(self.n_canon, levels[0][0]):
-            return vals  # the loop writes every element
+                and self.le_len(self.n_canon, levels[0][0]) and not increments:
+            return vals  # the loop writes every element (with `increments`, adds vals to every one)
         return make_lets(hoisted, level(0, [], None))
 
     def same_trips(self, n: Term, deps, bound: set[str]) -> bool:
