@@ -96,3 +96,15 @@ def count_lowerings(monkeypatch) -> dict:
         return lower(self, name)
     monkeypatch.setattr(FunctionLowerer, "lower", counting)
     return counts
+
+
+def raises_as_python(fn, *args):
+    """fn(*args) raises ZeroDivisionError in Python, and catad's value_and_grad of fn raises its
+    ZeroDivisionError_ with Python's message (located)."""
+    from catad.errors import ZeroDivisionError_
+    with pytest.raises(ZeroDivisionError) as python:
+        fn(*args)
+    with pytest.raises(ZeroDivisionError_) as ours:
+        catad.value_and_grad(fn)(*args)
+    assert str(python.value) in str(ours.value)
+
