@@ -192,10 +192,6 @@ class Lists:
             return self.tuple_joined([xs], lambda x: x * max(int(times), 0), node, kind="list")
         where = self.py_positions(xs)
         mixed = isinstance(where, tuple) and any(where) and not all(where)
-        if where is None and self.laid_out(xs) is not None or mixed and times is None:
-            layout = MIXED
-        else:
-            layout = None
 
         def body(x, c):
             n = self.b.size(x, 0, loc)
@@ -203,8 +199,8 @@ class Lists:
             total = prim("mul", If(prim("lt", c, ZERO, loc=loc), ZERO, c, loc), n, loc=loc)
             return Build(total, i, prim("index", prim("mod", i, n, loc=loc), x, loc=loc), loc)
         out = self.as_list(self.b.share_all([xs, k], body, loc))
-        if layout is MIXED:
-            return self.mark_py_layout(out, MIXED)
+        if where is None and self.laid_out(xs) is not None or mixed and times is None:
+            return self.mark_py_layout(out, MIXED)  # (its items' kinds at places known only at run time)
         if where == "all" or isinstance(where, tuple) and where and all(where):
             return self.mark_py_positions(out, "all")
         if mixed:
