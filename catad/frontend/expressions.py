@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from ..errors import ArgumentError, CatadError, CatadTypeError
-from ..lang.terms import FALSE, TRUE, Const, Get, If, Term, Tuple, Var, let_chain, make_lets
+from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
@@ -768,12 +768,9 @@ class Expressions:
                     v = self.b.share_atom(x, binds, loc)
                     items.append(x if v is x else self.keep_marks(x, v))
                 lists.append(items)
-            elif isinstance(t, Var):
-                lists.append([self.with_tree(Get(k, t, loc), self.item_tree(t, k)) for k in range(len(t.type.items))])
-            else:
-                v = self.b.share_atom(t, binds, loc)
-                lists.append([self.with_tree(Get(k, v, loc), self.item_tree(t, k)) for k in range(len(t.type.items))])
-                self.with_tree(v, self.tree(t))
+            else:  # a name, or a tuple computed here, bound to one first (functions.items_of reads its items)
+                v = t if isinstance(t, Var) else self.with_tree(self.b.share_atom(t, binds, loc), self.tree(t))
+                lists.append(self.items_of(v, node))
         items = join(*lists)
         out = self.tuple_of(items, loc) if kind == "tuple" else \
             self.with_tree(Tuple(tuple(items), loc), Tree("list", tuple(self.tree(x) for x in items)))
