@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # variable is given one of them.
 _BASES: dict[str, str] = {}  # a name's hint -> the name it gives (Compiler.name)
 RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "first_max", "first_min", "sel",
-                 "safe_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "vreduce2", "one_hot", "scatter", "scatter_slices", "tmul0", "tmul00",
+                 "safe_index", "idle_index", "take_iota", "take_shift", "take_clamped", "scatter_clamped", "maxlen", "stack", "full", "vreduce", "vreduce2", "one_hot", "scatter", "scatter_slices", "tmul0", "tmul00",
                  "dense_tangent", "rt_mask", "rt_sum", "rt_index", "rt_len", "out_array", "T_tadd", "T_tscale", "T_Acc",
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "sum_rows", "all_finite", "products_finite", "nonempty", "check_ok", "check_range", "loop_array", "dense_like", "shaped_as",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",

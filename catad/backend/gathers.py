@@ -86,10 +86,26 @@ def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
         return Arr(c.assign(code), d, xl.deps | {a}, xl.rank - 1, xl.kind)
     parts = [c.lift(c.iotas[b], d).code if b in xl.deps else "0" for b in range(d)]
     ic = c.lift(i, d).code
+    idle = _idle_axes(c, i, d)
     if guarded:
         ic = c.assign(f"safe_index({ic}, {xl.code}.shape[{d}])")
+    elif idle:
+        xl = Arr(c.assign(f"nonempty({xl.code}, {d})"), xl.depth, xl.deps, xl.rank, xl.kind)
+        ic = c.assign(f"idle_index({ic}, {xl.code}.shape[{d}], 0 in ({idle}))")
     code = f"{xl.code}[{', '.join(parts + [ic])}]"
     return Arr(c.assign(code), d, xl.deps | i.deps, xl.rank - 1, xl.kind)
+
+
+def _idle_axes(c: Compiler, i: Arr, d: int) -> str:
+    """The sizes of the batch axes (of the builds around a read at depth d) along which the index
+    i does not vary, where they may have no lanes: i was computed once for all lanes, also where
+    there are none, and then the checks that it is in range ran for no lane (a loop over an empty
+    list reading v[k] at indices out of range, which Python never reads); "" where none may."""
+    return "".join(c.sizes[b] + ", " for b in range(d) if b not in i.deps and not _positive(c.sizes[b]))
+
+
+def _positive(size: str) -> bool:
+    return size.isdigit() and int(size) > 0
 
 
 def _no_lanes(c: Compiler, a: int) -> str:

@@ -152,6 +152,12 @@ def safe_index(i, n):
     return np.where((i >= -n) & (i < n), i, 0)[()]
 
 
+def idle_index(i, n, idle: bool):
+    """i, kept in range where the builds around its read have no lanes (so nothing reads it and its
+    checks ran for none): safe_index's where only then."""
+    return safe_index(i, n) if idle else i
+
+
 def nonempty(x, axis: int):
     """x, or x with one zero along an empty axis (for lanes a mask discards)."""
     if x.shape[axis]:
