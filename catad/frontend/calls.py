@@ -722,6 +722,13 @@ def h_iteration_only(lw, obj, node, args, kwargs):
             hint=f"e.g. [e for x in {obj.__name__}(...)] or sum(e for x in {obj.__name__}(...))")
 
 
+def h_reversed(lw, obj, node, args, kwargs):
+    """reversed: only as what a loop or comprehension runs over (loops.unreversed), where Python's
+    iterator is consumed as it is made."""
+    lw.fail(node, "reversed", "reversed() is only supported as what a for loop or comprehension runs over "
+            "(or zip and enumerate there)", hint="slice instead: x[::-1]")
+
+
 def h_print(lw, obj, node, args, kwargs):
     """print: refused (a compiled function has no side effects)."""
     lw.fail(node, "print", "print is not supported in a compiled function; print outside it")
@@ -741,7 +748,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.array, np.asarray, np.copy), h_array, ("dtype",)), ((np.zeros, np.ones, np.empty), h_filled, ("dtype",)),
         ((np.zeros_like, np.ones_like, np.empty_like), h_like, ()), ((np.dot, np.matmul), h_dot, ()),
         ((np.maximum, np.minimum), h_maximum, ()), ((np.where,), h_where, ()),
-        ((range, zip, enumerate), h_iteration_only, ()),
+        ((range, zip, enumerate), h_iteration_only, ()), ((builtins.reversed,), h_reversed, ()),
         ((np.square,), h_square, ()), ((np.outer,), h_outer, ()),
         ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")),
         ((np.add, np.subtract, np.multiply, np.divide, np.true_divide), special_calls.h_operator, ()),

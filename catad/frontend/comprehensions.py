@@ -20,7 +20,7 @@ from .int_range import IntBound
 from .checks import Frame
 from .common import ONE, is_array, or_
 from .freenames import NOT_STATIC
-from .loops import ENUMERATE_ZIP, iteration_fn
+from .loops import ENUMERATE_ZIP, iteration_fn, unreversed
 from .shapes import fresh, in_scope, simple
 from .subscripts import DictKey
 
@@ -168,6 +168,7 @@ class Comprehensions:
         tuple's items, zip or enumerate of tuples, a dict's keys, values or items, a key being
         a DictKey; a range of known bounds whose variable indexes a tuple or list in `uses`,
         the rest of the comprehension), or None when it runs over an array or a range."""
+        it = unreversed(self, it)
         method = None
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
                 and it.func.attr in ("keys", "values", "items"):
@@ -248,7 +249,7 @@ class Comprehensions:
     def iteration(self, g: ast.comprehension) -> tuple[list, Term, Var, Term | None]:
         """What `for target in iter` ranges over: (lets to put around the build, its size, its
         index variable, the element bound to target, or None when target is the index itself)."""
-        it, loc = g.iter, self.loc(g.iter)
+        it, loc = unreversed(self, g.iter), self.loc(g.iter)
         fn = iteration_fn(self, it)
         if fn is range:
             if it.keywords:
@@ -305,12 +306,16 @@ class Comprehensions:
             self.with_int_bound(args[k], IntBound(bound.static, nonneg=bound.nonneg))
         start, stop = (Const(0, Int), args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else Const(1, Int)
-        if not (isinstance(step, Const) and step.value > 0):
-            self.fail(it, "range", "the step of range must be a positive integer constant")
-        # |i| <= max(|start|, |stop - 1|), read outside the comprehension (int_range.py)
-        last = Const(stop.value - 1, Int, loc) if isinstance(stop, Const) else prim("sub", fresh(stop, loc), ONE, loc=loc)
+        if not (isinstance(step, Const) and step.value != 0):
+            self.fail(it, "range", "the step of range must be a non-zero integer constant",
+                      hint="compute the bounds instead: range(a, b, 2), or index with a * i")
+        down = step.value < 0
+        # |i| <= max(|start|, |stop - 1|) (|stop + 1| counting down), read outside the comprehension (int_range.py)
+        last = Const(stop.value + (1 if down else -1), Int, loc) if isinstance(stop, Const) else \
+            prim("add" if down else "sub", fresh(stop, loc), ONE, loc=loc)
+        nonneg = isinstance(stop, Const) and stop.value >= -1 if down else int_range.bound_of(self, start).nonneg
         bound = int_range.range_bound(self, start if isinstance(start, Const) else fresh(start, loc), stop, last, loc,
-                                      int_range.bound_of(self, start).nonneg)
+                                      nonneg, down)
         if isinstance(start, Const) and start.value == 0 and step.value == 1:
             i = Var(self.names.user(target.id), Int, self.loc(target))
             return outer, stop, self.as_py(self.with_int_bound(i, bound)), None  # Python's ints
@@ -319,8 +324,12 @@ class Comprehensions:
             outer.append((v, start))
             start = v
         from_zero = isinstance(start, Const) and start.value == 0
-        size = stop if from_zero else prim("sub", stop, start, loc=loc)
-        if step.value != 1:  # ceil((stop - start) / step)
+        if down:  # ceil((start - stop) / -step)
+            size = prim("floordiv", prim("add", prim("sub", start, stop, loc=loc), Const(-step.value - 1, Int), loc=loc),
+                        Const(-step.value, Int), loc=loc)
+        else:
+            size = stop if from_zero else prim("sub", stop, start, loc=loc)
+        if step.value > 1:  # ceil((stop - start) / step)
             size = prim("floordiv", prim("add", size, Const(step.value - 1, Int), loc=loc), step, loc=loc)
         k = self.b.var(Int, loc, "_i")
         offset = k if step.value == 1 else prim("mul", step, k, loc=loc)

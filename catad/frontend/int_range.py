@@ -67,12 +67,14 @@ def bound_of(lw, t: Term) -> IntBound:
     return PLAIN
 
 
-def range_bound(lw, start: Term, stop: Term, last: Term, loc, nonneg: bool = False) -> IntBound:
+def range_bound(lw, start: Term, stop: Term, last: Term, loc, nonneg: bool = False, down: bool = False) -> IntBound:
     """The bound of a variable of range(start, stop): from start to last = stop - 1 (never
-    negative where the start is not, `nonneg`: the step is positive)."""
+    negative where the start is not, `nonneg`: the step is positive); `down`: of a negative step,
+    to last = stop + 1 (never negative where `nonneg` says: the stop is at least -1)."""
     s, e = bound_of(lw, start), bound_of(lw, stop)
     dyn = larger(magnitude(lw, start, loc), magnitude(lw, last, loc), loc)
-    return IntBound(max(s.static, e.static + 1), dyn, known=s.known and e.known, nonneg=nonneg or s.nonneg)
+    return IntBound(max(s.static, e.static + 1), dyn, known=s.known and e.known,
+                    nonneg=nonneg if down else nonneg or s.nonneg)
 
 
 def state_bound(name: str, big: bool) -> IntBound:

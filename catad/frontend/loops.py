@@ -254,6 +254,21 @@ _PROBE_BODY = "catad_probe_body"    # its body without the guard: the first iter
 _LIVE = "catad_live"                # hidden names read after it: the return flag and value
 
 
+def _with_iter(s: ast.For, it: ast.expr) -> ast.For:
+    """s running over `it` (made once: its rewritings are cached by the For)."""
+    new = getattr(s, _UNREVERSED, None)
+    if new is None:
+        new = ast.copy_location(ast.For(target=s.target, iter=it, body=s.body, orelse=s.orelse, type_comment=None), s)
+        new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+        for attr in (_FROZEN, _LIVE, _PROBE_BODY, _ORIGINAL):
+            if hasattr(s, attr):
+                setattr(new, attr, getattr(s, attr))
+        if not hasattr(s, _ORIGINAL):
+            setattr(new, _ORIGINAL, s)
+        setattr(s, _UNREVERSED, new)
+    return new
+
+
 def _has_jumps(s: ast.For) -> bool:
     """Does the loop break or continue, or return anywhere inside (nested for loops included)?"""
     def walk(stmts, own):
@@ -425,6 +440,96 @@ def iteration_fn(lw, it: ast.expr):
     return fn
 
 
+_UNREVERSED = "catad_unreversed"      # on an iterable (or a For) with reversed(...) in it: it spelled without
+
+
+def unreversed(lw, it: ast.expr) -> ast.expr:
+    """`it` with each reversed(x) that it iterates over (it itself, or an argument of its zip or
+    enumerate) spelled as what runs over the same elements in the same order: x[::-1] for a
+    sequence (an array's rows, a list's or a tuple's items), and for range(a, b, k) of a constant
+    step k, the range of its elements from the last, range(a + m * k, a - k, -k), m = (b - a - 1)
+    // k (-(a - b - 1) // k for k < 0): range(n - 1, -1, -1) for range(n). `it` itself where it
+    holds none."""
+    done = getattr(it, _UNREVERSED, None)
+    if done is not None:
+        return done
+    out = it
+    if isinstance(it, ast.Call):
+        fn = lw.static(it.func)
+        if fn is reversed:
+            out = _reversed(lw, it)
+        elif fn in (zip, enumerate) and it.args:
+            args = [unreversed(lw, a) for a in it.args]
+            if any(a is not b for a, b in zip(args, it.args)):
+                out = ast.copy_location(ast.Call(func=it.func, args=args, keywords=it.keywords), it)
+                out.end_lineno, out.end_col_offset = it.end_lineno, it.end_col_offset
+    setattr(it, _UNREVERSED, out)
+    return out
+
+
+def _reversed(lw, it: ast.Call) -> ast.expr:
+    if it.keywords or len(it.args) != 1 or isinstance(it.args[0], ast.Starred):
+        lw.fail(it, "reversed", "reversed() takes exactly one positional argument", CatadTypeError)
+    x = it.args[0]
+    fn = iteration_fn(lw, x)
+    if fn is not None and fn is not range:  # Python's TypeError
+        lw.fail(it, "reversed", f"'{fn.__name__}' object is not reversible (Python raises TypeError)",
+                CatadTypeError, hint="reverse its sequences instead: zip(reversed(a), reversed(b))")
+    at = lambda node: _located(node, x)  # noqa: E731
+    held = lw.env.get(x.id) if isinstance(x, ast.Name) else None
+    if isinstance(held, Term) and getattr(lw.tree(held), "kind", None) == "dict":
+        lw.fail(it, "reversed", "reversed() of a dict is not supported",
+                hint="write its keys in the order wanted: for k in ('b', 'a')")
+    if fn is None:
+        return at(ast.Subscript(value=x, slice=ast.Slice(lower=None, upper=None, step=ast.Constant(value=-1)),
+                                ctx=ast.Load()))
+    if x.keywords or not 1 <= len(x.args) <= 3 or any(isinstance(a, ast.Starred) for a in x.args):
+        return x  # range's own refusal
+    args = list(x.args)
+    start, stop = (ast.Constant(value=0), args[0]) if len(args) == 1 else (args[0], args[1])
+    k = _int_literal(args[2]) if len(args) == 3 else 1
+    if k is None or k == 0:
+        lw.fail(args[2] if len(args) == 3 else x, "range", "the step of a range reversed must be a non-zero "
+                "integer constant", hint="compute the bounds instead: reversed(range(a, b, 2)), or index with a * i")
+    num = lambda v: ast.Constant(value=v) if v >= 0 else ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v))  # noqa: E731
+    binop = lambda a, op, b: ast.BinOp(left=a, op=op, right=b)  # noqa: E731
+    if k in (1, -1):  # range(b - 1, a - 1, -1); range(b + 1, a + 1, 1)
+        op = ast.Sub() if k == 1 else ast.Add()
+        new = [binop(stop, op, num(1)), binop(start, op, num(1)), num(-k)]
+    else:
+        if not _plain(start):  # (read three times)
+            lw.fail(start, "range", "reversed(range(a, b, k)) of a step other than 1 or -1 needs a start made of "
+                    "names, constants, len() and arithmetic", hint="bind the start to a variable first")
+        span = binop(binop(stop, ast.Sub(), start), ast.Sub(), num(1)) if k > 0 else \
+            binop(binop(start, ast.Sub(), stop), ast.Sub(), num(1))
+        m = binop(span, ast.FloorDiv(), num(abs(k)))
+        new = [binop(start, ast.Add(), binop(m, ast.Mult(), num(k))), binop(start, ast.Sub(), num(k)), num(-k)]
+    return at(ast.Call(func=x.func, args=new, keywords=[]))
+
+
+def _reversed_of(lw, it: ast.expr) -> bool:
+    """Is `it` reversed(x) of a sequence x (not of a range)?"""
+    return isinstance(it, ast.Call) and lw.static(it.func) is reversed and len(it.args) == 1 and \
+        iteration_fn(lw, it.args[0]) is None
+
+
+def _plain(node: ast.expr) -> bool:
+    """Is node made of names, constants, attributes, subscripts, len() and arithmetic (what reads
+    the same value each time it is read, and runs nothing of the user's)?"""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain(node.value)
+    if isinstance(node, ast.Subscript):
+        return _plain(node.value) and _plain(node.slice)
+    if isinstance(node, ast.BinOp):
+        return _plain(node.left) and _plain(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _plain(node.operand)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
+        len(node.args) == 1 and not node.keywords and _plain(node.args[0])
+
+
 def _int_literal(node: ast.expr) -> int | None:
     """The int an int literal (or its negation) is, else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -453,6 +558,9 @@ class Loops:
 
     def for_statement(self, s: ast.For, pieces: list) -> None:
         loc = self.loc(s)
+        if unreversed(self, s.iter) is not s.iter:
+            indexed = self.written_while_iterated(s, None, reverse=True) if _reversed_of(self, s.iter) else None
+            return self.for_statement(indexed or _with_iter(s, unreversed(self, s.iter)), pieces)
         if s.orelse:
             self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
                       hint="use a flag variable set in the loop and an if statement after it")
@@ -486,7 +594,7 @@ class Loops:
             pieces.append(("let", v, t, loc))
         self.folded(s, src, pieces)
 
-    def written_while_iterated(self, s: ast.For, fn) -> ast.For | None:
+    def written_while_iterated(self, s: ast.For, fn, reverse: bool = False) -> ast.For | None:
         """The loop over indices that s is, when its body writes into a vector it iterates over
         (for e in a: ... a[k] = ...): Python's iterator reads a[k] when it gets to step k, so
         later steps see the writes, where a fold runs over the values a had before the loop.
@@ -494,8 +602,8 @@ class Loops:
         ``for _k in range(len(a)): e = a[_k]``; another iterable whose arrays the body writes
         into, or a body that also rebinds one (a = ..., then a is another array than the one
         iterated) or grows a list it iterates over, is refused. None when the body writes into
-        nothing it iterates over."""
-        it = s.iter
+        nothing it iterates over. `reverse`: s runs over reversed(it) (for _k in reversed(range(len(a))))."""
+        it = s.iter.args[0] if reverse else s.iter
         updated, rebound, grown = _writes(s.body)
         # (the rows of a matrix iterated over are views of it: a write into it is refused as such)
         hit = {n for n in _reads(it) & (updated | grown) if self._vector_or_list(n)}
@@ -531,6 +639,8 @@ class Loops:
             items = at(ast.Tuple(elts=[at(count), items], ctx=ast.Load()))
         element = at(ast.Assign(targets=[s.target], value=items))
         steps = at(ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[n], keywords=[]))
+        if reverse:
+            steps = at(ast.Call(func=s.iter.func, args=[steps], keywords=[]))
         new = ast.copy_location(ast.For(target=at(ast.Name(id=k, ctx=ast.Store())), iter=steps,
                                         body=[element] + s.body, orelse=[], type_comment=None), s)
         new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
