@@ -515,10 +515,10 @@ def discards_a_value(x):
 
 TYPE_CASES = [
     (returns_differ, (1.0,), CatadTypeError, ["(Float, Float)", "same type"]),
-    (truthy_if, (1.0,), UnsupportedSyntax, ["Float, not a Bool", "compare explicitly"]),
+    (truthy_if, (V,), UnsupportedSyntax, ["Vec Float, not a Bool", "compare explicitly"]),
     (truthy_and, (1.0, 2.0), UnsupportedSyntax, ["'and'", "compare explicitly"]),
     (truthy_not, (V,), UnsupportedSyntax, ["not", "compare explicitly"]),
-    (truthy_ifexp, (1,), UnsupportedSyntax, ["conditional expression", "Int, not a Bool"]),
+    (truthy_ifexp, (V,), UnsupportedSyntax, ["conditional expression", "Vec Float, not a Bool"]),
     (one_branch, (1.0,), UnsupportedSyntax, ["'y'", "only one branch", "line "]),
     (one_branch_elif, (1.0,), UnsupportedSyntax, ["'y'", "only one branch"]),
     (branch_types_differ, (1.0,), UnsupportedSyntax, ["'y'", "give it one type"]),

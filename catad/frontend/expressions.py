@@ -95,11 +95,34 @@ class Expressions:
         return a if isinstance(a, (Term, Complex)) else self.value(a)
 
     def condition(self, node: ast.expr, what: str) -> Term:
+        """The Bool of what an if, while, assert, conditional expression, filter or `not` tests:
+        Python's truth of a number (x != 0; a NaN is true), a list (not empty) or a tuple."""
+        if isinstance(node, ast.BoolOp):  # a and b tested: the truth of a, then of b
+            return self.x_BoolOp(node, tested=True)
+        t = self.expr(node)
+        if t.type == Bool:
+            return t
+        loc = self.loc(node)
+        if t.type in (Int, Float):
+            return self.as_py(prim("ne", t, Const(0 if t.type == Int else 0.0, t.type, loc), loc=loc))
+        if isinstance(t.type, TupleT):  # (a dict, a list of arrays of different shapes too)
+            return self.as_py(Const(bool(t.type.items), Bool, loc))
+        if is_array(t) and self.is_list(t):
+            return self.as_py(prim("ne", self.b.length(t, loc), Const(0, Int, loc), loc=loc))
+        article = "an" if str(t.type)[:1] in "AEIOU" else "a"
+        why = "Python raises ValueError for an array of more than one element" if is_array(t) else \
+            "catad tests the truth of a bool, a number, a list or a tuple"
+        self.fail(node, "truthiness", f"the condition of this {what} is {article} {t.type}, not a Bool; {why}",
+                  hint="compare explicitly, e.g. v.size > 0, np.any(v) or len(v) > 0")
+
+    def operand(self, node: ast.expr, word: str) -> Term:
+        """An operand of `and` or `or` as a value: a Bool (Python's `a and b` of other values is one of them)."""
         t = self.expr(node)
         if t.type != Bool:
             article = "an" if str(t.type)[:1] in "AEIOU" else "a"
-            self.fail(node, "truthiness", f"the condition of this {what} is {article} {t.type}, not a Bool; catad does "
-                      "not test truthiness", hint="compare explicitly, e.g. x != 0 or len(v) > 0")
+            self.fail(node, "truthiness", f"an operand of {word} is {article} {t.type}, not a Bool; Python's "
+                      f"{word} of other values gives one of them, which catad does not support",
+                      hint="compare explicitly (n != 0 and m != 0), or write a conditional expression")
         return t
 
     def x_Constant(self, node: ast.Constant) -> Term:
@@ -418,16 +441,18 @@ class Expressions:
         self.fail(node, "operator", f"unary {type(node.op).__name__} is not supported on a {a.type}; "
                                     "supported: -x, +x, not b, ~mask (NumPy's logical not of Bools), ~n of Ints")
 
-    def x_BoolOp(self, node: ast.BoolOp) -> Term:
-        """and, or on Bools (both sides evaluated only as Python would)."""
+    def x_BoolOp(self, node: ast.BoolOp, tested: bool = False) -> Term:
+        """and, or on Bools (both sides evaluated only as Python would); `tested`: of what a
+        condition tests, the truth of each side (condition)."""
         # a and b = if a then b else False: the right side is only evaluated when needed
         word = "and" if isinstance(node.op, ast.And) else "or"
-        vals = [self.condition(node.values[0], f"'{word}'")]
+        side = (lambda v: self.condition(v, f"'{word}'")) if tested else (lambda v: self.operand(v, f"'{word}'"))
+        vals = [side(node.values[0])]
         with self.branch():
             for v in node.values[1:]:
                 if static_bool(vals[-1]) is (word == "or"):  # decided while compiling: Python reads no more
                     break
-                vals.append(self.condition(v, f"'{word}'"))
+                vals.append(side(v))
         acc, loc = vals[-1], self.loc(node)
         for v in reversed(vals[:-1]):  # (a and b is a where a is False: Python's where a is)
             acc = self.mark_chosen(If(v, acc, FALSE, loc), v, acc, v) if word == "and" else \
