@@ -684,14 +684,6 @@ def generator_loop(x):
     return s
 
 
-def for_else(x, v):
-    for e in v:
-        x = x + e
-    else:
-        x = x * 2.0  # ERR
-    return x
-
-
 def maybe_unbound(x, v):
     for e in v:
         last = e * x
@@ -773,7 +765,6 @@ V3 = np.array([1.0, 2.0, 3.0])
 
 @pytest.mark.parametrize("f, args, words", [
     (generator_loop, (1.0,), ["generator expression"]),
-    (for_else, (1.0, V3), ["else clause", "for loop", "flag"]),
     (maybe_unbound, (1.0, V3), ["'last'", "may run zero times", "assign it before the loop"]),
     (tuple_first_in_loop, (1.0, V3), ["'w'", "first assigned inside the for loop", "assign it before the loop"]),
     (loop_var_after_array, (1.0, V3), ["loop variable 'e'"]),

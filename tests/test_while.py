@@ -237,23 +237,12 @@ def test_count_type_errors():
 
 # ---------------------------------------------------------------- refusals
 
-def while_else(x):
-    while x > 1.0:
-        x = x / 2.0
-    else:
-        x = x + 1.0  # ERR
-    return x
-
-
 def first_assigned_in_while(x):
     while x > 1.0:
         y = x * 2.0
         x = x / 2.0
     return y  # ERR
 
-
-def test_while_else_is_refused():
-    refused(while_else, (2.0,), "else clause", "while loop", "flag")
 
 
 def test_a_variable_first_assigned_in_a_while_loop_is_refused_after_it():

@@ -349,7 +349,7 @@ class _Nest:
         setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
         setattr(new, _FROZEN, sorted(frozen))
         setattr(new, _PROBE_BODY, inner)
-        setattr(new, _LIVE, {self.ret, self.value} if self.ret in jumped else set())
+        setattr(new, _LIVE, getattr(s, _LIVE, set()) | ({self.ret, self.value} if self.ret in jumped else set()))
         prelude = [_flag(frame.brk, False, s)] if frame.brk in jumped else []
         return prelude + [new], jumped & {self.ret}
 
@@ -393,15 +393,56 @@ class _Nest:
         return out, set()
 
 
+_NO_ELSE = "catad_no_else"          # on a loop with an else clause: the statements it is without
+
+
+def without_else(s: ast.For | ast.While, lw) -> list[ast.stmt]:
+    """``for ...: body`` then ``else: rest`` as ``_nobreak = True``, the loop with each of its own
+    breaks clearing the flag first, then ``if _nobreak: rest``: Python runs the else clause when
+    the loop ends without a break (a while loop's when its condition is false)."""
+    done = getattr(s, _NO_ELSE, None)
+    if done is not None:
+        return done
+    flag = lw.names.temp("_nobreak")
+    lw.names.taken.discard(flag)  # so that its binder keeps this name
+    loop = ast.copy_location(type(s)(**{f: getattr(s, f) for f in s._fields}), s)
+    # (it ends where its body does: what the else clause reads is read after it)
+    loop.end_lineno, loop.end_col_offset = s.body[-1].end_lineno, s.body[-1].end_col_offset
+    loop.orelse = []
+    loop.body = _clearing_breaks(s.body, flag)
+    setattr(loop, _LIVE, {flag})
+    test = _located(ast.Name(id=flag, ctx=ast.Load()), s.orelse[0])
+    after = ast.copy_location(ast.If(test=test, body=s.orelse, orelse=[]), s.orelse[0])
+    after.end_lineno, after.end_col_offset = s.orelse[-1].end_lineno, s.orelse[-1].end_col_offset
+    done = [_flag(flag, True, s), loop, after]
+    setattr(s, _NO_ELSE, done)
+    return done
+
+
+def _clearing_breaks(stmts: list[ast.stmt], flag: str) -> list[ast.stmt]:
+    """stmts with `flag = False` before each break of their loop (not of loops inside them)."""
+    out = []
+    for t in stmts:
+        if isinstance(t, ast.Break):
+            out += [_flag(flag, False, t), t]
+        elif isinstance(t, ast.If):
+            new = ast.copy_location(ast.If(test=t.test, body=_clearing_breaks(t.body, flag),
+                                           orelse=_clearing_breaks(t.orelse, flag)), t)
+            new.end_lineno, new.end_col_offset = t.end_lineno, t.end_col_offset
+            out.append(new)
+        elif isinstance(t, (ast.With, ast.Try)) and any(isinstance(n, ast.Break) for n in ast.walk(t)):
+            out.append(t)  # (refused where lowered: catad has no with or try)
+        else:
+            out.append(t)
+    return out
+
+
 def while_as_for(s: ast.While, lw) -> ast.For:
     """``while cond: body`` as ``for _w in <steps>: if not cond: break`` then body (see the module
     docstring); lw is the lowerer (its names, and fail for a while ... else)."""
     done = getattr(s, _AS_FOR, None)
     if done is not None:  # a loop in a loop is lowered several times: the same For each time
         return done
-    if s.orelse:
-        lw.fail(s.orelse[0], "while ... else", "an else clause on a while loop is not supported",
-                hint="use a flag variable set in the loop and an if statement after it")
     steps = _located(ast.Name(id="range", ctx=ast.Load()), s)
     setattr(steps, _WHILE, True)
     negated = _located(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test)
@@ -414,6 +455,8 @@ def while_as_for(s: ast.While, lw) -> ast.For:
                                     type_comment=None), s)
     new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
     setattr(new, _ORIGINAL, getattr(s, _ORIGINAL, s))
+    if hasattr(s, _LIVE):
+        setattr(new, _LIVE, getattr(s, _LIVE))
     setattr(s, _AS_FOR, new)
     return new
 
@@ -561,9 +604,6 @@ class Loops:
         if unreversed(self, s.iter) is not s.iter:
             indexed = self.written_while_iterated(s, None, reverse=True) if _reversed_of(self, s.iter) else None
             return self.for_statement(indexed or _with_iter(s, unreversed(self, s.iter)), pieces)
-        if s.orelse:
-            self.fail(s.orelse[0], "for ... else", "an else clause on a for loop is not supported",
-                      hint="use a flag variable set in the loop and an if statement after it")
         it = s.iter
         if getattr(it, _WHILE, False):
             return self.folded(s, self.while_source(s), pieces)
@@ -700,6 +740,9 @@ class Loops:
 
     def while_as_for(self, s: ast.While) -> ast.For:
         return while_as_for(s, self)
+
+    def without_else(self, s: ast.For | ast.While) -> list[ast.stmt]:
+        return without_else(s, self)
 
     def loop_with_jumps(self, s: ast.For, pieces: list) -> list[ast.stmt] | None:
         """A loop that breaks, continues or returns (see _Nest): its rewriting lowered into pieces,

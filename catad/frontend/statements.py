@@ -180,6 +180,9 @@ class Statements:
                     pieces.append(("if", cond, done, then_returns, self.loc(s)))
                     todo.extend(reversed(s.orelse if then_returns else s.body))
                     continue
+                if isinstance(s, (ast.For, ast.While)) and s.orelse:
+                    todo.extend(reversed(self.without_else(s)))  # loops.py: a flag and an if after the loop
+                    continue
                 original = s
                 if isinstance(s, ast.While):
                     s = self.while_as_for(s)  # loops.py: a for loop over its steps that breaks
