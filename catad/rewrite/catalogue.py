@@ -601,10 +601,11 @@ def _finite_const(x):
 
 
 rule("mul-zero", GS, "x * 0 = 0 where x is a finite constant", "x * 0.0", "0.0", r"x \cdot 0 = 0",
-     "never for a variable: inf * 0 and NaN * 0 are NaN",
+     "never for a variable: inf * 0 and NaN * 0 are NaN; the zero has IEEE's sign (-2.0 * 0.0 is -0.0, "
+     "and 1 / -0.0 is -inf)",
      P(Call, fn="mul", args=V("args", lambda a: len(a) == 2 and (is_const(a[0], 0.0) and _finite_const(a[1])
                                                           or is_const(a[1], 0.0) and _finite_const(a[0])))),
-     "the other factor is a finite constant")(lambda b: fconst(0.0))
+     "the other factor is a finite constant")(lambda b: fconst(b["args"][0].value * b["args"][1].value))
 
 _FOLDABLE = {"add", "sub", "mul", "div", "neg", "sin", "cos", "exp", "log", "sqrt", "tanh", "to_float",
              "lt", "le", "gt", "ge", "eq", "ne", "not", "pow", "abs", "max", "min", "floordiv", "mod"}
