@@ -20,11 +20,11 @@ import builtins
 
 import numpy as np
 
-from ..lang.terms import Build, Const, If, Term, Tuple, make_lets
+from ..lang.terms import TRUE, Build, Const, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .calls import display
-from .common import index_chain, is_array
+from .common import and_, index_chain, is_array, or_
 from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
 
 
@@ -37,16 +37,22 @@ def h_divmod(lw, obj, node, args, kwargs):
         lw.fail(node, "divmod", "divmod() of arrays is np.divmod, which catad does not compile",
                 hint="write (a // b, a % b)")
     loc = lw.loc(node)
-    python = lw.is_py(a) and lw.is_py(b)
 
     def both(x, y):
-        if not python:
+        x, y = lw.keep_py(a, x), lw.keep_py(b, y)  # (a shared atom keeps its operand's mark)
+        wa, wb = lw.py_when(x), lw.py_when(y)
+        if wa is None or wb is None:  # NumPy's divmod: its inf and nan
             return Tuple((lw.binop(ast.FloorDiv(), x, y, node), lw.binop(ast.Mod(), x, y, node)), loc)
-        # Python's divmod raises its own ZeroDivisionError first; then // and % of Python's numbers
-        ints = x.type in (Int, Bool) and y.type in (Int, Bool)
+        # Python's divmod raises its own ZeroDivisionError first, where both are Python's numbers
+        # (sum(e for e in v if p(e)) is Python's 0 where nothing passes); then // and % of them
+        when = wa[0] if wb[0] is TRUE else wb[0] if wa[0] is TRUE else and_(wa[0], wb[0])
+        ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
         zero = Const(0, Int) if y.type == Int else Const(0.0, Float) if y.type == Float else Const(False, Bool)
-        chk = lw.b.check(prim("ne", y, zero, loc=loc), (), loc, "divmod",
+        ok = prim("ne", y, zero, loc=loc)
+        chk = lw.b.check(ok if when is TRUE else or_(prim("not", when, loc=loc), ok), (), loc, "divmod",
                          "integer division or modulo by zero" if ints else "float divmod()", "zerodiv")
+        if when is not TRUE:  # (their own checks, after this one, hold where it does)
+            return make_lets(chk, Tuple((lw.binop(ast.FloorDiv(), x, y, node), lw.binop(ast.Mod(), x, y, node)), loc))
         q, r = (lw.binop(op, x.replace(), y.replace(), node) for op in (ast.FloorDiv(), ast.Mod()))  # unmarked: checked
         return make_lets(chk, Tuple((lw.as_py(q), lw.as_py(r)), loc))
     return lw.b.share_all([a, b], both, loc)
