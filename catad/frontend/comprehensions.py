@@ -68,12 +68,13 @@ class Comprehensions:
         """out, sum(e for ... if ...) of NumPy's numbers, marked Python's int 0 where no element
         passes the filters (Python's sum starts from 0): 1.0 / sum(x for x in v if x > 0) raises
         ZeroDivisionError there. Where none passes is a count of those that pass, bound before the
-        statement; where it cannot be (in a conditional, a comprehension, or reading what the
+        statement (it raises nothing: where the statement raises, in a conditional too, it is
+        computed first and unread); where it cannot be (in a comprehension, or reading what the
         statement binds, or running a check), out stays Python's only where there is nothing to add."""
         got, st, b = self.py_when(out), self.b.statement, self.b
         if got is not None and not (got[1] == Int and isinstance(got[2], Const) and got[2].value == 0):
             return  # (Python's elements: Python's where they are)
-        if st is None or b.frames or b.branch_depth != st.depth or st.raised:
+        if st is None or b.frames:
             return
         one = ast.copy_location(ast.Constant(1), node)
         checks = len(st.checks)
