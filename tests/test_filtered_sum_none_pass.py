@@ -58,3 +58,16 @@ def test_the_earlier_error_is_raised_first():
         index_first(1.5, v, M)
     with pytest.raises(catad.CatadError, match="out of bounds"):
         catad.value_and_grad(index_first)(1.5, v, M)
+
+
+def in_a_comprehension(x, v, m):
+    a3 = np.array([x / (1.0 + (sum(e for e in v if e > 1e9) ** -1)) for i2 in range(len(v))])
+    return np.sum(a3)
+
+
+@pytest.mark.parametrize("v", [[2.0, 2.0, 0.0, -0.5], [0.5]], ids=len)
+def test_in_a_comprehension_none_passes_raises_as_python(v):
+    with pytest.raises(ZeroDivisionError):
+        in_a_comprehension(0.5, np.array(v), M)
+    with pytest.raises(catad.CatadError, match="cannot be raised to a negative power"):
+        catad.value_and_grad(in_a_comprehension)(0.5, np.array(v), M)

@@ -68,21 +68,23 @@ class Comprehensions:
         """out, sum(e for ... if ...) of NumPy's numbers, marked Python's int 0 where no element
         passes the filters (Python's sum starts from 0): 1.0 / sum(x for x in v if x > 0) raises
         ZeroDivisionError there. Where none passes is a count of those that pass, bound before the
-        statement (it raises nothing: where the statement raises, in a conditional too, it is
-        computed first and unread); where it cannot be (in a comprehension, or reading what the
-        statement binds, or running a check), out stays Python's only where there is nothing to add."""
+        statement (it raises nothing: where the statement raises, in a conditional or a
+        comprehension too, it is computed first and unread); where it cannot be (reading what the
+        statement binds, as a comprehension's variable, or running a check), out stays Python's
+        only where there is nothing to add."""
         got, st, b = self.py_when(out), self.b.statement, self.b
         if got is not None and not (got[1] == Int and isinstance(got[2], Const) and got[2].value == 0):
             return  # (Python's elements: Python's where they are)
-        if st is None or b.frames:
+        if st is None:
             return
         one = ast.copy_location(ast.Constant(1), node)
-        checks = len(st.checks)
+        checks = [len(st.checks)] + [len(f.checks) for f in b.frames]
         count = self._generators(node.generators, 0, one, "sum")
-        if len(st.checks) != checks or may_fail(count) or \
-                any(self.names.serial.get(v.name, 0) > st.serial for v in free_vars(count)):
+        if [len(st.checks)] + [len(f.checks) for f in b.frames] != checks or may_fail(count):
             return
         loc = self.loc(node)
+        if any(self.names.serial.get(v.name, 0) > st.serial for v in free_vars(count)):
+            return
         n = b.bound(b.var(Int, loc, "_n"), count)
         st.checks.append((n, count, loc))
         self.as_py_when(out, prim("eq", n, Const(0, Int), loc=loc), Int, Const(0, Int))
