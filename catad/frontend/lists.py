@@ -263,7 +263,7 @@ class Lists:
     def _mark_appended(self, cur, new: Term, items: list) -> None:
         """new, cur with items appended, marked where it holds Python's numbers: by position where
         cur's are known (an empty list's, a display's), as a whole where every item of cur is."""
-        mine = tuple(self.is_py(x) and x.type == new.type.elem for x in items)
+        mine = tuple(self.is_py(x) for x in items)  # (an int held as a float too: subscripts.list_of)
         got = ((),) if isinstance(cur, EmptyList) else self.py_items_of(cur)
         if got is None:
             self.mark_py_layout(new, joined_layout(self.py_layout(cur), (mine, None, ())))
@@ -364,7 +364,7 @@ class Lists:
         if join_types(elem, e.type) != elem:
             self.fail(node, "list.append", f"a {e.type} is appended to the list {name!r} of {elem}s, whose type "
                       "catad takes from the loop's first lowering", CatadTypeError, "append values of one type")
-        g.py = g.py and self.is_py(e) and e.type == elem
+        g.py = g.py and self.is_py(e)  # (an int held as a float too: subscripts.list_of)
         e = self.bind_temp(self.b.coerce(e, elem, loc), pieces, loc)
         checks = self._fits(e, buf, node) if is_array(e) else []
         k = self.b.var(Int, loc, "_k")

@@ -335,9 +335,10 @@ class Subscripts:
             t = Tuple(tuple(items), self.loc(node))
             return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
         out = self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
-        # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); an int beside
-        # floats is not ([1, 2.0][0] is the int 1, the array's item the float 1.0)
-        return self.mark_py_items(out, tuple(self.is_py(t) and t.type == out.type.elem for t in items))
+        # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); so is an int beside
+        # floats ([x, 2][1] / 0 raises too), held as a float: Python's int 2 is read as its float
+        # 2.0, of the same value (2 // 3 is 0, 2.0 // 3 is 0.0), whose errors are the same (ZeroDivisionError)
+        return self.mark_py_items(out, tuple(self.is_py(t) for t in items))
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""
