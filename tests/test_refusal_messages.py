@@ -29,14 +29,6 @@ def float_into_bools(x):
     return np.sum(x * m)
 
 
-def while_an_int(x, n):
-    s = 0.0
-    while n:  # ERR
-        s += x
-        n -= 1
-    return s
-
-
 def quantile_method(x):
     return np.quantile(x, 0.3, method="lower")  # ERR
 
@@ -45,7 +37,6 @@ def quantile_method(x):
     (into_a_dict, (X,), UnsupportedSyntax, ["d['s'] = ...", "the dict 'd'"]),
     (into_a_global_dict, (1.0,), UnsupportedSyntax, ["'STATE', a global"]),
     (float_into_bools, (X,), CatadTypeError, ["a Float into an array of Bools", "m[i] = x[i] != 0"]),
-    (while_an_int, (0.5, 3), UnsupportedSyntax, ["condition of this while loop is an Int"]),
     (quantile_method, (X,), CatadTypeError, ["method 'lower' of np.quantile() is not supported", "'linear'"]),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_refusals_name_what_was_written(fn, args, cls, words):

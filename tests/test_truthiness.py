@@ -88,6 +88,19 @@ def test_truth_as_python(f, x, v):
     assert np.copysign(1.0, value) == np.copysign(1.0, f(x, v))  # -0.0 where Python's is
 
 
+def while_an_int(x, n):
+    s = 0.0
+    while n:
+        s += x * n
+        n -= 1
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_while_an_int_argument(n):
+    agrees(while_an_int, 0.5, n)
+
+
 def test_nan_is_true():
     assert catad.value_and_grad(nan_tested)(1.5, np.array([np.nan])) == (3.0, 2.0)
     assert catad.value_and_grad(nan_tested)(1.5, np.array([0.0])) == (1.5, 1.0)
