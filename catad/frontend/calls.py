@@ -363,11 +363,28 @@ def _dtype(lw, kwargs, obj):
 
 
 def h_sum(lw, obj, node, args, kwargs):
-    """sum(v) of a vector or a generator: the sum of a build (a matrix sums its rows, as Python's sum does)."""
-    _arity(lw, obj, node, args, 1)
-    if isinstance(args[0], _COMPS):
-        return lw.comprehension(args[0], "sum")
-    t, loc = _summed(lw, args[0]), lw.loc(node)
+    """sum(v, start=0) of a vector or a generator: the sum of a build (a matrix sums its rows, as
+    Python's sum does); start + that sum, a tuple's items added to start one by one."""
+    _arity(lw, obj, node, args, 1, 1 if "start" in kwargs else 2)
+    start = kwargs.get("start", args[1] if len(args) == 2 else None)
+    if start is None:
+        return _sum(lw, obj, node, args[0])
+    if isinstance(args[0], _COMPS):  # (Python makes the generator, then reads start, then runs it)
+        s = lw.arg(start)
+        return lw.binop(ast.Add(), s, _sum(lw, obj, node, args[0]), node)
+    t = _summed(lw, args[0])
+    s = lw.arg(start)
+    if isinstance(t.type, TupleT):  # start + t[0] + t[1] + ..., in Python's order
+        add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
+        return _tuple_fold(lw, t, add, lw.loc(node), s) if t.type.items else s
+    return lw.binop(ast.Add(), s, _sum(lw, obj, node, t), node)
+
+
+def _sum(lw, obj, node, arg) -> Term:
+    """sum(arg) (h_sum); arg a syntax tree, or the term of one."""
+    if isinstance(arg, _COMPS):
+        return lw.comprehension(arg, "sum")
+    t, loc = (arg if isinstance(arg, Term) else _summed(lw, arg)), lw.loc(node)
     if isinstance(t.type, TupleT) and t.type.items:
         # Python's 0 + t[0] + ...: Python's where the items are (a display of numbers too)
         add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
@@ -741,7 +758,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 @functools.lru_cache(maxsize=None)
 def _handlers() -> dict[int, tuple]:
     table = [
-        ((builtins.sum,), h_sum, ()), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ()),
+        ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),
