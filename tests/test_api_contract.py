@@ -639,15 +639,6 @@ def uses_with(x):
     return x
 
 
-def uses_for(x):
-    s = 0.0
-    for i in range(3):
-        s = s + x
-    else:
-        s = s * 2.0  # ERR
-    return s
-
-
 def uses_try(x):
     try:  # ERR
         return x * 2.0
@@ -670,7 +661,6 @@ def calls_bad_helper(x):
 
 @pytest.mark.parametrize("fn, args, word, where", [
     (uses_with, (2.0,), "with", uses_with),
-    (uses_for, (2.0,), "for", uses_for),
     (uses_try, (2.0,), "try", uses_try),
     (mutates, (np.ones(3),), "mutate", mutates),
     (recursive, (2.0,), "recurs", recursive),
