@@ -1146,7 +1146,8 @@ class Loops:
             state = state + [("\0count", Const(0, Int, self.loc(s)))]
         try:
             _, _, env = self._body(s, src, [(n, init.type) for n, init in state],
-                                   [self._shape_of(init) for _, init in state], probe=True)
+                                   [self._shape_of(init) for _, init in state], probe=True,
+                                   trees=[self._tree_of(init) for _, init in state])
         finally:
             self.env = saved_env
             self.b.shapes.restore(saved)
@@ -1247,6 +1248,8 @@ class Loops:
                 self.b.shapes.dims[v.name] = _filled(sh, v)
                 out_results[k] = v
             j = names.index(n)
+            if st.trees[j] is not None:
+                self.with_tree(out_results[k], st.trees[j])
             if st.lists[j] is not None:
                 self._as_list_of(out_results[k], st.lists[j])
             if isinstance(st.tuples[j], tuple):
@@ -1312,12 +1315,15 @@ class Loops:
         # its body (python_flags; undecided where only one says so)
         tuples = [self.python_flags(init) if isinstance(init.type, TupleT) and n not in placeholders else False
                   for n, init in state]
+        # a dict (or a list of values of different types) keeps its keys: the body's must be the same
+        trees = [None if n in placeholders else self._tree_of(init) for n, init in state]
         for _ in range(6):
             saved_env, saved = dict(self.env), self.b.shapes.saved()
             try:
                 body, outs, body_env = self._body(s, src, list(zip(names, types)), shapes,
                                                   pys=[(p, w and w[1]) for p, w in zip(pys, init_whens)],
-                                                  bounds=bounds, flags=flags, lists=lists, tuples=tuples)
+                                                  bounds=bounds, flags=flags, lists=lists, tuples=tuples,
+                                                  trees=trees)
             finally:
                 self.env = saved_env
                 self.b.shapes.restore(saved)
@@ -1326,6 +1332,11 @@ class Loops:
             new_pys = [self._py_after(s, n, py, out) for n, py, out in zip(names, pys, outs)]
             new_lists = [self._list_kind(s, n, items, out) for n, items, out in zip(names, lists, outs)]
             new_tuples = [self._tuple_kind(s, n, f, out) for n, f, out in zip(names, tuples, outs)]
+            for n, tree, out in zip(names, trees, outs):
+                if tree != self._tree_of(out):
+                    self.fail(s, _kind(s), f"variable {_shown(n)!r} is {_described(tree)} before the loop and "
+                              f"{_described(self._tree_of(out))} after its body; give it one structure", CatadTypeError,
+                              hint="give a dict all its keys before the loop")
             new_types, new_shapes = [], []
             for n, ty, sh, out in zip(names, types, shapes, outs):
                 joined = join_types(ty, out.type)
@@ -1338,9 +1349,13 @@ class Loops:
                     all(a is b for a, b in zip(new_pys, pys)) and new_bounds == bounds and new_lists == lists \
                     and new_tuples == tuples:
                 return _Settled(state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists,
-                                tuples)
+                                tuples, trees)
             types, shapes, pys, bounds, lists, tuples = new_types, new_shapes, new_pys, new_bounds, new_lists, new_tuples
         self.fail(s, _kind(s), "the types of the loop's variables do not settle")
+
+    def _tree_of(self, t: Term):
+        """The tree of a state (a dict's, a list of values of different types'), or None."""
+        return self.tree(t) if isinstance(t.type, TupleT) else None
 
     def _tuple_kind(self, s: ast.For, n: str, flags, out: Term):
         """python_flags of a tuple state after the body gives it back as out, joined with before."""
@@ -1413,7 +1428,7 @@ class Loops:
         return kept if any(d is not None for d in kept) else None
 
     def _body(self, s: ast.For, src: _Source, state, shapes, probe: bool = False, pys=None, bounds=None,
-              flags=None, lists=None, tuples=None):
+              flags=None, lists=None, tuples=None, trees=None):
         """The fold's lambda (as a Fold-less pair: var, body), the state's values after one
         iteration, and env after it. state: (name, type) pairs (or (name, init) for a probe);
         flags: a state's name -> (the name of the Bool state that says where it is one of Python's
@@ -1447,6 +1462,8 @@ class Loops:
                 self._as_list_of(v, lists[k])
             if n in self.zero_d_names:  # an array of no axes before the loop or after an iteration
                 self.as_zero_d(v)
+            if trees is not None and trees[k] is not None:
+                self.with_tree(v, trees[k])
             if n == "\0count":
                 counter = v
             else:
@@ -1542,14 +1559,25 @@ class _Fresh:
         return Var(self.names.temp(v.name.rstrip("0123456789_") or "_v"), v.type, v.loc)
 
 
+def _described(tree) -> str:
+    """What a state's tree says it is, for a message."""
+    if tree is None:
+        return "a value without keys"
+    if tree.kind == "dict":
+        return f"a dict of keys {', '.join(map(repr, tree.keys))}"
+    return f"a {tree.kind}"
+
+
 class _Settled:
     """A loop's state after _settle: its (name, init) pairs, names, types, shapes, kinds, Int
     bounds and initial kinds, the body's lambda, its outputs and env, and which states are lists
     (with the marking of their Python numbers, as py_items_of gives it)."""
-    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists, tuples):
+    def __init__(self, state, names, types, shapes, pys, bounds, init_whens, body, outs, body_env, lists, tuples,
+                 trees):
         self.state, self.names, self.types, self.shapes, self.pys = state, names, types, shapes, pys
         self.bounds, self.init_whens, self.body, self.outs, self.body_env = bounds, init_whens, body, outs, body_env
         self.lists, self.tuples = lists, tuples  # (tuples: python_flags of each tuple state, else False)
+        self.trees = trees  # (the tree of each state that has one: a dict's keys, else None)
 
 
 class _Lambda:

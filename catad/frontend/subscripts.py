@@ -250,6 +250,16 @@ class Subscripts:
     def dict_key(self, tree, items: list, node: ast.Subscript) -> int:
         """The position of the value d[key] reads: key a constant, or a loop's variable over the
         dict's keys (a DictKey in env)."""
+        key = self.key_of(items, node)
+        k = tree.index(key)
+        if k is None:
+            self.fail(node, "dict key", f"KeyError: {key!r} is not a key of this dict (its keys: "
+                      f"{', '.join(map(repr, tree.keys))})", CatadTypeError)
+        return k
+
+    def key_of(self, items: list, node: ast.Subscript):
+        """The key d[key] names: a constant, a loop's variable over a dict's keys (a DictKey in
+        env), or a str argument or global."""
         key = _NO_KEY
         if len(items) == 1 and isinstance(items[0], ast.Constant):
             key = items[0].value
@@ -262,11 +272,7 @@ class Subscripts:
         if key is _NO_KEY:
             self.fail(node, "dict key", "a dict can only be read with a constant key (d['W']), a str argument "
                       "or a loop's variable over its keys", hint="write the key itself, e.g. params['W']")
-        k = tree.index(key)
-        if k is None:
-            self.fail(node, "dict key", f"KeyError: {key!r} is not a key of this dict (its keys: "
-                      f"{', '.join(map(repr, tree.keys))})", CatadTypeError)
-        return k
+        return key
 
     def gather(self, base: Term, rows: Term, cols: Term, node: ast.Subscript) -> Term:
         """m[rows, cols] of a matrix and two integer arrays: the elements m[rows[k], cols[k]] at

@@ -21,7 +21,7 @@ import ast
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Const, Get, If, Term, Var, is_atom, make_lets
+from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
@@ -88,8 +88,8 @@ class Updates:
         return _referenced_in(self, node)
 
     def _fresh(self, value: ast.expr, name: str) -> bool:
-        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List)):
-            return True  # arithmetic makes a new array, a display or comprehension a new list
+        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List, ast.Dict)):
+            return True  # arithmetic makes a new array, a display or comprehension a new list or dict
         if not isinstance(value, ast.Call):
             return False
         f = value.func
@@ -129,6 +129,8 @@ class Updates:
 
     def item_assignment(self, target: ast.Subscript, value: Term, pieces: list, loc: Loc) -> None:
         """target[...] = value, as a functional update of the array target names."""
+        if self.dict_assignment(target, lambda old: value, pieces, loc):
+            return
         arr, items = self.assignment_target(target, pieces, loc)
         self.store(target, arr, items, value, pieces, loc)
 
@@ -136,6 +138,9 @@ class Updates:
         """target[...] op= e: the element read, combined with e, written back; through index
         arrays or a mask, each selected position once (a[idx] = a[idx] + e, not np.add.at)."""
         loc = self.loc(s)
+        if self.dict_assignment(s.target, lambda old: self.binop(s.op, old, self.expr(s.value), s), pieces, loc,
+                                augmented=True):
+            return
         arr, items = self.assignment_target(s.target, pieces, loc)
         if any(it[0] in ("take", "mask") for it in items):
             rhs = self.expr(s.value)
@@ -172,6 +177,43 @@ class Updates:
                              "shape {1}")
         pieces += [("let", v, c, at) for v, c, at in binds]
         return value if len(sv) == len(so) else old
+
+    def dict_assignment(self, target: ast.Subscript, value_of, pieces: list, loc: Loc, augmented: bool = False) -> bool:
+        """d[key] = value (value_of(None)), or d[key] op= e (value_of(d[key])), of a dict d made in
+        this function that nothing else refers to (owned): d becomes the dict with the value at
+        key, a new key last, as Python's dict keeps its order. False where target is no dict's."""
+        base = target.value
+        held = self.env.get(base.id) if isinstance(base, ast.Name) else None
+        tree = self.tree(held) if isinstance(held, Term) and isinstance(held.type, TupleT) else None
+        if tree is None or tree.kind != "dict":
+            return False
+        items = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+        key = self.key_of(items, target)
+        if base.id not in self.owned():
+            self.fail(target, "item assignment", f"{ast.unparse(target)} = ... changes the dict {base.id!r}, which "
+                      "may be shared with another value (a parameter, a second name, a value passed to a function, "
+                      "a loop over it) that Python would change too", hint=f"make it in this function ({base.id} = "
+                      "{...}) and give it no other name, or make a new dict with the value")
+        k = tree.index(key)
+        if augmented and k is None:
+            self.fail(target, "dict key", f"KeyError: {key!r} is not a key of this dict (its keys: "
+                      f"{', '.join(map(repr, tree.keys))})", CatadTypeError)
+        held = self.bind_temp(held, pieces, loc) if not isinstance(held, (Var, Tuple)) else held
+        values = self._items(held)  # loops.py: each with its own structure
+        if augmented and not isinstance(values[k].type, Scalar):  # (a number's op= makes a new one)
+            self.fail(target, "item assignment", f"{ast.unparse(target)} op= ... changes the {values[k].type} the dict "
+                      f"holds in place, and with it every other name for it (a parameter's array too)",
+                      hint=f"make a new value: {ast.unparse(target)} = {ast.unparse(target)} + e")
+        value = value_of(values[k] if augmented else None)
+        keys = list(tree.keys)
+        if k is None:
+            keys.append(key)
+            values.append(value)
+        else:
+            values[k] = value
+        self.bind(base.id, self.dict_of(tuple(keys), tuple(values), loc), pieces, loc)
+        self.env[OWNED] = self.owned() | {base.id}  # (bind's note of it: still the one dict)
+        return True
 
     def assignment_target(self, target: ast.Subscript, pieces: list, loc: Loc) -> tuple[Term, list]:
         """The array target[...] names (which must own its memory) and its lowered subscript:
