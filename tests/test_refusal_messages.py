@@ -34,7 +34,7 @@ def quantile_method(x):
 
 
 @pytest.mark.parametrize("fn, args, cls, words", [
-    (into_a_dict, (X,), UnsupportedSyntax, ["d['s'] = ...", "the dict 'd'"]),
+    (into_a_dict, (X,), UnsupportedSyntax, ["d['s'] op= ...", "in place"]),
     (into_a_global_dict, (1.0,), UnsupportedSyntax, ["'STATE', a global"]),
     (float_into_bools, (X,), CatadTypeError, ["a Float into an array of Bools", "m[i] = x[i] != 0"]),
     (quantile_method, (X,), CatadTypeError, ["method 'lower' of np.quantile() is not supported", "'linear'"]),
