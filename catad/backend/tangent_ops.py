@@ -94,7 +94,14 @@ def sum_all(c: Compiler, xs: list):
 
 def p_tscale(c: Compiler, t, s, x):
     """tscale(s, x): the tangent x times the scalar s (the application of lmScale)."""
-    return tscale(c, arrays.scalar(c, s), x)
+    s = arrays.scalar(c, s)
+    if isinstance(x, RT) and s.depth > 0:
+        # a run-time tangent has no batch axes: scaled by a value of each lane, it is one per lane,
+        # a number's as an array of the lanes' products; another's has no code here
+        if rank(t.type) != 0:
+            raise Unvectorisable("a run-time tangent scaled by a value of each lane of a build")
+        x = Arr(c.assign(f"dense_tangent({x.code})"))
+    return tscale(c, s, x)
 
 
 def tscale(c: Compiler, s: Arr, x):
