@@ -72,7 +72,11 @@ def _materialize(x: Any, like: Any) -> Any:
         if dense.size != like.size:
             raise _wrong_size(f"of shape {dense.shape} for a value of shape {like.shape}")
         return dense.reshape(like.shape)
-    return 0.0 if x is S.ZERO else float(x)
+    if x is S.ZERO:
+        return 0.0
+    if type(x) is not float and np.size(x) != 1:  # (float() of it would raise a raw TypeError)
+        raise _wrong_size(f"of shape {np.shape(x)} for a number")
+    return float(x)
 
 
 def _flatten(x: Any, like: Any) -> np.ndarray:

@@ -38,3 +38,10 @@ def test_gradient_of_the_branch_taken(x):
     assert grad == 5.5  # d/dx of x + 1.5 * (0 + 1 + 2) * x
     _, t = catad.jvp(branch_not_taken_raises, (x, v, m), (1.0, np.zeros(3), np.zeros((2, 3))))
     assert t == 5.5
+
+
+def test_a_tangent_of_another_shape_than_a_number_is_catads_error():
+    from catad.differentiate import _materialize
+    with pytest.raises(catad.CatadError, match=r"of shape \(3,\) for a number"):
+        _materialize(np.ones(3), 1.5)
+    assert _materialize(np.array(2.0), 1.5) == 2.0 and type(_materialize(np.float64(2.0), 1.5)) is float
