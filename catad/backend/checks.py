@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .values import Arr
+from .values import RT, Arr
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -27,6 +27,8 @@ def p_check(c: Compiler, t, cond: Arr, data, site: Arr):
     def code(x):
         if isinstance(x, tuple):
             return "(" + "".join(code(y) + ", " for y in x) + ")"
+        if isinstance(x, RT):  # (a loop's value held at run time: no batch axes; the message shows it)
+            return x.code
         return c.lift(x, d).code
     overflow = overflow_test(c, cond)
     if overflow is not None:
