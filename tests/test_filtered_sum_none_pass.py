@@ -71,3 +71,39 @@ def test_in_a_comprehension_none_passes_raises_as_python(v):
         in_a_comprehension(0.5, np.array(v), M)
     with pytest.raises(catad.CatadError, match="cannot be raised to a negative power"):
         catad.value_and_grad(in_a_comprehension)(0.5, np.array(v), M)
+
+
+def filter_reads_an_element(x, v, m):
+    s = sum(e for e in v if e > m[0, -1])  # the count's filter may raise (m empty), as the sum's
+    return x / s
+
+
+def element_may_raise(x, v, m):
+    s = sum(np.arctan(m[1, 0]) for e in v if e > np.mean(m, axis=0)[-1])  # m[1, 0]: only where one passes
+    return x / s
+
+
+def index_first_then_filtered(x, v, m):
+    return v[10] + 1.0 / sum(e for e in v if e > m[0, -1])
+
+
+@pytest.mark.parametrize("f", [filter_reads_an_element, element_may_raise], ids=lambda f: f.__name__)
+def test_a_count_that_may_raise(f):
+    v = np.array([3.0, -0.5, -0.5])
+    raises_as_python(f, 1.5, v, np.array([[-0.5, 0.0, 0.5, 3.0]]))  # none passes
+    with np.errstate(all="ignore"), pytest.raises((IndexError, ZeroDivisionError)) as python:
+        f(1.5, v, np.zeros((0, 4)))  # m[0, -1] of no row; a NaN mean, which none passes
+    with pytest.raises(type(python.value)) as ours:
+        catad.value_and_grad(f)(1.5, v, np.zeros((0, 4)))
+    assert isinstance(ours.value, catad.CatadError) and str(python.value) in str(ours.value)
+    m = np.array([[-0.5, 0.0, 0.5, -3.0], [1.0, 1.0, 1.0, 1.0]])
+    assert catad.value_and_grad(f)(1.5, v, m)[0] == f(1.5, v, m)
+
+
+def test_the_statements_first_error_is_raised_first():
+    v = np.array([3.0, -0.5])
+    for m in (np.zeros((0, 2)), np.array([[1.0, 5.0]])):
+        with pytest.raises(IndexError, match="index 10"):
+            index_first_then_filtered(1.5, v, m)
+        with pytest.raises(catad.CatadError, match="index 10"):
+            catad.value_and_grad(index_first_then_filtered)(1.5, v, m)

@@ -59,12 +59,14 @@ class Comprehensions:
                           hint=f"use a conditional expression: {what}(e if c else ... for ...)")
             if g.is_async:
                 self.fail(node, "comprehension", "async comprehensions are not supported")
+        st = self.b.statement
+        raised = st is not None and st.raised  # (before the sum: its own elements' checks may set it)
         out = self._generators(gens, 0, node.elt, reduce)
         if reduce == "sum" and any(g.ifs for g in gens):
-            self._mark_none_passed(out, node)
+            self._mark_none_passed(out, node, raised)
         return out
 
-    def _mark_none_passed(self, out: Term, node: ast.AST) -> None:
+    def _mark_none_passed(self, out: Term, node: ast.AST, raised: bool = False) -> None:
         """out, sum(e for ... if ...) of NumPy's numbers, marked Python's int 0 where no element
         passes the filters (Python's sum starts from 0): 1.0 / sum(x for x in v if x > 0) raises
         ZeroDivisionError there. Where none passes is a count of those that pass, bound before the
@@ -78,9 +80,15 @@ class Comprehensions:
         if st is None:
             return
         one = ast.copy_location(ast.Constant(1), node)
-        checks = [len(st.checks)] + [len(f.checks) for f in b.frames]
+        checks = [len(f.checks) for f in b.frames]
         count = self._generators(node.generators, 0, one, "sum")
-        if [len(st.checks)] + [len(f.checks) for f in b.frames] != checks or may_fail(count):
+        # (checks it adds before the statement are the sum's own again, there already: they pass
+        # where those do; checks left in a comprehension around it would run after it). A count
+        # that may raise (its filter reads m[0, -1]) raises as the sum would, where the statement
+        # raises nothing before the sum (`raised`: what was lowered before it) and runs it surely:
+        # not in a conditional or a comprehension.
+        if [len(f.checks) for f in b.frames] != checks or may_fail(count) and (
+                raised or b.frames or b.branch_depth != st.depth):
             return
         loc = self.loc(node)
         if any(self.names.serial.get(v.name, 0) > st.serial for v in free_vars(count)):
