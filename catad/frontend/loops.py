@@ -257,7 +257,7 @@ _LIVE = "catad_live"                # hidden names read after it: the return fla
 def _with_iter(s: ast.For, it: ast.expr) -> ast.For:
     """s running over `it` (made once: its rewritings are cached by the For)."""
     new = getattr(s, _UNREVERSED, None)
-    if new is None:
+    if new is None or new.iter is not it:
         new = ast.copy_location(ast.For(target=s.target, iter=it, body=s.body, orelse=s.orelse, type_comment=None), s)
         new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
         for attr in (_FROZEN, _LIVE, _PROBE_BODY, _ORIGINAL):
@@ -493,12 +493,12 @@ def unreversed(lw, it: ast.expr) -> ast.expr:
     step k, the range of its elements from the last, range(a + m * k, a - k, -k), m = (b - a - 1)
     // k (-(a - b - 1) // k for k < 0): range(n - 1, -1, -1) for range(n). `it` itself where it
     holds none."""
+    fn = lw.static(it.func) if isinstance(it, ast.Call) else None  # (each compile reads the name again)
     done = getattr(it, _UNREVERSED, None)
-    if done is not None:
-        return done
+    if done is not None and done[0] is fn:
+        return done[1]
     out = it
     if isinstance(it, ast.Call):
-        fn = lw.static(it.func)
         if fn is reversed:
             out = _reversed(lw, it)
         elif fn in (zip, enumerate) and it.args:
@@ -506,7 +506,7 @@ def unreversed(lw, it: ast.expr) -> ast.expr:
             if any(a is not b for a, b in zip(args, it.args)):
                 out = ast.copy_location(ast.Call(func=it.func, args=args, keywords=it.keywords), it)
                 out.end_lineno, out.end_col_offset = it.end_lineno, it.end_col_offset
-    setattr(it, _UNREVERSED, out)
+    setattr(it, _UNREVERSED, (fn, out))
     return out
 
 
