@@ -147,7 +147,12 @@ def h_float64(lw, obj, node, args, kwargs):
     t = t.replace() if lw.is_list(t) else t
     if scalar_of(t.type) not in (Int, Float, Bool):
         lw.fail(node, "np.float64", f"np.float64() takes numbers or arrays of numbers, got a {t.type}", CatadTypeError)
-    return lw.b.to_float(t, lw.loc(node))
+    out = lw.b.to_float(t, lw.loc(node))
+    if is_array(out):
+        return out
+    # NumPy's number, whatever t is (a Float may be Python's, or where a test says: its marks go
+    # by identity, so the term is made again, unmarked)
+    return lw.as_numpy(out.replace() if out is t else out)
 
 
 TABLE = [
