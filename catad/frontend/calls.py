@@ -709,6 +709,10 @@ def h_to_int(lw, obj, node, args, kwargs):
         lw.fail(node, display(obj), f"{display(obj)}() with more than one argument converts to a Float here, which "
                 "is not supported", hint="round with np.round(x, n)")
     t, loc = lw.arg(args[0]), lw.loc(node)
+    if obj is math.trunc and lw.is_zero_d(t):  # (math.floor and ceil convert it to a float first)
+        lw.fail(node, "math.trunc", "math.trunc() of an array of no axes (np.where of numbers): Python raises "
+                "TypeError: type numpy.ndarray doesn't define __trunc__ method", CatadTypeError,
+                hint="take its number first: math.trunc(float(a)), or np.trunc(a)")
     if t.type in (Int, Bool):
         return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
     if t.type != Float:
