@@ -323,7 +323,21 @@ def h_angle(lw, obj, node, args, kwargs):
     return lw.b.elementwise(f, [t], loc) if is_array(t) else f(t)
 
 
+def h_math_angle(lw, obj, node, args, kwargs):
+    """math.radians(x), math.degrees(x) of a number: Python's float x * (pi / 180), x * (180 / pi)
+    (CPython's degToRad and radToDeg, NumPy's constants too)."""
+    _arity(lw, obj, node, args, 1)
+    t, loc = lw.arg(args[0]), lw.loc(node)
+    name = display(obj)
+    if is_array(t) or t.type not in (Int, Float, Bool):
+        lw.fail(node, name, f"{name}() takes a number, got a {t.type}", CatadTypeError,
+                hint=f"use np.{obj.__name__} for an array")
+    k = Const(math.pi / 180.0 if obj is math.radians else 180.0 / math.pi, Float, loc)
+    return lw.as_py(prim("mul", lw.b.to_float(t, loc), k, loc=loc))
+
+
 TABLE = [
+    ((math.radians, math.degrees), h_math_angle, ()),
     ((np.eye,), h_eye, ("N", "M", "k", "dtype")),
     ((np.identity,), h_eye, ("n", "dtype")),
     ((np.full,), h_full, ("shape", "fill_value", "dtype")),
