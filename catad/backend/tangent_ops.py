@@ -100,7 +100,7 @@ def p_tscale(c: Compiler, t, s, x):
         # a number's as an array of the lanes' products; another's has no code here
         if rank(t.type) != 0:
             raise Unvectorisable("a run-time tangent scaled by a value of each lane of a build")
-        x = Arr(c.assign(f"dense_tangent({x.code})"))
+        x = arrays.dense(c, x)
     return tscale(c, s, x)
 
 

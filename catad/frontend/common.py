@@ -22,6 +22,17 @@ def or_(a: Term, b: Term) -> Term:
     return If(a, TRUE, b)
 
 
+def where_python(when: Term, ok: Term, loc) -> Term:
+    """A check's condition that holds only where `when` does (ok, or not when): `when` says where
+    the numbers it checks are Python's."""
+    return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)
+
+
+def both_python(wa: Term, wb: Term) -> Term:
+    """Where two numbers are both Python's, from where each is."""
+    return wa if wb is TRUE else wb if wa is TRUE else and_(wa, wb)
+
+
 def and_(a: Term, b: Term) -> Term:
     return If(a, b, FALSE_)
 

@@ -22,7 +22,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
 from . import calls, complexes, int_range, numpy_arrays
 from .complexes import Complex
-from .common import and_, is_array, or_, static_bool
+from .common import and_, both_python, is_array, or_, static_bool, where_python
 from .freenames import NOT_STATIC, Static
 from .shapes import lin_const, without_checks
 from .statements import LocalFunction
@@ -306,7 +306,7 @@ class Expressions:
         wa, wb = self.py_when(a), self.py_when(b)
         if wa is None or wb is None:
             return f(a, b)
-        when = _both(wa[0], wb[0])
+        when = both_python(wa[0], wb[0])
         ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
         out = self.python_arith(name, a, b, loc, symbol, when, ints, (wa[2], wb[2]))
         return self.as_py_when(out, when, Int if ints and name != "div" else Float)
@@ -338,7 +338,7 @@ class Expressions:
                     binds = self.b.check(prim("not", when, loc=loc), (), loc, symbol, zero_message, "zerodiv")
                     return make_lets(binds, self.b.arith(name, x, y, loc))
                 y0 = y if y.type != Bool else self.b.numeric(y, Int, loc)
-                binds = self.b.check(_where(when, prim("ne", y0, zero, loc=loc), loc), (), loc, symbol, zero_message,
+                binds = self.b.check(where_python(when, prim("ne", y0, zero, loc=loc), loc), (), loc, symbol, zero_message,
                                      "zerodiv")
                 return make_lets(binds, self.b.arith(name, x, y, loc))
             return self.python_power(x, y, loc, when, *(k if k is not None else v for k, v in zip(known, (x, y))))
@@ -358,13 +358,13 @@ class Expressions:
         zero = Const(0.0, Float)
         binds = []
         if not (isinstance(y, Const) and y.value >= 0 or isinstance(x, Const) and x.value != 0):
-            binds += self.b.check(_where(when, prim("not", and_(prim("eq", xf, zero, loc=loc),
+            binds += self.b.check(where_python(when, prim("not", and_(prim("eq", xf, zero, loc=loc),
                                                                   prim("lt", yf, zero, loc=loc)), loc=loc), loc),
                                   (), loc, "**", "0.0 cannot be raised to a negative power", "zerodiv")
         if y.type == Float and not (isinstance(y, Const) and float(y.value).is_integer() or
                                     isinstance(x, Const) and x.value >= 0):
             fractional = prim("ne", yf, prim("floor", yf, loc=loc), loc=loc)
-            binds += self.b.check(_where(when, prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc),
+            binds += self.b.check(where_python(when, prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc),
                                          loc), (xf, yf),
                                   loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
                                   "(np.power gives nan there; abs(x) ** y is real)", "domain")
@@ -375,7 +375,7 @@ class Expressions:
                 over = and_(prim("gt", prim("abs", r, loc=loc), big, loc=loc),
                             and_(prim("le", prim("abs", xf, loc=loc), big, loc=loc),
                                  prim("le", prim("abs", yf, loc=loc), big, loc=loc)))
-                return make_lets(self.b.check(_where(when, prim("not", over, loc=loc), loc), (), loc, "**",
+                return make_lets(self.b.check(where_python(when, prim("not", over, loc=loc), loc), (), loc, "**",
                                               "(34, 'Numerical result out of range')", "range"), r)
             out = self.b.share(out, finite, loc)
         return make_lets(binds, out)
@@ -386,7 +386,7 @@ class Expressions:
         the Float is below 2**53 only: above, catad refuses."""
         inexact = and_(prim("le", Const(0, Int), y, loc=loc),
                        prim("ge", prim("abs", r, loc=loc), Const(2.0 ** 53, Float), loc=loc))
-        return make_lets(self.b.check(_where(when, prim("not", inexact, loc=loc), loc), (r,), loc, "**",
+        return make_lets(self.b.check(where_python(when, prim("not", inexact, loc=loc), loc), (r,), loc, "**",
                                       "an int ** int reaches {0} here: Python's int is exact, catad's value a float "
                                       "(the power is not known to be >= 0 while compiling, and Python's int to a "
                                       "negative power is a float); write float(a) ** n for a float, or a power "
@@ -678,7 +678,7 @@ class Expressions:
         wa, wb = self.py_when(a), self.py_when(b)
         if wa is None or wb is None:
             return self.as_numpy(out) if self.is_numpy(a) or self.is_numpy(b) else out
-        when = _both(wa[0], wb[0])
+        when = both_python(wa[0], wb[0])
         return self.as_py(out) if when is TRUE else self.as_py_when(out, when, Bool)
 
     def x_IfExp(self, node: ast.IfExp) -> Term:
@@ -846,11 +846,3 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _where(when: Term, ok: Term, loc) -> Term:
-    """A check's condition that holds only where `when` does (ok, or not when)."""
-    return ok if when is TRUE else or_(prim("not", when, loc=loc), ok)
-
-
-def _both(wa: Term, wb: Term) -> Term:
-    """Where two numbers are both Python's, from where each is."""
-    return wa if wb is TRUE else wb if wa is TRUE else and_(wa, wb)

@@ -24,7 +24,7 @@ from ..lang.terms import TRUE, Build, Const, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .calls import display
-from .common import and_, index_chain, is_array, or_
+from .common import both_python, index_chain, is_array, where_python
 from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
 
 
@@ -45,11 +45,10 @@ def h_divmod(lw, obj, node, args, kwargs):
             return Tuple((lw.binop(ast.FloorDiv(), x, y, node), lw.binop(ast.Mod(), x, y, node)), loc)
         # Python's divmod raises its own ZeroDivisionError first, where both are Python's numbers
         # (sum(e for e in v if p(e)) is Python's 0 where nothing passes); then // and % of them
-        when = wa[0] if wb[0] is TRUE else wb[0] if wa[0] is TRUE else and_(wa[0], wb[0])
+        when = both_python(wa[0], wb[0])
         ints = wa[1] in (Int, Bool) and wb[1] in (Int, Bool)
         zero = Const(0, Int) if y.type == Int else Const(0.0, Float) if y.type == Float else Const(False, Bool)
-        ok = prim("ne", y, zero, loc=loc)
-        chk = lw.b.check(ok if when is TRUE else or_(prim("not", when, loc=loc), ok), (), loc, "divmod",
+        chk = lw.b.check(where_python(when, prim("ne", y, zero, loc=loc), loc), (), loc, "divmod",
                          "integer division or modulo by zero" if ints else "float divmod()", "zerodiv")
         if when is not TRUE:  # (their own checks, after this one, hold where it does)
             return make_lets(chk, Tuple((lw.binop(ast.FloorDiv(), x, y, node), lw.binop(ast.Mod(), x, y, node)), loc))

@@ -430,9 +430,7 @@ def _clearing_breaks(stmts: list[ast.stmt], flag: str) -> list[ast.stmt]:
                                            orelse=_clearing_breaks(t.orelse, flag)), t)
             new.end_lineno, new.end_col_offset = t.end_lineno, t.end_col_offset
             out.append(new)
-        elif isinstance(t, (ast.With, ast.Try)) and any(isinstance(n, ast.Break) for n in ast.walk(t)):
-            out.append(t)  # (refused where lowered: catad has no with or try)
-        else:
+        else:  # (a with or try statement is refused where it is lowered)
             out.append(t)
     return out
 
