@@ -18,6 +18,7 @@ partial derivative of a branch that np.where or an `if` did not take).
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -121,8 +122,19 @@ def _derivative(b: Bound, which: str, wrt: tuple[int, ...] | None = None,
     NaN and reaches the result, or is dropped (a selection, an index that does not read
     it), and then the zero-safe variant's 0 in its place is dropped too. So when the
     usual result is all finite, every such NaN was dropped, and the zero-safe variant
-    computes the same values. `variant`: a forward program's tangent_only and zero (see
-    catad.pipeline.Pipeline.code)."""
+    computes the same values.
+
+    Not where the function's value itself is not finite though its inputs are (unless the
+    function holds derivatives, whose values are products of tangents too): there something
+    overflowed, and a 0 may be a cotangent that underflowed, not one that is 0, beside a
+    coefficient that overflowed, whose product is not 0 (`log(exp(x) * 2.0) + x` at 800: its
+    cotangent of exp(x) is 1 / inf, its gradient 2; the zero-safe product makes it 1.0, a wrong
+    number, where the usual one is NaN, as JAX's). Where the value is finite, a function of an
+    overflowed y levels off, so its cotangent of y is smaller than 1 / y and the product tends
+    to 0 (`1 / exp(x) + x` at 800: 1.0). An input inf or NaN makes the value so of itself, and
+    the zero-safe variant keeps exact the derivatives it does not touch (kl_div(0, inf)'s
+    partial in y is 1; a direction's 0 along an element that is NaN is a 0).
+    `variant`: a forward program's tangent_only and zero (see catad.pipeline.Pipeline.code)."""
     return _pipeline_derivative(b.pipeline, which, wrt, checkpoints, **variant)
 
 
@@ -150,7 +162,10 @@ def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None,
 
     def run(*inputs):
         result = shaped(usual, inputs)
-        if _finite(result[1]) and (not derived or _finite(result[0])):
+        if derived:
+            if _finite(result[1]) and _finite(result[0]):
+                return result
+        elif _finite(result[1]) or not (_finite(result[0]) or not _finite_inputs(inputs[:n])):
             return result
         return shaped(pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant), inputs)
     return run
@@ -209,6 +224,18 @@ def _finite_array(v: np.ndarray) -> bool:
     tests its four results), by .all() for a large one (there the count's pass is slower)."""
     f = np.isfinite(v)
     return bool(f.all()) if v.size >= 2048 else np.count_nonzero(f) == v.size
+
+
+def _finite_inputs(x: Any) -> bool:
+    """Whether the inputs (numbers, arrays, tuples and lists of them) are finite everywhere."""
+    return _everywhere(x, _finite_input)
+
+
+def _finite_input(v: Any) -> bool:
+    if type(v) is float:
+        return math.isfinite(v)
+    v = np.asarray(v)
+    return v.dtype.kind not in "fc" or _finite_array(v)
 
 
 def _finite_leaf(v: Any) -> bool:

@@ -392,21 +392,50 @@ def test_the_zero_safe_program_runs_after_the_usual_one_only_when_that_is_not_fi
     assert ran == [("fwd", False), ("fwd", True)]
 
 
+def log_of_overflowed(x):
+    return np.log(np.exp(x) * 2.0) + x
+
+
+def reciprocal_of_overflowed(x):
+    return 1.0 / np.exp(x) + x
+
+
+def test_where_the_value_overflowed_the_zero_safe_product_is_not_taken(ran):
+    """log(exp(x) * 2) + x at 800: exp overflows, so the value is inf, and the cotangent of
+    exp(x), 1 / (2 exp(x)), underflows to 0 beside exp's partial inf. Their product is truly 1
+    (the gradient is 2), not the zero-safe 0 (which gave 1.0): the usual NaN stands, as JAX's.
+    Where the value stays finite the function levels off past the overflow, and the zero-safe
+    product's 0 is the limit (1 / exp(x) + x at 800: 1 - e^-800)."""
+    value, g = catad.value_and_grad(log_of_overflowed)(800.0)
+    with np.errstate(over="ignore"):
+        assert value == INF == log_of_overflowed(800.0) and math.isnan(g)
+    assert ran == [("rev", False)]
+    assert math.isnan(catad.vjp(log_of_overflowed, 800.0)[1](1.0)[0])
+    assert math.isnan(catad.grad(log_of_overflowed)(np.float64(800.0)))
+    # below the overflow, the gradient is 2
+    assert catad.grad(log_of_overflowed)(700.0) == pytest.approx(2.0)
+    ran.clear()
+    assert catad.value_and_grad(reciprocal_of_overflowed)(800.0) == (800.0, 1.0)
+    assert ran == [("rev", False), ("rev", True)]
+
+
 def overflowing(x):
-    y = x * 1e300
-    return y * 1e300 + x
+    y = x * 1e200
+    return y * 1e200 + x
 
 
 def test_products_by_finite_constants_alone_make_one_code_for_both_variants(ran, monkeypatch):
     """A tangent times a finite constant (the derivatives of + and of * by a number) is 0
     wherever the tangent is 0 in either variant: the reverse program of overflowing, made of
     such products, does not ask which variant it writes, so where its result is not finite
-    (inf: 1e300 * 1e300) the zero-safe variant is its code, not compiled a second time."""
+    (inf: 1e200 * 1e200, of a finite value) the zero-safe variant is its code, not compiled a
+    second time."""
     import catad.backend as backend
     compiles = []
     compile_one = backend._compile
     monkeypatch.setattr(backend, "_compile", lambda d, *a: compiles.append(d.name) or compile_one(d, *a))
-    assert catad.grad(overflowing)(2.0) == INF == 1e300 * 1e300 + 1.0
+    assert catad.value_and_grad(overflowing)(1e-300) == (overflowing(1e-300), INF)
+    assert math.isfinite(overflowing(1e-300)) and INF == 1e200 * 1e200 + 1.0
     assert ran == [("rev", False), ("rev", True)]
     assert [name for name in compiles if name.startswith("rev$")] == ["rev$overflowing"]
     usual = compiled(overflowing, (2.0,), "reverse")
