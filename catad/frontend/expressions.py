@@ -265,11 +265,24 @@ class Expressions:
             # (its checks read the operands again: bound to names first, as python_arith does)
             compute = (lambda x, y: self.b.share_all([x, y], lambda p, q: self.python_power(p, q, loc), loc)) \
                 if name == "pow" and py else f
-            if name == "pow" and {a.type, b.type} == {Int} and (self.py_when(a) is None or self.py_when(b) is None):
+            wa, wb = self.py_when(a), self.py_when(b)
+            # Python's ints on some paths only (a count a loop makes NumPy's where it runs): the
+            # result is Python's where both are
+            maybe = not py and wa is not None and wb is not None
+            if name == "pow" and {a.type, b.type} == {Int} and (wa is None or wb is None):
                 compute = lambda x, y: self.int_power(x, y, loc)  # a NumPy int either side: NumPy's (an Int)
             elif name == "pow" and {a.type, b.type} == {Int} and int_range.bound_of(self, b).nonneg:
                 compute = lambda x, y: prim("pow", x, y, loc=loc)  # Python's int: its power >= 0 is one (2 ** i)
+            elif name == "pow" and maybe and isinstance(b, Const) and b.value < 0:
+                compute = lambda x, y: self.maybe_python_int_power(x, y, both_python(wa[0], wb[0]), loc)
+            elif name == "pow" and maybe:
+                self.fail(node, "**", f"an int to a power not known to be >= 0, the ints Python's on some paths "
+                          "and NumPy's on others (Python's 2 ** -1 is 0.5, NumPy's int64 raises ValueError; a "
+                          "count a loop adds NumPy's bools to is NumPy's only where the loop runs)",
+                          CatadTypeError, hint="convert first: float(n) ** k for a float, or int(n) for Python's int")
             out = int_range.arith(self, name, a, b, loc, _SYMBOLS[type(op)], compute)
+            if maybe:
+                return self.as_py_when(out, both_python(wa[0], wb[0]), Int if out.type == Int else Float)
             return self.as_py(out) if py else out
         # Python's errors where both are Python's numbers
         out = self.python_arith(name, a, b, loc, _SYMBOLS[type(op)]) if py else \
@@ -400,6 +413,15 @@ class Expressions:
                                           "Integers to negative integer powers are not allowed.", "domain"),
                              prim("pow", p, e, loc=loc))
         return self.b.share_all([x, y], checked, loc)  # (the check copies its data: atoms)
+
+    def maybe_python_int_power(self, x: Term, y: Term, when: Term, loc) -> Term:
+        """x ** y of an Int x to a negative Int constant y, both Python's ints where `when` holds:
+        Python's float there (0 ** -1 its ZeroDivisionError), NumPy's ValueError elsewhere."""
+        def checked(p, e):
+            binds = self.b.check(when, (p,), loc, "**", "Integers to negative integer powers are not allowed.",
+                                 "domain")
+            return make_lets(binds, self.python_power(p, e, loc, when))
+        return self.b.share_all([x, y], checked, loc)
 
     def x_UnaryOp(self, node: ast.UnaryOp) -> Term:
         """-x, +x, not b."""
