@@ -546,6 +546,8 @@ def h_pow(lw, obj, node, args, kwargs):
             lw.fail(node, "math.pow", "math.pow() takes scalars, got an array", CatadTypeError,
                     "use ** or np.power")
         return _math_pow(lw, lw.b.to_float(a, lw.loc(node)), lw.b.to_float(b, lw.loc(node)), lw.loc(node))
+    if obj is np.power:  # NumPy's, of any numbers (np.power(0.0, -1.0) is inf)
+        a, b = lw.numpy_operand(a), lw.numpy_operand(b)
     return lw.binop(ast.Pow(), a, b, node)
 
 

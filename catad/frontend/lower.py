@@ -560,6 +560,20 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def is_numpy(self, t) -> bool:
         return self.numpy_numbers.get(id(t)) is t
 
+    def numpy_operand(self, t):
+        """t as an operand of a NumPy function of numbers (np.mod, np.divide, np.power): NumPy
+        computes on its own scalars whatever it is given, so np.mod(0.1, 0.0) is nan, not
+        Python's ZeroDivisionError. A number that is Python's (or may be) is made again, marked
+        NumPy's (marks go by identity), keeping its Int bound; others are t."""
+        if not isinstance(t, Term) or is_array(t) or self.is_numpy(t) or self.is_list(t) \
+                or t.type not in (Int, Float, Bool):
+            return t
+        if not self.is_py(t) and self._py_when_mark(t) is None:
+            return t
+        out = t.replace()
+        self.with_int_bound(out, self.int_bound(t))
+        return self.as_numpy(out)
+
     def keep_py(self, old, new: Term) -> Term:
         """new, with old's mark of one of Python's own numbers (always, or where it holds) or of
         NumPy's."""

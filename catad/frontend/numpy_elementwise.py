@@ -82,7 +82,7 @@ def h_round(lw, obj, node, args, kwargs):
 
 def h_operator(lw, obj, node, args, kwargs):
     """np.floor_divide, np.mod (np.remainder): the operators // and % with broadcasting."""
-    a, b = _one(lw, obj, node, args, 2)
+    a, b = (lw.numpy_operand(t) for t in _one(lw, obj, node, args, 2))
     op = ast.FloorDiv() if obj is np.floor_divide else ast.Mod()
     return lw.binop(op, a, b, node)
 

@@ -371,7 +371,7 @@ def h_operator(lw, obj, node, args, kwargs):
     name = f"np.{obj.__name__}"
     if len(args) != 2:
         lw.fail(node, name, f"{name}() takes 2 arguments, got {len(args)}", CatadTypeError)
-    a, b = (lw.arg(x) for x in args)
+    a, b = (lw.numpy_operand(lw.arg(x)) for x in args)
     return lw.binop(_OPERATORS[obj.__name__](), a, b, node)
 
 
