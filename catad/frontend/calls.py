@@ -716,7 +716,8 @@ def h_to_int(lw, obj, node, args, kwargs):
                 "TypeError: type numpy.ndarray doesn't define __trunc__ method", CatadTypeError,
                 hint="take its number first: math.trunc(float(a)), or np.trunc(a)")
     if t.type in (Int, Bool):
-        return t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
+        out = t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
+        return make_lets(_no_dunder(lw, obj, t, loc), out)
     if t.type != Float:
         lw.fail(node, display(obj), f"{display(obj)}() takes a number here, got a {t.type}", CatadTypeError,
                 hint="convert arrays with np.floor(x), np.round(x) (Floats)")
@@ -733,6 +734,18 @@ def h_to_int(lw, obj, node, args, kwargs):
                             "range")
         return make_lets(binds, prim(_TO_INT[obj], x, loc=loc))
     return lw.b.share(t, converted, loc)
+
+
+def _no_dunder(lw, obj, t: Term, loc) -> list:
+    """The check that math.trunc of an Int or a Bool (round() of a Bool) is of Python's: NumPy's
+    integers and bools have no __trunc__ (nor its bools __round__), so Python raises TypeError
+    where t is NumPy's (surely, or where its mark says: a count a loop adds NumPy's bools to)."""
+    method = "__trunc__" if obj is math.trunc else "__round__" if obj is builtins.round and t.type == Bool else None
+    if method is None or is_array(t) or not (lw.is_numpy(t) or lw.py_when(t) is not None):
+        return []
+    numpy_type = "numpy.int64" if t.type == Int else "numpy.bool"
+    return lw.b.check(lw.where_py(t), (), loc, display(obj), f"type {numpy_type} doesn't define {method} method",
+                      "unsupported", raises=TypeError)
 
 
 _TO_INT_FN = {builtins.int: int, math.trunc: math.trunc, math.floor: math.floor, math.ceil: math.ceil,
