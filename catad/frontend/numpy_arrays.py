@@ -336,8 +336,30 @@ def h_math_angle(lw, obj, node, args, kwargs):
     return lw.as_py(prim("mul", lw.b.to_float(t, loc), k, loc=loc))
 
 
+def h_math_fmod(lw, obj, node, args, kwargs):
+    """math.fmod(x, y) of numbers: Python's float, C's fmod (the sign of x; x itself for an
+    infinite y), and CPython's ValueError where that is NaN of x and y not NaN (y == 0, x
+    infinite)."""
+    _arity(lw, obj, node, args, 2)
+    ts, loc = [lw.arg(a) for a in args], lw.loc(node)
+    for t in ts:
+        if is_array(t) or t.type not in (Int, Float, Bool):
+            lw.fail(node, "math.fmod", f"math.fmod() takes numbers, got a {t.type}", CatadTypeError,
+                    hint="use np.fmod for arrays")
+    x, y = (lw.b.to_float(t, loc) for t in ts)
+
+    def checked(a, b):
+        def check(r):
+            domain = and_(prim("ne", r, r, loc=loc), and_(prim("eq", a, a, loc=loc), prim("eq", b, b, loc=loc)))
+            return make_lets(lw.b.check(prim("not", domain, loc=loc), (), loc, "math.fmod", "math domain error",
+                                        "domain"), r)
+        return lw.b.share(prim("fmod", a, b, loc=loc), check, loc)
+    return lw.as_py(lw.b.share_all([x, y], checked, loc))
+
+
 TABLE = [
     ((math.radians, math.degrees), h_math_angle, ()),
+    ((math.fmod,), h_math_fmod, ()),
     ((np.eye,), h_eye, ("N", "M", "k", "dtype")),
     ((np.identity,), h_eye, ("n", "dtype")),
     ((np.full,), h_full, ("shape", "fill_value", "dtype")),
