@@ -20,7 +20,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets
+from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
@@ -407,6 +407,66 @@ def _sum(lw, obj, node, arg) -> Term:
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)
 
 
+def h_any_all(lw, obj, node, args, kwargs):
+    """any(iterable), all(iterable): Python's bool, of the truth of each item (a number's: nonzero,
+    NaN too), of a generator (its filters kept), a list comprehension, a vector, or a tuple or
+    list display; any() of nothing is False, all() True. A generator runs until the first item
+    that decides (Python's any stops at the first true one): one whose items or filters may raise
+    (1 / e of Python's numbers, v[k]) is refused, as catad computes every item."""
+    _arity(lw, obj, node, args, 1)
+    g, loc, name = args[0], lw.loc(node), obj.__name__
+    if isinstance(g, ast.GeneratorExp):
+        count = _deciding_count(lw, g, obj is builtins.all, node, name)
+    else:
+        t = lw.comprehension(g, None) if isinstance(g, ast.ListComp) else _summed(lw, g)
+        count = _deciding_items(lw, t, obj is builtins.all, node, name)
+    return lw.as_py(prim("eq" if obj is builtins.all else "gt", count, Const(0, Int, loc), loc=loc))
+
+
+def _deciding_count(lw, g: ast.GeneratorExp, falsy: bool, node, name: str) -> Term:
+    """How many items of generator g are true (`falsy`: false), by sum(1 if e else 0 for ...)."""
+    one, zero = (ast.copy_location(ast.Constant(k), g.elt) for k in (1, 0))
+    test = ast.copy_location(ast.UnaryOp(ast.Not(), g.elt), g.elt) if falsy else g.elt
+    elt = ast.copy_location(ast.IfExp(test, one, zero), g.elt)
+    if any(c.is_async for c in g.generators):
+        lw.fail(node, "comprehension", "async comprehensions are not supported")
+    st, frames = lw.b.statement, lw.b.frames
+    before = (len(st.checks) if st is not None else 0, [len(f.checks) for f in frames])
+    count = lw.count_items(g.generators, elt)
+    if may_fail(count) or (len(st.checks) if st is not None else 0, [len(f.checks) for f in frames]) != before:
+        lw.fail(node, name, f"{name}() of a generator whose items or filters may raise: Python's {name} stops at "
+                "the first item that decides it, and never computes the rest, where catad computes every item",
+                hint=f"make a list first, {name}([... for ...]) (Python computes every item too), or use "
+                     f"np.{name} of an array")
+    return count
+
+
+def _deciding_items(lw, t: Term, falsy: bool, node, name: str) -> Term:
+    """How many items of t (a vector, or a tuple of numbers) are true (`falsy`: false)."""
+    loc = lw.loc(node)
+
+    def truth(x):
+        if x.type not in (Int, Float, Bool):
+            lw.fail(node, name, f"{name}() of items of type {x.type}: catad takes the truth of numbers only "
+                    "(an array's is Python's ValueError, but of one element)", CatadTypeError,
+                    hint=f"use np.{name}(a, axis=...) of an array")
+        zero = Const({Float: 0.0, Int: 0, Bool: False}[x.type], x.type, loc)
+        is_true = prim("ne", x, zero, loc=loc)
+        return If(prim("not", is_true, loc=loc) if falsy else is_true, Const(1, Int, loc), Const(0, Int, loc), loc)
+    if isinstance(t.type, TupleT):
+        counts = [truth(x) for x in _items_of(t)]
+        return functools.reduce(lambda a, b: prim("add", a, b, loc=loc), counts) if counts else Const(0, Int, loc)
+    if isinstance(t.type, Vec) and rank(t.type) == 1:
+        return prim("sum", lw.b.elementwise(truth, [t], loc), loc=loc)
+    return truth(t)  # (refused: a matrix's rows, a number)
+
+
+def _items_of(t: Term) -> list[Term]:
+    if isinstance(t, Tuple):
+        return list(t.items)
+    return [Get(k, t, t.loc) for k in range(len(t.type.items))]
+
+
 def h_prod(lw, obj, node, args, kwargs):
     """math.prod(t) of a tuple or list of numbers of a length known while compiling (a shape, a
     display): Python's 1 * t[0] * t[1] ..., left to right, Python's where the items are."""
@@ -778,6 +838,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 def _handlers() -> dict[int, tuple]:
     table = [
         ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ()),
+        ((builtins.any, builtins.all), h_any_all, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),
         ((builtins.pow, np.power, math.pow), h_pow, ()),

@@ -66,6 +66,11 @@ class Comprehensions:
             self._mark_none_passed(out, node, raised)
         return out
 
+    def count_items(self, gens: list[ast.comprehension], elt: ast.expr) -> Term:
+        """sum(elt for gens), elt a count of one item (1 or 0), without the marking of a filtered
+        sum's Python 0 (calls.h_any_all compares it with 0)."""
+        return self._generators(gens, 0, elt, "sum")
+
     def _mark_none_passed(self, out: Term, node: ast.AST, raised: bool = False) -> None:
         """out, sum(e for ... if ...) of NumPy's numbers, marked Python's int 0 where no element
         passes the filters (Python's sum starts from 0): 1.0 / sum(x for x in v if x > 0) raises

@@ -858,7 +858,7 @@ class Expressions:
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
 
-_PYTHON_RESULTS = (float, int, round, len, bool)  # each returns one of Python's own numbers (or bools)
+_PYTHON_RESULTS = (float, int, round, len, bool, any, all)  # each returns one of Python's own numbers (or bools)
 
 
 _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}
