@@ -50,6 +50,7 @@ DOMAINS: dict[str, list[tuple]] = {
     "i0e": [(-40, 40)], "i1e": [(-40, 40)],
     "gamma": [(0.2, 6)], "beta": [(0.2, 5), (0.2, 5)], "erfinv": [(-0.9, 0.9)], "ndtri": [(0.05, 0.95)],
     "floor": [(-5, 5)], "ceil": [(-5, 5)], "trunc": [(-5, 5)], "rint": [(-5, 5)], "fmod": [(-5, 5), (0.5, 3)],
+    "round_digits": [(-5, 5), (1.5, 1.5)],  # (n is an integral Float: int(n) is 1 on either side)
 }
 
 
@@ -69,6 +70,7 @@ REJECT = {
     "fmod": lambda x, y: _near_int(x / y, 0.05),
     "floor": lambda x: _near_int(x, 0.05), "ceil": lambda x: _near_int(x, 0.05),
     "trunc": lambda x: _near_int(x, 0.05), "rint": lambda x: _near_int(x + 0.5, 0.05),
+    "round_digits": lambda x, n: _near_int(x * 10.0 ** int(n) + 0.5, 0.05),
     "abs": lambda x: abs(x) < 0.05,
     "sign": lambda x: abs(x) < 0.05,
     "max": lambda x, y: abs(x - y) < 0.05,

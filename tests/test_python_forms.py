@@ -495,7 +495,7 @@ def test_builtins():
 
 
 def int_of_float(x):
-    return round(x * 2.0, 1)  # ERR
+    return int(x * 2.0, 1)  # ERR
 
 
 def appends_in_while(x):
@@ -507,7 +507,7 @@ def appends_in_while(x):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (int_of_float, (0.7,), ["round()", "more than one argument", "np.round(x, n)"]),
+    (int_of_float, (0.7,), ["int()", "more than one argument", "np.round(x, n)"]),
     (appends_in_while, (0.7,), ["'out'", "while loop", "np.zeros(n_max)"]),  # appends: tests/test_lists_append.py
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_builtin_refusals(fn, args, words):

@@ -53,6 +53,17 @@ def to_int(x):
     return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
 
 
+_ROUND_DIGITS = np.frompyfunc(lambda a, n: round(float(a), int(n)), 2, 1)
+
+
+def round_digits(x, n):
+    """Python's round(x, n) of floats, elementwise (registry._round_digits): Python's own, one
+    element at a time, as NumPy has no correctly rounded form."""
+    if not isinstance(x, np.ndarray) and not isinstance(n, np.ndarray):
+        return np.float64(round(float(x), int(n)))
+    return np.asarray(_ROUND_DIGITS(x, n), dtype=np.float64)
+
+
 def to_float(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 

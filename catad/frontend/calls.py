@@ -767,6 +767,11 @@ def h_to_int(lw, obj, node, args, kwargs):
     """int(x), round(x), math.floor/ceil/trunc(x): an Int. Of an Int or a Bool it is that Int; of
     a Float, Python's int, checked as Python checks it (NaN: ValueError; an infinity:
     OverflowError) and within int64 (where Python's int grows: a RangeError naming it)."""
+    if obj is builtins.round and (len(args) == 2 or set(kwargs) == {"ndigits"}) and len(args) + len(kwargs) == 2:
+        digits = args[1] if len(args) == 2 else kwargs["ndigits"]
+        if not (isinstance(digits, ast.Constant) and digits.value is None):
+            return _round_digits(lw, node, lw.arg(args[0]), lw.arg(digits))
+        args, kwargs = args[:1], {}
     if len(args) != 1 or kwargs:
         lw.fail(node, display(obj), f"{display(obj)}() with more than one argument converts to a Float here, which "
                 "is not supported", hint="round with np.round(x, n)")
@@ -794,6 +799,46 @@ def h_to_int(lw, obj, node, args, kwargs):
                             "range")
         return make_lets(binds, prim(_TO_INT[obj], x, loc=loc))
     return lw.b.share(t, converted, loc)
+
+
+def rounds_to_digits(node: ast.Call) -> bool:
+    """Whether a call of round gives its ndigits (not None): a float of the number's kind."""
+    given = node.args[1:] + [kw.value for kw in node.keywords if kw.arg == "ndigits"]
+    return bool(given) and not (isinstance(given[0], ast.Constant) and given[0].value is None)
+
+
+def _round_digits(lw, node, t: Term, n: Term) -> Term:
+    """round(x, n): of Python's float, Python's (correctly rounded to n digits: the primitive
+    round_digits); of NumPy's, np.round's rint(x * 10**n) / 10**n, NumPy's (np.float64.__round__);
+    of an int, the int for n >= 0."""
+    loc = lw.loc(node)
+    if n.type not in (Int, Bool) or is_array(n):
+        lw.fail(node, "round", f"round()'s ndigits must be an int, got a {n.type}", CatadTypeError)
+    if is_array(t) or t.type not in (Int, Bool, Float):
+        lw.fail(node, "round", f"round(x, n) takes a number here, got a {t.type}", CatadTypeError,
+                hint="use np.round(a, n) for an array")
+    if t.type in (Int, Bool):
+        if not (isinstance(n, Const) and int(n.value) >= 0):
+            lw.fail(node, "round", "round() of an int to digits not known to be >= 0 while compiling (Python rounds "
+                    "it to tens, hundreds, ...)", hint="convert first: round(float(k), n)")
+        out = t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
+        return lw.keep_py(t, out)
+    if lw.is_py(t):
+        return lw.as_py(prim("round_digits", t, lw.b.to_float(n, loc), loc=loc))
+    if lw.py_when(t) is not None:
+        lw.fail(node, "round", "round(x, n) of a number that is Python's on some paths and NumPy's on others "
+                "(Python's float rounds its exact decimal value, NumPy's computes rint(x * 10**n) / 10**n)",
+                CatadTypeError, hint="make it one of them first: float(x) is Python's, np.float64(x) NumPy's")
+    if not (isinstance(n, Const) and n.type == Int):
+        lw.fail(node, "round", "round(x, n) of NumPy's float needs n known while compiling (NumPy's np.round)",
+                hint="write round(float(x), n) for Python's rounding")
+    k = int(n.value)
+    if k == 0:
+        return lw.as_numpy(prim("rint", t, loc=loc))
+    from .numpy_elementwise import _power_of_ten  # (NumPy's powers of ten, as np.round's)
+    f = Const(_power_of_ten(abs(k)), Float, loc)
+    first, then = ("mul", "div") if k > 0 else ("div", "mul")
+    return lw.as_numpy(prim(then, prim("rint", prim(first, t, f, loc=loc), loc=loc), f, loc=loc))
 
 
 def _no_dunder(lw, obj, t: Term, loc) -> list:
@@ -850,7 +895,7 @@ def _handlers() -> dict[int, tuple]:
         ((np.clip,), special_calls.h_clip, ("a_min", "a_max", "min", "max")),
         ((np.add, np.subtract, np.multiply, np.divide, np.true_divide), special_calls.h_operator, ()),
         ((np.heaviside,), special_calls.h_heaviside, ()), ((np.reciprocal,), special_calls.h_reciprocal, ()),
-    ] + [((o,), h, ()) for o, h in _REFUSED] + linalg.HANDLERS
+    ] + [((o,), h, ("ndigits",) if o is builtins.round else ()) for o, h in _REFUSED] + linalg.HANDLERS
     from . import numpy_arrays  # NumPy's creation, shape, joining and reduction functions
     table += numpy_arrays.TABLE  # later rows take over an object from earlier ones
     from . import numpy_signal  # index generators, polynomials, convolutions, interpolation

@@ -490,6 +490,24 @@ for _name, _sym, _fn, _doc in [
                        vector=f"np.{_fn.__name__}({{0}})", doc=_doc, nondiff_note=_ROUND_NOTE))
 
 
+def t_round_digits(ts):
+    if ts != (Float, Float):
+        raise PrimitiveTypeError(f"rounds a Float to a number of digits (a Float), got ({_fmt(ts)})")
+    return Float
+
+
+def _round_digits(a, n):
+    """Python's round(a, n) of a float: a correctly rounded to n decimal digits (CPython rounds
+    its exact decimal value; NumPy's np.round computes rint(a * 10**n) / 10**n, which differs where
+    the product rounds across a half); NaN and the infinities are themselves."""
+    return round(float(a), int(n))
+
+
+register(Primitive("round_digits", t_round_digits, _round_digits, sympy=lambda x, n: S.RoundDigits(x, n), arity=2,
+                   vector="round_digits({0}, {1})", nondiff_note=_ROUND_NOTE,
+                   doc="round(x, n) of Python's floats, correctly rounded to n digits (n an integral Float)"))
+
+
 def _fmod(a, b):
     """C's fmod (NumPy's np.fmod): the remainder with the sign of a; of Ints by 0 it is 0, as
     NumPy's (which warns)."""

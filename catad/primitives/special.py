@@ -493,6 +493,18 @@ class Rint(_Special):
         return sympy.S.Zero
 
 
+class RoundDigits(_Special):
+    """round(x, n) of Python's floats: x correctly rounded to n decimal digits (n a float here)."""
+    nargs = 2
+
+    @classmethod
+    def definition(cls, x, n):
+        return sympy.floor(x * 10 ** n + sympy.Rational(1, 2)) / 10 ** n  # (evalf only)
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+
 # ---------------------------------------------------------------- gamma, beta, erfinv, ndtri
 # scipy.special's conventions at the edges; the values to a few ulps of SciPy's (its Cephes
 # code is not ours: math.gamma and Newton steps on math.erf/erfc are).
