@@ -425,7 +425,7 @@ def truthy_ifexp(i):
 def one_branch(x):
     if x > 0.0:
         y = x * 2.0
-    return y  # ERR
+    return y if x > 1.0 else 0.0  # ERR  (read where its check cannot go first: tests/test_maybe_bound.py)
 
 
 def one_branch_elif(x):
@@ -434,7 +434,7 @@ def one_branch_elif(x):
     elif x < -1.0:
         y = 2.0
     z = x
-    return z + y  # ERR
+    return z + sum(y for _ in range(2))  # ERR
 
 
 def branch_types_differ(x):

@@ -23,7 +23,7 @@ from .complexes import Complex
 from .reads import Path
 from ..trees import NONE, Tree, string, tree_of
 from .lists import ListState
-from .statements import Unbound
+from .statements import MaybeBound, Unbound
 from .subscripts import DictKey
 
 NOT_STATIC = object()
@@ -50,6 +50,8 @@ class FreeNames:
         v = self.env.get(name, _MISSING)
         if isinstance(v, (Term, Complex)):
             return v
+        if isinstance(v, MaybeBound):
+            return self.read_maybe_bound(name, v, node)
         if isinstance(v, Unbound):
             self.fail(node, "variable", v.message)
         if isinstance(v, ListState):
@@ -67,6 +69,20 @@ class FreeNames:
         if self.parent is not None:  # a nested def or lambda: what the enclosing function sees now
             return self.parent.lookup(name, node)
         return self.constant(*self.resolve(name, node), node, name)
+
+    def read_maybe_bound(self, name: str, v, node: ast.AST) -> Term:
+        """A read of a variable bound on some paths only: Python's UnboundLocalError where it is not
+        (a check before the statement), else its value, with its marks. A read the check cannot go
+        before (in a conditional expression, a comprehension, after something in the statement that
+        may raise) is refused."""
+        loc = self.loc(node)
+        st = self.b.statement
+        if st is None or self.b.frames or self.b.branch_depth != st.depth or st.raised:
+            self.fail(node, "variable", v.message)
+        binds = self.b.check(v.flag, (), loc, name, f"cannot access local variable {name!r} where it is not "
+                             "associated with a value", "unsupported", raises=UnboundLocalError)
+        assert not binds  # (before the statement, by the test above)
+        return v.value
 
     def resolve(self, name: str, node: ast.AST) -> tuple[Any, Path]:
         """What a free name means, and where it was found: the function's closure, then its

@@ -69,6 +69,32 @@ class Unbound:
         self.message = message
 
 
+_BOUND = "\0bound "  # the name of the Bool joined beside a variable bound after one arm of an if
+_ONE_BRANCH = ("variable {name!r} is assigned in only one branch of the if statement at line {line}, so it may "
+               "be undefined here, which catad checks only where it is read directly; assign it before the if "
+               "or in both branches")
+
+
+def _plain_value(ty) -> bool:
+    """A number, an array or a tuple of them."""
+    if isinstance(ty, TupleT):
+        return all(_plain_value(x) for x in ty.items)
+    return ty in (Int, Float, Bool) or isinstance(ty, Vec) and ty.elem in (Int, Float, Bool) or isinstance(ty, Vec) \
+        and _plain_value(ty.elem)
+
+
+class MaybeBound(Unbound):
+    """The env entry of a variable bound on some paths to here only (assigned in one branch of an
+    if): its value where it is bound (a placeholder elsewhere) and the Bool `flag` of where it is.
+    Reading it checks the flag first, raising Python's UnboundLocalError where it is not bound
+    (FreeNames.lookup); other uses of it (a loop's state, a nested function's) refuse it with
+    `message`, as an Unbound."""
+
+    def __init__(self, value: Term, flag: Term, message: str):
+        super().__init__(message)
+        self.value, self.flag = value, flag
+
+
 class LocalFunction:
     """A def or lambda written inside the function being compiled: its source, the lowerer of
     the function it was defined in (whose variables it reads when it is called) and its
@@ -582,6 +608,9 @@ class Statements:
                 before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
                                     "and not after the other; catad takes a list's element type from what is "
                                     "appended to it: give it a first element before the if, or make an array")
+            elif n in self._read_after_if(s) and self._bound_on_one_path(n, a, c, e1, e2, loc):
+                ty = join_types(e1[n].type, e2[n].type)
+                joined += [(n, ty), (_BOUND + n, Bool)]
             elif not isinstance(a, Term) or not isinstance(c, Term):
                 before[n] = Unbound(f"variable {n!r} is assigned in only one branch of the if statement at "
                                     f"line {loc.line}, so it may be undefined here; assign it before the if "
@@ -640,6 +669,48 @@ class Statements:
                 pieces.append(("let", pair, value, loc))
                 value = complexes.from_pair(self, pair, loc, n)
             self.bind(n, value, pieces, loc)
+        for n, _ in joined:  # a variable bound after one arm only: its value and where it is bound
+            if n.startswith(_BOUND):
+                name = n[len(_BOUND):]
+                self.env[name] = MaybeBound(self.env[name], self.env.pop(n), _ONE_BRANCH.format(
+                    name=name, line=loc.line))
+
+    def _read_after_if(self, s: ast.If) -> set[str]:
+        """The names read after the if statement s in the function's source (a variable bound after
+        one of its arms only is joined with its flag only where one is: a read in a later
+        iteration of a loop around it would be the loop's state, which is refused unbound)."""
+        key = ("read after", id(s))
+        if key not in self.__dict__.setdefault("_read_after", {}):
+            end = (s.end_lineno, s.end_col_offset)
+            self._read_after[key] = {node.id for node in ast.walk(self.src.node) if isinstance(node, ast.Name)
+                                     and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > end}
+        return self._read_after[key]
+
+    def _bound_on_one_path(self, n: str, a, c, e1: dict, e2: dict, loc: Loc) -> bool:
+        """Whether variable n, bound after one arm of an if (or where a MaybeBound says) and
+        unbound after the other, is joined with a flag of where it is bound: e1 and e2 are given its
+        value in each arm (a placeholder where it is unbound) and the flag, _BOUND + n. A number, an
+        array or a tuple of them; not a list, a dict or a function (refused as before)."""
+        def arm(x, other):
+            if isinstance(x, MaybeBound):
+                return x.value, x.flag
+            if isinstance(x, Term):
+                return x, Const(True, Bool, loc)
+            if x is None and isinstance(other, (Term, MaybeBound)):
+                return self.placeholder(other.value if isinstance(other, MaybeBound) else other, loc), \
+                    Const(False, Bool, loc)
+            return None
+        if isinstance(a, Term) and isinstance(c, Term):
+            return False
+        got = arm(a, c), arm(c, a)
+        if None in got:
+            return False
+        (va, fa), (vc, fc) = got
+        if join_types(va.type, vc.type) is None or not _plain_value(va.type) or any(
+                self.is_list(v) or self.tree(v) is not None for v in (va, vc)):
+            return False
+        e1[n], e2[n], e1[_BOUND + n], e2[_BOUND + n] = va, vc, fa, fc
+        return True
 
     def placeholder(self, t: Term, loc: Loc) -> Term:
         """A value never read in t's place (see early_returns): zeros of t's type, with t's

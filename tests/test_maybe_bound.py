@@ -1,0 +1,121 @@
+"""A variable assigned in one branch of an if only is bound where that branch ran: reading it
+is Python's UnboundLocalError where it did not, and its value where it did (it was refused
+while compiling). The check goes before the statement that reads it; a read it cannot go before
+(in a conditional expression or a comprehension) stays refused. Each function is called itself:
+catad raises what it raises, else gives its value and gradient."""
+import numpy as np
+import pytest
+
+import catad
+from located import agrees
+
+
+def one_branch(x, v):
+    if x > 0:
+        y = x * 2.0
+    return y + x
+
+
+def array_in_one_branch(x, v):
+    if x > 0:
+        y = v * x
+    else:
+        z = 1.0
+    return np.sum(y)
+
+
+def two_ifs(x, v):
+    if x > 0:
+        y = x * 2.0
+    if x > 1:
+        y = x * 3.0
+    return y + x
+
+
+def read_under_the_same_test(x, v):
+    if x > 0:
+        y = x * 2.0
+    if x > 0:
+        return y * y
+    return x
+
+
+def nested(x, v):
+    if x > 0:
+        if x > 1:
+            y = x ** 2
+    else:
+        y = -x
+    return y
+
+
+def pythons_float(x, v):
+    if x > 0:
+        y = 1.0
+    return 1.0 / (y - 1.0) + x
+
+
+def a_tuple(x, v):
+    if x > 0:
+        y = (x, 2.0 * x)
+    a, b = y
+    return a * b
+
+
+FUNCTIONS = [one_branch, array_in_one_branch, two_ifs, read_under_the_same_test, nested, pythons_float, a_tuple]
+
+
+def python(f, *args):
+    try:
+        return f(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [0.5, 2.0, -1.0, 1.5])
+def test_as_python(f, x):
+    v = np.array([1.0, 2.0])
+    want = python(f, x, v)
+    if isinstance(want, tuple):
+        if want[0] is UnboundLocalError or want[0] is NameError:
+            with pytest.raises(want[0], match=want[1]):
+                catad.grad(f)(x, v)
+        else:
+            with pytest.raises(want[0]):
+                catad.grad(f)(x, v)
+        return
+    agrees(f, x, v)
+
+
+def test_the_error_is_pythons():
+    assert python(one_branch, -1.0, None) == (UnboundLocalError, "cannot access local variable 'y' where it is "
+                                                                 "not associated with a value")
+    with pytest.raises(UnboundLocalError) as e:
+        catad.grad(one_branch)(-1.0, None)
+    assert "test_maybe_bound.py" in str(e.value) and isinstance(e.value, catad.CatadError)
+
+
+def read_in_a_conditional_expression(x):
+    if x > 0.0:
+        y = x * 2.0
+    return y if x > 1.0 else 0.0
+
+
+def test_a_read_the_check_cannot_precede_is_refused():
+    with pytest.raises(catad.CatadError, match="only one branch"):
+        catad.grad(read_in_a_conditional_expression)(2.0)
+
+
+def carried_by_a_loop(x, v):
+    s = 0.0
+    for e in v:
+        if e > x:
+            t = e * x
+        s = s + t
+    return s
+
+
+def test_a_variable_a_loop_would_carry_unbound_is_refused():
+    with pytest.raises(catad.CatadError, match="before it is assigned"):
+        catad.grad(carried_by_a_loop)(0.5, np.array([1.0, 2.0]))
