@@ -62,7 +62,32 @@ def a_tuple(x, v):
     return a * b
 
 
-FUNCTIONS = [one_branch, array_in_one_branch, two_ifs, read_under_the_same_test, nested, pythons_float, a_tuple]
+def read_by_a_nested_function(x, v):
+    if x > 0:
+        y = x * 2.0
+
+    def g(z):
+        return z * y
+    return g(x)
+
+
+def read_by_a_while_loop(x, v):
+    if x > 0:
+        y = x * 2.0
+    while x < 10.0:
+        x = x * 2.0 + y
+    return x
+
+
+def augmented(x, v):
+    if x > 0:
+        y = x * 2.0
+    y += 1.0
+    return y
+
+
+FUNCTIONS = [one_branch, array_in_one_branch, two_ifs, read_under_the_same_test, nested, pythons_float, a_tuple,
+             read_by_a_nested_function, read_by_a_while_loop, augmented]
 
 
 def python(f, *args):
@@ -79,8 +104,9 @@ def test_as_python(f, x):
     want = python(f, x, v)
     if isinstance(want, tuple):
         if want[0] is UnboundLocalError or want[0] is NameError:
-            with pytest.raises(want[0], match=want[1]):
+            with pytest.raises(want[0], match=want[1]) as got:
                 catad.grad(f)(x, v)
+            assert type(got.value).__mro__[2] is want[0]  # (NameError for a nested function's free variable)
         else:
             with pytest.raises(want[0]):
                 catad.grad(f)(x, v)

@@ -67,10 +67,13 @@ class FreeNames:
         if name in self.src.local_names:
             self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
         if self.parent is not None:  # a nested def or lambda: what the enclosing function sees now
+            outer = self.parent.env.get(name)
+            if isinstance(outer, MaybeBound):  # (Python's NameError of a free variable)
+                return self.parent.read_maybe_bound(name, outer, node, free=True)
             return self.parent.lookup(name, node)
         return self.constant(*self.resolve(name, node), node, name)
 
-    def read_maybe_bound(self, name: str, v, node: ast.AST) -> Term:
+    def read_maybe_bound(self, name: str, v, node: ast.AST, free: bool = False) -> Term:
         """A read of a variable bound on some paths only: Python's UnboundLocalError where it is not
         (a check before the statement), else its value, with its marks. A read the check cannot go
         before (in a conditional expression, a comprehension, after something in the statement that
@@ -79,8 +82,10 @@ class FreeNames:
         st = self.b.statement
         if st is None or self.b.frames or self.b.branch_depth != st.depth or st.raised:
             self.fail(node, "variable", v.message)
-        binds = self.b.check(v.flag, (), loc, name, f"cannot access local variable {name!r} where it is not "
-                             "associated with a value", "unsupported", raises=UnboundLocalError)
+        message = f"cannot access free variable {name!r} where it is not associated with a value in enclosing " \
+            "scope" if free else f"cannot access local variable {name!r} where it is not associated with a value"
+        binds = self.b.check(v.flag, (), loc, name, message, "unsupported", raises=NameError if free else
+                             UnboundLocalError)
         assert not binds  # (before the statement, by the test above)
         return v.value
 
