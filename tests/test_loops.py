@@ -697,8 +697,8 @@ def tuple_first_in_loop(x, v):
 
 
 def loop_var_after_array(x, v):
-    for e in v:
-        x = x + e
+    for e, w in zip(v, v):  # (after `for e in v`: tests/test_maybe_bound.py)
+        x = x + e * w
     return x + e  # ERR
 
 

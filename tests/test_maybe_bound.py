@@ -145,3 +145,47 @@ def carried_by_a_loop(x, v):
 def test_a_variable_a_loop_would_carry_unbound_is_refused():
     with pytest.raises(catad.CatadError, match="before it is assigned"):
         catad.grad(carried_by_a_loop)(0.5, np.array([1.0, 2.0]))
+
+
+# ---------------------------------------------------------------- the loop variable after the loop
+
+def last_item(x, v):
+    for e in v:
+        x = x + e
+    return x * e
+
+
+def last_item_of_a_pass(x, v):
+    for e in v:
+        pass
+    return e * x
+
+
+def last_item_of_a_list(x, v):
+    for e in [x, 3.0]:
+        pass
+    return e * x
+
+
+def last_item_of_a_slice(x, v):
+    s = 0.0
+    for e in v[:2]:
+        s += e * x
+    return s + e
+
+
+LOOPS = [last_item, last_item_of_a_pass, last_item_of_a_list, last_item_of_a_slice]
+
+
+@pytest.mark.parametrize("f", LOOPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("v", [np.array([1.0, 2.0]), np.array([]), np.array([-3.0])], ids=["two", "empty", "one"])
+def test_the_loop_variable_after_the_loop(f, v):
+    """Its last item where the loop ran (it was refused), Python's UnboundLocalError where it ran
+    no iteration."""
+    want = python(f, 0.5, v)
+    if isinstance(want, tuple):
+        assert want[0] is UnboundLocalError
+        with pytest.raises(UnboundLocalError, match=want[1]):
+            catad.grad(f)(0.5, v)
+        return
+    agrees(f, 0.5, v)

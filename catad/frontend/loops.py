@@ -58,7 +58,7 @@ from .int_range import IntBound
 from .lists import ListState
 from .shapes import Dim, canonical, copyable, fresh, lin_const, simple
 from .checks import Statement
-from .statements import Unbound
+from .statements import MaybeBound, Unbound
 from .subscripts import DictKey
 from .updates import OWNED
 
@@ -1131,8 +1131,33 @@ class Loops:
             self.env[n] = Unbound(f"the loop variable {n!r} of the for loop at line {loc.line} is undefined after "
                                   "the loop when the range is empty; assign it before the loop")
             return
+        if self._last_item_after(s, src, targets, runs, pieces):
+            return
         for n in targets:
             self.env[n] = _LoopVar(n, self.loc(s).line)
+
+    def _last_item_after(self, s: ast.For, src: _Source, targets: list[str], runs: bool, pieces: list) -> bool:
+        """The loop variable of `for e in v` (v a vector or a list of numbers) after the loop: v's last
+        item where the loop ran; where it ran no iteration, it is unbound, and reading it raises
+        Python's UnboundLocalError (a MaybeBound). Not where it was bound before the loop (Python
+        keeps that value: its kind is not joined here), nor of rows, zip or enumerate."""
+        if len(targets) != 1 or src.rows_of is None or src.counts or src.length is None or \
+                not isinstance(src.vec.type, Vec) or src.vec.type.elem not in (Int, Float, Bool):
+            return False
+        n, loc = targets[0], self.loc(s)
+        if not runs and isinstance(self.env.get(n), Term):
+            return False
+        k = self.bind_temp(prim("sub", src.length, Const(1, Int, loc), loc=loc), pieces, loc)
+        last = src.elem(prim("index", k, src.vec, loc=loc), k)
+        if runs:
+            self.bind(n, last, pieces, loc)
+            return True
+        ran = self.bind_temp(prim("gt", src.length, Const(0, Int, loc), loc=loc), pieces, loc)
+        self.bind(n, self.keep_marks(last, If(ran, last, self.placeholder(last, loc), loc)), pieces, loc)
+        self.env[n] = MaybeBound(self.env[n], ran, f"the loop variable {n!r} of the for loop at line {loc.line} is "
+                                 "undefined after the loop where it ran no iteration, which catad checks only where "
+                                 "it is read directly; assign it before the loop")
+        return True
 
     def _probe(self, s, src, state, extra, overrides: dict | None = None) -> dict[str, Type]:
         """The types the body gives variables first assigned in it (a lowering thrown away), with
