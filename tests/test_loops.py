@@ -686,7 +686,8 @@ def generator_loop(x):
 
 def maybe_unbound(x, v):
     for e in v:
-        last = e * x
+        if e > x:  # (assigned on every path of the body: tests/test_maybe_bound.py)
+            last = e * x
     return last  # ERR
 
 
@@ -732,10 +733,11 @@ def read_before_assigned(x, n):
 
 
 def loop_var_after_break(x, v):
-    for e in v:
+    for e in v:  # (its value, or UnboundLocalError for an empty v: tests/test_maybe_bound.py)
         if e < 0.0:
+            s = e
             break
-    return x * e  # ERR
+    return x * s  # ERR
 
 
 def returns_two_types(x, v):
@@ -772,7 +774,7 @@ V3 = np.array([1.0, 2.0, 3.0])
     (changes_type, (1.0, V3), ["'s'", "Float before the loop", "give it one type"]),
     (step_not_constant, (1.0, 3, 1), ["step of range", "constant"]),
     (read_before_assigned, (1.0, 3), ["'prev'", "before it is assigned", "assign it before the loop"]),
-    (loop_var_after_break, (1.0, V3), ["'e'", "may run zero times", "assign it before the loop"]),
+    (loop_var_after_break, (1.0, V3), ["'s'", "may run zero times", "assign it before the loop"]),
     (returns_two_types, (1.0, V3), ["returns inside this for loop", "Vec Float, Float", "one type"]),
     (bare_return_in_loop, (1.0, V3), ["bare return"]),
     (no_return_after_loop, (1.0, V3), ["without a return"]),

@@ -189,3 +189,76 @@ def test_the_loop_variable_after_the_loop(f, v):
             catad.grad(f)(0.5, v)
         return
     agrees(f, 0.5, v)
+
+
+# ---------------------------------------------------------------- first assigned in a loop that may not run
+
+def first_in_the_loop(x, v):
+    for e in v:
+        t = e * x
+    return t
+
+
+def two_first_in_a_range(x, v):
+    for i in range(len(v)):
+        t = v[i] * x
+        u = t + 1.0
+    return u * t
+
+
+def pythons_number_first_in_the_loop(x, v):
+    for e in v:
+        t = x * 2.0
+    return 1.0 / (t - t)
+
+
+def an_array_first_in_the_loop(x, v):
+    for e in v:
+        w = v * x
+    return np.sum(w)
+
+
+FIRSTS = [first_in_the_loop, two_first_in_a_range, pythons_number_first_in_the_loop, an_array_first_in_the_loop]
+
+
+@pytest.mark.parametrize("f", FIRSTS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("v", [np.array([1.0, 2.0]), np.array([]), np.array([-3.0])], ids=["two", "empty", "one"])
+def test_first_assigned_in_a_loop_that_may_not_run(f, v):
+    """Carried by the loop (it was refused): its value where the loop ran, Python's
+    UnboundLocalError where it ran no iteration; a Python number stays one."""
+    want = python(f, 0.5, v)
+    if isinstance(want, tuple):
+        with pytest.raises(want[0], match=want[1]):
+            catad.grad(f)(0.5, v)
+        return
+    agrees(f, 0.5, v)
+
+
+def assigned_in_a_branch_of_the_loop(x, v):
+    for e in v:
+        if e > 0:
+            t = e * x
+    return t
+
+
+def test_assigned_on_some_paths_of_the_body_is_refused():
+    with pytest.raises(catad.CatadError, match="may run zero times"):
+        catad.grad(assigned_in_a_branch_of_the_loop)(0.5, np.array([1.0]))
+
+
+def loop_variable_after_a_break(x, v):
+    for e in v:
+        if e < 0.0:
+            break
+    return x * e
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, 2.0]), np.array([]), np.array([-1.0, 5.0]), np.array([3.0, -2.0, 4.0])],
+                         ids=["none", "empty", "first", "middle"])
+def test_the_loop_variable_after_a_break(v):
+    want = python(loop_variable_after_a_break, 0.5, v)
+    if isinstance(want, tuple):
+        with pytest.raises(UnboundLocalError, match=want[1]):
+            catad.grad(loop_variable_after_a_break)(0.5, v)
+        return
+    agrees(loop_variable_after_a_break, 0.5, v)

@@ -1084,13 +1084,22 @@ class Loops:
         # first-assigned variables read after the loop: carried when the loop surely runs and they
         # are a number or an array (its first value is a placeholder the first iteration replaces: 0,
         # or an array of length 0); not a tuple or dict of values (nor a list of them), whose keys it would lose
-        if first_only and runs:
+        # A loop that may run zero times carries them too where its body assigns them on every path
+        # (the probe gives their type): bound after the loop where it ran (a MaybeBound), the
+        # placeholder elsewhere, which a read never gives (Python's UnboundLocalError)
+        maybe: list[str] = []
+        if not runs:  # (a read in a later iteration of a loop around it is refused: that loop's state)
+            first_only = [n for n in first_only if n in self.read_after_statement(getattr(s, _ORIGINAL, s))] \
+                if src.length is not None else []
+        if first_only:
             types = self._probe(s, src, state, first_only)
             for n in first_only:
                 ty = types.get(n)
                 if ty in (Float, Int, Bool) or isinstance(ty, Vec):
                     state.append((n, _zero(ty, self.b, loc)))
                     placeholders.add(n)
+                    if not runs:
+                        maybe.append(n)
         exact = {}
         if grown:
             more, exact = self.grown_state(s, src, grown, lambda extra: self._probe(s, src, state, [], extra), pieces)
@@ -1099,6 +1108,11 @@ class Loops:
         result, out_names = self._fold(s, src, state, pieces, placeholders)
         for k, n in enumerate(out_names):
             self.bind(n, result[k], pieces, loc)
+        if maybe:
+            ran = self.bind_temp(prim("gt", src.length, Const(0, Int, loc), loc=loc), pieces, loc)
+            for n in maybe:
+                self.env[n] = MaybeBound(self.env[n], ran, _FIRST_ONLY.format(name=n, line=loc.line, kind=_kind(s)) +
+                                         " (catad checks it only where it is read directly)")
         if grown:
             self.grown_after(s, grown, exact, pieces)
         for n in changed:

@@ -608,7 +608,7 @@ class Statements:
                 before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
                                     "and not after the other; catad takes a list's element type from what is "
                                     "appended to it: give it a first element before the if, or make an array")
-            elif n in self._read_after_if(s) and self._bound_on_one_path(n, a, c, e1, e2, loc):
+            elif n in self.read_after_statement(s) and self._bound_on_one_path(n, a, c, e1, e2, loc):
                 ty = join_types(e1[n].type, e2[n].type)
                 joined += [(n, ty), (_BOUND + n, Bool)]
             elif not isinstance(a, Term) or not isinstance(c, Term):
@@ -675,9 +675,9 @@ class Statements:
                 self.env[name] = MaybeBound(self.env[name], self.env.pop(n), _ONE_BRANCH.format(
                     name=name, line=loc.line))
 
-    def _read_after_if(self, s: ast.If) -> set[str]:
-        """The names read after the if statement s in the function's source (a variable bound after
-        one of its arms only is joined with its flag only where one is: a read in a later
+    def read_after_statement(self, s: ast.stmt) -> set[str]:
+        """The names read after statement s in the function's source (a variable bound on some
+        paths through s only is joined with its flag only where one is: a read in a later
         iteration of a loop around it would be the loop's state, which is refused unbound)."""
         key = ("read after", id(s))
         if key not in self.__dict__.setdefault("_read_after", {}):
