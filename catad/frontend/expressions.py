@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import types
 
 import numpy as np
@@ -750,7 +751,7 @@ class Expressions:
                                   Static(obj.__self__, path.attr("__self__")))
         t = calls.call(self, obj, node, list(node.args))
         if obj is builtins.abs or obj is builtins.max or obj is builtins.min or obj is builtins.sum or \
-                obj is builtins.pow or obj is builtins.round and calls.rounds_to_digits(node):
+                obj is builtins.pow or obj is math.prod or obj is builtins.round and calls.rounds_to_digits(node):
             return t  # Python's where the argument chosen is, or where what it adds is (calls.py marks it)
         python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and calls.user_function(obj) is None \
