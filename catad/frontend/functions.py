@@ -244,18 +244,27 @@ class Functions:
         self.b.may_raise_here()  # the callee's checks run in it, after what the statement did before
         call = Call(name, tuple(ts), result, loc)
         out = self.with_tree(failing(call) if self.program.fails(name) else call, self.program.result_trees.get(name))
-        if name in self.program.result_zero_ds:  # (changed in place, it is refused: updates.py)
+        p = self.program
+        return self.marked_result(out, name in p.result_pys, name in p.result_maybe_pys, name in p.result_zero_ds,
+                                  p.result_flags.get(name, False), loc)
+
+    def marked_result(self, out: Term, py: bool, maybe_py: bool, zero_d: bool, flags, loc) -> Term:
+        """A call's result out, marked as the callee's returns were (FunctionLowerer.result_py, ...):
+        one of Python's numbers, or where (undecided here), an array of no axes, a tuple's or list's
+        items (python_flags)."""
+        if zero_d:  # (changed in place, it is refused: updates.py)
             self.as_zero_d(out)
-        flags = self.program.result_flags.get(name, False)
         if isinstance(flags, ListArg):
             return self.flagged(out, flags, loc)
         if flags is not False:  # a tuple: the display of its items (each read once), each marked
             tree = self.tree(out)
             return self.with_tree(self.b.share(out, lambda t: self.flagged(self.with_tree(t, tree), flags, loc), loc),
                                   tree)
-        if name in self.program.result_maybe_pys:  # (where is the callee's: undecided here)
+        if py:
+            return self.as_py(out)
+        if maybe_py:  # (where is the callee's: undecided here)
             return self.as_py_when(out, self.undecided(loc), out.type)
-        return self.as_py(out) if name in self.program.result_pys else out
+        return out
 
     def call_transformed(self, t: Any, node: ast.Call, args: list, tangents: list | None = None,
                          tangent_nodes: list = (), what: str | None = None) -> Term:
@@ -396,7 +405,10 @@ class Functions:
         finally:
             self.program.active.pop()
         self.b.may_raise_here()  # its checks run in its body, after what the statement did before
-        return self.with_tree(inner.assemble(pieces, body, ret_loc), inner.result_tree)
+        out = self.with_tree(inner.assemble(pieces, body, ret_loc), inner.result_tree)
+        # (its returns' marks are the inner lowerer's: Python's numbers it returns stay Python's)
+        return self.marked_result(out, inner.result_py, inner.result_maybe_py, inner.result_zero_d, inner.result_flags,
+                                  loc)
 
     # ------------------------------------------------------------ defs and lambdas in the function
 
