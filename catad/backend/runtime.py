@@ -49,8 +49,16 @@ def f64(x):
 
 
 def to_int(x):
-    """An integral Float (np.trunc's, np.floor's, ... result) as an Int."""
-    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
+    """An integral Float (np.trunc's, np.floor's, ... result) as an Int. One that is not finite or
+    is beyond int64 is 0, as an array's are NumPy's garbage: the front end's checks raise Python's
+    error before wherever such a value is used (int(inf) computed for a filtered sum's elements
+    that no element passes is never read; int() of it would raise OverflowError here)."""
+    if isinstance(x, np.ndarray):
+        return x.astype(np.int64)
+    return int(x) if -_INT64_END < x < _INT64_END else 0
+
+
+_INT64_END = float(2 ** 63)
 
 
 _ROUND_DIGITS = np.frompyfunc(lambda a, n: round(float(a), int(n)), 2, 1)
