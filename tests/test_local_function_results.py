@@ -40,6 +40,16 @@ def returns_a_tuple(x, v):
     return a / (a - a) if x > 10.0 else b / (b - b)
 
 
+def returns_a_display_unpacked(x, v):
+    a, b = (lambda: (math.cos(x), v[0] * 2.0))()
+    return a / (x - x) if x > 10.0 else b / (b - b)
+
+
+def returns_a_display_of_pythons(x, v):
+    a, b = (lambda: (math.cos(x), 2.0))()
+    return b / (x - x)
+
+
 def returns_on_two_paths(x, v):
     def g(t):
         if t > 0.0:
@@ -54,7 +64,8 @@ def used_smoothly(x, v):
 
 
 @pytest.mark.parametrize("f", [lambda_of_math, def_of_math, sum_of_two_calls, returns_numpys, returns_a_tuple,
-                               returns_on_two_paths], ids=lambda f: f.__name__)
+                               returns_a_display_unpacked, returns_a_display_of_pythons, returns_on_two_paths],
+                         ids=lambda f: f.__name__)
 def test_as_python(f):
     v = np.array([1.0, 2.0])
     try:

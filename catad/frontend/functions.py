@@ -258,6 +258,10 @@ class Functions:
             return self.flagged(out, flags, loc)
         if flags is not False:  # a tuple: the display of its items (each read once), each marked
             tree = self.tree(out)
+            if isinstance(out, Tuple) and isinstance(flags, tuple):  # a display (a def's in the function): its items
+                items = tuple(x if f is False else self.flagged(self.with_tree(x.replace(), self.item_tree(out, k)), f,
+                                                                loc) for k, (x, f) in enumerate(zip(out.items, flags)))
+                return self.with_tree(Tuple(items, out.loc), tree)
             return self.with_tree(self.b.share(out, lambda t: self.flagged(self.with_tree(t, tree), flags, loc), loc),
                                   tree)
         if py:
