@@ -20,6 +20,27 @@ def marked_line(fn):
     return hits[0]
 
 
+def outcome(f, *args):
+    """What calling f itself gives: its value, or the type and message of what it raises (NumPy's
+    warnings quiet)."""
+    try:
+        with np.errstate(all="ignore"):
+            return f(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+def raises_like_python(want, f, *args, argnums=0) -> bool:
+    """Where want, f's outcome at args, is what it raises: catad's gradient raises that type with
+    that message too (True); False where f gives a value."""
+    if not isinstance(want, tuple):
+        return False
+    with pytest.raises(want[0]) as got:
+        catad.grad(f, argnums)(*args)
+    assert want[1] in str(got.value), (str(got.value), want)
+    return True
+
+
 def refused(fn, args, *words, cls=CatadError, where=None):
     """Compiling fn at args raises a cls located in fn's file at the line marked ``# ERR`` (of
     `where` when the mark is in a helper fn calls), naming its construct and holding every word."""

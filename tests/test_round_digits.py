@@ -8,7 +8,7 @@ import pytest
 
 import catad
 from catad.primitives.registry import PRIMITIVES
-from located import agrees
+from located import agrees, raises_like_python, outcome as python
 
 
 def python_float(x, v):
@@ -57,21 +57,12 @@ POINTS = [(2.675, np.array([2.675])), (0.285, np.array([1.005, 0.125])), (0.04, 
           (1234.5, np.array([-5.015, 2.5])), (math.nan, np.array([math.inf]))]
 
 
-def python(f, *args):
-    try:
-        with np.errstate(all="ignore"):
-            return f(*args)
-    except Exception as e:
-        return type(e), str(e)
-
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("x, v", POINTS, ids=["2.675", "0.285", "0.04", "1234.5", "nan"])
 def test_as_python(f, x, v):
     want = python(f, x, v)
-    if isinstance(want, tuple):
-        with pytest.raises(want[0], match=want[1]):
-            catad.grad(f)(x, v)
+    if raises_like_python(want, f, x, v):
         return
     value, g = catad.value_and_grad(f)(x, v)
     assert value == want or (math.isnan(value) and math.isnan(want))
