@@ -91,3 +91,19 @@ def test_ndigits_of_numpy_floats_known_only_at_run_time_is_refused():
         return round(v[0], n) + x
     with pytest.raises(catad.CatadError, match="known while compiling"):
         catad.grad(digits_at_run_time)(1.0, np.array([2.5]), 2)
+
+
+def round_of_a_where(x, v):
+    return round(np.where(x > 0.0, x, 1.0), 1) * x
+
+
+def round_of_a_where_to_int(x, v):
+    return round(np.where(x > 0.0, x, 1.0)) * x
+
+
+@pytest.mark.parametrize("f", [round_of_a_where, round_of_a_where_to_int], ids=lambda f: f.__name__)
+def test_round_of_an_array_of_no_axes_is_refused(f):
+    """(ndarray has no __round__: Python raises TypeError.)"""
+    assert python(f, 2.0, None)[0] is TypeError
+    with pytest.raises(catad.CatadError, match="__round__"):
+        catad.grad(f)(2.0, None)

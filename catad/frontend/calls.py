@@ -780,6 +780,8 @@ def h_to_int(lw, obj, node, args, kwargs):
         lw.fail(node, "math.trunc", "math.trunc() of an array of no axes (np.where of numbers): Python raises "
                 "TypeError: type numpy.ndarray doesn't define __trunc__ method", CatadTypeError,
                 hint="take its number first: math.trunc(float(a)), or np.trunc(a)")
+    if obj is builtins.round:
+        _no_round_of_zero_d(lw, node, t)
     if t.type in (Int, Bool):
         out = t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
         return make_lets(_no_dunder(lw, obj, t, loc), out)
@@ -801,6 +803,13 @@ def h_to_int(lw, obj, node, args, kwargs):
     return lw.b.share(t, converted, loc)
 
 
+def _no_round_of_zero_d(lw, node, t: Term) -> None:
+    if lw.is_zero_d(t):
+        lw.fail(node, "round", "round() of an array of no axes (np.where of numbers): Python raises TypeError: type "
+                "numpy.ndarray doesn't define __round__ method", CatadTypeError,
+                hint="take its number first: round(float(a)), or np.round(a)")
+
+
 def rounds_to_digits(node: ast.Call) -> bool:
     """Whether a call of round gives its ndigits (not None): a float of the number's kind."""
     given = node.args[1:] + [kw.value for kw in node.keywords if kw.arg == "ndigits"]
@@ -812,6 +821,7 @@ def _round_digits(lw, node, t: Term, n: Term) -> Term:
     round_digits); of NumPy's, np.round's rint(x * 10**n) / 10**n, NumPy's (np.float64.__round__);
     of an int, the int for n >= 0."""
     loc = lw.loc(node)
+    _no_round_of_zero_d(lw, node, t)
     if n.type not in (Int, Bool) or is_array(n):
         lw.fail(node, "round", f"round()'s ndigits must be an int, got a {n.type}", CatadTypeError)
     if is_array(t) or t.type not in (Int, Bool, Float):
