@@ -690,7 +690,11 @@ class Expressions:
         if name is None:
             self.fail(node, "comparison", f"comparison {type(op).__name__} is not supported; supported: "
                                           "< <= > >= == !=")
-        f = lambda x, y: self.b.scalar(name, [x, y], loc)
+        def f(x, y):
+            if x.type != y.type and Bool in (x.type, y.type) and {x.type, y.type} <= {Bool, Int, Float}:
+                # a bool beside a number compares as 0 or 1, in Python and NumPy alike
+                x, y = (self.b.numeric(x, y.type, loc), y) if x.type == Bool else (x, self.b.numeric(y, x.type, loc))
+            return self.b.scalar(name, [x, y], loc)
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
         return self.mark_compared(f(a, b), a, b)
