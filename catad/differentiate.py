@@ -162,11 +162,10 @@ def _pipeline_derivative(pipeline: Any, which: str, wrt: tuple[int, ...] | None,
 
     def run(*inputs):
         result = shaped(usual, inputs)
-        if derived:
-            if _finite(result[1]) and _finite(result[0]):
-                return result
-        elif _finite(result[1]) or not (_finite(result[0]) or not _finite_inputs(inputs[:n])):
+        if _finite(result[1]) and (not derived or _finite(result[0])):
             return result
+        if not derived and not _finite(result[0]) and _finite_inputs(inputs[:n]):
+            return result  # the value overflowed: its zeros may be underflows (see above)
         return shaped(pipeline.code(which, wrt, zero_safe=True, checkpoints=checkpoints, **variant), inputs)
     return run
 

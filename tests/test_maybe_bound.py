@@ -254,3 +254,19 @@ def test_the_loop_variable_after_a_break(v):
             catad.grad(loop_variable_after_a_break)(0.5, v)
         return
     agrees(loop_variable_after_a_break, 0.5, v)
+
+
+def augmented_only(x, v):
+    if x > 0:
+        y = x * 2.0
+    y += 1.0
+    return x * 3.0
+
+
+@pytest.mark.parametrize("x", [0.5, -1.0])
+def test_an_augmented_assignment_reads_it(x):
+    """(y += ... reads y: Python's UnboundLocalError where the branch did not run.)"""
+    want = python(augmented_only, x, None)
+    if raises_like_python(want, augmented_only, x, None):
+        return
+    assert catad.value_and_grad(augmented_only)(x, None) == (want, 3.0)

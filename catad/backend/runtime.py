@@ -61,14 +61,14 @@ def to_int(x):
 _INT64_END = float(2 ** 63)
 
 
-_ROUND_DIGITS = np.frompyfunc(lambda a, n: round(float(a), int(n)), 2, 1)
+_ROUND_DIGITS = np.frompyfunc(R._round_digits, 2, 1)
 
 
 def round_digits(x, n):
     """Python's round(x, n) of floats, elementwise (registry._round_digits): Python's own, one
     element at a time, as NumPy has no correctly rounded form."""
     if not isinstance(x, np.ndarray) and not isinstance(n, np.ndarray):
-        return np.float64(round(float(x), int(n)))
+        return np.float64(R._round_digits(x, n))
     return np.asarray(_ROUND_DIGITS(x, n), dtype=np.float64)
 
 

@@ -431,9 +431,10 @@ def _deciding_count(lw, g: ast.GeneratorExp, falsy: bool, node, name: str) -> Te
     if any(c.is_async for c in g.generators):
         lw.fail(node, "comprehension", "async comprehensions are not supported")
     st, frames = lw.b.statement, lw.b.frames
-    before = (len(st.checks) if st is not None else 0, [len(f.checks) for f in frames])
+    checks = lambda: (len(st.checks) if st is not None else 0, [len(f.checks) for f in frames])  # noqa: E731
+    before = checks()
     count = lw.count_items(g.generators, elt)
-    if may_fail(count) or (len(st.checks) if st is not None else 0, [len(f.checks) for f in frames]) != before:
+    if may_fail(count) or checks() != before:
         lw.fail(node, name, f"{name}() of a generator whose items or filters may raise: Python's {name} stops at "
                 "the first item that decides it, and never computes the rest, where catad computes every item",
                 hint=f"make a list first, {name}([... for ...]) (Python computes every item too), or use "
@@ -454,17 +455,10 @@ def _deciding_items(lw, t: Term, falsy: bool, node, name: str) -> Term:
         is_true = prim("ne", x, zero, loc=loc)
         return If(prim("not", is_true, loc=loc) if falsy else is_true, Const(1, Int, loc), Const(0, Int, loc), loc)
     if isinstance(t.type, TupleT):
-        counts = [truth(x) for x in _items_of(t)]
-        return functools.reduce(lambda a, b: prim("add", a, b, loc=loc), counts) if counts else Const(0, Int, loc)
+        return _tuple_fold(lw, t, lambda n, x: prim("add", n, truth(x), loc=loc), loc, Const(0, Int, loc))
     if isinstance(t.type, Vec) and rank(t.type) == 1:
         return prim("sum", lw.b.elementwise(truth, [t], loc), loc=loc)
     return truth(t)  # (refused: a matrix's rows, a number)
-
-
-def _items_of(t: Term) -> list[Term]:
-    if isinstance(t, Tuple):
-        return list(t.items)
-    return [Get(k, t, t.loc) for k in range(len(t.type.items))]
 
 
 def h_prod(lw, obj, node, args, kwargs):
@@ -767,11 +761,10 @@ def h_to_int(lw, obj, node, args, kwargs):
     """int(x), round(x), math.floor/ceil/trunc(x): an Int. Of an Int or a Bool it is that Int; of
     a Float, Python's int, checked as Python checks it (NaN: ValueError; an infinity:
     OverflowError) and within int64 (where Python's int grows: a RangeError naming it)."""
-    if obj is builtins.round and (len(args) == 2 or set(kwargs) == {"ndigits"}) and len(args) + len(kwargs) == 2:
-        digits = args[1] if len(args) == 2 else kwargs["ndigits"]
-        if not (isinstance(digits, ast.Constant) and digits.value is None):
-            return _round_digits(lw, node, lw.arg(args[0]), lw.arg(digits))
-        args, kwargs = args[:1], {}
+    if obj is builtins.round and len(args) + len(kwargs) == 2:  # (ndigits is its one keyword)
+        if rounds_to_digits(node):
+            return _round_digits(lw, node, lw.arg(args[0]), lw.arg(args[1] if len(args) == 2 else kwargs["ndigits"]))
+        args, kwargs = args[:1], {}  # round(x, None) is round(x)
     if len(args) != 1 or kwargs:
         lw.fail(node, display(obj), f"{display(obj)}() with more than one argument converts to a Float here, which "
                 "is not supported", hint="round with np.round(x, n)")
@@ -831,8 +824,7 @@ def _round_digits(lw, node, t: Term, n: Term) -> Term:
         if not (isinstance(n, Const) and int(n.value) >= 0):
             lw.fail(node, "round", "round() of an int to digits not known to be >= 0 while compiling (Python rounds "
                     "it to tens, hundreds, ...)", hint="convert first: round(float(k), n)")
-        out = t if t.type == Int else lw.b.if_(t, Const(1, Int), Const(0, Int), loc, "{a} {b}")
-        return lw.keep_py(t, out)
+        return lw.keep_py(t, t if t.type == Int else lw.b.numeric(t, Int, loc))
     if lw.is_py(t):
         return lw.as_py(prim("round_digits", t, lw.b.to_float(n, loc), loc=loc))
     if lw.py_when(t) is not None:
@@ -842,13 +834,8 @@ def _round_digits(lw, node, t: Term, n: Term) -> Term:
     if not (isinstance(n, Const) and n.type == Int):
         lw.fail(node, "round", "round(x, n) of NumPy's float needs n known while compiling (NumPy's np.round)",
                 hint="write round(float(x), n) for Python's rounding")
-    k = int(n.value)
-    if k == 0:
-        return lw.as_numpy(prim("rint", t, loc=loc))
-    from .numpy_elementwise import _power_of_ten  # (NumPy's powers of ten, as np.round's)
-    f = Const(_power_of_ten(abs(k)), Float, loc)
-    first, then = ("mul", "div") if k > 0 else ("div", "mul")
-    return lw.as_numpy(prim(then, prim("rint", prim(first, t, f, loc=loc), loc=loc), f, loc=loc))
+    from .numpy_elementwise import rounded  # (np.round's, which imports this module)
+    return lw.as_numpy(rounded(t, int(n.value), loc))
 
 
 def _no_dunder(lw, obj, t: Term, loc) -> list:

@@ -58,7 +58,7 @@ from .int_range import IntBound
 from .lists import ListState
 from .shapes import Dim, canonical, copyable, fresh, lin_const, simple
 from .checks import Statement
-from .statements import MaybeBound, Unbound
+from .statements import MaybeBound, Unbound, read_past
 from .subscripts import DictKey
 from .updates import OWNED
 
@@ -202,16 +202,10 @@ def read_after(fn: ast.AST, loop: ast.For) -> set[str]:
     """Names that may be read after `loop` ends: read anywhere after it in the source, or anywhere
     in a loop around it (which runs its body again). An over-approximation is safe: it only
     carries a variable in the state that nobody reads."""
-    end = _end(loop)
-    out: set[str] = set()
+    out = read_past(fn, loop)
     for node in ast.walk(fn):
         if isinstance(node, (ast.For, ast.While)) and node is not loop and _contains(node, loop):
             out |= _reads(node)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > end:
-            out.add(node.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
-                and (node.lineno, node.col_offset) > end:
-            out.add(node.target.id)
     return out
 
 
@@ -1089,8 +1083,8 @@ class Loops:
         # placeholder elsewhere, which a read never gives (Python's UnboundLocalError)
         maybe: list[str] = []
         if not runs:  # (a read in a later iteration of a loop around it is refused: that loop's state)
-            first_only = [n for n in first_only if n in self.read_after_statement(getattr(s, _ORIGINAL, s))] \
-                if src.length is not None else []
+            later = read_past(self.src.node, getattr(s, _ORIGINAL, s)) if src.length is not None else set()
+            first_only = [n for n in first_only if n in later]
         if first_only:
             types = self._probe(s, src, state, first_only)
             for n in first_only:

@@ -72,12 +72,17 @@ def h_round(lw, obj, node, args, kwargs):
             return t
         lw.fail(node, "np.round", "np.round() of integers to negative decimals is not supported",
                 hint="convert to float first (x * 1.0)")
+    return _map(lw, lambda x: rounded(x, decimals, loc), [t], loc, "np.round")
+
+
+def rounded(x: Term, decimals: int, loc) -> Term:
+    """NumPy's rounding of the Float x to `decimals` digits: rint(x * 10**d) / 10**d, with
+    NumPy's powers of ten (np.round, np.float64.__round__)."""
     if decimals == 0:
-        return _map(lw, lambda x: prim("rint", x, loc=loc), [t], loc, "np.round")
+        return prim("rint", x, loc=loc)
     f = _f(_power_of_ten(abs(decimals)))
     first, then = ("mul", "div") if decimals > 0 else ("div", "mul")
-    return _map(lw, lambda x: prim(then, prim("rint", prim(first, x, f, loc=loc), loc=loc), f, loc=loc),
-                [t], loc, "np.round")
+    return prim(then, prim("rint", prim(first, x, f, loc=loc), loc=loc), f, loc=loc)
 
 
 def h_operator(lw, obj, node, args, kwargs):

@@ -14,6 +14,7 @@ lowered in copies of ``env`` and the variables they change are joined afterwards
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any
 
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError
@@ -75,12 +76,24 @@ _ONE_BRANCH = ("variable {name!r} is assigned in only one branch of the if state
                "or in both branches")
 
 
+def read_past(fn: ast.AST, stmt: ast.stmt) -> set[str]:
+    """The names read in fn's source after statement stmt ends (x += ... reads x)."""
+    end = (stmt.end_lineno, stmt.end_col_offset)
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > end:
+            out.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and (node.lineno, node.col_offset) > end:
+            out.add(node.target.id)
+    return out
+
+
 def _plain_value(ty) -> bool:
     """A number, an array or a tuple of them."""
     if isinstance(ty, TupleT):
         return all(_plain_value(x) for x in ty.items)
-    return ty in (Int, Float, Bool) or isinstance(ty, Vec) and ty.elem in (Int, Float, Bool) or isinstance(ty, Vec) \
-        and _plain_value(ty.elem)
+    return ty in (Int, Float, Bool) or isinstance(ty, Vec) and _plain_value(ty.elem)
 
 
 class MaybeBound(Unbound):
@@ -584,6 +597,9 @@ class Statements:
         complex_names = self._complex_arms(before, e1, e2, loc)
         joined = []
         guard = early_returns.is_guard(s)
+        # a variable bound after one arm only is joined with its flag only where it is read later
+        # (a read in a later iteration of a loop around the if would be that loop's state, refused)
+        read_later = functools.cache(lambda: read_past(self.src.node, s))
         for n in dict.fromkeys([*e1, *e2]):
             a, c = e1.get(n), e2.get(n)
             if a is before.get(n) and c is before.get(n):
@@ -608,7 +624,7 @@ class Statements:
                 before[n] = Unbound(f"the list {n!r} is empty after one branch of the if statement at line {loc.line} "
                                     "and not after the other; catad takes a list's element type from what is "
                                     "appended to it: give it a first element before the if, or make an array")
-            elif n in self.read_after_statement(s) and self._bound_on_one_path(n, a, c, e1, e2, loc):
+            elif n in read_later() and self._bound_on_one_path(n, a, c, e1, e2, loc):
                 ty = join_types(e1[n].type, e2[n].type)
                 joined += [(n, ty), (_BOUND + n, Bool)]
             elif not isinstance(a, Term) or not isinstance(c, Term):
@@ -674,17 +690,6 @@ class Statements:
                 name = n[len(_BOUND):]
                 self.env[name] = MaybeBound(self.env[name], self.env.pop(n), _ONE_BRANCH.format(
                     name=name, line=loc.line))
-
-    def read_after_statement(self, s: ast.stmt) -> set[str]:
-        """The names read after statement s in the function's source (a variable bound on some
-        paths through s only is joined with its flag only where one is: a read in a later
-        iteration of a loop around it would be the loop's state, which is refused unbound)."""
-        key = ("read after", id(s))
-        if key not in self.__dict__.setdefault("_read_after", {}):
-            end = (s.end_lineno, s.end_col_offset)
-            self._read_after[key] = {node.id for node in ast.walk(self.src.node) if isinstance(node, ast.Name)
-                                     and isinstance(node.ctx, ast.Load) and (node.lineno, node.col_offset) > end}
-        return self._read_after[key]
 
     def _bound_on_one_path(self, n: str, a, c, e1: dict, e2: dict, loc: Loc) -> bool:
         """Whether variable n, bound after one arm of an if (or where a MaybeBound says) and
