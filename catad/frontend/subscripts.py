@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, DomainError
-from ..lang.terms import Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
+from ..lang.terms import FALSE, Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
@@ -87,6 +87,10 @@ class Subscripts:
                       CatadTypeError)
         plain = [it for it in items if not self.newaxis(it)]
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
+            if self.is_list(base):
+                return make_lets(self.b.check(FALSE, (), loc, "subscript", "list indices must be integers or slices, "
+                                              f"not {'tuple' if len(items) > 1 else 'NoneType'}", "unsupported",
+                                              raises=TypeError), self.with_new_axes(base, items, plain, node))
             return self.with_new_axes(base, items, plain, node)
         out = self.array_subscript(base, items, node)
         # an element of a NumPy array is NumPy's number (of a list, it may be Python's: it is
@@ -231,6 +235,13 @@ class Subscripts:
 
     def _subscript_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         loc = self.loc(node)
+        refused = self.list_index_error(base, lowered, loc)
+        # (the subscript is made all the same, for its type: where it would run, Python raises)
+        return make_lets(refused, self._array_items(base, lowered, node)) if refused else \
+            self._array_items(base, lowered, node)
+
+    def _array_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
+        loc = self.loc(node)
         takes = [k for k, item in enumerate(lowered) if item[0] == "take"]
         if len(takes) == 2 and len(lowered) == 2 and rank(base.type) == 2:
             return self.gather(base, lowered[0][1], lowered[1][1], node)
@@ -246,6 +257,20 @@ class Subscripts:
                           hint="index in two steps, e.g. m[i][:, idx]")
         t = self.b.subscript(base, lowered, loc)
         return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
+
+    def list_index_error(self, base: Term, lowered: list, loc) -> list:
+        """The check that raises Python's TypeError where a list is indexed by what only an array
+        takes: a tuple (l[0, 1], of a list of lists too), an array or a list of indices. An
+        empty list where the subscript is a list's own."""
+        if not self.is_list(base) or len(lowered) == 1 and lowered[0][0] in ("index", "slice"):
+            return []
+        if len(lowered) > 1:
+            message = "list indices must be integers or slices, not tuple"
+        elif self.is_list(lowered[0][1]):
+            message = "list indices must be integers or slices, not list"
+        else:
+            message = "only integer scalar arrays can be converted to a scalar index"
+        return self.b.check(FALSE, (), loc, "subscript", message, "unsupported", raises=TypeError)
 
     def dict_key(self, tree, items: list, node: ast.Subscript) -> int:
         """The position of the value d[key] reads: key a constant, or a loop's variable over the
