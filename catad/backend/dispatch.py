@@ -109,7 +109,7 @@ FFT_NAMES = _FFT_TRANSFORMS + tuple(_FFT_ACTIONS)
 # The primitives whose code the backend writes itself (the structural ones, and those whose
 # whole-array form depends on the values: not a `vector` template of the registry).
 CODEGEN = {
-    "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim,
+    "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim, "flatnonzero": gathers.p_flatnonzero,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
     "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,

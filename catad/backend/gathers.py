@@ -179,6 +179,16 @@ def _axis(arg, k) -> int:
     raise Unvectorisable("dim of an axis that is not a constant")
 
 
+def p_flatnonzero(c: Compiler, t, m):
+    """flatnonzero(m): np.flatnonzero of the mask. Its length is the count of true elements, one
+    per lane in a vectorised build, where the lanes' lengths differ: there, Unvectorisable (the
+    build a loop)."""
+    m = arrays.dense(c, m)
+    if m.depth > 0:
+        raise Unvectorisable("the positions of a mask's true elements, lane by lane (of different counts)")
+    return Arr(c.assign(f"np.flatnonzero({m.code})", "nz"), 0, m.deps, 1, "i")
+
+
 def p_dim(c: Compiler, t, v, k: Arr):
     """dim(v, k): the length of v's axis k, read from the shape (rows may be none)."""
     axis = _axis(t.args[1], k)  # a constant: the front end makes dim(a, 1), dim(a, 2), ...

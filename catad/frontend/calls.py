@@ -709,7 +709,11 @@ def h_maximum(lw, obj, node, args, kwargs):
 
 
 def h_where(lw, obj, node, args, kwargs):
-    """np.where(c, a, b): an elementwise if with broadcasting (the branch not chosen adds nothing to the gradient)."""
+    """np.where(c, a, b): an elementwise if with broadcasting (the branch not chosen adds nothing to the gradient);
+    np.where(c) is np.nonzero(c)."""
+    if len(args) == 1 and not kwargs:
+        from .numpy_logic_reductions import h_nonzero  # (which imports this module)
+        return h_nonzero(lw, obj, node, args, kwargs)
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     if scalar_of(ts[0].type) in (Int, Float):  # a number's truth: nonzero (NaN too)

@@ -166,12 +166,7 @@ def _masked(lw, arr: Term, mask: Term, value: Term, op, loc: Loc, node) -> Term:
 def _masked_body(lw, a: Term, m: Term, v: Term, op, loc: Loc, node) -> Term:
     b = lw.b
     dims, mdims = b.shape(a), b.shape(m)
-    binds = []
-    for j, (d, md) in enumerate(zip(dims, mdims)):
-        if not b.shapes.same(d, md):
-            binds += b.check(prim("eq", d.size, md.size, loc=loc), (d.size, md.size), loc, "index",
-                             f"boolean index did not match indexed array along axis {j}; size of axis is {{0}} but "
-                             "size of corresponding boolean axis is {1}", "bounds", equal=((d.size, md.size),))
+    binds = b.mask_checks(dims, mdims, 0, loc)
     sizes = tuple(fresh(d.size, loc) for d in dims)
     count = b.count(m, loc)
     flat = _flat_reader(lw, m, loc)

@@ -40,21 +40,25 @@ class Indexing:
 
     def subscript(self, x: Term, items: list[tuple], loc: Loc | None, axis: int = 0) -> Term:
         """x[items] where an item is ("index", i), ("take", a) for an array a of Ints (the result
-        has a's axes there) or ("slice", lo, hi) or ("slice", lo, hi, step) for a constant step other
+        has a's axes there), ("nonzero", a) for the positions of a mask's true elements (a take
+        whose indices are in range: the mask was checked to have the axis's length) or ("slice", lo, hi) or ("slice", lo, hi, step) for a constant step other
         than 0 (None = open end); slices and takes become builds.
         Indices mean what they mean in Python (negative ones count from the end) and are checked
         against their axis (see index); slice bounds are clipped to the axis, as Python does."""
         if not items:
             return x
         for k, it in enumerate(items):
-            if it[0] == "take" and not is_atom(it[1]):  # bound once, not inside the builds of slices
-                return self.share(it[1], lambda a: self.subscript(x, items[:k] + [("take", a)] + items[k + 1:],
+            if it[0] in ("take", "nonzero") and not is_atom(it[1]):  # bound once, not inside the builds of slices
+                return self.share(it[1], lambda a: self.subscript(x, items[:k] + [(it[0], a)] + items[k + 1:],
                                                                   loc, axis), loc)
         item, rest = items[0], items[1:]
-        if item[0] == "take":
+        if item[0] in ("take", "nonzero"):
             def take(a, ix):
                 ks = [self.var(Int, loc, "_i") for _ in range(rank(ix.type))]
-                chk, i = self.index(a, index_chain(ix, ks, loc), axis, loc, in_place=True)
+                if item[0] == "nonzero":  # a mask's true positions, checked to be the axis's
+                    chk, i = [], index_chain(ix, ks, loc)
+                else:
+                    chk, i = self.index(a, index_chain(ix, ks, loc), axis, loc, in_place=True)
                 out = make_lets(chk, self.subscript(prim("index", i, a, loc=loc), rest, loc, axis + 1))
                 for q, k in reversed(list(enumerate(ks))):
                     out = Build(self.size(ix, q, loc), k, out, loc)
@@ -81,6 +85,18 @@ class Indexing:
             return make_lets(binds, Build(n, k, self.subscript(prim("index", pos, a, loc=loc), rest, loc,
                                                                axis + 1), loc))
         return self.share(x, sliced, loc)
+
+    def mask_checks(self, dims: list[Dim], mdims: list[Dim], axis: int, loc: Loc | None) -> list[tuple]:
+        """The checks that a boolean mask of shape mdims has the shape dims of the axes it indexes,
+        from `axis` on (NumPy's IndexError where not: a mask is never broadcast)."""
+        binds = []
+        for j, (d, md) in enumerate(zip(dims, mdims)):
+            if not self.shapes.same(d, md):
+                binds += self.check(prim("eq", d.size, md.size, loc=loc), (d.size, md.size), loc, "index",
+                                    f"boolean index did not match indexed array along axis {axis + j}; size of axis "
+                                    "is {0} but size of corresponding boolean axis is {1}", "bounds",
+                                    equal=((d.size, md.size),))
+        return binds
 
     def index(self, a: Term, i: Term, axis: int, loc: Loc | None, in_place: bool = False, dim: Dim | None = None):
         """(bindings, j): j is the index i of atom a's first axis (or of an axis `dim`) in range

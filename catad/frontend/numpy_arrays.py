@@ -392,21 +392,24 @@ def insert_axes(lw, t: Term, positions: list[int], loc) -> Term:
 
 
 def _flat_reader(lw, a: Term, loc):
-    """k -> the element at flat (C-order) position k of atom a: index q is
-    (k // stride_q) % size_q, stride_q the product of the sizes after q (no % for axis 0)."""
+    """k -> the element at flat (C-order) position k of atom a (see unravel)."""
     r = rank(a.type)
     if r == 1:
         return lambda k: prim("index", k, a, loc=loc)
     sizes = [lw.b.size(a, q, loc) for q in range(r)]
+    return lambda k: index_chain(a, unravel(k, sizes, loc), loc)
 
-    def read(k):
-        idx, stride = [], None
-        for q in range(r - 1, -1, -1):
-            at = k if stride is None else prim("floordiv", k, stride, loc=loc)
-            idx.append(at if q == 0 else prim("mod", at, sizes[q], loc=loc))
-            stride = sizes[q] if stride is None else prim("mul", stride, sizes[q], loc=loc)
-        return index_chain(a, idx[::-1], loc)
-    return read
+
+def unravel(k: Term, sizes: list[Term], loc) -> list[Term]:
+    """The indices of flat (C-order) position k in an array of these sizes (np.unravel_index):
+    index q is (k // stride_q) % size_q, stride_q the product of the sizes after q (no % for
+    axis 0)."""
+    idx, stride = [], None
+    for q in range(len(sizes) - 1, -1, -1):
+        at = k if stride is None else prim("floordiv", k, stride, loc=loc)
+        idx.append(at if q == 0 else prim("mod", at, sizes[q], loc=loc))
+        stride = sizes[q] if stride is None else prim("mul", stride, sizes[q], loc=loc)
+    return idx[::-1]
 
 
 def _flat_index(ix: tuple, sz: tuple, loc) -> Term:
@@ -1699,7 +1702,7 @@ TABLE += [
 METHODS.update({"trace": np.trace})
 # methods whose functions other modules handle (a.clip(0, 1) is np.clip(a, 0, 1), and so on)
 METHODS.update({"clip": np.clip, "round": np.round, "any": np.any, "all": np.all, "argsort": np.argsort,
-                "diagonal": np.diagonal})
+                "diagonal": np.diagonal, "nonzero": np.nonzero})
 
 
 # ------------------------------------------------------------ np.arange

@@ -9,12 +9,12 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError, DomainError
-from ..lang.terms import FALSE, Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
+from ..lang.terms import FALSE, Build, Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
-from .common import MIXED, ONE, all_, is_array, or_, projections, refuse_item_of_unknown_kind, static_int
+from .common import MIXED, ONE, all_, index_chain, is_array, or_, projections, refuse_item_of_unknown_kind, static_int
 from .shapes import copyable, without_checks
 from ..trees import Tree
 
@@ -242,7 +242,9 @@ class Subscripts:
 
     def _array_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         loc = self.loc(node)
-        takes = [k for k, item in enumerate(lowered) if item[0] == "take"]
+        if any(item[0] == "mask" for item in lowered):
+            return self.masked(base, lowered, node)
+        takes = [k for k, item in enumerate(lowered) if item[0] in ("take", "nonzero")]
         if len(takes) == 2 and len(lowered) == 2 and rank(base.type) == 2:
             return self.gather(base, lowered[0][1], lowered[1][1], node)
         if len(takes) > 1:
@@ -257,6 +259,41 @@ class Subscripts:
                           hint="index in two steps, e.g. m[i][:, idx]")
         t = self.b.subscript(base, lowered, loc)
         return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
+
+    def masked(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
+        """base[..., m, ...] of a boolean mask m: along the axes m covers (checked to have its
+        shape, NumPy's IndexError where not), the elements where m is true, in C order: the
+        positions np.flatnonzero(m) gives, as many as there are true elements (a length known
+        when the function runs). A vector mask stands among other indices as an integer array
+        of those positions would; a mask of more axes stands alone (a[m], a[m, :])."""
+        loc = self.loc(node)
+        p = next(k for k, item in enumerate(lowered) if item[0] == "mask")
+        m, r = lowered[p][1], rank(lowered[p][1].type)
+        others = lowered[:p] + lowered[p + 1:]
+        if any(item[0] in ("take", "mask") for item in others):
+            self.fail(node, "array index", "a boolean mask beside another mask or an integer array index is not "
+                      "supported (NumPy broadcasts their positions together)", hint="index in two steps, e.g. a[m][:, idx]")
+        if p + r + len(others) - p > rank(base.type):
+            self.fail(node, "subscript", f"too many indices for array: array is {rank(base.type)}-dimensional, but "
+                      f"{r + len(others)} were indexed", CatadTypeError)
+        if r > 1 and (p > 0 or any(item != ("slice", None, None) for item in others)):
+            self.fail(node, "array index", f"a boolean mask of {r} axes beside other indices is not supported",
+                      hint="index with the mask alone (a[m]), or with a vector mask: a[m.ravel()] of a raveled a")
+
+        def body(a, mask):
+            chk = self.b.mask_checks(self.b.shape(a)[p:p + r], self.b.shape(mask), p, loc)
+            nonzero = prim("flatnonzero", mask, loc=loc)
+            if r == 1:
+                return make_lets(chk, self._array_items(a, lowered[:p] + [("nonzero", nonzero)] + lowered[p + 1:],
+                                                        node))
+            sizes = [self.b.size(mask, q, loc) for q in range(r)]
+
+            def picked(nz):
+                k = self.b.var(Int, loc, "_k")
+                at = numpy_arrays.unravel(prim("index", k, nz, loc=loc), sizes, loc)
+                return Build(self.b.size(nz, 0, loc), k, index_chain(a, at, loc), loc)
+            return make_lets(chk, self.b.share(nonzero, picked, loc))
+        return self.b.share_all([base, m], body, loc)
 
     def list_index_error(self, base: Term, lowered: list, loc) -> list:
         """The check that raises Python's TypeError where a list is indexed by what only an array
@@ -319,15 +356,15 @@ class Subscripts:
         return self.b.share_all([base, rows, cols], body, loc)
 
     def index_item(self, node: ast.expr, t: Term | None = None) -> tuple:
-        """("index", i) for an Int, ("take", a) for an array of Ints (NumPy's integer array indexing)."""
+        """("index", i) for an Int, ("take", a) for an array of Ints (NumPy's integer array indexing),
+        ("mask", m) for an array of Bools (a boolean mask: see masked)."""
         t = self.expr(node) if t is None else t
         if t.type == Int:
             return ("index", t)
         if is_array(t) and scalar_of(t.type) == Int:
             return ("take", t)
         if is_array(t) and scalar_of(t.type) == Bool:
-            self.fail(node, "index", "indexing by a boolean mask gives an array of unknown length, which is not "
-                      "supported", CatadTypeError, "use np.where(mask, v, 0.0), or sum(... if ...)")
+            return ("mask", t)
         self.fail(node, "index", f"array indices must be Ints or arrays of Ints, got a {t.type}", CatadTypeError)
 
     def slice_step(self, sl: ast.Slice) -> tuple:

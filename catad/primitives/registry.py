@@ -1285,6 +1285,14 @@ def _lexsort(*keys):
     return np.lexsort(tuple(np.asarray(k) for k in keys))
 
 
+def t_flatnonzero(ts):
+    """flatnonzero(m) of an array of Bools: the Int vector of the positions of its true elements
+    in C order (its length is known only when it runs)."""
+    if len(ts) != 1 or rank(ts[0]) < 1 or scalar_of(ts[0]) != Bool:
+        raise PrimitiveTypeError(f"flatnonzero takes an array of Bools, got ({_fmt(ts)})")
+    return Vec(Int)
+
+
 _DECOMPOSITIONS = [
     # name, typing, reference implementation, doc
     ("svd", _signature(MATRIX, Int, result=TupleT((MATRIX, VECTOR, MATRIX))), _sp.la_svd,
@@ -1410,6 +1418,9 @@ _DECOMPOSITIONS += [
 ]
 for _name, _typing, _impl, _doc in _DECOMPOSITIONS:
     register(Primitive(_name, _typing, _impl, arity=None, doc=_doc))
+register(Primitive("flatnonzero", t_flatnonzero, lambda m: np.flatnonzero(np.asarray(m, dtype=bool)),
+                   doc="flatnonzero(m), np.flatnonzero(m): the positions of m's true elements in C order, an Int "
+                       "vector whose length is the count of them (what a boolean mask selects), with no derivative"))
 register(Primitive("lexsort", t_lexsort, _lexsort, arity=None,
                    doc="lexsort(k1, ..., kn), np.lexsort((k1, ..., kn)): the stable sorting permutation by the "
                        "last key, then the one before, ... (or by the rows of one matrix, the last row first); "
@@ -1507,6 +1518,7 @@ STRUCTURAL = {
     "cho_solve": {"derivative": _AD + "_j_cho_solve", "linear maps": _LM + "Linear Compose HCat One Zero",
                   "codegen": _CG + "linalg:p_cho_solve"},
     "lexsort": {"codegen": _CG + "linalg:p_lexsort"},
+    "flatnonzero": {"codegen": _CG + "gathers:p_flatnonzero"},
     **{_name: {"codegen": _CG + "linalg:p_" + _name} for _name in (
         "svals_jvp", "svals_vjp", "svdu_jvp", "svdu_vjp", "svdvt_jvp", "svdvt_vjp", "eigvals_jvp", "eigvals_vjp",
         "eigvecs_jvp", "eigvecs_vjp", "expm_jvp", "expm_vjp", "tri_lsolve", "tri_lsolve_t", "tri_neg_matmul",
