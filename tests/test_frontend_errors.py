@@ -233,7 +233,7 @@ def uses_generator(v):
 
 
 def uses_ragged(v):
-    return [x for x in v if x > 0.0]  # ERR
+    return [[x for x in v if x > y] for y in v]  # ERR
 
 
 def uses_two_fors(v):
@@ -299,7 +299,7 @@ EXPR_CASES = [
     (uses_bitop, (1,), UnsupportedSyntax, ["operator", "+ - * /"]),
     (uses_invert, (1.0,), UnsupportedSyntax, ["Invert", "supported: -x"]),
     (uses_generator, (V,), UnsupportedSyntax, ["generator expression", "sum, max or min"]),
-    (uses_ragged, (V,), UnsupportedSyntax, ["filter", "unknown length"]),
+    (uses_ragged, (V,), UnsupportedSyntax, ["filter", "differ in length"]),
     (uses_two_fors, (V,), UnsupportedSyntax, ["several for clauses", "nest comprehensions"]),
     (uses_max_filter, (V,), UnsupportedSyntax, ["filter", "max"]),
     (uses_step, (V,), CatadTypeError, ["slice indices must be Ints", "Float"]),

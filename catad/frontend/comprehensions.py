@@ -12,7 +12,8 @@ import ast
 import contextlib
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets, may_fail
+from .._node import walk
+from ..lang.terms import TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from . import int_range
@@ -49,9 +50,7 @@ class Comprehensions:
             self.fail(node, "comprehension", "a list comprehension with several for clauses is not supported "
                       "(it flattens)", hint="nest comprehensions: [[e for j in ...] for i in ...]")
         if reduce is None and gens[0].ifs:
-            self.fail(gens[0].ifs[0], "comprehension filter", "a filter (if) in a list comprehension makes a "
-                      "vector of unknown length, which is not supported",
-                      hint="use np.where, or filter inside sum(...)")
+            return self._selected(node)
         for g in gens:
             if g.ifs and reduce != "sum":
                 what = "max" if reduce == "vmax" else "min"
@@ -65,6 +64,27 @@ class Comprehensions:
         if reduce == "sum" and any(g.ifs for g in gens):
             self._mark_none_passed(out, node, raised)
         return out
+
+    def _selected(self, node: ast.ListComp) -> Term:
+        """[e for x in xs if c]: e where the filters hold, a vector whose length is known when the
+        function runs. The comprehension is lowered twice, as sum's of a filtered one is: once as
+        [1 if c else 0 for x in xs], whose nonzero positions (np.flatnonzero) are those of the
+        elements kept, and once as [e if c else 0 for x in xs] (the element computed, and its
+        checks run, only where the filters hold, as Python computes it), read at those positions."""
+        loc = self.loc(node)
+        one = ast.copy_location(ast.Constant(1), node)
+        kept = self._generators(node.generators, 0, one, None)
+        values = self._generators(node.generators, 0, node.elt, None)
+
+        def read(flags, vals):
+            def picked(nz):
+                k = self.b.var(Int, loc, "_k")
+                return Build(self.b.size(nz, 0, loc), k, prim("index", prim("index", k, nz, loc=loc), vals, loc=loc),
+                             loc)
+            mask = self.b.elementwise(lambda f: prim("ne", f, Const(0, Int), loc=loc), [flags], loc)
+            return self.b.share(prim("flatnonzero", mask, loc=loc), picked, loc)
+        out = self.b.share_all([kept, values], read, loc)
+        return self.mark_py_items(out) if self.has_py_items(values) else out
 
     def count_items(self, gens: list[ast.comprehension], elt: ast.expr) -> Term:
         """sum(elt for gens), elt a count of one item (1 or 0), without the marking of a filtered
@@ -120,6 +140,11 @@ class Comprehensions:
             else:
                 self.assign(g.target, elem, pieces, loc)
             element = self._filtered(gens, k, elt, reduce, loc)
+            if self._own_lengths(element):
+                self.fail(elt, "comprehension", "each element of this comprehension selects its own count of "
+                          "values (a boolean mask, np.nonzero or a filter), so they would differ in length, which "
+                          "is not supported", hint="reduce each one (np.sum(r[r > 0.0])), or keep the shape: "
+                                                   "np.where(r > 0.0, r, 0.0)")
             body = self.assemble(pieces, element, None)
         finally:
             self.b.frames.pop()
@@ -139,6 +164,16 @@ class Comprehensions:
         elif self.is_py(element):  # max and min give one of the elements; a list holds them
             return self.as_py(out) if reduce is not None else self.mark_py_items(out)
         return out
+
+    def _own_lengths(self, element: Term) -> bool:
+        """Whether element, an array, may have a length of its own at each element of the
+        comprehension: its shape is not known outside it, and it selects (np.flatnonzero's count)."""
+        if not is_array(element):
+            return False
+        shape = self.b.shapes.infer(element)
+        if shape is not None and all(d is not None for d in shape):
+            return False
+        return any(isinstance(n, Call) and n.fn == "flatnonzero" for n in walk(element))
 
     def _mark_sum(self, out: Term, element: Term, size: Term, loc) -> Term:
         """sum(e for ...), out, marked as Python's 0 + e_0 + ... is: Python's where every element
@@ -172,10 +207,14 @@ class Comprehensions:
             with self.branch() if n else contextlib.nullcontext():
                 conds.append(self.condition(cond, "comprehension filter"))
         for cond, c in reversed(list(zip(g.ifs, conds))):
-            if body.type not in (Int, Float):
+            if reduce is not None and body.type not in (Int, Float):
                 self.fail(cond, "comprehension filter", f"a filter inside sum(...) needs scalar elements, "
                                                         f"got {body.type}")
-            raw, body = body, If(c, body, Const(0.0 if body.type == Float else 0, body.type, loc), loc)
+            if reduce is None and body.type not in (Int, Float, Bool):
+                self.fail(cond, "comprehension filter", f"a filter in a list comprehension needs scalar elements, "
+                          f"got {body.type}", hint="select rows with a boolean mask: m[m[:, 0] > 0.0]")
+            zero = {Float: 0.0, Int: 0, Bool: False}[body.type]  # (never read: its element is not kept)
+            raw, body = body, If(c, body, Const(zero, body.type, loc), loc)
             body = self.as_py(body) if self.is_py(raw) else body  # (Python's 0 where none passes)
         return body
 
