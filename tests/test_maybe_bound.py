@@ -168,7 +168,22 @@ def last_item_of_a_slice(x, v):
     return s + e
 
 
-LOOPS = [last_item, last_item_of_a_pass, last_item_of_a_list, last_item_of_a_slice]
+def last_index(x, v):
+    s = x
+    for i in range(len(v)):
+        s = s * 1.5 + v[i]
+    return s * i
+
+
+def last_index_of_a_stepped_range(x, v):
+    s = x
+    for i in range(1, len(v) + 1, 2):
+        s = s + x * i
+    return s + i
+
+
+LOOPS = [last_item, last_item_of_a_pass, last_item_of_a_list, last_item_of_a_slice, last_index,
+         last_index_of_a_stepped_range]
 
 
 @pytest.mark.parametrize("f", LOOPS, ids=lambda f: f.__name__)

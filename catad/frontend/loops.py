@@ -1136,8 +1136,11 @@ class Loops:
             if isinstance(before, Term) and before.type == Int:
                 self.bind(n, If(prim("gt", src.length, Const(0, Int), loc=loc), last, before, loc), pieces, loc)
                 return
-            self.env[n] = Unbound(f"the loop variable {n!r} of the for loop at line {loc.line} is undefined after "
-                                  "the loop when the range is empty; assign it before the loop")
+            ran = self.bind_temp(prim("gt", src.length, Const(0, Int, loc), loc=loc), pieces, loc)
+            self.bind(n, self.keep_marks(last, If(ran, last, self.placeholder(last, loc), loc)), pieces, loc)
+            self.env[n] = MaybeBound(self.env[n], ran, f"the loop variable {n!r} of the for loop at line {loc.line} "
+                                     "is undefined after the loop where the range is empty, which catad checks only "
+                                     "where it is read directly; assign it before the loop")
             return
         if self._last_item_after(s, src, targets, runs, pieces):
             return
