@@ -13,7 +13,8 @@ import contextlib
 
 from ..errors import CatadTypeError
 from .._node import walk
-from ..lang.terms import TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets, may_fail
+from ..lang.terms import (TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets,
+                          may_fail)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, scalar_of
 from ..primitives import prim
 from . import int_range

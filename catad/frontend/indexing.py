@@ -41,8 +41,9 @@ class Indexing:
     def subscript(self, x: Term, items: list[tuple], loc: Loc | None, axis: int = 0) -> Term:
         """x[items] where an item is ("index", i), ("take", a) for an array a of Ints (the result
         has a's axes there), ("nonzero", a) for the positions of a mask's true elements (a take
-        whose indices are in range: the mask was checked to have the axis's length) or ("slice", lo, hi) or ("slice", lo, hi, step) for a constant step other
-        than 0 (None = open end); slices and takes become builds.
+        whose indices are in range: the mask was checked to have the axis's length) or
+        ("slice", lo, hi) or ("slice", lo, hi, step) for a constant step other than 0 (None = open
+        end); slices and takes become builds.
         Indices mean what they mean in Python (negative ones count from the end) and are checked
         against their axis (see index); slice bounds are clipped to the axis, as Python does."""
         if not items:

@@ -272,7 +272,8 @@ class Subscripts:
         others = lowered[:p] + lowered[p + 1:]
         if any(item[0] in ("take", "mask") for item in others):
             self.fail(node, "array index", "a boolean mask beside another mask or an integer array index is not "
-                      "supported (NumPy broadcasts their positions together)", hint="index in two steps, e.g. a[m][:, idx]")
+                      "supported (NumPy broadcasts their positions together)",
+                      hint="index in two steps, e.g. a[m][:, idx]")
         if p + r + len(others) - p > rank(base.type):
             self.fail(node, "subscript", f"too many indices for array: array is {rank(base.type)}-dimensional, but "
                       f"{r + len(others)} were indexed", CatadTypeError)
