@@ -1,6 +1,7 @@
 """Idioms of real numeric code that trials of catad found refused (round 5): least squares and
 polynomial fits, non-uniform differences, NaN-aware statistics, filters and piecewise models;
-(round 6) dtype casts of masks, arithmetic of masks, tolerance tests and matrix diagonals."""
+(round 6) dtype casts of masks, arithmetic of masks, tolerance tests and matrix diagonals;
+(round 7) selections by boolean masks, np.nonzero and filtered list comprehensions."""
 from __future__ import annotations
 
 import numpy as np
@@ -106,6 +107,46 @@ def gp_log_marginal(theta, t, y):
     return -0.5 * y @ alpha - np.sum(np.log(L.diagonal())) - 0.5 * len(t) * np.log(2 * np.pi)
 
 
+# Trimmed mean of residuals (the values within k standard deviations kept by a boolean mask,
+# x[mask]), a robust location estimate; Huber & Ronchetti, "Robust Statistics" (2nd ed., 2009)
+# section 3.3, as in scipy.stats.trim_mean's spirit with a data-driven cut.
+def sigma_clipped_mean(p, t, y):
+    r = y - (p[0] + p[1] * t)
+    kept = r[np.abs(r - np.mean(r)) < 2.0 * np.std(r)]
+    return np.mean(kept ** 2)
+
+
+# Hinge loss over the misclassified and margin-violating samples only, selected with np.nonzero
+# (the support vectors' indices); Cortes & Vapnik, "Support-vector networks", Machine Learning 20
+# (1995) 273, eq. (22).
+def support_vector_hinge(w, X, y):
+    margin = y * (X @ w)
+    (idx,) = np.nonzero(margin < 1.0)
+    return 0.5 * np.dot(w, w) + np.sum(1.0 - margin[idx])
+
+
+# Log-likelihood of a censored sample, the observed and the censored parts selected by a mask and
+# its negation (a Tobit model's two terms); Tobin, "Estimation of relationships for limited
+# dependent variables", Econometrica 26 (1958) 24.
+def tobit_log_likelihood(beta, x, y):
+    mu = beta[0] + beta[1] * x
+    s = np.exp(beta[2])
+    obs = y > 0.0
+    z = (y[obs] - mu[obs]) / s
+    ll_obs = np.sum(-0.5 * z ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi))
+    ll_cens = np.sum(np.log(0.5 * (1.0 + np.tanh(-mu[~obs] / s * 0.7978845608))))
+    return ll_obs + ll_cens
+
+
+# Energy of the peaks of a signal above a threshold, found by a filtered list comprehension over
+# the interior samples (local maxima), as in simple peak pickers before scipy.signal.find_peaks;
+# Du, Kibbe & Lin, "Improved peak detection in mass spectrum", Bioinformatics 22 (2006) 2059.
+def peak_energy(a, t):
+    s = a[0] * np.sin(a[1] * t) + a[2] * np.sin(3.0 * t)
+    peaks = [s[i] for i in range(1, len(s) - 1) if s[i] > s[i - 1] and s[i] > s[i + 1] and s[i] > 0.1]
+    return np.sum(np.array(peaks) ** 2) + len(peaks)
+
+
 CASES = [
     case(lstsq_trend, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 1, 16))),
     case(polyfit_baseline, lambda rng: (rng.normal(size=12), np.linspace(-1, 1, 12), rng.uniform(0.5, 1.5, size=12)),
@@ -120,4 +161,11 @@ CASES = [
     case(band_power, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0.05, 4.0, 41))),
     case(cosine_fixed_point, lambda rng: (rng.uniform(0.3, 0.8, size=3),)),
     case(gp_log_marginal, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 3, 8), rng.normal(size=8))),
+    case(sigma_clipped_mean, lambda rng: (rng.normal(size=2), np.linspace(0, 1, 30),
+                                          np.linspace(0, 1, 30) + rng.standard_t(2, size=30))),
+    case(support_vector_hinge, lambda rng: (rng.normal(size=3), rng.normal(size=(25, 3)), np.sign(rng.normal(size=25))),
+         argnums=(0, 1)),
+    case(tobit_log_likelihood, lambda rng: (np.array([0.2, 0.8, -0.3]), np.linspace(-1, 1, 20),
+                                            np.maximum(rng.normal(size=20) + np.linspace(-1, 1, 20), 0.0))),
+    case(peak_energy, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 10, 60))),
 ]
