@@ -153,3 +153,58 @@ def test_whole_array_code():
     p = Programs(vector_mask, (V,))
     assert p.loops() == []
     assert all("np.flatnonzero(" in c.source for c in p.all)
+
+
+def empty_mask(v, w):
+    return np.sum(v[w > 0.0] ** 2) + np.sum(v)
+
+
+def empty_mask_of_columns(m, w):
+    return np.sum(m[:, w > 0.0]) + np.sum(m * 2.0)
+
+
+def empty_mask_assigned(v, w):
+    u = v * 1.0
+    u[w > 0.0] = 0.0
+    return np.sum(u ** 2)
+
+
+@pytest.mark.parametrize("f, x", [(empty_mask, V), (empty_mask_of_columns, M), (empty_mask_assigned, V)],
+                         ids=lambda a: getattr(a, "__name__", ""))
+@pytest.mark.parametrize("w", [np.zeros(0), np.array([1.0, -1.0]), np.array([1.0, -1.0, 2.0])],
+                         ids=["empty", "short", "three"])
+def test_a_mask_of_no_elements_selects_nothing(f, x, w):
+    """NumPy takes a boolean index of no elements as selecting nothing, whatever the axis's length
+    (catad raised its IndexError); another length than the axis's raises it."""
+    if not raises_like_python(outcome(f, x, w), f, x, w):
+        agrees(f, x, w)
+
+
+A4 = np.arange(36.0).reshape(3, 3, 2, 2) / 10.0
+B3 = np.array([True, False, True])
+
+
+def mask_after_a_slice_before_an_integer(a):
+    return np.sum(a[:, B3, :, 0] * np.arange(12.0).reshape(2, 3, 2))
+
+
+def integers_after_a_slice_before_an_integer(a):
+    return np.sum(a[:, np.array([0, 2]), :, 0] * np.arange(12.0).reshape(2, 3, 2))
+
+
+def test_advanced_axes_moved_first_are_refused():
+    """A slice before the array index, an integer after it: NumPy puts the indexed axes first (a
+    (2, 3, 2) result here), catad kept them in place (a (3, 2, 2) one, transposed values where the
+    shapes agree): refused."""
+    for f in (mask_after_a_slice_before_an_integer, integers_after_a_slice_before_an_integer):
+        with pytest.raises(catad.CatadError, match="moves NumPy's result axes first"):
+            catad.grad(f)(A4)
+
+
+def integer_then_mask_then_slice_then_integer(a):
+    return np.sum(a[0, B3, :, 1] * np.arange(4.0).reshape(2, 2))
+
+
+def test_advanced_axes_first_in_place_too():
+    """No slice before the array index: NumPy's axes first are where catad puts them (refused before)."""
+    agrees(integer_then_mask_then_slice_then_integer, A4)

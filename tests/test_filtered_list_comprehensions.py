@@ -136,8 +136,14 @@ def ragged_nonzero_rows(m):
     return np.sum([np.nonzero(r > 0.3)[0] for r in m][1] * 1.0)  # ERR
 
 
+def ragged_tuples(m):
+    t = [(r[r > 0.3], 1.0) for r in m]  # ERR
+    return np.sum(t[0][0])
+
+
 def test_rows_of_their_own_lengths_refused():
     refused(ragged_rows, (M,), "differ in length")
+    refused(ragged_tuples, (M,), "differ in length")
     refused(ragged_filtered_rows, (M,), "differ in length")
     refused(ragged_nonzero_rows, (M,), "differ in length")
 

@@ -34,12 +34,18 @@ def slice_and_none(x):
     return np.sum(l[:, None])
 
 
+def one_item_tuple(x):
+    l = [x, 2.0 * x, 3.0 * x]
+    return l[0,]
+
+
 def only_where_taken(x):
     m = [[x, 2.0 * x], [3.0 * x, x]]
     return m[0, 1] if x > 1.0 else m[1][0]
 
 
-@pytest.mark.parametrize("f", [tuple_of_a_nested_list, list_index, array_index, none_index, slice_and_none],
+@pytest.mark.parametrize("f", [tuple_of_a_nested_list, list_index, array_index, none_index, slice_and_none,
+                               one_item_tuple],
                          ids=lambda f: f.__name__)
 def test_raises_type_error_as_python(f):
     assert raises_like_python(outcome(f, 0.5), f, 0.5)

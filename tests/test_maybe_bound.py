@@ -285,3 +285,30 @@ def test_an_augmented_assignment_reads_it(x):
     if raises_like_python(want, augmented_only, x, None):
         return
     assert catad.value_and_grad(augmented_only)(x, None) == (want, 3.0)
+
+
+def index_after_a_float(v, n):
+    i = 0.5
+    for i in range(n):
+        v = v * 2.0
+    return v[0] + i
+
+
+def index_after_an_earlier_loop(v, n):
+    for i in range(2):
+        v = v * 2.0
+    for i in range(n):
+        v = v * 2.0
+    return v[0] + i
+
+
+def test_a_loop_variable_bound_before_is_not_unbound():
+    """Bound before the loop to what catad does not join with an int (a float): refused where read,
+    never Python's UnboundLocalError where the range is empty (Python keeps what it was); bound to an
+    int (an earlier loop's last index), joined."""
+    v = np.array([1.0, 2.0])
+    assert not isinstance(python(index_after_a_float, v, 0), tuple)
+    with pytest.raises(catad.CatadError, match="what it was before the loop"):
+        catad.grad(index_after_a_float)(v, 0)
+    for n in (0, 3):
+        assert catad.value_and_grad(index_after_an_earlier_loop)(v, n)[0] == python(index_after_an_earlier_loop, v, n)

@@ -15,7 +15,7 @@ from ..errors import CatadTypeError
 from .._node import walk
 from ..lang.terms import (TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets,
                           may_fail)
-from ..lang.types import Bool, Float, Int, Tuple as TupleT, scalar_of
+from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
 from ..primitives import prim
 from . import int_range
 from .int_range import IntBound
@@ -167,13 +167,15 @@ class Comprehensions:
         return out
 
     def _own_lengths(self, element: Term) -> bool:
-        """Whether element, an array, may have a length of its own at each element of the
-        comprehension: its shape is not known outside it, and it selects (np.flatnonzero's count)."""
-        if not is_array(element):
+        """Whether element, an array or a tuple holding one, may have a length of its own at each
+        element of the comprehension: its shape is not known outside it (a tuple's is not looked
+        into), and it selects (np.flatnonzero's count)."""
+        if not _holds_array(element.type):
             return False
-        shape = self.b.shapes.infer(element)
-        if shape is not None and all(d is not None for d in shape):
-            return False
+        if is_array(element):
+            shape = self.b.shapes.infer(element)
+            if shape is not None and all(d is not None for d in shape):
+                return False
         return any(isinstance(n, Call) and n.fn == "flatnonzero" for n in walk(element))
 
     def _mark_sum(self, out: Term, element: Term, size: Term, loc) -> Term:
@@ -391,3 +393,7 @@ class Comprehensions:
         offset = k if step.value == 1 else prim("mul", step, k, loc=loc)
         return outer, size, k, self.as_py(self.with_int_bound(offset if from_zero else prim("add", start, offset, loc=loc),
                                                               bound))
+
+
+def _holds_array(ty) -> bool:
+    return isinstance(ty, Vec) or isinstance(ty, TupleT) and any(_holds_array(t) for t in ty.items)

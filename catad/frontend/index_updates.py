@@ -165,8 +165,8 @@ def _masked(lw, arr: Term, mask: Term, value: Term, op, loc: Loc, node) -> Term:
 
 def _masked_body(lw, a: Term, m: Term, v: Term, op, loc: Loc, node) -> Term:
     b = lw.b
-    dims, mdims = b.shape(a), b.shape(m)
-    binds = b.mask_checks(dims, mdims, 0, loc)
+    dims = b.shape(a)
+    binds = b.mask_checks(dims, m, 0, loc)
     sizes = tuple(fresh(d.size, loc) for d in dims)
     count = b.count(m, loc)
     flat = _flat_reader(lw, m, loc)
@@ -191,4 +191,7 @@ def _masked_body(lw, a: Term, m: Term, v: Term, op, loc: Loc, node) -> Term:
         if scalar_of(new.type) != scalar_of(old.type):
             new = b.to_float(new, loc)
         return If(index_chain(m, list(q), loc), _combined(lw, op, old, new, loc, node), old, loc)
-    return make_lets(binds, builds(lw, list(sizes), element, loc))
+    out = builds(lw, list(sizes), element, loc)
+    if binds:  # (a mask not proven of a's shape may be empty, which NumPy takes as selecting nothing)
+        out = If(prim("eq", count, ZERO, loc=loc), a, out, loc)
+    return make_lets(binds, out)

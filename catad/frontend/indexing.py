@@ -87,16 +87,21 @@ class Indexing:
                                                                axis + 1), loc))
         return self.share(x, sliced, loc)
 
-    def mask_checks(self, dims: list[Dim], mdims: list[Dim], axis: int, loc: Loc | None) -> list[tuple]:
-        """The checks that a boolean mask of shape mdims has the shape dims of the axes it indexes,
-        from `axis` on (NumPy's IndexError where not: a mask is never broadcast)."""
+    def mask_checks(self, dims: list[Dim], mask: Term, axis: int, loc: Loc | None) -> list[tuple]:
+        """The checks that the boolean mask (an atom) has the shape dims of the axes it indexes,
+        from `axis` on (NumPy's IndexError where not: a mask is never broadcast), or no elements
+        at all (NumPy's exception: such a mask selects nothing, whatever the axes' lengths). None
+        where its shape is proven; otherwise the sizes are not known equal after them."""
+        mdims = self.shape(mask)
+        if all(self.shapes.same(d, md) for d, md in zip(dims, mdims)):
+            return []
+        empty = prim("eq", self.count(mask, loc), ZERO, loc=loc)
         binds = []
         for j, (d, md) in enumerate(zip(dims, mdims)):
             if not self.shapes.same(d, md):
-                binds += self.check(prim("eq", d.size, md.size, loc=loc), (d.size, md.size), loc, "index",
-                                    f"boolean index did not match indexed array along axis {axis + j}; size of axis "
-                                    "is {0} but size of corresponding boolean axis is {1}", "bounds",
-                                    equal=((d.size, md.size),))
+                binds += self.check(or_(prim("eq", d.size, md.size, loc=loc), empty), (d.size, md.size), loc,
+                                    "index", f"boolean index did not match indexed array along axis {axis + j}; size "
+                                    "of axis is {0} but size of corresponding boolean axis is {1}", "bounds")
         return binds
 
     def index(self, a: Term, i: Term, axis: int, loc: Loc | None, in_place: bool = False, dim: Dim | None = None):

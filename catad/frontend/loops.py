@@ -1136,6 +1136,11 @@ class Loops:
             if isinstance(before, Term) and before.type == Int:
                 self.bind(n, If(prim("gt", src.length, Const(0, Int), loc=loc), last, before, loc), pieces, loc)
                 return
+            if n in self.env:  # bound before (a Float, a list, on some paths only): its kind is not joined
+                self.env[n] = Unbound(f"the loop variable {n!r} of the for loop at line {loc.line} is what it was "
+                                      "before the loop when the range is empty, which catad joins only for an int; "
+                                      "assign it an int before the loop, or a new name after it")
+                return
             ran = self.bind_temp(prim("gt", src.length, Const(0, Int, loc), loc=loc), pieces, loc)
             self.bind(n, self.keep_marks(last, If(ran, last, self.placeholder(last, loc), loc)), pieces, loc)
             self.env[n] = MaybeBound(self.env[n], ran, f"the loop variable {n!r} of the for loop at line {loc.line} "

@@ -235,7 +235,7 @@ class Subscripts:
 
     def _subscript_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         loc = self.loc(node)
-        refused = self.list_index_error(base, lowered, loc)
+        refused = self.list_index_error(base, lowered, loc, isinstance(node.slice, ast.Tuple))
         # (the subscript is made all the same, for its type: where it would run, Python raises)
         return make_lets(refused, self._array_items(base, lowered, node)) if refused else \
             self._array_items(base, lowered, node)
@@ -252,8 +252,10 @@ class Subscripts:
                       "several together)", hint="use a comprehension, e.g. [m[a[k], b[k]] for k in range(n)]")
         if takes:
             # NumPy puts the array's axes first when a slice separates it from an integer index
+            # (there, where no slice comes before the array, as here)
             points = [k for k, item in enumerate(lowered) if item[0] != "slice"]
-            if points != list(range(points[0], points[-1] + 1)) and points[0] != takes[0]:
+            if points != list(range(points[0], points[-1] + 1)) and \
+                    any(item[0] == "slice" for item in lowered[:takes[0]]):
                 self.fail(node, "array index", "a slice between an integer index and an integer array index "
                           "moves NumPy's result axes first, which is not supported",
                           hint="index in two steps, e.g. m[i][:, idx]")
@@ -282,7 +284,7 @@ class Subscripts:
                       hint="index with the mask alone (a[m]), or with a vector mask: a[m.ravel()] of a raveled a")
 
         def body(a, mask):
-            chk = self.b.mask_checks(self.b.shape(a)[p:p + r], self.b.shape(mask), p, loc)
+            chk = self.b.mask_checks(self.b.shape(a)[p:p + r], mask, p, loc)
             nonzero = prim("flatnonzero", mask, loc=loc)
             if r == 1:
                 return make_lets(chk, self._array_items(a, lowered[:p] + [("nonzero", nonzero)] + lowered[p + 1:],
@@ -296,13 +298,13 @@ class Subscripts:
             return make_lets(chk, self.b.share(nonzero, picked, loc))
         return self.b.share_all([base, m], body, loc)
 
-    def list_index_error(self, base: Term, lowered: list, loc) -> list:
+    def list_index_error(self, base: Term, lowered: list, loc, written_tuple: bool = False) -> list:
         """The check that raises Python's TypeError where a list is indexed by what only an array
-        takes: a tuple (l[0, 1], of a list of lists too), an array or a list of indices. An
-        empty list where the subscript is a list's own."""
-        if not self.is_list(base) or len(lowered) == 1 and lowered[0][0] in ("index", "slice"):
+        takes: a tuple (l[0, 1], of a list of lists too, and l[0,]), an array or a list of
+        indices. An empty list where the subscript is a list's own."""
+        if not self.is_list(base) or len(lowered) == 1 and lowered[0][0] in ("index", "slice") and not written_tuple:
             return []
-        if len(lowered) > 1:
+        if len(lowered) > 1 or written_tuple:
             message = "list indices must be integers or slices, not tuple"
         elif self.is_list(lowered[0][1]):
             message = "list indices must be integers or slices, not list"
