@@ -356,10 +356,20 @@ def not_named(x, v, c, k):
     return x / ([e for e in v] + [c])[k]
 
 
-@pytest.mark.parametrize("f", [both_kinds_in_the_middle, step_slice, not_named], ids=lambda f: f.__name__)
+def test_an_item_of_a_list_not_named_is_refused():
+    """(not_named's item at k would be Python's where k is the last place: a condition on k that
+    cannot be read where the list is not named.)"""
+    with pytest.raises(catad.CatadError, match="known only at run time"):
+        catad.value_and_grad(not_named)(0.5, np.array([1.0, 2.0]), 0.0, 2)
+
+
+@pytest.mark.parametrize("f", [both_kinds_in_the_middle, step_slice], ids=lambda f: f.__name__)
 def test_python_s_numbers_at_places_not_followed_are_refused(f):
     """Python's c between two runs of NumPy's of lengths known only at run time: which an item
     read at k is, catad cannot tell while compiling (1.0 / a[2] raises for c = 0.0, 1.0 / a[1]
-    of NumPy's 0.0 is inf). catad took them all for NumPy's."""
-    with pytest.raises(catad.CatadError, match="known only at run time"):
+    of NumPy's 0.0 is inf). catad took them all for NumPy's; then refused them all while
+    compiling; now refuses when the function runs, where Python's would raise (its kind is
+    undecided), and gives the value where neither kind raises."""
+    with pytest.raises(catad.CatadError, match="cannot tell whether Python raises"):
         catad.value_and_grad(f)(0.5, np.array([1.0, 2.0]), 0.0, 2)
+    agrees(f, 0.5, np.array([1.0, 2.0]), 3.0, 2)

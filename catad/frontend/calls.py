@@ -24,7 +24,7 @@ from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, let_chain, ma
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
-from .common import and_, index_chain, is_array, or_
+from .common import MIXED, and_, index_chain, is_array, or_
 from .shapes import fresh
 from .subscripts import flat_display
 from ..transforms import maker_kind, transformation_of
@@ -497,7 +497,7 @@ def h_max(lw, obj, node, args, kwargs):
         if isinstance(t.type, Vec) and t.type.elem in (Float, Int):
             out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc) \
                 if t.type.elem == Float else prim(reduce, t, loc=loc)
-            if lw.partly_py(t):  # the one chosen is Python's or NumPy's by the values
+            if lw.partly_py(t) or lw.laid_out(t) is MIXED:  # the one chosen is Python's or NumPy's by the values
                 return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
             return lw.as_py(out) if lw.has_py_items(t) else out
         if isinstance(t.type, TupleT) and t.type.items:

@@ -20,7 +20,7 @@ from ..primitives import prim
 from . import int_range
 from .int_range import IntBound
 from .checks import Frame
-from .common import ONE, is_array, or_
+from .common import MIXED, ONE, is_array, or_
 from .freenames import NOT_STATIC
 from .loops import ENUMERATE_ZIP, iteration_fn, unreversed
 from .shapes import fresh, in_scope, simple
@@ -164,6 +164,9 @@ class Comprehensions:
             self._mark_sum(out, element, size, loc)
         elif self.is_py(element):  # max and min give one of the elements; a list holds them
             return self.as_py(out) if reduce is not None else self.mark_py_items(out)
+        elif self.py_when(element) is not None:  # Python's or NumPy's by a condition on each element
+            return self.as_py_when(out, self.undecided(loc), out.type) if reduce is not None else \
+                self.mark_py_layout(out, MIXED)
         return out
 
     def _own_lengths(self, element: Term) -> bool:

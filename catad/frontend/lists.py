@@ -57,8 +57,17 @@ class Growing(ListState):
     its elements are written; `py`: whether every element is one of Python's numbers (those it
     held before the loop, and every one appended in each lowering of the body so far)."""
 
-    def __init__(self, buf: str, count: str, py: bool = False):
+    def __init__(self, buf: str, count: str, py: bool = False, layout=None):
         self.buf, self.count, self.py = buf, count, py
+        # the py_layout of what it held before the loop, and the kinds of the numbers appended:
+        # some Python's, some NumPy's, some either by a condition (of each iteration's values)
+        self.layout, self.some_py, self.some_numpy, self.either = layout, False, False, False
+
+    def appended_layout(self):
+        """The py_layout of the elements appended (of a count known at run time)."""
+        if self.either or self.some_py and self.some_numpy:
+            return MIXED
+        return (), self.some_py, ()
 
 
 class Recorder(ListState):
@@ -264,6 +273,9 @@ class Lists:
         """new, cur with items appended, marked where it holds Python's numbers: by position where
         cur's are known (an empty list's, a display's), as a whole where every item of cur is."""
         mine = tuple(self.is_py(x) for x in items)  # (an int held as a float too: subscripts.list_of)
+        if any(self.py_when(x) is not None and not py for x, py in zip(items, mine)):
+            self.mark_py_layout(new, MIXED)  # an item Python's or NumPy's by a condition: refused where read
+            return
         got = ((),) if isinstance(cur, EmptyList) else self.py_items_of(cur)
         if got is None:
             self.mark_py_layout(new, joined_layout(self.py_layout(cur), (mine, None, ())))
@@ -365,6 +377,12 @@ class Lists:
             self.fail(node, "list.append", f"a {e.type} is appended to the list {name!r} of {elem}s, whose type "
                       "catad takes from the loop's first lowering", CatadTypeError, "append values of one type")
         g.py = g.py and self.is_py(e)  # (an int held as a float too: subscripts.list_of)
+        if self.is_py(e):
+            g.some_py = True
+        elif self.py_when(e) is None:
+            g.some_numpy = True
+        else:
+            g.either = True
         e = self.bind_temp(self.b.coerce(e, elem, loc), pieces, loc)
         checks = self._fits(e, buf, node) if is_array(e) else []
         k = self.b.var(Int, loc, "_k")
@@ -445,7 +463,8 @@ class Lists:
                                       pieces, loc)
             keys = ("\0" + n + "_buf", "\0" + n + "_count")
             entries += [(keys[0], buf), (keys[1], count)]
-            self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial))
+            self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
+                                  layout=((), None, ()) if initial is None else self.py_layout(initial))
         return entries, exact
 
     def _appends(self, stmts: list[ast.stmt], name: str) -> tuple[int, bool]:
@@ -554,6 +573,8 @@ class Lists:
             value = buf if exact[n] else self.b.subscript(buf, [("slice", None, count)], loc)
             if g.py:
                 self.mark_py_items(value)
+            else:  # (unmarked, its numbers would be taken to be NumPy's)
+                self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
             self.bind(n, self.as_list(value), pieces, loc)
             self.env[OWNED] = self.owned() | {n}
 

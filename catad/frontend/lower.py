@@ -479,13 +479,13 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
     def py_item_where(self, t: Term, i: Term, loc) -> Term | None:
         """Where t[i] is one of Python's numbers, as a Bool term (TRUE, FALSE_ or a condition on
         i), for a list t marked by mark_py_layout and an index i in its bounds, i >= 0 (an atom,
-        t too); None for a list not so marked."""
+        t too); None for a list not so marked; an undecided mark's Bool for a MIXED one (whose
+        items' kinds are at places known only at run time)."""
         layout = self.laid_out(t)
         if layout is None:
             return None
-        if layout is MIXED:
-            refuse_item_of_unknown_kind(loc, "make the list an array first (np.array(...)), or convert the numbers "
-                                             "to one kind (float(e) of each)")
+        if layout is MIXED:  # Python's or NumPy's, which catad cannot tell: what reads the kind is refused
+            return self.undecided(loc)
         head, middle, tail = layout
         k = len(head)
         if isinstance(i, Const) and i.value < k:

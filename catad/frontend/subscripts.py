@@ -118,6 +118,8 @@ class Subscripts:
                 return self.as_py(out) if (head[k] if k >= 0 else tail[k]) else out
         lets, read = let_chain(out)
         if not (type(read) is Call and read.fn == "index" and read.args[1] is base):
+            if laid_out is MIXED:  # (which kind, catad cannot tell anywhere: see py_item_where)
+                return self.as_py_when(out, self.undecided(loc), out.type)
             if laid_out is not None:  # (its condition would read what out binds)
                 refuse_item_of_unknown_kind(loc, "assign the list to a name first and index that, or make it an "
                                                  "array (np.array(...))")
@@ -409,7 +411,10 @@ class Subscripts:
         # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); so is an int beside
         # floats ([x, 2][1] / 0 raises too), held as a float: Python's int 2 is read as its float
         # 2.0, of the same value (2 // 3 is 0, 2.0 // 3 is 0.0), whose errors are the same (ZeroDivisionError)
-        return self.mark_py_items(out, tuple(self.is_py(t) for t in items))
+        which = tuple(self.is_py(t) for t in items)
+        if any(self.py_when(t) is not None and not py for t, py in zip(items, which)):
+            return self.mark_py_layout(out, MIXED)  # an item Python's or NumPy's by a condition: refused where read
+        return self.mark_py_items(out, which)
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""
