@@ -106,6 +106,15 @@ class Programs:
 
 # ---------------------------------------------------------------- comparing
 
+def agree_at_two_points(fn, x, other, vectorise: bool, seed: int) -> None:
+    """fn's three programs at x, compiled with or without vectorisation, equal the reference at x
+    and at `other` (an argument of x's type: other values)."""
+    rng = np.random.default_rng(seed)
+    p = Programs(fn, (x,), vectorise)
+    p.check(rng)
+    p.check(rng, args=(other,))
+
+
 def assert_values_close(actual, expected, ty, where: str, rtol=RTOL, atol=ATOL) -> None:
     """A primal value of type ty: Ints and Bools exactly (and of their kind), floats and
     float arrays to rtol/atol, arrays with their shape."""

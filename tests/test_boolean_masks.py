@@ -10,7 +10,7 @@ import pytest
 import catad
 from catad.frontend import compile_with_reads
 from catad.lang.evaluate import evaluate
-from backend_programs import Programs
+from backend_programs import Programs, agree_at_two_points
 from located import agrees, outcome, raises_like_python
 
 V = np.array([0.9, -0.4, 1.7, 0.2, -1.3, 0.6])
@@ -140,11 +140,9 @@ def test_raises_as_python(f, x):
 @pytest.mark.parametrize("vectorise", [True, False], ids=["vectorised", "loops"])
 @pytest.mark.parametrize("f, x", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_compiled_programs_agree_with_the_reference(f, x, vectorise):
-    """The primal, forward and reverse programs compiled against catad's reference semantics."""
-    rng = np.random.default_rng(13)
-    p = Programs(f, (x,), vectorise)
-    p.check(rng)
-    p.check(rng, args=(-x,))  # other values: other counts of true elements
+    """The primal, forward and reverse programs compiled against catad's reference semantics (at -x:
+    other counts of true elements)."""
+    agree_at_two_points(f, x, -x, vectorise, 13)
 
 
 def test_whole_array_code():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import catad
-from backend_programs import Programs
+from backend_programs import agree_at_two_points
 from located import agrees, outcome, raises_like_python, refused
 
 V = np.array([0.9, -0.4, 0.5, 0.3, 1.7, -1.1])
@@ -83,10 +83,7 @@ def test_as_python(f, x):
 @pytest.mark.parametrize("vectorise", [True, False], ids=["vectorised", "loops"])
 @pytest.mark.parametrize("f, x", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_compiled_programs_agree_with_the_reference(f, x, vectorise):
-    rng = np.random.default_rng(15)
-    p = Programs(f, (x,), vectorise)
-    p.check(rng)
-    p.check(rng, args=(x[::-1].copy() * 1.5,))
+    agree_at_two_points(f, x, x[::-1].copy() * 1.5, vectorise, 15)
 
 
 def element_raises_where_kept(v):
