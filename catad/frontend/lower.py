@@ -30,7 +30,7 @@ from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, and_, any_, is_array, is_undecided, reads_undecided, refuse_item_of_unknown_kind
+from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, and_, any_, is_array, is_undecided, reads_undecided
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
