@@ -206,3 +206,29 @@ def integer_then_mask_then_slice_then_integer(a):
 def test_advanced_axes_first_in_place_too():
     """No slice before the array index: NumPy's axes first are where catad puts them (refused before)."""
     agrees(integer_then_mask_then_slice_then_integer, A4)
+
+
+def assigned_into_a_selection(v):
+    w = v[v > 0.0]
+    w[0] = 5.0
+    return np.sum(w * v[:len(w)]) + np.sum(v)
+
+
+def augmented_into_a_gather(v):
+    w = v[np.array([2, 0])]
+    w += 1.0
+    return np.sum(w ** 2) + np.sum(v ** 2)
+
+
+def rows_selected_then_assigned(m):
+    w = m[m[:, 0] > 0.0]
+    w[:, 0] = 0.0
+    return np.sum(w * 2.0) + np.sum(m)
+
+
+@pytest.mark.parametrize("f, x", [(assigned_into_a_selection, V), (augmented_into_a_gather, V),
+                                  (rows_selected_then_assigned, M.T)], ids=lambda a: getattr(a, "__name__", ""))
+def test_a_selection_is_a_copy(f, x):
+    """Indexing by a mask or an integer array copies (NumPy's advanced indexing): the name given it
+    owns it, and assigning into it is supported (it was refused as a possible alias)."""
+    agrees(f, x)

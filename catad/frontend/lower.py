@@ -103,6 +103,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.hidden, self.trees = parent.hidden, parent.trees
             self.zero_d, self.zero_d_names = parent.zero_d, parent.zero_d_names
             self.undecided_states = parent.undecided_states
+            self.copies = parent.copies
             return
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
@@ -111,6 +112,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.lists: dict[int, Term] = {}
         # terms holding a read-only view (sliding_window_view's): assigning into one is refused
         self.views: dict[int, Term] = {}
+        # the subscripts (syntax nodes) that index with an integer array or a mask: NumPy's result
+        # is a copy, which a name assigned it owns (updates.py)
+        self.copies: set[int] = set()
         # Float, Int or Bool terms holding an array of no axes (np.where and np.select of numbers
         # give one, not a number): x += 1 changes it in place, as it changes an array, which every
         # other name for it sees (s = x), so it is refused unless x owns it (updates.py)

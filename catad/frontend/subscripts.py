@@ -244,6 +244,8 @@ class Subscripts:
 
     def _array_items(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         loc = self.loc(node)
+        if any(item[0] in ("take", "mask") for item in lowered):
+            self.copies.add(id(node))
         if any(item[0] == "mask" for item in lowered):
             return self.masked(base, lowered, node)
         takes = [k for k, item in enumerate(lowered) if item[0] in ("take", "nonzero")]

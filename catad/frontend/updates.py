@@ -90,6 +90,8 @@ class Updates:
     def _fresh(self, value: ast.expr, name: str) -> bool:
         if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List, ast.Dict)):
             return True  # arithmetic makes a new array, a display or comprehension a new list or dict
+        if isinstance(value, ast.Subscript):  # indexing by an integer array or a mask copies
+            return id(value) in self.copies
         if not isinstance(value, ast.Call):
             return False
         f = value.func
