@@ -718,7 +718,12 @@ def h_where(lw, obj, node, args, kwargs):
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
     if scalar_of(ts[0].type) in (Int, Float):  # a number's truth: nonzero (NaN too)
         ts[0] = truth(lw, ts[0], loc)
-    f = lambda c, a, b: lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
+
+    def f(c, a, b):
+        if (a.type == Bool) != (b.type == Bool) and {a.type, b.type} < {Bool, Int, Float}:
+            # NumPy's result type of a bool and a number is the number's: True is 1 (1.0)
+            a, b = [lw.b.numeric(x, y.type, loc) if x.type == Bool else x for x, y in ((a, b), (b, a))]
+        return lw.b.if_(c, a, b, loc, "np.where() chooses between a {a} and a {b}; give them one type")
 
     def chosen(*xs):
         return lw.b.elementwise(f, list(xs), loc, "np.where") if any(is_array(x) for x in xs) else f(*xs)
