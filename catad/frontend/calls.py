@@ -20,7 +20,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets, may_fail
+from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, linalg, special_calls
@@ -537,6 +537,8 @@ def h_abs(lw, obj, node, args, kwargs):
     if obj is builtins.abs:
         lw.refuse_lists(node, [t], "abs()")
     floats = obj is math.fabs or obj is np.fabs  # fabs always gives a Float
+    if scalar_of(t.type) == Bool and obj is not math.fabs:
+        return _abs_of_bools(lw, obj, t, node)
     if is_array(t) and obj is math.fabs:
         lw.fail(node, "math.fabs", "math.fabs() takes a scalar, got an array", CatadTypeError, "use np.abs")
     f = lambda x: prim("abs", lw.b.to_float(x, loc) if floats else x, loc=loc)
@@ -545,6 +547,24 @@ def h_abs(lw, obj, node, args, kwargs):
     out = f(t)
     got = lw.py_when(t) if obj is builtins.abs else None  # abs of Python's number is Python's
     return out if got is None else lw.as_py(out) if got[0] is TRUE else lw.as_py_when(out, got[0], got[1])
+
+
+def _abs_of_bools(lw, obj, t: Term, node) -> Term:
+    """abs() of Python's bool is its int (abs(True) is 1); of NumPy's bools (and np.abs of any) the
+    bools themselves (np.abs(np.True_) is np.True_); np.fabs of bools is NumPy's float16, refused."""
+    loc = lw.loc(node)
+    if obj is np.fabs:
+        lw.fail(node, "np.fabs", "np.fabs() of bools is NumPy's float16, which catad does not have", CatadTypeError,
+                "convert them first: np.fabs(b * 1.0)")
+    if obj is builtins.abs and not is_array(t):
+        kind = lw.py_when(t)
+        if kind is not None and kind[0] is not TRUE:
+            lw.fail(node, "abs", "abs() of a bool that is Python's or NumPy's by a test: Python's gives an int, "
+                    "NumPy's a bool", hint="convert it first: abs(int(b))")
+        if kind is not None:
+            return lw.as_py(lw.b.numeric(t, Int, loc))
+    copy = lw.b.elementwise(lambda x: If(x, TRUE, FALSE, loc), [t], loc) if is_array(t) else If(t, TRUE, FALSE, loc)
+    return copy if is_array(t) else lw.as_numpy(copy)
 
 
 def h_float(lw, obj, node, args, kwargs):
