@@ -732,7 +732,7 @@ def h_where(lw, obj, node, args, kwargs):
     """np.where(c, a, b): an elementwise if with broadcasting (the branch not chosen adds nothing to the gradient);
     np.where(c) is np.nonzero(c)."""
     if len(args) == 1 and not kwargs:
-        from .numpy_logic_reductions import h_nonzero  # (which imports this module)
+        from .numpy_selections import h_nonzero  # (which imports this module)
         return h_nonzero(lw, obj, node, args, kwargs)
     _arity(lw, obj, node, args, 3)
     ts, loc = [lw.arg(x) for x in args], lw.loc(node)
@@ -934,6 +934,8 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_elementwise.TABLE
     from . import numpy_logic_reductions  # np.any, np.all, np.nansum, np.nanmax, np.ptp, np.average, ...
     table += numpy_logic_reductions.TABLE
+    from . import numpy_selections  # np.flatnonzero, np.nonzero, np.argwhere, np.extract, np.delete
+    table += numpy_selections.TABLE
     from . import numpy_flips  # np.flip, np.fliplr, np.flipud, np.rot90, np.atleast_1d, np.atleast_2d
     table += numpy_flips.TABLE
     from . import numpy_products  # np.append, np.logspace, np.kron, np.linalg.multi_dot, np.float64

@@ -21,13 +21,13 @@ from __future__ import annotations
 import math
 
 from ..errors import BoundsError, CatadTypeError
-from ..lang.terms import Build, Const, If, Term, Tuple, make_lets
+from ..lang.terms import Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
 from .common import ONE, ZERO, all_, is_array
-from .numpy_arrays import (Failure, _is_none, array_arg, bind_args, builds, count_of, insert_axes, keep_dims,
-                           nonempty_lanes, reduce, static_axes, static_bool, unravel)
+from .numpy_arrays import (Failure, _is_none, bind_args, builds, count_of, insert_axes, keep_dims, nonempty_lanes,
+                           reduce, static_axes, static_bool)
 
 import numpy as np
 
@@ -290,40 +290,7 @@ def _divided(lw, num: Term, scl: Term, loc) -> Term:
     return lw.b.share(count, checked, loc)
 
 
-def nonzero_positions(lw, t: Term, loc) -> Term:
-    """np.flatnonzero(t) of an array: the flat (C-order) positions of its true or nonzero (NaN
-    too) elements, an Int vector whose length is known when the function runs."""
-    mask = t if scalar_of(t.type) == Bool else lw.b.elementwise(lambda x: _nonzero(x, loc), [t], loc)
-    return prim("flatnonzero", mask, loc=loc)
-
-
-def h_nonzero(lw, obj, node, args, kwargs):
-    """np.flatnonzero(a): the flat positions of a's true (nonzero) elements; np.nonzero(a),
-    a.nonzero() and np.where(a) of one argument: the tuple of their indices along each axis
-    (np.unravel_index of those positions). Int vectors, with no derivative."""
-    p = bind_args(lw, obj, node, args, kwargs, ("condition",) if obj is np.where else ("a",))
-    a, loc, name = array_arg(lw, next(iter(p.values())), obj, node), lw.loc(node), display(obj)
-    r = rank(a.type)
-    if r == 0:
-        lw.fail(node, name, f"{name}() of an array of no axes (a number) is not supported: NumPy raises or "
-                "warns", CatadTypeError, hint="write it of a vector: np.atleast_1d(x)")
-    if obj is np.flatnonzero:
-        return nonzero_positions(lw, a, loc)
-
-    def indices(x, nz):
-        sizes = [lw.b.size(x, q, loc) for q in range(r)]
-        if r == 1:
-            return Tuple((nz,), loc)
-        axes = []
-        for q in range(r):
-            k = lw.b.var(Int, loc, "_k")
-            axes.append(Build(lw.b.size(nz, 0, loc), k, unravel(prim("index", k, nz, loc=loc), sizes, loc)[q], loc))
-        return Tuple(tuple(axes), loc)
-    return lw.b.share(a, lambda x: lw.b.share(nonzero_positions(lw, x, loc), lambda nz: indices(x, nz), loc), loc)
-
-
 TABLE = [
-    ((np.flatnonzero, np.nonzero), h_nonzero, ()),
     ((np.any, np.all), h_any, ("axis", "out", "keepdims")),
     ((np.count_nonzero,), h_any, ("axis", "keepdims")),
     ((np.nansum, np.nanmean), h_nansum, ("axis", "dtype", "out", "keepdims")),
