@@ -1,7 +1,7 @@
 """Idioms of real numeric code that trials of catad found refused (round 5): least squares and
 polynomial fits, non-uniform differences, NaN-aware statistics, filters and piecewise models;
 (round 6) dtype casts of masks, arithmetic of masks, tolerance tests and matrix diagonals;
-(round 7) selections by boolean masks, np.nonzero and filtered list comprehensions."""
+(round 7) selections by boolean masks, np.nonzero, np.delete and filtered list comprehensions."""
 from __future__ import annotations
 
 import numpy as np
@@ -147,6 +147,15 @@ def peak_energy(a, t):
     return np.sum(np.array(peaks) ** 2) + len(peaks)
 
 
+# Jackknife estimate of the variance of a ratio estimator, from its leave-one-out values (np.delete
+# of each sample in turn); Efron & Stein, "The jackknife estimate of variance", Ann. Statist. 9
+# (1981) 586, eq. (1.2).
+def jackknife_ratio_variance(x, y):
+    n = len(x)
+    loo = np.array([np.sum(np.delete(y, i)) / np.sum(np.delete(x, i)) for i in range(n)])
+    return (n - 1) / n * np.sum((loo - np.mean(loo)) ** 2)
+
+
 CASES = [
     case(lstsq_trend, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 1, 16))),
     case(polyfit_baseline, lambda rng: (rng.normal(size=12), np.linspace(-1, 1, 12), rng.uniform(0.5, 1.5, size=12)),
@@ -168,4 +177,6 @@ CASES = [
     case(tobit_log_likelihood, lambda rng: (np.array([0.2, 0.8, -0.3]), np.linspace(-1, 1, 20),
                                             np.maximum(rng.normal(size=20) + np.linspace(-1, 1, 20), 0.0))),
     case(peak_energy, lambda rng: (rng.uniform(0.5, 1.5, size=3), np.linspace(0, 10, 60))),
+    case(jackknife_ratio_variance, lambda rng: (rng.uniform(1.0, 2.0, size=12), rng.uniform(0.5, 3.0, size=12)),
+         argnums=(0, 1)),
 ]
