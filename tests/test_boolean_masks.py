@@ -232,3 +232,16 @@ def test_a_selection_is_a_copy(f, x):
     """Indexing by a mask or an integer array copies (NumPy's advanced indexing): the name given it
     owns it, and assigning into it is supported (it was refused as a possible alias)."""
     agrees(f, x)
+
+
+def matrix_mask(m, w):
+    return np.sum(m[w > 0.0] * 2.0) + np.sum(m)
+
+
+@pytest.mark.parametrize("w", [np.zeros((0, 3)), np.zeros((2, 0)), np.zeros((0, 0)), np.zeros((0, 5)),
+                               np.zeros((1, 0))], ids=lambda w: str(w.shape))
+def test_a_mask_of_no_elements_axis_by_axis(w):
+    """NumPy lets an axis of a mask differ from the array's only where the mask's is 0: (0, 5) on a
+    (2, 3) array raises IndexError along axis 1, (1, 0) along axis 0 (catad gave 0.0 for any empty mask)."""
+    if not raises_like_python(outcome(matrix_mask, M, w), matrix_mask, M, w):
+        agrees(matrix_mask, M, w)

@@ -56,15 +56,15 @@ CASES = [(delete_one, V), (delete_several, V), (delete_by_a_mask, V), (delete_a_
          (delete_from_the_raveled, M), (leave_one_out, V), (extract, V), (extract_of_a_matrix, M), (argwhere, M)]
 
 
+@pytest.mark.parametrize("against", ["python", "vectorised", "loops"])
 @pytest.mark.parametrize("f, x", CASES, ids=[f.__name__ for f, _ in CASES])
-def test_as_python(f, x):
-    agrees(f, x)
-
-
-@pytest.mark.parametrize("vectorise", [True, False], ids=["vectorised", "loops"])
-@pytest.mark.parametrize("f, x", CASES, ids=[f.__name__ for f, _ in CASES])
-def test_compiled_programs_agree_with_the_reference(f, x, vectorise):
-    agree_at_two_points(f, x, -x, vectorise, 17)
+def test_against_python_and_the_reference(f, x, against):
+    """The function itself and central differences; the compiled programs (whole-array or loops)
+    against the reference semantics, at x and at -x (other selections)."""
+    if against == "python":
+        agrees(f, x)
+    else:
+        agree_at_two_points(f, x, -x, against == "vectorised", 17)
 
 
 def delete_out_of_range(v):

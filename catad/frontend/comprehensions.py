@@ -85,7 +85,11 @@ class Comprehensions:
             mask = self.b.elementwise(lambda f: prim("ne", f, Const(0, Int), loc=loc), [flags], loc)
             return self.b.share(prim("flatnonzero", mask, loc=loc), picked, loc)
         out = self.b.share_all([kept, values], read, loc)
-        return self.mark_py_items(out) if self.has_py_items(values) else out
+        if self.has_py_items(values):
+            return self.mark_py_items(out)
+        pos = self.py_positions(values)  # (Python's at some places: which are kept, the values say)
+        partly = self.laid_out(values) is MIXED or isinstance(pos, tuple) and any(pos)
+        return self.mark_py_layout(out, MIXED) if partly else out
 
     def count_items(self, gens: list[ast.comprehension], elt: ast.expr) -> Term:
         """sum(elt for gens), elt a count of one item (1 or 0), without the marking of a filtered
@@ -167,6 +171,8 @@ class Comprehensions:
         elif self.py_when(element) is not None:  # Python's or NumPy's by a condition on each element
             return self.as_py_when(out, self.undecided(loc), out.type) if reduce is not None else \
                 self.mark_py_layout(out, MIXED)
+        elif reduce is None and self.is_list(element) and is_array(element):  # a list of lists
+            return self.mark_items(out, [element])
         return out
 
     def _own_lengths(self, element: Term) -> bool:
@@ -190,9 +196,11 @@ class Comprehensions:
         if got is not None and got[0] is TRUE:
             return self.as_py(out)
         empty = prim("eq", size, Const(0, Int), loc=loc)
+        if got is not None and not in_scope(got[0], out):  # Python's or NumPy's element by element:
+            return self.as_py_when(out, self.undecided(loc), out.type)  # Python's where all added are
         if not in_scope(empty, out):  # (its size reads the array it binds)
             return out
-        if got is None or not in_scope(got[0], out):
+        if got is None:
             return self.as_py_when(out, empty, Int, Const(0, Int))
         when, python_type, known = got  # the same for every element: read outside the sum
         if python_type in (Int, Bool):
@@ -221,7 +229,9 @@ class Comprehensions:
                           f"got {body.type}", hint="select rows with a boolean mask: m[m[:, 0] > 0.0]")
             zero = {Float: 0.0, Int: 0, Bool: False}[body.type]  # (never read: its element is not kept)
             raw, body = body, If(c, body, Const(zero, body.type, loc), loc)
-            body = self.as_py(body) if self.is_py(raw) else body  # (Python's 0 where none passes)
+            got = self.py_when(raw)  # (Python's 0 where none passes; where it passes, the element's kind)
+            if got is not None:
+                body = self.as_py(body) if got[0] is TRUE else self.as_py_when(body, got[0], got[1])
         return body
 
     def static_items(self, it: ast.expr, uses: list[ast.AST] = (), target: ast.expr | None = None) -> list | None:
@@ -264,12 +274,13 @@ class Comprehensions:
         loc = self.loc(g.iter)
         names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
         saved = {n: self.env.get(n, _MISSING) for n in names}
-        elems = []
+        elems, raw = [], []  # (raw: the elements as lowered, which carry their marks)
         try:
             for item in items:
                 pieces: list = []
                 self._bind_item(g.target, item, pieces, loc)
-                elems.append(self.assemble(pieces, self._filtered(gens, k, elt, reduce, loc), None))
+                raw.append(self._filtered(gens, k, elt, reduce, loc))
+                elems.append(self.assemble(pieces, raw[-1], None))
         finally:
             for n, v in saved.items():
                 if v is _MISSING:
@@ -281,7 +292,7 @@ class Comprehensions:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
                           "element type)", hint="use np.zeros(0)")
             out = self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
-            return self.mark_py_items(out) if all(self.is_py(e) for e in elems) else out
+            return self.mark_items(out, raw)
         if reduce == "sum":
             out = self.as_py(Const(0, Int, loc))  # Python's 0 + e_0 + ...
             for e in elems:
@@ -328,7 +339,8 @@ class Comprehensions:
             if not is_atom(s):
                 v = self.b.bound(self.b.var(s.type, loc), s)
                 outer.append((v, s))
-                s = self.mark_py_layout(v, self.laid_out(s))  # (see py_layout)
+                # (its items' kinds: by the list's layout, or by position: see py_layout)
+                s = self.mark_py_layout(self.as_list(v) if self.is_list(s) else v, self.py_layout(s))
             atoms.append(s)
         size = self.b.size(atoms[0], 0, loc)
         for a in atoms[1:]:

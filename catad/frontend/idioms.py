@@ -24,7 +24,7 @@ from ..lang.terms import TRUE, Build, Const, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
 from .calls import display
-from .common import both_python, index_chain, is_array, where_python
+from .common import MIXED, both_python, index_chain, is_array, where_python
 from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
 
 
@@ -110,7 +110,10 @@ def h_sorted(lw, obj, node, args, kwargs):
                              "domain")
             return make_lets(chk, out)
         return lw.b.share(nans, checked, loc)
-    return lw.as_list(lw.b.share(v, body, loc))
+    out = lw.as_list(lw.b.share(v, body, loc))
+    # the items in another order: all Python's (or NumPy's) still, else of a kind by their values
+    kind = lw.item_kind(v) if lw.is_list(v) else "numpy"
+    return lw.mark_py_items(out) if kind == "py" else out if kind == "numpy" else lw.mark_py_layout(out, MIXED)
 
 
 def _is_nan(lw, e: Term, loc) -> Term:

@@ -89,17 +89,18 @@ class Indexing:
 
     def mask_checks(self, dims: list[Dim], mask: Term, axis: int, loc: Loc | None) -> list[tuple]:
         """The checks that the boolean mask (an atom) has the shape dims of the axes it indexes,
-        from `axis` on (NumPy's IndexError where not: a mask is never broadcast), or no elements
-        at all (NumPy's exception: such a mask selects nothing, whatever the axes' lengths). None
-        where its shape is proven; otherwise the sizes are not known equal after them."""
+        from `axis` on (NumPy's IndexError where not: a mask is never broadcast), each axis of it
+        the axis's length or 0 (NumPy's exception: a mask of no elements selects nothing, whatever
+        those axes' lengths). None where its shape is proven; otherwise the sizes are not known
+        equal after them."""
         mdims = self.shape(mask)
         if all(self.shapes.same(d, md) for d, md in zip(dims, mdims)):
             return []
-        empty = prim("eq", self.count(mask, loc), ZERO, loc=loc)
         binds = []
         for j, (d, md) in enumerate(zip(dims, mdims)):
             if not self.shapes.same(d, md):
-                binds += self.check(or_(prim("eq", d.size, md.size, loc=loc), empty), (d.size, md.size), loc,
+                ok = or_(prim("eq", d.size, md.size, loc=loc), prim("eq", md.size, ZERO, loc=loc))
+                binds += self.check(ok, (d.size, md.size), loc,
                                     "index", f"boolean index did not match indexed array along axis {axis + j}; size "
                                     "of axis is {0} but size of corresponding boolean axis is {1}", "bounds")
         return binds

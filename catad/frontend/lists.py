@@ -161,12 +161,13 @@ class Lists:
         numbers where they do (max([x for e in v] + [0.5]) is Python's 0.5 for an empty v)."""
         out = self._concatenated(a, b, node)
         wa, wb = self.py_positions(a), self.py_positions(b)
-        if wa is not None and wb is not None and is_array(out):
-            if all_py(wa) and all_py(wb):
-                self.mark_py_positions(out, "all")
-            elif isinstance(wa, tuple) and isinstance(wb, tuple):
-                self.mark_py_positions(out, wa + wb)
-        elif is_array(out):  # a length known only at run time: Python's numbers by their place
+        if not is_array(out):
+            return out
+        if wa is not None and wb is not None and all_py(wa) and all_py(wb):
+            self.mark_py_positions(out, "all")
+        elif isinstance(wa, tuple) and isinstance(wb, tuple):
+            self.mark_py_positions(out, wa + wb)
+        else:  # a length known only at run time: Python's numbers by their place
             self.mark_py_layout(out, joined_layout(self.py_layout(a), self.py_layout(b)))
         return out
 
@@ -262,20 +263,29 @@ class Lists:
             for e in items:
                 self._write(name, cur, e, node, pieces)
             return
+        appended = items  # (their marks: a list bound to a variable is no longer known as one)
         if not isinstance(items, Term):
             items = [self.bind_temp(e, pieces, loc) for e in items]
         new = self._joined(cur, items, node)
         if is_array(new) and not isinstance(items, Term):
-            self._mark_appended(cur, new, items)
+            self._mark_appended(cur, new, appended)
         self.bind(name, new, pieces, loc)
 
     def _mark_appended(self, cur, new: Term, items: list) -> None:
         """new, cur with items appended, marked where it holds Python's numbers: by position where
         cur's are known (an empty list's, a display's), as a whole where every item of cur is."""
-        mine = tuple(self.is_py(x) for x in items)  # (an int held as a float too: subscripts.list_of)
-        if any(self.py_when(x) is not None and not py for x, py in zip(items, mine)):
-            self.mark_py_layout(new, MIXED)  # an item Python's or NumPy's by a condition: refused where read
+        kinds = [self.item_kind(x) for x in items]
+        if any(self.is_list(x) and is_array(x) for x in items):  # rows: the list's marked as a whole
+            every = set(kinds) | (set() if isinstance(cur, EmptyList) else {self.item_kind(cur)})
+            if every == {"py"}:
+                self.mark_py_items(new)
+            elif every != {"numpy"}:
+                self.mark_py_layout(new, MIXED)
             return
+        if "either" in kinds:
+            self.mark_py_layout(new, MIXED)  # (its items read as of a kind catad cannot tell)
+            return
+        mine = tuple(k == "py" for k in kinds)  # (an int held as a float too: subscripts.list_of)
         got = ((),) if isinstance(cur, EmptyList) else self.py_items_of(cur)
         if got is None:
             self.mark_py_layout(new, joined_layout(self.py_layout(cur), (mine, None, ())))
@@ -376,13 +386,7 @@ class Lists:
         if join_types(elem, e.type) != elem:
             self.fail(node, "list.append", f"a {e.type} is appended to the list {name!r} of {elem}s, whose type "
                       "catad takes from the loop's first lowering", CatadTypeError, "append values of one type")
-        g.py = g.py and self.is_py(e)  # (an int held as a float too: subscripts.list_of)
-        if self.is_py(e):
-            g.some_py = True
-        elif self.py_when(e) is None:
-            g.some_numpy = True
-        else:
-            g.either = True
+        self._note_kind(g, e)
         e = self.bind_temp(self.b.coerce(e, elem, loc), pieces, loc)
         checks = self._fits(e, buf, node) if is_array(e) else []
         k = self.b.var(Int, loc, "_k")
@@ -409,6 +413,19 @@ class Lists:
             return make_lets(self.b.check(prim("lt", ZERO, n, loc=loc), (), loc, what, message), v)
         return self.as_list(self.b.share(t, body, loc))
 
+    def _note_kind(self, g: Growing, e: Term) -> None:
+        kind = self.item_kind(e)  # (an int held as a float too: subscripts.list_of)
+        g.py = g.py and kind == "py"
+        g.some_py, g.some_numpy = g.some_py or kind == "py", g.some_numpy or kind == "numpy"
+        g.either = g.either or kind == "either"
+
+    def _mark_grown(self, g: Growing, value: Term) -> Term:
+        """value, the elements of the growing list g (so far, or after the loop), marked: all
+        Python's, or by the layout of what it held before the loop and the kinds appended."""
+        if g.py:
+            return self.mark_py_items(value)
+        return self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
+
     def list_value(self, name: str, v: ListState, node: ast.AST) -> Term:
         """A list read as a value: a growing one's elements written so far (buf[:count])."""
         if isinstance(v, EmptyList):
@@ -425,7 +442,7 @@ class Lists:
             return self.list_of(list(v.elems), node)
         loc = self.loc(node)
         buf, count = self.env[v.buf], self.env[v.count]
-        return self.as_list(self.b.subscript(buf, [("slice", None, count)], loc))
+        return self._mark_grown(v, self.as_list(self.b.subscript(buf, [("slice", None, count)], loc)))
 
     def grown_lists(self, s: ast.For) -> list[str]:
         """The lists s's body grows from one iteration to the next (not those it makes anew)."""
@@ -463,8 +480,10 @@ class Lists:
                                       pieces, loc)
             keys = ("\0" + n + "_buf", "\0" + n + "_count")
             entries += [(keys[0], buf), (keys[1], count)]
-            self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
-                                  layout=((), None, ()) if initial is None else self.py_layout(initial))
+            g = self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
+                                      layout=((), None, ()) if initial is None else self.py_layout(initial))
+            for e in recorders[n].elems:  # (the probe's: what the body appends, known before it is read)
+                self._note_kind(g, e)
         return entries, exact
 
     def _appends(self, stmts: list[ast.stmt], name: str) -> tuple[int, bool]:
@@ -571,10 +590,7 @@ class Lists:
             g = self.env[n]
             buf, count = self.env[g.buf], self.env[g.count]
             value = buf if exact[n] else self.b.subscript(buf, [("slice", None, count)], loc)
-            if g.py:
-                self.mark_py_items(value)
-            else:  # (unmarked, its numbers would be taken to be NumPy's)
-                self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
+            self._mark_grown(g, value)  # (unmarked, its numbers would be taken to be NumPy's)
             self.bind(n, self.as_list(value), pieces, loc)
             self.env[OWNED] = self.owned() | {n}
 

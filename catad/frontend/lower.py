@@ -409,6 +409,40 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         got = self.py_items.get(id(t))
         return (got[1],) if got is not None and got[0] is t else None
 
+    def item_kind(self, t: Term) -> str:
+        """What an item of a list is: "py" (one of Python's numbers, or a list of only them),
+        "numpy" (NumPy's, an array, or a list of only NumPy's), or "either" (Python's or NumPy's
+        by a test, or a list holding both kinds)."""
+        if self.is_list(t) and is_array(t):
+            if self.has_py_items(t):
+                return "py"
+            if self.laid_out(t) is not None:
+                return "either"
+            pos = self.py_positions(t)
+            return "either" if isinstance(pos, tuple) and any(pos) else "numpy"
+        if self.is_py(t):
+            return "py"
+        return "numpy" if is_array(t) or self.py_when(t) is None else "either"
+
+    def mark_items(self, out: Term, items: list) -> Term:
+        """out, the list of items (a display, an unrolled comprehension), marked where they are
+        Python's numbers: by position; MIXED where an item is Python's or NumPy's by a test; of
+        lists (rows), as a whole where every row holds only Python's, MIXED where rows hold both
+        kinds (their items read as of a kind catad cannot tell)."""
+        kinds = [self.item_kind(t) for t in items]
+        if "either" in kinds:
+            return self.mark_py_layout(out, MIXED)
+        if any(self.is_list(t) and is_array(t) for t in items):  # rows: marked as a whole
+            return self.mark_py_items(out) if set(kinds) == {"py"} else \
+                out if set(kinds) == {"numpy"} else self.mark_py_layout(out, MIXED)
+        return self.mark_py_items(out, tuple(k == "py" for k in kinds))
+
+    def mark_row(self, row: Term, t: Term) -> Term:
+        """row, an item of the list of lists t, marked as t's items are: all Python's, or MIXED."""
+        if self.has_py_items(t):
+            return self.mark_py_items(row)
+        return self.mark_py_layout(row, MIXED) if self.laid_out(t) is MIXED else row
+
     def py_positions(self, t: Term):
         """Where list t holds Python's numbers: a tuple of bools by position; "all" where every
         item is one, however many; None where not known (or t is no list)."""
@@ -476,7 +510,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.mark_py_positions(t, head + tail)
         if all(head) and all(tail) and middle:
             return self.mark_py_positions(t, "all")
-        if any(head) or any(tail):
+        if any(head) or any(tail) or middle:  # (unmarked, every item would be taken for NumPy's)
             self.py_layouts[id(t)] = (t, layout)
         return t
 
@@ -485,7 +519,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         i), for a list t marked by mark_py_layout and an index i in its bounds, i >= 0 (an atom,
         t too); None for a list not so marked; an undecided mark's Bool for a MIXED one (whose
         items' kinds are at places known only at run time)."""
-        layout = self.laid_out(t)
+        layout = self.py_layout(t)  # (by position, known or from the ends, or as a whole)
         if layout is None:
             return None
         if layout is MIXED:  # Python's or NumPy's, which catad cannot tell: what reads the kind is refused

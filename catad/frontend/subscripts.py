@@ -99,6 +99,8 @@ class Subscripts:
             laid_out = self.laid_out(base)
             if laid_out is not None and self.is_list(base) and rank(out.type) == rank(base.type):
                 self.mark_py_layout(out, _sliced_layout(laid_out, items))
+            elif self.is_list(base) and rank(out.type) < rank(base.type):  # a row of a list of lists
+                self.mark_row(out, base)
             return out
         if not self.is_list(base):
             return self.as_numpy(out)
@@ -400,7 +402,13 @@ class Subscripts:
         """a list display: an array when its values make one (as np.array would), else a Python list of values."""
         if flat_display(node):
             return self.list_of([self.str_or_expr(e) for e in node.elts], node)
-        return self.as_list(self.display(node))
+        leaves = self._display_leaves(node)
+        out, numbers = self.as_list(self._nested(leaves, node)), _flattened(leaves)
+        if all(self.is_py(t) for t in numbers):  # (a list of lists: its rows read as lists, mark_row)
+            return self.mark_py_items(out)
+        if any(self.py_when(t) is not None for t in numbers):
+            return self.mark_py_layout(out, MIXED)
+        return out
 
     def list_of(self, items: list[Term], node: ast.List) -> Term:
         """The list display node of items (lowered): an array when they make one."""
@@ -413,10 +421,7 @@ class Subscripts:
         # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); so is an int beside
         # floats ([x, 2][1] / 0 raises too), held as a float: Python's int 2 is read as its float
         # 2.0, of the same value (2 // 3 is 0, 2.0 // 3 is 0.0), whose errors are the same (ZeroDivisionError)
-        which = tuple(self.is_py(t) for t in items)
-        if any(self.py_when(t) is not None and not py for t, py in zip(items, which)):
-            return self.mark_py_layout(out, MIXED)  # an item Python's or NumPy's by a condition: refused where read
-        return self.mark_py_items(out, which)
+        return self.mark_items(out, items)
 
     def same_shapes(self, items: list) -> bool:
         """Whether the arrays among items are provably of one shape (scalars are)."""
@@ -431,12 +436,10 @@ class Subscripts:
 
     def display(self, node: ast.List | ast.Tuple) -> Term:
         """[a, b, c] (also inside np.array): a vector; nested displays of one length: a matrix."""
-        leaves = self._display_leaves(node)
-        flat, stack = [], [leaves]
-        while stack:
-            for x in stack.pop():
-                (stack if isinstance(x, list) else flat).append(x)
-        floats = any(scalar_of(t.type) == Float for t in flat)
+        return self._nested(self._display_leaves(node), node)
+
+    def _nested(self, leaves: list, node: ast.AST) -> Term:
+        floats = any(scalar_of(t.type) == Float for t in _flattened(leaves))
         return self._display_build(leaves, floats, node)
 
     def _display_leaves(self, node: ast.List | ast.Tuple) -> list:
@@ -478,6 +481,15 @@ class Subscripts:
             binds += self.b.check(all_(conds), (), loc, "np.array", "setting an array element with a sequence. The "
                                   f"requested array has an inhomogeneous shape after {k + 1} dimensions.", "shape")
         return binds
+
+
+def _flattened(leaves: list) -> list:
+    """The numbers of nested lists of them."""
+    flat, stack = [], [leaves]
+    while stack:
+        for x in stack.pop():
+            (stack if isinstance(x, list) else flat).append(x)
+    return flat
 
 
 def flat_display(node: ast.AST) -> bool:

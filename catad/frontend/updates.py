@@ -25,7 +25,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, make_
 from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import ONE, ZERO, all_py, and_, index_chain, is_array, or_
+from .common import MIXED, ONE, ZERO, all_py, and_, index_chain, is_array, or_
 from .shapes import fresh
 from .complexes import Complex
 from .index_updates import assign_indexed
@@ -279,6 +279,7 @@ class Updates:
         index_updates.assign_indexed)."""
         name = target.value.id
         py = self.is_py(value) or self.is_list(value) and self.has_py_items(value)  # (before an Int is made a Float)
+        either = not py and self.py_when(value) is not None  # Python's or NumPy's by a test
         value = self.bind_temp(value, pieces, loc)
         if scalar_of(value.type) == Float and scalar_of(arr.type) == Int:
             self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
@@ -306,23 +307,25 @@ class Updates:
             new = self.updated(arr, items, value, 0, loc, target, shown)
         if self.is_list(arr):  # still a list: + joins, * repeats
             self.as_list(new)
-            self._mark_stored(arr, new, items, py)
+            self._mark_stored(arr, new, items, py, either)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
 
-    def _mark_stored(self, arr: Term, new: Term, items: list, py: bool) -> None:
+    def _mark_stored(self, arr: Term, new: Term, items: list, py: bool, either: bool) -> None:
         """new, the list arr with a value written at items (`py`: one of Python's numbers, or a
-        list of them), marked where it holds Python's numbers, as lists._mark_appended marks: by
-        position where arr's are known and the index is, as a whole where every item is."""
-        pos = self.py_positions(arr)
-        if pos is None:
-            return
+        list of them; `either`: Python's or NumPy's by a test), marked where it holds Python's
+        numbers, as lists._mark_appended marks: by position where arr's are known and the index
+        is, as a whole where every item is, unmarked where none is; otherwise MIXED (its items
+        read at places known only at run time are of a kind catad cannot tell)."""
+        pos, layout = self.py_positions(arr), self.py_layout(arr)
         i = items[0][1] if len(items) == 1 and items[0][0] == "index" else None
-        if isinstance(pos, tuple) and isinstance(i, Const) and -len(pos) <= i.value < len(pos):
+        if not either and isinstance(pos, tuple) and isinstance(i, Const) and -len(pos) <= i.value < len(pos):
             k = int(i.value) % len(pos)
             self.mark_py_positions(new, pos[:k] + (py,) + pos[k + 1:])
-        elif py and all_py(pos):
+        elif not either and py and pos is not None and all_py(pos):
             self.mark_py_positions(new, pos)
+        elif either or layout is not None and (py or layout != ((), False, ())):
+            self.mark_py_layout(new, MIXED)
 
     def _leading_ones_dropped(self, value: Term, k: int, shown, loc: Loc) -> Term:
         """value[0, ..., 0] (k zeros): NumPy writes a value of more axes than the place it goes to
