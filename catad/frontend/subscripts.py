@@ -15,7 +15,7 @@ from ..primitives import prim
 from . import complexes, numpy_arrays
 from .complexes import Complex
 from .common import MIXED, ONE, all_, index_chain, is_array, or_, projections, refuse_item_of_unknown_kind, static_int
-from .shapes import copyable, without_checks
+from .shapes import copyable, in_scope, without_checks
 from ..trees import Tree
 
 
@@ -77,10 +77,14 @@ class Subscripts:
                 return self.keep_marks(made.items[k], make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets],
                                                                 made.items[k]))
             if isinstance(made, Tuple) and made is not base:
-                if self.is_py(made.items[k]):
+                src = made.items[k]
+                got = self.py_when(src)
+                if self.is_py(src):
                     self.as_py(item)
-                elif self.is_numpy(made.items[k]):
+                elif self.is_numpy(src):
                     self.as_numpy(item)
+                elif got is not None:  # Python's where a test holds (read where the item is, or undecided)
+                    self.as_py_when(item, got[0] if in_scope(got[0], base) else self.undecided(loc), got[1])
             return self.with_tree(item, self.item_tree(base, k))
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
