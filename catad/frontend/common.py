@@ -151,6 +151,7 @@ class ListArg:
     Lowerer.py_items_of gives it) and `layout` (as Lowerer.laid_out gives it) say."""
     py_items: tuple | None = None
     layout: Any = None
+    zero_d: bool = False  # holding an array of no axes among its items (Lowerer.holds_zero_d)
 
 
 def refuse_item_of_unknown_kind(loc, hint: str):
@@ -196,7 +197,8 @@ def joined_flags(a, b):
     if isinstance(a, ListArg) != isinstance(b, ListArg):
         raise ListAndArray
     if isinstance(a, ListArg):
-        return ListArg(None, MIXED) if _holds_py(a) or _holds_py(b) else ListArg()
+        zero_d = a.zero_d or b.zero_d
+        return ListArg(None, MIXED, zero_d) if _holds_py(a) or _holds_py(b) else ListArg(zero_d=zero_d)
     if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
         return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
     known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}

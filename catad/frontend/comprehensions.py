@@ -84,7 +84,7 @@ class Comprehensions:
                              loc)
             mask = self.b.elementwise(lambda f: prim("ne", f, Const(0, Int), loc=loc), [flags], loc)
             return self.b.share(prim("flatnonzero", mask, loc=loc), picked, loc)
-        out = self.b.share_all([kept, values], read, loc)
+        out = self.mark_zero_d_items(self.b.share_all([kept, values], read, loc), values)
         if self.has_py_items(values):
             return self.mark_py_items(out)
         pos = self.py_positions(values)  # (Python's at some places: which are kept, the values say)
@@ -164,6 +164,8 @@ class Comprehensions:
         out = make_lets(self.b.place(frame.checks), out)  # bounds checked once, before the elements
         for v, t in reversed(outer):
             out = Let(v, t, out, loc)
+        if reduce is None:
+            self.mark_zero_d_items(out, element)
         if reduce == "sum":
             self._mark_sum(out, element, size, loc)
         elif self.is_py(element):  # max and min give one of the elements; a list holds them

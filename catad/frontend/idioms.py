@@ -110,7 +110,7 @@ def h_sorted(lw, obj, node, args, kwargs):
                              "domain")
             return make_lets(chk, out)
         return lw.b.share(nans, checked, loc)
-    out = lw.as_list(lw.b.share(v, body, loc))
+    out = lw.mark_zero_d_items(lw.as_list(lw.b.share(v, body, loc)), v)
     # the items in another order: all Python's (or NumPy's) still, else of a kind by their values
     kind = lw.item_kind(v) if lw.is_list(v) else "numpy"
     return lw.mark_py_items(out) if kind == "py" else out if kind == "numpy" else lw.mark_py_layout(out, MIXED)

@@ -62,6 +62,7 @@ class Growing(ListState):
         # the py_layout of what it held before the loop, and the kinds of the numbers appended:
         # some Python's, some NumPy's, some either by a condition (of each iteration's values)
         self.layout, self.some_py, self.some_numpy, self.either = layout, False, False, False
+        self.zero_d = False  # an array of no axes among its items (Lowerer.holds_zero_d)
 
     def appended_layout(self):
         """The py_layout of the elements appended (of a count known at run time)."""
@@ -163,6 +164,7 @@ class Lists:
         wa, wb = self.py_positions(a), self.py_positions(b)
         if not is_array(out):
             return out
+        self.mark_zero_d_items(out, a, b)
         if wa is not None and wb is not None and all_py(wa) and all_py(wb):
             self.mark_py_positions(out, "all")
         elif isinstance(wa, tuple) and isinstance(wb, tuple):
@@ -208,7 +210,7 @@ class Lists:
             i = self.b.var(Int, loc, "_i")
             total = prim("mul", If(prim("lt", c, ZERO, loc=loc), ZERO, c, loc), n, loc=loc)
             return Build(total, i, prim("index", prim("mod", i, n, loc=loc), x, loc=loc), loc)
-        out = self.as_list(self.b.share_all([xs, k], body, loc))
+        out = self.mark_zero_d_items(self.as_list(self.b.share_all([xs, k], body, loc)), xs)
         if where is None and self.laid_out(xs) is not None or mixed and times is None:
             return self.mark_py_layout(out, MIXED)  # (its items' kinds at places known only at run time)
         if where == "all" or isinstance(where, tuple) and where and all(where):
@@ -274,6 +276,7 @@ class Lists:
     def _mark_appended(self, cur, new: Term, items: list) -> None:
         """new, cur with items appended, marked where it holds Python's numbers: by position where
         cur's are known (an empty list's, a display's), as a whole where every item of cur is."""
+        self.mark_zero_d_items(new, *items, *([] if isinstance(cur, EmptyList) else [cur]))
         kinds = [self.item_kind(x) for x in items]
         if any(self.is_list(x) and is_array(x) for x in items):  # rows: the list's marked as a whole
             every = set(kinds) | (set() if isinstance(cur, EmptyList) else {self.item_kind(cur)})
@@ -415,6 +418,7 @@ class Lists:
 
     def _note_kind(self, g: Growing, e: Term) -> None:
         kind = self.item_kind(e)  # (an int held as a float too: subscripts.list_of)
+        g.zero_d = g.zero_d or self.is_zero_d(e) or self.holds_zero_d(e)
         g.py = g.py and kind == "py"
         g.some_py, g.some_numpy = g.some_py or kind == "py", g.some_numpy or kind == "numpy"
         g.either = g.either or kind == "either"
@@ -422,6 +426,8 @@ class Lists:
     def _mark_grown(self, g: Growing, value: Term) -> Term:
         """value, the elements of the growing list g (so far, or after the loop), marked: all
         Python's, or by the layout of what it held before the loop and the kinds appended."""
+        if g.zero_d:
+            self.mark_zero_d_items(value)
         if g.py:
             return self.mark_py_items(value)
         return self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
@@ -482,6 +488,7 @@ class Lists:
             entries += [(keys[0], buf), (keys[1], count)]
             g = self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
                                       layout=((), None, ()) if initial is None else self.py_layout(initial))
+            g.zero_d = initial is not None and self.holds_zero_d(initial)
             for e in recorders[n].elems:  # (the probe's: what the body appends, known before it is read)
                 self._note_kind(g, e)
         return entries, exact

@@ -103,7 +103,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.hidden, self.trees = parent.hidden, parent.trees
             self.zero_d, self.zero_d_names = parent.zero_d, parent.zero_d_names
             self.undecided_states = parent.undecided_states
-            self.copies = parent.copies
+            self.copies, self.zero_d_lists = parent.copies, parent.zero_d_lists
             return
         self.names = Names(src.identifiers)
         self.b = Builder(self.names)
@@ -115,6 +115,9 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # the subscripts (syntax nodes) that index with an integer array or a mask: NumPy's result
         # is a copy, which a name assigned it owns (updates.py)
         self.copies: set[int] = set()
+        # lists holding an array of no axes (np.where's of numbers) among their items: an item read
+        # from one may be such an array (round() of it raises TypeError in Python), so it is marked one
+        self.zero_d_lists: dict[int, Term] = {}
         # Float, Int or Bool terms holding an array of no axes (np.where and np.select of numbers
         # give one, not a number): x += 1 changes it in place, as it changes an array, which every
         # other name for it sees (s = x), so it is refused unless x owns it (updates.py)
@@ -237,7 +240,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             flags = tuple(self.python_flags(x, conditions) for x in t.items)
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
-            return ListArg(self.py_items_of(t), self.laid_out(t))
+            return ListArg(self.py_items_of(t), self.laid_out(t), self.holds_zero_d(t))
         got = self.py_when(t)
         if got is None:
             return ZERO_D if self.is_zero_d(t) else False
@@ -258,6 +261,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         if got is not None:
             self.mark_py_items(new, *got)
         self.mark_py_layout(new, self.laid_out(old))
+        self.mark_zero_d_items(new, old)
         return self.keep_py(old, new)
 
     def flagged(self, t: Term, flags, loc: Loc | None, where: list | None = None) -> Term:
@@ -271,6 +275,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.with_tree(Tuple(items, loc), self.tree(t))
         if isinstance(flags, ListArg):
             self.as_list(t)
+            if flags.zero_d:
+                self.mark_zero_d_items(t)
             if flags.py_items is not None:
                 self.mark_py_items(t, *flags.py_items)
             return self.mark_py_layout(t, flags.layout)
@@ -294,6 +300,16 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def is_zero_d(self, t) -> bool:
         return self.zero_d.get(id(t)) is t
+
+    def mark_zero_d_items(self, t: Term, *sources) -> Term:
+        """t, a list, marked as holding arrays of no axes where any of sources is one or a list
+        holding one (no sources: t holds them)."""
+        if not sources or any(self.is_zero_d(x) or self.holds_zero_d(x) for x in sources):
+            self.zero_d_lists[id(t)] = t
+        return t
+
+    def holds_zero_d(self, t) -> bool:
+        return self.zero_d_lists.get(id(t)) is t
 
     def is_readonly(self, t) -> bool:
         return self.views.get(id(t)) is t
@@ -429,6 +445,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         Python's numbers: by position; MIXED where an item is Python's or NumPy's by a test; of
         lists (rows), as a whole where every row holds only Python's, MIXED where rows hold both
         kinds (their items read as of a kind catad cannot tell)."""
+        self.mark_zero_d_items(out, *items)
         kinds = [self.item_kind(t) for t in items]
         if "either" in kinds:
             return self.mark_py_layout(out, MIXED)
@@ -439,6 +456,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def mark_row(self, row: Term, t: Term) -> Term:
         """row, an item of the list of lists t, marked as t's items are: all Python's, or MIXED."""
+        self.mark_zero_d_items(row, t)
         if self.has_py_items(t):
             return self.mark_py_items(row)
         return self.mark_py_layout(row, MIXED) if self.laid_out(t) is MIXED else row
@@ -543,6 +561,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         (py_item_where: for a list whose Python numbers are known by their place only)."""
         if is_array(out):
             return out
+        if self.holds_zero_d(t):
+            self.as_zero_d(out)
         when = self.py_item_where(t, i, loc)
         if when is None or when is FALSE_:
             return out
@@ -557,7 +577,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         True for another list (its items may be Python's), False for a NumPy array."""
         if not self.is_list(t):
             return False
-        return "py" if self.has_py_items(t) else True
+        return "py" if self.has_py_items(t) and not self.holds_zero_d(t) else True
 
     def py_item(self, t, k: int) -> bool:
         """Whether t[k] (k known while compiling) of a list t is one of Python's numbers."""

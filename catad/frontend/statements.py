@@ -443,6 +443,8 @@ class Statements:
     def keep_zero_d(self, old, new: Term) -> None:
         if self.is_zero_d(old):
             self.as_zero_d(new)
+        if self.holds_zero_d(old):  # (a list holding one)
+            self.mark_zero_d_items(new)
 
     def items_bound(self, t: Tuple, pieces: list, loc: Loc) -> Tuple:
         """A tuple display with each item that is not an atom bound to a name of its own (as a

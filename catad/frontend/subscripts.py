@@ -101,6 +101,8 @@ class Subscripts:
         # where every item is)
         if is_array(out):
             laid_out = self.laid_out(base)
+            if self.is_list(base) and rank(out.type) == rank(base.type):  # a slice
+                self.mark_zero_d_items(out, base)
             if laid_out is not None and self.is_list(base) and rank(out.type) == rank(base.type):
                 self.mark_py_layout(out, _sliced_layout(laid_out, items))
             elif self.is_list(base) and rank(out.type) < rank(base.type):  # a row of a list of lists
@@ -108,6 +110,8 @@ class Subscripts:
             return out
         if not self.is_list(base):
             return self.as_numpy(out)
+        if self.holds_zero_d(base):  # (an item that may be an array of no axes)
+            self.as_zero_d(out)
         k = _static_index(items)
         if self.has_py_items(base) or k is not None and self.py_item(base, k):
             return self.as_py(out)
@@ -408,6 +412,7 @@ class Subscripts:
             return self.list_of([self.str_or_expr(e) for e in node.elts], node)
         leaves = self._display_leaves(node)
         out, numbers = self.as_list(self._nested(leaves, node)), _flattened(leaves)
+        self.mark_zero_d_items(out, *numbers)
         if all(self.is_py(t) for t in numbers):  # (a list of lists: its rows read as lists, mark_row)
             return self.mark_py_items(out)
         if any(self.py_when(t) is not None for t in numbers):

@@ -307,6 +307,7 @@ class Updates:
             new = self.updated(arr, items, value, 0, loc, target, shown)
         if self.is_list(arr):  # still a list: + joins, * repeats
             self.as_list(new)
+            self.mark_zero_d_items(new, arr, value)
             self._mark_stored(arr, new, items, py, either)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
