@@ -4,6 +4,8 @@ read back was taken for a number: round() gave a value (fuzzer seed 3245058, als
 before this session). Now an item of such a list (a display, a comprehension, appends, an item
 assigned, a helper's returned list) may be such an array: round() of it is refused, as round() of
 np.where's result itself is. Each function is called itself."""
+import math
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,27 @@ def arithmetic_of_the_items(x, v):
 
 def test_other_uses_of_the_items():
     agrees(arithmetic_of_the_items, 2.1, np.array([-0.393, 2.396]))
+
+
+# An array of no axes on one branch of a conditional expression (fuzzer seed 3251967): math.trunc
+# or round() of the result raises TypeError where that branch is taken; catad gave a number.
+
+def truncated(a):
+    return math.trunc(a) * 2.0
+
+
+def either_branch_truncated(x, v):
+    return truncated(np.sum(v) ** 2 if x <= v[-1] else np.where(v[0] > 0, x, x))
+
+
+def either_branch_rounded(x, v):
+    a = np.sum(v) ** 2 if x <= v[-1] else np.where(v[0] > 0, x, x)
+    return round(a) * x
+
+
+@pytest.mark.parametrize("f", [either_branch_truncated, either_branch_rounded], ids=lambda f: f.__name__)
+def test_one_branch_s_array_of_no_axes(f):
+    v = np.array([1.0, -1.0])
+    assert outcome(f, 0.0, v)[0] is TypeError
+    with pytest.raises(catad.CatadError, match="array of no axes"):
+        catad.value_and_grad(f)(0.0, v)

@@ -721,7 +721,9 @@ class Expressions:
         t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "
                                                 "and {b}; give them one type")
         if self.is_list(a) or self.is_list(b):
-            return self.as_list(t)
+            return self.mark_zero_d_items(self.as_list(t), a, b)
+        if self.is_zero_d(a) or self.is_zero_d(b):  # an array of no axes on one branch: taken for one
+            self.as_zero_d(t)  # (round() of it raises TypeError there: refused)
         return self.mark_chosen(t, c, a, b)
 
     def x_Call(self, node: ast.Call) -> Term:
