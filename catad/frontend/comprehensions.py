@@ -24,6 +24,7 @@ from .common import MIXED, ONE, is_array, or_
 from .freenames import NOT_STATIC
 from .loops import ENUMERATE_ZIP, iteration_fn, unreversed
 from .shapes import fresh, in_scope, simple
+from .numpy_selections import nonzero_positions
 from .subscripts import DictKey
 
 _MISSING = object()
@@ -82,8 +83,7 @@ class Comprehensions:
                 k = self.b.var(Int, loc, "_k")
                 return Build(self.b.size(nz, 0, loc), k, prim("index", prim("index", k, nz, loc=loc), vals, loc=loc),
                              loc)
-            mask = self.b.elementwise(lambda f: prim("ne", f, Const(0, Int), loc=loc), [flags], loc)
-            return self.b.share(prim("flatnonzero", mask, loc=loc), picked, loc)
+            return self.b.share(nonzero_positions(self, flags, loc), picked, loc)
         out = self.mark_zero_d_items(self.b.share_all([kept, values], read, loc), values)
         if self.has_py_items(values):
             return self.mark_py_items(out)

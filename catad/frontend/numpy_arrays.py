@@ -420,6 +420,13 @@ def _flat_index(ix: tuple, sz: tuple, loc) -> Term:
     return out
 
 
+def raveled(lw, t: Term, loc) -> Term:
+    """np.ravel(t): a number a vector of one."""
+    if not is_array(t):
+        return Build(Const(1, Int), lw.b.var(Int, loc, "_i"), t, loc)
+    return t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel)
+
+
 def reshape(lw, t: Term, dims: list[Term], loc, obj, shown_reversed: bool = False) -> Term:
     """t with the shape dims (one may be the constant -1: what the size leaves), read in C
     order; NumPy's error when the sizes disagree (naming dims reversed: an F-order reshape's)."""

@@ -27,7 +27,7 @@ from ..lang.types import Bool, Float, Int, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
 from .common import index_chain, is_array
-from .numpy_arrays import (_is_none, _same_rank, array_arg, bind_args, concatenate, h_linspace, reshape,
+from .numpy_arrays import (_is_none, _same_rank, array_arg, bind_args, concatenate, h_linspace, raveled, reshape,
                            static_axes, Failure)
 
 import numpy as np
@@ -54,7 +54,7 @@ def h_append(lw, obj, node, args, kwargs):
     elif len(kinds) > 1:
         lw.fail(node, "np.append", "np.append() of Bools and numbers is not supported", CatadTypeError)
     if _is_none(p.get("axis")):
-        ts = [_raveled(lw, t, loc) for t in ts]
+        ts = [raveled(lw, t, loc) for t in ts]
         return lw.b.share_all(ts, lambda a, b: concatenate(lw, [a, b], 0, loc, "np.append"), loc)
     # NumPy's checks in its order: a 0-d arr, the axis against arr's rank, then the ranks
     r = rank(ts[0].type) if is_array(ts[0]) else 0
@@ -70,13 +70,6 @@ def h_append(lw, obj, node, args, kwargs):
     if bad:
         return bad.term(lw, never)
     return lw.b.share_all(ts, lambda a, b: concatenate(lw, [a, b], axes[0], loc, "np.append"), loc)
-
-
-def _raveled(lw, t: Term, loc) -> Term:
-    """np.ravel(t): a number a vector of one."""
-    if not is_array(t):
-        return Build(Const(1, Int), lw.b.var(Int, loc, "_i"), t, loc)
-    return t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, np.ravel)
 
 
 def h_logspace(lw, obj, node, args, kwargs):

@@ -21,7 +21,7 @@ from ..lang.types import Bool, Int, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
 from .common import ZERO
-from .numpy_arrays import Failure, array_arg, bind_args, reshape, static_axes, unravel
+from .numpy_arrays import Failure, array_arg, bind_args, builds, raveled, static_axes, unravel
 from .numpy_logic_reductions import _nonzero
 
 
@@ -81,10 +81,6 @@ def h_argwhere(lw, obj, node, args, kwargs):
     return lw.b.share(a, lambda x: lw.b.share(nonzero_positions(lw, x, loc), lambda nz: rows(x, nz), loc), loc)
 
 
-def _raveled(lw, t: Term, loc, obj) -> Term:
-    return t if rank(t.type) == 1 else reshape(lw, t, [Const(-1, Int)], loc, obj)
-
-
 def h_extract(lw, obj, node, args, kwargs):
     """np.extract(condition, arr): np.compress(np.ravel(condition), np.ravel(arr)), the elements of
     arr at the positions where condition is true (a condition longer than arr is NumPy's
@@ -92,8 +88,8 @@ def h_extract(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("condition", "arr"), 2)
     c, a = _array_of_axes(lw, obj, node, p["condition"]), _array_of_axes(lw, obj, node, p["arr"])
     loc = lw.loc(node)
-    positions = nonzero_positions(lw, _raveled(lw, c, loc, obj), loc)
-    return lw.b.subscript(_raveled(lw, a, loc, obj), [("take", positions)], loc)
+    positions = nonzero_positions(lw, raveled(lw, c, loc), loc)
+    return lw.b.subscript(raveled(lw, a, loc), [("take", positions)], loc)
 
 
 def h_delete(lw, obj, node, args, kwargs):
@@ -109,7 +105,7 @@ def h_delete(lw, obj, node, args, kwargs):
     if isinstance(axes, Failure):
         return axes.term(lw, vec_of(scalar_of(a.type), rank(a.type)))
     if axes is None:
-        a, axis = _raveled(lw, a, loc, obj), 0
+        a, axis = raveled(lw, a, loc), 0
     elif len(axes) != 1:
         lw.fail(node, name, "axis of np.delete() must be one int", CatadTypeError)
     else:
@@ -124,10 +120,10 @@ def h_delete(lw, obj, node, args, kwargs):
         k = lw.b.var(Int, loc, "_j")
         if ob.type == Int:  # (checked as an index of x's axis, and wrapped)
             wrapped = lw.b.subscript(Build(n, k, k, loc), [("index", ob)], loc)
-            keep = lw.b.share(wrapped, lambda w: _kept(lw, n, lambda j: prim("ne", j, w, loc=loc), loc), loc)
+            keep = lw.b.share(wrapped, lambda w: builds(lw, [n], lambda j: prim("ne", j, w, loc=loc), loc), loc)
         elif scalar_of(ob.type) == Int:
             wrapped = lw.b.subscript(Build(n, k, k, loc), [("take", ob)], loc)
-            keep = lw.b.share(wrapped, lambda w: _kept(lw, n, lambda j: _none_equal(lw, j, w, loc), loc), loc)
+            keep = lw.b.share(wrapped, lambda w: builds(lw, [n], lambda j: _none_equal(lw, j, w, loc), loc), loc)
         else:
             chk = lw.b.check(prim("eq", lw.b.size(ob, 0, loc), n, loc=loc), (n,), loc, name,
                              "boolean array argument obj to delete must be one dimensional and match the axis "
@@ -135,11 +131,6 @@ def h_delete(lw, obj, node, args, kwargs):
             keep = make_lets(chk, lw.b.elementwise(lambda m: prim("not", m, loc=loc), [ob], loc))
         return lw.masked(x, [("slice", None, None)] * axis + [("mask", keep)], node)
     return lw.b.share_all([a, o], body, loc)
-
-
-def _kept(lw, n: Term, test, loc) -> Term:
-    j = lw.b.var(Int, loc, "_j")
-    return Build(n, j, test(j), loc)
 
 
 def _none_equal(lw, j: Term, w: Term, loc) -> Term:
