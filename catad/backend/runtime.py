@@ -96,10 +96,32 @@ def each(name: str, *xs):
 
 
 def power(a, b):
+    """The primitive pow: C's pow elementwise (Python's ** of floats, NumPy's scalars'). NumPy's power
+    ufunc is that but where its loop reads one exponent for many elements (a scalar, a broadcast
+    view), which it computes as np.sqrt where that exponent is 0.5: nan at -inf and -0.0 at -0.0,
+    where pow gives inf and 0.0; those are put right here, whatever the layout."""
     ints = np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu"
     if ints and np.all(np.asarray(b) >= 0):
         return np.power(a, b)
-    return np.power(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))[()]
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    r = np.power(a, b)
+    half = b == 0.5
+    if half.any():
+        r = np.where(half, np.where(a == -np.inf, np.inf, r + 0.0), r)  # (-0.0 + 0.0 is 0.0)
+    return r[()]
+
+
+def np_power(a, b):
+    """The primitive np_pow: NumPy's power ufunc of one exponent for many elements, np.sqrt where it
+    is 0.5. In a vectorised loop each lane may have an exponent of its own, which np.power may
+    take as many (computing pow): the lanes whose exponent is 0.5 are made np.sqrt's here."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    r = np.power(a, b)
+    if b.ndim:
+        half = b == 0.5
+        if half.any():
+            r = np.where(half, np.sqrt(a), r)
+    return r[()]
 
 
 def first_max(a, b):

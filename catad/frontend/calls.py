@@ -622,7 +622,7 @@ def h_pow(lw, obj, node, args, kwargs):
         return _math_pow(lw, lw.b.to_float(a, lw.loc(node)), lw.b.to_float(b, lw.loc(node)), lw.loc(node))
     if obj is np.power:  # NumPy's, of any numbers (np.power(0.0, -1.0) is inf)
         a, b = lw.numpy_operand(a), lw.numpy_operand(b)
-    return lw.binop(ast.Pow(), a, b, node)
+    return lw.binop(ast.Pow(), a, b, node, ufunc=obj is np.power)
 
 
 def _math_pow(lw, a: Term, b: Term, loc) -> Term:

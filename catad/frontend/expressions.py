@@ -21,7 +21,7 @@ from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from . import calls, complexes, int_range, numpy_arrays
+from . import calls, complexes, int_range, numpy_arrays, numpy_power
 from .complexes import Complex
 from .common import and_, both_python, is_array, or_, static_bool, where_python
 from .freenames import NOT_STATIC, Static
@@ -205,7 +205,9 @@ class Expressions:
         does); complex values' + - * / ** by complexes.py."""
         return self.binop(node.op, self.value(node.left), self.value(node.right), node)
 
-    def binop(self, op: ast.operator, a: Term | Complex, b: Term | Complex, node: ast.AST) -> Term | Complex:
+    def binop(self, op: ast.operator, a: Term | Complex, b: Term | Complex, node: ast.AST,
+              ufunc: bool = False) -> Term | Complex:
+        """a op b; `ufunc`: by NumPy's ufunc (np.power) where both are numbers too."""
         if isinstance(a, Complex) or isinstance(b, Complex):
             return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
@@ -259,6 +261,10 @@ class Expressions:
                                         "+ - * / // % ** @, and & | ^ of Bools")
         if name == "pow" and (is_array(a) or is_array(b)) and scalar_of(a.type) == Int and scalar_of(b.type) == Int:
             return self.b.elementwise(lambda x, y: self.int_power(x, y, loc), [a, b], loc, "**")
+        if name == "pow" and scalar_of(b.type) == Float and (
+                ufunc or is_array(a) or is_array(b) or self.is_zero_d(a) or self.is_zero_d(b)):
+            out = numpy_power.ufunc_power(self, a, b, loc)  # (an array of no axes: NumPy's ufunc too)
+            return out if is_array(out) else self.as_numpy(out)
         f = lambda x, y: self.b.arith(name, x, y, loc)
         if is_array(a) or is_array(b):
             return self.b.elementwise(f, [a, b], loc, _SYMBOLS[type(op)])
@@ -378,7 +384,8 @@ class Expressions:
         if y.type == Float and not (isinstance(y, Const) and float(y.value).is_integer() or
                                     isinstance(x, Const) and x.value >= 0):
             fractional = prim("ne", yf, prim("floor", yf, loc=loc), loc=loc)
-            binds += self.b.check(where_python(when, prim("not", and_(prim("lt", xf, zero, loc=loc), fractional), loc=loc),
+            negative = and_(prim("lt", xf, zero, loc=loc), prim("ne", xf, Const(-math.inf, Float), loc=loc))  # (-inf ** 0.5 is inf)
+            binds += self.b.check(where_python(when, prim("not", and_(negative, fractional), loc=loc),
                                          loc), (xf, yf),
                                   loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
                                   "(np.power gives nan there; abs(x) ** y is real)", "domain")

@@ -262,6 +262,7 @@ _FORMS: dict[str, Callable[..., tuple]] = {
     "pow": lambda x, y: (sympy.Piecewise((0, sympy.Eq(y, 0)), (y * x ** (y - 1), True)),
                          sympy.Piecewise((0, sympy.Eq(x ** y, 0)), (x ** y * sympy.log(x), True))),
 }
+_FORMS["np_pow"] = _FORMS["pow"]  # (pow but at -inf and -0.0 of the exponent 0.5, where its partials are inf)
 
 
 @functools.lru_cache(maxsize=None)

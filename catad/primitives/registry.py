@@ -254,8 +254,8 @@ def _lgamma(x):
 def _pow(a, b):
     if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and b >= 0:
         return int(a) ** int(b)
-    with np.errstate(all="ignore"):
-        return float(np.power(np.float64(a), np.float64(b)))
+    with np.errstate(all="ignore"):  # NumPy's scalars' **: C's pow (np.power would be np_pow)
+        return float(np.float64(a) ** np.float64(b))
 
 
 def _first_max(a, b):  # Python's max(a, b): a unless b > a (ties and NaNs give a)
@@ -452,6 +452,12 @@ register(Primitive("pow", t_num_binary, _pow, (math.pow, builtins.pow, np.power)
                    nondiff_note="on Floats the partials are y * x**(y-1) and x**y * log(x) as IEEE "
                                 "computes them (so the exponent partial is nan or -inf for x <= 0, where log(x) "
                                 "is); a constant exponent has no partial"))
+register(Primitive("np_pow", t_float_binary, _f(np.power), (), sympy=lambda x, y: x ** y, arity=2,
+                   vector='np_power({0}, {1})',
+                   doc="a ** b as NumPy's power ufunc computes it for an exponent that is one value for the whole "
+                       "result (a scalar): np.sqrt(a) where b is 0.5 (nan at -inf, -0.0 at -0.0, where pow gives "
+                       "inf and 0.0), pow elsewhere",
+                   nondiff_note="pow's partials"))
 register(Primitive("neg", t_num_unary, lambda a: -a, (np.negative,), sympy=lambda x: -x,
                    infix="-", vector='(-{0})', doc="-a"))
 register(Primitive("abs", t_num_unary, _num(abs), (builtins.abs, math.fabs, np.abs, np.fabs),

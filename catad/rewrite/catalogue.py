@@ -608,7 +608,7 @@ rule("mul-zero", GS, "x * 0 = 0 where x is a finite constant", "x * 0.0", "0.0",
      "the other factor is a finite constant")(lambda b: fconst(b["args"][0].value * b["args"][1].value))
 
 _FOLDABLE = {"add", "sub", "mul", "div", "neg", "sin", "cos", "exp", "log", "sqrt", "tanh", "to_float",
-             "lt", "le", "gt", "ge", "eq", "ne", "not", "pow", "abs", "max", "min", "floordiv", "mod"}
+             "lt", "le", "gt", "ge", "eq", "ne", "not", "pow", "np_pow", "abs", "max", "min", "floordiv", "mod"}
 
 
 @rule("const-fold", GS, "evaluation: p(c1, ..., ck) = the value of p at constants", "p(c1, ..., ck)", "c",
