@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import catad
+from located import hessian_by_differences
 
 
 def zero_to_the(y):
@@ -61,3 +62,20 @@ def test_elsewhere_unchanged(x, y):
     gx, gy = catad.grad(power, argnums=(0, 1))(x, y)
     assert gx == pytest.approx(y * x ** (y - 1), rel=1e-14)
     assert gy == pytest.approx(x ** y * np.log(x), rel=1e-14)
+
+
+def self_power(x):
+    return (x + 1.0) ** x
+
+
+def powers(v):
+    return np.sum(v[:2] ** v[2:])
+
+
+@pytest.mark.parametrize("x", [0.0, 0.5])
+def test_second_derivatives_at_a_zero_exponent(x):
+    """d/dy of the base's partial y * x ** (y - 1) is 1/x at y = 0, where the partial is 0: a
+    constant 0 there made catad's Hessian of (x + 1) ** x at 0 half what it is (fuzzer seed 3261000)."""
+    assert catad.hessian(self_power)(x) == pytest.approx(hessian_by_differences(self_power, (x,), 0), rel=1e-6)
+    v = np.array([2.0, 0.5, 0.0, x])
+    np.testing.assert_allclose(catad.hessian(powers)(v), hessian_by_differences(powers, (v,), 0), rtol=1e-6, atol=1e-6)

@@ -16,7 +16,7 @@ import pytest
 import sympy
 
 from catad.lang.evaluate import eval_term
-from catad.lang.terms import Call, Const, If, Let, Var, fconst, iconst
+from catad.lang.terms import TRUE, Call, Const, If, Let, Var, fconst, iconst
 from catad.lang.types import Bool, Float, Int
 from catad.primitives import PRIMITIVES, prim
 from catad.primitives import derivatives
@@ -248,8 +248,12 @@ def test_floordiv_sign_have_no_partials_and_mod_at_a_jump():
 def test_pow_partials():
     x, y = Var("x", Float), Var("y", Float)
     dx, dy = partials("pow", (x, y))
-    # 0 where pow is constant in the argument (x ** 0 is 1; 0 ** y is 0 for y > 0), else the formula
-    assert dx == If(prim("eq", y, fconst(0.0)), fconst(0.0), prim("mul", y, prim("pow", x, prim("sub", y, fconst(1.0)))))
+    # 0 where pow is constant in the argument (x ** 0 is 1; 0 ** y is 0 for y > 0) and the formula
+    # is 0 * inf (x ** -1 overflows), else the formula (0 at y = 0 too: its derivative is pow's second)
+    small = prim("lt", prim("abs", x), fconst(2.0 ** -1022))
+    assert dx == If(If(prim("eq", y, fconst(0.0)), small, prim("not", TRUE)), fconst(0.0),
+                    prim("mul", y, prim("pow", x, prim("sub", y, fconst(1.0)))))
+    assert [eval_term(dx, {x: a, y: 0.0}) for a in (0.0, 1e-320, 2.0, -1.5, math.inf)] == [0.0] * 5
     assert isinstance(dy, Let) and dy.rhs == prim("pow", x, y)
     assert dy.body == If(prim("eq", dy.var, fconst(0.0)), fconst(0.0), prim("mul", dy.var, prim("log", x)))
     assert eval_term(dx, {x: 0.0, y: 0.0}) == 0.0 and eval_term(dy, {x: 0.0, y: 2.0}) == 0.0

@@ -257,9 +257,14 @@ def _clean(d: sympy.Expr) -> sympy.Expr:
 
 # Hand-chosen forms (equal to the SymPy derivative; checked when first derived).
 # pow's partials are 0 where the function is constant in that argument: x**0 is 1 for every x
-# (0 * inf at x = 0 otherwise), and where x**y is 0 (x = 0, y > 0) it is 0 near y too (0 * -inf)
+# (0 * inf at x = 0 otherwise), and where x**y is 0 (x = 0, y > 0) it is 0 near y too (0 * -inf).
+# The first is taken to be 0 only where y * x**(y-1) would be 0 * inf (x is 0 or below the least
+# normal float, whose reciprocal overflows): elsewhere at y = 0 that formula is 0 itself, and its
+# own derivative there is pow's second (d/dy of it is 1/x: a constant 0 for all x made the
+# Hessian of (x + 1) ** x at 0 half what it is).
 _FORMS: dict[str, Callable[..., tuple]] = {
-    "pow": lambda x, y: (sympy.Piecewise((0, sympy.Eq(y, 0)), (y * x ** (y - 1), True)),
+    "pow": lambda x, y: (sympy.Piecewise((0, sympy.Eq(y, 0) & (sympy.Abs(x) < sympy.Float(2.0 ** -1022))),
+                                         (y * x ** (y - 1), True)),
                          sympy.Piecewise((0, sympy.Eq(x ** y, 0)), (x ** y * sympy.log(x), True))),
 }
 _FORMS["np_pow"] = _FORMS["pow"]  # (pow but at -inf and -0.0 of the exponent 0.5, where its partials are inf)
