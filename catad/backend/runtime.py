@@ -105,9 +105,13 @@ def power(a, b):
         return np.power(a, b)
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     r = np.power(a, b)
-    half = b == 0.5
-    if half.any():
-        r = np.where(half, np.where(a == -np.inf, np.inf, r + 0.0), r)  # (-0.0 + 0.0 is 0.0)
+    if b.ndim == 0:
+        if float(b) == 0.5:
+            r = np.where(a == -np.inf, np.inf, r + 0.0)  # (-0.0 + 0.0 is 0.0)
+    else:
+        half = b == 0.5
+        if half.any():
+            r = np.where(half, np.where(a == -np.inf, np.inf, r + 0.0), r)
     return r[()]
 
 
