@@ -69,7 +69,7 @@ def _materialize(x: Any, like: Any) -> Any:
         x = S.densify(x)
         if x is S.ZERO:  # (a list of zero tangents, a loop's, densifies to ZERO)
             return np.zeros(like.shape)
-        dense = np.asarray(x, dtype=np.float64)
+        dense = _no_rows_sum(np.asarray(x, dtype=np.float64), like)
         if dense.size != like.size:
             raise _wrong_size(f"of shape {dense.shape} for a value of shape {like.shape}")
         return dense.reshape(like.shape)
@@ -80,10 +80,22 @@ def _materialize(x: Any, like: Any) -> Any:
     return float(x)
 
 
+def _no_rows_sum(x: Any, like: Any) -> Any:
+    """x, but where it is the sum of no rows (zeros of shape (1, ...): lang.evaluate.no_rows, a
+    loop that ran no iteration) for a value of more elements, zeros of the value's shape, as that
+    sum broadcasts to any row's shape."""
+    if isinstance(like, tuple):
+        return tuple(_no_rows_sum(p, q) for p, q in zip(x, like)) if isinstance(x, tuple) else x
+    if isinstance(x, np.ndarray) and isinstance(like, np.ndarray) and x.size == 1 != like.size and \
+            x.ndim == like.ndim and not x.any():
+        return np.zeros(like.shape)
+    return x
+
+
 def _flatten(x: Any, like: Any) -> np.ndarray:
     """S.flatten(x, like), refused where catad computed a tangent of another size than its value's."""
     try:
-        return S.flatten(x, like)
+        return S.flatten(_no_rows_sum(x, like), like)
     except ValueError as e:  # (the reshape to the value's size)
         raise _wrong_size(f"of another size than its value's ({e})") from None
 
