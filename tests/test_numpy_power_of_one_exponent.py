@@ -151,3 +151,13 @@ def test_gradients_of_a_scalar_exponent(p):
 
 def test_gradients_of_exponents_in_a_loop():
     agrees(sum_of_powers_by_loop, np.array([0.5, 2.0, 3.0]), np.array([0.5, 1.5, 0.5]), argnums=(0, 1))
+
+
+def named_as_the_runtime(v, p):
+    np_power = v * 2.0
+    power = np_power + 1.0
+    return np.sum(power ** p) + np.sum(np_power ** p) + np.sum(v[0] ** p)
+
+
+def test_names_of_the_runtime_are_the_functions_own():
+    agrees(named_as_the_runtime, np.array([0.5, 2.0, 3.0]), 0.5, argnums=(0, 1))
