@@ -161,3 +161,18 @@ def named_as_the_runtime(v, p):
 
 def test_names_of_the_runtime_are_the_functions_own():
     agrees(named_as_the_runtime, np.array([0.5, 2.0, 3.0]), 0.5, argnums=(0, 1))
+
+
+def of_infinite_and_nan_exponents(x, a):
+    return (x * 0.0) ** -a, (x * -0.0) ** -a, (x * -2.5) ** (a - a)
+
+
+def test_pythons_powers_of_an_infinite_or_nan_exponent():
+    """Python's 0.0 ** -inf is inf and (-2.5) ** nan is nan: catad raised ZeroDivisionError and
+    refused the latter as a complex number."""
+    check(of_infinite_and_nan_exponents, 1.0, math.inf)
+
+
+def test_pythons_zero_to_a_negative_power_raises():
+    with pytest.raises(ZeroDivisionError, match="negative power"):
+        catad.grad(lambda x, a: (x * 0.0) ** -a, argnums=0)(1.0, 2.0)

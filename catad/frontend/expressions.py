@@ -378,13 +378,15 @@ class Expressions:
         zero = Const(0.0, Float)
         binds = []
         if not (isinstance(y, Const) and y.value >= 0 or isinstance(x, Const) and x.value != 0):
-            binds += self.b.check(where_python(when, prim("not", and_(prim("eq", xf, zero, loc=loc),
-                                                                  prim("lt", yf, zero, loc=loc)), loc=loc), loc),
+            negative = and_(prim("lt", yf, zero, loc=loc), prim("ne", yf, Const(-math.inf, Float), loc=loc))
+            binds += self.b.check(where_python(when, prim("not", and_(prim("eq", xf, zero, loc=loc), negative),
+                                                      loc=loc), loc),  # (0.0 ** -inf is inf)
                                   (), loc, "**", "0.0 cannot be raised to a negative power", "zerodiv")
         if y.type == Float and not (isinstance(y, Const) and float(y.value).is_integer() or
                                     isinstance(x, Const) and x.value >= 0):
-            fractional = prim("ne", yf, prim("floor", yf, loc=loc), loc=loc)
-            negative = and_(prim("lt", xf, zero, loc=loc), prim("ne", xf, Const(-math.inf, Float), loc=loc))  # (-inf ** 0.5 is inf)
+            fractional = and_(prim("ne", yf, prim("floor", yf, loc=loc), loc=loc), prim("eq", yf, yf, loc=loc))
+            # (-inf ** 0.5 is inf, -2.0 ** nan is nan)
+            negative = and_(prim("lt", xf, zero, loc=loc), prim("ne", xf, Const(-math.inf, Float), loc=loc))
             binds += self.b.check(where_python(when, prim("not", and_(negative, fractional), loc=loc),
                                          loc), (xf, yf),
                                   loc, "**", "({0}) ** {1} is a complex number in Python; catad computes real numbers "
