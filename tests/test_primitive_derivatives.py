@@ -48,7 +48,7 @@ DOMAINS: dict[str, list[tuple]] = {
     "logaddexp2": [(-5, 5), (-5, 5)], "hypot": [(-5, 5), (-5, 5)], "cabs": [(-5, 5), (-5, 5)],
     "betaln": [(0.2, 10), (0.2, 10)],
     "i0e": [(-40, 40)], "i1e": [(-40, 40)],
-    "gamma": [(0.2, 6)], "beta": [(0.2, 5), (0.2, 5)], "erfinv": [(-0.9, 0.9)], "ndtri": [(0.05, 0.95)],
+    "gamma": [(0.2, 6)], "math_gamma": [(0.2, 6)], "beta": [(0.2, 5), (0.2, 5)], "erfinv": [(-0.9, 0.9)], "ndtri": [(0.05, 0.95)],
     "floor": [(-5, 5)], "ceil": [(-5, 5)], "trunc": [(-5, 5)], "rint": [(-5, 5)], "fmod": [(-5, 5), (0.5, 3)],
     "round_digits": [(-5, 5), (1.5, 1.5)],  # (n is an integral Float: int(n) is 1 on either side)
 }

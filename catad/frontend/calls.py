@@ -251,11 +251,12 @@ _MATH_DOMAINS = {
     math.tan: (lambda x: ("eq", ("abs", x), math.inf), math.inf),
     # a pole: an integer x <= 0 (|x - floor(x)| + max(x, 0) is 0 there only)
     math.lgamma: (lambda x: ("le", ("add", ("abs", ("sub", x, ("floor", x))), ("max", x, 0.0)), 0.0), 0.0),
+    math.gamma: (lambda x: and_(prim("le", x, Const(0.0, Float)), prim("eq", x, prim("floor", x))), 0.0),  # -inf too
 }
 
 
 # and OverflowError where NumPy's give inf: a finite x whose result is not
-_MATH_RANGES = {math.exp: 1000.0, math.expm1: 1000.0, math.sinh: 1000.0, math.cosh: 1000.0}
+_MATH_RANGES = {math.exp: 1000.0, math.expm1: 1000.0, math.sinh: 1000.0, math.cosh: 1000.0, math.gamma: 1000.0}
 _BIGGEST = Const(float(np.finfo(np.float64).max), Float)
 
 
@@ -272,14 +273,19 @@ def _in_range(lw, fn, pname: str, t: Term, node: ast.Call) -> Term:
     loc = lw.loc(node)
 
     def body(x):
-        def checked(r):
-            finite_x = prim("le", prim("abs", x, loc=loc), _BIGGEST, loc=loc)
-            overflow = and_(prim("gt", prim("abs", r, loc=loc), _BIGGEST, loc=loc), finite_x)
-            return make_lets(lw.b.check(prim("not", overflow, loc=loc), (), loc, display(fn),
-                                        _math_message(fn, _MATH_RANGES[fn]), "range"), r)
         x = x if scalar_of(x.type) == Float else lw.b.scalar("to_float", [x], loc)
-        return lw.b.share(lw.b.scalar(pname, [x], loc), checked, loc)
+        return _ranged(lw, fn, x, lw.b.scalar(pname, [x], loc), loc)
     return lw.b.share(t, body, loc)
+
+
+def _ranged(lw, fn, x: Term, r: Term, loc) -> Term:
+    """r = fn(x) of an atom x, checked not to overflow where x is finite (Python's OverflowError)."""
+    def checked(r):
+        finite_x = prim("le", prim("abs", x, loc=loc), _BIGGEST, loc=loc)
+        overflow = and_(prim("gt", prim("abs", r, loc=loc), _BIGGEST, loc=loc), finite_x)
+        return make_lets(lw.b.check(prim("not", overflow, loc=loc), (), loc, display(fn),
+                                    _math_message(fn, _MATH_RANGES[fn]), "range"), r)
+    return lw.b.share(r, checked, loc)
 
 
 def _outside(test, loc) -> Term:
@@ -297,8 +303,9 @@ def _in_domain(lw, fn, pname: str, t: Term, node: ast.Call) -> Term:
     def body(x):
         x = x if scalar_of(x.type) == Float else lw.b.scalar("to_float", [x], loc)
         cond = prim("not", _outside(outside(x), loc), loc=loc)
+        r = lw.b.scalar(pname, [x], loc)
         return make_lets(lw.b.check(cond, (), loc, display(fn), _math_message(fn, bad), "domain"),
-                         lw.b.scalar(pname, [x], loc))
+                         _ranged(lw, fn, x, r, loc) if fn in _MATH_RANGES else r)
     return lw.b.share(t, body, loc)
 
 

@@ -258,6 +258,13 @@ def _pow(a, b):
         return float(np.float64(a) ** np.float64(b))
 
 
+def _math_gamma(x):
+    try:
+        return math.gamma(x)
+    except (ValueError, OverflowError):
+        return S.gamma(x)
+
+
 def _first_max(a, b):  # Python's max(a, b): a unless b > a (ties and NaNs give a)
     return b if b > a else a
 
@@ -360,6 +367,10 @@ _SPECIAL_UNARY = [
     ("i1e", S.I1e, S.i1e, (), (_SP + "i1e",), None, "exp(-|x|) I1(x) (the derivative of i0e is i1e - sign(x) i0e)"),
     ("gamma", sympy.gamma, S.gamma, (), (_SP + "gamma",), None,
      "Gamma(x) as scipy.special.gamma (inf at +0, -inf at -0, nan at the negative integers)"),
+    ("math_gamma", sympy.gamma, _math_gamma, (math.gamma,), (), None,
+     "Gamma(x) as Python's math.gamma computes it (to the last bit, and below the least normal float where "
+     "scipy.special.gamma gives 0); scipy's value at the poles and where it overflows, where the front end "
+     "raises Python's ValueError and OverflowError"),
     ("erfinv", sympy.erfinv, S.erfinv, (), (_SP + "erfinv",), None,
      "the inverse of erf on (-1, 1) (+-inf at +-1, nan outside); its derivative sqrt(pi)/2 exp(erfinv(x)**2)"),
     ("ndtri", S.Ndtri, S.ndtri, (), (_SP + "ndtri",), None,
