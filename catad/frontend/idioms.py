@@ -1,7 +1,8 @@
 """Small idioms of numeric code, each as Python or NumPy computes it:
 
 * ``divmod(a, b)`` of numbers: ``(a // b, a % b)``, Python's floor division and remainder (which
-  is how Python's divmod defines them, for ints and floats);
+  is how Python's divmod defines them, for ints and floats); of arrays, and ``np.divmod``, NumPy's
+  ``(np.floor_divide(a, b), np.mod(a, b))``, which its divmod equals;
 * ``x.item()``: a number itself; an array's one element (NumPy's ValueError "can only convert an
   array of size 1 to a Python scalar" otherwise);
 * ``sorted(v)``, ``sorted(v, reverse=True)`` of a 1-d array or list of numbers: NumPy's stable
@@ -29,14 +30,18 @@ from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
 
 
 def h_divmod(lw, obj, node, args, kwargs):
-    """divmod(a, b) of numbers: (a // b, a % b), Python's floor division and remainder."""
+    """divmod(a, b) of numbers: (a // b, a % b), Python's floor division and remainder; of arrays,
+    and np.divmod, NumPy's: (np.floor_divide(a, b), np.mod(a, b)), to which it is equal."""
+    name = display(obj)
     if len(args) != 2 or kwargs:
-        lw.fail(node, "divmod", f"divmod expected 2 arguments, got {len(args)}", CatadTypeError)
+        lw.fail(node, name, f"{name} expected 2 arguments, got {len(args)}", CatadTypeError)
     a, b = (lw.arg(x) for x in args)
-    if is_array(a) or is_array(b):
-        lw.fail(node, "divmod", "divmod() of arrays is np.divmod, which catad does not compile",
-                hint="write (a // b, a % b)")
     loc = lw.loc(node)
+    if obj is np.divmod:  # NumPy's, of any numbers (np.divmod(1.0, 0.0) is (inf, nan))
+        a, b = lw.numpy_operand(a), lw.numpy_operand(b)
+    if obj is np.divmod or is_array(a) or is_array(b):
+        return lw.b.share_all([a, b], lambda x, y: Tuple(tuple(lw.binop(op, x, y, node)
+                                                               for op in (ast.FloorDiv(), ast.Mod())), loc), loc)
 
     def both(x, y):
         x, y = lw.keep_py(a, x), lw.keep_py(b, y)  # (a shared atom keeps its operand's mark)
@@ -157,5 +162,5 @@ def h_meshgrid(lw, obj, node, args, kwargs):
     return lw.b.share_all(xs, body, loc)
 
 
-TABLE = [((builtins.divmod,), h_divmod, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
+TABLE = [((builtins.divmod, np.divmod), h_divmod, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
          ((np.meshgrid,), h_meshgrid, ("indexing", "sparse", "copy"))]
