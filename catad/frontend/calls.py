@@ -325,12 +325,16 @@ def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
     loc, name = lw.loc(node), display(obj)
     ts = [lw.arg(a) for a in args]
     arity = PRIMITIVES[pname].arity
+    if obj is math.hypot and len(ts) != 2 and not any(is_array(t) for t in ts):
+        return _hypot(lw, ts, loc)
     if arity is not None and len(ts) != arity and not (obj is math.log and len(ts) == 2):
         lw.fail(node, name, f"{name}() takes {arity} argument(s), got {len(ts)}", CatadTypeError)
     f = lambda *xs: lw.b.scalar(pname, list(xs), loc)
     if obj is math.log and len(ts) == 2 and not any(is_array(t) for t in ts):
         return _log_base(lw, ts, node)
     if not any(is_array(t) for t in ts):
+        if isinstance(obj, types.BuiltinFunctionType) and getattr(obj, "__module__", None) == "math":
+            ts = [lw.b.to_float(t, loc) if t.type == Bool else t for t in ts]  # (math.tanh(True): a float)
         if isinstance(obj, types.BuiltinFunctionType) and obj in _MATH_DOMAINS:
             return _in_domain(lw, obj, pname, ts[0], node)
         if isinstance(obj, types.BuiltinFunctionType) and obj in _MATH_RANGES:
@@ -343,6 +347,17 @@ def _primitive(lw, pname: str, obj: Any, node: ast.Call, args: list) -> Term:
     except CatadTypeError:
         lw.fail(node, name, f"{name}() takes scalars, got an array", CatadTypeError,
                 "use the NumPy function (np.sin, np.exp, ...) for arrays")
+
+
+def _hypot(lw, ts: list, loc) -> Term:
+    """math.hypot(*coordinates) of other than two numbers (Python 3.8's): 0.0 of none, |x| of one,
+    hypot(hypot(x, y), z) of more (Python's is within an ulp of it; inf where any is inf)."""
+    ts = [lw.b.to_float(t, loc) for t in ts]
+    if not ts:
+        return Const(0.0, Float, loc)
+    if len(ts) == 1:
+        return prim("abs", ts[0], loc=loc)
+    return functools.reduce(lambda a, b: prim("hypot", a, b, loc=loc), ts)
 
 
 # ------------------------------------------------------------ handlers: (lw, obj, node, args, kwargs) -> Term
