@@ -697,12 +697,6 @@ def tuple_first_in_loop(x, v):
     return np.sum(w[0])  # ERR
 
 
-def loop_var_after_array(x, v):
-    for e, w in zip(v, v):  # (after `for e in v`: tests/test_maybe_bound.py)
-        x = x + e * w
-    return x + e  # ERR
-
-
 def assigns_loop_var(x, n):
     for i in range(n):  # ERR
         i = i + 1
@@ -769,7 +763,6 @@ V3 = np.array([1.0, 2.0, 3.0])
     (generator_loop, (1.0,), ["generator expression"]),
     (maybe_unbound, (1.0, V3), ["'last'", "may run zero times", "assign it before the loop"]),
     (tuple_first_in_loop, (1.0, V3), ["'w'", "first assigned inside the for loop", "assign it before the loop"]),
-    (loop_var_after_array, (1.0, V3), ["loop variable 'e'"]),
     (assigns_loop_var, (1.0, 3), ["loop variable 'i'", "another name"]),
     (changes_type, (1.0, V3), ["'s'", "Float before the loop", "give it one type"]),
     (step_not_constant, (1.0, 3, 1), ["step of range", "constant"]),

@@ -1153,26 +1153,34 @@ class Loops:
             self.env[n] = _LoopVar(n, self.loc(s).line)
 
     def _last_item_after(self, s: ast.For, src: _Source, targets: list[str], runs: bool, pieces: list) -> bool:
-        """The loop variable of `for e in v` (v a vector or a list of numbers) after the loop: v's last
-        item where the loop ran; where it ran no iteration, it is unbound, and reading it raises
-        Python's UnboundLocalError (a MaybeBound). Not where it was bound before the loop (Python
-        keeps that value: its kind is not joined here), nor of rows, zip or enumerate."""
-        if len(targets) != 1 or src.rows_of is None or src.counts or src.length is None or \
-                not isinstance(src.vec.type, Vec) or src.vec.type.elem not in (Int, Float, Bool):
+        """The loop variables of `for e in v`, `for i, e in enumerate(v)` or `for a, b in zip(v, w)`
+        after the loop: the last item (its count, its elements) where the loop ran; where it ran no
+        iteration they are unbound, and reading one raises Python's UnboundLocalError (a MaybeBound).
+        Not where one was bound before the loop (Python keeps that value: its kind is not joined
+        here), nor a row of a matrix after a loop that may run no iteration."""
+        if src.elem is None or src.length is None or not isinstance(src.vec.type, Vec):
             return False
-        n, loc = targets[0], self.loc(s)
-        if not runs and isinstance(self.env.get(n), Term):
+        loc = self.loc(s)
+        if not runs and any(isinstance(self.env.get(n), Term) for n in targets):
             return False
         k = self.bind_temp(prim("sub", src.length, Const(1, Int, loc), loc=loc), pieces, loc)
         last = src.elem(prim("index", k, src.vec, loc=loc), k)
         if runs:
-            self.bind(n, last, pieces, loc)
+            self.assign(s.target, last, pieces, loc)
             return True
+        if not _numbers(last):
+            return False
         ran = self.bind_temp(prim("gt", src.length, Const(0, Int, loc), loc=loc), pieces, loc)
-        self.bind(n, self.keep_marks(last, If(ran, last, self.placeholder(last, loc), loc)), pieces, loc)
-        self.env[n] = MaybeBound(self.env[n], ran, f"the loop variable {n!r} of the for loop at line {loc.line} is "
-                                 "undefined after the loop where it ran no iteration, which catad checks only where "
-                                 "it is read directly; assign it before the loop")
+
+        def guarded(t):  # (a tuple item by item: each keeps its own kind)
+            if isinstance(t, Tuple):
+                return Tuple(tuple(guarded(x) for x in t.items), t.loc)
+            return self.keep_marks(t, If(ran, t, self.placeholder(t, loc), loc))
+        self.assign(s.target, guarded(last), pieces, loc)
+        for n in targets:
+            self.env[n] = MaybeBound(self.env[n], ran, f"the loop variable {n!r} of the for loop at line {loc.line} "
+                                     "is undefined after the loop where it ran no iteration, which catad checks only "
+                                     "where it is read directly; assign it before the loop")
         return True
 
     def _probe(self, s, src, state, extra, overrides: dict | None = None) -> dict[str, Type]:
@@ -1624,6 +1632,13 @@ class _Lambda:
         self.var, self.body = var, body
 
 
+def _numbers(t: Term) -> bool:
+    """t is a number, or a tuple display of numbers (an item of zip or enumerate)."""
+    if isinstance(t, Tuple):
+        return all(_numbers(x) for x in t.items)
+    return not isinstance(t.type, (Vec, TupleT))
+
+
 def _kind(s: ast.For) -> str:
     """What the user wrote: a for loop, or a while loop lowered as one."""
     return "while loop" if isinstance(getattr(s, _ORIGINAL, s), ast.While) else "for loop"
@@ -1651,5 +1666,7 @@ class _Stale(Unbound):
 class _LoopVar(Unbound):
     def __init__(self, name: str, line: int):
         self.message = (f"the loop variable {name!r} of the for loop at line {line} is read after the loop, "
-                        "which is only supported after a range(...) loop; keep the value you need in a "
-                        "variable assigned in the loop (assigned before the loop too)")
+                        "which is supported after a loop over a range, the numbers of an array or list, zip or "
+                        "enumerate of them (not after a loop over rows that may run no iteration, nor where it "
+                        "was bound before such a loop); keep the value you need in a variable assigned in the "
+                        "loop (assigned before the loop too)")
