@@ -290,8 +290,8 @@ class Statements:
                     self.assign(target, item, pieces, loc)
                 self.note_assignment(s)
                 return
-            if len(s.targets) > 1 or isinstance(value, Term) and _may_raise(value) and any(
-                    isinstance(n, ast.Subscript) for t in s.targets for n in ast.walk(t)):
+            if len(s.targets) > 1 or isinstance(value, Term) and any(
+                    isinstance(n, ast.Subscript) for t in s.targets for n in ast.walk(t)) and _may_raise(value):
                 # (Python evaluates the value before a target's subscript, which may raise too)
                 value = self.bind_temp(value, pieces, loc)
             for target in s.targets:
