@@ -65,12 +65,22 @@ class Updates:
         numbers = plain and bool(names) and all(
             isinstance(self.env.get(n), Term) and isinstance(self.env[n].type, Scalar) and not self.is_zero_d(self.env[n])
             for n in names)
-        # a number is a copy (s = a[1] reads an element): it refers to no array
-        owned = self.owned() - (set() if numbers else self.referenced(s.value))
+        # a number is a copy (s = a[1] reads an element): it refers to no array; and what is written
+        # into an array's elements (a[i] = b[j], m[0] = r) is copied there: a refers to no b
+        copied = numbers or all(self._into_array(t) for t in targets)
+        owned = self.owned() - (set() if copied else self.referenced(s.value))
         owned -= set(names)
         if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value, targets[0].id):
             owned |= {targets[0].id}
         self.env[OWNED] = frozenset(owned)
+
+    def _into_array(self, target: ast.expr) -> bool:
+        """target is a subscript of a name that is an array (not a list or a dict, which would
+        hold what is assigned)."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return False
+        cur = self.env.get(target.value.id)
+        return isinstance(cur, Term) and is_array(cur) and not self.is_list(cur)
 
     def note_references(self, node: ast.AST) -> None:
         """node (a loop's iterable, a returned value) may keep a reference to the arrays it names."""
