@@ -36,3 +36,23 @@ def test_jacobian_vjp_and_hessian_of_no_rows(f):
     assert value == 0.0 and ct[0] == 0.0 and ct[1].shape == (0,)
     np.testing.assert_array_equal(ct[2], np.zeros((1, 3)))
     assert catad.hessian(f, argnums=0)(*args) == 0.0
+
+
+def returns_in_a_loop(x, v, m):
+    out = m[:, -1] * 1.0
+    for i in range(m.shape[0]):
+        out[i] = m[-1, -1] * 2.0
+    for i in range(1, m.shape[0]):
+        out[i] *= np.dot(v, v)
+    for e in out:
+        x = x * (0.5 if int(sum(out)) < 3 else 2.0)
+        return v[1] * x
+    return x
+
+
+@pytest.mark.parametrize("m", [np.array([[-0.023, 1.032]]), np.array([[0.5, 1.0], [2.0, -0.5]])], ids=["one row", "two"])
+def test_the_sum_of_no_rows_beside_an_index_update(m):
+    """The cotangent of v from `return v[1] * x` in a loop (an index update, kept sparse) added to
+    the sum of no rows (the loop over range(1, 1)'s products with v): catad raised its own
+    IndexError making the sum the shape of the no rows' (fuzzer seed 3270123)."""
+    agrees(returns_in_a_loop, 0.671, np.array([0.918, -1.591, 1.651]), m, argnums=(0, 1, 2))
