@@ -2,10 +2,12 @@
 ways (infinities, NaN, signed zeros, poles, overflow): catad's value is the function's own, bit
 for bit (the sign of a zero too), but for an ulp of rounding where catad computes with NumPy's loops
 what Python computes with C's library (tanh, atan2, cosh: the two differ in their last bit), or
-both raise. Each operation is checked on Python's floats, NumPy's scalars and NumPy's arrays. A
+both raise. Each operation is checked on Python's floats, NumPy's scalars and NumPy's arrays, and
+NumPy's reductions on vectors holding NaN, infinities, signed zeros, or nothing. A
 grid like this one found 0.0 ** -inf, (-2.5) ** nan, (-inf) ** 0.5 and np.array ** 0.5 at -inf
 and -0.0 computed otherwise."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -31,7 +33,18 @@ UNARY = ["math.exp", "math.log", "math.sqrt", "math.sin", "math.tan", "math.asin
 # array's length): catad's is the first, np.where(a <= b, a, b) as NumPy's documentation has it
 SIGNED_ZERO_TIES = {"np_maximum", "np_fmin"}
 
+REDUCTIONS = ["np.sum", "np.prod", "np.max", "np.min", "np.mean", "np.std", "np.var", "np.argmax", "np.argmin",
+              "np.median", "np.ptp", "np.nansum", "np.nanmean", "np.cumsum", "np.cumprod", "np.sort",
+              "np.linalg.norm", "np.all", "np.any", "np.count_nonzero", "np.logaddexp.reduce", "np.diff",
+              "np.average", "np.nan_to_num", "np.nanmax", "np.nanmin", "np.maximum.accumulate"]
+# (NumPy's nanmax, nanmin and maximum.accumulate choose between -0.0 and 0.0 as its loops happen to)
+ZERO_TIES = {"np.nanmax", "np.nanmin", "np.maximum.accumulate"}
+VECTORS = [[1.0, math.nan, 2.0], [math.inf, -math.inf, 1.0], [-0.0, 0.0], [0.0, -0.0], [-0.0], [math.nan],
+           [math.inf, math.inf], [-math.inf, 2.0, math.nan], [2.0, 1.0, 2.0], [], [1.0, -1.0, 0.5, math.inf]]
+
 SOURCE = ["import math", "import numpy as np"]
+for k, fn in enumerate(REDUCTIONS):
+    SOURCE += [f"def r{k}(x, v):", f"    return {fn}(v)"]
 for name, e in BINARY.items():
     SOURCE += [f"def py_{name}(x, a, b):", "    a, b = a + x * 0.0, b + x * 0.0", f"    return {e}",
                f"def np_{name}(x, v):", "    a, b = v[0], v[1]", f"    return {e}"]
@@ -55,7 +68,8 @@ def functions(tmp_path_factory):
 
 def outcome(f, *args):
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's "All-NaN slice", "Mean of empty slice")
             return True, f(*args)
     except (ArithmeticError, ValueError):
         return False, None
@@ -97,3 +111,9 @@ def test_unary(functions, k, fn):
         check(functions[f"np_u{k}"], (0.0, np.array([a, 1.0])))
     if f"ar_u{k}" in functions:
         check(functions[f"ar_u{k}"], (0.0, np.array(VALUES + [710.0, 1e-310])))
+
+
+@pytest.mark.parametrize("k, fn", list(enumerate(REDUCTIONS)), ids=REDUCTIONS)
+def test_reductions(functions, k, fn):
+    for v in VECTORS:
+        check(functions[f"r{k}"], (0.0, np.array(v, dtype=float)), zero_ties=fn in ZERO_TIES)
