@@ -98,8 +98,8 @@ class Updates:
         return _referenced_in(self, node)
 
     def _fresh(self, value: ast.expr, name: str) -> bool:
-        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.ListComp, ast.List, ast.Dict)):
-            return True  # arithmetic makes a new array, a display or comprehension a new list or dict
+        if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.ListComp, ast.List, ast.Dict)):
+            return True  # arithmetic and comparisons make a new array, a display or comprehension a new list or dict
         if isinstance(value, ast.Subscript):  # indexing by an integer array or a mask copies
             return id(value) in self.copies
         if not isinstance(value, ast.Call):
@@ -295,9 +295,14 @@ class Updates:
             self.fail(target, "item assignment", "assigning a Float into an array of Ints truncates it in NumPy, "
                       "which is not supported", CatadTypeError, "make the array Float: np.zeros(n)")
         if scalar_of(value.type) in (Int, Float) and scalar_of(arr.type) == Bool:
-            self.fail(target, "item assignment", f"assigning a{'n' if value.type == Int else ''} "
-                      f"{scalar_of(value.type)} into an array of Bools makes it a Bool in NumPy (not 0: True), "
-                      "which is not supported", CatadTypeError, "assign the comparison itself, e.g. m[i] = x[i] != 0")
+            if self.is_list(arr):  # (a list holds the number itself)
+                self.fail(target, "item assignment", f"assigning a{'n' if value.type == Int else ''} "
+                          f"{scalar_of(value.type)} into a list of bools makes it a list of numbers and bools, "
+                          "which is not supported", CatadTypeError, "assign a bool, e.g. l[i] = x[i] != 0")
+            zero = Const(0, Int) if scalar_of(value.type) == Int else Const(0.0, Float)  # NumPy's cast: not 0 (NaN too)
+            nonzero = lambda x: prim("ne", x, zero, loc=loc)
+            value = self.bind_temp(self.b.elementwise(nonzero, [value], loc) if is_array(value) else nonzero(value),
+                                   pieces, loc)
         if scalar_of(value.type) == Int and scalar_of(arr.type) == Float:
             value = self.bind_temp(self.b.to_float(value, loc), pieces, loc)
         owned = self.owned()
