@@ -87,3 +87,19 @@ def test_a_bool_beside_a_number_is_refused(fn, args):
     (2.719 here; catad gave exp(1) = 2.718281828...: found by tests/test_frontend_fuzz.py). Which
     one is chosen, the bool or the number, is known only at run time: refused."""
     refused(fn, args, "of a bool and a number", "int(b)")
+
+
+def unused_extremes(x, v, n):
+    s = max(v) / x
+    t = min(np.arange(n))
+    return x
+
+
+@pytest.mark.parametrize("v, n", [(np.array([]), 2), (np.array([1.0]), 0)], ids=["no floats", "no ints"])
+def test_an_unused_extreme_of_nothing_raises_as_python(v, n):
+    """Python's ValueError even where the extreme is not used: min(np.arange(0)) of Ints, unused,
+    gave a value (the max of floats raised through NaN's test, which it no longer needs)."""
+    with pytest.raises(ValueError, match=r"\(\) arg is an empty sequence"):
+        unused_extremes(1.0, v, n)
+    with pytest.raises(ValueError, match=r"\(\) arg is an empty sequence"):
+        catad.grad(unused_extremes)(1.0, v, n)

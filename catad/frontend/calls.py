@@ -517,8 +517,12 @@ def h_max(lw, obj, node, args, kwargs):
             return lw.comprehension(g, reduce)
         t = lw.comprehension(g, None) if isinstance(g, _COMPS) else _summed(lw, g)
         if isinstance(t.type, Vec) and t.type.elem in (Float, Int):
-            out = lw.b.share(t, lambda v: _python_extreme(lw, v, reduce, pair, loc), loc) \
-                if t.type.elem == Float else prim(reduce, t, loc=loc)
+            def extreme(v):  # (Python's ValueError of an empty one: a check, kept where the value is not)
+                empty = lw.b.check(prim("gt", lw.b.size(v, 0, loc), Const(0, Int), loc=loc), (), loc, f"{pair}()",
+                                   f"{pair}() arg is an empty sequence")
+                return make_lets(empty, _python_extreme(lw, v, reduce, pair, loc) if t.type.elem == Float
+                                 else prim(reduce, v, loc=loc))
+            out = lw.b.share(t, extreme, loc)
             if lw.partly_py(t) or lw.laid_out(t) is MIXED:  # the one chosen is Python's or NumPy's by the values
                 return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
             return lw.as_py(out) if lw.has_py_items(t) else out
