@@ -36,7 +36,7 @@ SIGNED_ZERO_TIES = {"np_maximum", "np_fmin"}
 REDUCTIONS = ["np.sum", "np.prod", "np.max", "np.min", "np.mean", "np.std", "np.var", "np.argmax", "np.argmin",
               "np.median", "np.ptp", "np.nansum", "np.nanmean", "np.cumsum", "np.cumprod", "np.sort",
               "np.linalg.norm", "np.all", "np.any", "np.count_nonzero", "np.logaddexp.reduce", "np.diff",
-              "np.average", "np.nan_to_num", "np.nanmax", "np.nanmin", "np.maximum.accumulate", "max", "min"]
+              "np.average", "np.nan_to_num", "np.nanmax", "np.nanmin", "np.maximum.accumulate"]
 # (NumPy's nanmax, nanmin and maximum.accumulate choose between -0.0 and 0.0 as its loops happen to)
 ZERO_TIES = {"np.nanmax", "np.nanmin", "np.maximum.accumulate"}
 VECTORS = [[1.0, math.nan, 2.0], [math.inf, -math.inf, 1.0], [-0.0, 0.0], [0.0, -0.0], [-0.0], [math.nan],

@@ -539,21 +539,18 @@ def h_max(lw, obj, node, args, kwargs):
 
 def _python_extreme(lw, v: Term, reduce: str, pair: str, loc) -> Term:
     """Python's max (min) of the floats of vector v: its element at np.argmax (np.argmin), the
-    first of the largest as Python's is (of -0.0 and 0.0, the one first). A NaN there is
-    Python's only where it is the first element (nothing compares greater than a NaN, so Python's
-    max keeps it); one after the first is passed over: then the first of the largest of the
-    others, the NaNs taken as -inf (+inf for min)."""
-    arg = "argmax" if reduce == "vmax" else "argmin"
-    far = Const(-math.inf if reduce == "vmax" else math.inf, Float, loc)
-
-    def chosen(j):
-        def kept(m):  # (a NaN at 0, or no NaN: m)
-            nan_far = lambda x: lw.b.share(x, lambda e: If(prim("ne", e, e, loc=loc), far, e, loc), loc)
-            masked = lw.b.elementwise(nan_far, [v], loc)
-            passed_over = index_chain(v, [prim(arg, masked, loc=loc)], loc)
-            return If(or_(prim("eq", m, m, loc=loc), prim("eq", j, Const(0, Int), loc=loc)), m, passed_over, loc)
-        return lw.b.share(index_chain(v, [j], loc), kept, loc)
-    return lw.b.share(prim(arg, v, loc=loc), chosen, loc)
+    first of the largest as Python's is (of -0.0 and 0.0, the one first), unless v holds a
+    NaN. Then Python's max depends on where it is (a NaN after the first element is passed
+    over: nothing compares greater than a NaN), np.argmax finds the first NaN, and catad
+    refuses, by a run-time test of the result (one test per result, not per element)."""
+    def checked(m):
+        return make_lets(lw.b.check(prim("eq", m, m, loc=loc), (), loc, f"{pair}()",
+                                    f"{pair}() of floats holding a NaN: Python's {pair} passes over a NaN after the "
+                                    f"first element, where catad's (NumPy's np.{pair}) gives nan; use np.{pair} (nan) "
+                                    f"or np.nan{pair} (the NaNs passed over)", "unsupported"), m)
+    # the first of the largest, as Python's: np.max's of -0.0 and 0.0 is the one it reads last
+    first = index_chain(v, [prim("argmax" if reduce == "vmax" else "argmin", v, loc=loc)], loc)
+    return lw.b.share(first, checked, loc)
 
 
 def h_abs(lw, obj, node, args, kwargs):

@@ -377,7 +377,6 @@ class Expressions:
         yf = y if y.type == Float else self.b.numeric(y, Float, loc) if y.type == Bool else self.b.to_float(y, loc)
         zero = Const(0.0, Float)
         binds = []
-        xf, yf = self.b.share_atom(xf, binds, loc), self.b.share_atom(yf, binds, loc)  # (each read by several checks)
         if not (isinstance(y, Const) and y.value >= 0 or isinstance(x, Const) and x.value != 0):
             negative = and_(prim("lt", yf, zero, loc=loc), prim("ne", yf, Const(-math.inf, Float), loc=loc))
             binds += self.b.check(where_python(when, prim("not", and_(prim("eq", xf, zero, loc=loc), negative),
