@@ -53,7 +53,8 @@ def test_a_reduction_of_nothing_raises(fn, args):
     with pytest.raises(ValueError):
         fn(*args)
     for run in (lambda: catad.value_and_grad(fn)(*args), lambda: catad.jvp(fn, args, tuple(np.zeros_like(a) for a in args))):
-        with pytest.raises(catad.CatadError, match="of an empty array") as e:
+        # (NumPy's reductions in catad's words; Python's max() in Python's: "arg is an empty sequence")
+        with pytest.raises(catad.CatadError, match="of an empty array|max\\(\\) arg is an empty sequence") as e:
             run()
         assert isinstance(e.value, ValueError) and e.value.loc.line > fn.__code__.co_firstlineno
 

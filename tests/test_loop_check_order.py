@@ -248,8 +248,8 @@ def max_of_rows(m, k, n):
 
 @pytest.mark.parametrize("k", [0, 2])
 def test_a_reduction_of_nothing_and_a_bounds_check(k):
-    # k = 0: max() of nothing at i = 0 (a ValueError, which catad words as NumPy's), not the
-    # bounds check after it; k = 2: m[i + 1] at the last row
-    same_error(max_of_rows, (np.ones((3, 4)), k, 3), own_message="max of an empty array" if k == 0 else None)
+    # k = 0: max() of nothing at i = 0 (Python's ValueError, its message), not the bounds check
+    # after it; k = 2: m[i + 1] at the last row
+    same_error(max_of_rows, (np.ones((3, 4)), k, 3))
     check(max_of_rows, (np.random.default_rng(1).uniform(-1, 1, (3, 4)), 2, 2))
     vectorised(max_of_rows, np.ones((3, 4)), 2, 2)
