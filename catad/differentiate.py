@@ -28,6 +28,7 @@ from .errors import ArgumentError, CatadError
 from .lang.evaluate import Evaluator
 from .lang.terms import Program
 from .lang.types import Bool, Float, Int, Tuple as TupleT, Type, coerce_value, float_array_type, scalar_of
+from .tangents import no_rows_sum
 from .linearmaps import semantics as S
 from .linearmaps import terms as L
 from .composite import argnums_of
@@ -86,8 +87,7 @@ def _no_rows_sum(x: Any, like: Any) -> Any:
     sum broadcasts to any row's shape."""
     if isinstance(like, tuple):
         return tuple(_no_rows_sum(p, q) for p, q in zip(x, like)) if isinstance(x, tuple) else x
-    if isinstance(x, np.ndarray) and isinstance(like, np.ndarray) and x.size == 1 != like.size and \
-            x.ndim == like.ndim and not x.any():
+    if isinstance(like, np.ndarray) and no_rows_sum(x, like.size) and x.ndim == like.ndim:
         return np.zeros(like.shape)
     return x
 

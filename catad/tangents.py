@@ -105,7 +105,7 @@ class Acc:
             _add_at(self.v, x.i, x.value)
         elif isinstance(v, OneHot):
             x = densify(x)
-            if _no_rows(x, v.n):  # (zeros: v's own dense form, of its length)
+            if no_rows_sum(x, v.n):  # (zeros: v's own dense form, of its length)
                 self.v, self.owned = v.dense(), True
                 return
             self.v, self.owned = np.array(x, dtype=np.float64), True
@@ -114,9 +114,9 @@ class Acc:
             x = densify(x)
             if x is ZERO:  # a vector of zero tangents (a loop's list of them) adds nothing
                 return
-            if _no_rows(x, len(v) if np.ndim(v) else 1):
+            if no_rows_sum(x, len(v) if np.ndim(v) else 1):
                 return
-            if _no_rows(v, len(x) if np.ndim(x) else 1):
+            if no_rows_sum(v, len(x) if np.ndim(x) else 1):
                 self.v, self.owned = x, False
                 return
             if not self.owned:
@@ -151,9 +151,9 @@ class Acc:
         return self.v
 
 
-def _no_rows(x: Any, n: int) -> bool:
+def no_rows_sum(x: Any, n: int) -> bool:
     """x is the sum of no rows (zeros of shape (1, ...): catad.lang.evaluate.no_rows, a loop of no
-    iteration) beside a vector of n > 1 rows, which it broadcasts to, adding nothing."""
+    iteration) beside a tangent of n > 1 rows or elements, which it broadcasts to, adding nothing."""
     return isinstance(x, np.ndarray) and x.ndim >= 1 and n > 1 and x.size == 1 and not x.any()
 
 

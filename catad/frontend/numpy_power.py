@@ -64,9 +64,10 @@ def _is_one_value(lw, a: Term, b: Term) -> bool | None:
 def _one_value_test(lw, x: Term, y: Term, loc) -> Term:
     """The Bool that _is_one_value could not decide, of atoms x and y: y has one element, and
     the result's shape is not y's (it has more axes, or x is longer than 1 along one)."""
-    ones = [prim("eq", fresh(d.size, loc), ONE, loc=loc) for d in lw.b.shape(y)]
+    sy = lw.b.shape(y)
+    ones = [prim("eq", fresh(d.size, loc), ONE, loc=loc) for d in sy]
     sx = lw.b.shape(x) if is_array(x) else ()
-    wider = TRUE if len(sx) > len(lw.b.shape(y)) else \
+    wider = TRUE if len(sx) > len(sy) else \
         any_([prim("ne", fresh(d.size, loc), ONE, loc=loc) for d in sx])
     return and_(all_(ones), wider)
 
