@@ -47,13 +47,19 @@ def index(c: Compiler, v, i: Arr):
     if isinstance(v, Stacked):
         if isinstance(v.body, tuple):
             return tuple(index(c, Stacked(b, v.depth, v.n, v.N, v.mask), i) for b in v.body)
-        if isinstance(v.body, RT) and v.mask is None:
+        if v.mask is None and _copies_of_rt(v.body):
             return v.body  # a run-time tangent has no batch axes: every element is this one
         if i.iota is not None and i.iota == v.depth and c.lengths[i.iota] == v.n.code and \
                 c.sizes[i.iota] == v.N:
             return v.body  # build(n, \j. x[j]) over x = build(n, \i. e): e itself, no copy
         v = arrays.dense(c, v)
     return gather(c, v, i)
+
+
+def _copies_of_rt(x) -> bool:
+    """x is a run-time tangent, or a vector (of vectors ...) of copies of one: no batch axes, so
+    every element of a vector of them is x (a cotangent spread over a sum's axes in a Python loop)."""
+    return isinstance(x, RT) or isinstance(x, Stacked) and x.mask is None and _copies_of_rt(x.body)
 
 
 def gather(c: Compiler, x: Arr, i: Arr) -> Arr:
