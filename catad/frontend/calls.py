@@ -23,7 +23,7 @@ from ..errors import CatadTypeError
 from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
-from . import complexes, linalg, special_calls
+from . import complexes, iterators, linalg, special_calls
 from .common import MIXED, and_, index_chain, is_array, or_
 from .shapes import fresh
 from .subscripts import flat_display
@@ -31,12 +31,18 @@ from ..transforms import maker_kind, transformation_of
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
+# calls that take the items of an iterator argument as it makes them (iterators.py)
+_CONSUMERS = (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.all, builtins.sorted)
 
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     if transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
+    if obj is builtins.list:  # (its argument is what a list comprehension runs over, as written)
+        return iterators.h_list(lw, obj, node, args, {kw.arg: kw.value for kw in node.keywords})
+    if any(obj is f for f in _CONSUMERS):  # map(f, xs) and filter(p, xs), taken at once: generators
+        args = [iterators.consumed(lw, a) if isinstance(a, ast.Call) else a for a in args]
     if len(args) == 1 and not node.keywords and any(obj is f for f in complexes.ELEMENTARY) and \
             not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
@@ -972,6 +978,7 @@ def _handlers() -> dict[int, tuple]:
     table += numpy_norms.TABLE
     from . import idioms  # divmod, sorted, np.meshgrid
     table += idioms.TABLE
+    table += iterators.TABLE  # list, map, filter
     from . import lstsq  # np.linalg.lstsq, np.polyfit
     table += lstsq.HANDLERS
     from . import numpy_gradient  # np.gradient with steps or coordinates, edge_order 1 and 2

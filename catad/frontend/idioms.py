@@ -24,6 +24,7 @@ import numpy as np
 from ..lang.terms import TRUE, Build, Const, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, rank, scalar_of
 from ..primitives import prim
+from . import iterators
 from .calls import display
 from .common import MIXED, both_python, index_chain, is_array, where_python
 from .numpy_arrays import _is_none, array_arg, bind_args, builds, reshape
@@ -95,7 +96,8 @@ def h_sorted(lw, obj, node, args, kwargs):
         if not (isinstance(r, Const) and r.type in (Int, Bool)):
             lw.fail(reverse, "sorted", "reverse= of sorted must be a constant True or False")
         rev = bool(r.value)
-    v = lw.arg(args[0])
+    # sorted(g) of a generator (a map's, a filter's: calls.call) is sorted of its list comprehension
+    v = lw.arg(iterators.as_list_comprehension(lw, args[0]) if isinstance(args[0], ast.GeneratorExp) else args[0])
     if not is_array(v) or rank(v.type) != 1:
         lw.fail(node, "sorted", f"sorted() of a {v.type} is not supported; of a 1-d array or list of numbers it is",
                 CatadTypeError)

@@ -467,6 +467,8 @@ ENUMERATE_ZIP = _EnumerateZip()
 def iteration_fn(lw, it: ast.expr):
     """range, zip, enumerate, ENUMERATE_ZIP (enumerate of a zip(...) call) or None: what `for x in
     it` iterates by (identity: it may be a call of an array)."""
+    if getattr(it, "catad_zip", False):
+        return zip  # iterators.py's zip of a map's iterables: Python's builtin, whatever the name zip denotes
     fn = lw.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
     fn = next((f for f in (range, zip, enumerate) if f is fn), None)
     if fn is enumerate and it.args and isinstance(it.args[0], ast.Call) and not it.args[0].keywords \

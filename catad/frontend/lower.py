@@ -104,8 +104,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.zero_d, self.zero_d_names = parent.zero_d, parent.zero_d_names
             self.undecided_states = parent.undecided_states
             self.copies, self.zero_d_lists = parent.copies, parent.zero_d_lists
+            self.made_syntax = parent.made_syntax
             return
         self.names = Names(src.identifiers)
+        self.made_syntax: list = []  # syntax made while lowering (iterators.py), alive until the compile ends
         self.b = Builder(self.names)
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused

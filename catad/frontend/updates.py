@@ -17,6 +17,7 @@ array made in the function by np.zeros, np.ones, np.empty, np.zeros_like, ..., n
 from __future__ import annotations
 
 import ast
+import builtins
 
 import numpy as np
 
@@ -35,7 +36,8 @@ _FRESH = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_lik
           np.full, np.full_like, np.eye, np.identity, np.linspace, np.arange, np.concatenate, np.stack,
           np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, np.cumsum, np.cumprod, np.diff,
           np.outer, np.where, np.select, np.clip, np.triu, np.tril, np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft,
-          np.hanning, np.hamming, np.blackman, np.bartlett)  # each returns a new array (never a view of an argument)
+          np.hanning, np.hamming, np.blackman, np.bartlett,
+          builtins.list)  # each returns a new array (never a view of an argument) or list
 # each returns a new array where it returns an array (a reduction along an axis, a product), else a number
 _FRESH_WHEN_ARRAY = (np.sum, np.prod, np.mean, np.average, np.max, np.min, np.amax, np.amin, np.var, np.std, np.ptp,
                      np.median, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.argmax, np.argmin, np.dot, np.matmul,
@@ -502,6 +504,17 @@ _VIEWS = (np.asarray, np.reshape, np.ravel, np.transpose, np.squeeze, np.atleast
 _FRESH_METHODS = ("sum", "mean", "max", "min", "dot", "copy")
 
 
+# builtins whose result holds the items of their arguments: list(m), map(f, m), filter(p, m) of a
+# matrix m hold its rows, which are views of it
+_ITEMS_OF = (builtins.list, builtins.map, builtins.filter)
+
+
+def _numbers(lw, it: ast.expr) -> bool:
+    """it names a vector, whose items are numbers (no views)."""
+    cur = lw.env.get(it.id) if isinstance(it, ast.Name) else None
+    return isinstance(cur, Term) and isinstance(cur.type, Vec) and rank(cur.type) == 1
+
+
 def _referenced_in(lw, node: ast.AST) -> set[str]:
     """Names whose arrays node may keep a reference to (or hand to code that may): everywhere but
     as an operand of arithmetic or comparison, an index, or an argument of a NumPy function that
@@ -521,6 +534,9 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
         elif isinstance(n, ast.Call):
             from .freenames import NOT_STATIC  # freenames imports statements, which imports this
             obj = lw.static(n.func)
+            if any(obj is f for f in _ITEMS_OF):  # a list of the items (of the rows: views) of its arguments
+                todo.extend(a for a in n.args if not _numbers(lw, a))
+                continue
             fresh = obj is not NOT_STATIC and getattr(obj, "__module__", None) is not None and \
                 not any(obj is v for v in _VIEWS) and (str(obj.__module__).startswith(("numpy", "math", "builtins"))
                                                        or obj.__module__ is None)
@@ -531,6 +547,9 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
                     todo.append(n.func.value)
         elif isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             todo.append(n.elt)
+            targets = {t.id for g in n.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+            if targets & _referenced_in(lw, n.elt):  # its items are (views of) the items it runs over
+                todo.extend(g.iter for g in n.generators if not _numbers(lw, g.iter))
         else:
             todo.extend(ast.iter_child_nodes(n))
     return out
