@@ -28,6 +28,7 @@ from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
 from .._node import walk
 from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
+from . import errstate
 from .build import Builder, Names
 from ..primitives import prim
 from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, and_, any_, is_array, is_undecided, reads_undecided
@@ -170,6 +171,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
 
     def lower(self, name: str) -> Def:
         loc = self.loc(self.src.node)
+        errstate.check(self, self.src.contexts)  # the with statements whose bodies stand in their place
         params = self.bind_params(loc)  # functions.py
         entry = self.parent is None and len(self.program.active) == 1  # not a function it calls
         if not any(has_return(s) for s in self.src.body):

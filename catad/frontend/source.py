@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CatadError, Loc, UnsupportedSyntax
+from .errstate import without_contexts
 
 
 @dataclass
@@ -33,6 +34,9 @@ class Source:
     # them), found before lowering: the function's own statements are let go of as they are
     # lowered (Statements.run)
     nested_reads: frozenset[str] = frozenset()
+    # the context managers of the with statements whose bodies stand in their place (errstate.py):
+    # each compile checks that they are np.errstate's (what a name denotes is read at each call)
+    contexts: tuple = ()
     # (line, column) -> its Loc, made once: the front end asks for a node's place at every
     # term it makes from it (a Loc is immutable, so one object serves them all)
     locs: dict = field(default_factory=dict, repr=False, compare=False)
@@ -195,7 +199,10 @@ def _lambda_at(fn: Any, lambdas: list[ast.Lambda]) -> list[ast.Lambda]:
 
 
 def _make(fn, name, node, body, file, line_offset, col_offset) -> Source:
+    contexts: list = []
+    body = without_contexts(body, contexts)
     src = Source(fn, name, file, line_offset, col_offset, node, (), body, frozenset(), frozenset())
+    src.contexts = tuple(contexts)
     a = node.args
     src.positional = tuple(p.arg for p in a.posonlyargs + a.args)
     src.n_posonly = len(a.posonlyargs)
