@@ -265,6 +265,9 @@ def assigned_names(body: list[ast.stmt], walrus: bool = True) -> set[str]:
             local.update(m.id for m in _nodes(targets) if type(m) is ast.Name and type(m.ctx) is ast.Store)
         elif isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
             local.add(n.target.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            local.update((a.asname or a.name.partition(".")[0]) if isinstance(n, ast.Import) else (a.asname or a.name)
+                         for a in n.names)
         _children(n, todo)
     return local
 

@@ -22,7 +22,7 @@ from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
 from ..primitives.registry import lookup
-from . import complexes, early_returns, iterators
+from . import complexes, early_returns, imports, iterators
 from .checks import Statement
 from .complexes import Complex
 from .common import all_py, is_array, join_types, projections, reads_undecided
@@ -46,8 +46,6 @@ _UNSUPPORTED_STMTS = {
     ast.Global: ("global statement", "global is not supported; module-level values can be read, not assigned"),
     ast.Nonlocal: ("nonlocal statement", "nonlocal is not supported; enclosing variables can be read, not "
                                          "assigned"),
-    ast.Import: ("import", "imports inside the function are not supported; import at module level"),
-    ast.ImportFrom: ("import", "imports inside the function are not supported; import at module level"),
     ast.Delete: ("del statement", "del is not supported; just stop using the variable"),
     ast.Break: ("break", "break is only supported in a for loop"),
     ast.Continue: ("continue", "continue is only supported in a for loop"),
@@ -300,6 +298,8 @@ class Statements:
             for target in s.targets:
                 self.assign(target, value, pieces, loc)
             self.note_assignment(s)  # updates.py: which names own their arrays
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            imports.lower_import(self, s)  # the names bound to what Python binds them to (imports.py)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.assign(s.target, self.value(s.value), pieces, loc)
