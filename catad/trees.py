@@ -22,7 +22,8 @@ class Tree:
 
     kind: str                       # "tuple", "list", "dict", "none" (None: compiled as ()) or "str"
     items: tuple                    # Tree | None per item
-    keys: tuple = ()                # a dict's keys; a str's value (one)
+    keys: tuple = ()                # a dict's keys; a str's value (one); a named tuple's fields
+    cls: Any = None                 # a named tuple's class (collections.namedtuple, typing.NamedTuple)
 
     def index(self, key: Any) -> int | None:
         """The position of a dict's key (None when it has no such key)."""
@@ -38,6 +39,8 @@ class Tree:
             return f"the str {self.keys[0]!r}"
         if self.kind == "dict":
             return "a dict with keys " + ", ".join(map(repr, self.keys))
+        if self.cls is not None:
+            return f"a {self.cls.__name__} of {len(self.items)}"
         return f"a {self.kind} of {len(self.items)}"
 
 
@@ -71,7 +74,16 @@ def tree_of(v: Any, what: str = "argument") -> Tree | None:
     if type(v) is tuple:
         items = tuple(tree_of(x, f"{what}[{i}]") for i, x in enumerate(v))
         return Tree("tuple", items) if any(t is not None for t in items) else None
+    if is_named_tuple(type(v)):  # its class kept, so that results are of it and its fields read by name
+        items = tuple(tree_of(x, f"{what}.{f}") for f, x in zip(v._fields, v))
+        return Tree("tuple", items, tuple(v._fields), type(v))
     return None
+
+
+def is_named_tuple(cls: Any) -> bool:
+    """cls is a class collections.namedtuple or typing.NamedTuple made: a tuple with named fields."""
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple) \
+        and all(isinstance(f, str) for f in cls._fields)
 
 
 def flat(v: Any, tree: Tree | None) -> Any:
@@ -93,6 +105,8 @@ def unflat(v: Any, tree: Tree | None) -> Any:
     items = [unflat(x, t) for x, t in zip(v, tree.items)]
     if tree.kind == "dict":
         return dict(zip(tree.keys, items))
+    if tree.cls is not None:
+        return tree.cls(*items)
     return items if tree.kind == "list" else tuple(items)
 
 
@@ -118,4 +132,4 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     return tuple(matching(x, t, f"{what}[{i}]", like) for i, (x, t) in enumerate(zip(v, tree.items)))
 
 
-__all__ = ["NONE", "Tree", "flat", "matching", "string", "tree_of", "unflat"]
+__all__ = ["NONE", "Tree", "flat", "is_named_tuple", "matching", "string", "tree_of", "unflat"]

@@ -634,7 +634,7 @@ def test_eval_cl_errors():
 # ================================================================ unsupported syntax
 
 def uses_with(x):
-    with np.errstate(all="ignore"):  # ERR
+    with np.printoptions(precision=3):  # ERR (np.errstate is supported: catad/frontend/errstate.py)
         x = x / 2.0
     return x
 

@@ -28,6 +28,7 @@ from .common import MIXED, and_, index_chain, is_array, or_
 from .shapes import fresh
 from .subscripts import flat_display
 from ..transforms import maker_kind, transformation_of
+from ..trees import Tree, is_named_tuple
 
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
@@ -76,11 +77,42 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         return lw.call_transformed(made, node, args)
     if maker_kind(obj) in ("jvp", "hvp"):
         return _jvp(lw, maker_kind(obj), node, args)
+    if is_named_tuple(obj):
+        return _named_tuple(lw, obj, node, args)
     fn = user_function(obj)
     if fn is not None:
         return lw.call_user(fn, node, args)
     lw.fail(node, "function", f"{display(obj)} is not supported; supported functions: "
                               f"{', '.join(supported_names())}, and functions you define")
+
+
+def _named_tuple(lw, cls, node, args) -> Term:
+    """A named tuple made (collections.namedtuple's or typing.NamedTuple's class called): the tuple
+    of its fields' values, bound as Python binds the call, its tree holding the class and fields."""
+    fields, n = tuple(cls._fields), len(args)
+    if any(isinstance(a, ast.Starred) for a in args) or any(kw.arg is None for kw in node.keywords):
+        lw.fail(node, "call", f"{cls.__name__}(*...) and (**...) are not supported here; pass the fields one by one")
+    try:
+        bound = inspect.signature(cls).bind(*range(n), **{kw.arg: n + k for k, kw in enumerate(node.keywords)})
+    except TypeError as e:  # what Python would raise
+        lw.fail(node, "call", f"{cls.__name__}: {e}", CatadTypeError)
+    written = list(args) + [kw.value for kw in node.keywords]
+    values = [lw.str_or_expr(a) for a in written]  # (in the order written, as Python evaluates them)
+    loc, items = lw.loc(node), []
+    for f in fields:
+        if f in bound.arguments:
+            items.append(values[bound.arguments[f]])
+            continue
+        default = cls._field_defaults[f]
+        if type(default) not in (bool, int, float):
+            lw.fail(node, "call", f"{cls.__name__}'s default for {f} is a {type(default).__name__}; catad takes "
+                    "defaults that are numbers here: pass the field")
+        ty = {bool: Bool, int: Int, float: Float}[type(default)]
+        items.append(lw.as_py(Const(default, ty, loc)))
+    t = lw.tuple_of(items, loc)
+    inner = lw.tree(t)
+    return lw.with_tree(t, Tree("tuple", inner.items if inner is not None else tuple(lw.tree(x) for x in items),
+                                fields, cls))
 
 
 def _ufunc_methods():

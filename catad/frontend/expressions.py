@@ -169,6 +169,12 @@ class Expressions:
         base, loc, attr = self.value(node.value), self.loc(node), node.attr
         if isinstance(base, Complex):
             return complexes.attribute(self, base, attr, node)
+        tree = self.tree(base) if isinstance(base.type, TupleT) else None
+        if tree is not None and tree.cls is not None:  # a named tuple's field
+            if attr not in tree.keys:
+                self.fail(node, "attribute", f"attribute .{attr} of a {tree.cls.__name__} is not supported; its fields "
+                          f"are {', '.join(tree.keys)}")
+            return self.tuple_item(base, tree.keys.index(attr), loc)
         if is_array(base) and not self.is_list(base) and attr in ("shape", "T", "ndim", "size", "real", "imag"):
             return self.array_attribute(base, attr, loc)
         if scalar_of(base.type) in (Int, Float, Bool) and attr in ("real", "imag") and not self.is_list(base):
@@ -582,7 +588,7 @@ class Expressions:
             return {np.ndarray} if is_array(t.re) else {complex, np.complex128}
         tree = self.tree(t)
         if tree is not None:
-            return {{"none": type(None), "str": str, "dict": dict, "list": list, "tuple": tuple}[tree.kind]}
+            return {tree.cls or {"none": type(None), "str": str, "dict": dict, "list": list, "tuple": tuple}[tree.kind]}
         if self.is_list(t):
             return {list}
         if is_array(t):

@@ -42,6 +42,26 @@ class Subscripts:
     """Subscripts and displays to terms. Uses the lowerer's b (the Builder), expr and the
     marking of Python lists (as_list, is_list)."""
 
+    def tuple_item(self, base: Term, k: int, loc) -> Term:
+        """Item k of a tuple-typed term (a tuple's, a list's, a dict's value, an object's field),
+        with the marks and tree of what it holds."""
+        item = base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
+        lets, made = let_chain(base)  # a display under checks (divmod(x, y)'s): its item's kind
+        if isinstance(made, Tuple) and made is not base and projections(made):
+            # (a call's tuple result, the display of its items: call_user): that item, marked
+            return self.keep_marks(made.items[k], make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets],
+                                                            made.items[k]))
+        if isinstance(made, Tuple) and made is not base:
+            src = made.items[k]
+            got = self.py_when(src)
+            if self.is_py(src):
+                self.as_py(item)
+            elif self.is_numpy(src):
+                self.as_numpy(item)
+            elif got is not None:  # Python's where a test holds (read where the item is, or undecided)
+                self.as_py_when(item, got[0] if in_scope(got[0], base) else self.undecided(loc), got[1])
+        return self.with_tree(item, self.item_tree(base, k))
+
     def x_Subscript(self, node: ast.Subscript) -> Term:
         """v[i], m[i, j], m[i], slices v[a:b], None/np.newaxis, integer-array indexing, t[0] of tuples and lists, d['k'] of dicts."""
         base, loc = self.value(node.value), self.loc(node)
@@ -70,22 +90,7 @@ class Subscripts:
                     self.fail(node, f"{what} index", f"index {k} is out of range for a {what} of {n} values",
                               CatadTypeError)
                 k %= n
-            item = base.items[k] if isinstance(base, Tuple) else Get(k, base, loc)
-            lets, made = let_chain(base)  # a display under checks (divmod(x, y)'s): its item's kind
-            if isinstance(made, Tuple) and made is not base and projections(made):
-                # (a call's tuple result, the display of its items: call_user): that item, marked
-                return self.keep_marks(made.items[k], make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets],
-                                                                made.items[k]))
-            if isinstance(made, Tuple) and made is not base:
-                src = made.items[k]
-                got = self.py_when(src)
-                if self.is_py(src):
-                    self.as_py(item)
-                elif self.is_numpy(src):
-                    self.as_numpy(item)
-                elif got is not None:  # Python's where a test holds (read where the item is, or undecided)
-                    self.as_py_when(item, got[0] if in_scope(got[0], base) else self.undecided(loc), got[1])
-            return self.with_tree(item, self.item_tree(base, k))
+            return self.tuple_item(base, k, loc)
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
                       CatadTypeError)

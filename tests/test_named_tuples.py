@@ -1,0 +1,120 @@
+"""Named tuples (collections.namedtuple, typing.NamedTuple) as arguments, results and values made in
+a compiled function (catad.trees keeps the class and the fields; the front end reads p.W by
+name, calls State(...) as Python binds it, defaults included; isinstance sees the class). A
+gradient with respect to a named tuple is one of its class, as with JAX's pytrees. The oracle is
+the user's function itself: its value and central differences of each field. All but the refusal of
+._replace fail on main, which took a named tuple for a plain tuple (gradients were plain tuples,
+p.W refused)."""
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import catad
+from located import marked_line
+
+Layer = namedtuple("Layer", "W b")
+
+
+class State(NamedTuple):
+    x: np.ndarray
+    v: float
+    k: int = 2
+
+
+def layer_output(p, x):
+    return np.sum(np.tanh(p.W @ x + p.b))
+
+
+def unpacked_and_indexed(p, x):
+    W, b = p
+    return np.sum((p[0] @ x + b) ** 2) + len(p)
+
+
+def made_inside(s):
+    t = State(s.x * 2.0, s.v + 1.0)
+    u = State(v=t.v * 3.0, x=t.x)
+    return np.sum(u.x) * u.v + u.k
+
+
+def class_tested(s):
+    return s.v * (2.0 if isinstance(s, State) else 3.0) + np.sum(s.x)
+
+
+def returned(s):
+    return State(s.x * s.v, s.v ** 2, s.k)
+
+
+RNG = np.random.default_rng(11)
+P = Layer(RNG.normal(size=(2, 3)), RNG.normal(size=2))
+X = RNG.normal(size=3)
+S = State(RNG.normal(size=3), 0.7)
+
+
+def differences(f, args, h=1e-6):
+    """The gradient of f in its first argument, a named tuple of floats and arrays, by central
+    differences of f itself: a named tuple of its class."""
+    p, rest = args[0], args[1:]
+    out = []
+    for k, leaf in enumerate(p):
+        if isinstance(leaf, int):
+            out.append(0.0)
+            continue
+        a = np.asarray(leaf, dtype=float)
+        g = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus, minus = a.copy(), a.copy()
+            plus[idx] += h
+            minus[idx] -= h
+            up = p._replace(**{p._fields[k]: plus if a.shape else float(plus)})
+            down = p._replace(**{p._fields[k]: minus if a.shape else float(minus)})
+            g[idx] = (f(up, *rest) - f(down, *rest)) / (2 * h)
+        out.append(g if a.shape else float(g))
+    return type(p)(*out)
+
+
+@pytest.mark.parametrize("f, args", [(layer_output, (P, X)), (unpacked_and_indexed, (P, X)), (made_inside, (S,)),
+                                     (class_tested, (S,))])
+def test_gradient_is_of_the_class(f, args):
+    value, grad = catad.value_and_grad(f)(*args)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    want = differences(f, args)
+    assert type(grad) is type(args[0])
+    for got, expected in zip(grad, want):
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_result_of_the_class():
+    out, vjp = catad.vjp(returned, S)
+    want = returned(S)
+    assert type(out) is State and out.k == want.k == 2
+    np.testing.assert_allclose(out.x, want.x, rtol=1e-15)
+    assert out.v == want.v
+    (ct,) = vjp(State(np.ones(3), 1.0, 0))
+    assert type(ct) is State
+    np.testing.assert_allclose(ct.x, np.full(3, S.v), rtol=1e-15)
+    assert ct.v == pytest.approx(np.sum(S.x) + 2 * S.v, rel=1e-14)
+
+
+def replaced(s):
+    return s._replace(v=1.0).v  # ERR
+
+
+def misses_a_field(s):
+    return State(s.x).v  # ERR
+
+
+def unknown_field(s):
+    return s.w  # ERR
+
+
+@pytest.mark.parametrize("f, words", [(replaced, ["._replace()"]), (misses_a_field, ["missing a required argument"]),
+                                      (unknown_field, [".w of a State", "its fields are x, v, k"])])
+def test_refused(f, words):
+    with pytest.raises(catad.CatadError) as info:
+        catad.grad(f)(S)
+    e = info.value
+    assert e.loc is not None and e.loc.line == marked_line(f), str(e)
+    for w in words:
+        assert w in str(e), (w, str(e))
