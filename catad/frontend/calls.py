@@ -40,8 +40,9 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     if transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
-    if obj is builtins.list:  # (its argument is what a list comprehension runs over, as written)
-        return iterators.h_list(lw, obj, node, args, {kw.arg: kw.value for kw in node.keywords})
+    if obj is builtins.list or obj is builtins.tuple:  # (their argument as written: a list stays a list)
+        h = iterators.h_list if obj is builtins.list else iterators.h_tuple
+        return h(lw, obj, node, args, {kw.arg: kw.value for kw in node.keywords})
     if any(obj is f for f in _CONSUMERS):  # map(f, xs) and filter(p, xs), taken at once: generators
         args = [iterators.consumed(lw, a) if isinstance(a, ast.Call) else a for a in args]
     if len(args) == 1 and not node.keywords and any(obj is f for f in complexes.ELEMENTARY) and \

@@ -125,6 +125,31 @@ def h_list(lw, obj, node, args, kwargs):
     return lw.expr(as_list_comprehension(lw, args[0]))
 
 
+def h_tuple(lw, obj, node, args, kwargs):
+    """tuple(), tuple(t) of a tuple, a named tuple or a list of values of a length known while
+    compiling: the tuple of its items. Of an array or a list held as one (its length is known only
+    when the function runs, a tuple's while compiling) or of a dict, refused."""
+    from ..lang.terms import Tuple
+    from ..lang.types import Tuple as TupleT
+    loc = lw.loc(node)
+    if kwargs:
+        lw.fail(node, "tuple", "tuple() takes no keyword arguments", CatadTypeError)
+    if len(args) > 1:
+        lw.fail(node, "tuple", f"tuple expected at most 1 argument, got {len(args)}", CatadTypeError)
+    if not args:
+        return Tuple((), loc)
+    t = lw.arg(args[0]) if not isinstance(args[0], (ast.GeneratorExp, ast.Call)) or iterator_of(lw, args[0]) is None \
+        else None
+    tree = lw.tree(t) if t is not None else None
+    if t is None or not isinstance(t.type, TupleT) or tree is not None and tree.kind not in ("tuple", "list"):
+        what = "a map or filter" if t is None else tree.describe() if tree is not None else \
+            "a Python list" if lw.is_list(t) else f"a {t.type}"
+        lw.fail(node, "tuple", f"tuple() of {what} is not supported: catad's tuples have a length known while "
+                "compiling, and this one's is known when the function runs",
+                hint="use the array itself, or list(...)")
+    return lw.tuple_of([lw.tuple_item(t, k, loc) for k in range(len(t.type.items))], loc)
+
+
 def h_iterator(lw, obj, node, args, kwargs):
     """map and filter anywhere but where their items are taken at once (see the module's doc)."""
     name = obj.__name__
@@ -149,4 +174,4 @@ def for_over(lw, s: ast.For) -> list[ast.stmt] | None:
     return [new]
 
 
-TABLE = [((builtins.list,), h_list, ()), (ITERATORS, h_iterator, ())]
+TABLE = [((builtins.list,), h_list, ()), ((builtins.tuple,), h_tuple, ()), (ITERATORS, h_iterator, ())]

@@ -231,6 +231,40 @@ def h_isclose(lw, obj, node, args, kwargs):
     return lw.as_py(prim("eq", count, Const(0, Int), loc=loc))
 
 
+def h_math_isclose(lw, obj, node, args, kwargs):
+    """math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0) of numbers: Python's bool, as Python
+    computes it: equal numbers are close (an infinity to itself), an infinity is close to nothing
+    else, and otherwise |b - a| <= |rel_tol * b| or |rel_tol * a| or abs_tol (NaN: never); a
+    negative tolerance raises Python's ValueError."""
+    from ..lang.terms import make_lets
+    from .common import or_
+    loc = lw.loc(node)
+    if len(args) != 2:
+        lw.fail(node, "math.isclose", f"isclose() takes exactly 2 positional arguments ({len(args)} given)",
+                CatadTypeError)
+    given = [lw.value_arg(a) for a in args] + [lw.arg(kwargs[k]) if k in kwargs else _f(d)
+                                               for k, d in (("rel_tol", 1e-09), ("abs_tol", 0.0))]
+    for t, a in zip(given, args + [kwargs.get("rel_tol"), kwargs.get("abs_tol")]):
+        if not isinstance(t, Term) or is_array(t) or t.type not in (Int, Float, Bool):
+            lw.fail(a if a is not None else node, "math.isclose", "math.isclose() takes numbers (a real number is "
+                    f"required, got a {getattr(t, 'type', type(t).__name__)})", CatadTypeError,
+                    hint="np.isclose(a, b) compares arrays elementwise")
+    ts = [lw.b.to_float(t, loc) for t in given]
+
+    def close(a, b, rel, tol):
+        inf = or_(prim("eq", prim("abs", a, loc=loc), _f(math.inf), loc=loc),
+                  prim("eq", prim("abs", b, loc=loc), _f(math.inf), loc=loc))
+        diff = prim("abs", prim("sub", b, a, loc=loc), loc=loc)
+        near = or_(or_(prim("le", diff, prim("abs", prim("mul", rel, b, loc=loc), loc=loc), loc=loc),
+                       prim("le", diff, prim("abs", prim("mul", rel, a, loc=loc), loc=loc), loc=loc)),
+                   prim("le", diff, tol, loc=loc))
+        out = If(prim("eq", a, b, loc=loc), TRUE, If(inf, FALSE, near, loc), loc)
+        ok = If(prim("ge", rel, _f(0.0), loc=loc), prim("ge", tol, _f(0.0), loc=loc), FALSE, loc)
+        chk = lw.b.check(ok, (), loc, "math.isclose", "tolerances must be non-negative", "domain")
+        return make_lets(chk, out)
+    return lw.as_py(lw.b.share_all(ts, close, loc))
+
+
 TABLE = [
     ((np.round, np.around), h_round, ("decimals",)),
     ((np.floor_divide, np.mod), h_operator, ()),
@@ -241,6 +275,7 @@ TABLE = [
     ((np.isnan, np.isinf, np.isfinite, math.isnan, math.isinf, math.isfinite), h_isnan, ()),
     ((np.nan_to_num,), h_nan_to_num, ("copy", "nan", "posinf", "neginf")),
     ((np.isclose, np.allclose), h_isclose, ("rtol", "atol", "equal_nan")),
+    ((math.isclose,), h_math_isclose, ("rel_tol", "abs_tol")),
 ]
 
 __all__ = ["TABLE"]
