@@ -20,10 +20,10 @@ class Tree:
     """A tuple, list or dict whose items are trees or leaves (None). A dict's keys are in
     its own order, which is also the order of its values in the compiled tuple."""
 
-    kind: str                       # "tuple", "list", "dict", "none" (None: compiled as ()) or "str"
+    kind: str                       # "tuple", "list", "dict", "object" (a dataclass), "none" (None: compiled as ()) or "str"
     items: tuple                    # Tree | None per item
-    keys: tuple = ()                # a dict's keys; a str's value (one); a named tuple's fields
-    cls: Any = None                 # a named tuple's class (collections.namedtuple, typing.NamedTuple)
+    keys: tuple = ()                # a dict's keys; a str's value (one); a named tuple's or a dataclass's fields
+    cls: Any = None                 # a named tuple's class (collections.namedtuple, typing.NamedTuple); a dataclass
 
     def index(self, key: Any) -> int | None:
         """The position of a dict's key (None when it has no such key)."""
@@ -39,6 +39,8 @@ class Tree:
             return f"the str {self.keys[0]!r}"
         if self.kind == "dict":
             return "a dict with keys " + ", ".join(map(repr, self.keys))
+        if self.kind == "object":
+            return f"a {self.cls.__name__} (a dataclass with fields {', '.join(self.keys)})"
         if self.cls is not None:
             return f"a {self.cls.__name__} of {len(self.items)}"
         return f"a {self.kind} of {len(self.items)}"
@@ -74,6 +76,9 @@ def tree_of(v: Any, what: str = "argument") -> Tree | None:
     if type(v) is tuple:
         items = tuple(tree_of(x, f"{what}[{i}]") for i, x in enumerate(v))
         return Tree("tuple", items) if any(t is not None for t in items) else None
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):  # its fields, by name (an "object")
+        names = tuple(f.name for f in dataclasses.fields(v))
+        return Tree("object", tuple(tree_of(getattr(v, f), f"{what}.{f}") for f in names), names, type(v))
     if is_named_tuple(type(v)):  # its class kept, so that results are of it and its fields read by name
         items = tuple(tree_of(x, f"{what}.{f}") for f, x in zip(v._fields, v))
         return Tree("tuple", items, tuple(v._fields), type(v))
@@ -92,7 +97,7 @@ def flat(v: Any, tree: Tree | None) -> Any:
         return v
     if tree.kind in ("none", "str"):
         return ()
-    values = v.values() if tree.kind == "dict" else v
+    values = v.values() if tree.kind == "dict" else [getattr(v, f) for f in tree.keys] if tree.kind == "object" else v
     return tuple(flat(x, t) for x, t in zip(values, tree.items))
 
 
@@ -105,6 +110,11 @@ def unflat(v: Any, tree: Tree | None) -> Any:
     items = [unflat(x, t) for x, t in zip(v, tree.items)]
     if tree.kind == "dict":
         return dict(zip(tree.keys, items))
+    if tree.kind == "object":  # made without its __init__ (nor __post_init__): each field set as it is
+        out = object.__new__(tree.cls)
+        for f, x in zip(tree.keys, items):
+            object.__setattr__(out, f, x)
+        return out
     if tree.cls is not None:
         return tree.cls(*items)
     return items if tree.kind == "list" else tuple(items)
@@ -119,6 +129,10 @@ def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
         if v is not None and not (tree.kind == "str" and isinstance(v, str) and v == tree.keys[0]):
             raise ArgumentError(f"{what} must be None, like {like}; got a {type(v).__name__}")
         return ()
+    if tree.kind == "object":
+        if type(v) is not tree.cls:
+            raise ArgumentError(f"{what} must be {tree.describe()}, like {like}; got a {type(v).__name__}")
+        return tuple(matching(getattr(v, f), t, f"{what}.{f}", like) for f, t in zip(tree.keys, tree.items))
     if tree.kind == "dict":
         if not isinstance(v, dict) or list(v) != list(tree.keys):
             keys = f"the keys {list(v)}" if isinstance(v, dict) else f"a {type(v).__name__}"

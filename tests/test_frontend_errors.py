@@ -74,11 +74,6 @@ def uses_global(x):
     return x
 
 
-def uses_import(x):
-    import math as mm  # ERR
-    return mm.sin(x)
-
-
 def uses_assert(x):
     assert x > 0, f"{x!r} is not positive"  # ERR
     return x
@@ -144,7 +139,6 @@ STATEMENT_CASES = [
     (uses_with, UnsupportedSyntax, ["with"]),
     (nested_class, UnsupportedSyntax, ["class"]),
     (uses_global, UnsupportedSyntax, ["global"]),
-    (uses_import, UnsupportedSyntax, ["import", "module level"]),
     (uses_assert, UnsupportedSyntax, ["!r", "{x} instead"]),
     (uses_raise, UnsupportedSyntax, ["OwnError", "built-in exceptions"]),
     (uses_del, UnsupportedSyntax, ["del"]),
@@ -358,7 +352,7 @@ def calls_bad(x):
 
 
 def bad_callee(x):
-    with np.errstate(all="ignore"):  # ERR
+    with np.printoptions(precision=3):  # ERR (np.errstate is supported: catad/frontend/errstate.py)
         x = x - 1.0
     return x
 

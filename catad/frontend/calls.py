@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import functools
 import inspect
 import math
@@ -80,6 +81,8 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
         return _jvp(lw, maker_kind(obj), node, args)
     if is_named_tuple(obj):
         return _named_tuple(lw, obj, node, args)
+    if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+        return _dataclass(lw, obj, node, args)
     fn = user_function(obj)
     if fn is not None:
         return lw.call_user(fn, node, args)
@@ -114,6 +117,42 @@ def _named_tuple(lw, cls, node, args) -> Term:
     inner = lw.tree(t)
     return lw.with_tree(t, Tree("tuple", inner.items if inner is not None else tuple(lw.tree(x) for x in items),
                                 fields, cls))
+
+
+def _dataclass(lw, cls, node, args) -> Term:
+    """A dataclass made (its class called): its fields' values, bound as its generated __init__
+    binds the call (defaults that are numbers), its tree holding the class and the fields. A class
+    whose __init__ is its own, or that has a __post_init__, or a field made by a default_factory or
+    left out of __init__, is refused: catad does not run their code."""
+    fields = dataclasses.fields(cls)
+    init = getattr(cls, "__init__", None)
+    own = getattr(getattr(init, "__code__", None), "co_filename", "") != "<string>"  # (dataclasses' made code)
+    if own or hasattr(cls, "__post_init__") or any(not f.init for f in fields) or \
+            any(f.default_factory is not dataclasses.MISSING for f in fields):
+        lw.fail(node, "call", f"{cls.__name__}(...) runs code of its own (its own __init__, a __post_init__, a "
+                "default_factory or a field left out of __init__), which catad does not compile",
+                hint="make it outside the function, or give the dataclass plain fields")
+    if any(isinstance(a, ast.Starred) for a in args) or any(kw.arg is None for kw in node.keywords):
+        lw.fail(node, "call", f"{cls.__name__}(*...) and (**...) are not supported here; pass the fields one by one")
+    n = len(args)
+    try:
+        bound = inspect.signature(cls).bind(*range(n), **{kw.arg: n + k for k, kw in enumerate(node.keywords)})
+    except TypeError as e:  # what Python would raise
+        lw.fail(node, "call", f"{cls.__name__}: {e}", CatadTypeError)
+    values = [lw.value(a, objects=True) for a in list(args) + [kw.value for kw in node.keywords]]
+    if any(isinstance(v, complexes.Complex) for v in values):
+        lw.fail(node, "call", f"{cls.__name__}(...) of a complex value is not supported")
+    loc, items = lw.loc(node), []
+    for f in fields:
+        if f.name in bound.arguments:
+            items.append(values[bound.arguments[f.name]])
+            continue
+        if type(f.default) not in (bool, int, float):
+            lw.fail(node, "call", f"{cls.__name__}'s default for {f.name} is a {type(f.default).__name__}; catad "
+                    "takes defaults that are numbers here: pass the field")
+        items.append(lw.as_py(Const(f.default, {bool: Bool, int: Int, float: Float}[type(f.default)], loc)))
+    t = Tuple(tuple(items), loc)
+    return lw.with_tree(t, Tree("object", tuple(lw.tree(x) for x in items), tuple(f.name for f in fields), cls))
 
 
 def _ufunc_methods():
@@ -192,6 +231,8 @@ def _list_as_array(lw, a, obj, lowered=None):
     argument is left as it is (`lowered`: a's term, when it is lowered)."""
     base = a.value if isinstance(a, ast.Subscript) else a
     local = lw.env.get(base.id) if isinstance(base, ast.Name) else None
+    if isinstance(local, Term) and base is a:
+        lw.refuse_object(local, a)  # (a dataclass given to a library function: see Expressions.value)
     if isinstance(local, Term) and lw.tree(local) is not None and lw.tree(local).kind == "str":
         return a  # a str argument (a mode such as norm='ortho'): the handler reads it
     if not (isinstance(base, ast.Name) and isinstance(local, (Term, complexes.Complex))):

@@ -74,19 +74,34 @@ class Expressions:
             complexes.refuse(self, node, t)
         return t
 
-    def value(self, node: ast.expr) -> Term | Complex:
-        """node's term, or the Complex it denotes."""
+    def value(self, node: ast.expr, objects: bool = False) -> Term | Complex:
+        """node's term, or the Complex it denotes. A dataclass's value (catad.trees: an "object") is
+        taken only where `objects` says so (its fields read, assigned, returned, passed to your
+        function): anything else would compute with the tuple of its fields, which Python does not
+        (len(p), p[0], p + q raise there)."""
         try:
             method = getattr(self, "x_" + type(node).__name__, None)
             if method is None:
                 construct, message = _UNSUPPORTED_EXPRS.get(
                     type(node), (type(node).__name__, f"{type(node).__name__} expressions are not supported"))
                 self.fail(node, construct, message)
-            return method(node)
+            out = method(node)
+            if not objects and type(out) is not Complex and type(out.type) is TupleT:
+                self.refuse_object(out, node)
+            return out
         except CatadError as e:
             if e.loc is None:
                 relocate(e, self.loc(node))
             raise
+
+    def refuse_object(self, t: Term, node: ast.AST, what: str | None = None) -> None:
+        """A dataclass's value where it is not taken (see `value`): refused."""
+        tree = self.tree(t)
+        if tree is not None and tree.kind == "object":
+            what = what or ast.unparse(node)
+            self.fail(node, "dataclass", f"{what} is {tree.describe()}: catad reads its fields "
+                      f"(p.{tree.keys[0] if tree.keys else 'x'}), assigns, returns and passes it to "
+                      "your functions, and does nothing else with it", hint="compute with its fields")
 
     def arg(self, a: ast.expr | Term) -> Term:
         return a if isinstance(a, Term) else self.expr(a)
@@ -166,11 +181,11 @@ class Expressions:
         obj, path = self.static_path(node)
         if obj is not NOT_STATIC:
             return self.constant(obj, path, node, ast.unparse(node))
-        base, loc, attr = self.value(node.value), self.loc(node), node.attr
+        base, loc, attr = self.value(node.value, objects=True), self.loc(node), node.attr
         if isinstance(base, Complex):
             return complexes.attribute(self, base, attr, node)
         tree = self.tree(base) if isinstance(base.type, TupleT) else None
-        if tree is not None and tree.cls is not None:  # a named tuple's field
+        if tree is not None and tree.cls is not None:  # a named tuple's or a dataclass's field
             if attr not in tree.keys:
                 self.fail(node, "attribute", f"attribute .{attr} of a {tree.cls.__name__} is not supported; its fields "
                           f"are {', '.join(tree.keys)}")

@@ -206,7 +206,7 @@ class Functions:
             text = self.static_str(a)  # a str: passed on as the callee's str argument (catad.trees)
             if text is not NOT_STATIC:
                 return self.with_tree(Tuple((), self.loc(a)), string(text))
-        t = a if isinstance(a, Term) else self.value(a)
+        t = a if isinstance(a, Term) else self.value(a, objects=True)
         if isinstance(t, Complex):
             name = src.name if src is not None else "your function"
             complexes.refuse(self, a, t, f"it is passed to {name}, whose arguments are real",

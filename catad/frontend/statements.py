@@ -175,7 +175,7 @@ class Statements:
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
-                    value = self.value(s.value)
+                    value = self.value(s.value, objects=True)
                     if isinstance(value, Complex):
                         complexes.refuse(self, s.value, value, f"{self.src.name} would return it, but the results "
                                          "of a compiled function are real",
@@ -361,7 +361,7 @@ class Statements:
         if not (isinstance(v, ast.Tuple) and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
                 and len(targets[0].elts) == len(v.elts) and not any(isinstance(e, ast.Starred)
                                                                     for e in v.elts + targets[0].elts)):
-            return self.value(v)
+            return self.value(v, objects=True)
         items = [self.value(e) for e in v.elts]
         if not any(isinstance(t, Complex) for t in items):
             return self.tuple_of(items, self.loc(v))  # as x_Tuple makes it
@@ -487,6 +487,7 @@ class Statements:
             if tree is not None and tree.kind == "dict":  # Python would unpack its keys
                 self.fail(target, "unpacking", "unpacking a dict gives its keys, which catad does not compile",
                           hint="read its values by key: a, b = d['a'], d['b']")
+            self.refuse_object(value, target, "the value unpacked")  # (Python's TypeError: no unpacking)
             if isinstance(ty, Vec):
                 return self.unpack_array(target, value, pieces, loc)
             if not isinstance(ty, TupleT) or len(ty.items) != n:
