@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
 import math
 import multiprocessing as mp
@@ -52,7 +53,10 @@ STEP = 1e-6
 def leaves(tree, path=()):
     """(path, value) of every float leaf (Python float or float ndarray) of tree: tuples, lists
     and dicts are walked; ints, bools and int arrays are not differentiated."""
-    if isinstance(tree, dict):
+    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
+        for f in dataclasses.fields(tree):
+            yield from leaves(getattr(tree, f.name), path + (f.name,))
+    elif isinstance(tree, dict):
         for k, v in tree.items():
             yield from leaves(v, path + (k,))
     elif isinstance(tree, (tuple, list)):
@@ -66,7 +70,7 @@ def leaves(tree, path=()):
 
 def get_in(tree, path):
     for k in path:
-        tree = tree[k]
+        tree = getattr(tree, k) if dataclasses.is_dataclass(tree) else tree[k]
     return tree
 
 
@@ -75,6 +79,8 @@ def set_in(tree, path, value):
     if not path:
         return value
     k = path[0]
+    if dataclasses.is_dataclass(tree):
+        return dataclasses.replace(tree, **{k: set_in(getattr(tree, k), path[1:], value)})
     if isinstance(tree, dict):
         out = dict(tree)
     elif isinstance(tree, tuple):
@@ -82,6 +88,8 @@ def set_in(tree, path, value):
     else:
         out = list(tree)
     out[k] = set_in(tree[k], path[1:], value)
+    if hasattr(tree, "_fields"):  # a named tuple: of its class
+        return type(tree)(*out)
     return tuple(out) if isinstance(tree, tuple) else out
 
 
