@@ -587,9 +587,16 @@ def _summed(lw, arg) -> Term:
 
 
 def h_max(lw, obj, node, args, kwargs):
-    """builtin max/min: of one array, tuple or generator, or of several scalars."""
+    """builtin max/min: of one array, tuple or generator, or of several scalars; with key=, the
+    first item of the largest (smallest) key (extremes_by_key.py)."""
     _arity(lw, obj, node, args, 1, 99)
     loc, pair = lw.loc(node), obj.__name__
+    if "default" in kwargs:
+        lw.fail(kwargs["default"], pair, f"{pair}(..., default=...) is not supported",
+                hint=f"test for an empty sequence first: {pair}(xs) if len(xs) else d")
+    if "key" in kwargs and not (isinstance(kwargs["key"], ast.Constant) and kwargs["key"].value is None):
+        from .extremes_by_key import extreme_by_key
+        return extreme_by_key(lw, pair, node, args, kwargs["key"])
     reduce = "v" + pair
     if len(args) == 1:
         g = args[0]
@@ -1014,7 +1021,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 @functools.lru_cache(maxsize=None)
 def _handlers() -> dict[int, tuple]:
     table = [
-        ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ()),
+        ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ("key", "default")),
         ((builtins.any, builtins.all), h_any_all, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),

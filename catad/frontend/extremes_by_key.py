@@ -1,0 +1,108 @@
+"""max(iterable, key=f), min(...), and max(a, b, ..., key=f): the first item whose key is the
+largest (smallest), as Python's max keeps its best item and replaces it only by one whose key is
+greater (smaller).
+
+Of several arguments, each key is compared in turn, exactly as Python compares them (a NaN key
+is never greater, so it never replaces the best; a first NaN key is never replaced). Of one
+iterable (a generator, a list, an array's elements or rows, a map), the keys are a vector and the
+item is the one at np.argmax (np.argmin) of them: the first of the largest, as Python's. Where a
+key is a NaN, Python's choice depends on where it is and np.argmax stops at the first NaN:
+catad refuses, by a run-time test of the key chosen. Python's ValueError for an empty iterable;
+`default=` is refused.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..errors import CatadTypeError
+from ..lang.terms import Const, If, Term, make_lets
+from ..lang.types import Bool, Float, Int, Vec
+from ..primitives import prim
+from .common import is_array
+from .iterators import as_list_comprehension
+from .vectorize import _called
+
+
+def extreme_by_key(lw, pair: str, node: ast.Call, args: list, key: ast.expr) -> Term:
+    loc = lw.loc(node)
+    if len(args) == 1:
+        return _of_iterable(lw, pair, node, args[0], key, loc)
+    items = [lw.arg(a) for a in args]
+
+    def chosen(*xs):
+        keys = [_key(lw, key, node, x) for x in xs]
+
+        def fold(*ks):
+            best, best_key = xs[0], ks[0]
+            for x, k in zip(xs[1:], ks[1:]):
+                test = prim("gt" if pair == "max" else "lt", k, best_key, loc=loc)
+                best = lw.mark_chosen(If(test, x, best, loc), test, x, best) if not is_array(x) else If(test, x, best, loc)
+                best_key = If(test, k, best_key, loc)
+            return best
+        return lw.b.share_all(keys, fold, loc)
+    return lw.b.share_all(items, chosen, loc)
+
+
+def _key(lw, key: ast.expr, node: ast.Call, x: Term) -> Term:
+    k = _called(lw, key, node, [x])
+    if not isinstance(k, Term) or k.type not in (Int, Float, Bool):
+        lw.fail(key, "key", f"a key of max() and min() must give a number here, got a {getattr(k, 'type', k)}",
+                CatadTypeError)
+    return prim("to_int", k, loc=k.loc) if k.type == Bool else k
+
+
+def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc) -> Term:
+    items = it if isinstance(it, Term) else lw.expr(as_list_comprehension(lw, it))  # (a list or array: a term)
+    if not isinstance(items.type, Vec):
+        lw.fail(node, pair, f"{pair}(..., key=...) of a {items.type} is not supported; of a list, an array or a "
+                "generator it is", CatadTypeError)
+    holder, at = lw.names.temp("_items"), lw.names.temp("_best")
+    lw.names.taken.discard(holder)
+    lw.names.taken.discard(at)
+
+    def body(v):
+        lw.env[holder] = v
+        name = lw.names.temp("_item")
+        lw.names.taken.discard(name)
+        keys_node = ast.ListComp(elt=ast.Call(func=key, args=[ast.Name(id=name, ctx=ast.Load())], keywords=[]),
+                                 generators=[ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()),
+                                                               iter=ast.Name(id=holder, ctx=ast.Load()), ifs=[],
+                                                               is_async=0)])
+        for n in ast.walk(keys_node):
+            if n is not key and not hasattr(n, "lineno") and isinstance(n, (ast.expr, ast.comprehension)):
+                ast.copy_location(n, node)
+                n.end_lineno, n.end_col_offset = node.end_lineno, node.end_col_offset
+        lw.made_syntax.append(keys_node)
+        keys = lw.expr(keys_node)
+        if not isinstance(keys.type, Vec) or keys.type.elem not in (Int, Float, Bool):
+            lw.fail(key, "key", f"a key of {pair}() must give a number here", CatadTypeError)
+
+        def pick(ks):
+            ks_num = lw.b.elementwise(lambda e: prim("to_int", e, loc=loc), [ks], loc) if keys.type.elem == Bool else ks
+            empty = lw.b.check(prim("gt", lw.b.size(ks_num, 0, loc), Const(0, Int), loc=loc), (), loc, f"{pair}()",
+                               f"{pair}() arg is an empty sequence")
+            i = prim("argmax" if pair == "max" else "argmin", ks_num, loc=loc)
+
+            def checked(j):
+                lw.env[at] = j
+                out = lw.expr(lw_node(ast.Subscript(value=ast.Name(id=holder, ctx=ast.Load()),
+                                                    slice=ast.Name(id=at, ctx=ast.Load()), ctx=ast.Load()), node, lw))
+                if keys.type.elem != Float:
+                    return out
+                k = prim("index", j, ks_num, loc=loc)
+                nan = lw.b.check(prim("eq", k, k, loc=loc), (), loc, f"{pair}()",
+                                 f"{pair}(..., key=...) with a key that is a NaN: Python's {pair} passes over a NaN "
+                                 "after the first item, where np.argmax stops at it; catad refuses it", "unsupported")
+                return make_lets(nan, out)
+            return make_lets(empty, lw.b.share(i, checked, loc))
+        return lw.b.share(keys, pick, loc)
+    return lw.b.share(items, body, loc)
+
+
+def lw_node(n: ast.AST, at: ast.AST, lw) -> ast.AST:
+    for m in ast.walk(n):
+        if isinstance(m, (ast.expr,)):
+            ast.copy_location(m, at)
+            m.end_lineno, m.end_col_offset = at.end_lineno, at.end_col_offset
+    lw.made_syntax.append(n)
+    return n
