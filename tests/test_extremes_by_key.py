@@ -87,3 +87,44 @@ def with_a_default(x):
 
 def test_default_refused():
     refused(with_a_default, (X,), "default=...) is not supported")
+
+
+def sorted_by_magnitude(x):
+    s = sorted(x, key=abs)
+    return s[0] * 3.0 + s[-1] + s[1] * s[2]
+
+
+def sorted_reversed(x):
+    s = sorted(x, key=lambda t: (t - 0.2) ** 2, reverse=True)
+    return s[0] * 3.0 + s[-1]
+
+
+def sorted_with_ties(x):
+    s = sorted(x, key=lambda t: t > 0)
+    return s[0] * 5.0 + s[-1] * 7.0 + s[1]
+
+
+def sorted_with_ties_reversed(x):
+    s = sorted(x, key=lambda t: round(t), reverse=True)  # equal keys keep their order, as Python's
+    return s[0] * 5.0 + s[-1] * 7.0 + s[1] * 3.0
+
+
+def sorted_list(x):
+    items = [x[0], 2.5, x[1]]
+    return sorted(items, key=lambda t: -t)[0]
+
+
+@pytest.mark.parametrize("f", [sorted_by_magnitude, sorted_reversed, sorted_with_ties, sorted_with_ties_reversed,
+                               sorted_list])
+@pytest.mark.parametrize("x", [X, 2.0 * X[::-1]])
+def test_sorted_against_python(f, x):
+    agrees(f, x)
+
+
+def sorted_nan_key(x):
+    return sorted(x, key=lambda t: t / 0.0 * 0.0 if t > 0 else t)[0]
+
+
+def test_sorted_nan_key_refused():
+    with pytest.raises(ValueError, match="with a key that is a NaN"):
+        catad.grad(sorted_nan_key)(X)

@@ -62,20 +62,7 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
 
     def body(v):
         lw.env[holder] = v
-        name = lw.names.temp("_item")
-        lw.names.taken.discard(name)
-        keys_node = ast.ListComp(elt=ast.Call(func=key, args=[ast.Name(id=name, ctx=ast.Load())], keywords=[]),
-                                 generators=[ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()),
-                                                               iter=ast.Name(id=holder, ctx=ast.Load()), ifs=[],
-                                                               is_async=0)])
-        for n in ast.walk(keys_node):
-            if n is not key and not hasattr(n, "lineno") and isinstance(n, (ast.expr, ast.comprehension)):
-                ast.copy_location(n, node)
-                n.end_lineno, n.end_col_offset = node.end_lineno, node.end_col_offset
-        lw.made_syntax.append(keys_node)
-        keys = lw.expr(keys_node)
-        if not isinstance(keys.type, Vec) or keys.type.elem not in (Int, Float, Bool):
-            lw.fail(key, "key", f"a key of {pair}() must give a number here", CatadTypeError)
+        keys = keys_of(lw, node, key, holder, pair)
 
         def pick(ks):
             ks_num = lw.b.elementwise(lambda e: prim("to_int", e, loc=loc), [ks], loc) if keys.type.elem == Bool else ks
@@ -99,9 +86,27 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
     return lw.b.share(items, body, loc)
 
 
-def lw_node(n: ast.AST, at: ast.AST, lw) -> ast.AST:
+def keys_of(lw, node: ast.Call, key: ast.expr, holder: str, what: str) -> Term:
+    """[key(x) for x in <holder>], the keys of the items a name of the environment holds: a vector
+    of numbers (of bools, ints)."""
+    name = lw.names.temp("_item")
+    lw.names.taken.discard(name)
+    keys_node = lw_node(ast.ListComp(elt=ast.Call(func=key, args=[ast.Name(id=name, ctx=ast.Load())], keywords=[]),
+                                     generators=[ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()),
+                                                                   iter=ast.Name(id=holder, ctx=ast.Load()), ifs=[],
+                                                                   is_async=0)]), node, lw, keep=key)
+    keys = lw.expr(keys_node)
+    if not isinstance(keys.type, Vec) or keys.type.elem not in (Int, Float, Bool):
+        lw.fail(key, "key", f"a key of {what}() must give a number here", CatadTypeError)
+    return keys
+
+
+def lw_node(n: ast.AST, at: ast.AST, lw, keep: ast.AST | None = None) -> ast.AST:
+    """n (syntax made here) located at `at`, but for the nodes of `keep` (the user's own), kept
+    alive until the compile ends."""
+    mine = {id(m) for m in ast.walk(keep)} if keep is not None else set()
     for m in ast.walk(n):
-        if isinstance(m, (ast.expr,)):
+        if isinstance(m, (ast.expr, ast.comprehension)) and id(m) not in mine:
             ast.copy_location(m, at)
             m.end_lineno, m.end_col_offset = at.end_lineno, at.end_col_offset
     lw.made_syntax.append(n)

@@ -82,13 +82,11 @@ def item(lw, base: Term, node: ast.Call) -> Term:
 
 
 def h_sorted(lw, obj, node, args, kwargs):
-    """sorted(v, reverse=False) of a 1-d array or list of numbers: NumPy's stable sort, as a list."""
+    """sorted(v, reverse=False) of a 1-d array or list of numbers: NumPy's stable sort, as a list;
+    with key=, the stable order of the keys (_sorted_by_key)."""
     from .numpy_signal import _sorted1
     if len(args) != 1:
         lw.fail(node, "sorted", f"sorted expected 1 argument, got {len(args)}", CatadTypeError)
-    if "key" in kwargs and not _is_none(kwargs["key"]):
-        lw.fail(kwargs["key"], "sorted", "sorted(..., key=...) is not supported",
-                hint="sort the keys with np.argsort(keys, kind='stable') and index with the order")
     reverse = kwargs.get("reverse")
     rev = False
     if reverse is not None:
@@ -98,6 +96,8 @@ def h_sorted(lw, obj, node, args, kwargs):
         rev = bool(r.value)
     # sorted(g) of a generator (a map's, a filter's: calls.call) is sorted of its list comprehension
     v = lw.arg(iterators.as_list_comprehension(lw, args[0]) if isinstance(args[0], ast.GeneratorExp) else args[0])
+    if "key" in kwargs and not _is_none(kwargs["key"]):
+        return _sorted_by_key(lw, node, v, kwargs["key"], rev)
     if not is_array(v) or rank(v.type) != 1:
         lw.fail(node, "sorted", f"sorted() of a {v.type} is not supported; of a 1-d array or list of numbers it is",
                 CatadTypeError)
@@ -119,6 +119,49 @@ def h_sorted(lw, obj, node, args, kwargs):
         return lw.b.share(nans, checked, loc)
     out = lw.mark_zero_d_items(lw.as_list(lw.b.share(v, body, loc)), v)
     # the items in another order: all Python's (or NumPy's) still, else of a kind by their values
+    kind = lw.item_kind(v) if lw.is_list(v) else "numpy"
+    return lw.mark_py_items(out) if kind == "py" else out if kind == "numpy" else lw.mark_py_layout(out, MIXED)
+
+
+def _sorted_by_key(lw, node, v: Term, key: ast.expr, rev: bool) -> Term:
+    """sorted(v, key=f, reverse=rev): v's items (numbers) in the stable order of their keys
+    (np.lexsort of the keys, of their negatives for reverse: equal keys keep their order, as in
+    Python's sorted with reverse=True); a NaN key is refused when the function runs, as sorted's
+    NaN is."""
+    from .extremes_by_key import keys_of
+    from .numpy_signal import _order
+    loc = lw.loc(node)
+    if not is_array(v) or rank(v.type) != 1:
+        lw.fail(node, "sorted", f"sorted(..., key=...) of a {v.type} is not supported; of a 1-d array or a list of "
+                "numbers it is", CatadTypeError)
+    holder = lw.names.temp("_items")
+    lw.names.taken.discard(holder)
+
+    def body(x):
+        lw.env[holder] = x
+        keys = keys_of(lw, node, key, holder, "sorted")
+        if keys.type.elem != Float:
+            keys = lw.b.elementwise(lambda e: lw.b.to_float(e, loc), [keys], loc)
+
+        def ordered(ks):
+            ordering = lw.b.elementwise(lambda e: prim("neg", e, loc=loc), [ks], loc) if rev else ks
+
+            def gathered(order):
+                i = lw.b.var(Int, loc, "_i")
+                return Build(lw.b.size(x, 0, loc), i, prim("index", prim("index", i, order, loc=loc), x, loc=loc), loc)
+            out = lw.b.share(lw.b.share(ordering, lambda o: _order(lw, o, loc), loc), gathered, loc)
+            i = lw.b.var(Int, loc, "_i")
+            nans = lw.b.sum_all(Build(lw.b.size(ks, 0, loc), i, _is_nan(lw, prim("index", i, ks, loc=loc), loc), loc),
+                                loc)
+
+            def checked(count):
+                chk = lw.b.check(prim("eq", count, Const(0, Int), loc=loc), (), loc, "sorted",
+                                 "sorted(..., key=...) with a key that is a NaN: Python orders a NaN as its "
+                                 "comparisons happen to fall, which catad does not reproduce", "domain")
+                return make_lets(chk, out)
+            return lw.b.share(nans, checked, loc)
+        return lw.b.share(keys, ordered, loc)
+    out = lw.mark_zero_d_items(lw.as_list(lw.b.share(v, body, loc)), v)
     kind = lw.item_kind(v) if lw.is_list(v) else "numpy"
     return lw.mark_py_items(out) if kind == "py" else out if kind == "numpy" else lw.mark_py_layout(out, MIXED)
 
