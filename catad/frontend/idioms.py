@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import operator
 
 from ..errors import CatadTypeError
 import builtins
@@ -207,5 +208,20 @@ def h_meshgrid(lw, obj, node, args, kwargs):
     return lw.b.share_all(xs, body, loc)
 
 
-TABLE = [((builtins.divmod, np.divmod), h_divmod, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
+_OPERATORS = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
+              operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod, operator.pow: ast.Pow,
+              operator.matmul: ast.MatMult}
+
+
+def h_operator_fn(lw, obj, node, args, kwargs):
+    """operator.add(a, b), operator.mul, ... (the operator module's arithmetic): a + b, a * b, ...
+    as Python computes them (a function given to functools.reduce or map, most often)."""
+    name = f"operator.{obj.__name__}"
+    if len(args) != 2:
+        lw.fail(node, name, f"{obj.__name__} expected 2 arguments, got {len(args)}", CatadTypeError)
+    a, b = (lw.value_arg(x) for x in args)
+    return lw.binop(_OPERATORS[obj](), a, b, node)
+
+
+TABLE = [((builtins.divmod, np.divmod), h_divmod, ()), (tuple(_OPERATORS), h_operator_fn, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
          ((np.meshgrid,), h_meshgrid, ("indexing", "sparse", "copy"))]

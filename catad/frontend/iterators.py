@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 
 from ..errors import CatadTypeError
 
@@ -174,4 +175,62 @@ def for_over(lw, s: ast.For) -> list[ast.stmt] | None:
     return [new]
 
 
-TABLE = [((builtins.list,), h_list, ()), ((builtins.tuple,), h_tuple, ()), (ITERATORS, h_iterator, ())]
+def h_reduce(lw, obj, node, args, kwargs):
+    """functools.reduce anywhere but as the whole value of an assignment or a return."""
+    lw.fail(node, "functools.reduce", "functools.reduce is supported as the whole value of an assignment or a "
+            "return statement: t = functools.reduce(f, xs, init), return functools.reduce(...)",
+            hint="assign its result to a name first")
+
+
+TABLE = [((builtins.list,), h_list, ()), ((builtins.tuple,), h_tuple, ()), (ITERATORS, h_iterator, ()),
+         ((functools.reduce,), h_reduce, ())]
+
+
+def reduce_statement(lw, s: ast.stmt) -> list[ast.stmt] | None:
+    """`t = functools.reduce(f, it[, init])` (or `return ...`) as the loop Python's reduce runs:
+    `acc = init; for x in it: acc = f(acc, x)`, then `t = acc`; without init the first item starts
+    (`items = [x for x in it]; acc = items[0]; for x in items[1:]`), and an empty iterable raises
+    Python's TypeError. None where s is not such a statement. (A reduce elsewhere in an expression
+    is refused as a function catad does not know.)"""
+    value = s.value if isinstance(s, (ast.Assign, ast.Return)) else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and
+            getattr(value.func, "attr", getattr(value.func, "id", None)) == "reduce" and
+            lw.static(value.func) is functools.reduce):
+        return None
+    if value.keywords or not 2 <= len(value.args) <= 3 or any(isinstance(a, ast.Starred) for a in value.args):
+        lw.fail(value, "functools.reduce", "functools.reduce takes a function, an iterable and an initial value, by "
+                "position", CatadTypeError)
+    f, it = value.args[0], value.args[1]
+    acc, item, items = (lw.names.temp(b) for b in ("_acc", "_item", "_items"))
+    for n in (acc, item, items):
+        lw.names.taken.discard(n)
+    name = lambda n, ctx: _at(ast.Name(id=n, ctx=ctx), value)  # noqa: E731
+    step = _at(ast.Call(func=f, args=[name(acc, ast.Load()), name(item, ast.Load())], keywords=[]), value)
+    body = [_at(ast.Assign(targets=[name(acc, ast.Store())], value=step), value)]
+    if len(value.args) == 3:
+        out = [_at(ast.Assign(targets=[name(acc, ast.Store())], value=value.args[2]), value),
+               _at(ast.For(target=name(item, ast.Store()), iter=it, body=body, orelse=[], type_comment=None), value)]
+    else:  # the first item starts: `items = list(it)` (read once), then items[0] and the rest
+        listed = as_list_comprehension(lw, it)  # (list(it), whatever the name list denotes)
+        empty = _at(ast.Compare(left=_at(ast.Call(func=_at(ast.Name(id="len", ctx=ast.Load()), value),
+                                                  args=[name(items, ast.Load())], keywords=[]), value),
+                                ops=[ast.Eq()], comparators=[_at(ast.Constant(0), value)]), value)
+        error = _at(ast.Raise(exc=_at(ast.Call(func=_at(ast.Name(id="TypeError", ctx=ast.Load()), value),
+                                               args=[_at(ast.Constant("reduce() of empty iterable with no initial "
+                                                                      "value"), value)], keywords=[]), value),
+                              cause=None), value)
+        first = _at(ast.Subscript(value=name(items, ast.Load()), slice=_at(ast.Constant(0), value), ctx=ast.Load()),
+                    value)
+        rest = _at(ast.Subscript(value=name(items, ast.Load()), slice=_at(ast.Slice(lower=_at(ast.Constant(1), value),
+                                                                                     upper=None, step=None), value),
+                                 ctx=ast.Load()), value)
+        out = [_at(ast.Assign(targets=[name(items, ast.Store())], value=listed), value),
+               _at(ast.If(test=empty, body=[error], orelse=[]), value),
+               _at(ast.Assign(targets=[name(acc, ast.Store())], value=first), value),
+               _at(ast.For(target=name(item, ast.Store()), iter=rest, body=body, orelse=[], type_comment=None), value)]
+    if isinstance(s, ast.Return):
+        out.append(_at(ast.Return(value=name(acc, ast.Load())), s))
+    else:
+        out.append(_at(ast.Assign(targets=s.targets, value=name(acc, ast.Load())), s))
+    lw.made_syntax.append(out)
+    return out

@@ -172,6 +172,11 @@ class Statements:
             outer, self.b.statement = self.b.statement, Statement(len(self.names.serial), self.b.branch_depth)
             start = len(pieces)
             try:
+                if isinstance(s, (ast.Assign, ast.Return)) and isinstance(s.value, ast.Call):
+                    made = iterators.reduce_statement(self, s)  # the loop functools.reduce runs
+                    if made is not None:
+                        todo.extend(reversed(made))
+                        continue
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         self.fail(s, "return", "a bare return is not supported; return a value")
