@@ -129,3 +129,34 @@ def raises_as_python(fn, *args):
         catad.value_and_grad(fn)(*args)
     assert str(python.value) in str(ours.value)
 
+
+
+def field_differences(f, obj, rest=(), h=1e-6):
+    """The gradient of f(obj, *rest) in obj, a named tuple or a dataclass (of floats, float arrays,
+    ints and nested ones), by central differences of f itself: an object of obj's class, 0.0 for
+    an int field (which has no tangent)."""
+    import dataclasses
+    if dataclasses.is_dataclass(obj):
+        names, replace = [fd.name for fd in dataclasses.fields(obj)], lambda **kw: dataclasses.replace(obj, **kw)
+    else:
+        names, replace = list(obj._fields), obj._replace
+    out = {}
+    for name in names:
+        leaf = getattr(obj, name)
+        if dataclasses.is_dataclass(leaf) or hasattr(leaf, "_fields"):
+            out[name] = field_differences(lambda inner, *r: f(replace(**{name: inner}), *r), leaf, rest, h)
+            continue
+        if isinstance(leaf, int):
+            out[name] = 0.0
+            continue
+        a = np.asarray(leaf, dtype=float)
+        g = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus, minus = a.copy(), a.copy()
+            plus[idx] += h
+            minus[idx] -= h
+            up = replace(**{name: plus if a.shape else float(plus)})
+            down = replace(**{name: minus if a.shape else float(minus)})
+            g[idx] = (f(up, *rest) - f(down, *rest)) / (2 * h)
+        out[name] = g if a.shape else float(g)
+    return type(obj)(**out)

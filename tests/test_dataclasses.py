@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import marked_line
+from located import field_differences, marked_line
 
 
 @dataclass
@@ -68,32 +68,6 @@ X = RNG.normal(size=3)
 M = Model(P, 1.5)
 
 
-def differences(f, obj, rest, h=1e-6):
-    """The gradient of f in obj (a dataclass of floats, arrays, ints and dataclasses) by central
-    differences of f itself, as a dataclass of its class (0.0 for an int field)."""
-    out = {}
-    for fd in dataclasses.fields(obj):
-        leaf = getattr(obj, fd.name)
-        if dataclasses.is_dataclass(leaf):
-            out[fd.name] = differences(lambda inner, *r: f(dataclasses.replace(obj, **{fd.name: inner}), *r), leaf,
-                                       rest, h)
-            continue
-        if isinstance(leaf, int):
-            out[fd.name] = 0.0
-            continue
-        a = np.asarray(leaf, dtype=float)
-        g = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus, minus = a.copy(), a.copy()
-            plus[idx] += h
-            minus[idx] -= h
-            up = dataclasses.replace(obj, **{fd.name: plus if a.shape else float(plus)})
-            down = dataclasses.replace(obj, **{fd.name: minus if a.shape else float(minus)})
-            g[idx] = (f(up, *rest) - f(down, *rest)) / (2 * h)
-        out[fd.name] = g if a.shape else float(g)
-    return type(obj)(**out)
-
-
 def assert_close(got, want):
     assert type(got) is type(want)
     for fd in dataclasses.fields(want):
@@ -108,7 +82,7 @@ def assert_close(got, want):
 def test_gradient_is_of_the_class(f, obj):
     value, grad = catad.value_and_grad(f)(obj, X)
     assert value == pytest.approx(f(obj, X), rel=1e-12)
-    assert_close(grad, differences(f, obj, (X,)))
+    assert_close(grad, field_differences(f, obj, (X,)))
 
 
 def test_result_and_cotangent_of_the_class():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import marked_line
+from located import field_differences, marked_line
 
 Layer = namedtuple("Layer", "W b")
 
@@ -52,34 +52,12 @@ X = RNG.normal(size=3)
 S = State(RNG.normal(size=3), 0.7)
 
 
-def differences(f, args, h=1e-6):
-    """The gradient of f in its first argument, a named tuple of floats and arrays, by central
-    differences of f itself: a named tuple of its class."""
-    p, rest = args[0], args[1:]
-    out = []
-    for k, leaf in enumerate(p):
-        if isinstance(leaf, int):
-            out.append(0.0)
-            continue
-        a = np.asarray(leaf, dtype=float)
-        g = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            plus, minus = a.copy(), a.copy()
-            plus[idx] += h
-            minus[idx] -= h
-            up = p._replace(**{p._fields[k]: plus if a.shape else float(plus)})
-            down = p._replace(**{p._fields[k]: minus if a.shape else float(minus)})
-            g[idx] = (f(up, *rest) - f(down, *rest)) / (2 * h)
-        out.append(g if a.shape else float(g))
-    return type(p)(*out)
-
-
 @pytest.mark.parametrize("f, args", [(layer_output, (P, X)), (unpacked_and_indexed, (P, X)), (made_inside, (S,)),
                                      (class_tested, (S,))])
 def test_gradient_is_of_the_class(f, args):
     value, grad = catad.value_and_grad(f)(*args)
     assert value == pytest.approx(f(*args), rel=1e-12)
-    want = differences(f, args)
+    want = field_differences(f, args[0], args[1:])
     assert type(grad) is type(args[0])
     for got, expected in zip(grad, want):
         np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
