@@ -8,9 +8,9 @@ contracts: hessian's shapes and argnums, hvp == hessian @ t, jacfwd == jacrev ==
 symmetry to rounding, catad.grad(f) called inside a compiled function, loops and conditionals,
 checkpoints, and the located refusals.
 """
-import math
-
+import dataclasses
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -63,7 +63,21 @@ def test_grad_of_grad_of_grad_of_a_scalar_case_equals_sympy(case):
 
 # ---------------------------------------------------------------- the benchmark corpus
 
+def _fields(x):
+    """A dataclass's field values, in order (a named tuple is a tuple: walked as one)."""
+    return [getattr(x, f.name) for f in dataclasses.fields(x)]
+
+
+def _rebuilt(x, items):
+    """x's container (a tuple, a list, a named tuple, a dataclass) holding items instead."""
+    if dataclasses.is_dataclass(x):
+        return dataclasses.replace(x, **{f.name: v for f, v in zip(dataclasses.fields(x), items)})
+    return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+
+
 def _leaves(x):
+    if dataclasses.is_dataclass(x):
+        return [leaf for v in _fields(x) for leaf in _leaves(v)]
     if isinstance(x, dict):
         return [leaf for v in x.values() for leaf in _leaves(v)]
     if isinstance(x, (tuple, list)):
@@ -81,8 +95,10 @@ def _like(x, draw):
     """x's structure with each float leaf replaced by draw(shape) (ints, bools kept: no tangent)."""
     if isinstance(x, dict):
         return {k: _like(v, draw) for k, v in x.items()}
+    if dataclasses.is_dataclass(x):
+        return _rebuilt(x, [_like(v, draw) for v in _fields(x)])
     if isinstance(x, (tuple, list)):
-        return type(x)(_like(v, draw) for v in x)
+        return _rebuilt(x, [_like(v, draw) for v in x])
     if isinstance(x, np.ndarray):
         return draw(x.shape) if x.dtype.kind == "f" else np.zeros(x.shape)
     if isinstance(x, float):
@@ -93,8 +109,10 @@ def _like(x, draw):
 def _axpy(s, x, t):
     if isinstance(x, dict):
         return {k: _axpy(s, x[k], t[k]) for k in x}
+    if dataclasses.is_dataclass(x):
+        return _rebuilt(x, [_axpy(s, a, b) for a, b in zip(_fields(x), _fields(t))])
     if isinstance(x, (tuple, list)):
-        return type(x)(_axpy(s, a, b) for a, b in zip(x, t))
+        return _rebuilt(x, [_axpy(s, a, b) for a, b in zip(x, t)])
     if isinstance(x, np.ndarray) and x.dtype.kind == "f" or isinstance(x, float):
         return x + s * t
     return x

@@ -82,7 +82,8 @@ def loss_after_a_step_dataclass(p, X, y):
 
 # The relative change of a quantity with the removable singularity at equal arguments taken by
 # math.isclose (the log mean of heat-exchanger design, (a - b) / log(a / b), equal to a at a = b);
-# Incropera & DeWitt, "Fundamentals of Heat and Mass Transfer" (6th ed.) eq. 11.15.
+# Incropera, DeWitt, Bergman & Lavine, "Fundamentals of Heat and Mass Transfer" (6th ed., 2007),
+# eq. 11.15.
 def log_mean_isclose(a, b):
     if math.isclose(a, b, rel_tol=1e-12):
         return a

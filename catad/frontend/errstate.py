@@ -30,23 +30,25 @@ def _is_errstate(item: ast.withitem) -> bool:
 
 
 def without_contexts(stmts: list[ast.stmt], contexts: list) -> list[ast.stmt]:
-    """stmts with each `with errstate(...):` replaced by its body (in the bodies of the statements
-    in them too, nested defs' included), its contexts appended to `contexts`."""
+    """stmts, changed in place, with each `with errstate(...):` replaced by its body (in the bodies
+    of the statements in them too, nested defs' included), its contexts appended to `contexts`."""
     out: list[ast.stmt] = []
     for s in stmts:
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(s, field, without_contexts(inner, contexts))
+                without_contexts(inner, contexts)
         if isinstance(s, ast.Try):
             for h in s.handlers:
-                h.body = without_contexts(h.body, contexts)
+                without_contexts(h.body, contexts)
         if isinstance(s, ast.With) and all(_is_errstate(item) for item in s.items):
             contexts.extend(item.context_expr for item in s.items)
             out.extend(s.body)
         else:
             out.append(s)
-    return out
+    if len(out) != len(stmts) or any(a is not b for a, b in zip(out, stmts)):
+        stmts[:] = out  # in place: the def's own list, which lowering empties as it goes (Statements.run)
+    return stmts
 
 
 def check(lw, contexts: tuple) -> None:
