@@ -1,4 +1,5 @@
-"""map, filter and list: Python's iterators where something takes their items at once.
+"""map, filter, list, tuple and functools.reduce: Python's iterators where something takes their
+items at once.
 
 A map or filter object is an iterator: each item is computed when it is taken, and taken once.
 catad has no iterators. Where one is consumed as it is made, it is the generator expression
@@ -14,6 +15,8 @@ sorted: calls.call asks `consumed` of each argument), and what a for loop runs o
 the loop runs over the arguments and computes the item first in its body). list(it) is the
 list comprehension [x for x in it], and of a generator its list comprehension. Anywhere else
 (a map stored in a variable, whose second reading is empty in Python) a map or filter is refused.
+tuple(t) is t's items where their number is known while compiling; `t = functools.reduce(f, xs,
+init)` is the loop Python's reduce runs (`reduce_statement`).
 
 The syntax made here is made again at each compile (its fresh names are the compile's own) and
 kept on the lowerer until the compile ends (other parts key what they know of syntax by id).
