@@ -39,6 +39,58 @@ class Comprehensions:
         """[e for ...]: a build (several for clauses nest; filters only inside sum)."""
         return self.as_list(self.comprehension(node, None))
 
+    def x_DictComp(self, node: ast.DictComp) -> Term:
+        """{k: v for x in xs} over items known while compiling (a dict's keys, values or items, a
+        tuple, zip or enumerate of tuples, a range of constant bounds indexing a tuple): the dict
+        display of its entries, Python's order (a repeated key keeps its first place and its last
+        value), its keys string or int constants then (a dict's keys, a tuple's strings, a range's
+        ints). Over an array or a range of bounds known only when the function runs it is refused:
+        a dict's keys are part of its structure, known while compiling."""
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+            self.fail(node, "dict comprehension", "a dict comprehension with one for clause and no filter is supported "
+                      "here", hint="build it in a loop: d = {} then d[k] = v")
+        g = node.generators[0]
+        loc = self.loc(g.iter)
+        items = self.static_items(g.iter, [node.key, node.value], g.target)
+        if items is None and iteration_fn(self, g.iter) is range and not g.iter.keywords:
+            bounds = [self.expr(a) for a in g.iter.args]  # (a range of constant bounds: its ints)
+            if 1 <= len(bounds) <= 3 and all(isinstance(b, Const) and b.type == Int for b in bounds):
+                items = [Const(k, Int, loc) for k in range(*(int(b.value) for b in bounds))]
+        if items is None:
+            self.fail(g.iter, "dict comprehension", "a dict comprehension runs over items known while compiling here "
+                      "(a dict's keys or items, a tuple, a range of constant bounds): a dict's keys are part of its "
+                      "structure", hint="use an array of the values: np.array([v for x in xs])")
+        names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+        saved = {n: self.env.get(n, _MISSING) for n in names}
+        kept: dict = {}
+        try:
+            for item in items:
+                pieces: list = []
+                self._bind_item(g.target, item, pieces, loc)
+                key = self._static_key(node.key)
+                value = self.str_or_expr(node.value)
+                kept[key] = self.assemble(pieces, value, None) if pieces else value
+        finally:
+            for n, v in saved.items():
+                if v is _MISSING:
+                    self.env.pop(n, None)
+                else:
+                    self.env[n] = v
+        return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
+
+    def _static_key(self, node: ast.expr):
+        """A dict comprehension's key for the item bound now: a str or an int known while compiling."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), DictKey):
+            return self.env[node.id].key
+        text = self.static_str(node)
+        if text is not NOT_STATIC:
+            return text
+        t = self.expr(node)
+        if isinstance(t, Const) and t.type == Int:
+            return int(t.value)
+        self.fail(node, "dict comprehension", "a dict's keys must be strings or ints known while compiling here "
+                  "(a dict's keys, a tuple's strings, a range's ints)")
+
     def x_GeneratorExp(self, node: ast.GeneratorExp) -> Term:
         """(e for ...) as the argument of sum, max or min: the reduction of a build."""
         self.fail(node, "generator expression", "a generator expression is only supported as the argument "

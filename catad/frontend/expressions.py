@@ -49,7 +49,6 @@ _UNSUPPORTED_EXPRS = {
     ast.NamedExpr: ("walrus", "assignment expressions (:=) are not supported; assign in a separate statement"),
     ast.Starred: ("starred", "starred expressions (*x) are not supported; write the elements out"),
     ast.Dict: ("dict", "dicts are not supported; use tuples or arrays"),
-    ast.DictComp: ("dict", "dict comprehensions are not supported; use a list comprehension"),
     ast.Set: ("set", "sets are not supported; use tuples or arrays"),
     ast.SetComp: ("set", "set comprehensions are not supported; use a list comprehension"),
     ast.JoinedStr: _STRINGS,
