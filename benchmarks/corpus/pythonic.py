@@ -1,6 +1,6 @@
 """Python idioms of real numeric code that trials of catad found refused (round 8): map, filter,
 list() and tuple(), np.errstate, imports inside a function, parameters held in named tuples and
-dataclasses, math.isclose."""
+dataclasses, math.isclose, a dict comprehension."""
 from __future__ import annotations
 
 import math
@@ -98,6 +98,16 @@ def standardised_ridge_tuple_shape(w, X, y):
     return np.sum((Z @ w - y) ** 2) / n + 0.1 * np.sum(w ** 2) / d
 
 
+# The loss after one step of gradient descent on a dict of parameters, the step a dict
+# comprehension over its keys (the JAX tree_map idiom written in plain Python); Nesterov,
+# "Introductory Lectures on Convex Optimization" (2004) 1.2.3, the gradient method.
+def loss_after_a_dict_step(p, X, y):
+    r = X @ p["w"] + p["b"] - y
+    g = {"w": X.T @ r / len(y), "b": np.mean(r)}
+    q = {k: p[k] - 0.1 * g[k] for k in p}
+    return 0.5 * np.mean((X @ q["w"] + q["b"] - y) ** 2)
+
+
 CASES = [
     case(softmax_nll_by_map, lambda rng: (rng.normal(size=(3, 4)), rng.normal(size=(6, 3)),
                                           rng.integers(0, 4, size=6)), argnums=(0,)),
@@ -111,5 +121,7 @@ CASES = [
     case(loss_after_a_step_dataclass, lambda rng: (Linear(rng.normal(size=3), 0.3), rng.normal(size=(7, 3)),
                                                    rng.normal(size=7))),
     case(log_mean_isclose, lambda rng: (rng.uniform(1.0, 2.0), rng.uniform(2.5, 4.0)), argnums=(0, 1)),
+    case(loss_after_a_dict_step, lambda rng: ({"w": rng.normal(size=3), "b": 0.2}, rng.normal(size=(7, 3)),
+                                              rng.normal(size=7))),
     case(standardised_ridge_tuple_shape, lambda rng: (rng.normal(size=3), rng.normal(size=(8, 3)), rng.normal(size=8))),
 ]
