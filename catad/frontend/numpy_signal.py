@@ -56,7 +56,7 @@ import numpy.polynomial.polynomial
 
 from ..errors import CatadTypeError
 from ..lang.fold import Fold
-from ..lang.terms import TRUE, Build, Const, Get, If, Term, Tuple, make_lets
+from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of, vec_of
 from ..primitives import prim
 from .calls import display
@@ -773,13 +773,43 @@ def h_argsort(lw, obj, node, args, kwargs):
     kind = _static_str(lw, p.get("kind"), obj, "kind", "quicksort", _KINDS)
     stable = not _is_none(p.get("stable")) and (p["stable"].value if isinstance(p["stable"], ast.Constant)
                                                else lw.static(p["stable"])) is True
-    if not stable and kind not in ("stable", "mergesort"):
-        lw.fail(node, display(obj), "np.argsort() orders equal values as its sorting algorithm happens to unless the "
-                "sort is stable, so catad computes only a stable one", hint="pass kind='stable': equal values then "
-                                                                           "keep their order")
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     axis, a = _sort_axis(lw, obj, node, p, a)
+    if not stable and kind not in ("stable", "mergesort"):
+        if rank(a.type) != 1:
+            lw.fail(node, display(obj), "np.argsort() orders equal values as its sorting algorithm happens to unless "
+                    "the sort is stable, so catad computes only a stable one", hint="pass kind='stable': equal "
+                                                                                   "values then keep their order")
+        return lw.b.share(a, lambda v: lw.b.share(_order(lw, v, loc), lambda o: _untied(lw, v, o, loc), loc), loc)
     return lw.b.share(a, lambda x: _along_last(lw, x, axis, lambda v: _order(lw, v, loc), True, loc), loc)
+
+
+def _untied(lw, v: Term, order: Term, loc) -> Term:
+    """The stable order of vector v, checked when the function runs to hold no two equal values
+    (two NaNs are equal here): then every sorting algorithm, np.argsort's default one too, gives
+    this order; where two are equal, the default kind orders them as it happens to, and catad
+    refuses."""
+    j = lw.b.var(Int, loc, "_j")
+    at = lambda k: prim("index", prim("index", k, order, loc=loc), v, loc=loc)  # noqa: E731
+
+    def tied(x, y):
+        same = prim("eq", x, y, loc=loc)
+        if scalar_of(v.type) == Float:
+            same = If(same, TRUE, If(prim("ne", x, x, loc=loc), prim("ne", y, y, loc=loc), FALSE, loc), loc)
+        return If(same, Const(1, Int, loc), Const(0, Int, loc), loc)
+    n = lw.b.size(v, 0, loc)
+    pairs = prim("max", prim("sub", n, Const(1, Int, loc), loc=loc), Const(0, Int, loc), loc=loc)
+    body = lw.b.share(at(j), lambda x: lw.b.share(at(prim("add", j, Const(1, Int, loc), loc=loc)),
+                                                  lambda y: tied(x, y), loc), loc)
+    count = lw.b.sum_all(Build(pairs, j, body, loc), loc)
+
+    def checked(c):
+        chk = lw.b.check(prim("eq", c, Const(0, Int, loc), loc=loc), (), loc, "np.argsort",
+                         "np.argsort() of values holding equal values: its default kind orders them as its sorting "
+                         "algorithm happens to, which catad does not reproduce; pass kind='stable' (equal values then "
+                         "keep their order)", "unsupported")
+        return make_lets(chk, order)
+    return lw.b.share(count, checked, loc)
 
 
 def h_median(lw, obj, node, args, kwargs):
