@@ -60,22 +60,13 @@ class Comprehensions:
             self.fail(g.iter, "dict comprehension", "a dict comprehension runs over items known while compiling here "
                       "(a dict's keys or items, a tuple, a range of constant bounds): a dict's keys are part of its "
                       "structure", hint="use an array of the values: np.array([v for x in xs])")
-        names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
-        saved = {n: self.env.get(n, _MISSING) for n in names}
         kept: dict = {}
-        try:
-            for item in items:
-                pieces: list = []
-                self._bind_item(g.target, item, pieces, loc)
-                key = self._static_key(node.key)
-                value = self.str_or_expr(node.value)
-                kept[key] = self.assemble(pieces, value, None) if pieces else value
-        finally:
-            for n, v in saved.items():
-                if v is _MISSING:
-                    self.env.pop(n, None)
-                else:
-                    self.env[n] = v
+
+        def entry(pieces):
+            key = self._static_key(node.key)
+            value = self.str_or_expr(node.value)
+            kept[key] = self.assemble(pieces, value, None) if pieces else value
+        self._each_item(g.target, items, loc, entry)
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
     def _static_key(self, node: ast.expr):
@@ -326,21 +317,12 @@ class Comprehensions:
         comprehension is the list display of them."""
         g = gens[k]
         loc = self.loc(g.iter)
-        names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
-        saved = {n: self.env.get(n, _MISSING) for n in names}
         elems, raw = [], []  # (raw: the elements as lowered, which carry their marks)
-        try:
-            for item in items:
-                pieces: list = []
-                self._bind_item(g.target, item, pieces, loc)
-                raw.append(self._filtered(gens, k, elt, reduce, loc))
-                elems.append(self.assemble(pieces, raw[-1], None))
-        finally:
-            for n, v in saved.items():
-                if v is _MISSING:
-                    self.env.pop(n, None)
-                else:
-                    self.env[n] = v
+
+        def element(pieces):
+            raw.append(self._filtered(gens, k, elt, reduce, loc))
+            elems.append(self.assemble(pieces, raw[-1], None))
+        self._each_item(g.target, items, loc, element)
         if reduce is None:
             if not elems:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
@@ -358,6 +340,23 @@ class Comprehensions:
         for e in elems[1:]:
             out = self.chosen_extreme(reduce[1:], out, e, loc)
         return out
+
+    def _each_item(self, target: ast.expr, items: list, loc, each) -> None:
+        """each(pieces) with target bound to each item in turn (its bindings in pieces); the names
+        target binds are restored afterwards (a comprehension's variables are its own)."""
+        names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+        saved = {n: self.env.get(n, _MISSING) for n in names}
+        try:
+            for item in items:
+                pieces: list = []
+                self._bind_item(target, item, pieces, loc)
+                each(pieces)
+        finally:
+            for n, v in saved.items():
+                if v is _MISSING:
+                    self.env.pop(n, None)
+                else:
+                    self.env[n] = v
 
     def _bind_item(self, target: ast.expr, item, pieces: list, loc) -> None:
         if isinstance(item, DictKey):
