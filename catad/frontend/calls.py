@@ -1060,8 +1060,6 @@ def _handlers() -> dict[int, tuple]:
     from . import idioms  # divmod, sorted, np.meshgrid
     table += idioms.TABLE
     table += iterators.TABLE  # list, map, filter
-    from . import vectorize  # np.vectorize (called where np.vectorize(f)(x) is: expressions.x_Call)
-    table += vectorize.TABLE
     from . import lstsq  # np.linalg.lstsq, np.polyfit
     table += lstsq.HANDLERS
     from . import numpy_gradient  # np.gradient with steps or coordinates, edge_order 1 and 2

@@ -21,7 +21,7 @@ from ..errors import ArgumentError, CatadError, CatadTypeError
 from ..lang.terms import FALSE, TRUE, Const, If, Term, Tuple, Var, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank, scalar_of
 from ..primitives import prim
-from . import calls, complexes, int_range, numpy_arrays, numpy_power, vectorize
+from . import calls, complexes, int_range, numpy_arrays, numpy_power
 from .complexes import Complex
 from .common import and_, both_python, is_array, or_, static_bool, where_python
 from .freenames import NOT_STATIC, Static
@@ -760,8 +760,6 @@ class Expressions:
         func = node.func
         if isinstance(func, ast.Lambda):  # (lambda x: ...)(y)
             return self.call_local(self.local_function(func, None), node, list(node.args))
-        if isinstance(func, ast.Call) and vectorize.is_vectorize(self, func):  # np.vectorize(f)(x)
-            return vectorize.call(self, func, node)
         if isinstance(func, ast.Call):  # catad.grad(f)(x): the transformation, made while compiling
             made = self.transformation_made(func)
             if made is not None:
@@ -783,8 +781,6 @@ class Expressions:
             self.fail(node, "call", "only functions named directly can be called, e.g. f(x), np.exp(x)")
         if isinstance(obj, LocalFunction):  # a def or lambda written in this function
             return self.call_local(obj, node, list(node.args))
-        if isinstance(obj, vectorize.Vectorized):  # vf = np.vectorize(f) earlier
-            return vectorize.call(self, obj.node, node)
         if isinstance(obj, types.MethodType) and calls.user_function(obj.__func__) is not None:
             return self.call_user(calls.user_function(obj.__func__), node, list(node.args),
                                   Static(obj.__self__, path.attr("__self__")))

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import CatadTypeError, Loc
 from ..lang.terms import Call, Const, Get, Term, Tuple, Var, failing
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, rank
-from . import complexes, vectorize
+from . import complexes
 from .calls import user_function
 from .common import ZERO_D, ListArg, PythonConstant
 from .complexes import Complex
@@ -439,10 +439,6 @@ class Functions:
         names to the functions; False when the value is neither a lambda (or a tuple of them) nor
         a call of a catad transformation."""
         if isinstance(s.value, ast.Call) and all(isinstance(t, ast.Name) for t in s.targets):
-            if vectorize.is_vectorize(self, s.value):  # vf = np.vectorize(f): lowered where vf is called
-                for target in s.targets:
-                    self.env[target.id] = vectorize.Vectorized(s.value)
-                return True
             made = self.transformation_made(s.value)
             if made is not None:  # made while compiling, as where it is called at once (catad.grad(f)(x))
                 from ..transforms import mark

@@ -208,53 +208,6 @@ def h_meshgrid(lw, obj, node, args, kwargs):
     return lw.b.share_all(xs, body, loc)
 
 
-def fill_diagonal_statement(lw, s: ast.stmt) -> list[ast.stmt] | None:
-    """`np.fill_diagonal(m, v)` (a statement) of a matrix m of the function and a number v, as the
-    assignment `m[d, d] = v` it makes in place, d = 0 .. min(rows, columns) - 1 (wrap=False's
-    diagonal; the assignment's checks of what m may share are the statement's). None where s is
-    not such a statement."""
-    call = s.value if isinstance(s, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)) and
-            getattr(call.func, "attr", getattr(call.func, "id", None)) == "fill_diagonal" and
-            lw.static(call.func) is np.fill_diagonal):
-        return None
-    loc = lw.loc(call)
-    wrap = next((kw for kw in call.keywords if kw.arg == "wrap"), None)
-    if len(call.args) != 2 or any(kw.arg != "wrap" for kw in call.keywords) or wrap is not None and not (
-            isinstance(wrap.value, ast.Constant) and wrap.value.value is False):
-        lw.fail(call, "np.fill_diagonal", "np.fill_diagonal(m, value) is supported (wrap=False)", CatadTypeError)
-    target, value = call.args
-    m = lw.expr(target) if isinstance(target, ast.Name) else None
-    if m is None or not is_array(m) or rank(m.type) != 2:
-        lw.fail(target, "np.fill_diagonal", "np.fill_diagonal fills a matrix named by a variable of the function "
-                "here", CatadTypeError)
-    v = lw.value(value)
-    if not isinstance(v, Term) or is_array(v):
-        lw.fail(value, "np.fill_diagonal", "np.fill_diagonal(m, value) with a number as the value is supported (an "
-                "array's values repeat along the diagonal in NumPy)", hint="assign m[i, i] = v[i] in a loop")
-    j = lw.b.var(Int, loc, "_j")
-    n = prim("min", lw.b.size(m, 0, loc), lw.b.size(m, 1, loc), loc=loc)
-    name, held = lw.names.temp("_diagonal"), lw.names.temp("_value")
-    lw.names.taken.difference_update((name, held))
-    lw.env[name] = Build(n, j, j, loc)  # (read twice: a build of its index, made twice)
-    lw.env[held] = v  # (the value as lowered, in Python's order: before the assignment)
-    at = lambda n_: ast.copy_location(n_, call)  # noqa: E731
-    index = at(ast.Tuple(elts=[at(ast.Name(id=name, ctx=ast.Load())), at(ast.Name(id=name, ctx=ast.Load()))],
-                         ctx=ast.Load()))
-    made = at(ast.Assign(targets=[at(ast.Subscript(value=at(ast.Name(id=target.id, ctx=ast.Load())), slice=index,
-                                                   ctx=ast.Store()))], value=at(ast.Name(id=held, ctx=ast.Load()))))
-    for n_ in ast.walk(made):
-        n_.end_lineno, n_.end_col_offset = call.end_lineno, call.end_col_offset
-    lw.made_syntax.append(made)
-    return [made]
-
-
-def h_fill_diagonal(lw, obj, node, args, kwargs):
-    """np.fill_diagonal anywhere but as a statement of its own (fill_diagonal_statement)."""
-    lw.fail(node, "np.fill_diagonal", "np.fill_diagonal(m, value) is supported as a statement of its own (it "
-            "changes m in place and returns None)")
-
-
 _OPERATORS = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
               operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod, operator.pow: ast.Pow,
               operator.matmul: ast.MatMult}
@@ -271,5 +224,4 @@ def h_operator_fn(lw, obj, node, args, kwargs):
 
 
 TABLE = [((builtins.divmod, np.divmod), h_divmod, ()), (tuple(_OPERATORS), h_operator_fn, ()), ((builtins.sorted,), h_sorted, ("key", "reverse")),
-         ((np.meshgrid,), h_meshgrid, ("indexing", "sparse", "copy")),
-         ((np.fill_diagonal,), h_fill_diagonal, ("wrap",))]
+         ((np.meshgrid,), h_meshgrid, ("indexing", "sparse", "copy"))]

@@ -22,7 +22,7 @@ from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
 from ..primitives.registry import lookup
-from . import complexes, early_returns, idioms, imports, iterators
+from . import complexes, early_returns, imports, iterators
 from .checks import Statement
 from .complexes import Complex
 from .common import all_py, is_array, join_types, projections, reads_undecided
@@ -172,11 +172,6 @@ class Statements:
             outer, self.b.statement = self.b.statement, Statement(len(self.names.serial), self.b.branch_depth)
             start = len(pieces)
             try:
-                if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-                    made = idioms.fill_diagonal_statement(self, s)  # the assignment it makes in place
-                    if made is not None:
-                        todo.extend(reversed(made))
-                        continue
                 if isinstance(s, (ast.Assign, ast.Return)) and isinstance(s.value, ast.Call):
                     made = iterators.reduce_statement(self, s)  # the loop functools.reduce runs
                     if made is not None:
