@@ -115,8 +115,8 @@ def unflat(v: Any, tree: Tree | None) -> Any:
         for f, x in zip(tree.keys, items):
             object.__setattr__(out, f, x)
         return out
-    if tree.cls is not None:
-        return tree.cls(*items)
+    if tree.cls is not None:  # (made as a tuple of its class, without a __new__ of its own: as JAX's pytrees)
+        return tuple.__new__(tree.cls, items)
     return items if tree.kind == "list" else tuple(items)
 
 

@@ -164,3 +164,36 @@ def test_refused(f, words):
     assert e.loc is not None and e.loc.line == marked_line(f), str(e)
     for w in words:
         assert w in str(e), (w, str(e))
+
+
+@dataclass
+class Doubling:
+    a: float
+
+    def __setattr__(self, k, v):
+        object.__setattr__(self, k, 2 * v)
+
+
+def made_with_a_setattr_of_its_own(p, x):
+    return Doubling(p.b).a * x[0]  # ERR
+
+
+def dataclass_on_one_path(p, x):
+    if p.b > 0:  # ERR
+        q = Params(p.w, p.b)
+    else:
+        q = (p.w, p.b, 3)
+    return q[1] * x[0]
+
+
+def test_classes_catad_cannot_follow_are_refused():
+    """A dataclass whose __setattr__ is its own (catad set the field as given: 0.7 where Python's
+    gives 1.4) and a dataclass on one path of an if only (q[1] gave a value where Python raises
+    TypeError) are refused."""
+    for f, words in ((made_with_a_setattr_of_its_own, ["runs code of its own"]),
+                     (dataclass_on_one_path, ["is a Params (a dataclass with fields w, b, n) on one path"])):
+        with pytest.raises(catad.CatadError) as info:
+            catad.grad(f)(P, X)
+        assert info.value.loc.line == marked_line(f), str(info.value)
+        for w in words:
+            assert w in str(info.value)

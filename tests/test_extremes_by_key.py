@@ -32,12 +32,12 @@ def of_arguments(x):
 
 
 def of_a_list(x):
-    items = [x[0], 1.5, x[1]]
+    items = [x[0], x[2] * 1.5, x[1]]  # (NumPy's numbers: a list holding Python's is refused, see below)
     return max(items, key=lambda t: t * t)
 
 
 def of_a_range(x):
-    i = max(range(len(x)), key=lambda k: x[k])
+    i = max(np.arange(len(x)), key=lambda k: x[k])
     return x[i] * i
 
 
@@ -110,7 +110,7 @@ def sorted_with_ties_reversed(x):
 
 
 def sorted_list(x):
-    items = [x[0], 2.5, x[1]]
+    items = [x[0], x[2] * 2.5, x[1]]
     return sorted(items, key=lambda t: -t)[0]
 
 
@@ -128,3 +128,39 @@ def sorted_nan_key(x):
 def test_sorted_nan_key_refused():
     with pytest.raises(ValueError, match="with a key that is a NaN"):
         catad.grad(sorted_nan_key)(X)
+
+
+def of_python_floats(x):
+    b = min([float(x[0]), 0.0], key=lambda t: t)  # ERR
+    return 1.0 / b
+
+
+def of_a_range_of_ints(x):
+    i = max(range(3), key=lambda k: 1 / (k - 1))  # ERR
+    return x[i]
+
+
+def bool_keys(x):
+    return min(x, key=lambda t: t > 0.5) + max(x[0], 2.0 * x[1], key=lambda t: t > 1.0)
+
+
+def test_python_numbers_refused_and_bool_keys():
+    """Python's own numbers would be computed with as NumPy's by the key (1.0 / 0.0: inf, where
+    Python raises), so such lists are refused; a bool key is the int Python compares it as (it
+    raised catad's own KeyError)."""
+    refused(of_python_floats, (X,), "holding Python's own numbers")
+    refused(of_a_range_of_ints, (X,), "holding Python's own numbers")
+    agrees(bool_keys, X)
+
+
+def keeps_a_reference(x):
+    w = x * 3.0
+    r = max(w, x, key=np.sum)
+    w[0] = 100.0  # ERR
+    return np.sum(r)
+
+
+def test_the_argument_chosen_is_itself():
+    """max(w, v, key=f) is w itself in Python: writing into w afterwards changes it (catad gave the
+    value before the write)."""
+    refused(keeps_a_reference, (X,), "may share its memory")

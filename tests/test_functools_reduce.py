@@ -5,6 +5,7 @@ TypeError for an empty iterable without an initial value; a reduce inside an exp
 refused, located. Oracle: the user's function itself (located.agrees). catad refused reduce and
 operator's functions on main."""
 import functools
+import math
 import operator
 from functools import reduce
 
@@ -71,3 +72,25 @@ def inside_an_expression(x):
 
 def test_inside_an_expression_refused():
     refused(inside_an_expression, (X,), "functools.reduce is supported as the whole value of an assignment")
+
+
+def init_after_the_items(x):
+    return reduce(lambda a, b: a + b, [math.sqrt(x[0] - 5.0)], 1.0 / (x[0] - x[0]))
+
+
+def test_the_iterable_is_evaluated_before_the_initial_value():
+    """Python evaluates reduce's arguments in order: the list's ValueError first (catad raised the
+    initial value's ZeroDivisionError)."""
+    with pytest.raises(ValueError):
+        init_after_the_items(X)
+    with pytest.raises(ValueError):
+        catad.grad(init_after_the_items)(X)
+
+
+def len_redefined(x):
+    len = lambda a: 0  # noqa: E731
+    return reduce(lambda a, b: a + b, x)  # ERR
+
+
+def test_without_an_initial_value_where_len_is_redefined():
+    refused(len_redefined, (X,), "where len means something else")

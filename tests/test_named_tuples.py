@@ -96,3 +96,46 @@ def test_refused(f, words):
     assert e.loc is not None and e.loc.line == marked_line(f), str(e)
     for w in words:
         assert w in str(e), (w, str(e))
+
+
+class Doubled(Layer):
+    def __new__(cls, W):
+        return super().__new__(cls, 2 * W, 1.0)
+
+
+def made_with_a_new_of_its_own(s):
+    t = Doubled(s.v)  # ERR
+    return t.W * 10 + t.b
+
+
+def class_on_one_path(s):
+    if s.v > 0:  # ERR
+        t = Layer(s.v, 1.0)
+    else:
+        t = (s.v, 1.0)
+    return s.v * isinstance(t, Layer)
+
+
+def test_a_class_catad_cannot_follow_is_refused():
+    """A subclass with a __new__ of its own (catad took the fields as written: 9.0 where Python's
+    __new__ gives 15.0), and a value of the class on one path of an if only (isinstance gave 0.0
+    where Python gives the value)."""
+    for f, words in ((made_with_a_new_of_its_own, ["runs a __new__"]),
+                     (class_on_one_path, ["is a Layer of 2 on one path and a plain value on the other"])):
+        with pytest.raises(catad.CatadError) as info:
+            catad.grad(f)(S)
+        assert info.value.loc.line == marked_line(f), str(info.value)
+        for w in words:
+            assert w in str(info.value)
+
+
+def test_gradient_of_a_subclass_with_its_own_new():
+    """The gradient with respect to such a subclass is made without its __new__ (it raised a raw
+    TypeError from inside catad)."""
+    t = Doubled(0.5)
+    g = catad.grad(lambda_free_product)(t)
+    assert type(g) is Doubled and tuple(g) == (t.b, t.W)
+
+
+def lambda_free_product(t):
+    return t.W * t.b

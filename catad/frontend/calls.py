@@ -90,9 +90,26 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
                               f"{', '.join(supported_names())}, and functions you define")
 
 
+def _own_code(cls) -> bool:
+    """Whether cls (a named tuple's or a dataclass's class) or a class it derives from defines how
+    it is made or how its attributes are set and read (__new__, __setattr__, __getattribute__,
+    __getattr__) in code of its own: the code collections.namedtuple and dataclasses make is not."""
+    for c in cls.__mro__[:-1]:
+        if c is tuple:
+            continue
+        for name in ("__new__", "__setattr__", "__getattribute__", "__getattr__"):
+            code = getattr(getattr(vars(c).get(name), "__func__", vars(c).get(name)), "__code__", None)
+            if code is not None and code.co_filename != "<string>":  # (a staticmethod's function: __new__)
+                return True
+    return False
+
+
 def _named_tuple(lw, cls, node, args) -> Term:
     """A named tuple made (collections.namedtuple's or typing.NamedTuple's class called): the tuple
     of its fields' values, bound as Python binds the call, its tree holding the class and fields."""
+    if _own_code(cls):
+        lw.fail(node, "call", f"{cls.__name__}(...) runs a __new__ (or attribute access) of its own, which catad does "
+                "not compile", hint="make it outside the function, or use the named tuple's class itself")
     fields, n = tuple(cls._fields), len(args)
     if any(isinstance(a, ast.Starred) for a in args) or any(kw.arg is None for kw in node.keywords):
         lw.fail(node, "call", f"{cls.__name__}(*...) and (**...) are not supported here; pass the fields one by one")
@@ -127,7 +144,7 @@ def _dataclass(lw, cls, node, args) -> Term:
     fields = dataclasses.fields(cls)
     init = getattr(cls, "__init__", None)
     own = getattr(getattr(init, "__code__", None), "co_filename", "") != "<string>"  # (dataclasses' made code)
-    if own or hasattr(cls, "__post_init__") or any(not f.init for f in fields) or \
+    if own or _own_code(cls) or hasattr(cls, "__post_init__") or any(not f.init for f in fields) or \
             any(f.default_factory is not dataclasses.MISSING for f in fields):
         lw.fail(node, "call", f"{cls.__name__}(...) runs code of its own (its own __init__, a __post_init__, a "
                 "default_factory or a field left out of __init__), which catad does not compile",

@@ -404,6 +404,9 @@ class Comprehensions:
         elems = [self.as_py(e) if is_list == "py" and not is_array(e) else e if is_list or is_array(e) else
                  self.as_numpy(e) for e, is_list in zip(elems, lists)]
         elems = [self.mark_item_at(e, a, k, loc) if is_list is True else e for e, a, is_list in zip(elems, atoms, lists)]
+        for e, is_list in zip(elems, lists):
+            if is_list and is_array(e):
+                self.list_rows[id(e)] = e  # (a list's row: a list or an array, see Expressions.binop)
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:

@@ -20,7 +20,7 @@ from ..lang.types import Bool, Float, Int, Vec
 from ..primitives import prim
 from .common import is_array
 from .iterators import as_list_comprehension
-from .vectorize import _called
+from .freenames import NOT_STATIC
 
 
 def extreme_by_key(lw, pair: str, node: ast.Call, args: list, key: ast.expr) -> Term:
@@ -48,7 +48,12 @@ def _key(lw, key: ast.expr, node: ast.Call, x: Term) -> Term:
     if not isinstance(k, Term) or k.type not in (Int, Float, Bool):
         lw.fail(key, "key", f"a key of max() and min() must give a number here, got a {getattr(k, 'type', k)}",
                 CatadTypeError)
-    return prim("to_int", k, loc=k.loc) if k.type == Bool else k
+    return _numeric(k, k.loc)
+
+
+def _numeric(k: Term, loc) -> Term:
+    """A bool key as the int Python compares it as (False < True), others as they are."""
+    return If(k, Const(1, Int, loc), Const(0, Int, loc), loc) if k.type == Bool else k
 
 
 def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc) -> Term:
@@ -56,6 +61,7 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
     if not isinstance(items.type, Vec):
         lw.fail(node, pair, f"{pair}(..., key=...) of a {items.type} is not supported; of a list, an array or a "
                 "generator it is", CatadTypeError)
+    numpy_items(lw, items, node, f"{pair}(..., key=...)")
     holder, at = lw.names.temp("_items"), lw.names.temp("_best")
     lw.names.taken.discard(holder)
     lw.names.taken.discard(at)
@@ -65,7 +71,7 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
         keys = keys_of(lw, node, key, holder, pair)
 
         def pick(ks):
-            ks_num = lw.b.elementwise(lambda e: prim("to_int", e, loc=loc), [ks], loc) if keys.type.elem == Bool else ks
+            ks_num = lw.b.elementwise(lambda e: _numeric(e, loc), [ks], loc) if keys.type.elem == Bool else ks
             empty = lw.b.check(prim("gt", lw.b.size(ks_num, 0, loc), Const(0, Int), loc=loc), (), loc, f"{pair}()",
                                f"{pair}() arg is an empty sequence")
             i = prim("argmax" if pair == "max" else "argmin", ks_num, loc=loc)
@@ -84,6 +90,16 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
             return make_lets(empty, lw.b.share(i, checked, loc))
         return lw.b.share(keys, pick, loc)
     return lw.b.share(items, body, loc)
+
+
+def numpy_items(lw, items: Term, node: ast.AST, what: str) -> None:
+    """Refuses items that are (or may be) Python's own numbers (a list display of floats, a range's
+    ints): the key would compute with them as NumPy's (1.0 / 0.0 is inf there, Python raises), and
+    the item chosen would lose its kind. An array's elements and rows are NumPy's."""
+    if lw.is_list(items) and lw.item_kind(items) != "numpy":
+        lw.fail(node, what, f"{what} of a list holding Python's own numbers is not supported: catad would compute the "
+                "key with NumPy's numbers, where Python's division by zero raises",
+                hint="make it an array first: np.array(xs)")
 
 
 def keys_of(lw, node: ast.Call, key: ast.expr, holder: str, what: str) -> Term:
@@ -111,3 +127,24 @@ def lw_node(n: ast.AST, at: ast.AST, lw, keep: ast.AST | None = None) -> ast.AST
             m.end_lineno, m.end_col_offset = at.end_lineno, at.end_col_offset
     lw.made_syntax.append(n)
     return n
+
+
+def _called(lw, fnode: ast.expr, node: ast.Call, args: list) -> Term:
+    """fnode(*args), args terms: a lambda, a def of the function, a function of yours or one catad
+    knows (as expressions.x_Call dispatches a call)."""
+    from . import calls
+    from .statements import LocalFunction
+    fake = ast.copy_location(ast.Call(func=fnode, args=[], keywords=[]), node)
+    lw.made_syntax.append(fake)
+    if isinstance(fnode, ast.Lambda):
+        return lw.call_local(lw.local_function(fnode, None), fake, args)
+    obj = lw.static(fnode)
+    if obj is NOT_STATIC:
+        lw.fail(fnode, "key", "a key is a function named directly (a def, a lambda, a function of yours or "
+                "NumPy's) here")
+    if isinstance(obj, LocalFunction):
+        return lw.call_local(obj, fake, args)
+    user = calls.user_function(obj)
+    if user is not None:
+        return lw.call_user(user, fake, args)
+    return calls.call(lw, obj, fake, args)

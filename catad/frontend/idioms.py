@@ -129,20 +129,21 @@ def _sorted_by_key(lw, node, v: Term, key: ast.expr, rev: bool) -> Term:
     (np.lexsort of the keys, of their negatives for reverse: equal keys keep their order, as in
     Python's sorted with reverse=True); a NaN key is refused when the function runs, as sorted's
     NaN is."""
-    from .extremes_by_key import keys_of
+    from .extremes_by_key import keys_of, numpy_items
     from .numpy_signal import _order
     loc = lw.loc(node)
     if not is_array(v) or rank(v.type) != 1:
         lw.fail(node, "sorted", f"sorted(..., key=...) of a {v.type} is not supported; of a 1-d array or a list of "
                 "numbers it is", CatadTypeError)
+    numpy_items(lw, v, node, "sorted(..., key=...)")
     holder = lw.names.temp("_items")
     lw.names.taken.discard(holder)
 
     def body(x):
         lw.env[holder] = x
         keys = keys_of(lw, node, key, holder, "sorted")
-        if keys.type.elem != Float:
-            keys = lw.b.elementwise(lambda e: lw.b.to_float(e, loc), [keys], loc)
+        if keys.type.elem == Bool:  # (ints stay ints: as floats, ints past 2**53 would tie)
+            keys = lw.b.elementwise(lambda e: If(e, Const(1, Int, loc), Const(0, Int, loc), loc), [keys], loc)
 
         def ordered(ks):
             ordering = lw.b.elementwise(lambda e: prim("neg", e, loc=loc), [ks], loc) if rev else ks

@@ -211,9 +211,18 @@ def reduce_statement(lw, s: ast.stmt) -> list[ast.stmt] | None:
     step = _at(ast.Call(func=f, args=[name(acc, ast.Load()), name(item, ast.Load())], keywords=[]), value)
     body = [_at(ast.Assign(targets=[name(acc, ast.Store())], value=step), value)]
     if len(value.args) == 3:
-        out = [_at(ast.Assign(targets=[name(acc, ast.Store())], value=value.args[2]), value),
-               _at(ast.For(target=name(item, ast.Store()), iter=it, body=body, orelse=[], type_comment=None), value)]
+        out = []
+        if not isinstance(it, ast.GeneratorExp) and iterator_of(lw, it) is None:  # (Python's order: it, then init)
+            out.append(_at(ast.Assign(targets=[name(items, ast.Store())], value=it), value))
+            it = name(items, ast.Load())
+        out += [_at(ast.Assign(targets=[name(acc, ast.Store())], value=value.args[2]), value),
+                _at(ast.For(target=name(item, ast.Store()), iter=it, body=body, orelse=[], type_comment=None), value)]
     else:  # the first item starts: `items = list(it)` (read once), then items[0] and the rest
+        for builtin in ("len", "TypeError"):  # (the names the check below is written with)
+            if builtin in lw.src.local_names or lw.static(_at(ast.Name(id=builtin, ctx=ast.Load()), value)) is not \
+                    getattr(builtins, builtin):
+                lw.fail(value, "functools.reduce", f"functools.reduce without an initial value, where {builtin} "
+                        "means something else than Python's builtin, is not supported", hint="pass an initial value")
         listed = as_list_comprehension(lw, it)  # (list(it), whatever the name list denotes)
         empty = _at(ast.Compare(left=_at(ast.Call(func=_at(ast.Name(id="len", ctx=ast.Load()), value),
                                                   args=[name(items, ast.Load())], keywords=[]), value),

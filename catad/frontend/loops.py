@@ -931,6 +931,8 @@ class Loops:
     def _mark(self, t: Term, is_list) -> Term:
         """An item t of an array, or of a list (is_list: "py" where every item is Python's number)."""
         if is_array(t):
+            if is_list:
+                self.list_rows[id(t)] = t  # (a list's row: a list or an array, see Expressions.binop)
             return self.as_list(t) if is_list else t
         if is_list == "py":
             return self.as_py(t)

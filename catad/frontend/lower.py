@@ -106,9 +106,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.undecided_states = parent.undecided_states
             self.copies, self.zero_d_lists = parent.copies, parent.zero_d_lists
             self.made_syntax = parent.made_syntax
+            self.list_rows = parent.list_rows
             return
         self.names = Names(src.identifiers)
         self.made_syntax: list = []  # syntax made while lowering (iterators.py), alive until the compile ends
+        # rows of lists (m_list[0]): a list's or an array's, which catad does not tell apart (see binop)
+        self.list_rows: dict[int, Term] = {}
         self.b = Builder(self.names)
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
@@ -261,6 +264,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         self.with_tree(new, self.tree(old))
         if self.is_list(old):
             self.as_list(new)
+        if id(old) in self.list_rows and self.list_rows[id(old)] is old:
+            self.list_rows[id(new)] = new
         got = self.py_items_of(old)
         if got is not None:
             self.mark_py_items(new, *got)

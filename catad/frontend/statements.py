@@ -17,7 +17,7 @@ import ast
 import functools
 from typing import Any
 
-from ..errors import CatadError, CatadTypeError, Loc, ShapeError
+from ..errors import CatadError, CatadTypeError, Loc, ShapeError, UnsupportedSyntax
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail, subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
@@ -409,6 +409,8 @@ class Statements:
         if isinstance(value, Tuple) and not _atoms(value):  # (a call's tuple result: see call_user)
             value = self.items_bound(value, pieces, loc)
         py_items, layout = self.py_items_of(marked), self.laid_out(marked)
+        if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
+            self.list_rows[id(value)] = value  # (a list's row stays one: see Expressions.binop)
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
@@ -429,6 +431,8 @@ class Statements:
             self.mark_readonly(v)
         self.keep_zero_d(marked, v)
         pieces.append(("let", v, value, loc))
+        if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
+            self.list_rows[id(v)] = v
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
     def bind_temp(self, value: Term | Complex, pieces: list, loc: Loc) -> Term | Complex:
@@ -538,6 +542,7 @@ class Statements:
             item = prim("index", Const(j, Int, loc), atom, loc=loc)
             if is_list and isinstance(item.type, Vec):
                 item = self.as_list(item)
+                self.list_rows[id(item)] = item
             elif is_list:  # one of Python's numbers where the list holds one there
                 item = self.as_py(item) if self.py_item(atom, j) else self.mark_layout_item(item, atom, j, loc)
             self.assign(t, item, pieces, loc)
@@ -684,8 +689,15 @@ class Statements:
             value = self.mark_joined(value, kinds[k], when)
             if self.is_zero_d(e1[n]) or self.is_zero_d(e2[n]):  # an array of no axes after either arm
                 self.as_zero_d(value)
-            if self.tree(e1[n]) is not None and self.tree(e1[n]) == self.tree(e2[n]):
-                self.with_tree(value, self.tree(e1[n]))  # a dict or list of one structure after both arms
+            t1, t2 = self.tree(e1[n]), self.tree(e2[n])
+            if t1 != t2 and any(t is not None and t.cls is not None for t in (t1, t2)):
+                what = lambda t: t.describe() if t is not None else "a plain value"  # noqa: E731
+                raise UnsupportedSyntax(f"after this if statement {n!r} is {what(t1)} on one path and {what(t2)} on "
+                                        "the other, which catad does not follow (a named tuple's or a dataclass's "
+                                        "class is part of its structure)", loc, "if statement",
+                                        "give it one class on both paths")
+            if t1 is not None and t1 == t2:
+                self.with_tree(value, t1)  # a dict or list of one structure after both arms
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
                 pa, pb = self.py_positions(e1[n]), self.py_positions(e2[n])  # Python's numbers where both hold them

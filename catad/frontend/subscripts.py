@@ -30,6 +30,24 @@ def _one_array(items: list) -> bool:
     return all(is_array(t) for t in items) and len({t.type for t in items}) == 1
 
 
+def _constant_slice(items: list, which: tuple):
+    """which[a:b:c] for a subscript of one slice of constant (or absent) bounds, else None."""
+    if len(items) != 1 or not isinstance(items[0], ast.Slice):
+        return None
+    bounds = []
+    for b in (items[0].lower, items[0].upper, items[0].step):
+        if b is None:
+            bounds.append(None)
+        elif isinstance(b, ast.Constant) and type(b.value) is int:
+            bounds.append(b.value)
+        elif isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub) and isinstance(b.operand, ast.Constant) \
+                and type(b.operand.value) is int:
+            bounds.append(-b.operand.value)
+        else:
+            return None
+    return tuple(which[slice(*bounds)])
+
+
 class DictKey:
     """A key of a dict known while compiling, the value of a loop's variable over the dict's
     keys (``for k in d``, ``for k, v in d.items()``): it can index its dict and nothing else."""
@@ -108,6 +126,13 @@ class Subscripts:
             laid_out = self.laid_out(base)
             if self.is_list(base) and rank(out.type) == rank(base.type):  # a slice
                 self.mark_zero_d_items(out, base)
+                got = self.py_items_of(base)
+                if got is not None and got[0] is None:  # every item Python's: the slice's too
+                    self.mark_py_items(out)
+                elif got is not None:  # Python's at some places: those the slice keeps, where known now
+                    kept = _constant_slice(items, got[0])
+                    if kept is not None:
+                        self.mark_py_items(out, kept)
             if laid_out is not None and self.is_list(base) and rank(out.type) == rank(base.type):
                 self.mark_py_layout(out, _sliced_layout(laid_out, items))
             elif self.is_list(base) and rank(out.type) < rank(base.type):  # a row of a list of lists
@@ -279,6 +304,8 @@ class Subscripts:
                           "moves NumPy's result axes first, which is not supported",
                           hint="index in two steps, e.g. m[i][:, idx]")
         t = self.b.subscript(base, lowered, loc)
+        if self.is_list(base) and is_array(t) and rank(t.type) < rank(base.type):
+            self.list_rows[id(t)] = t  # (a list's row: a list, or an array, as the list was made)
         return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
 
     def masked(self, base: Term, lowered: list, node: ast.Subscript) -> Term:

@@ -505,8 +505,8 @@ _FRESH_METHODS = ("sum", "mean", "max", "min", "dot", "copy")
 
 
 # builtins whose result holds the items of their arguments: list(m), map(f, m), filter(p, m) of a
-# matrix m hold its rows, which are views of it
-_ITEMS_OF = (builtins.list, builtins.map, builtins.filter)
+# matrix m hold its rows, which are views of it; max(a, b, key=f) is a or b itself
+_ITEMS_OF = (builtins.list, builtins.map, builtins.filter, builtins.max, builtins.min, builtins.sorted)
 
 
 def _numbers(lw, it: ast.expr) -> bool:
@@ -535,7 +535,8 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
             from .freenames import NOT_STATIC  # freenames imports statements, which imports this
             obj = lw.static(n.func)
             if any(obj is f for f in _ITEMS_OF):  # a list of the items (of the rows: views) of its arguments
-                todo.extend(a for a in n.args if not _numbers(lw, a))
+                several = (obj is builtins.max or obj is builtins.min) and len(n.args) > 1  # (one of them itself)
+                todo.extend(a for a in n.args if several or not _numbers(lw, a))
                 continue
             fresh = obj is not NOT_STATIC and getattr(obj, "__module__", None) is not None and \
                 not any(obj is v for v in _VIEWS) and (str(obj.__module__).startswith(("numpy", "math", "builtins"))
