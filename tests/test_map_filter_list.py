@@ -224,3 +224,29 @@ def writes_after_listing_a_vector(x, m):
 @pytest.mark.parametrize("f", [writes_after_summing_rows, writes_after_listing_a_vector])
 def test_writing_where_no_view_was_kept(f):
     agrees(f, 0.5, M, argnums=(0, 1))
+
+
+def writes_after_mapping_a_closure(x, m):
+    a = m * x
+
+    def row(i):
+        return a[i]
+    rows = list(map(row, range(2)))
+    a[0, 0] = 9.0  # ERR
+    return rows[0][0]
+
+
+def writes_after_a_comprehension_of_a_closure(x, m):
+    a = m * x
+    pick = lambda i: a[i]  # noqa: E731
+    rows = [pick(i) for i in range(2)]
+    a[0, 0] = 9.0  # ERR
+    return rows[0][0]
+
+
+@pytest.mark.parametrize("f", [writes_after_mapping_a_closure, writes_after_a_comprehension_of_a_closure])
+def test_writing_after_a_function_of_the_function_kept_a_view_is_refused(f):
+    """A def or lambda of the function returning a view of an array it reads (a[i]) keeps a
+    reference to the array in what it makes: catad gave the rows before the write (0.9 where
+    Python gives 9.0), older than list() and map (the comprehension too)."""
+    refused(f, (0.5, M), "which may share its memory with another value")

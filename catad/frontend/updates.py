@@ -519,12 +519,16 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
     """Names whose arrays node may keep a reference to (or hand to code that may): everywhere but
     as an operand of arithmetic or comparison, an index, or an argument of a NumPy function that
     makes a new array."""
+    from .statements import LocalFunction  # (statements imports this module)
     out: set[str] = set()
     todo = [node]
     while todo:
         n = todo.pop()
         if isinstance(n, ast.Name):
             out.add(n.id)
+            held = lw.env.get(n.id)
+            if isinstance(held, LocalFunction):  # a def or lambda given on (to map): what it reads
+                out.update(m.id for m in ast.walk(held.src.node) if isinstance(m, ast.Name))
         elif isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
             continue  # a new value
         elif isinstance(n, ast.Subscript):
@@ -534,6 +538,11 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
         elif isinstance(n, ast.Call):
             from .freenames import NOT_STATIC  # freenames imports statements, which imports this
             obj = lw.static(n.func)
+            if isinstance(obj, LocalFunction):  # a def or lambda of the function: its result may be a view of
+                out.update(m.id for m in ast.walk(obj.src.node) if isinstance(m, ast.Name))  # what it reads
+                todo.extend(n.args)
+                todo.extend(k.value for k in n.keywords)
+                continue
             if any(obj is f for f in _ITEMS_OF):  # a list of the items (of the rows: views) of its arguments
                 several = (obj is builtins.max or obj is builtins.min) and len(n.args) > 1  # (one of them itself)
                 todo.extend(a for a in n.args if several or not _numbers(lw, a))
