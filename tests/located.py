@@ -132,17 +132,21 @@ def raises_as_python(fn, *args):
 
 
 def field_differences(f, obj, rest=(), h=1e-6):
-    """The gradient of f(obj, *rest) in obj, a named tuple or a dataclass (of floats, float arrays,
-    ints and nested ones), by central differences of f itself: an object of obj's class, 0.0 for
-    an int field (which has no tangent)."""
+    """The gradient of f(obj, *rest) in obj, a named tuple, a dataclass or a dict of str keys (of
+    floats, float arrays, ints and nested ones), by central differences of f itself: an object of
+    obj's class, 0.0 for an int field (which has no tangent)."""
     import dataclasses
-    if dataclasses.is_dataclass(obj):
+    if isinstance(obj, dict):
+        names, replace, get = list(obj), lambda **kw: {**obj, **kw}, obj.__getitem__
+    elif dataclasses.is_dataclass(obj):
         names, replace = [fd.name for fd in dataclasses.fields(obj)], lambda **kw: dataclasses.replace(obj, **kw)
     else:
         names, replace = list(obj._fields), obj._replace
+    if not isinstance(obj, dict):
+        get = lambda name: getattr(obj, name)  # noqa: E731
     out = {}
     for name in names:
-        leaf = getattr(obj, name)
+        leaf = get(name)
         if dataclasses.is_dataclass(leaf) or hasattr(leaf, "_fields"):
             out[name] = field_differences(lambda inner, *r: f(replace(**{name: inner}), *r), leaf, rest, h)
             continue

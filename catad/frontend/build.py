@@ -52,6 +52,13 @@ class Names:
     def temp(self, prefix: str = "_t") -> str:
         return self._next(prefix)
 
+    def syntax(self, prefix: str) -> str:
+        """A name for syntax the front end writes (a loop's flag, a map's item): never a name of the
+        source, nor given out again, and left untaken so that its first binder keeps it."""
+        name = self._next(prefix)
+        self.taken.discard(name)
+        return name
+
     def _next(self, prefix: str) -> str:
         n = self.counters.get(prefix, 0)
         while True:  # the counter only grows, so this stays linear overall

@@ -62,9 +62,7 @@ def _of_iterable(lw, pair: str, node: ast.Call, it: ast.expr, key: ast.expr, loc
         lw.fail(node, pair, f"{pair}(..., key=...) of a {items.type} is not supported; of a list, an array or a "
                 "generator it is", CatadTypeError)
     numpy_items(lw, items, node, f"{pair}(..., key=...)")
-    holder, at = lw.names.temp("_items"), lw.names.temp("_best")
-    lw.names.taken.discard(holder)
-    lw.names.taken.discard(at)
+    holder, at = lw.names.syntax("_items"), lw.names.syntax("_best")
 
     def body(v):
         lw.env[holder] = v
@@ -105,8 +103,7 @@ def numpy_items(lw, items: Term, node: ast.AST, what: str) -> None:
 def keys_of(lw, node: ast.Call, key: ast.expr, holder: str, what: str) -> Term:
     """[key(x) for x in <holder>], the keys of the items a name of the environment holds: a vector
     of numbers (of bools, ints)."""
-    name = lw.names.temp("_item")
-    lw.names.taken.discard(name)
+    name = lw.names.syntax("_item")
     keys_node = lw_node(ast.ListComp(elt=ast.Call(func=key, args=[ast.Name(id=name, ctx=ast.Load())], keywords=[]),
                                      generators=[ast.comprehension(target=ast.Name(id=name, ctx=ast.Store()),
                                                                    iter=ast.Name(id=holder, ctx=ast.Load()), ifs=[],

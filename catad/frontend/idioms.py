@@ -136,8 +136,7 @@ def _sorted_by_key(lw, node, v: Term, key: ast.expr, rev: bool) -> Term:
         lw.fail(node, "sorted", f"sorted(..., key=...) of a {v.type} is not supported; of a 1-d array or a list of "
                 "numbers it is", CatadTypeError)
     numpy_items(lw, v, node, "sorted(..., key=...)")
-    holder = lw.names.temp("_items")
-    lw.names.taken.discard(holder)
+    holder = lw.names.syntax("_items")
 
     def body(x):
         lw.env[holder] = x

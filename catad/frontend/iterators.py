@@ -70,9 +70,7 @@ def _parts(lw, node: ast.Call, fn) -> tuple[ast.expr, list[ast.expr]]:
 def _items(lw, node: ast.Call, fn) -> tuple[ast.expr, list[ast.comprehension]]:
     """(the element, the one for clause) of the comprehension computing node's items."""
     f, its = _parts(lw, node, fn)
-    names = [lw.names.temp("_item") for _ in its]
-    for n in names:
-        lw.names.taken.discard(n)  # so that its binder keeps this name
+    names = [lw.names.syntax("_item") for _ in its]
     load = [_at(ast.Name(id=n, ctx=ast.Load()), node) for n in names]
     if len(its) == 1:
         target, it = _at(ast.Name(id=names[0], ctx=ast.Store()), node), its[0]
@@ -109,8 +107,7 @@ def as_list_comprehension(lw, node: ast.expr) -> ast.ListComp:
     elif isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         elt, gens = node.elt, node.generators
     else:
-        name = lw.names.temp("_item")
-        lw.names.taken.discard(name)
+        name = lw.names.syntax("_item")
         elt = _at(ast.Name(id=name, ctx=ast.Load()), node)
         gens = [ast.comprehension(target=_at(ast.Name(id=name, ctx=ast.Store()), node), iter=node, ifs=[],
                                   is_async=0)]
@@ -204,9 +201,7 @@ def reduce_statement(lw, s: ast.stmt) -> list[ast.stmt] | None:
         lw.fail(value, "functools.reduce", "functools.reduce takes a function, an iterable and an initial value, by "
                 "position", CatadTypeError)
     f, it = value.args[0], value.args[1]
-    acc, item, items = (lw.names.temp(b) for b in ("_acc", "_item", "_items"))
-    for n in (acc, item, items):
-        lw.names.taken.discard(n)
+    acc, item, items = (lw.names.syntax(b) for b in ("_acc", "_item", "_items"))
     name = lambda n, ctx: _at(ast.Name(id=n, ctx=ctx), value)  # noqa: E731
     step = _at(ast.Call(func=f, args=[name(acc, ast.Load()), name(item, ast.Load())], keywords=[]), value)
     body = [_at(ast.Assign(targets=[name(acc, ast.Store())], value=step), value)]

@@ -320,9 +320,7 @@ class _Nest:
         self.returns: list[ast.Return] = []
 
     def fresh(self, base: str) -> str:
-        name = self.lw.names.temp(base)  # never a name of the source (Names.reserved), nor made again
-        self.lw.names.taken.discard(name)  # so that its first binder keeps this name
-        return name
+        return self.lw.names.syntax(base)
 
     def loop(self, s: ast.For) -> tuple[list[ast.stmt], set[str]]:
         """The statements replacing s, and the flags of loops around it they may set (the return flag)."""
@@ -397,8 +395,7 @@ def without_else(s: ast.For | ast.While, lw) -> list[ast.stmt]:
     done = getattr(s, _NO_ELSE, None)
     if done is not None:
         return done
-    flag = lw.names.temp("_nobreak")
-    lw.names.taken.discard(flag)  # so that its binder keeps this name
+    flag = lw.names.syntax("_nobreak")
     loop = ast.copy_location(type(s)(**{f: getattr(s, f) for f in s._fields}), s)
     # (it ends where its body does: what the else clause reads is read after it)
     loop.end_lineno, loop.end_col_offset = s.body[-1].end_lineno, s.body[-1].end_col_offset
@@ -440,8 +437,7 @@ def while_as_for(s: ast.While, lw) -> ast.For:
     negated = _located(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test)
     negated.catad_what = "while loop"  # what a condition that is not a Bool is said to belong to
     stop = _located(ast.If(test=negated, body=[_located(ast.Break(), s.test)], orelse=[]), s.test)
-    name = lw.names.temp("_w")
-    lw.names.taken.discard(name)  # so that its binder keeps this name
+    name = lw.names.syntax("_w")
     target = _located(ast.Name(id=name, ctx=ast.Store()), s)
     new = ast.copy_location(ast.For(target=target, iter=steps, body=[stop] + s.body, orelse=[],
                                     type_comment=None), s)
@@ -655,8 +651,7 @@ class Loops:
             self.fail(it, "for loop", f"the loop's body changes {what}, which the loop iterates over: Python's loop "
                       "reads each element when it gets to it, so later steps see the changes, and catad reads them "
                       "before the loop", hint="loop over the indices: for i in range(len(a)): e = a[i]")
-        k = self.names.temp("_k")
-        self.names.taken.discard(k)
+        k = self.names.syntax("_k")
         at = lambda node: _located(node, it)  # noqa: E731
         read = lambda n: at(ast.Subscript(value=ast.Name(id=n, ctx=ast.Load()),  # noqa: E731
                                           slice=ast.Name(id=k, ctx=ast.Load()), ctx=ast.Load()))
