@@ -1127,13 +1127,17 @@ class Loops:
         targets = _targets(s.target)
         if src.last is not None and len(targets) == 1:
             n = targets[0]
+            # one of Python's ints, as in the body (i * 0.0 is Python's 0.0: ** -1 raises); a Const
+            # folded from the range is made again, as marks go by identity
             last = src.last(None)
+            last = self.as_py(self.with_int_bound(last.replace() if is_atom(last) else last, src.bound))
             before = self.env.get(n)
             if runs:
                 self.bind(n, last, pieces, loc)
                 return
             if isinstance(before, Term) and before.type == Int:
-                self.bind(n, If(prim("gt", src.length, Const(0, Int), loc=loc), last, before, loc), pieces, loc)
+                ran = prim("gt", src.length, Const(0, Int), loc=loc)
+                self.bind(n, self.mark_chosen(If(ran, last, before, loc), ran, last, before), pieces, loc)
                 return
             if n in self.env:  # bound before (a Float, a list, on some paths only): its kind is not joined
                 self.env[n] = Unbound(f"the loop variable {n!r} of the for loop at line {loc.line} is what it was "
