@@ -781,6 +781,8 @@ def h_array(lw, obj, node, args, kwargs):
         t = lw.display(a)
     elif isinstance(a, ast.ListComp):
         t = lw.comprehension(a, None)
+        if lw.is_list(t) or lw.py_items_of(t) is not None:
+            t = t.replace()  # NumPy's array of the list: its items are NumPy's, not Python's numbers
     else:
         t = lw.arg(a)
         if not is_array(t):
