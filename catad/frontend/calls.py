@@ -60,7 +60,7 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     kwargs = {kw.arg: kw for kw in node.keywords}
     handler = _handlers().get(id(obj)) or special_calls.lookup(obj) or _ufunc_methods().lookup(obj)
     pname = primitive_for_callable(obj) if handler is None else None  # (asked once: it reads every alias)
-    if handler is not None or pname is not None:
+    if (handler is not None or pname is not None) and obj is not builtins.len:  # (len: of the list itself)
         args = _lists_as_arrays(lw, args, obj)
     if handler is not None:
         fn, allowed = handler
@@ -785,6 +785,8 @@ def h_array(lw, obj, node, args, kwargs):
             t = t.replace()  # NumPy's array of the list: its items are NumPy's, not Python's numbers
     else:
         t = lw.arg(a)
+        if not is_array(t):  # a list held as its values (L[0] + L[1] of lists of numbers)
+            t = list_array(lw, t, a) or t
         if not is_array(t):
             lw.fail(node, display(obj), f"{display(obj)}() takes a list, a list comprehension or an array, "
                                         f"got a {t.type}", CatadTypeError)

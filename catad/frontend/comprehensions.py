@@ -128,6 +128,7 @@ class Comprehensions:
                              loc)
             return self.b.share(nonzero_positions(self, flags, loc), picked, loc)
         out = self.mark_zero_d_items(self.b.share_all([kept, values], read, loc), values)
+        self.mark_rows(out, self.rows_kind(values))
         if self.has_py_items(values):
             return self.mark_py_items(out)
         pos = self.py_positions(values)  # (Python's at some places: which are kept, the values say)
@@ -209,6 +210,7 @@ class Comprehensions:
             out = Let(v, t, out, loc)
         if reduce is None:
             self.mark_zero_d_items(out, element)
+            self.mark_rows(out, self.made_rows([element]))
         if reduce == "sum":
             self._mark_sum(out, element, size, loc)
         elif self.is_py(element):  # max and min give one of the elements; a list holds them
@@ -328,7 +330,7 @@ class Comprehensions:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
                           "element type)", hint="use np.zeros(0)")
             out = self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
-            return self.mark_items(out, raw)
+            return self.mark_items(self.mark_rows(out, self.made_rows(raw)), raw)
         if reduce == "sum":
             out = self.as_py(Const(0, Int, loc))  # Python's 0 + e_0 + ...
             for e in elems:
@@ -393,7 +395,8 @@ class Comprehensions:
                 v = self.b.bound(self.b.var(s.type, loc), s)
                 outer.append((v, s))
                 # (its items' kinds: by the list's layout, or by position: see py_layout)
-                s = self.mark_py_layout(self.as_list(v) if self.is_list(s) else v, self.py_layout(s))
+                s = self.mark_py_layout(self.mark_rows(self.as_list(v), self.rows_kind(s)) if self.is_list(s) else v,
+                                        self.py_layout(s))
             atoms.append(s)
         size = self.b.size(atoms[0], 0, loc)
         for a in atoms[1:]:
@@ -404,9 +407,9 @@ class Comprehensions:
         elems = [self.as_py(e) if is_list == "py" and not is_array(e) else e if is_list or is_array(e) else
                  self.as_numpy(e) for e, is_list in zip(elems, lists)]
         elems = [self.mark_item_at(e, a, k, loc) if is_list is True else e for e, a, is_list in zip(elems, atoms, lists)]
-        for e, is_list in zip(elems, lists):
-            if is_list and is_array(e):
-                self.list_rows[id(e)] = e  # (a list's row: a list or an array, see Expressions.binop)
+        for j, (e, a, is_list) in enumerate(zip(elems, atoms, lists)):
+            if is_list and is_array(e):  # a list's row: a list or an array, as the list was made
+                elems[j] = self.list_row(e, a, unknown_as_list=False)
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:

@@ -63,6 +63,7 @@ class Growing(ListState):
         # some Python's, some NumPy's, some either by a condition (of each iteration's values)
         self.layout, self.some_py, self.some_numpy, self.either = layout, False, False, False
         self.zero_d = False  # an array of no axes among its items (Lowerer.holds_zero_d)
+        self.rows = _UNSET  # its rows' kind (Lowerer.rows_kind): of those held before and appended
 
     def appended_layout(self):
         """The py_layout of the elements appended (of a count known at run time)."""
@@ -77,6 +78,7 @@ class Recorder(ListState):
 
     def __init__(self, initial: Term | None):
         self.initial, self.elems = initial, []
+        self.rows = _UNSET  # the rows_kind of the elements appended (before binding: marks are kept there)
 
 
 def _call_of(s: ast.stmt):
@@ -164,6 +166,7 @@ class Lists:
         wa, wb = self.py_positions(a), self.py_positions(b)
         if not is_array(out):
             return out
+        self.mark_rows(out, joined_rows(self.rows_kind(a), self.rows_kind(b)))
         self.mark_zero_d_items(out, a, b)
         if wa is not None and wb is not None and all_py(wa) and all_py(wb):
             self.mark_py_positions(out, "all")
@@ -211,6 +214,7 @@ class Lists:
             total = prim("mul", If(prim("lt", c, ZERO, loc=loc), ZERO, c, loc), n, loc=loc)
             return Build(total, i, prim("index", prim("mod", i, n, loc=loc), x, loc=loc), loc)
         out = self.mark_zero_d_items(self.as_list(self.b.share_all([xs, k], body, loc)), xs)
+        self.mark_rows(out, self.rows_kind(xs))
         if where is None and self.laid_out(xs) is not None or mixed and times is None:
             return self.mark_py_layout(out, MIXED)  # (its items' kinds at places known only at run time)
         if where == "all" or isinstance(where, tuple) and where and all(where):
@@ -257,6 +261,8 @@ class Lists:
                 self.fail(node, "list.extend", "extending a list by an array in a loop is not supported: the list's "
                           "length after the loop would not be known before it", hint="append the elements one by one")
             cur.elems += [self.bind_temp(e, pieces, loc) for e in items]
+            for e in items:
+                cur.rows = joined_rows(cur.rows, self.made_rows([e]) if is_array(e) else None)
             return
         if isinstance(cur, Growing):
             if isinstance(items, Term):
@@ -271,6 +277,9 @@ class Lists:
         new = self._joined(cur, items, node)
         if is_array(new) and not isinstance(items, Term):
             self._mark_appended(cur, new, appended)
+        if is_array(new):  # (by the items as they were made: a list bound to a variable is not known as one)
+            mine = _rows_of(self, items) if isinstance(items, Term) else self.made_rows(appended)
+            self.mark_rows(new, mine if isinstance(cur, EmptyList) else joined_rows(self.rows_kind(cur), mine))
         self.bind(name, new, pieces, loc)
 
     def _mark_appended(self, cur, new: Term, items: list) -> None:
@@ -302,8 +311,8 @@ class Lists:
         """The list cur (EmptyList, a vector list or a tuple list) followed by items."""
         loc = self.loc(node)
         if isinstance(cur, EmptyList):
-            if isinstance(items, Term):
-                return self.as_list(items.replace())  # a copy of the array's elements
+            if isinstance(items, Term):  # a copy of the array's elements
+                return self.mark_rows(self.as_list(items.replace()), _rows_of(self, items))
             return self.list_of(items, node)
         if isinstance(items, Term) and self.tree(cur) is not None:
             self.fail(node, "list.extend", "extending a list of values of different types by an array is not "
@@ -322,7 +331,8 @@ class Lists:
             self.fail(node, "empty list", "an empty list has no element type")
         if not _one_array(items):
             return self.with_tree(Tuple(tuple(items), loc), Tree("list", tuple(self.tree(x) for x in items)))
-        return self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        out = self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        return self.mark_rows(out, self.made_rows(items))
 
     def _concat(self, xs: Term, items, node: ast.AST) -> Term:
         """The vector list xs followed by items (terms, or a vector): one build, each appended
@@ -390,6 +400,7 @@ class Lists:
             self.fail(node, "list.append", f"a {e.type} is appended to the list {name!r} of {elem}s, whose type "
                       "catad takes from the loop's first lowering", CatadTypeError, "append values of one type")
         self._note_kind(g, e)
+        g.rows = joined_rows(g.rows, self.made_rows([e]) if is_array(e) else None)
         e = self.bind_temp(self.b.coerce(e, elem, loc), pieces, loc)
         checks = self._fits(e, buf, node) if is_array(e) else []
         k = self.b.var(Int, loc, "_k")
@@ -428,6 +439,7 @@ class Lists:
         Python's, or by the layout of what it held before the loop and the kinds appended."""
         if g.zero_d:
             self.mark_zero_d_items(value)
+        self.mark_rows(value, None if g.rows is _UNSET else g.rows)
         if g.py:
             return self.mark_py_items(value)
         return self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
@@ -489,6 +501,7 @@ class Lists:
             g = self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
                                       layout=((), None, ()) if initial is None else self.py_layout(initial))
             g.zero_d = initial is not None and self.holds_zero_d(initial)
+            g.rows = joined_rows(_UNSET if initial is None else self.rows_kind(initial), recorders[n].rows)
             for e in recorders[n].elems:  # (the probe's: what the body appends, known before it is read)
                 self._note_kind(g, e)
         return entries, exact
@@ -652,6 +665,27 @@ def _substituted(t: Term, swap: dict[str, Term], lengths: dict[str, list]) -> Te
 
 def _empty(node: ast.expr) -> bool:
     return isinstance(node, ast.List) and not node.elts
+
+
+_UNSET = object()  # (Growing.rows before anything is known of them: nothing held, nothing appended)
+
+
+def _rows_of(lw, xs: Term):
+    """The rows_kind of a list made of the items of xs, a list or an array (whose rows are arrays)."""
+    return lw.rows_kind(xs) if lw.is_list(xs) else ("array",) if rank(xs.type) >= 2 else None
+
+
+def joined_rows(a, b):
+    """The rows_kind of a list holding the rows of lists of rows_kind a and b (None: not known; _UNSET: no
+    rows): as far as both agree."""
+    if a is _UNSET or b is _UNSET:
+        return b if a is _UNSET else a
+    if not a or not b:
+        return None
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n] or None
 
 
 def joined_layout(a, b):

@@ -897,7 +897,7 @@ class Loops:
                 outer.append((atom, a))
             atoms.append(atom)
             if atom is not a:  # a list whose Python numbers are known by their place: the variable is too
-                self.mark_py_layout(atom, self.laid_out(a))
+                self.mark_rows(self.mark_py_layout(atom, self.laid_out(a)), self.rows_kind(a))
         lists = [self.items_kind(a) for a in seqs]
         if fn is zip or fn is ENUMERATE_ZIP:
             n = self.b.size(atoms[0], 0, loc)
@@ -909,13 +909,13 @@ class Loops:
             outer.append((vec, ks))
 
             def elem(x, counter):
-                items = Tuple(tuple(self.mark_item_at(self._mark(prim("index", x, a, loc=loc), l), a, x, loc)
+                items = Tuple(tuple(self.mark_item_at(self._mark(prim("index", x, a, loc=loc), l, a), a, x, loc)
                                     for a, l in zip(atoms, lists)), loc)
                 return items if fn is zip else Tuple((self.counted(x, start, loc), items), loc)
             return _Source(outer, vec, elem, length=n)
 
         def row(x, counter):
-            out = self._mark(x, lists[0])
+            out = self._mark(x, lists[0], atoms[0])
             return out if counter is None else self.mark_item_at(out, atoms[0], counter, loc)
         n = self.b.size(atoms[0], 0, loc)
         if fn is enumerate:
@@ -923,12 +923,10 @@ class Loops:
                            counts=True, length=n, rows_of=atoms[0])
         return _Source(outer, atoms[0], row, counts=self.laid_out(atoms[0]) is not None, length=n, rows_of=atoms[0])
 
-    def _mark(self, t: Term, is_list) -> Term:
-        """An item t of an array, or of a list (is_list: "py" where every item is Python's number)."""
+    def _mark(self, t: Term, is_list, seq: Term) -> Term:
+        """An item t of the array seq, or of a list (is_list: "py" where every item is Python's number)."""
         if is_array(t):
-            if is_list:
-                self.list_rows[id(t)] = t  # (a list's row: a list or an array, see Expressions.binop)
-            return self.as_list(t) if is_list else t
+            return self.list_row(t, seq) if is_list else t  # (a list's row: a list or an array, as it was made)
         if is_list == "py":
             return self.as_py(t)
         return t if is_list else self.as_numpy(t)  # a NumPy array's element: NumPy's number

@@ -106,12 +106,15 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.undecided_states = parent.undecided_states
             self.copies, self.zero_d_lists = parent.copies, parent.zero_d_lists
             self.made_syntax = parent.made_syntax
-            self.list_rows = parent.list_rows
+            self.list_rows, self.row_kinds = parent.list_rows, parent.row_kinds
             return
         self.names = Names(src.identifiers)
         self.made_syntax: list = []  # syntax made while lowering (iterators.py), alive until the compile ends
         # rows of lists (m_list[0]): a list's or an array's, which catad does not tell apart (see binop)
         self.list_rows: dict[int, Term] = {}
+        # lists whose rows are known to be lists or arrays, as they were made, level by level
+        # ([m[0], m[1]]: ("array",); [[x, 1.0], [2.0, x]]: ("list",)): their rows are not list_rows
+        self.row_kinds: dict[int, tuple[Term, tuple[str, ...]]] = {}
         self.b = Builder(self.names)
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
@@ -266,6 +269,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.as_list(new)
         if id(old) in self.list_rows and self.list_rows[id(old)] is old:
             self.list_rows[id(new)] = new
+        self.mark_rows(new, self.rows_kind(old))
         got = self.py_items_of(old)
         if got is not None:
             self.mark_py_items(new, *got)
@@ -462,6 +466,50 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.mark_py_items(out) if set(kinds) == {"py"} else \
                 out if set(kinds) == {"numpy"} else self.mark_py_layout(out, MIXED)
         return self.mark_py_items(out, tuple(k == "py" for k in kinds))
+
+    def mark_rows(self, t: Term, levels: tuple[str, ...] | None) -> Term:
+        """t, a list, marked as holding lists or arrays as `levels` says ("list" or "array": its rows',
+        then its rows' rows', as far as known); None or (): not known (a mark t had is taken off)."""
+        if levels:
+            self.row_kinds[id(t)] = (t, levels)
+        elif self.rows_kind(t) is not None:
+            del self.row_kinds[id(t)]
+        return t
+
+    def rows_kind(self, t) -> tuple[str, ...] | None:
+        got = self.row_kinds.get(id(t))
+        return got[1] if got is not None and got[0] is t else None
+
+    def made_rows(self, items: list) -> tuple[str, ...] | None:
+        """The rows_kind of a list made of items (a display's, a comprehension's element): arrays
+        (not lists), or lists whose own rows are known as far as the first item's are."""
+        if not items or not all(is_array(t) for t in items):
+            return None
+        if not any(self.is_list(t) for t in items):
+            return ("array",)
+        if not all(self.is_list(t) for t in items):
+            return None
+        inner = [self.rows_kind(t) or () for t in items]
+        common = inner[0]
+        for k in inner[1:]:
+            n = 0
+            while n < min(len(common), len(k)) and common[n] == k[n]:
+                n += 1
+            common = common[:n]
+        return ("list",) + common
+
+    def list_row(self, row: Term, t: Term, unknown_as_list: bool = True) -> Term:
+        """row, an array read from the list t (an item): an array where t's rows are known to be
+        arrays; a list where known to be lists (its own rows as t's say); else of a kind catad does
+        not know (list_rows: + and * of it are refused, see Expressions.binop), held as a list
+        where `unknown_as_list`."""
+        levels = self.rows_kind(t)
+        if levels is None:
+            self.list_rows[id(row)] = row
+            return self.as_list(row) if unknown_as_list else row
+        if levels[0] == "array":
+            return row
+        return self.mark_rows(self.as_list(row), levels[1:])
 
     def mark_row(self, row: Term, t: Term) -> Term:
         """row, an item of the list of lists t, marked as t's items are: all Python's, or MIXED."""

@@ -411,6 +411,7 @@ class Statements:
         py_items, layout = self.py_items_of(marked), self.laid_out(marked)
         if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
             self.list_rows[id(value)] = value  # (a list's row stays one: see Expressions.binop)
+        self.mark_rows(value, self.rows_kind(marked))
         if is_atom(value) or _atoms(value):
             self.env[name] = self.as_list(value) if is_list and not isinstance(value, Const) else value
             self.with_tree(value, tree)
@@ -433,6 +434,7 @@ class Statements:
         pieces.append(("let", v, value, loc))
         if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
             self.list_rows[id(v)] = v
+        self.mark_rows(v, self.rows_kind(marked))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
 
     def bind_temp(self, value: Term | Complex, pieces: list, loc: Loc) -> Term | Complex:
@@ -541,8 +543,7 @@ class Statements:
         for j, t in enumerate(target.elts):
             item = prim("index", Const(j, Int, loc), atom, loc=loc)
             if is_list and isinstance(item.type, Vec):
-                item = self.as_list(item)
-                self.list_rows[id(item)] = item
+                item = self.list_row(item, atom)
             elif is_list:  # one of Python's numbers where the list holds one there
                 item = self.as_py(item) if self.py_item(atom, j) else self.mark_layout_item(item, atom, j, loc)
             self.assign(t, item, pieces, loc)
@@ -700,6 +701,8 @@ class Statements:
                 self.with_tree(value, t1)  # a dict or list of one structure after both arms
             if self.is_list(e1[n]) or self.is_list(e2[n]):
                 self.as_list(value)
+                ra, rb = self.rows_kind(e1[n]), self.rows_kind(e2[n])  # (rows of one kind after both arms)
+                self.mark_rows(value, ra if ra == rb else None)
                 pa, pb = self.py_positions(e1[n]), self.py_positions(e2[n])  # Python's numbers where both hold them
                 if pa is not None and pa == pb:
                     self.mark_py_positions(value, pa)

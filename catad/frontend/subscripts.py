@@ -305,8 +305,10 @@ class Subscripts:
                           hint="index in two steps, e.g. m[i][:, idx]")
         t = self.b.subscript(base, lowered, loc)
         if self.is_list(base) and is_array(t) and rank(t.type) < rank(base.type):
-            self.list_rows[id(t)] = t  # (a list's row: a list, or an array, as the list was made)
-        return self.as_list(t) if self.is_list(base) and is_array(t) else t  # a slice or row of a list
+            return self.list_row(t, base)  # a list, or an array, as the list was made
+        if self.is_list(base) and is_array(t):  # a slice of a list
+            return self.mark_rows(self.as_list(t), self.rows_kind(base))
+        return t
 
     def masked(self, base: Term, lowered: list, node: ast.Subscript) -> Term:
         """base[..., m, ...] of a boolean mask m: along the axes m covers (checked to have its
@@ -444,12 +446,22 @@ class Subscripts:
             return self.list_of([self.str_or_expr(e) for e in node.elts], node)
         leaves = self._display_leaves(node)
         out, numbers = self.as_list(self._nested(leaves, node)), _flattened(leaves)
+        self.mark_rows(out, self._nested_rows(leaves, numbers))
         self.mark_zero_d_items(out, *numbers)
         if all(self.is_py(t) for t in numbers):  # (a list of lists: its rows read as lists, mark_row)
             return self.mark_py_items(out)
         if any(self.py_when(t) is not None for t in numbers):
             return self.mark_py_layout(out, MIXED)
         return out
+
+    def _nested_rows(self, leaves: list, numbers: list) -> tuple[str, ...] | None:
+        """The rows_kind of a nested list display: lists down to its leaves, then the leaves' (of
+        numbers: nothing more; of arrays: arrays)."""
+        depth, level = 0, leaves
+        while isinstance(level, list) and level:
+            depth, level = depth + 1, level[0]
+        inner = self.made_rows(numbers) if any(is_array(t) for t in numbers) else ()
+        return None if inner is None else ("list",) * (depth - 1) + inner
 
     def list_of(self, items: list[Term], node: ast.List) -> Term:
         """The list display node of items (lowered): an array when they make one."""
@@ -459,6 +471,7 @@ class Subscripts:
             t = Tuple(tuple(items), self.loc(node))
             return self.with_tree(t, Tree("list", tuple(self.tree(x) for x in items)))
         out = self.as_list(self._display_build(items, any(scalar_of(t.type) == Float for t in items), node))
+        self.mark_rows(out, self.made_rows(items))
         # [x, 2.0] of Python's floats: its items are Python's (x / 0.0 raises); so is an int beside
         # floats ([x, 2][1] / 0 raises too), held as a float: Python's int 2 is read as its float
         # 2.0, of the same value (2 // 3 is 0, 2.0 // 3 is 0.0), whose errors are the same (ZeroDivisionError)
