@@ -117,7 +117,33 @@ def list_of_a_list(x, m):
     return sum(rows[0] + rows[1]) + sum(copies[0] + copies[1])
 
 
-@pytest.mark.parametrize("f", [display_of_arrays, comprehension_of_arrays, list_of_a_matrix, appended_arrays,
+def add(items):
+    return items[0] + items[1]
+
+
+def through_functions_of_yours(x, m):
+    a = add([m[0] * x, m[1]])
+    b = add([[x, 1.0], [2.0, x]])
+    g = lambda items: items[0] * 2
+    return np.sum(a) + sum(b) + sum(g([[x, 1.0], [2.0, x]])) + np.sum(g([m[0] * x, m[1]]))
+
+
+def made_by_a_function_of_yours(x, m):
+    items = _pair_of_rows(m, x)
+    return np.sum(items[0] + items[1])
+
+
+def _pair_of_rows(m, x):
+    return [m[0] * x, m[1]]
+
+
+def conditional_of_one_kind(x, m):
+    items = [m[0] * x, m[1]] if x > 0 else [m[1], m[0] * x]
+    return np.sum(items[0] + items[1])
+
+
+@pytest.mark.parametrize("f", [through_functions_of_yours, made_by_a_function_of_yours, conditional_of_one_kind,
+                               display_of_arrays, comprehension_of_arrays, list_of_a_matrix, appended_arrays,
                                extended_by_rows, concatenated_and_repeated, sliced_and_looped, both_arms_arrays,
                                nested_display, lists_of_rows, lists_a_function_makes, appended_displays,
                                both_arms_lists, list_of_a_list], ids=lambda f: f.__name__)

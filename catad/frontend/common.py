@@ -152,6 +152,7 @@ class ListArg:
     py_items: tuple | None = None
     layout: Any = None
     zero_d: bool = False  # holding an array of no axes among its items (Lowerer.holds_zero_d)
+    rows: tuple | None = None  # its rows lists or arrays, as far as known (Lowerer.rows_kind)
 
 
 def refuse_item_of_unknown_kind(loc, hint: str):
@@ -197,8 +198,8 @@ def joined_flags(a, b):
     if isinstance(a, ListArg) != isinstance(b, ListArg):
         raise ListAndArray
     if isinstance(a, ListArg):
-        zero_d = a.zero_d or b.zero_d
-        return ListArg(None, MIXED, zero_d) if _holds_py(a) or _holds_py(b) else ListArg(zero_d=zero_d)
+        zero_d, rows = a.zero_d or b.zero_d, a.rows if a.rows == b.rows else None
+        return ListArg(None, MIXED, zero_d, rows) if _holds_py(a) or _holds_py(b) else ListArg(zero_d=zero_d, rows=rows)
     if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
         return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
     known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}

@@ -759,7 +759,8 @@ class Expressions:
         t = self.b.if_(c, a, b, self.loc(node), "the branches of this conditional expression have types {a} "
                                                 "and {b}; give them one type")
         if self.is_list(a) or self.is_list(b):
-            return self.mark_zero_d_items(self.as_list(t), a, b)
+            ra, rb = self.rows_kind(a), self.rows_kind(b)  # (rows of one kind either way)
+            return self.mark_zero_d_items(self.mark_rows(self.as_list(t), ra if ra == rb else None), a, b)
         if self.is_zero_d(a) or self.is_zero_d(b):  # an array of no axes on one branch: taken for one
             self.as_zero_d(t)  # (round() of it raises TypeError there: refused)
         return self.mark_chosen(t, c, a, b)

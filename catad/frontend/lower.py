@@ -250,7 +250,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             flags = tuple(self.python_flags(x, conditions) for x in t.items)
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
-            return ListArg(self.py_items_of(t), self.laid_out(t), self.holds_zero_d(t))
+            return ListArg(self.py_items_of(t), self.laid_out(t), self.holds_zero_d(t), self.rows_kind(t))
         got = self.py_when(t)
         if got is None:
             return ZERO_D if self.is_zero_d(t) else False
@@ -287,7 +287,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                           for k, f in enumerate(flags))
             return self.with_tree(Tuple(items, loc), self.tree(t))
         if isinstance(flags, ListArg):
-            self.as_list(t)
+            self.mark_rows(self.as_list(t), flags.rows)
             if flags.zero_d:
                 self.mark_zero_d_items(t)
             if flags.py_items is not None:

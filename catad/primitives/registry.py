@@ -202,8 +202,8 @@ def t_reduce_max(ts):
 def t_vector(ts):
     if not ts:
         raise PrimitiveTypeError("cannot make an empty vector literal (its element type is unknown)")
-    if any(t != ts[0] for t in ts) or not (isinstance(ts[0], Scalar) or is_array_type(ts[0])) or rank(ts[0]) > 1:
-        raise PrimitiveTypeError(f"elements of a vector literal must be scalars or vectors of one type, got ({_fmt(ts)})")
+    if any(t != ts[0] for t in ts) or not (isinstance(ts[0], Scalar) or is_array_type(ts[0])):
+        raise PrimitiveTypeError(f"elements of a vector literal must be scalars or arrays of one type, got ({_fmt(ts)})")
     return Vec(ts[0])
 
 
