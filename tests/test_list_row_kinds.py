@@ -4,7 +4,10 @@ rows concatenates lists and adds arrays, * repeats a list and multiplies an arra
 whose arms agree) and lists of lists (nested displays, [list(r) for r in m], lists a function of
 yours returns, appended displays) each keep their kind; where catad cannot tell (a user function's
 list of arrays, arms of a conditional expression that differ), + and * of a row stay refused
-(test_list_rows_and_kinds.py). All were refused before. Also: len() of a list of arrays of
+(test_list_rows_and_kinds.py), as is what is made of such a row (a review found those taken for
+one kind or the other), sum() of lists, and xs[i] += ... of a list's array (NumPy changes the array
+in place, which another name may share: catad gave the value before the change). All the values
+here were refused before. Also: len() of a list of arrays of
 different shapes (or of matrices) is its count, where catad stacked it into one array first (a
 ShapeError, or a refusal), and np.array of a list of numbers held as its values (L[0] + L[1] of a
 list of lists argument) is the array of them, where it was refused.
@@ -14,7 +17,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import agrees
+from located import agrees, refused
 
 M = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
 
@@ -189,3 +192,126 @@ def test_len_of_a_list_of_arrays_of_different_shapes(items):
 @pytest.mark.parametrize("rows", [[[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [3.0]]], ids=["square", "ragged"])
 def test_array_of_a_concatenated_list_argument(rows):
     in_x(concatenated_argument, 1.5, rows)
+
+
+# Where catad cannot tell a list's rows (an item assigned, arms that differ), what is made of them
+# is not known either: a comprehension over them, a list or tuple of them, a function's argument.
+# A review found each one taken for arrays or for lists (silent wrong values); + and * of them are
+# refused, as sum() of lists is (Python's 0 + a list raises TypeError).
+
+def arms_that_differ(x, m):
+    if x > 0:
+        rows = [[x, 1.0], [2.0, x]]
+    else:
+        rows = [m[0], m[1]]
+    again = [r for r in rows]
+    z = again[0] + again[1]  # ERR
+    return len(z) * x + sum(z)
+
+
+def appended_array_beside_lists(x, m):
+    rows = [[x, 1.0]]
+    rows.append(m[0])
+    again = [r for r in rows]
+    z = again[0] + again[0]  # ERR
+    return len(z) * x + sum(z)
+
+
+def rows_put_in_a_new_list(x, m):
+    rows = [m[0] * x, m[1]] if x < 0 else [[x, 1.0], [2.0, x]]
+    t = (rows[0], rows[1])
+    again = [t[0], t[1]]
+    z = again[0] + again[1]  # ERR
+    return len(z) * x + np.sum(z)
+
+
+def rows_appended_in_a_loop(x, m):
+    rows = [m[0] * x, m[1]] if x < 0 else [[x, 1.0], [2.0, x]]
+    again = []
+    for r in rows:
+        again.append(r)
+    z = again[0] + again[1]  # ERR
+    return len(z) * x + np.sum(z)
+
+
+def same(r):
+    return r
+
+
+def through_a_function(x, m):
+    rows = [m[0] * x, m[1]] if x < 0 else [[x, 1.0], [2.0, x]]
+    z = same(rows[0]) + same(rows[1])  # ERR
+    return np.sum(z) + len(z) * x
+
+
+@pytest.mark.parametrize("f", [arms_that_differ, appended_array_beside_lists,
+                               rows_put_in_a_new_list, rows_appended_in_a_loop, through_a_function],
+                         ids=lambda f: f.__name__)
+def test_rows_of_an_unknown_kind_refused(f):
+    refused(f, (0.7, M), "an item of a list that holds lists or arrays")
+
+
+def row_grown_in_place(x, m):
+    rows = [[x, 1.0], [2.0, x]]
+    rows[0] *= 2  # ERR
+    return sum(rows[0]) + len(rows[0])
+
+
+def sum_of_lists(x, m):
+    rows = [[x, 1.0], [2.0, x]]
+    return np.sum(sum(rows))  # ERR
+
+
+def sum_of_a_generator_of_lists(x, m):
+    rows = [[x, 1.0], [2.0, x]]
+    return np.sum(sum(r + r for r in rows))  # ERR
+
+
+def test_row_of_lists_grown_in_place_refused():
+    refused(row_grown_in_place, (0.7, M), "longer in place")
+
+
+@pytest.mark.parametrize("f", [sum_of_lists, sum_of_a_generator_of_lists], ids=lambda f: f.__name__)
+def test_sum_of_lists_refused(f):
+    with pytest.raises(TypeError):
+        f(0.7, M)
+    refused(f, (0.7, M), "0 + a list raises TypeError")
+
+
+def python_floats_of_rows(x, m):
+    rows = [r for r in [[x, 1.0], [2.0, x]]]
+    return x / (rows[0][1] - rows[0][1])  # Python's floats: ZeroDivisionError
+
+
+def test_rows_keep_pythons_floats():
+    with pytest.raises(ZeroDivisionError):
+        python_floats_of_rows(0.7, M)
+    with pytest.raises(ZeroDivisionError):
+        catad.grad(python_floats_of_rows)(0.7, M)
+
+
+def items_assigned(x, m):
+    rows = [[x, 1.0], [2.0, x]]
+    rows[0] = [3.0, x]  # a list for a list: still a list of lists
+    again = [r[:] for r in rows]
+    arrays = [m[0] * x, m[1]]
+    arrays[0] = m[2] * x  # an array for an array
+    arrays[1] = arrays[0] + arrays[1]
+    z = again[0] + again[1]
+    return len(z) * x + sum(z) + np.sum(arrays[0] * arrays[1])
+
+
+def test_items_assigned_keep_the_kind():
+    agrees(items_assigned, 0.7, M)
+
+
+def array_changed_in_place(x, m):
+    a = m[0] * x
+    rows = [a, m[1] * 1.0]
+    rows[0] += rows[1]  # ERR
+    return np.sum(a)
+
+
+def test_an_array_of_a_list_changed_in_place_refused():
+    # Python changes the array itself, which `a` (or an argument, for a view of it) sees too
+    refused(array_changed_in_place, (0.7, M), "in place")

@@ -277,7 +277,11 @@ def list_array(lw, t: Term, node: ast.AST, tuples: bool = False) -> Term | None:
     if not (types <= {Int, Float, Bool} or len(types) == 1 and is_array(items[0])):
         return None
     floats = any(scalar_of(x.type) == Float for x in items)
-    return lw.as_list(lw._display_build(items, floats, node))
+    out = lw.as_list(lw._display_build(items, floats, node))
+    # its rows: the items' own marks (a display's), or an argument's tree, whose lists are trees of their own
+    rows = lw.made_rows(items) if isinstance(t, Tuple) else ("array",) if is_array(items[0]) and tree is not None \
+        and not lw.is_list(t) else None
+    return lw.mark_rows(out, rows)
 
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
@@ -509,6 +513,10 @@ def _sum(lw, obj, node, arg) -> Term:
         add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
         return _tuple_fold(lw, t, add, loc, lw.as_py(Const(0, Int, loc)))
     if is_array(t):
+        if rank(t.type) >= 2 and lw.is_list(t) and (lw.rows_kind(t) or (None,))[0] != "array":
+            lw.fail(node, "sum", "sum() of a list of lists (or of a list catad does not know to hold arrays): "
+                    "Python's sum starts from 0, and 0 + a list raises TypeError", CatadTypeError,
+                    "for a list of arrays, make it one: np.sum(np.array(xs), axis=0)")
         python = lw.has_py_items(t)  # a list of Python's numbers: 0 + l[0] + ... is Python's
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")

@@ -153,6 +153,7 @@ class ListArg:
     layout: Any = None
     zero_d: bool = False  # holding an array of no axes among its items (Lowerer.holds_zero_d)
     rows: tuple | None = None  # its rows lists or arrays, as far as known (Lowerer.rows_kind)
+    unknown: bool = False  # a list's row of a kind catad does not know (Lowerer.unknown_row)
 
 
 def refuse_item_of_unknown_kind(loc, hint: str):
@@ -198,8 +199,9 @@ def joined_flags(a, b):
     if isinstance(a, ListArg) != isinstance(b, ListArg):
         raise ListAndArray
     if isinstance(a, ListArg):
-        zero_d, rows = a.zero_d or b.zero_d, a.rows if a.rows == b.rows else None
-        return ListArg(None, MIXED, zero_d, rows) if _holds_py(a) or _holds_py(b) else ListArg(zero_d=zero_d, rows=rows)
+        zero_d, rows, unknown = a.zero_d or b.zero_d, a.rows if a.rows == b.rows else None, a.unknown or b.unknown
+        return ListArg(None, MIXED, zero_d, rows, unknown) if _holds_py(a) or _holds_py(b) else \
+            ListArg(zero_d=zero_d, rows=rows, unknown=unknown)
     if ZERO_D in (a, b) and not {a, b} & {True} and not any(isinstance(f, PythonWhere) for f in (a, b)):
         return ZERO_D  # (an array of no axes at some return: changed in place, it is refused)
     known = {f.type for f in (a, b) if isinstance(f, PythonWhere)} - {None}
@@ -214,3 +216,19 @@ def _holds_py(f: ListArg) -> bool:
     if f.py_items is not None or f.layout is MIXED:
         return True
     return f.layout is not None and (any(f.layout[0]) or f.layout[1] is True or any(f.layout[2]))
+
+
+NO_ROWS = object()  # (Growing.rows before anything is known of them: nothing held, nothing appended)
+
+
+def joined_rows(a, b):
+    """The rows_kind of a list holding the rows of lists of rows_kind a and b (None: not known; NO_ROWS: no
+    rows): as far as both agree."""
+    if a is NO_ROWS or b is NO_ROWS:
+        return b if a is NO_ROWS else a
+    if not a or not b:
+        return None
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n] or None

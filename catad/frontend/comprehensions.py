@@ -194,6 +194,10 @@ class Comprehensions:
                           "values (a boolean mask, np.nonzero or a filter), so they would differ in length, which "
                           "is not supported", hint="reduce each one (np.sum(r[r > 0.0])), or keep the shape: "
                                                    "np.where(r > 0.0, r, 0.0)")
+            if reduce == "sum" and is_array(element) and (self.is_list(element) or self.unknown_row(element)):
+                self.fail(elt, "sum", "sum() of lists (or of a list's rows catad does not know to be arrays): Python's "
+                          "sum starts from 0, and 0 + a list raises TypeError", CatadTypeError,
+                          "for arrays, make each one: sum(np.asarray(r) for r in rows)")
             body = self.assemble(pieces, element, None)
         finally:
             self.b.frames.pop()

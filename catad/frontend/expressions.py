@@ -236,14 +236,15 @@ class Expressions:
             if self.tree(t) is NONE:  # d["k"] of a dict holding None (a name that is None is refused where read)
                 self.fail(side, "None", f"{ast.unparse(side)} is None (NoneType) here, where it is used as a value",
                           CatadTypeError, hint=f"test it with `if {ast.unparse(side)} is None:` first")
-        if isinstance(op, (ast.Add, ast.Mult)) and any(
-                id(t) in self.list_rows and self.list_rows[id(t)] is t for t in (a, b)):
+        unknown = [self.unknown_row(t) for t in (a, b)]
+        if any(unknown) and (isinstance(op, (ast.Add, ast.Mult)) or not any(
+                is_array(t) and not self.is_list(t) and not u for t, u in zip((a, b), unknown))):
             # A list's row is a list where the list holds lists ([[1.0, 2.0], ...]) and an array where
             # it holds arrays ([r for r in m], [m[0], m[1]]): + concatenates the one and adds the
             # other, and catad does not tell the two apart
             self.fail(node, "list row", "an item of a list that holds lists or arrays is one or the other as the "
                       "list was made: + concatenates lists and adds arrays, * repeats lists and multiplies arrays, "
-                      "and catad does not tell the two apart here", hint="make the list an array first, "
+                      "other operators work on arrays only, and catad does not tell the two apart here", hint="make the list an array first, "
                       "np.array(xs), or its item: np.asarray(xs[0]) (or list(xs[0]) for a list)")
         if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
             return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list

@@ -33,7 +33,7 @@ from ..errors import CatadTypeError, Loc
 from ..lang.terms import Build, Call, Const, Get, If, Term, Tuple, Var, free_vars, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
-from .common import MIXED, all_py, ONE, ZERO, is_array, join_types
+from .common import NO_ROWS, MIXED, all_py, ONE, ZERO, is_array, join_types, joined_rows
 from .shapes import Dim, canonical, fresh, lin_const, simple
 from .updates import OWNED
 from ..trees import Tree
@@ -63,7 +63,7 @@ class Growing(ListState):
         # some Python's, some NumPy's, some either by a condition (of each iteration's values)
         self.layout, self.some_py, self.some_numpy, self.either = layout, False, False, False
         self.zero_d = False  # an array of no axes among its items (Lowerer.holds_zero_d)
-        self.rows = _UNSET  # its rows' kind (Lowerer.rows_kind): of those held before and appended
+        self.rows = NO_ROWS  # its rows' kind (Lowerer.rows_kind): of those held before and appended
 
     def appended_layout(self):
         """The py_layout of the elements appended (of a count known at run time)."""
@@ -78,7 +78,7 @@ class Recorder(ListState):
 
     def __init__(self, initial: Term | None):
         self.initial, self.elems = initial, []
-        self.rows = _UNSET  # the rows_kind of the elements appended (before binding: marks are kept there)
+        self.rows = NO_ROWS  # the rows_kind of the elements appended (before binding: marks are kept there)
 
 
 def _call_of(s: ast.stmt):
@@ -439,7 +439,7 @@ class Lists:
         Python's, or by the layout of what it held before the loop and the kinds appended."""
         if g.zero_d:
             self.mark_zero_d_items(value)
-        self.mark_rows(value, None if g.rows is _UNSET else g.rows)
+        self.mark_rows(value, None if g.rows is NO_ROWS else g.rows)
         if g.py:
             return self.mark_py_items(value)
         return self.mark_py_layout(value, joined_layout(g.layout, g.appended_layout()))
@@ -501,7 +501,7 @@ class Lists:
             g = self.env[n] = Growing(*keys, py=initial is None or self.has_py_items(initial),
                                       layout=((), None, ()) if initial is None else self.py_layout(initial))
             g.zero_d = initial is not None and self.holds_zero_d(initial)
-            g.rows = joined_rows(_UNSET if initial is None else self.rows_kind(initial), recorders[n].rows)
+            g.rows = joined_rows(NO_ROWS if initial is None else self.rows_kind(initial), recorders[n].rows)
             for e in recorders[n].elems:  # (the probe's: what the body appends, known before it is read)
                 self._note_kind(g, e)
         return entries, exact
@@ -667,25 +667,9 @@ def _empty(node: ast.expr) -> bool:
     return isinstance(node, ast.List) and not node.elts
 
 
-_UNSET = object()  # (Growing.rows before anything is known of them: nothing held, nothing appended)
-
-
 def _rows_of(lw, xs: Term):
     """The rows_kind of a list made of the items of xs, a list or an array (whose rows are arrays)."""
     return lw.rows_kind(xs) if lw.is_list(xs) else ("array",) if rank(xs.type) >= 2 else None
-
-
-def joined_rows(a, b):
-    """The rows_kind of a list holding the rows of lists of rows_kind a and b (None: not known; _UNSET: no
-    rows): as far as both agree."""
-    if a is _UNSET or b is _UNSET:
-        return b if a is _UNSET else a
-    if not a or not b:
-        return None
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n] or None
 
 
 def joined_layout(a, b):

@@ -26,7 +26,8 @@ from typing import Any
 
 from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
 from .._node import walk
-from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename
+from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename, \
+    subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from . import errstate
 from .build import Builder, Names
@@ -250,7 +251,10 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             flags = tuple(self.python_flags(x, conditions) for x in t.items)
             return flags if any(f is not False for f in flags) else False
         if self.is_list(t) and is_array(t):
-            return ListArg(self.py_items_of(t), self.laid_out(t), self.holds_zero_d(t), self.rows_kind(t))
+            return ListArg(self.py_items_of(t), self.laid_out(t), self.holds_zero_d(t), self.rows_kind(t),
+                           self.unknown_row(t))
+        if is_array(t) and self.unknown_row(t):  # (a list's row of a kind not known: it stays one there)
+            return ListArg(unknown=True)
         got = self.py_when(t)
         if got is None:
             return ZERO_D if self.is_zero_d(t) else False
@@ -288,6 +292,8 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.with_tree(Tuple(items, loc), self.tree(t))
         if isinstance(flags, ListArg):
             self.mark_rows(self.as_list(t), flags.rows)
+            if flags.unknown:
+                self.list_rows[id(t)] = t
             if flags.zero_d:
                 self.mark_zero_d_items(t)
             if flags.py_items is not None:
@@ -480,10 +486,19 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         got = self.row_kinds.get(id(t))
         return got[1] if got is not None and got[0] is t else None
 
+    def unknown_row(self, t) -> bool:
+        """Whether t is, or is made from, a row of a list whose rows catad does not know to be
+        lists or arrays (list_row's list_rows: a slice of one, a variable bound to one, ...)."""
+        if not self.list_rows or not isinstance(t, Term) or not is_array(t):  # (np.sum(row) is a number either way)
+            return False
+        rows = self.list_rows
+        return any(rows.get(id(n)) is n for n in subterms(t))
+
     def made_rows(self, items: list) -> tuple[str, ...] | None:
         """The rows_kind of a list made of items (a display's, a comprehension's element): arrays
-        (not lists), or lists whose own rows are known as far as the first item's are."""
-        if not items or not all(is_array(t) for t in items):
+        (not lists), or lists whose own rows are known as far as the first item's are; None where
+        an item is made from a row of a kind catad does not know."""
+        if not items or not all(is_array(t) for t in items) or any(self.unknown_row(t) for t in items):
             return None
         if not any(self.is_list(t) for t in items):
             return ("array",)
@@ -509,6 +524,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return self.as_list(row) if unknown_as_list else row
         if levels[0] == "array":
             return row
+        self.mark_row(row, t)  # (Python's numbers where t's rows hold them)
         return self.mark_rows(self.as_list(row), levels[1:])
 
     def mark_row(self, row: Term, t: Term) -> Term:

@@ -409,7 +409,7 @@ class Statements:
         if isinstance(value, Tuple) and not _atoms(value):  # (a call's tuple result: see call_user)
             value = self.items_bound(value, pieces, loc)
         py_items, layout = self.py_items_of(marked), self.laid_out(marked)
-        if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
+        if is_array(value) and self.unknown_row(marked):
             self.list_rows[id(value)] = value  # (a list's row stays one: see Expressions.binop)
         self.mark_rows(value, self.rows_kind(marked))
         if is_atom(value) or _atoms(value):
@@ -432,7 +432,7 @@ class Statements:
             self.mark_readonly(v)
         self.keep_zero_d(marked, v)
         pieces.append(("let", v, value, loc))
-        if id(marked) in self.list_rows and self.list_rows[id(marked)] is marked:
+        if is_array(v) and self.unknown_row(marked):
             self.list_rows[id(v)] = v
         self.mark_rows(v, self.rows_kind(marked))
         self.env[name] = self.with_tree(self.as_list(v) if is_list else v, tree)
@@ -454,6 +454,8 @@ class Statements:
         pieces.append(("let", v, value, loc))
         self.keep_py(marked, v)  # (one of Python's numbers stays one)
         self.keep_zero_d(marked, v)
+        if is_array(v) and self.unknown_row(marked):
+            self.list_rows[id(v)] = v  # (a list's row of a kind not known stays one: see Expressions.binop)
         return self.with_tree(v, tree)
 
     def keep_zero_d(self, old, new: Term) -> None:

@@ -26,7 +26,7 @@ from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, make_
 from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import MIXED, ONE, ZERO, all_py, and_, index_chain, is_array, or_
+from .common import MIXED, ONE, ZERO, all_py, and_, index_chain, is_array, joined_rows, or_
 from .shapes import fresh
 from .complexes import Complex
 from .index_updates import assign_indexed
@@ -160,6 +160,18 @@ class Updates:
             rhs = self.expr(s.value)
             return self.store(s.target, arr, items, rhs, pieces, loc, lambda old, v: self.binop(s.op, old, v, s))
         old, rhs = self.b.subscript(arr, items, loc), self.expr(s.value)
+        if self.is_list(arr) and is_array(old) and rank(old.type) < rank(arr.type):
+            old = self.list_row(old, arr)  # a list's row: a list, or an array, as the list was made
+            if not self.is_list(old):
+                self.fail(s, "list row", f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ... changes the array "
+                          f"{ast.unparse(s.target)} in place (NumPy's in-place operator), which another name, an "
+                          "argument or another list may share, and catad does not follow the arrays a list holds",
+                          hint=f"make a new array: {ast.unparse(s.target)} = {ast.unparse(s.target)} "
+                               f"{_OPS.get(type(s.op), '?')} ...")
+            if not self.unknown_row(old) and isinstance(s.op, (ast.Add, ast.Mult)):
+                self.fail(s, "list row", f"{ast.unparse(s.target)} {_OPS.get(type(s.op), '?')}= ... makes a list's row, "
+                          "itself a list, longer in place, which catad's lists (rows of one length) cannot hold",
+                          hint="make a new list of the rows, or make the rows arrays: np.array(...)")
         if self.is_list(arr) and len(items) == 1 and items[0][0] == "index" and (self.has_py_items(arr) or isinstance(
                 items[0][1], Const) and self.py_item(arr, int(items[0][1].value))):
             self.as_py(old)  # an item of a list that is one of Python's numbers (as subscripts.x_Subscript reads it)
@@ -290,6 +302,7 @@ class Updates:
         """Bind the name target[...] names to arr with value written at items (op: see
         index_updates.assign_indexed)."""
         name = target.value.id
+        written = value  # (as made: its marks)
         py = self.is_py(value) or self.is_list(value) and self.has_py_items(value)  # (before an Int is made a Float)
         either = not py and self.py_when(value) is not None  # Python's or NumPy's by a test
         value = self.bind_temp(value, pieces, loc)
@@ -326,6 +339,9 @@ class Updates:
             self.as_list(new)
             self.mark_zero_d_items(new, arr, value)
             self._mark_stored(arr, new, items, py, either)
+            # its rows' kind stays where a row of that kind is written (l[i] = array), else is not known
+            row = len(items) == 1 and items[0][0] == "index" and rank(written.type) == rank(arr.type) - 1
+            self.mark_rows(new, joined_rows(self.rows_kind(arr), self.made_rows([written])) if row else None)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
 
