@@ -798,10 +798,12 @@ class Loops:
                 self.fail(kw, "enumerate", "enumerate() got multiple values for argument 'start'", CatadTypeError)
             args.append(kw.value)
         if fn is not enumerate and fn is not ENUMERATE_ZIP:
-            return [self.expr(a) for a in args], None
+            seqs = [self.expr(a) for a in args]
+            return (self.lists_beside_arrays(seqs, it) if fn is zip else seqs), None
         if len(args) not in (1, 2):
             self.fail(it, "enumerate", "enumerate takes one tuple or array, and a start", CatadTypeError)
-        seqs = [self.expr(a) for a in args[0].args] if fn is ENUMERATE_ZIP else [self.expr(args[0])]
+        seqs = self.lists_beside_arrays([self.expr(a) for a in args[0].args], it) if fn is ENUMERATE_ZIP else \
+            [self.expr(args[0])]
         start = self.expr(args[1]) if len(args) == 2 else None
         if start is not None and start.type != Int:
             self.fail(args[1], "enumerate", f"enumerate's start must be an Int, got a {start.type}", CatadTypeError)
@@ -809,6 +811,26 @@ class Loops:
             self.fail(args[1], "enumerate", "enumerate's start must be a constant or a variable here",
                       hint="assign it to a variable before the loop")
         return seqs, start
+
+    def lists_beside_arrays(self, seqs: list[Term], it: ast.expr) -> list[Term]:
+        """The sequences zip runs over where some are arrays and the others lists or tuples (of a
+        length known while compiling) of numbers or of arrays of one shape: each of these as the
+        vector list of its items (a display of them, their kinds kept: a list's Python floats stay
+        Python's), so that zip(ws, xs) of a list ws and an array xs runs over arrays; else seqs."""
+        if not any(is_array(a) for a in seqs) or all(is_array(a) for a in seqs):
+            return seqs
+        out = []
+        for a in seqs:
+            if not is_array(a):
+                tree = self.tree(a)
+                if not isinstance(a.type, TupleT) or not a.type.items or tree is not None and \
+                        tree.kind not in ("list", "tuple"):
+                    return seqs
+                a = self.list_of(self._items(a), it)
+                if not is_array(a):  # (values of several types: a tuple still)
+                    return seqs
+            out.append(a)
+        return out
 
     def counted(self, k: Term, start: Term | None, loc: Loc) -> Term:
         """enumerate's count k from start: one of Python's ints (int_range.py: k is below a length)."""
