@@ -41,6 +41,8 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
     if transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
+    if obj is builtins.dict:
+        return h_dict(lw, node, args)
     if obj is builtins.list or obj is builtins.tuple:  # (their argument as written: a list stays a list)
         h = iterators.h_list if obj is builtins.list else iterators.h_tuple
         return h(lw, obj, node, args, {kw.arg: kw.value for kw in node.keywords})
@@ -301,8 +303,55 @@ def no_unpacking(lw, node: ast.Call, name: str) -> None:
                                     "functions); pass the keywords one by one")
 
 
+def h_dict(lw, node: ast.Call, args: list) -> Term:
+    """dict(d) of a dict (a copy: its keys and values), dict(k=v, ...) (string keys), or both: the
+    keywords after d's keys, as Python's dict() adds them."""
+    loc = lw.loc(node)
+    if len(args) > 1:
+        lw.fail(node, "dict", f"dict expected at most 1 argument, got {len(args)}", CatadTypeError)
+    kept: dict = {}
+    if args:
+        d = lw.expr(args[0]) if isinstance(args[0], ast.expr) else args[0]
+        tree = lw.tree(d)
+        if tree is None or tree.kind != "dict":
+            lw.fail(node, "dict", "dict() of a dict or of keywords is supported here (a dict's keys are known "
+                    "while compiling)", hint="write the dict: {'a': a, 'b': b}")
+        for k, name in enumerate(tree.keys):
+            kept[name] = lw.tuple_item(d, k, loc)
+    for kw in node.keywords:
+        if kw.arg is None:
+            lw.fail(kw, "dict", "dict(**d) is not supported here", hint="write dict(d)")
+        kept[kw.arg] = lw.str_or_expr(kw.value)
+    return lw.dict_of(tuple(kept), tuple(kept.values()), loc)
+
+
+def _dict_method(lw, d: Term, tree, attr: str, node: ast.Call) -> Term:
+    """d.copy() and d.get(key[, default]) of a dict, whose keys are known while compiling."""
+    loc = lw.loc(node)
+    if attr == "copy" and not node.args and not node.keywords:
+        return lw.dict_of(tree.keys, tuple(lw.tuple_item(d, k, loc) for k in range(len(tree.keys))), loc)
+    if attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords:
+        k = tree.index(lw.key_of([node.args[0]], node))
+        # (the default is an argument: Python computes it whether or not the key is there)
+        default = lw.str_or_expr(node.args[1]) if len(node.args) == 2 else None
+        if k is not None:
+            if default is not None and may_fail(default):
+                lw.fail(node.args[1], "dict.get", "a default that may raise is computed by Python even where the "
+                        "key is there, which catad does not do here", hint="compute it in a statement first")
+            return lw.tuple_item(d, k, loc)
+        if default is None:
+            lw.fail(node, "dict.get", "d.get(key) of a key the dict does not have is None, which catad does not "
+                    "compute with", hint="give a default: d.get(key, 0.0)")
+        return default
+    lw.fail(node, "method", f"method .{attr}() of a dict is not supported; supported: .get(), .copy(), and "
+            ".keys(), .values(), .items() in a for loop or comprehension")
+
+
 def method(lw, base: Term, attr: str, node: ast.Call) -> Term:
     no_unpacking(lw, node, f".{attr}()")
+    tree = lw.tree(base)
+    if tree is not None and tree.kind == "dict":
+        return _dict_method(lw, base, tree, attr, node)
     if attr == "copy" and is_array(base) and not node.args and not node.keywords:
         # values are never changed in place: a copy is the value (see updates.py), but not a view
         return base.replace() if lw.is_readonly(base) else base

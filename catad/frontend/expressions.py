@@ -888,20 +888,30 @@ class Expressions:
                   "(+ concatenates, * repeats)", hint="make it an array: np.array(xs)")
 
     def x_Dict(self, node: ast.Dict) -> Term:
-        """{"W": w, "b": b}: the tuple of its values, marked with its keys (catad.trees)."""
+        """{"W": w, "b": b}: the tuple of its values, marked with its keys (catad.trees); {**d, "b": b}
+        takes d's keys and values where it stands."""
         keys = []
         for k in node.keys:
             if k is None:
-                self.fail(node, "dict", "** in a dict display is not supported; write each key")
+                keys.append(None)
+                continue
             key = k.value if isinstance(k, ast.Constant) else \
                 self.env[k.id].key if isinstance(k, ast.Name) and isinstance(self.env.get(k.id), DictKey) else None
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 self.fail(k, "dict", "a dict's keys must be string or int constants here, e.g. {'W': w}")
             keys.append(key)
-        values = [self.str_or_expr(v) for v in node.values]
         kept: dict = {}
-        for key, v in zip(keys, values):  # a repeated key keeps its first place and its last value
-            kept[key] = v
+        for key, v in zip(keys, node.values):  # a repeated key keeps its first place and its last value
+            if key is not None:
+                kept[key] = self.str_or_expr(v)
+                continue
+            d = self.expr(v)
+            tree = self.tree(d)
+            if tree is None or tree.kind != "dict":
+                self.fail(v, "dict", f"** in a dict display unpacks a dict, got {tree.describe() if tree else d.type}",
+                          CatadTypeError)
+            for k, name in enumerate(tree.keys):
+                kept[name] = self.tuple_item(d, k, self.loc(v))
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
 

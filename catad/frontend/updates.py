@@ -110,6 +110,8 @@ class Updates:
         if isinstance(f, ast.Attribute) and f.attr == "copy" and not value.args:
             return True
         obj = self.static(f)
+        if obj is dict:  # a new dict (of the same values: assigning one of its keys changes no other dict)
+            return True
         if obj is np.diag:  # a vector's diagonal matrix is new; a matrix's diagonal is a (read-only) view
             made = self.env.get(name)
             return isinstance(made, Term) and rank(made.type) == 2
