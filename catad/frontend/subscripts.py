@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import CatadTypeError, DomainError
+from ..errors import BoundsError, CatadTypeError, DomainError
 from ..lang.terms import FALSE, Build, Call, Const, Get, Term, Tuple, is_atom, let_chain, make_lets
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
@@ -112,6 +112,7 @@ class Subscripts:
         if not is_array(base):
             self.fail(node, "subscript", f"cannot index a {base.type}; only arrays and tuples can be indexed",
                       CatadTypeError)
+        items = self._without_ellipsis(base, items, node)
         plain = [it for it in items if not self.newaxis(it)]
         if len(plain) < len(items):  # x[:, None]: the subscript without them, then axes of length 1
             if self.is_list(base):
@@ -226,6 +227,26 @@ class Subscripts:
         inner = []
         out = self.b.share(base, lambda b: inner.append(sliced(b)) or inner[0], loc)  # computed once
         return self.with_tree(out, self.tree(inner[0]))
+
+    def _without_ellipsis(self, base: Term, items: list, node: ast.Subscript) -> list:
+        """items with an Ellipsis (x[..., 0]) made the full slices it stands for: as many as the
+        axes of base the other items leave (None takes none). Beside an index that may be an
+        array (a boolean mask covers several axes) it is refused."""
+        dots = [k for k, it in enumerate(items) if isinstance(it, ast.Constant) and it.value is Ellipsis]
+        if not dots:
+            return items
+        if len(dots) > 1:
+            self.fail(node, "subscript", "an index can only have a single ellipsis ('...')", BoundsError)
+        rest = [it for k, it in enumerate(items) if k != dots[0] and not self.newaxis(it)]
+        for it in rest:
+            if not (isinstance(it, (ast.Constant, ast.Slice)) or isinstance(it, ast.UnaryOp) and isinstance(
+                    it.operand, ast.Constant) or isinstance(it, ast.Name) and isinstance(self.env.get(it.id), Term)
+                    and self.env[it.id].type == Int):
+                self.fail(it, "subscript", "an ellipsis beside an index other than an int or a slice is not "
+                          "supported here", hint="write the axes out: x[:, :, k]")
+        n = max(rank(base.type) - len(rest), 0)
+        full = [ast.copy_location(ast.Slice(lower=None, upper=None, step=None), items[dots[0]]) for _ in range(n)]
+        return items[:dots[0]] + full + items[dots[0] + 1:]
 
     def newaxis(self, item: ast.expr) -> bool:
         """Is this subscript item None or np.newaxis (a new axis of length 1)?"""
