@@ -74,6 +74,11 @@ class Updates:
         owned -= set(names)
         if len(targets) == 1 and isinstance(targets[0], ast.Name) and self._fresh(s.value, targets[0].id):
             owned |= {targets[0].id}
+        elif len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)) and isinstance(
+                s.value, (ast.Tuple, ast.List)) and len(targets[0].elts) == len(s.value.elts):
+            # a, b = [x], np.zeros(n): each name given a fresh array or list of its own owns it
+            owned |= {t.id for t, v in zip(targets[0].elts, s.value.elts) if isinstance(t, ast.Name)
+                      and not isinstance(v, ast.Starred) and self._fresh(v, t.id)}
         self.env[OWNED] = frozenset(owned)
 
     def _into_array(self, target: ast.expr) -> bool:
