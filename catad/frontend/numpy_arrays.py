@@ -1331,8 +1331,10 @@ def h_stacks(lw, obj, node, args, kwargs):
     """np.vstack, np.hstack, np.column_stack, as NumPy defines them from concatenate."""
     _arity(lw, obj, node, args, 1)
     loc, name = lw.loc(node), display(obj)
-    xs = sequence_arg(lw, args[0], obj, node, rows=obj is not np.column_stack)
+    xs = sequence_arg(lw, args[0], obj, node, rows=True)
     if isinstance(xs, Rows):
+        if obj is np.column_stack and rank(xs.t.type) == 1:
+            lw.fail(args[0], name, f"{name}() of numbers is not supported", hint="pass a list of vectors")
         return _stacked_items(lw, xs.t, obj, loc)
 
     def body(*ys):
@@ -1363,6 +1365,11 @@ def _stacked_items(lw, t: Term, obj, loc) -> Term:
     """np.vstack / np.hstack of the items of an array t (items of rank r - 1), as NumPy makes
     them at least 2-d (vstack) or 1-d (hstack) and concatenates them."""
     r, message = rank(t.type), "need at least one array to concatenate"
+    if obj is np.column_stack:  # vectors as columns (the transpose), matrices side by side
+        if r == 2:
+            return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message),
+                                                     lw.b.transpose(v, loc)), loc)
+        return joined_rows(lw, t, 1, loc, obj, message)
     if obj is np.vstack:
         if r == 1:  # numbers as rows of one
             return lw.b.share(t, lambda v: make_lets(_some_rows(lw, v, loc, display(obj), message),
