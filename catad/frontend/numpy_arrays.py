@@ -1068,10 +1068,23 @@ def _diff0(lw, a: Term, loc) -> Term:
 
 
 def h_diff(lw, obj, node, args, kwargs):
-    """np.diff(a, n=1, axis=-1): O(len) per order n."""
-    p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis"))
+    """np.diff(a, n=1, axis=-1, prepend=, append=): O(len) per order n; prepend and append (of a
+    vector: a number or a vector) joined to its ends first, as NumPy does."""
+    p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis", "prepend", "append"))
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     order = 1 if _is_none(p.get("n")) else static_int(lw, p["n"], obj, "n")
+    ends = [(k, lw.arg(p[k])) for k in ("prepend", "append") if k in p and not _is_none(p[k])]
+    if ends:
+        if rank(a.type) != 1 or any(rank(t.type) > 1 or scalar_of(t.type) == Bool for _, t in ends):
+            lw.fail(node, display(obj), f"{display(obj)}() with prepend or append is supported for a vector and "
+                    "a number or a vector", hint="join them first: np.concatenate(...)")
+        parts = [t if is_array(t) else builds(lw, [ONE], lambda i, t=t: t, loc) for _, t in ends]
+        pre = [x for (k, _), x in zip(ends, parts) if k == "prepend"]
+        post = [x for (k, _), x in zip(ends, parts) if k == "append"]
+        ys = pre + [a] + post
+        if any(scalar_of(y.type) == Float for y in ys):
+            ys = [lw.b.to_float(y, loc) for y in ys]
+        a = _join(lw, ys, 0, loc, display(obj))
     axis = _one_axis(lw, p, obj, a, rank(a.type) - 1)
     if isinstance(axis, Failure):
         return axis.term(lw, a.type)
@@ -1110,7 +1123,7 @@ def h_roll(lw, obj, node, args, kwargs):
 
 TABLE += [
     ((np.cumsum, np.cumprod), h_cumulative, ("axis", "dtype")),
-    ((np.diff,), h_diff, ("n", "axis")),
+    ((np.diff,), h_diff, ("n", "axis", "prepend", "append")),
     ((np.roll,), h_roll, ("shift", "axis")),
 ]
 METHODS.update({"cumsum": np.cumsum, "cumprod": np.cumprod})
