@@ -62,8 +62,9 @@ class FreeNames:
         if isinstance(v, Static):
             return self.constant(v.obj, v.path, node, name)
         if v is not _MISSING:  # a function defined in this one (functions.py)
-            self.fail(node, "function value", f"{name!r} is a function; functions can be called but not used as "
-                      "values (higher-order functions are not supported)", hint=f"call it: {name}(...)")
+            self.fail(node, "function value", f"{name!r} is a function; functions can be called, and passed to "
+                      "functions of yours, but not used as values (other higher-order uses are not supported)",
+                      hint=f"call it: {name}(...)")
         if name in self.src.local_names:
             self.fail(node, "variable", f"variable {name!r} is used before it is assigned")
         if self.parent is not None:  # a nested def or lambda: what the enclosing function sees now
@@ -195,8 +196,9 @@ class FreeNames:
             t = Tuple(tuple(self.item_constant(x, path.item(k), node, f"{what}[{k!r}]") for k, x in obj.items()), loc)
             return self.with_tree(t, Tree("dict", tuple(self.tree(x) for x in t.items), tuple(obj)))
         if callable(obj):
-            self.fail(node, "function value", f"{what} is a function; functions can be called but not used "
-                                              "as values (higher-order functions are not supported)")
+            self.fail(node, "function value", f"{what} is a function; functions can be called, and passed to "
+                                              "functions of yours, but not used as values (other higher-order uses "
+                                              "are not supported)")
         kind = type(obj).__name__
         self.fail(node, "name", f"{what} is a {kind}; only numbers, NumPy arrays, strings (to compare) and "
                                 "tuples, lists and dicts of them can be used as values")

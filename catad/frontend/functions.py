@@ -63,6 +63,9 @@ def _int_constant(t: Any) -> bool:
     return isinstance(t, Const) and t.type in (Int, Bool)
 
 
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+
+
 def _static_argument(t: Any) -> bool:
     """An argument the callee is specialised to: an Int or Bool constant, None or a function."""
     return _int_constant(t) or isinstance(t, Static)
@@ -202,6 +205,17 @@ class Functions:
             return self.env[a.id]
         if isinstance(a, ast.Name) and isinstance(self.env.get(a.id), Term) and self.tree(self.env[a.id]) is NONE:
             return Static(None, None)  # an argument that is None
+        if isinstance(a, (ast.Name, ast.Attribute)):
+            # a module-level function or a library's (np.sin, math.exp): the callee is specialised
+            # to it and calls it where it calls its parameter (each call checks it is the same)
+            obj, path = self.static_path(a)
+            if path is not None and isinstance(obj, _FUNCTIONS):
+                self.guard(obj, path)
+                return Static(obj, path)
+            if isinstance(obj, LocalFunction):  # a def of this function: to a def of it (call_local)
+                return obj
+        if isinstance(a, ast.Lambda):
+            return self.local_function(a, None)
         if isinstance(a, ast.expr) and not isinstance(a, ast.Starred):
             text = self.static_str(a)  # a str: passed on as the callee's str argument (catad.trees)
             if text is not NOT_STATIC:
@@ -229,6 +243,11 @@ class Functions:
         for p, t in pairs:
             if isinstance(t, Static):
                 self.fail(node, "*args", f"{describe_static(t)} cannot be an item of *{p}; pass values there")
+            if isinstance(t, LocalFunction):
+                self.fail(node, "function value", f"{t.src.name}, a def or lambda of this function, is passed to "
+                          f"{src.name}, a module-level function, which catad compiles on its own: what this function "
+                          "defines cannot be called there", hint=f"pass a module-level function, or define {src.name} "
+                          "inside this function")
         given, ts = tuple(p for p, _ in pairs), [t for _, t in pairs]
         units = tuple(self.b.units(t) for t in ts)
         trees = tuple(self.tree(t) for t in ts)
@@ -396,7 +415,7 @@ class Functions:
             given[f.src.varkw] = self.dict_of((), (), loc)
         for p in f.src.params:
             value = given[p] if p in given else f.defaults[p]
-            if isinstance(value, Static):
+            if isinstance(value, (Static, LocalFunction)):
                 inner.env[p] = value
             else:
                 inner.bind(p, value, pieces, loc)
