@@ -543,28 +543,35 @@ def h_sum(lw, obj, node, args, kwargs):
         return _sum(lw, obj, node, args[0])
     if isinstance(args[0], _COMPS):  # (Python makes the generator, then reads start, then runs it)
         s = lw.arg(start)
-        return lw.binop(ast.Add(), s, _sum(lw, obj, node, args[0]), node)
+        return lw.binop(ast.Add(), s, _sum(lw, obj, node, args[0], _array_start(lw, s)), node)
     t = _summed(lw, args[0])
     s = lw.arg(start)
     if isinstance(t.type, TupleT):  # start + t[0] + t[1] + ..., in Python's order
         add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
         return _tuple_fold(lw, t, add, lw.loc(node), s) if t.type.items else s
-    return lw.binop(ast.Add(), s, _sum(lw, obj, node, t), node)
+    return lw.binop(ast.Add(), s, _sum(lw, obj, node, t, _array_start(lw, s)), node)
 
 
-def _sum(lw, obj, node, arg) -> Term:
-    """sum(arg) (h_sum); arg a syntax tree, or the term of one."""
+def _array_start(lw, s: Term) -> bool:
+    """Whether sum's start is an array (not a list): then start + a list is NumPy's sum, elementwise."""
+    return is_array(s) and not lw.is_list(s) and not lw.unknown_row(s)
+
+
+def _sum(lw, obj, node, arg, array_start: bool = False) -> Term:
+    """sum(arg) (h_sum); arg a syntax tree, or the term of one; `array_start`: added to an array
+    start (then lists are added to it elementwise, as NumPy adds an array and a list)."""
     if isinstance(arg, _COMPS):
-        return lw.comprehension(arg, "sum")
+        return lw.comprehension(arg, "sum", lists=array_start)
     t, loc = (arg if isinstance(arg, Term) else _summed(lw, arg)), lw.loc(node)
     if isinstance(t.type, TupleT) and t.type.items:
         # Python's 0 + t[0] + ...: Python's where the items are (a display of numbers too)
         add = lambda a, b: lw.binop(ast.Add(), a, b, node)  # noqa: E731
         return _tuple_fold(lw, t, add, loc, lw.as_py(Const(0, Int, loc)))
     if is_array(t):
-        if rank(t.type) >= 2 and lw.is_list(t) and (lw.rows_kind(t) or (None,))[0] != "array":
+        if rank(t.type) >= 2 and lw.is_list(t) and (lw.rows_kind(t) or (None,))[0] != "array" and not array_start:
             lw.fail(node, "sum", "sum() of a list of lists (or of a list catad does not know to hold arrays): "
-                    "Python's sum starts from 0, and 0 + a list raises TypeError", CatadTypeError,
+                    "Python's sum adds them to its start, 0 unless given, and 0 + a list raises TypeError (a "
+                    "list start concatenates them)", CatadTypeError,
                     "for a list of arrays, make it one: np.sum(np.array(xs), axis=0)")
         python = lw.has_py_items(t)  # a list of Python's numbers: 0 + l[0] + ... is Python's
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "

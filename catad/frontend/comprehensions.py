@@ -14,7 +14,7 @@ import contextlib
 from ..errors import CatadTypeError
 from .._node import walk
 from ..lang.terms import (TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, free_vars, is_atom, let_chain, make_lets,
-                          may_fail)
+                          may_fail, term_children)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
 from ..primitives import prim
 from . import int_range
@@ -87,7 +87,7 @@ class Comprehensions:
         self.fail(node, "generator expression", "a generator expression is only supported as the argument "
                                                 "of sum, max or min; use [... for ...] to make a vector")
 
-    def comprehension(self, node: ast.ListComp | ast.GeneratorExp, reduce: str | None) -> Term:
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp, reduce: str | None, lists: bool = False) -> Term:
         """[e for ...] is a build; sum/max/min of a comprehension reduce the build (reduce names
         the primitive). Several for clauses nest, each one reduced."""
         gens = node.generators
@@ -105,7 +105,11 @@ class Comprehensions:
                 self.fail(node, "comprehension", "async comprehensions are not supported")
         st = self.b.statement
         raised = st is not None and st.raised  # (before the sum: its own elements' checks may set it)
-        out = self._generators(gens, 0, node.elt, reduce)
+        saved, self.summed_onto_array = getattr(self, "summed_onto_array", False), lists and reduce == "sum"
+        try:
+            out = self._generators(gens, 0, node.elt, reduce)
+        finally:
+            self.summed_onto_array = saved
         if reduce == "sum" and any(g.ifs for g in gens):
             self._mark_none_passed(out, node, raised)
         return out
@@ -194,7 +198,9 @@ class Comprehensions:
                           "values (a boolean mask, np.nonzero or a filter), so they would differ in length, which "
                           "is not supported", hint="reduce each one (np.sum(r[r > 0.0])), or keep the shape: "
                                                    "np.where(r > 0.0, r, 0.0)")
-            if reduce == "sum" and is_array(element) and (self.is_list(element) or self.unknown_row(element)):
+            self._elements_of_one_shape(element, {var.name} | {p[1].name for p in pieces if p[0] == "let"}, elt)
+            if reduce == "sum" and is_array(element) and (self.is_list(element) or self.unknown_row(element)) \
+                    and not (k == 0 and self.summed_onto_array):  # (an array start adds them as NumPy does)
                 self.fail(elt, "sum", "sum() of lists (or of a list's rows catad does not know to be arrays): Python's "
                           "sum starts from 0, and 0 + a list raises TypeError", CatadTypeError,
                           "for arrays, make each one: sum(np.asarray(r) for r in rows)")
@@ -225,6 +231,17 @@ class Comprehensions:
         elif reduce is None and self.is_list(element) and is_array(element):  # a list of lists
             return self.mark_items(out, [element])
         return out
+
+    def _elements_of_one_shape(self, element: Term, own: set[str], elt: ast.expr) -> None:
+        """A comprehension's elements that are arrays must be of one shape (catad's arrays are
+        rectangular, where Python's list may hold arrays of several lengths: [v[:k] for k in
+        range(n)]): an element whose length is read from what the iteration binds (`own`) is
+        refused, rather than taken for the longest with zeros after the shorter."""
+        if is_array(element) and _shape_varies(element, own):
+            self.fail(elt, "comprehension", "this comprehension's elements are arrays whose lengths depend on the "
+                      "loop's variable (m[0, :k], np.ones(k)): a list of arrays of several lengths is not an array",
+                      hint="make them one length (np.where, a mask times the row), or reduce each one: "
+                           "[np.sum(m[0, :k]) for k in ...]")
 
     def _own_lengths(self, element: Term) -> bool:
         """Whether element, an array or a tuple holding one, may have a length of its own at each
@@ -413,7 +430,7 @@ class Comprehensions:
         elems = [self.mark_item_at(e, a, k, loc) if is_list is True else e for e, a, is_list in zip(elems, atoms, lists)]
         for j, (e, a, is_list) in enumerate(zip(elems, atoms, lists)):
             if is_list and is_array(e):  # a list's row: a list or an array, as the list was made
-                elems[j] = self.list_row(e, a, unknown_as_list=False)
+                elems[j] = self.list_row(e, a)
         if fn is zip:
             elem = Tuple(tuple(elems), loc)
         elif fn is ENUMERATE_ZIP:
@@ -475,3 +492,49 @@ class Comprehensions:
 
 def _holds_array(ty) -> bool:
     return isinstance(ty, Vec) or isinstance(ty, TupleT) and any(_holds_array(t) for t in ty.items)
+
+
+def _shape_varies(t: Term, own: set[str]) -> bool:
+    """Whether the shape of t may differ from one iteration of a comprehension to the next: the
+    length of a build on the spine of t's result (through lets, ifs and the arguments of calls)
+    read from a name whose value varies (`own`, the iteration's names, and the lets computed
+    from them), or from the shape of a name whose shape varies."""
+    valued, shaped = set(own), set()
+
+    def size_varies(size: Term) -> bool:
+        stack = [size]
+        while stack:
+            n = stack.pop()
+            if type(n) is Call and n.fn in ("size", "dim") and type(n.args[0]) is Var:
+                if n.args[0].name in shaped:
+                    return True
+                stack.extend(n.args[1:])
+            elif type(n) is Var:
+                if n.name in valued:
+                    return True
+            elif type(n) is not Const:
+                stack.extend(term_children(n))
+        return False
+
+    def varies(t: Term) -> bool:
+        lets, body = let_chain(t)
+        for lt in lets:
+            if any(v.name in valued for v in free_vars(lt.rhs)):
+                valued.add(lt.var.name)
+            if isinstance(lt.rhs.type, Vec) and varies(lt.rhs):
+                shaped.add(lt.var.name)
+        if type(body) is Var:
+            return body.name in shaped
+        if type(body) is Const:
+            return False
+        if isinstance(body, Build):
+            if size_varies(body.size):
+                return True
+            valued.add(body.var.name)  # (an inner length read from the inner index: ragged too)
+            return isinstance(body.body.type, Vec) and varies(body.body)
+        if isinstance(body, If):
+            return any(isinstance(x.type, Vec) and varies(x) for x in (body.then, body.orelse))
+        if isinstance(body, Call):
+            return any(isinstance(a.type, Vec) and varies(a) for a in body.args)
+        return any(v.name in valued | shaped for v in free_vars(body))  # (a tuple's item: as its value)
+    return varies(t)

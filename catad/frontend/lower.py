@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import CatadTypeError, Loc, Site, UnsupportedSyntax
 from .._node import walk
 from ..lang.terms import TRUE, Call, Const, Def, Get, If, Term, Tuple, Var, free_vars, is_atom, may_fail, rebuilt, rename, \
-    subterms
+    term_children
 from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from . import errstate
 from .build import Builder, Names
@@ -107,7 +107,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             self.undecided_states = parent.undecided_states
             self.copies, self.zero_d_lists = parent.copies, parent.zero_d_lists
             self.made_syntax = parent.made_syntax
-            self.list_rows, self.row_kinds = parent.list_rows, parent.row_kinds
+            self.list_rows, self.row_kinds, self.unknown_rows = parent.list_rows, parent.row_kinds, parent.unknown_rows
             return
         self.names = Names(src.identifiers)
         self.made_syntax: list = []  # syntax made while lowering (iterators.py), alive until the compile ends
@@ -116,6 +116,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         # lists whose rows are known to be lists or arrays, as they were made, level by level
         # ([m[0], m[1]]: ("array",); [[x, 1.0], [2.0, x]]: ("list",)): their rows are not list_rows
         self.row_kinds: dict[int, tuple[Term, tuple[str, ...]]] = {}
+        self.unknown_rows: dict[int, tuple[Term, bool]] = {}  # unknown_row's answers, by term
         self.b = Builder(self.names)
         # terms holding Python lists (displays, comprehensions): they lower to vectors, but
         # Python's + and * concatenate and repeat lists, so operators on them are refused
@@ -491,8 +492,25 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         lists or arrays (list_row's list_rows: a slice of one, a variable bound to one, ...)."""
         if not self.list_rows or not isinstance(t, Term) or not is_array(t):  # (np.sum(row) is a number either way)
             return False
-        rows = self.list_rows
-        return any(rows.get(id(n)) is n for n in subterms(t))
+        # Each term's answer is kept (a term is marked when it is made, before anything is made of
+        # it), so that asking of every operand of a long expression stays linear.
+        rows, memo = self.list_rows, self.unknown_rows
+        stack = [(t, False)]
+        while stack:
+            n, done = stack.pop()
+            got = memo.get(id(n))
+            if got is not None and got[0] is n:
+                continue
+            if rows.get(id(n)) is n:
+                memo[id(n)] = (n, True)
+                continue
+            kids = () if type(n) is Var or type(n) is Const else term_children(n)
+            if not done:
+                stack.append((n, True))
+                stack.extend((k, False) for k in kids)
+                continue
+            memo[id(n)] = (n, any(memo[id(k)][1] for k in kids))
+        return memo[id(t)][1]
 
     def made_rows(self, items: list) -> tuple[str, ...] | None:
         """The rows_kind of a list made of items (a display's, a comprehension's element): arrays

@@ -22,11 +22,11 @@ import builtins
 import numpy as np
 
 from ..errors import CatadTypeError, Loc
-from ..lang.terms import Build, Const, Get, If, Term, Tuple, Var, is_atom, make_lets
+from ..lang.terms import FALSE, Build, Const, Get, If, Term, Tuple, Var, is_atom, make_lets
 from ..lang.types import Bool, Float, Int, Scalar, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import prim
 from . import complexes
-from .common import MIXED, ONE, ZERO, all_py, and_, index_chain, is_array, joined_rows, or_
+from .common import MIXED, ONE, ZERO, all_, all_py, and_, index_chain, is_array, joined_rows, or_
 from .shapes import fresh
 from .complexes import Complex
 from .index_updates import assign_indexed
@@ -328,6 +328,8 @@ class Updates:
         if scalar_of(value.type) == Int and scalar_of(arr.type) == Float:
             value = self.bind_temp(self.b.to_float(value, loc), pieces, loc)
         owned = self.owned()
+        if self.is_list(arr):
+            value = self._list_item_checked(target, arr, items, value, written, pieces, loc)
         if any(it[0] in ("take", "mask") for it in items):
             new = assign_indexed(self, arr, items, value, op, loc, target)
         else:
@@ -351,6 +353,45 @@ class Updates:
             self.mark_rows(new, joined_rows(self.rows_kind(arr), self.made_rows([written])) if row else None)
         self.bind(name, new, pieces, loc)
         self.env[OWNED] = owned | {name}
+
+    def _list_item_checked(self, target: ast.Subscript, arr: Term, items: list, value: Term, written: Term,
+                           pieces: list, loc: Loc) -> Term:
+        """value, to be written at xs[i] of the list xs (arr): Python puts it there as it is, where
+        catad's list (an array) would take NumPy's broadcasting store into the old item. So it must be
+        an item like the others: of their rank and (checked once per call where not proven) of their
+        shape. Any other index of a list (a slice, which may change its length, a tuple, an array) is
+        refused or is Python's TypeError."""
+        what = ast.unparse(target)
+        if len(items) != 1 or items[0][0] in ("take", "mask"):
+            return make_lets(self.b.check(FALSE, (), loc, "item assignment", "list indices must be integers or "
+                                          "slices, not tuple" if len(items) != 1 else "list indices must be "
+                                          "integers or slices, not numpy.ndarray", "unsupported", raises=TypeError),
+                             value)
+        if items[0][0] != "index":  # a slice: of the same length only (Python's list takes any, changing its own)
+            if rank(written.type) != rank(arr.type):
+                self.fail(target, "list item assignment", f"{what} = ... assigns a slice of a list a "
+                          f"{written.type}; Python assigns an iterable of items there", CatadTypeError)
+            place = self.bind_temp(self.b.subscript(arr, items, loc), pieces, loc)
+            a, b = self.b.shape(place)[0], self.b.shape(value)[0]
+            if self.b.shapes.same(a, b):
+                return value
+            return make_lets(self.b.check(prim("eq", a.size, b.size, loc=loc), (), loc, "list item assignment",
+                                          f"{what} = ... assigns a slice of a list as many items as it has not, "
+                                          "which changes the list's length, which catad's lists keep", "unsupported"),
+                             value)
+        if rank(written.type) != rank(arr.type) - 1 or self.is_list(arr) and rank(arr.type) >= 2 and (
+                self.is_list(written) != ((self.rows_kind(arr) or ("?",))[0] == "list")):
+            self.fail(target, "list item assignment", f"{what} = ... puts a {written.type} into a list of "
+                      f"{arr.type.elem}s (or a list among arrays, or an array among lists): catad's lists hold items of "
+                      "one kind", hint="make a new list of the items")
+        if rank(written.type) == 0:
+            return value
+        old, new = self.b.shape(arr)[1:], self.b.shape(value)
+        conds = [prim("eq", a.size, b.size, loc=loc) for a, b in zip(old, new) if not self.b.shapes.same(a, b)]
+        binds = self.b.check(all_(conds), (), loc, "list item assignment",
+                             f"{what} = ... puts an array of another shape than the list's other items there, which "
+                             "catad's lists (arrays of one shape) cannot hold", "unsupported") if conds else []
+        return make_lets(binds, value)
 
     def _mark_stored(self, arr: Term, new: Term, items: list, py: bool, either: bool) -> None:
         """new, the list arr with a value written at items (`py`: one of Python's numbers, or a
