@@ -9,9 +9,9 @@ to what catad accepts. Import as a package: ``benchmarks/`` on ``sys.path`` and 
 from __future__ import annotations
 
 from ._registry import Entry, case, citation_of  # noqa: F401
-from . import adbench, finance, geometry, ml, numerics, optimisation, physics, pythonic, realcode, signal, statistics
+from . import adbench, finance, geometry, idioms, ml, numerics, optimisation, physics, pythonic, realcode, signal, statistics
 
-MODULES = (optimisation, statistics, ml, physics, geometry, signal, numerics, finance, adbench, realcode, pythonic)
+MODULES = (optimisation, statistics, ml, physics, geometry, signal, numerics, finance, adbench, realcode, pythonic, idioms)
 DOMAINS = tuple(m.__name__.rsplit(".", 1)[1] for m in MODULES)
 
 
