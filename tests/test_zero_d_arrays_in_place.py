@@ -94,3 +94,21 @@ def test_an_int_array_of_no_axes_keeps_its_dtype():
         f(0.5)
     with pytest.raises(catad.CatadError, match="same_kind"):
         catad.grad(f)(0.5)
+
+
+def max_with_a_builtin_sum(x, v):
+    # max of np.where's array of no axes and sum(v) (Python's 0 where v is empty: a mark whose
+    # test is computed first) is that array itself; acc10 += ... changes it, and x with it
+    x = max(np.where(x <= v[0], -1.25, -0.75), sum(v))
+    for e9 in v:
+        acc10 = x
+        for e12 in v:
+            acc10 += e12  # ERR
+    return -1.0 * x
+
+
+def test_an_array_of_no_axes_chosen_by_max_beside_a_sum_is_refused():
+    # fuzzer seed 3341352: catad gave 0.75 where Python gives 18.262 (the array changed in place)
+    v = np.array([-0.183, -1.766, -2.237, -0.192])
+    assert max_with_a_builtin_sum(0.332, v) == pytest.approx(18.262)
+    refused(max_with_a_builtin_sum, (0.332, v), "acc10", "share its memory")

@@ -413,6 +413,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return t
         v = b.bound(b.var(t.type, t.loc), t)
         st.checks.append((v, t, t.loc))
+        self.keep_zero_d(t, v)  # (an array of no axes stays one: changed in place, every name for it sees it)
         return self.keep_py(t, v)
 
     def chosen_extreme(self, pair: str, a: Term, b: Term, loc) -> Term:
