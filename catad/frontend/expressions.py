@@ -775,6 +775,10 @@ class Expressions:
             made = self.transformation_made(func)
             if made is not None:
                 return self.call_transformed(made, node, list(node.args))
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            made = self._frozen_distribution_call(node)
+            if made is not None:
+                return self.x_Call(made)
         if isinstance(func, ast.Attribute):
             receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
@@ -886,6 +890,24 @@ class Expressions:
                       "arrays of one type: NumPy would make it an array of objects", hint="make it an array of numbers")
         self.fail(node, "list arithmetic", "arithmetic on a Python list does not work elementwise in Python "
                   "(+ concatenates, * repeats)", hint="make it an array: np.array(xs)")
+
+    def _frozen_distribution_call(self, node: ast.Call) -> ast.Call | None:
+        """st.norm(mu, sigma).logpdf(x), a method of a frozen scipy.stats distribution, as the
+        distribution's own method given the frozen arguments after its own (SciPy's rv_frozen
+        does that): st.norm.logpdf(x, mu, sigma). None for any other call."""
+        frozen = node.func.value
+        if any(isinstance(a, ast.Starred) for a in frozen.args) or any(k.arg is None for k in frozen.keywords):
+            return None
+        dist, _ = self.static_path(frozen.func)
+        if dist is NOT_STATIC or not any(c.__name__ == "rv_generic" for c in type(dist).__mro__):
+            return None
+        method = ast.Attribute(value=frozen.func, attr=node.func.attr, ctx=ast.Load())
+        made = ast.Call(func=method, args=[*node.args, *frozen.args], keywords=[*node.keywords, *frozen.keywords])
+        for n in (method, made):
+            ast.copy_location(n, node)
+            n.end_lineno, n.end_col_offset = node.end_lineno, node.end_col_offset
+        self.made_syntax.append(made)  # (alive until the compile ends: nodes are known by identity)
+        return made
 
     def x_Dict(self, node: ast.Dict) -> Term:
         """{"W": w, "b": b}: the tuple of its values, marked with its keys (catad.trees); {**d, "b": b}
