@@ -17,7 +17,7 @@ from ..lang.terms import (TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, f
                           may_fail, term_children)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
 from ..primitives import prim
-from . import int_range
+from . import combinatorics, int_range
 from .int_range import IntBound
 from .checks import Frame
 from .common import MIXED, ONE, is_array, or_
@@ -90,6 +90,7 @@ class Comprehensions:
     def comprehension(self, node: ast.ListComp | ast.GeneratorExp, reduce: str | None, lists: bool = False) -> Term:
         """[e for ...] is a build; sum/max/min of a comprehension reduce the build (reduce names
         the primitive). Several for clauses nest, each one reduced."""
+        node = combinatorics.comprehension_over(self, node)  # itertools.combinations, product
         gens = node.generators
         if reduce is None and len(gens) > 1:
             self.fail(node, "comprehension", "a list comprehension with several for clauses is not supported "

@@ -465,6 +465,8 @@ def iteration_fn(lw, it: ast.expr):
     it` iterates by (identity: it may be a call of an array)."""
     if getattr(it, "catad_zip", False):
         return zip  # iterators.py's zip of a map's iterables: Python's builtin, whatever the name zip denotes
+    if getattr(it, "catad_range", False):
+        return range  # combinatorics.py's range of indices: Python's builtin
     fn = lw.static(it.func) if isinstance(it, ast.Call) else NOT_STATIC
     fn = next((f for f in (range, zip, enumerate) if f is fn), None)
     if fn is enumerate and it.args and isinstance(it.args[0], ast.Call) and not it.args[0].keywords \

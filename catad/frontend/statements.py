@@ -22,7 +22,7 @@ from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
 from ..primitives.registry import lookup
-from . import complexes, early_returns, imports, iterators
+from . import combinatorics, complexes, early_returns, imports, iterators
 from .checks import Statement
 from .complexes import Complex
 from .common import all_py, is_array, join_types, projections, reads_undecided
@@ -224,6 +224,9 @@ class Statements:
                     continue
                 if isinstance(s, ast.For) and iterators.iterator_of(self, s.iter) is not None:
                     todo.extend(reversed(iterators.for_over(self, s)))  # the loop over map's arguments
+                    continue
+                if isinstance(s, ast.For) and combinatorics.itertools_call(self, s.iter) is not None:
+                    todo.extend(reversed(combinatorics.for_over(self, s)))  # the nested loops over indices
                     continue
                 if isinstance(s, (ast.For, ast.While)) and s.orelse:
                     todo.extend(reversed(self.without_else(s)))  # loops.py: a flag and an if after the loop
