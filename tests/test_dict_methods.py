@@ -86,3 +86,13 @@ def test_a_default_that_may_raise_refused():
     with pytest.raises(ZeroDivisionError):
         default_that_raises(0.7, dict(P))
     refused(default_that_raises, (0.7, dict(P)), "default")
+
+
+def float_key(x, p):
+    d = {1: x}
+    return d.get(1.0, 5.0) * x  # ERR
+
+
+def test_a_key_equal_to_one_of_another_type_refused():
+    assert float_key(0.7, dict(P)) == pytest.approx(0.49)  # Python finds the key 1 by 1.0
+    refused(float_key, (0.7, dict(P)), "another type")

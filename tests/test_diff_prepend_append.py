@@ -5,7 +5,7 @@ differences."""
 import numpy as np
 import pytest
 
-from located import agrees
+from located import agrees, refused
 
 U = np.array([1.0, 3.0, 2.0])
 
@@ -29,3 +29,12 @@ def of_ints(x, u):
 @pytest.mark.parametrize("f", [prepended, both_ends, second_order, of_ints], ids=lambda f: f.__name__)
 def test_values_and_derivatives(f):
     agrees(f, 0.7, U)
+
+
+def order_zero(x, u):
+    return np.sum(np.diff(u * x, n=0, prepend=5.0))  # ERR
+
+
+def test_order_zero_with_prepend_refused():
+    # NumPy returns the array itself for n=0 (prepend left out); catad joined it
+    refused(order_zero, (0.7, U), "n=0")

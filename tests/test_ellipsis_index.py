@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import catad
-from located import agrees
+from located import agrees, refused
 
 T = np.arange(24.0).reshape(2, 3, 4) / 10
 
@@ -43,3 +43,14 @@ def test_two_ellipses_are_numpys_index_error():
         two(0.7, T)
     with pytest.raises(IndexError, match="single ellipsis"):
         catad.grad(two)(0.7, T)
+
+
+def of_a_list(x, t):
+    items = [x, 2.0]
+    return np.sum(items[...])  # ERR
+
+
+def test_an_ellipsis_of_a_list_refused():
+    with pytest.raises(TypeError):
+        of_a_list(0.7, T)
+    refused(of_a_list, (0.7, T), "Ellipsis")

@@ -30,3 +30,14 @@ def kept(mu, x):
 
 def test_a_frozen_distribution_kept_in_a_variable_refused():
     refused(kept, (0.7, np.array([0.1, 0.5])), "scipy.stats.norm")
+
+
+def more_arguments(mu, x):
+    return np.sum(st.norm(scale=2.0).logpdf(x, mu))  # ERR
+
+
+def test_a_frozen_method_given_more_than_x_refused():
+    # Python: logpdf() of a frozen distribution takes x only (TypeError); catad merged the arguments
+    with pytest.raises(TypeError):
+        more_arguments(0.7, np.array([0.1]))
+    refused(more_arguments, (0.7, np.array([0.1])), "scipy.stats.norm")

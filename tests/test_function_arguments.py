@@ -89,3 +89,16 @@ def local_to_a_global(x, v):
 
 def test_a_local_def_given_to_a_module_level_function_refused():
     refused(local_to_a_global, (0.7, np.array([1.0, 2.0])), "module-level function")
+
+
+def _named_length(g, x):
+    return len(g.__name__) * x
+
+
+def name_of_a_function(x, v):
+    return _named_length(np.sin, x) + len(np.__name__) * x
+
+
+def test_the_length_of_a_name():
+    # a string read while compiling: len() of it was 0 (its values: none), older than functions as arguments
+    agrees(name_of_a_function, 0.7, np.array([1.0, 2.0]))

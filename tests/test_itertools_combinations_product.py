@@ -51,3 +51,49 @@ def with_a_break(x, v):
 
 def test_a_break_refused():
     refused(with_a_break, (0.7, V), "break")
+
+
+# A review found these wrong: Python reads the iterables (a range's bounds) once, when the call
+# runs, and the loop's targets hold the last item after it.
+
+def bound_rebound(x, v):
+    n = 4
+    t = 0.0
+    for i, j in combinations(range(n), 2):
+        t = t + x * (i + 10 * j)
+        n = 2
+    return t
+
+
+def target_named_as_a_bound(x, v):
+    n = 3
+    t = sum(x * (n + 10 * j) for n, j in product(range(3), range(n)))
+    for i, n in combinations(range(n + 1), 2):
+        t = t + x * (i + 10 * n)
+    return t
+
+
+def targets_after_an_empty_product(x, v):
+    a = 7
+    for a, b in product(range(3), range(0)):
+        pass
+    return x * a
+
+
+@pytest.mark.parametrize("f", [bound_rebound, target_named_as_a_bound, targets_after_an_empty_product],
+                         ids=lambda f: f.__name__)
+def test_iterables_read_once(f):
+    agrees(f, 0.7, V)
+
+
+def sequence_written(x, v):
+    xs = v * x
+    t = 0.0
+    for a, b in combinations(xs, 2):
+        t = t + a * b
+        xs[2] = 0.0  # ERR
+    return t
+
+
+def test_a_sequence_written_in_the_loop_refused():
+    refused(sequence_written, (0.7, V), "xs")

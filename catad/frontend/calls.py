@@ -331,7 +331,11 @@ def _dict_method(lw, d: Term, tree, attr: str, node: ast.Call) -> Term:
     if attr == "copy" and not node.args and not node.keywords:
         return lw.dict_of(tree.keys, tuple(lw.tuple_item(d, k, loc) for k in range(len(tree.keys))), loc)
     if attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords:
-        k = tree.index(lw.key_of([node.args[0]], node))
+        key = lw.key_of([node.args[0]], node)
+        k = tree.index(key)
+        if k is None and any(key == known for known in tree.keys):  # (1.0 finds the key 1 in Python)
+            lw.fail(node.args[0], "dict.get", f"the key {key!r} equals one of the dict's keys of another type, "
+                    "which Python's dict finds and catad does not", hint="write the key as the dict has it")
         # (the default is an argument: Python computes it whether or not the key is there)
         default = lw.str_or_expr(node.args[1]) if len(node.args) == 2 else None
         if k is not None:
@@ -800,6 +804,9 @@ def h_len(lw, obj, node, args, kwargs):
     t = lw.arg(args[0] if isinstance(t, complexes.Complex) else t)
     if is_array(t):
         return lw.b.length(t, loc)
+    tree = lw.tree(t)
+    if tree is not None and tree.kind == "str":  # a string known while compiling (held as no values)
+        return lw.as_py(Const(len(tree.keys[0]), Int, loc))
     if isinstance(t.type, TupleT):
         return Const(len(t.type.items), Int, loc)
     lw.fail(node, "len", f"len() takes an array or a tuple, got a {t.type}", CatadTypeError)

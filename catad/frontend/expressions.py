@@ -898,6 +898,8 @@ class Expressions:
         frozen = node.func.value
         if any(isinstance(a, ast.Starred) for a in frozen.args) or any(k.arg is None for k in frozen.keywords):
             return None
+        if len(node.args) > 1 or node.keywords:  # (a frozen method takes x only: Python's TypeError otherwise)
+            return None
         dist, _ = self.static_path(frozen.func)
         if dist is NOT_STATIC or not any(c.__name__ == "rv_generic" for c in type(dist).__mro__):
             return None

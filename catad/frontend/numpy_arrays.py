@@ -1073,7 +1073,13 @@ def h_diff(lw, obj, node, args, kwargs):
     p = bind_args(lw, obj, node, args, kwargs, ("a", "n", "axis", "prepend", "append"))
     a, loc = array_arg(lw, p["a"], obj, node), lw.loc(node)
     order = 1 if _is_none(p.get("n")) else static_int(lw, p["n"], obj, "n")
-    ends = [(k, lw.arg(p[k])) for k in ("prepend", "append") if k in p and not _is_none(p[k])]
+    if any(k in p and _is_none(p[k]) for k in ("prepend", "append")):
+        lw.fail(node, display(obj), f"{display(obj)}() with prepend=None or append=None: NumPy makes None an array "
+                "of objects", CatadTypeError, hint="leave the keyword out")
+    if order == 0 and any(k in p for k in ("prepend", "append")):
+        lw.fail(node, display(obj), f"{display(obj)}(n=0) with prepend or append is not supported (NumPy returns the "
+                "array itself, having computed them)", hint="leave them out")
+    ends = [(k, lw.arg(p[k])) for k in ("prepend", "append") if k in p]
     if ends:
         if rank(a.type) != 1 or any(rank(t.type) > 1 or scalar_of(t.type) == Bool for _, t in ends):
             lw.fail(node, display(obj), f"{display(obj)}() with prepend or append is supported for a vector and "

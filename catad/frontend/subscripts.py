@@ -233,7 +233,7 @@ class Subscripts:
         axes of base the other items leave (None takes none). Beside an index that may be an
         array (a boolean mask covers several axes) it is refused."""
         dots = [k for k, it in enumerate(items) if isinstance(it, ast.Constant) and it.value is Ellipsis]
-        if not dots:
+        if not dots or self.is_list(base):  # (a list's index: Python's TypeError, refused as the constant)
             return items
         if len(dots) > 1:
             self.fail(node, "subscript", "an index can only have a single ellipsis ('...')", BoundsError)
