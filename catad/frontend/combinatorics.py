@@ -19,24 +19,15 @@ import ast
 import itertools
 
 from ..errors import CatadTypeError
+from .iterators import _at, called
 
 FUNCTIONS = (itertools.combinations, itertools.product)
 _NAMES = {"combinations", "product"}
 
 
-def _at(node: ast.AST, at: ast.AST) -> ast.AST:
-    ast.copy_location(node, at)
-    node.end_lineno, node.end_col_offset = at.end_lineno, at.end_col_offset
-    return node
-
-
 def itertools_call(lw, node) -> object | None:
     """itertools.combinations or itertools.product where node calls it, else None."""
-    if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name) and node.func.id in _NAMES
-                                              or isinstance(node.func, ast.Attribute) and node.func.attr in _NAMES):
-        return None
-    obj = lw.static(node.func)
-    return obj if any(obj is f for f in FUNCTIONS) else None
+    return called(lw, node, _NAMES, FUNCTIONS)
 
 
 def _targets(lw, target: ast.expr, n: int, what: str) -> list[ast.expr]:

@@ -46,11 +46,17 @@ def _kept(lw, node: ast.AST) -> ast.AST:
 
 def iterator_of(lw, node) -> object | None:
     """map or filter where node calls it (the name read as Python reads it), else None."""
-    if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name) and node.func.id in _NAMES
-                                              or isinstance(node.func, ast.Attribute) and node.func.attr in _NAMES):
+    return called(lw, node, _NAMES, ITERATORS)
+
+
+def called(lw, node, names: set[str], functions: tuple) -> object | None:
+    """The one of `functions` that node calls, named by one of `names` (the name read as Python
+    reads it, so a function of the user's of that name is not one of them), else None."""
+    if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name) and node.func.id in names
+                                              or isinstance(node.func, ast.Attribute) and node.func.attr in names):
         return None
     obj = lw.static(node.func)
-    return obj if any(obj is f for f in ITERATORS) else None
+    return obj if any(obj is f for f in functions) else None
 
 
 def _parts(lw, node: ast.Call, fn) -> tuple[ast.expr, list[ast.expr]]:
