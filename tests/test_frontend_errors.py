@@ -488,7 +488,7 @@ def range_float(x):
 
 
 def sorts_in_place(v):
-    a = v * 1.0
+    a = v  # (an array the function owns may be sorted: test_sort_in_place.py)
     a.sort()  # ERR
     return np.sum(a)
 

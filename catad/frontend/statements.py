@@ -335,6 +335,16 @@ class Statements:
                 return  # a docstring or `...`
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
                 self.fail(s, "print", "print is not supported in a compiled function; print outside it")
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "sort" \
+                    and isinstance(v.func.value, ast.Name) and not v.args and not v.keywords:
+                name, held = v.func.value.id, self.env.get(v.func.value.id)
+                if isinstance(held, Term) and is_array(held) and not self.is_list(held) and name in self.owned():
+                    # a.sort() of an array a owns: nothing else sees it, so it is a = np.sort(a) (axis -1)
+                    import numpy as np  # (a function of this module's: numpy is imported where it sorts)
+                    from .calls import call
+                    sorted_ = call(self, np.sort, v, [held])
+                    self.bind(name, sorted_, pieces, self.loc(s))
+                    return
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("sort", "reverse"):
                 self.fail(s, f".{v.func.attr}", f".{v.func.attr}() reorders a list or an array in place, which a "
                           "compiled function does not do", hint="make a new one: a = np.sort(a) or l = sorted(l); "
