@@ -856,8 +856,8 @@ def h_array(lw, obj, node, args, kwargs):
             t = t.replace()  # NumPy's array of the list: its items are NumPy's, not Python's numbers
     else:
         t = lw.arg(a)
-        if not is_array(t):  # a list held as its values (L[0] + L[1] of lists of numbers)
-            t = list_array(lw, t, a) or t
+        if not is_array(t):  # a list or tuple held as its values (L[0] + L[1] of lists of numbers, (a, b))
+            t = list_array(lw, t, a, tuples=True) or t
         if not is_array(t):
             lw.fail(node, display(obj), f"{display(obj)}() takes a list, a list comprehension or an array, "
                                         f"got a {t.type}", CatadTypeError)
