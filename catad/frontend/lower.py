@@ -32,7 +32,7 @@ from ..lang.types import Bool, Float, Int, Tuple as TupleT
 from . import errstate
 from .build import Builder, Names
 from ..primitives import prim
-from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, and_, any_, is_array, is_undecided, reads_undecided
+from .common import FALSE_, MIXED, UNDECIDED, ZERO_D, ListAndArray, ListArg, PythonWhere, joined_flags, joined_rows, and_, any_, is_array, is_undecided, reads_undecided
 from .shapes import copyable, fresh, in_scope, lin_const, without_checks
 from .comprehensions import Comprehensions
 from .expressions import Expressions
@@ -523,24 +523,19 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
             return ("array",)
         if not all(self.is_list(t) for t in items):
             return None
-        inner = [self.rows_kind(t) or () for t in items]
-        common = inner[0]
-        for k in inner[1:]:
-            n = 0
-            while n < min(len(common), len(k)) and common[n] == k[n]:
-                n += 1
-            common = common[:n]
+        common = self.rows_kind(items[0]) or ()
+        for t in items[1:]:
+            common = joined_rows(common, self.rows_kind(t)) or ()
         return ("list",) + common
 
-    def list_row(self, row: Term, t: Term, unknown_as_list: bool = True) -> Term:
+    def list_row(self, row: Term, t: Term) -> Term:
         """row, an array read from the list t (an item): an array where t's rows are known to be
-        arrays; a list where known to be lists (its own rows as t's say); else of a kind catad does
-        not know (list_rows: + and * of it are refused, see Expressions.binop), held as a list
-        where `unknown_as_list`."""
+        arrays; a list where known to be lists (its own rows as t's say); else a list of a kind
+        catad does not know (list_rows: + and * of it are refused, see Expressions.binop)."""
         levels = self.rows_kind(t)
         if levels is None:
             self.list_rows[id(row)] = row
-            return self.as_list(row) if unknown_as_list else row
+            return self.as_list(row)
         if levels[0] == "array":
             return row
         self.mark_row(row, t)  # (Python's numbers where t's rows hold them)

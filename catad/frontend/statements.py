@@ -17,12 +17,15 @@ import ast
 import functools
 from typing import Any
 
+import numpy as np
+
 from ..errors import CatadError, CatadTypeError, Loc, ShapeError, UnsupportedSyntax
 from ..lang.terms import Build, Call, Const, Get, If, Let, Term, Tuple, Var, is_atom, let_chain, may_fail, subterms
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Unit, Vec, scalar_of
 from ..primitives import prim
 from ..primitives.registry import lookup
 from . import combinatorics, complexes, early_returns, imports, iterators
+from .calls import call
 from .checks import Statement
 from .complexes import Complex
 from .common import all_py, is_array, join_types, projections, reads_undecided
@@ -340,8 +343,6 @@ class Statements:
                 name, held = v.func.value.id, self.env.get(v.func.value.id)
                 if isinstance(held, Term) and is_array(held) and not self.is_list(held) and name in self.owned():
                     # a.sort() of an array a owns: nothing else sees it, so it is a = np.sort(a) (axis -1)
-                    import numpy as np  # (a function of this module's: numpy is imported where it sorts)
-                    from .calls import call
                     sorted_ = call(self, np.sort, v, [held])
                     self.bind(name, sorted_, pieces, self.loc(s))
                     return

@@ -379,7 +379,7 @@ class Updates:
                                           f"{what} = ... assigns a slice of a list as many items as it has not, "
                                           "which changes the list's length, which catad's lists keep", "unsupported"),
                              value)
-        if rank(written.type) != rank(arr.type) - 1 or self.is_list(arr) and rank(arr.type) >= 2 and (
+        if rank(written.type) != rank(arr.type) - 1 or rank(arr.type) >= 2 and (
                 self.is_list(written) != ((self.rows_kind(arr) or ("?",))[0] == "list")):
             self.fail(target, "list item assignment", f"{what} = ... puts a {written.type} into a list of "
                       f"{arr.type.elem}s (or a list among arrays, or an array among lists): catad's lists hold items of "
