@@ -39,7 +39,7 @@ _CONSUMERS = (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.a
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     """obj(*args) where args are syntax nodes or already lowered terms (a method's receiver)."""
-    if transformation_of(obj) is None and user_function(obj) is None:
+    if _unpacks(node) and transformation_of(obj) is None and user_function(obj) is None:
         no_unpacking(lw, node, display(obj))
     if obj is builtins.dict:
         return h_dict(lw, node, args)
@@ -176,9 +176,16 @@ def _dataclass(lw, cls, node, args) -> Term:
 
 def _ufunc_methods():
     """ufunc_methods.py (np.add.reduce, np.maximum.accumulate, ...), which builds on numpy_arrays.py,
-    itself importing this module."""
-    from . import ufunc_methods
-    return ufunc_methods
+    itself importing this module (imported at the first call, kept: an import statement run at
+    every call costs more than the look-up it serves)."""
+    global _UFUNC_METHODS
+    if _UFUNC_METHODS is None:
+        from . import ufunc_methods
+        _UFUNC_METHODS = ufunc_methods
+    return _UFUNC_METHODS
+
+
+_UFUNC_METHODS = None
 
 
 def catad_function(obj) -> bool:
@@ -288,6 +295,12 @@ def list_array(lw, t: Term, node: ast.AST, tuples: bool = False) -> Term | None:
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
 _PER_PART = (np.sum, np.mean, builtins.sum)  # linear: of a complex value, the function of each part
+
+
+def _unpacks(node: ast.Call) -> bool:
+    """Does the call unpack *t or **d (asked first: the callee's name, for no_unpacking's message,
+    is looked up only then)?"""
+    return any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords)
 
 
 def no_unpacking(lw, node: ast.Call, name: str) -> None:

@@ -61,9 +61,13 @@ class Updates:
         """After `targets = value`: the names the value refers to no longer own their arrays; a
         single name given a fresh array owns it."""
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-        names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
-                 isinstance(n.ctx, ast.Store)]
-        plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in targets for n in ast.walk(t))
+        if len(targets) == 1 and type(targets[0]) is ast.Name and type(targets[0].ctx) is ast.Store:
+            names, plain = [targets[0].id], True  # x = ...: what the walks below find, without them
+        else:
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
+                     isinstance(n.ctx, ast.Store)]
+            plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in targets
+                        for n in ast.walk(t))
         numbers = plain and bool(names) and all(
             isinstance(self.env.get(n), Term) and isinstance(self.env[n].type, Scalar) and not self.is_zero_d(self.env[n])
             for n in names)
@@ -583,6 +587,8 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
     """Names whose arrays node may keep a reference to (or hand to code that may): everywhere but
     as an operand of arithmetic or comparison, an index, or an argument of a NumPy function that
     makes a new array."""
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+        return set()  # a new value (as below; most values assigned are arithmetic: no import, no walk)
     from .statements import LocalFunction  # (statements imports this module)
     out: set[str] = set()
     todo = [node]
