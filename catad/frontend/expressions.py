@@ -43,6 +43,9 @@ _SYMBOLS = {k: "operator " + v for k, v in {  # how a shape error names the oper
     ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}.items()}
 
 _STRINGS = ("string", "strings are not supported; catad functions compute with numbers, arrays and tuples")
+# a class of node -> the name of the method lowering it ("x_BinOp"), made once: a name made
+# again at each look-up misses the class's cache of attributes, and is looked up in each base
+_METHODS: dict[type, str] = {}
 _UNSUPPORTED_EXPRS = {
     ast.Lambda: ("lambda", "a lambda can be assigned to a name (f = lambda x: ...) and called, but not used as a "
                            "value otherwise (higher-order functions are not supported)"),
@@ -79,7 +82,10 @@ class Expressions:
         function): anything else would compute with the tuple of its fields, which Python does not
         (len(p), p[0], p + q raise there)."""
         try:
-            method = getattr(self, "x_" + type(node).__name__, None)
+            name = _METHODS.get(type(node))
+            if name is None:
+                name = _METHODS[type(node)] = "x_" + type(node).__name__
+            method = getattr(self, name, None)
             if method is None:
                 construct, message = _UNSUPPORTED_EXPRS.get(
                     type(node), (type(node).__name__, f"{type(node).__name__} expressions are not supported"))
