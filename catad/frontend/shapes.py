@@ -28,10 +28,13 @@ from ..primitives import prim
 Lin = tuple
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Dim:
     """One axis of an array: its size (an Int term) and whether it is 1 (None: not known).
-    While a shape is inferred, size may be None: the bound variable's own size is used."""
+    While a shape is inferred, size may be None: the bound variable's own size is used.
+    Never changed once made (not declared frozen: a frozen dataclass's __init__, through
+    object.__setattr__, costs three times a plain one's, and the front end makes one at every
+    axis of every array it infers)."""
 
     size: Term | None
     one: bool | None = None
