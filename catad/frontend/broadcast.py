@@ -34,15 +34,22 @@ class Broadcasting:
         instead of a vector made and read back (the program is smaller at every later stage,
         and nothing is computed twice)."""
         infer = self.shapes.infer
-        # each operand's spine (index variables, element) where it is fused, else None
-        spines = [None if is_atom(t) else _spine(t) for t in operands]
-        spines = [s if s is not None and _known(infer(t)) else None for t, s in zip(operands, spines)]
-        kept = [t for t, s in zip(operands, spines) if s is None]
+        # each operand's spine (index variables, element) and inferred shape where it is fused,
+        # else None (its shape is its atom's, read in body)
+        spines, fused_shapes, kept = [], [], []
+        for t in operands:
+            spine = None if is_atom(t) else _spine(t)
+            dims = infer(t) if spine is not None else None
+            if spine is None or not _known(dims):
+                spine = dims = None
+                kept.append(t)
+            spines.append(spine)
+            fused_shapes.append(dims)
 
         def body(*atoms):
             it = iter(atoms)
             terms = [t if s is not None else next(it) for t, s in zip(operands, spines)]
-            shapes = [infer(t) if s is not None else self.shape(t) for t, s in zip(terms, spines)]
+            shapes = [d if d is not None else self.shape(t) for t, d in zip(terms, fused_shapes)]
             r = max(len(s) for s in shapes)
             binds, conds, plan = [], [], []
             for k in range(r):
@@ -57,11 +64,13 @@ class Broadcasting:
                 binds += self.check(all_(conds), tuple(tuple(d.size for d in s) for s in shapes), loc, construct,
                                     message, equal=tuple(self.equal))
             self.equal.clear()
-            for j, t in enumerate(terms):  # a build stretched or clamped somewhere is stored after all
-                if spines[j] is not None and any(reads.get(j, _AT_I) is not _AT_I for _, reads in plan):
+            # a build stretched or clamped somewhere (an operand read otherwise than at i) is stored after all
+            stretched = {j for _, reads in plan for j, read in reads.items() if read is not _AT_I}
+            for j in sorted(stretched):
+                if spines[j] is not None:
                     spines[j] = None
-                    v = self.bound(self.var(t.type, loc), t)
-                    binds.insert(0, (v, t, loc))
+                    v = self.bound(self.var(terms[j].type, loc), terms[j])
+                    binds.insert(0, (v, terms[j], loc))
                     terms[j] = v
             # Axis k's index: the index variable of the first build fused along it (its element
             # then stands as it is, not renamed; the front end's binders are all distinct, so
@@ -74,13 +83,9 @@ class Broadcasting:
                         break
                 else:
                     binders.append(self.var(Int, loc, "_i"))
-            idx = [[] for _ in terms]  # how each operand is read at the element
-            for (_, reads), i in zip(plan, binders):
-                for j, ix in enumerate(idx):
-                    if j in reads:
-                        ix.append(reads[j](i))
             elements = []
-            for t, spine, ix in zip(terms, spines, idx):
+            for j, (t, spine) in enumerate(zip(terms, spines)):
+                ix = [reads[j](i) for (_, reads), i in zip(plan, binders) if j in reads]  # how t is read at the element
                 if spine is None:
                     elements.append(index_chain(t, ix, loc))
                 else:
@@ -89,7 +94,7 @@ class Broadcasting:
             out = f(*elements)
             for (dim, _), i in zip(reversed(plan), reversed(binders)):
                 out = Build(fresh(dim.size, loc), i, out, loc)
-            return make_lets(binds, out)
+            return make_lets(binds, out) if binds else out
         return self.share_all(kept, body, loc)
 
     def broadcast_axis(self, members: list[tuple[int, Dim]], loc: Loc | None):
