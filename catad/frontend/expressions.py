@@ -786,13 +786,15 @@ class Expressions:
             if made is not None:
                 return self.x_Call(made)
         if isinstance(func, ast.Attribute):
-            receiver, _ = self.static_path(func.value)  # only static(func) needs checking at each call
+            receiver, where = self.static_path(func.value)  # only static(func) needs checking at each call
             if receiver is NOT_STATIC or isinstance(receiver, np.ndarray):  # v.sum(), or GLOBAL_ARRAY.sum()
                 base = self.value(func.value)
                 if isinstance(base, Complex):
                     return complexes.method(self, base, func.attr, node)
                 return calls.method(self, base, func.attr, node)
-        obj, path = self.static_path(func)
+            obj, path = self.static_attribute(func, receiver, where)  # (the receiver found once)
+        else:
+            obj, path = self.static_path(func)
         self.guard(obj, path)
         if obj is isinstance or obj is np.isscalar:
             return self.as_py(Const(self.type_test(node), Bool, self.loc(node)))

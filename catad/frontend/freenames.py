@@ -145,14 +145,17 @@ class FreeNames:
                 return self.parent.static_path(node)
             return self.resolve(node.id, node)
         if isinstance(node, ast.Attribute):
-            base, path = self.static_path(node.value)
-            if base is NOT_STATIC or path is None:
-                return NOT_STATIC, None
-            try:
-                return getattr(base, node.attr), path.attr(node.attr)
-            except Exception:
-                self.fail(node, "attribute", f"{ast.unparse(node.value)} has no attribute {node.attr!r}")
+            return self.static_attribute(node, *self.static_path(node.value))
         return NOT_STATIC, None
+
+    def static_attribute(self, node: ast.Attribute, base: Any, path: Path | None) -> tuple[Any, Path | None]:
+        """static_path of the attribute node, given static_path of node.value (base, path)."""
+        if base is NOT_STATIC or path is None:
+            return NOT_STATIC, None
+        try:
+            return getattr(base, node.attr), path.attr(node.attr)
+        except Exception:
+            self.fail(node, "attribute", f"{ast.unparse(node.value)} has no attribute {node.attr!r}")
 
     def constant(self, obj: Any, path: Path, node: ast.AST, what: str) -> Term:
         """A module-level or enclosing value used in the function: a number, an array or a tuple of
