@@ -238,7 +238,10 @@ class Expressions:
             return complexes.binop(self, op, a, b, node)
         loc = self.loc(node)
         py = self.is_py(a) and self.is_py(b)  # two of Python's own numbers (before a Bool is made a number)
-        for t, side in ((a, node.left), (b, node.right)) if isinstance(node, ast.BinOp) else ():
+        # Neither operand a Python list, dict or None (no list mark, no tree: most operands): the
+        # checks below that concern those have nothing to find, and are not asked
+        plain = not self.is_list(a) and not self.is_list(b) and self.tree(a) is None and self.tree(b) is None
+        for t, side in ((a, node.left), (b, node.right)) if isinstance(node, ast.BinOp) and not plain else ():
             if self.tree(t) is NONE:  # d["k"] of a dict holding None (a name that is None is refused where read)
                 self.fail(side, "None", f"{ast.unparse(side)} is None (NoneType) here, where it is used as a value",
                           CatadTypeError, hint=f"test it with `if {ast.unparse(side)} is None:` first")
@@ -252,18 +255,20 @@ class Expressions:
                       "list was made: + concatenates lists and adds arrays, * repeats lists and multiplies arrays, "
                       "other operators work on arrays only, and catad does not tell the two apart here", hint="make the list an array first, "
                       "np.array(xs), or its item: np.asarray(xs[0]) (or list(xs[0]) for a list)")
-        if isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
+        if not plain and isinstance(op, ast.Add) and self.list_kind(a) and self.list_kind(b):
             return self.concatenated(a, b, node)  # lists.py: xs + ys is a longer list
-        if isinstance(op, ast.Mult) and bool(self.list_kind(a)) != bool(self.list_kind(b)):
+        if not plain and isinstance(op, ast.Mult) and bool(self.list_kind(a)) != bool(self.list_kind(b)):
             xs, k = (a, b) if self.list_kind(a) else (b, a)
             if k.type in (Int, Bool):
                 return self.repeated(xs, k, node)  # lists.py: Python's repetition of a list
-        if self.plain_tuple(a) or self.plain_tuple(b):
+        tuples = self.plain_tuple(a) or self.plain_tuple(b)
+        if tuples:
             out = self.tuple_operator(op, a, b, node)
             if out is not None:
                 return out
-        a, b = self.list_operands(node, a, b)
-        self.refuse_lists(node, [a, b], "an arithmetic operator")
+        if not plain or tuples:  # (a tuple beside an array is made one)
+            a, b = self.list_operands(node, a, b)
+            self.refuse_lists(node, [a, b], "an arithmetic operator")
         if isinstance(op, ast.MatMult):
             if not is_array(a) or not is_array(b):
                 self.fail(node, "@", f"@ multiplies arrays, got {a.type} and {b.type}", CatadTypeError,
