@@ -131,7 +131,7 @@ def partials(name: str, args: tuple[Term, ...]) -> tuple[Term | None, ...]:
     args = tuple(args)
     arg_types = tuple(a.type for a in args)
     float_result = _checked(name, arg_types)
-    tangents = [_has_tangent(a) for a in args]
+    tangents = [a.type is Float and type(a) is not Const for a in args]  # _has_tangent's, without a call each
     if not float_result or not any(tangents):
         return (None,) * len(args)
     if name in _EXPLICIT:
