@@ -69,16 +69,17 @@ class _AD:
 
     # ------------------------------------------------------------ names and bindings
     def fresh(self, base: str, ty: Type) -> Var:
-        return self.names.var(base, ty)
+        return Var(self.names.name(base), ty)  # (names.var(base, ty), a call fewer: asked per binding)
 
     def bind(self, out: list, base: str, value: Term) -> Term:
         """value bound to a fresh variable in `out` (an atom, 0 or 1 as it is), or the variable
         a call equal to it is bound to in that chain already: a subterm read twice (the fused
         element x[i] * 0.5 + sin(x[i]) reads x[i] twice) makes one primal and one map, so its
         cotangents are summed before they are pushed on (terms are pure: the same value)."""
-        if core.is_atom(value) or isinstance(value, (L.Zero, L.One)):
+        cls = type(value)  # (no class derives from these)
+        if cls is Var or cls is Const or cls is L.Zero or cls is L.One:
             return value
-        if type(value) is not Call:  # only calls are looked up: a larger value's hash would
+        if cls is not Call:  # only calls are looked up: a larger value's hash would
             v = self.fresh(base, value.type)  # cost more than the rare repeat saves
             out.append((v, value))
             return v

@@ -21,6 +21,9 @@ from .terms import compose
 
 # ---------------------------------------------------------------- core -> CL
 
+# prune's "nothing dropped", which only ever goes to compose (which drops it): one for all
+_KEEP_ALL = cl.Identity()
+
 def to_cl_program(program: core.Program) -> cl.CLProgram:
     return cl.CLProgram(tuple(to_cl_def(d) for d in program.defs), program.entry)
 
@@ -41,36 +44,45 @@ class _ToCL:
     def prune(self, fv: frozenset, ctx: list[core.Var]) -> tuple[cl.CL, list[core.Var]]:
         """(Prune combinator or Identity, pruned context) keeping the in-scope variables of
         `fv` (by name: of positions holding one name, the last is in scope)."""
+        if not fv:  # a constant's
+            return (cl.Prune((), len(ctx)), []) if ctx else (_KEEP_ALL, ctx)
         keep = [i for i, v in enumerate(ctx) if v in fv]
         if len(keep) != len(fv):  # a name held twice in ctx (most contexts hold each once)
             last = {v.name: i for i, v in enumerate(ctx)}
             keep = sorted(last[v.name] for v in fv)
         if len(keep) == len(ctx):
-            return cl.Identity(), ctx
+            return _KEEP_ALL, ctx
         return cl.Prune(tuple(keep), len(ctx)), [ctx[i] for i in keep]
 
     def convert(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
         """C[[t]]ctx, pruned."""
+        cls = type(t)  # (no class derives from a core term's)
+        if cls is core.Const:  # (a leaf of most calls) of ctx nothing is kept
+            k = cl.Konst(t.value, t.type)
+            return cl.Compose(cl.Prune((), len(ctx)), k) if ctx else k
         p, pctx = self.prune(self.fv[id(t)], ctx)
+        if cls is core.Var:  # C[[x]](x) is the identity: the pruning alone
+            return cl.Identity() if p is _KEEP_ALL else p
         return compose(p, self.pruned(t, pctx))
 
     def pruned(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
         """C[[t]]ctx where ctx holds exactly the free variables of t."""
-        if isinstance(t, core.Let):
-            return self.let_chain(t, ctx)
-        if isinstance(t, core.Var):
-            return cl.Identity()
-        if isinstance(t, core.Const):
-            return cl.Konst(t.value, t.type)
-        if isinstance(t, core.Call):
+        cls = type(t)
+        if cls is core.Call:
             return compose(self.arguments(t.args, ctx), cl.Call(t.fn, len(t.args), t.type))
-        if isinstance(t, core.Tuple):
-            return cl.Tuple(tuple(self.convert(x, ctx) for x in t.items))
-        if isinstance(t, core.Get):
+        if cls is core.Let:
+            return self.let_chain(t, ctx)
+        if cls is core.Var:
+            return cl.Identity()
+        if cls is core.Const:
+            return cl.Konst(t.value, t.type)
+        if cls is core.Tuple:
+            return cl.Tuple(tuple([self.convert(x, ctx) for x in t.items]))
+        if cls is core.Get:
             return compose(self.convert(t.tup, ctx), cl.Proj(t.index, len(t.tup.type.items)))
-        if isinstance(t, core.If):
+        if cls is core.If:
             return cl.If(self.convert(t.cond, ctx), self.convert(t.then, ctx), self.convert(t.orelse, ctx))
-        if isinstance(t, core.Build):
+        if cls is core.Build:
             return cl.Build(self.convert(t.size, ctx), t.var, self.convert(t.body, ctx + [t.var]), len(ctx),
                             t.body.type)
         if isinstance(t, (Fold, Scan)):
@@ -90,7 +102,7 @@ class _ToCL:
     def arguments(self, args: tuple[core.Term, ...], ctx: list[core.Var]) -> cl.CL:
         if len(args) == 1:
             return self.convert(args[0], ctx)
-        return cl.Tuple(tuple(self.convert(a, ctx) for a in args))
+        return cl.Tuple(tuple([self.convert(a, ctx) for a in args]))
 
     def let_chain(self, t: core.Let, ctx: list[core.Var]) -> cl.CL:
         lets, body = let_chain(t)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._node import Node, node
 from ..lang.terms import ArrayValue, Var
 from ..lang.types import Type
@@ -39,11 +41,9 @@ class Konst(CL):
     value: Any
     ty: Type
 
-    def __post_init__(self):
-        import numpy as np
+    def __post_init__(self):  # (Node's does nothing: not called, as a core Const does not)
         if isinstance(self.value, np.ndarray):
             object.__setattr__(self, "value", ArrayValue(self.value))
-        super().__post_init__()
 
     @property
     def py_value(self) -> Any:

@@ -72,9 +72,9 @@ def _fuse_chain(t: Term, taken: set, names: FreshNames | None) -> Term:
     index = {lt.var: k for k, lt in enumerate(lets)}
     by_name = {lt.var.name: lt.var for lt in lets}
     taken |= set(by_name)
-    scans = [_scan(rhs, by_name, taken) for _, rhs, _ in entries]  # each: (what it reads, may it fail)
+    scans = [_scan(rhs, by_name, taken) for _, rhs, _ in entries]  # each: (what it reads, may it fail, loose)
     readers: dict[Var, list] = {}  # a let's variable -> the entries that read it
-    for k, (reads, _) in enumerate(scans):
+    for k, (reads, _, _) in enumerate(scans):
         for v in reads:
             readers.setdefault(v, []).append(k)
     names = FreshNames(taken) if names is None else names
@@ -85,7 +85,7 @@ def _fuse_chain(t: Term, taken: set, names: FreshNames | None) -> Term:
             continue
         producers = [lets[index[v]] for v in sorted(scans[k][0], key=index.get)
                      if _fusable(lets[index[v]], scans[index[v]][1], k, readers)]
-        producers = [index[p.var] for p in _read_at_index(rhs, producers, ints)]
+        producers = [index[p.var] for p in _read_at_index(rhs, producers, ints, scans[k][2])]
         if producers:
             fused[k] = _fuse(rhs, [(lets[p], _open(lets[p].rhs, fused.pop(p, None), names)) for p in producers],
                              names)
@@ -104,28 +104,58 @@ def _made(f: "_Fused", names: FreshNames) -> Build:
     return Build(b.size, b.var, _fuse_chain(b.body, names.taken, names), b.loc)
 
 
-def _scan(t: Term, by_name: dict, taken: set) -> tuple[list[Var], bool]:
-    """The let-bound variables of the chain that t mentions, and whether t runs a check
-    (may_fail), in one walk that also adds the names of its variables to `taken`. The front
-    end's and the inliner's names are unique in scope: an inner binder never has a chain
-    variable's name (a name it had would only make fusion less frequent)."""
+def _scan(t: Term, by_name: dict, taken: set) -> tuple[list[Var], bool, set[Var]]:
+    """The let-bound variables of the chain that t mentions, whether t runs a check
+    (may_fail), and, when t is a build, the variables of the chain its body reads otherwise
+    than as v[i] (i its index) or size(v) (_read_at_index's), in one walk that also adds the
+    names of its variables to `taken`. The front end's and the inliner's names are unique in
+    scope: an inner binder never has a chain variable's name (a name it had would only make
+    fusion less frequent)."""
     reads: set[Var] = set()
+    loose: set[Var] = set()
     fails = False
     seen: set[int] = set()
-    stack = [t]
-    while stack:
-        n = stack.pop()
-        cls = type(n)
-        if cls is Var:
-            taken.add(n.name)
-            if n.name in by_name:
-                reads.add(by_name[n.name])
-        elif cls is not Const and id(n) not in seen:
-            seen.add(id(n))
-            if cls is Call and n.fn == "check":
-                fails = True
-            stack.extend(term_children(n))
-    return list(reads), fails
+    # a build's body first, its reads at its index told apart; then the rest (its size and
+    # index, or t), every node seen before not walked again
+    if type(t) is Build:
+        i = t.var
+        parts = [([t.body], True), ([t], False)]
+    else:
+        i = None
+        parts = [([t], False)]
+    for stack, body in parts:
+        while stack:
+            n = stack.pop()
+            cls = type(n)
+            if cls is Var:
+                taken.add(n.name)
+                v = by_name.get(n.name)
+                if v is not None:
+                    reads.add(v)
+                    if body and n.ty is v.ty:  # n == v (types are interned)
+                        loose.add(v)
+            elif cls is not Const and id(n) not in seen:
+                seen.add(id(n))
+                if cls is Call:
+                    if n.fn == "check":
+                        fails = True
+                    elif body and _at_index_or_size(n, i):  # v[i] or size(v): v read, not loosely
+                        for a in n.args:
+                            taken.add(a.name)
+                            v = by_name.get(a.name)
+                            if v is not None:
+                                reads.add(v)
+                        continue
+                stack.extend(term_children(n))
+    return list(reads), fails, loose
+
+
+def _at_index_or_size(n: Call, i: Var) -> bool:
+    """Is the call index(i, v) or size(v), v a variable?"""
+    args = n.args
+    if n.fn == "index":  # (`is` first: Node's == is a call of Python's)
+        return len(args) == 2 and (args[0] is i or args[0] == i) and type(args[1]) is Var
+    return n.fn == "size" and len(args) == 1 and type(args[0]) is Var
 
 
 def _fusable(lt: Let, fails: bool, k: int, readers: dict) -> bool:
@@ -155,32 +185,13 @@ def _without_aliases(d: Def) -> Def:
     return Def(d.name, d.params, make_lets(kept, rename(body, aliases)), d.loc)
 
 
-def _read_at_index(consumer: Build, producers: list[Let], ints: dict) -> list[Let]:
+def _read_at_index(consumer: Build, producers: list[Let], ints: dict, loose: set[Var]) -> list[Let]:
     """Those of the producers (lets of builds) that the consumer reads only as p[j] (j its
-    own index) or size(p), and whose size is the consumer's: the same term (or bound to the
-    same term), or size(p)."""
+    own index) or size(p) (none of `loose`, see _scan), and whose size is the consumer's: the
+    same term (or bound to the same term), or size(p)."""
     size = ints.get(consumer.size, consumer.size)
-    sized = [lt for lt in producers
-             if size == ints.get(lt.rhs.size, lt.rhs.size) or _size_of(consumer.size, {lt.var})]
-    wanted = {lt.var for lt in sized}
-    bad: set[Var] = set()
-    stack = [consumer.body]
-    seen: set[int] = set()
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        cls = type(n)
-        if cls is Var:
-            if n in wanted:
-                bad.add(n)
-            continue
-        if cls is Call and (_index_of(n, consumer.var, wanted) or _size_of(n, wanted)):
-            continue
-        if cls is not Const:
-            stack.extend(term_children(n))
-    return [lt for lt in sized if lt.var not in bad]
+    return [lt for lt in producers if lt.var not in loose and
+            (size == ints.get(lt.rhs.size, lt.rhs.size) or _size_of(consumer.size, {lt.var}))]
 
 
 def _index_of(t: Term, i: Var, vecs) -> Var | None:

@@ -129,27 +129,36 @@ def partials(name: str, args: tuple[Term, ...]) -> tuple[Term | None, ...]:
     UntranslatableError when a derivative has no core translation.
     """
     args = tuple(args)
-    p = PRIMITIVES.get(name)
-    if p is None:
-        raise KeyError(f"partials: unknown primitive {name!r}")
     arg_types = tuple(a.type for a in args)
-    result = result_type(name, arg_types)  # checks the argument types
-    if not isinstance(result, Scalar) or not all(isinstance(t, Scalar) for t in arg_types):
-        raise ValueError(f"partials: {name} on ({', '.join(map(str, arg_types))}) is not a scalar primitive call")
-    none = (None,) * len(args)
-    if result != Float or not any(_has_tangent(a) for a in args):
-        return none
+    float_result = _checked(name, arg_types)
+    tangents = [a.type is Float and type(a) is not Const for a in args]  # _has_tangent's, without a call each
+    if not float_result or not any(tangents):
+        return (None,) * len(args)
     if name in _EXPLICIT:
         out = _EXPLICIT[name](args)
     elif name == "pow" and isinstance(args[1], Const) and _nice_exponent(args[1].value) is not None:
         d = _derive_pow_const(_nice_exponent(args[1].value))
         out = (None if d is None else d.instantiate(args[:1]), None)
     else:
-        if p.sympy is None:
+        if PRIMITIVES[name].sympy is None:
             raise ValueError(f"partials: primitive {name} has no SymPy expression to differentiate")
-        out = tuple(None if d is None or not _has_tangent(a) else d.instantiate(args)
-                    for d, a in zip(_derive(name, arg_types), args))
-    return tuple(None if not _has_tangent(a) else t for t, a in zip(out, args))
+        atoms = _plain_atoms(args)  # asked once for all the partials
+        return tuple(None if d is None or not has else d._at_atoms(args, arg_types) if atoms else d.instantiate(args)
+                     for d, has in zip(_derive(name, arg_types), tangents))
+    return tuple(t if has else None for t, has in zip(out, tangents))
+
+
+@functools.lru_cache(maxsize=None)
+def _checked(name: str, arg_types: tuple) -> bool:
+    """Whether primitive `name` on arguments of these types gives a Float, once it is known to
+    be a scalar primitive call (partials' errors otherwise). The AD asks at every call it
+    differentiates, of a few pairs of primitive and types: the answer is kept (clear_cache)."""
+    if name not in PRIMITIVES:
+        raise KeyError(f"partials: unknown primitive {name!r}")
+    result = result_type(name, arg_types)  # checks the argument types
+    if not isinstance(result, Scalar) or not all(isinstance(t, Scalar) for t in arg_types):
+        raise ValueError(f"partials: {name} on ({', '.join(map(str, arg_types))}) is not a scalar primitive call")
+    return result == Float
 
 
 def sympy_to_core(expr: sympy.Expr, env: dict[sympy.Symbol, Term]) -> Term:
@@ -163,6 +172,7 @@ def sympy_to_core(expr: sympy.Expr, env: dict[sympy.Symbol, Term]) -> Term:
 def clear_cache() -> None:
     """Forget the derived partials (after registering or changing a primitive)."""
     _derive.cache_clear()
+    _checked.cache_clear()
     _derive_pow_const.cache_clear()
     _reverse_table.cache_clear()
 
@@ -184,32 +194,43 @@ class _Template:
     body: sympy.Expr
 
     def instantiate(self, args: tuple[Term, ...]) -> Term:
-        if all(type(a) is Var and not _FRESH.fullmatch(a.name) or type(a) is Const for a in args):
-            return self._at_atoms(args)
+        if _plain_atoms(args):
+            return self._at_atoms(args, tuple(a.type for a in args))
         env = dict(zip(self.symbols, args))
         taken = {v.name for a in args for v in free_vars(a)}
         return _Translator(env, taken, self.counts).translate(self.reps, self.body)
 
-    def _at_atoms(self, args: tuple[Term, ...]) -> Term:
-        """instantiate(args) for atoms: the translation made once per argument types, over
-        placeholders, with the atoms put in their place (the translation reads of an atom its
-        type only, and names its bindings _d1, _d2, ... after the names of the atoms, none of
-        which is one of those). The AD differentiates a primitive call at every statement:
-        walking the SymPy expression each time was most of the time it took."""
-        types = tuple(a.type for a in args)
+    def _at_atoms(self, args: tuple[Term, ...], types: tuple) -> Term:
+        """instantiate(args) for atoms (_plain_atoms) of these types: the translation made once
+        per argument types, over placeholders, with the atoms put in their place (the
+        translation reads of an atom its type only, and names its bindings _d1, _d2, ... after
+        the names of the atoms, none of which is one of those). The AD differentiates a
+        primitive call at every statement: walking the SymPy expression each time was most of
+        the time it took."""
         made = self._translations.get(types)
         if made is None:
-            holders = tuple(Var(f"$arg{k}", t) for k, t in enumerate(types))
-            term = _Translator(dict(zip(self.symbols, holders)), set(), self.counts).translate(self.reps, self.body)
-            made = self._translations[types] = (holders, term)
-        holders, term = made
-        env = dict(zip(holders, args))
+            made = self._translations[types] = self._over_placeholders(types)
+        holders, term, slots = made
+        if slots is None:
+            return rename(term, dict(zip(holders, args)))  # rename reads only variables: atoms may replace them
         cls = type(term)
-        if cls is Var:  # (d(x * y)/dx = y)
-            return env.get(term, term)
-        if cls is Call and all(type(a) is Var or type(a) is Const for a in term.args):  # most: cos(x)
-            return Call(term.fn, tuple(env.get(a, a) for a in term.args), term.ty, term.loc)
-        return rename(term, env)  # rename reads only variables: atoms may replace them
+        if cls is Call:
+            return Call(term.fn, tuple(a if k is None else args[k] for a, k in zip(term.args, slots)), term.ty, term.loc)
+        if cls is Var:
+            return term if slots[0] is None else args[slots[0]]
+        return term  # a constant (d(x + y)/dx = 1.0)
+
+    def _over_placeholders(self, types: tuple) -> tuple:
+        """(placeholders, the translation over them, slots): for a translation that is an atom
+        or a call of atoms (most: cos(x), y, 1.0), which argument each atom is (its position
+        in the placeholders, or None), so an instance is made without a walk; else None."""
+        holders = tuple(Var(f"$arg{k}", t) for k, t in enumerate(types))
+        term = _Translator(dict(zip(self.symbols, holders)), set(), self.counts).translate(self.reps, self.body)
+        cls = type(term)
+        atoms = (term,) if cls is Var or cls is Const else term.args if cls is Call else None
+        if atoms is None or not all(type(a) is Var or type(a) is Const for a in atoms):
+            return holders, term, None
+        return holders, term, tuple(holders.index(a) if a in holders else None for a in atoms)
 
     @functools.cached_property
     def _translations(self) -> dict:
@@ -385,6 +406,15 @@ def _reverse_table(_registry_size: int) -> dict[type, tuple[_Pattern, ...]]:
 # ---------------------------------------------------------------- translation
 
 _FRESH = re.compile(r"_d[0-9]+")  # the names _Translator.fresh makes
+
+
+def _plain_atoms(args: tuple[Term, ...]) -> bool:
+    """Are the arguments atoms, none a variable named as a translation's binding (_d1, ...)?"""
+    for a in args:
+        cls = type(a)
+        if cls is not Const and (cls is not Var or _FRESH.fullmatch(a.name)):
+            return False
+    return True
 
 
 class _Translator:
