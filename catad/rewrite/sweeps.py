@@ -306,9 +306,7 @@ class Pending(Term):
     ct: Term
     src: Type
 
-    def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.src)
+    _TYPE_OF = "src"  # its type, set as it is made (see catad._node._fast_new): no __post_init__ call
 
     def show_with(self, show) -> str:
         return f"pending({show(self.ct)} at {show(self.key)})"
