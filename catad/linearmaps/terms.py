@@ -369,8 +369,9 @@ class Apply(Term):
     m: Term
     x: Term
 
-    def __post_init__(self):
-        self._set_type(_lm_type(self.m, "lmApply").tgt)
+    def __post_init__(self):  # (the sweeps make one at every step: no call but on an error)
+        t = self.m.type
+        _SET_TYPE(self, (t if type(t) is LinMap else _lm_type(self.m, "lmApply")).tgt)
 
     def eval_with(self, ev):
         from .semantics import apply
@@ -387,8 +388,9 @@ class ApplyR(Term):
     r: Term
     m: Term
 
-    def __post_init__(self):
-        self._set_type(_lm_type(self.m, "lmApplyR").src)
+    def __post_init__(self):  # (the sweeps make one at every step: no call but on an error)
+        t = self.m.type
+        _SET_TYPE(self, (t if type(t) is LinMap else _lm_type(self.m, "lmApplyR")).src)
 
     def eval_with(self, ev):
         from .semantics import apply_reverse

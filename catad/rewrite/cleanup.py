@@ -143,7 +143,8 @@ class _Cse:
         whose result is counted here; a let chain standing as a value is counted by its
         binding (which CSE may replace by the value's variable or atom)."""
         lets, body = let_chain(t)
-        # the bindings kept (let or None, var, rhs, loc, uses before); table's and env's entries added
+        # the bindings kept (let or None, var, rhs, loc, var's record in counts, uses before); table's
+        # and env's entries added
         scope = ([], [], [])
         try:
             for lt in lets:
@@ -151,8 +152,8 @@ class _Cse:
             out = self.value(body, scope)
             if root or scope[0]:
                 self.count(out)
-            for lt, var, rhs, loc, before in reversed(scope[0]):
-                self.count_binding(var, rhs, before)
+            for lt, var, rhs, loc, record, before in reversed(scope[0]):
+                self.count_binding(var, rhs, record, before)
                 out = lt if lt is not None and rhs is lt.rhs and out is lt.body else Let(var, rhs, out, loc)
                 # hashed as made, from its var's, rhs's (the table's look-up hashed it) and
                 # body's: a build or an if holding the chain is looked up in the table next,
@@ -172,7 +173,12 @@ class _Cse:
         if self.bound.get(name):
             self.uncounted = True
         self.bound[name] = self.bound.get(name, 0) + 1
-        scope[0].append((lt, var, rhs, loc, self.counts.uses.get(var, 0)))
+        # its record made here if it has none (a var of no use yet): count_binding reads it, no look-up
+        records = self.counts.vars
+        record = records.get(var)
+        if record is None:
+            record = records[var] = [0, None, None]
+        scope[0].append((lt, var, rhs, loc, record, record[0]))
 
     def count(self, t: Term) -> None:
         """Count the uses in t, kept (its operands atoms; a nested scope's counted by its chain),
@@ -182,8 +188,12 @@ class _Cse:
         if cls is Call:  # most: a call's arguments read directly
             kids = t.args
         elif cls is Var:
-            counts.uses[t] = counts.uses.get(t, 0) + 1
-            counts.at[t] = self.depth
+            record = counts.vars.get(t)
+            if record is None:
+                counts.vars[t] = [1, self.depth, None]
+            else:
+                record[0] += 1
+                record[1] = self.depth
             return
         elif cls is Const or cls is Let:
             return
@@ -205,28 +215,33 @@ class _Cse:
                 counts.projected.add(t.tup)
         else:
             kids = term_children(t)
-        uses, at, depth = counts.uses, counts.at, self.depth
+        records, depth = counts.vars, self.depth
         for k in kids:
             kind = type(k)
             if kind is Var:
-                uses[k] = uses.get(k, 0) + 1
-                at[k] = depth
+                record = records.get(k)
+                if record is None:
+                    records[k] = [1, depth, None]
+                else:
+                    record[0] += 1
+                    record[1] = depth
             elif kind is not Const:
                 self.uncounted = True  # not ANF's (a fold's own terms): the dead-code pass counts
         if not counts.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
             counts.redex = _redex(t)
 
-    def count_binding(self, var: Var, rhs: Term, before: int) -> None:
+    def count_binding(self, var: Var, rhs: Term, record: list, before: int) -> None:
         """Count a kept binding, bottom-up along its chain: every use of var in its scope (what
-        follows it) is counted by now, past the `before` counted when it was kept, so a var
-        without one is a dead let, which the dead-code pass removes."""
+        follows it) is counted by now in its `record` (counts.vars[var]), past the `before`
+        counted when it was kept, so a var without one is a dead let, which the dead-code pass
+        removes."""
         counts = self.counts
-        if counts.uses.get(var, 0) == before and not may_fail(rhs):
+        if record[0] == before and not may_fail(rhs):
             self.uncounted = True
         self.count(rhs)
         name = var.name
         counts.binders[name] = counts.binders.get(name, 0) + 1
-        counts.depth_of[var] = self.depth
+        record[2] = self.depth
 
     def bind(self, var: Var, rhs: Term, scope: tuple, lt: Let | None, loc) -> None:
         """`let var = rhs` (rhs CSE'd): an alias or a value bound already is substituted
@@ -291,7 +306,9 @@ class _Cse:
             return t
         if cls is Call:
             old = t.args
-            args = tuple([self.atom(a, scope) for a in old])
+            env = self.env  # (an atom operand, most, read here: no call of atom for it)
+            args = tuple([env.get(a, a) if type(a) is Var else a if type(a) is Const else self.atom(a, scope)
+                          for a in old])
             return Call(t.fn, args, t.ty, t.loc) if any(map(is_not, args, old)) else t
         if cls is Let:  # a scope of its own (hoisting its bindings could capture a name)
             return self.chain(t)
@@ -411,19 +428,18 @@ class _Dead:
     """Dead-code elimination that also counts, for the single-use inliner, the uses of the
     variables in what it keeps (so the inliner needs no walk of its own to count them).
 
-    `uses[v]` is the number of v's occurrences in the kept program, `at[v]` the build depth
-    of the last one (a build body or a fold's lambda is one level deeper), `depth_of[v]` the
-    depth of the let binding v and `binders[name]` the number of lets and builds binding
+    `vars[v]` is v's record [the number of v's occurrences in the kept program, the build
+    depth of the last one (a build body or a fold's lambda is one level deeper), the depth of
+    the let binding v (None: none)], one list, so that a use costs one look-up of v (a
+    variable's hash is a Python call); `binders[name]` is the number of lets and builds binding
     the name. A let variable is used once in the inliner's sense (inline_single_use) when
     it occurs exactly once, at the depth of its let (a use inside a build body would
     repeat the work for every element), and its name is bound once."""
 
-    __slots__ = ("uses", "at", "depth_of", "binders", "redex", "projected")
+    __slots__ = ("vars", "binders", "redex", "projected")
 
     def __init__(self) -> None:
-        self.uses: dict = {}
-        self.at: dict = {}
-        self.depth_of: dict = {}
+        self.vars: dict = {}
         self.binders: dict = {}
         # whether what it keeps holds one of zero_redex's terms (every kept node is met here),
         # and the variables read as a projection's tuple (inlining a tuple there makes one)
@@ -431,9 +447,8 @@ class _Dead:
         self.projected: set = set()
 
     def single(self) -> set:
-        at, depth_of, binders = self.at, self.depth_of, self.binders
-        # the variables used once first (a variable's hash is a Python call: fewer look-ups)
-        return {v for v, n in self.uses.items() if n == 1 and depth_of.get(v) == at[v] and binders[v.name] == 1}
+        binders = self.binders
+        return {v for v, r in self.vars.items() if r[0] == 1 and r[2] == r[1] and binders[v.name] == 1}
 
     def chain(self, t: Term, depth: int) -> tuple[Term, set]:
         """(t without its dead lets, its free variables), in one pass: each let chain bottom-up
@@ -442,7 +457,7 @@ class _Dead:
         a let is kept as it is (usually all of them)."""
         lets, body = let_chain(t)
         out, live = self.expr(body, depth)
-        binders, depth_of = self.binders, self.depth_of
+        binders, records = self.binders, self.vars
         for lt in reversed(lets):
             if lt.var in live or may_fail(lt.rhs):
                 rhs, used = self.expr(lt.rhs, depth)
@@ -450,7 +465,11 @@ class _Dead:
                 live |= used
                 name = lt.var.name
                 binders[name] = binders.get(name, 0) + 1
-                depth_of[lt.var] = depth
+                record = records.get(lt.var)
+                if record is None:
+                    records[lt.var] = [0, None, depth]
+                else:
+                    record[2] = depth
                 out = lt if rhs is lt.rhs and out is lt.body else Let(lt.var, rhs, out, lt.loc)
         return out, live
 
@@ -459,8 +478,12 @@ class _Dead:
         nothing changed (with_children keeps a node whose children are unchanged)."""
         cls = type(t)
         if cls is Var:
-            self.uses[t] = self.uses.get(t, 0) + 1
-            self.at[t] = depth
+            record = self.vars.get(t)
+            if record is None:
+                self.vars[t] = [1, depth, None]
+            else:
+                record[0] += 1
+                record[1] = depth
             return t, {t}
         if cls is Const:
             return t, set()
@@ -483,12 +506,16 @@ class _Dead:
                 if type(k) is not Var and type(k) is not Const:
                     break
             else:
-                uses, at = self.uses, self.at
+                records = self.vars
                 free = set()
                 for k in kids:
                     if type(k) is Var:
-                        uses[k] = uses.get(k, 0) + 1
-                        at[k] = depth
+                        record = records.get(k)
+                        if record is None:
+                            records[k] = [1, depth, None]
+                        else:
+                            record[0] += 1
+                            record[1] = depth
                         free.add(k)
                 if not self.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
                     self.redex = _redex(t)
@@ -641,19 +668,42 @@ def _inline(t: Term, single: set, env: dict, memo: dict, tell=None) -> Term:
     try:
         out = []
         for lt in lets:
-            rhs = _inline_nested(_outer_subst(lt.rhs, env), single, env, memo, tell)
+            rhs = lt.rhs
+            if type(rhs) is not Call:
+                rhs = _inline_nested(_outer_subst(rhs, env), single, env, memo, tell)
+                fails = rhs
+            else:  # most right sides (ANF's calls of atoms): no nested scope to inline in
+                if env:
+                    rhs = _subst_call(rhs, env)
+                # the values env holds fail no check (see below), so a call reading them fails
+                # where its own right side does (a call of atoms: answered without a walk)
+                fails = lt.rhs
             # a value that may fail a check stays where it is: moved into a branch, it would
             # not raise when the branch is not taken, where Python raises
-            if lt.var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(rhs):
-                added.append((lt.var, env.get(lt.var, _MISSING)))
-                env[lt.var] = rhs
-                if tell is not None and type(rhs) is Tuple and lt.var in tell[0]:
-                    tell[1].append(lt.var)
+            var = lt.var
+            if var in single and _depth(rhs, memo) <= MAX_DEPTH and not may_fail(fails):
+                # (a variable used once has one binder: env holds no other value of it to restore)
+                added.append(var)
+                env[var] = rhs
+                if tell is not None and type(rhs) is Tuple and var in tell[0]:
+                    tell[1].append(var)
             else:
                 out.append((lt, rhs))
         return remake_lets(out, _inline_nested(_outer_subst(body, env), single, env, memo, tell))
     finally:
-        _undo(env, added)
+        for var in added:
+            del env[var]
+
+
+def _subst_call(t: Call, env: dict) -> Term:
+    """substitute(t, env, None, True) for a call and a non-empty env, without its dispatch
+    (the inliner meets one at most lets)."""
+    args = t.args
+    for a in args:
+        if type(a) is not Var and type(a) is not Const:
+            return substitute(t, env, None, True)
+    new = tuple([env.get(a, a) if type(a) is Var else a for a in args])
+    return Call(t.fn, new, t.ty, t.loc) if any(map(is_not, new, args)) else t
 
 
 def _inline_nested(t: Term, single: set, env: dict, memo: dict, tell=None) -> Term:

@@ -84,7 +84,7 @@ class Rewriter:
         self.stage = stage
         self.trace = trace if trace is not None else []
         # class -> (the fields its rules ask about, the key function of those fields, key -> the
-        # rules that may match there): see _rules_for
+        # rules that may match there, key -> those rules' (matcher, build, name)): see _rules_for
         self.indexed: dict[type, tuple] = {}
         self.normal = NormalMarks() if normal is None else normal
         # the step limit reads these two, its own (not the trace's length: a rule may sweep a
@@ -106,13 +106,14 @@ class Rewriter:
         keyed = self.indexed.get(cls)
         if keyed is None:
             fields = _indexed_fields(self.rules, cls)
-            keyed = self.indexed[cls] = (fields, _compile_key(fields), {})
-        fields, key_of, table = keyed
+            keyed = self.indexed[cls] = (fields, _compile_key(fields), {}, {})
+        fields, key_of, table, tries = keyed
         key = key_of(t)
         rules = table.get(key)
         if rules is None:
             parts = dict(zip(fields, key))
             rules = table[key] = [r for r in self.rules if _may_match(r.pattern, cls, parts)]
+            tries[key] = tuple((r._match, r.build, r.name) for r in rules)
         return rules
 
     def normalize(self, t: Term) -> Term:
@@ -166,13 +167,22 @@ class Rewriter:
                 if any(map(is_not, new, kids)):  # (C's loop: met at every frame)
                     node = rebuilt[type(node)](node, new)
                 # The first rule's rewrite of node, normalised in its place; or node is normal
-                # (its children are). This runs at every node: _rules_for's table is read here.
+                # (its children are). This runs at every node: _rules_for's table is read here,
+                # and each rule tried as Rule.apply tries it, without a call of apply (most fail).
                 keyed = indexed.get(type(node))
-                rules = keyed[2].get(keyed[1](node)) if keyed is not None else None
-                for r in self._rules_for(node) if rules is None else rules:
-                    sub = r.apply(node, free_vars)
-                    if sub is not None:
-                        trace.append((r.name, stage, path, node, sub))
+                tries = keyed[3].get(keyed[1](node)) if keyed is not None else None
+                if tries is None:
+                    self._rules_for(node)
+                    keyed = indexed[type(node)]
+                    tries = keyed[3][keyed[1](node)]
+                for match, build, name in tries:
+                    b = match(node)
+                    if b is None:
+                        continue
+                    b.free_vars = free_vars
+                    sub = build(b)
+                    if sub is not None and sub is not node:
+                        trace.append((name, stage, path, node, sub))
                         self.taken += 1
                         break
                 else:

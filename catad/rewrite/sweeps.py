@@ -145,11 +145,24 @@ def normal_chain(rw: Rewriter, fv: ChainFreeVars, bindings: list, body: Term) ->
         if m is not marks and m is not base:
             rhs = rw.normalize(rhs)
         live.discard(var)
-        live |= fv(rhs)
+        if type(rhs) is Call and _flat(rhs.args):  # most: a call of atoms, its variables added here
+            for a in rhs.args:
+                if type(a) is Var:
+                    live.add(a)
+        else:
+            live |= fv(rhs)
         out = Let(var, rhs, out, b[2] if len(b) > 2 else None)
         _set_normal(out, marks)
     fv.remember(out, live)
     return out
+
+
+def _flat(args: tuple) -> bool:
+    """Whether every one of these arguments is an atom."""
+    for a in args:
+        if type(a) is not Var and type(a) is not Const:
+            return False
+    return True
 
 
 def _rebuild(n: Term, kids: list[Term]) -> Term:
@@ -293,9 +306,7 @@ class Pending(Term):
     ct: Term
     src: Type
 
-    def __post_init__(self):
-        super().__post_init__()
-        self._set_type(self.src)
+    _TYPE_OF = "src"  # its type, set as it is made (see catad._node._fast_new): no __post_init__ call
 
     def show_with(self, show) -> str:
         return f"pending({show(self.ct)} at {show(self.key)})"
@@ -570,7 +581,6 @@ class _Reverse:
         """Process the linear-map bindings of a chain bottom-up: each map's waiting
         cotangents are summed and pushed through its definition once. What waits at maps
         bound outside the chain stays pending for the enclosing one."""
-        bound = {lt.var for lt in lets}
         for lt in reversed(lets):
             v = lt.var
             if not has_lm(v.type):
@@ -582,7 +592,10 @@ class _Reverse:
             else:
                 for key in [k for k in pending if k != "result" and k[0] == v]:
                     self._merge(pending, self.compound(lt.rhs, key, pending.pop(key), local))
-        assert not any(k != "result" and k[0] in bound for k in pending)
+        left = [k for k in pending if k != "result"]
+        if left:  # (the set of the chain's variables made only then: most chains leave none)
+            bound = {lt.var for lt in lets}
+            assert not any(k[0] in bound for k in left)
         return pending
 
     def merged(self, primal: list, cts: list) -> list:
