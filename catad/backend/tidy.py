@@ -70,57 +70,76 @@ def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]]) -
 def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
     """Lines and result with dead code gone (as dead_code, from the names each line reads, found
     once for both passes), then each name that is assigned once at the top level and used
-    once, at the top level before any loop, replaced by its (parenthesised) expression."""
+    once, at the top level before any loop, replaced by its (parenthesised) expression.
+
+    One pass, forward: a line that may be put in its name's one use is written, and waits for
+    that use; where the use is met (no loop between: a definition carried into or past a loop
+    would run once per pass, or see the loop's names change) and the name is an operand of its
+    arithmetic there, the expression is put in and the line taken out again. The use is the
+    first line after it that reads the name (it is read once), so no table of where each name
+    is used is made."""
     parsed = [_split(line) for line in lines]
     refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
     refs.append(_references(result))
     lines, parsed, refs, uses = _live(lines, parsed, refs)
     defs = Counter(t for _, t, _ in parsed if t is not None)
-    use_at = {name: k for k, found in enumerate(refs) for name in found[1::2]}  # (the last use)
-    # a definition is not carried into or past a loop: it would run once per pass,
-    # or see the loop's names change
-    barrier_after = [len(lines)] * (len(lines) + 1)
-    for k in range(len(lines) - 1, -1, -1):
-        loop = parsed[k][0] != BASE or parsed[k][2].startswith("for ")
-        barrier_after[k] = k if loop else barrier_after[k + 1]
-    pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
-    operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
-    shaped: dict[int, tuple] = {}  # line -> its _shape, as the line was (made for its operands)
+    # name -> (its line's place in out, its expression, nesting, atomic, the loops met before it)
+    waiting: dict[str, tuple] = {}
+    loops = 0  # the lines of loops (and of blocks) met so far
     shapes = _SHAPES
-    out = []
+    out: list[str | None] = []  # (None: a line put in its use)
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
+            loops += 1
             out.append(lines[k])
             continue
+        if expr.startswith("for "):
+            loops += 1
         found, line = refs[k], expr
         whole = None  # the entry of a name put in for the whole line
         nesting = 0
-        if pending:
-            for name in found[1::2]:
-                if name in pending:
-                    whole = pending.get(found[1]) if len(found) == 3 else None
-                    expr, nesting = _substitute(expr, pending, found)
-                    break
-        u = use_at.get(target, -1)
+        shaped = None  # the line's _shape, where made for its operands (its kind reads it too)
+        if waiting:
+            put, shaped = _arrivals(waiting, line, found, loops, shapes, out)
+            if put:
+                whole = put.get(found[1]) if len(found) == 3 else None
+                expr, nesting = _substitute(expr, put, found)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
-                and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
-                and not (u < len(lines) and u == barrier_after[k + 1])):
-            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped.pop(k, None))
+                and nesting < MAX_NESTING):
+            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped)
             if makes:
-                if u not in operands:
-                    used = parsed[u][2] if u < len(lines) else result
-                    shaped[u] = _shape(used, refs[u])  # (the line's kind reads it too)
-                    operands[u] = shapes.operands(used, refs[u], shaped[u])
-                if target in operands[u]:
-                    pending[target] = (expr, nesting + 1, atomic)
-                    continue
-        if target is not None:
+                waiting[target] = (len(out), expr, nesting + 1, atomic, loops)
+        if expr is line:  # unchanged (a generated line is indented four spaces a level, as _split reads it)
+            out.append(lines[k])
+        elif target is not None:
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
-    if pending:
-        result, _ = _substitute(result, pending, refs[-1])
-    return out, result
+    if waiting:
+        put, _ = _arrivals(waiting, result, refs[-1], loops, shapes, out)
+        if put:
+            result, _ = _substitute(result, put, refs[-1])
+    return [line for line in out if line is not None], result
+
+
+def _arrivals(waiting: dict, expr: str, refs: list, loops: int, shapes: "_Shapes",
+              out: list) -> tuple[dict, tuple | None]:
+    """The names waiting (see inline_single_use) that expr (whose _references are refs), their
+    one use, takes: those met with no loop since their line, which are operands of its
+    arithmetic (their lines in out are taken out), as name -> (expression, nesting, atomic);
+    and expr's _shape, if made."""
+    put, shaped, operands = {}, None, None
+    for name in refs[1::2]:
+        entry = waiting.pop(name, None)
+        if entry is None or entry[4] != loops:
+            continue
+        if operands is None:
+            shaped = _shape(expr, refs)
+            operands = shapes.operands(expr, refs, shaped)
+        if name in operands:
+            put[name] = entry[1:4]
+            out[entry[0]] = None
+    return put, shaped
 
 
 def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list, Counter]:
