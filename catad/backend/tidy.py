@@ -70,57 +70,76 @@ def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]]) -
 def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
     """Lines and result with dead code gone (as dead_code, from the names each line reads, found
     once for both passes), then each name that is assigned once at the top level and used
-    once, at the top level before any loop, replaced by its (parenthesised) expression."""
+    once, at the top level before any loop, replaced by its (parenthesised) expression.
+
+    One pass, forward: a line that may be put in its name's one use is written, and waits for
+    that use; where the use is met (no loop between: a definition carried into or past a loop
+    would run once per pass, or see the loop's names change) and the name is an operand of its
+    arithmetic there, the expression is put in and the line taken out again. The use is the
+    first line after it that reads the name (it is read once), so no table of where each name
+    is used is made."""
     parsed = [_split(line) for line in lines]
     refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
     refs.append(_references(result))
     lines, parsed, refs, uses = _live(lines, parsed, refs)
     defs = Counter(t for _, t, _ in parsed if t is not None)
-    use_at = {name: k for k, found in enumerate(refs) for name in found[1::2]}  # (the last use)
-    # a definition is not carried into or past a loop: it would run once per pass,
-    # or see the loop's names change
-    barrier_after = [len(lines)] * (len(lines) + 1)
-    for k in range(len(lines) - 1, -1, -1):
-        loop = parsed[k][0] != BASE or parsed[k][2].startswith("for ")
-        barrier_after[k] = k if loop else barrier_after[k + 1]
-    pending: dict[str, tuple[str, int, bool]] = {}  # name -> (expression, nesting, atomic)
-    operands: dict[int, set] = {}  # line -> the names that are operands of arithmetic there
-    shaped: dict[int, tuple] = {}  # line -> its _shape, as the line was (made for its operands)
+    # name -> (its line's place in out, its expression, nesting, atomic, the loops met before it)
+    waiting: dict[str, tuple] = {}
+    loops = 0  # the lines of loops (and of blocks) met so far
     shapes = _SHAPES
-    out = []
+    out: list[str | None] = []  # (None: a line put in its use)
     for k, (indent, target, expr) in enumerate(parsed):
         if indent != BASE:
+            loops += 1
             out.append(lines[k])
             continue
+        if expr.startswith("for "):
+            loops += 1
         found, line = refs[k], expr
         whole = None  # the entry of a name put in for the whole line
         nesting = 0
-        if pending:
-            for name in found[1::2]:
-                if name in pending:
-                    whole = pending.get(found[1]) if len(found) == 3 else None
-                    expr, nesting = _substitute(expr, pending, found)
-                    break
-        u = use_at.get(target, -1)
+        shaped = None  # the line's _shape, where made for its operands (its kind reads it too)
+        if waiting:
+            put, shaped = _arrivals(waiting, line, found, loops, shapes, out)
+            if put:
+                whole = put.get(found[1]) if len(found) == 3 else None
+                expr, nesting = _substitute(expr, put, found)
         if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
-                and nesting < MAX_NESTING and k < u <= barrier_after[k + 1]
-                and not (u < len(lines) and u == barrier_after[k + 1])):
-            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped.pop(k, None))
+                and nesting < MAX_NESTING):
+            makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped)
             if makes:
-                if u not in operands:
-                    used = parsed[u][2] if u < len(lines) else result
-                    shaped[u] = _shape(used, refs[u])  # (the line's kind reads it too)
-                    operands[u] = shapes.operands(used, refs[u], shaped[u])
-                if target in operands[u]:
-                    pending[target] = (expr, nesting + 1, atomic)
-                    continue
-        if target is not None:
+                waiting[target] = (len(out), expr, nesting + 1, atomic, loops)
+        if expr is line:  # unchanged (a generated line is indented four spaces a level, as _split reads it)
+            out.append(lines[k])
+        elif target is not None:
             out.append("    " * indent + f"{target} = {expr}")
         else:
             out.append("    " * indent + expr)
-    if pending:
-        result, _ = _substitute(result, pending, refs[-1])
-    return out, result
+    if waiting:
+        put, _ = _arrivals(waiting, result, refs[-1], loops, shapes, out)
+        if put:
+            result, _ = _substitute(result, put, refs[-1])
+    return [line for line in out if line is not None], result
+
+
+def _arrivals(waiting: dict, expr: str, refs: list, loops: int, shapes: "_Shapes",
+              out: list) -> tuple[dict, tuple | None]:
+    """The names waiting (see inline_single_use) that expr (whose _references are refs), their
+    one use, takes: those met with no loop since their line, which are operands of its
+    arithmetic (their lines in out are taken out), as name -> (expression, nesting, atomic);
+    and expr's _shape, if made."""
+    put, shaped, operands = {}, None, None
+    for name in refs[1::2]:
+        entry = waiting.pop(name, None)
+        if entry is None or entry[4] != loops:
+            continue
+        if operands is None:
+            shaped = _shape(expr, refs)
+            operands = shapes.operands(expr, refs, shaped)
+        if name in operands:
+            put[name] = entry[1:4]
+            out[entry[0]] = None
+    return put, shaped
 
 
 def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list, Counter]:
@@ -152,53 +171,54 @@ _KEEP = frozenset(keyword.kwlist) | {"np", "contract"}  # the names _array_kind 
 
 
 class _Shapes:
-    """_array_kind and _operands answered once per shape of expression: the expression with its
-    variables renamed _0, _1, ... in the order they first occur (np, contract and keywords kept),
-    which Python parses to the same tree but for the names (a consistent renaming of variables
-    changes no node's kind). A long program repeats a few shapes over and over (a chain's every
-    statement compiles to the same lines but for the names), and a parse costs far more than
-    the renaming. Both answers are those of the expression itself: _array_kind's depends on no
-    variable's name but np and contract, and _operands' names are mapped back."""
+    """_array_kind and _operands answered once per shape of expression: the expression with each
+    of its variables written _ (np, contract and keywords kept). A long program repeats a few
+    shapes over and over (a chain's every statement compiles to the same lines but for the
+    names), and a parse costs far more than the renaming. The shape's answers are found from a
+    parse of it with each variable written _k, k its place in the expression's _references
+    (a renaming of variables, to names Python reads as such, changes no node's kind): both are
+    those of the expression itself, _array_kind's depending on no variable's name but np and
+    contract, and _operands' read back from the expression's own _references at those places."""
 
-    __slots__ = ("kinds", "operand_names")
+    __slots__ = ("kinds",)
 
     def __init__(self) -> None:
-        self.kinds: dict[str, tuple[bool, bool]] = {}
-        # shape -> its operands: (the positions k of those renamed _k, the names kept), None: no parse
-        self.operand_names: dict[str, tuple | None] = {}
+        # shape -> (its _array_kind, its operands: (the places in its _references of those
+        # renamed, the names kept)), or None where the shape does not parse
+        self.kinds: dict[str, tuple | None] = {}
+
+    def answers(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> tuple:
+        """(the answers for expr's shape (see kinds), expr's _references). refs: expr's
+        _references, if known; shaped: its _shape, if known."""
+        shape, refs = shaped or _shape(expr, refs)
+        got = self.kinds.get(shape, _UNSEEN)
+        if got is _UNSEEN:
+            parts = refs.copy()
+            for k in range(1, len(parts), 2):
+                if parts[k] not in _KEEP:
+                    parts[k] = f"_{k}"
+            tree = _parse("".join(parts))
+            got = None if tree is None else (_kind(tree), _renamed(_operand_names(tree)))
+            if len(self.kinds) >= _MAX_SHAPES:  # (the process's shapes are kept: _SHAPES)
+                self.kinds.clear()
+            self.kinds[shape] = got
+        return got, refs
 
     def array_kind(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> tuple[bool, bool]:
-        """(refs: expr's _references, if known; shaped: its _shape, if known)"""
-        shape, _ = shaped or _shape(expr, refs)
-        got = self.kinds.get(shape)
-        if got is None:
-            tree = _parse(shape)
-            got = _kind(tree) if tree is not None else _array_kind(expr)
-            self._keep(self.kinds)[shape] = got
-        return got
+        got, _ = self.answers(expr, refs, shaped)
+        return _array_kind(expr) if got is None else got[0]
 
     def operands(self, expr: str, refs: list | None = None, shaped: tuple | None = None) -> set:
-        shape, names = shaped or _shape(expr, refs)
-        found = self.operand_names.get(shape, _UNSEEN)
-        if found is _UNSEEN:
-            tree = _parse(shape)
-            found = self._keep(self.operand_names)[shape] = None if tree is None else _renamed(_operand_names(tree))
-        if found is None:
+        got, refs = self.answers(expr, refs, shaped)
+        if got is None:
             return _operands(expr)
-        renamed, kept = found  # (the operands _k as the positions k in names; the names kept)
-        return {names[k] for k in renamed}.union(kept)
-
-    @staticmethod
-    def _keep(table: dict) -> dict:
-        """table, emptied first when full (the process's shapes are kept: _SHAPES)."""
-        if len(table) >= _MAX_SHAPES:
-            table.clear()
-        return table
+        places, kept = got[1]
+        return {refs[k] for k in places}.union(kept)
 
 
 def _renamed(found: set) -> tuple[tuple[int, ...], frozenset]:
-    """The names of a shape's operands as (the positions k of the variables renamed _k, the
-    names _shape keeps), so that the expression's own are read from its list of names."""
+    """The names of a shape's operands as (the places k of the variables renamed _k, the names
+    _shape keeps), so that the expression's own are read from its _references."""
     renamed, kept = [], set()
     for n in found:
         if _RENAMED.fullmatch(n):
@@ -214,37 +234,21 @@ _UNSEEN = object()
 
 # The shapes met by every compile of the process: the programs a process compiles share most
 # (a function's primal, gradient and Hessian-vector product, another signature of it); at most
-# _MAX_SHAPES of each answer are kept.
+# _MAX_SHAPES are kept.
 _MAX_SHAPES = 20_000
 _SHAPES = _Shapes()
 
 
 def _shape(expr: str, refs: list | None = None) -> tuple[str, list[str]]:
-    """(expr with its variables renamed _0, _1, ... in order of first occurrence, those
-    variables in that order): see _Shapes. `refs`: expr's _references, if known (then the
-    renaming is done from them, as _NAME.sub would do it)."""
-    index: dict[str, str] = {}
-    if refs is not None:
-        parts = refs.copy()
-        for k in range(1, len(parts), 2):
-            name = parts[k]
-            if name in _KEEP:
-                continue
-            new = index.get(name)
-            if new is None:
-                new = index[name] = f"_{len(index)}"
-            parts[k] = new
-        return "".join(parts), list(index)
-
-    def rename(m: re.Match) -> str:
-        name = m.group(1)
-        if name is None or name in _KEEP:
-            return m.group(0)
-        new = index.get(name)
-        if new is None:
-            new = index[name] = f"_{len(index)}"
-        return new
-    return _NAME.sub(rename, expr), list(index)
+    """(expr with each of its variables written _, expr's _references): see _Shapes. `refs`:
+    expr's _references, if known. (No two expressions of one shape differ but for their
+    variables' names: written _, a variable is still one, found by _references at the same place,
+    and the text between is the same.)"""
+    if refs is None:
+        refs = _references(expr)
+    parts = refs.copy()
+    parts[1::2] = [name if name in _KEEP else "_" for name in refs[1::2]]
+    return "".join(parts), refs
 
 
 def _parse(expr: str) -> ast.Expression | None:
