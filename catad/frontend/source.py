@@ -272,6 +272,24 @@ def assigned_names(body: list[ast.stmt], walrus: bool = True) -> set[str]:
     return local
 
 
+def stored_names(target: ast.expr) -> list[str] | None:
+    """The names an assignment target made of names, tuples and lists only binds (x; a, b;
+    (a, [b, c])), each node of it in the Store context; None for any other target (a subscript,
+    an attribute, a starred name), which the callers walk."""
+    out, todo = [], [target]
+    while todo:
+        n = todo.pop()
+        if not isinstance(getattr(n, "ctx", None), ast.Store):
+            return None
+        if isinstance(n, ast.Name):
+            out.append(n.id)
+        elif isinstance(n, (ast.Tuple, ast.List)):
+            todo.extend(n.elts)
+        else:
+            return None
+    return out
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {}  # a class of node -> its fields that may hold names
 _NO_NAMES = frozenset({"ctx", "op", "ops"})  # Load, Store, Add, Lt, ...: nodes without fields
 
