@@ -34,7 +34,11 @@ from ..trees import Tree, is_named_tuple
 _LIBRARIES = {"numpy", "scipy", "sympy", "catad"}
 _COMPS = (ast.ListComp, ast.GeneratorExp)
 # calls that take the items of an iterator argument as it makes them (iterators.py)
-_CONSUMERS = (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.all, builtins.sorted)
+# (Sets of the callables' ids, here and below: `id(obj) in` one is `any(obj is f for f in ...)`, the
+# callables living as long as the module, without a generator at every call.)
+_CONSUMERS = frozenset(map(id, (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.all,
+                                builtins.sorted)))
+_ELEMENTARY = frozenset(map(id, complexes.ELEMENTARY))  # np.exp, np.log, np.sin, np.cos of a complex value
 
 
 def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
@@ -46,15 +50,15 @@ def call(lw, obj: Any, node: ast.Call, args: list) -> Term:
     if obj is builtins.list or obj is builtins.tuple:  # (their argument as written: a list stays a list)
         h = iterators.h_list if obj is builtins.list else iterators.h_tuple
         return h(lw, obj, node, args, {kw.arg: kw.value for kw in node.keywords})
-    if any(obj is f for f in _CONSUMERS):  # map(f, xs) and filter(p, xs), taken at once: generators
+    if id(obj) in _CONSUMERS:  # map(f, xs) and filter(p, xs), taken at once: generators
         args = [iterators.consumed(lw, a) if isinstance(a, ast.Call) else a for a in args]
-    if len(args) == 1 and not node.keywords and any(obj is f for f in complexes.ELEMENTARY) and \
+    if len(args) == 1 and not node.keywords and id(obj) in _ELEMENTARY and \
             not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # np.exp(1j * w * t)
             return complexes.elementary(lw, obj, first, node)
         args = [first]
-    if args and any(obj is f for f in _PER_PART) and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
+    if args and id(obj) in _PER_PART and not isinstance(args[0], (ast.List, ast.Tuple) + _COMPS):
         first = lw.value_arg(args[0])
         if isinstance(first, complexes.Complex):  # a linear function of a complex value: of each part
             return complexes.per_part(lw, first, lambda part: call(lw, obj, node, [part] + list(args[1:])), node)
@@ -294,7 +298,7 @@ def list_array(lw, t: Term, node: ast.AST, tuples: bool = False) -> Term | None:
 
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "dot": np.dot}
-_PER_PART = (np.sum, np.mean, builtins.sum)  # linear: of a complex value, the function of each part
+_PER_PART = frozenset(map(id, (np.sum, np.mean, builtins.sum)))  # linear: of a complex value, the function of each part
 
 
 def _unpacks(node: ast.Call) -> bool:

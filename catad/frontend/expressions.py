@@ -816,7 +816,7 @@ class Expressions:
         if obj is builtins.abs or obj is builtins.max or obj is builtins.min or obj is builtins.sum or \
                 obj is builtins.pow or obj is math.prod or obj is builtins.round and calls.rounds_to_digits(node):
             return t  # Python's where the argument chosen is, or where what it adds is (calls.py marks it)
-        python = any(obj is f for f in _PYTHON_RESULTS) or getattr(obj, "__module__", None) == "math"
+        python = id(obj) in _PYTHON_RESULTS or getattr(obj, "__module__", None) == "math"
         if isinstance(t, Term) and not is_array(t) and (python or self.is_py(t)) and calls.user_function(obj) is None \
                 and not calls.catad_function(obj):  # your function's result keeps its mark, as catad's do
             t = t.replace()  # a node of its own (marks go by identity): np.float64(x) is not Python's x
@@ -952,7 +952,8 @@ class Expressions:
         return self.dict_of(tuple(kept), tuple(kept.values()), self.loc(node))
 
 
-_PYTHON_RESULTS = (float, int, round, len, bool, any, all)  # each returns one of Python's own numbers (or bools)
+# each returns one of Python's own numbers (or bools), by id (as calls._CONSUMERS)
+_PYTHON_RESULTS = frozenset(map(id, (float, int, round, len, bool, any, all)))
 
 
 _SCALAR_CLASSES = {float, int, bool, complex, np.float64, np.int64, np.bool_, np.complex128, str}

@@ -182,7 +182,7 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
         errstate.check(self, self.src.contexts)  # the with statements whose bodies stand in their place
         params = self.bind_params(loc)  # functions.py
         entry = self.parent is None and len(self.program.active) == 1  # not a function it calls
-        if not any(has_return(s) for s in self.src.body):
+        if not any(has_return(s) for s in reversed(self.src.body)):  # (from the end: most end with one)
             if not self.raises_always():
                 self.fail(self.src.node, "return", f"{self.src.name} has no return statement; a compiled "
                                                    "function must return its result")

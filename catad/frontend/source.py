@@ -262,7 +262,12 @@ def assigned_names(body: list[ast.stmt], walrus: bool = True) -> set[str]:
             continue
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            local.update(m.id for m in _nodes(targets) if type(m) is ast.Name and type(m.ctx) is ast.Store)
+            for t in targets:
+                stored = stored_names(t)  # (most targets: no walk)
+                local.update(stored if stored is not None else
+                             (m.id for m in _nodes([t]) if type(m) is ast.Name and type(m.ctx) is ast.Store))
+            if not walrus and not isinstance(n, (ast.For, ast.AsyncFor)):
+                continue  # what else it holds is expressions
         elif isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
             local.add(n.target.id)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -272,23 +277,50 @@ def assigned_names(body: list[ast.stmt], walrus: bool = True) -> set[str]:
     return local
 
 
+def stored_names(target: ast.expr) -> list[str] | None:
+    """The names an assignment target made of names, tuples and lists only binds (x; a, b;
+    (a, [b, c])), each node of it in the Store context; None for any other target (a subscript,
+    an attribute, a starred name), which the callers walk."""
+    out, todo = [], [target]
+    while todo:
+        n = todo.pop()
+        if not isinstance(getattr(n, "ctx", None), ast.Store):
+            return None
+        if isinstance(n, ast.Name):
+            out.append(n.id)
+        elif isinstance(n, (ast.Tuple, ast.List)):
+            todo.extend(n.elts)
+        else:
+            return None
+    return out
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {}  # a class of node -> its fields that may hold names
 _NO_NAMES = frozenset({"ctx", "op", "ops"})  # Load, Store, Add, Lt, ...: nodes without fields
+# the fields of the commonest classes that hold an identifier or a constant, never a node
+_SCALARS = {ast.Name: ("id",), ast.Constant: ("value", "kind"), ast.Attribute: ("attr",), ast.keyword: ("arg",),
+            ast.arg: ("arg", "type_comment"), ast.Assign: ("type_comment",)}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of a class of node that the walks read (not _NO_NAMES, not _SCALARS)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        skip = _SCALARS.get(cls, ())
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _NO_NAMES and f not in skip)
+    return fields
 
 
 def _children(n: ast.AST, out: list) -> None:
     """n's child nodes appended to out (ast.iter_child_nodes without its generators, and without
     the contexts of names and the operators, nodes with no fields: this runs at every node of a
     function's body)."""
-    fields = _FIELDS.get(type(n))
-    if fields is None:
-        fields = _FIELDS[type(n)] = tuple(f for f in type(n)._fields if f not in _NO_NAMES)
-    for field in fields:
+    for field in _fields(type(n)):
         v = getattr(n, field, None)
-        if isinstance(v, ast.AST):
+        if type(v) is list:
+            out.extend([x for x in v if isinstance(x, ast.AST)])
+        elif isinstance(v, ast.AST):
             out.append(v)
-        elif type(v) is list:
-            out.extend(x for x in v if isinstance(x, ast.AST))
 
 
 def _nodes(roots: list) -> list[ast.AST]:
@@ -296,8 +328,15 @@ def _nodes(roots: list) -> list[ast.AST]:
     operators (as ast.walk, in another order)."""
     out: list[ast.AST] = []
     todo = list(roots)
+    node = ast.AST
     while todo:
         n = todo.pop()
         out.append(n)
-        _children(n, todo)
+        fields = _FIELDS.get(type(n))
+        for field in fields if fields is not None else _fields(type(n)):  # (_children written in: its call
+            v = getattr(n, field, None)                                   # at each node cost a third of this)
+            if type(v) is list:
+                todo.extend([x for x in v if isinstance(x, node)])
+            elif isinstance(v, node):
+                todo.append(v)
     return out

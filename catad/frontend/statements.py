@@ -33,7 +33,7 @@ from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
 from ..trees import Tree
-from .source import Source, relocate
+from .source import Source, relocate, stored_names
 from .updates import OWNED, owned_join
 
 _LOOP_HINT = "write sum(... for i in range(n)) or a list comprehension"
@@ -302,7 +302,7 @@ class Statements:
                     self.assign(target, item, pieces, loc)
                 self.note_assignment(s)
                 return
-            if len(s.targets) > 1 or isinstance(value, Term) and not isinstance(s.targets[0], ast.Name) and any(
+            if len(s.targets) > 1 or isinstance(value, Term) and stored_names(s.targets[0]) is None and any(
                     isinstance(n, ast.Subscript) for t in s.targets for n in ast.walk(t)) and _may_raise(value):
                 # (Python evaluates the value before a target's subscript, which may raise too)
                 value = self.bind_temp(value, pieces, loc)

@@ -28,6 +28,7 @@ from ..primitives import prim
 from . import complexes
 from .common import MIXED, ONE, ZERO, all_, all_py, and_, index_chain, is_array, joined_rows, or_
 from .shapes import fresh
+from .source import stored_names
 from .complexes import Complex
 from .index_updates import assign_indexed
 
@@ -61,8 +62,9 @@ class Updates:
         """After `targets = value`: the names the value refers to no longer own their arrays; a
         single name given a fresh array owns it."""
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-        if len(targets) == 1 and type(targets[0]) is ast.Name and type(targets[0].ctx) is ast.Store:
-            names, plain = [targets[0].id], True  # x = ...: what the walks below find, without them
+        stored = [stored_names(t) for t in targets]
+        if all(found is not None for found in stored):  # x = ..., a, b = ...: what the walks below find
+            names, plain = [name for found in stored for name in found], True
         else:
             names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and
                      isinstance(n.ctx, ast.Store)]
