@@ -84,11 +84,14 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     refs.append(_references(result))
     targets = [target for _, target, _ in parsed]
     # how often the lines kept and the result read each name (_kept takes away the reads of
-    # the lines dropped), and assign it (None: the lines that assign nothing); the lines
-    # dropped are passed over below, not copied out of every list
+    # the lines dropped; the lines dropped are passed over below, not copied out of every list)
     uses = Counter(name for found in refs for name in found[1::2])
     keep = _kept(targets, uses, lambda k: refs[k][1::2])
-    defs = Counter(compress(targets, keep))
+    # the names the lines kept assign more than once (few or none: a set in the cache, not a
+    # count of every name, is asked at every line)
+    assigned = list(filter(None, compress(targets, keep)))
+    again = set() if len(set(assigned)) == len(assigned) else \
+        {name for name, n in Counter(assigned).items() if n > 1}
     # name -> (its line's place in out, its expression, nesting, atomic, the loops met before it)
     waiting: dict[str, tuple] = {}
     loops = 0  # the lines of loops (and of blocks) met so far
@@ -112,7 +115,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
             if put:
                 whole = put.get(found[1]) if len(found) == 3 else None
                 expr, nesting = _substitute(expr, put, found)
-        if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
+        if (target is not None and target not in again and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING):
             makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped)
             if makes:
