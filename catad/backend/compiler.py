@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import math
@@ -48,6 +49,7 @@ RUNTIME_NAMES |= set(SPECTRAL_KERNELS) | set(TRIANGULAR_KERNELS) | {"lexsort_key
 
 _MUL = "({0} * {1})"  # op's template of a product of scalars (see reassociate)
 _ADD = "({0} + {1})"  # and of a sum of them: summed over an axis, each term is (contractions.contract)
+_RANK = attrgetter("rank")
 
 
 class Compiler:
@@ -172,7 +174,7 @@ class Compiler:
                         self.taped[name].add(name)
                 return name
         name = self.name(hint)
-        self.emit(f"{name} = {expr}")
+        self.lines.append("    " * self.indent + f"{name} = {expr}")  # (emit's, without its call)
         self.memo[-1][expr] = name
         return name
 
@@ -280,7 +282,9 @@ class Compiler:
         """template (code over {0}, {1}, ...) of args, broadcast at their common depth: an
         array of this kind and rank. A product of scalars is kept in defs, so that a sum
         of it becomes an einsum of its factors (contractions.py)."""
-        if reassociate and template == _MUL and kind == "f" and rnk == 0 and all(a.rank == 0 for a in args):
+        # a product or a sum of scalars per lane (its args' ranks all 0): see the end
+        scalars = kind == "f" and rnk == 0 and (template == _MUL or template == _ADD) and not any(map(_RANK, args))
+        if reassociate and scalars and template == _MUL:
             split = self.reassociate(*args)
             if split is not None:
                 small, large = split
@@ -296,7 +300,8 @@ class Compiler:
         if len(args) == 2:  # most operations: binary
             a, b = args
             d = a.depth if a.depth >= b.depth else b.depth
-            deps = a.deps | b.deps
+            # (the deps of one where they include the other's: no new set, most often)
+            deps = a.deps if b.deps <= a.deps else b.deps if a.deps <= b.deps else a.deps | b.deps
         else:
             d = max((a.depth for a in args), default=0)
             deps = frozenset().union(*(a.deps for a in args))
@@ -306,7 +311,7 @@ class Compiler:
         out = Arr(self.assign(template.format(*codes), hint), d, deps, rnk, kind)
         if d == 0 and rnk == 0:
             self.scalars.add(out.code)
-        if kind == "f" and rnk == 0 and (template == _MUL or template == _ADD) and all(a.rank == 0 for a in args):
+        if scalars:
             # a sum of a product: an einsum of its factors; of a sum: the sum of each (contractions)
             self.defs[out.code] = ("mul" if template == _MUL else "add", args[0], args[1])
         return out

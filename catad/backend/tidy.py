@@ -16,6 +16,7 @@ import ast
 import keyword
 import re
 from collections import Counter
+from itertools import compress
 from typing import Callable, Iterable
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")  # any identifier: counts uses generously
@@ -69,7 +70,7 @@ def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]]) -
 
 def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
     """Lines and result with dead code gone (as dead_code, from the names each line reads, found
-    once for both passes), then each name that is assigned once at the top level and used
+    once for both passes: _kept), then each name that is assigned once at the top level and used
     once, at the top level before any loop, replaced by its (parenthesised) expression.
 
     One pass, forward: a line that may be put in its name's one use is written, and waits for
@@ -81,14 +82,24 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     parsed = [_split(line) for line in lines]
     refs = [_references(expr) for _, _, expr in parsed]  # read again where a line is substituted
     refs.append(_references(result))
-    lines, parsed, refs, uses = _live(lines, parsed, refs)
-    defs = Counter(t for _, t, _ in parsed if t is not None)
+    targets = [target for _, target, _ in parsed]
+    # how often the lines kept and the result read each name (_kept takes away the reads of
+    # the lines dropped; the lines dropped are passed over below, not copied out of every list)
+    uses = Counter(name for found in refs for name in found[1::2])
+    keep = _kept(targets, uses, lambda k: refs[k][1::2])
+    # the names the lines kept assign more than once (few or none: a set in the cache, not a
+    # count of every name, is asked at every line)
+    assigned = list(filter(None, compress(targets, keep)))
+    again = set() if len(set(assigned)) == len(assigned) else \
+        {name for name, n in Counter(assigned).items() if n > 1}
     # name -> (its line's place in out, its expression, nesting, atomic, the loops met before it)
     waiting: dict[str, tuple] = {}
     loops = 0  # the lines of loops (and of blocks) met so far
     shapes = _SHAPES
     out: list[str | None] = []  # (None: a line put in its use)
     for k, (indent, target, expr) in enumerate(parsed):
+        if not keep[k]:
+            continue
         if indent != BASE:
             loops += 1
             out.append(lines[k])
@@ -104,7 +115,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
             if put:
                 whole = put.get(found[1]) if len(found) == 3 else None
                 expr, nesting = _substitute(expr, put, found)
-        if (target is not None and defs[target] == 1 and uses[target] == 1 and target not in params
+        if (target is not None and target not in again and uses[target] == 1 and target not in params
                 and nesting < MAX_NESTING):
             makes, atomic = _line_kind(shapes, line, found, whole, expr, shaped)
             if makes:
@@ -140,18 +151,6 @@ def _arrivals(waiting: dict, expr: str, refs: list, loops: int, shapes: "_Shapes
             put[name] = entry[1:4]
             out[entry[0]] = None
     return put, shaped
-
-
-def _live(lines: list[str], parsed: list, refs: list) -> tuple[list[str], list, list, Counter]:
-    """dead_code on lines already split and scanned (refs: each line's _references, then the
-    result's): the lines kept, their parts, their refs (the result's last), and how often the
-    kept lines and the result read each name (_kept takes away the reads of the lines dropped)."""
-    uses = Counter(name for found in refs for name in found[1::2])
-    keep = _kept([target for _, target, _ in parsed], uses, lambda k: refs[k][1::2])
-    if all(keep):
-        return lines, parsed, refs, uses
-    kept = [k for k, live in enumerate(keep) if live]
-    return [lines[k] for k in kept], [parsed[k] for k in kept], [refs[k] for k in kept] + refs[-1:], uses
 
 
 def _line_kind(shapes: "_Shapes", line: str, refs: list, whole: tuple | None, expr: str,
