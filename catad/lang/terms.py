@@ -493,12 +493,17 @@ class ChainFreeVars:
                     break
             else:
                 return out
-        self._alive.append(t)
         if cls is Let:  # most questions: a let whose body's set is known and whose right side is flat
+            self._alive.append(t)
             out = self._let(t)
             if out is not None:
                 memo[id(t)] = out
                 return out
+        else:
+            out = _shallow_free_vars(t)
+            if out is not None:  # (not kept, as a call of atoms' set)
+                return out
+            self._alive.append(t)
         stack = [t]
         while stack:
             n = stack[-1]
@@ -624,6 +629,43 @@ class ChainFreeVars:
             elif kind is not Const:
                 out |= memo[id(k)]
         return out
+
+
+def _binder_free_children(cls: type):
+    """CHILDREN[cls], for a class binding no variable (not a let, a build or a term with
+    lambdas), whose free variables are its children's; else None."""
+    if cls is Let or cls is Build or getattr(cls, "LAMBDAS", ()) or not issubclass(cls, Term):
+        return None
+    return CHILDREN[cls]
+
+
+_BINDER_FREE_CHILDREN: dict[type, Any] = _PerClass(_binder_free_children)
+
+
+def _shallow_free_vars(t: Term) -> set | None:
+    """The free variables of t where t binds none and its children are atoms or bind none and
+    have atoms for children (a linear map's right side, lmCompose(lmScale(k), Dc): half the
+    lets of a Jacobian), read off directly; else None (ChainFreeVars' stack and memo)."""
+    children = _BINDER_FREE_CHILDREN
+    kids = children[type(t)]
+    if kids is None:
+        return None
+    out = set()
+    for k in kids(t):
+        kind = type(k)
+        if kind is Var:
+            out.add(k)
+        elif kind is not Const:
+            grand = children[kind]
+            if grand is None:
+                return None
+            for g in grand(k):
+                kind = type(g)
+                if kind is Var:
+                    out.add(g)
+                elif kind is not Const:
+                    return None
+    return out
 
 
 def _fv_children(n: Term):
