@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any, Callable, Iterable, Iterator
+from operator import is_not
 
 import numpy as np
 
@@ -795,23 +796,29 @@ def rename(t: Term, env: dict) -> Term:
 def rebuilt(t: Term, atom: Callable[[Term], Term], node: Callable[[Term], Term] | None = None) -> Term:
     """t with each atom (Var, Const) a made atom(a), and each compound node, its children
     rebuilt, made node(n) of it (n itself where node is None). Post-order on an explicit stack,
-    each distinct object once; a node whose children are all kept is kept (before node)."""
+    each distinct object once; a node whose children are all kept is kept (before node).
+    (A stack entry holds the node's children once they are read: None before its first visit.
+    The children tables are read here, not through term_children and with_children: the front
+    end renames each statement's element as it fuses it, the inliner each body it puts in.)"""
     memo: dict[int, Term] = {}
-    stack = [(t, False)]
+    children, with_kids = CHILDREN, WITH_CHILDREN
+    stack: list = [(t, None)]
     while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        cls = type(n)
-        if cls is Var or cls is Const:
-            memo[id(n)] = atom(n)
-            continue
-        kids = term_children(n)
-        if not done:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
+        n, kids = stack.pop()
+        if kids is None:
+            if id(n) in memo:
+                continue
+            cls = type(n)
+            if cls is Var or cls is Const:
+                memo[id(n)] = atom(n)
+                continue
+            kids = children[cls](n)
+            stack.append((n, kids))
+            for k in kids:
+                if id(k) not in memo:
+                    stack.append((k, None))
             continue
         new = [memo[id(k)] for k in kids]
-        out = n if all(a is k for a, k in zip(new, kids)) else with_children(n, new)
+        out = with_kids[type(n)](n, new) if any(map(is_not, new, kids)) else n
         memo[id(n)] = out if node is None else node(out)
     return memo[id(t)]
