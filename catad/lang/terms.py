@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any, Callable, Iterable, Iterator
+from operator import is_not
 
 import numpy as np
 
@@ -493,12 +494,17 @@ class ChainFreeVars:
                     break
             else:
                 return out
-        self._alive.append(t)
         if cls is Let:  # most questions: a let whose body's set is known and whose right side is flat
+            self._alive.append(t)
             out = self._let(t)
             if out is not None:
                 memo[id(t)] = out
                 return out
+        else:
+            out = _shallow_free_vars(t)
+            if out is not None:  # (not kept, as a call of atoms' set)
+                return out
+            self._alive.append(t)
         stack = [t]
         while stack:
             n = stack[-1]
@@ -624,6 +630,43 @@ class ChainFreeVars:
             elif kind is not Const:
                 out |= memo[id(k)]
         return out
+
+
+def _binder_free_children(cls: type):
+    """CHILDREN[cls], for a class binding no variable (not a let, a build or a term with
+    lambdas), whose free variables are its children's; else None."""
+    if cls is Let or cls is Build or getattr(cls, "LAMBDAS", ()) or not issubclass(cls, Term):
+        return None
+    return CHILDREN[cls]
+
+
+_BINDER_FREE_CHILDREN: dict[type, Any] = _PerClass(_binder_free_children)
+
+
+def _shallow_free_vars(t: Term) -> set | None:
+    """The free variables of t where t binds none and its children are atoms or bind none and
+    have atoms for children (a linear map's right side, lmCompose(lmScale(k), Dc): half the
+    lets of a Jacobian), read off directly; else None (ChainFreeVars' stack and memo)."""
+    children = _BINDER_FREE_CHILDREN
+    kids = children[type(t)]
+    if kids is None:
+        return None
+    out = set()
+    for k in kids(t):
+        kind = type(k)
+        if kind is Var:
+            out.add(k)
+        elif kind is not Const:
+            grand = children[kind]
+            if grand is None:
+                return None
+            for g in grand(k):
+                kind = type(g)
+                if kind is Var:
+                    out.add(g)
+                elif kind is not Const:
+                    return None
+    return out
 
 
 def _fv_children(n: Term):
@@ -753,23 +796,29 @@ def rename(t: Term, env: dict) -> Term:
 def rebuilt(t: Term, atom: Callable[[Term], Term], node: Callable[[Term], Term] | None = None) -> Term:
     """t with each atom (Var, Const) a made atom(a), and each compound node, its children
     rebuilt, made node(n) of it (n itself where node is None). Post-order on an explicit stack,
-    each distinct object once; a node whose children are all kept is kept (before node)."""
+    each distinct object once; a node whose children are all kept is kept (before node).
+    (A stack entry holds the node's children once they are read: None before its first visit.
+    The children tables are read here, not through term_children and with_children: the front
+    end renames each statement's element as it fuses it, the inliner each body it puts in.)"""
     memo: dict[int, Term] = {}
-    stack = [(t, False)]
+    children, with_kids = CHILDREN, WITH_CHILDREN
+    stack: list = [(t, None)]
     while stack:
-        n, done = stack.pop()
-        if id(n) in memo:
-            continue
-        cls = type(n)
-        if cls is Var or cls is Const:
-            memo[id(n)] = atom(n)
-            continue
-        kids = term_children(n)
-        if not done:
-            stack.append((n, True))
-            stack.extend((k, False) for k in kids if id(k) not in memo)
+        n, kids = stack.pop()
+        if kids is None:
+            if id(n) in memo:
+                continue
+            cls = type(n)
+            if cls is Var or cls is Const:
+                memo[id(n)] = atom(n)
+                continue
+            kids = children[cls](n)
+            stack.append((n, kids))
+            for k in kids:
+                if id(k) not in memo:
+                    stack.append((k, None))
             continue
         new = [memo[id(k)] for k in kids]
-        out = n if all(a is k for a, k in zip(new, kids)) else with_children(n, new)
+        out = with_kids[type(n)](n, new) if any(map(is_not, new, kids)) else n
         memo[id(n)] = out if node is None else node(out)
     return memo[id(t)]
