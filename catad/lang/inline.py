@@ -118,8 +118,9 @@ class _Inliner:
             return env.get(t, t)
         if cls is Const:
             return t
-        if cls is Call:
-            args = tuple([self.term(a, env) for a in t.args])
+        if cls is Call:  # (its atoms renamed here: most arguments are, and a call per atom was most of the time)
+            args = tuple([env.get(a, a) if type(a) is Var else a if type(a) is Const else self.term(a, env)
+                          for a in t.args])
             if t.fn in self.defs:
                 return self.call(self.defs[t.fn], args)
             return Call(t.fn, args, t.ty, t.loc)
