@@ -24,7 +24,7 @@ from ..lang.fold import Fold, Scan, WhileCount
 from ..lang.names import FreshNames
 from ..lang.inline import renamed_apart
 from ..lang.terms import Build, Call, Const, Def, Get, If, Let, Program, Term, Tuple, Var, make_lets
-from ..lang.types import Int, Tuple as TupleT, Type, Unit, is_differentiable
+from ..lang.types import Float, Int, Tuple as TupleT, Type, Unit, is_differentiable
 from ..linearmaps import terms as L
 from ..primitives import prim
 from .rules import jacobian_of_call
@@ -309,14 +309,14 @@ class _AD:
 
     # ------------------------------------------------------------ calls
     def call(self, c: cl.Call, args: Ctx, out: list) -> tuple[Term, Term]:
-        xs = tuple(self.bind(out, "a", s) for s, _ in args)
+        xs = tuple([self.bind(out, "a", s) for s, _ in args])
         dxs = [d for _, d in args]
         if c.fn in self.done:
             r = self.bind(out, "r", Call(jacobian_name(c.fn), xs, TupleT((c.ty, self.done[c.fn].body.type.items[1]))))
             d_in = dxs[0] if len(dxs) == 1 else (L.VCat(tuple(dxs)) if dxs else self.zero(Unit))
             return Get(0, r), L.Compose(Get(1, r), d_in)
         primal = Call(c.fn, xs, c.ty)
-        if not is_differentiable(c.ty):
+        if c.ty is not Float and not is_differentiable(c.ty):  # (most calls give a Float)
             return primal, self.zero(c.ty)
         return primal, jacobian_of_call(c.fn, xs, dxs, self.src, lambda base, v: self.bind(out, base, self.apart(v)),
                                         primal.type)

@@ -60,10 +60,19 @@ class _ToCL:
         if cls is core.Const:  # (a leaf of most calls) of ctx nothing is kept
             k = cl.Konst(t.value, t.type)
             return cl.Compose(cl.Prune((), len(ctx)), k) if ctx else k
-        p, pctx = self.prune(self.fv[id(t)], ctx)
         if cls is core.Var:  # C[[x]](x) is the identity: the pruning alone
-            return cl.Identity() if p is _KEEP_ALL else p
+            return self.prune_to(t, ctx)
+        p, pctx = self.prune(self.fv[id(t)], ctx)
         return compose(p, self.pruned(t, pctx))
+
+    def prune_to(self, x: core.Var, ctx: list[core.Var]) -> cl.CL:
+        """prune's combinator for {x} (Identity for all of ctx), its variables compared with x
+        by name and type (a Var's ==) rather than each hashed for a look-up in a set."""
+        name, ty = x.name, x.type
+        keep = [i for i, v in enumerate(ctx) if v.name == name and v.type is ty]
+        if len(keep) != 1:  # a name held twice in ctx
+            keep = [{v.name: i for i, v in enumerate(ctx)}[name]]
+        return cl.Identity() if len(ctx) == 1 else cl.Prune(tuple(keep), len(ctx))
 
     def pruned(self, t: core.Term, ctx: list[core.Var]) -> cl.CL:
         """C[[t]]ctx where ctx holds exactly the free variables of t."""

@@ -196,7 +196,8 @@ def _read_at_index(consumer: Build, producers: list[Let], ints: dict, loose: set
 
 def _index_of(t: Term, i: Var, vecs) -> Var | None:
     """v when t is index(i, v) with v among vecs."""
-    if type(t) is Call and t.fn == "index" and t.args[0] == i and type(t.args[1]) is Var and t.args[1] in vecs:
+    if (type(t) is Call and t.fn == "index" and (t.args[0] is i or t.args[0] == i) and type(t.args[1]) is Var
+            and t.args[1] in vecs):
         return t.args[1]
     return None
 

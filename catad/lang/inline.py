@@ -52,18 +52,23 @@ def _binders_distinct(t: Term) -> bool:
         if cls is Var or cls is Const or id(n) in seen:
             continue
         seen.add(id(n))
-        if cls is Let or cls is Build:
+        if cls is Call:  # (most nodes)
+            stack.extend(n.args)
+        elif cls is Let or cls is Build:
             name = n.var.name
             if name in bound:
                 return False
             bound.add(name)
-        elif cls is not Call and isinstance(n, FOLDS):
-            for v, _ in cls.LAMBDAS:
-                name = getattr(n, v).name
-                if name in bound:
-                    return False
-                bound.add(name)
-        stack.extend(CHILDREN[cls](n))
+            stack.append(n.rhs if cls is Let else n.size)
+            stack.append(n.body)
+        else:
+            if isinstance(n, FOLDS):
+                for v, _ in cls.LAMBDAS:
+                    name = getattr(n, v).name
+                    if name in bound:
+                        return False
+                    bound.add(name)
+            stack.extend(CHILDREN[cls](n))
     return True
 
 
@@ -113,8 +118,9 @@ class _Inliner:
             return env.get(t, t)
         if cls is Const:
             return t
-        if cls is Call:
-            args = tuple([self.term(a, env) for a in t.args])
+        if cls is Call:  # (its atoms renamed here: most arguments are, and a call per atom was most of the time)
+            args = tuple([env.get(a, a) if type(a) is Var else a if type(a) is Const else self.term(a, env)
+                          for a in t.args])
             if t.fn in self.defs:
                 return self.call(self.defs[t.fn], args)
             return Call(t.fn, args, t.ty, t.loc)
