@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loc:
-    """A position in a user's source file (line and column are 1-based)."""
+    """A position in a user's source file (line and column are 1-based). In slots, not a dict:
+    the front end makes one for most nodes it makes (a program holds a few per statement)."""
 
     file: str
     line: int
