@@ -215,18 +215,8 @@ class _Cse:
                 counts.projected.add(t.tup)
         else:
             kids = term_children(t)
-        records, depth = counts.vars, self.depth
-        for k in kids:
-            kind = type(k)
-            if kind is Var:
-                record = records.get(k)
-                if record is None:
-                    records[k] = [1, depth, None]
-                else:
-                    record[0] += 1
-                    record[1] = depth
-            elif kind is not Const:
-                self.uncounted = True  # not ANF's (a fold's own terms): the dead-code pass counts
+        if not counts.read(kids, self.depth):
+            self.uncounted = True  # not ANF's (a fold's own terms): the dead-code pass counts
         if not counts.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
             counts.redex = _redex(t)
 
@@ -446,6 +436,26 @@ class _Dead:
         self.redex = False
         self.projected: set = set()
 
+    def read(self, kids, depth: int, free: set | None = None) -> bool:
+        """Count the variables among kids as used at build depth `depth` (each added to `free`,
+        if given); whether every kid is an atom (a compound one is not counted). One call per
+        node, not per use: most terms are calls of atoms."""
+        records, atoms = self.vars, True
+        for k in kids:
+            kind = type(k)
+            if kind is Var:
+                record = records.get(k)
+                if record is None:
+                    records[k] = [1, depth, None]
+                else:
+                    record[0] += 1
+                    record[1] = depth
+                if free is not None:
+                    free.add(k)
+            elif kind is not Const:
+                atoms = False
+        return atoms
+
     def single(self) -> set:
         binders = self.binders
         return {v for v, r in self.vars.items() if r[0] == 1 and r[2] == r[1] and binders[v.name] == 1}
@@ -506,17 +516,8 @@ class _Dead:
                 if type(k) is not Var and type(k) is not Const:
                     break
             else:
-                records = self.vars
                 free = set()
-                for k in kids:
-                    if type(k) is Var:
-                        record = records.get(k)
-                        if record is None:
-                            records[k] = [1, depth, None]
-                        else:
-                            record[0] += 1
-                            record[1] = depth
-                        free.add(k)
+                self.read(kids, depth, free)
                 if not self.redex and (cls is Call and t.fn in _REDEX_FNS or cls is Get or cls is Tuple):
                     self.redex = _redex(t)
                 return t, free
