@@ -585,12 +585,16 @@ def _numbers(lw, it: ast.expr) -> bool:
     return isinstance(cur, Term) and isinstance(cur.type, Vec) and rank(cur.type) == 1
 
 
+# what makes a new value: no reference to the arrays it reads (_referenced_in)
+_NEW_VALUES = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)
+
+
 def _referenced_in(lw, node: ast.AST) -> set[str]:
     """Names whose arrays node may keep a reference to (or hand to code that may): everywhere but
     as an operand of arithmetic or comparison, an index, or an argument of a NumPy function that
     makes a new array."""
-    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
-        return set()  # a new value (as below; most values assigned are arithmetic: no import, no walk)
+    if isinstance(node, _NEW_VALUES):
+        return set()  # (most values assigned are arithmetic: no import, no walk)
     from .statements import LocalFunction  # (statements imports this module)
     out: set[str] = set()
     todo = [node]
@@ -601,8 +605,8 @@ def _referenced_in(lw, node: ast.AST) -> set[str]:
             held = lw.env.get(n.id)
             if isinstance(held, LocalFunction):  # a def or lambda given on (to map): what it reads
                 out.update(m.id for m in ast.walk(held.src.node) if isinstance(m, ast.Name))
-        elif isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
-            continue  # a new value
+        elif isinstance(n, _NEW_VALUES):
+            continue
         elif isinstance(n, ast.Subscript):
             todo.append(n.value)  # a view (m[0], v[1:])
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _FRESH_METHODS:
