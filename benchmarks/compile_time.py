@@ -41,6 +41,10 @@ alike, and the per-doubling figures, ratios of two points, are not made of it.
              figure's excess over 2.0 there. Measured in one process, the time per statement
              of each stage grows some 3-10% per doubling from 250 to 8,000 statements, while
              the work done grows linearly: the caches, not an algorithm.)
+  py x2      the same per-doubling growth of CPython's own compile() of the chain's source (the
+             user's function, n statements), timed in the same processes after catad's calls
+             (best of 3 in each): a yardstick of linear work in C, for how the time per statement
+             of a program held in memory grows on this machine as the program grows
   second s   a second call in the same process (the run alone, compiled program cached)
   peak MB    growth of getrusage's ru_maxrss (KiB on Linux) over the call, MB = 10^6 bytes
   traced MB  with --tracemalloc, one more process per point: tracemalloc's peak over the call
@@ -108,13 +112,28 @@ def fib_source(n: int) -> str:
     return "def f(x):\n    a, b = x, x\n" + "    a, b = b, a + b\n" * n + "    return b\n"
 
 
+def chain_source(kind: str, n: int) -> str:
+    return vector_source(n) if kind == "vector" else fib_source(n)
+
+
+def python_compile(source: str, repeats: int = 3) -> float:
+    """Seconds CPython's compile() takes for source: the best of `repeats`."""
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        code = compile(source, "<chain>", "exec")
+        times.append(time.perf_counter() - t)
+        del code
+    return min(times)
+
+
 def workload(kind: str, n: int, data_dir: Path):
     """A call doing catad's first gradient of the benchmark function (built here, not timed)."""
     import numpy as np
     import catad
     from _util import load_source
     if kind in CHAINS:
-        f = load_source(vector_source(n) if kind == "vector" else fib_source(n))
+        f = load_source(chain_source(kind, n))
         x = np.linspace(0.1, 0.5, 5) if kind == "vector" else 1.0
         return lambda: catad.grad(f)(x)
     if kind == "gmm":
@@ -152,7 +171,8 @@ def maxrss_kib() -> int:
 
 
 def child(kind: str, n: int, catad_path: str | None, data_dir: Path, cold: bool, traced: bool) -> None:
-    """Print one JSON line {first, second, peak_kib, warm_up[, traced]}: see the module docstring."""
+    """Print one JSON line {first, second, peak_kib, warm_up[, traced][, python]}: see the module
+    docstring."""
     sys.path.insert(0, str(HERE))  # _util (which puts this checkout first) and adbench
     import _util  # noqa: F401
     if catad_path:
@@ -181,6 +201,8 @@ def child(kind: str, n: int, catad_path: str | None, data_dir: Path, cold: bool,
     t = time.perf_counter()
     call()
     out["second"] = time.perf_counter() - t
+    if kind in CHAINS:
+        out["python"] = python_compile(chain_source(kind, n))
     print(json.dumps(out), flush=True)
 
 
@@ -232,7 +254,7 @@ def summarise(row: dict, args) -> None:
     """The medians over the point's processes (none if one timed out or failed)."""
     if "timeout" in row or "error" in row or row.get("skipped"):
         return
-    for key in ("first", "cpu", "second", "peak_kib", "warm_up"):
+    for key in ("first", "cpu", "second", "peak_kib", "warm_up", "python"):
         values = [r[key] for r in row["runs"] if r.get(key) is not None]
         row[key] = statistics.median(values) if values else None
     row["catad_file"] = row["runs"][0]["catad_file"]
@@ -245,15 +267,21 @@ def per_doubling(rows: list[dict]) -> None:
     rounds of the ratio of the two sizes' times in that round (a lower bound when the row
     timed out: from the medians then). The two are measured one after the other in each
     round, so a change of the machine's speed between rounds, which the medians of the two
-    sizes would meet in different rounds, touches both sides of each ratio alike."""
+    sizes would meet in different rounds, touches both sides of each ratio alike. And
+    row["py_x2"], the same of CPython's compile() of the chain's source."""
     for prev, row in zip(rows, rows[1:]):
         t = row.get("first") or row.get("timeout")
         if prev["kind"] == row["kind"] and prev.get("first") and t:
+            doublings = math.log2(row["n"] / prev["n"])
             pairs = [(a["first"], b["first"]) for a, b in zip(prev["runs"], row["runs"])
                      if "first" in a and "first" in b]
             ratio = statistics.median(b / a for a, b in pairs) if row.get("first") and pairs else t / prev["first"]
-            row["x2"] = ratio ** (1 / math.log2(row["n"] / prev["n"]))
+            row["x2"] = ratio ** (1 / doublings)
             row["x2_from"] = prev["n"]
+            python = [b["python"] / a["python"] for a, b in zip(prev["runs"], row["runs"])
+                      if "python" in a and "python" in b]
+            if python:
+                row["py_x2"] = statistics.median(python) ** (1 / doublings)
 
 
 def fmt_time(row: dict) -> str:
@@ -270,7 +298,7 @@ def fmt_mb(row: dict) -> str:
 
 
 def table(rows: list[dict], args) -> str:
-    head = ["kind", "n", "first s", "min-max", "x2", "cpu s", "second s", "peak MB"]
+    head = ["kind", "n", "first s", "min-max", "x2", "py x2", "cpu s", "second s", "peak MB"]
     head += ["traced MB"] if args.tracemalloc else []
     head += ["warm-up s", "load", "note"]
     lines = [head]
@@ -279,6 +307,7 @@ def table(rows: list[dict], args) -> str:
         line = [r["kind"], str(r["n"]) if r["kind"] in CHAINS else "-", fmt_time(r),
                 f"{min(firsts):.2f}-{max(firsts):.2f}" if len(firsts) > 1 else "-",
                 ("> " if r.get("timeout") else "") + f"{r['x2']:.2f}" if "x2" in r else "-",
+                f"{r['py_x2']:.2f}" if "py_x2" in r else "-",
                 f"{r['cpu']:.3f}" if r.get("cpu") is not None else "-",
                 f"{r['second']:.4f}" if r.get("second") is not None else "-", fmt_mb(r)]
         if args.tracemalloc:

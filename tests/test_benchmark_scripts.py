@@ -82,3 +82,28 @@ def test_the_per_doubling_figure_pairs_the_two_sizes_round_by_round():
     timed_out = [point(1000, [1.0, 2.0, 1.0]), {"kind": "vector", "n": 10000, "timeout": 40.0, "runs": [{}]}]
     compile_time.per_doubling(timed_out)  # a bound, from the median of the smaller size
     assert abs(timed_out[1]["x2"] - 40.0 ** (1 / compile_time.math.log2(10))) < 1e-12
+
+
+def test_python_own_compile_of_the_chain_is_paired_round_by_round_too():
+    """py_x2, the yardstick: CPython's compile() of the chain's source, per doubling, from
+    each round's ratio as x2 is."""
+    def point(n, firsts, pythons):
+        return {"kind": "fib", "n": n, "first": sorted(firsts)[1],
+                "runs": [{"first": t, "python": p} for t, p in zip(firsts, pythons)]}
+    rows = [point(1000, [1.0, 1.0, 1.0], [0.01, 0.02, 0.01]), point(10000, [10.0, 10.0, 10.0], [0.1, 0.2, 0.12])]
+    compile_time.per_doubling(rows)
+    assert abs(rows[1]["py_x2"] - 2.0) < 1e-12  # the ratios 10, 10, 12: median 10
+    rows[0]["runs"][0].pop("python")  # a round without the figure is left out of its median
+    compile_time.per_doubling(rows)
+    assert abs(rows[1]["py_x2"] - 11.0 ** (1 / compile_time.math.log2(10))) < 1e-12
+
+
+def test_a_child_reports_the_call_and_python_own_compile_of_its_chain():
+    """One real child process on a 3-statement chain: its JSON line has catad's first call and
+    CPython's compile() of the same source."""
+    out = subprocess.run([sys.executable, str(BENCH / "compile_time.py"), "--child", "fib:3"],
+                         capture_output=True, text=True, check=True, timeout=300)
+    import json
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["first"] > 0 and result["python"] > 0 and result["second"] > 0
+    assert compile_time.chain_source("fib", 3).count("a, b = b, a + b") == 3
