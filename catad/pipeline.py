@@ -159,11 +159,6 @@ class Pipeline:
         names.taken = set(taken) if self.record else taken
         return names
 
-    @functools.cached_property
-    def _stops_gradients(self) -> bool:
-        return any(type(t) is Call and t.fn == "stop_gradient"
-                   for d in self.core.defs for t in compound_subterms(d.body))
-
     @_stage
     def jacobian_program(self) -> Program:
         """D$f, f's callees inlined: f's value and full Jacobian (reference semantics:
