@@ -558,8 +558,12 @@ def random_program_check(tmp_path, source, x, y, v, seed, vectorise):
         assert p.loops() == [], p.loops()
 
 
+# derandomized, as the suite's other random programs: drawn anew at each run, 3 runs of 81 met
+# a program catad refuses (a number Python's or NumPy's by a test catad cannot read again, passed
+# to a function of the program: "this value is one of Python's own numbers or one of NumPy's"),
+# a refusal docs/subset.rst documents, which failed CI at random
 random_examples = settings(
-    max_examples=20, deadline=None,
+    max_examples=20, deadline=None, derandomize=True,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # no shrinking: each example compiles a program
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 random_arguments = dict(
