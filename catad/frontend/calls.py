@@ -21,7 +21,7 @@ import numpy.lib.stride_tricks  # noqa: F401  (sliding_window_view is in the cat
 import numpy.polynomial  # noqa: F401  (np.polynomial's modules are in the catalogue)
 
 from ..errors import CatadTypeError
-from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, let_chain, make_lets, may_fail
+from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, Var, let_chain, make_lets, may_fail
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, iterators, linalg, special_calls
@@ -597,6 +597,13 @@ def _sum(lw, obj, node, arg, array_start: bool = False) -> Term:
         python = lw.has_py_items(t)  # a list of Python's numbers: 0 + l[0] + ... is Python's
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")
+        known = None  # the length of a vector of NumPy's numbers, read where the sum is (see below)
+        if rank(t.type) == 1 and not python and not lw.partly_py(t):
+            known = lw.b.shapes.infer(t) if not lw.is_list(t) else None
+            known = known[0].size if known and known[0] is not None else None
+            if known is None:  # known at run time only (L = [e for e in v if e > 0], appends under an if,
+                t = lw.hoisted(t)  # x[x > 0]): its size, bound before the statement where it can be
+                known = prim("size", t, loc=loc) if type(t) is Var else None
         out = prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
         if python and not is_array(out):
             return lw.as_py(out)
@@ -604,9 +611,8 @@ def _sum(lw, obj, node, arg, array_start: bool = False) -> Term:
             return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
         # an array's elements are NumPy's numbers (a list's may be Python's), so 0 + x[0] + ...
         # is a NumPy number, and the sum of nothing Python's int 0
-        known = lw.b.shapes.infer(t) if rank(t.type) == 1 and not lw.is_list(t) else None
-        if known and known[0] is not None and known[0].size is not None:
-            lw.as_py_when(out, prim("eq", fresh(known[0].size, loc), Const(0, Int), loc=loc), Int, Const(0, Int))
+        if known is not None:
+            lw.as_py_when(out, prim("eq", fresh(known, loc), Const(0, Int), loc=loc), Int, Const(0, Int))
         return out
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)
 
