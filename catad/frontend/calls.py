@@ -800,7 +800,7 @@ def h_float(lw, obj, node, args, kwargs):
 
 def truth(lw, t: Term, loc) -> Term:
     """The truth of a number (or each of an array's): nonzero, NaN too, as Python and NumPy take it."""
-    zero = Const(0.0, Float) if scalar_of(t.type) == Float else Const(0, Int)
+    zero = {Float: Const(0.0, Float), Bool: Const(False, Bool)}.get(scalar_of(t.type), Const(0, Int))
     f = lambda x: prim("ne", x, zero, loc=loc)
     return lw.b.elementwise(f, [t], loc) if is_array(t) else lw.b.share(t, f, loc)
 
@@ -815,7 +815,10 @@ def h_bool(lw, obj, node, args, kwargs):
     if t.type not in (Int, Float, Bool):
         lw.fail(node, "bool", f"bool() of a {t.type} is not supported (of an array of more than one element NumPy "
                 "raises: its truth value is ambiguous)", CatadTypeError, hint="use np.any(a) or np.all(a)")
-    return lw.as_py(t if t.type == Bool else truth(lw, t, lw.loc(node)))
+    if t.type == Bool and lw.is_py(t):
+        return t
+    # a NumPy bool: a new term, marked (marks go by identity: `b = bool(c)` leaves c NumPy's)
+    return lw.as_py(truth(lw, t, lw.loc(node)))
 
 
 def h_len(lw, obj, node, args, kwargs):
