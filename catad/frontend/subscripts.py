@@ -159,8 +159,8 @@ class Subscripts:
                 return self.as_py(out) if (head[k] if k >= 0 else tail[k]) else out
         lets, read = let_chain(out)
         if not (type(read) is Call and read.fn == "index" and read.args[1] is base):
-            if laid_out is MIXED:  # (which kind, catad cannot tell anywhere: see py_item_where)
-                return self.as_py_when(out, self.undecided(loc), out.type)
+            if laid_out is MIXED or laid_out is None and self.partly_py(base):  # (which kind, catad cannot
+                return self.as_py_when(out, self.undecided(loc), out.type)     # tell: see py_item_where)
             if laid_out is not None:  # (its condition would read what out binds)
                 refuse_item_of_unknown_kind(loc, "assign the list to a name first and index that, or make it an "
                                                  "array (np.array(...))")
