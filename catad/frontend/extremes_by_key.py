@@ -15,12 +15,13 @@ from __future__ import annotations
 import ast
 
 from ..errors import CatadTypeError
-from ..lang.terms import Const, If, Term, make_lets
+from ..lang.terms import TRUE, Const, If, Term, make_lets
 from ..lang.types import Bool, Float, Int, Vec
 from ..primitives import prim
 from .common import is_array
 from .iterators import as_list_comprehension
 from .freenames import NOT_STATIC
+from .shapes import copyable, in_scope
 
 
 def extreme_by_key(lw, pair: str, node: ast.Call, args: list, key: ast.expr) -> Term:
@@ -28,6 +29,7 @@ def extreme_by_key(lw, pair: str, node: ast.Call, args: list, key: ast.expr) -> 
     if len(args) == 1:
         return _of_iterable(lw, pair, node, args[0], key, loc)
     items = [lw.arg(a) for a in args]
+    chose = []
 
     def chosen(*xs):
         keys = [_key(lw, key, node, x) for x in xs]
@@ -38,9 +40,23 @@ def extreme_by_key(lw, pair: str, node: ast.Call, args: list, key: ast.expr) -> 
                 test = prim("gt" if pair == "max" else "lt", k, best_key, loc=loc)
                 best = lw.mark_chosen(If(test, x, best, loc), test, x, best) if not is_array(x) else If(test, x, best, loc)
                 best_key = If(test, k, best_key, loc)
+            chose.append(best)
             return best
         return lw.b.share_all(keys, fold, loc)
-    return lw.b.share_all(items, chosen, loc)
+    return _marked_as_chosen(lw, lw.b.share_all(items, chosen, loc), chose[0], loc)
+
+
+def _marked_as_chosen(lw, out: Term, best: Term, loc) -> Term:
+    """out, the item chosen (`best`) under the lets binding the items and their keys, marked as
+    best is: Python's where the item chosen is one of Python's numbers. A condition that reads
+    those keys (`min(x[0], 0.0, key=abs)`) cannot be read where out is used: undecided there."""
+    got = lw.py_when(best)
+    if got is None or out is best:
+        return out
+    when, python_type, value = got
+    if when is not TRUE and not (in_scope(when, out) and copyable(when)):
+        when, value = lw.undecided(loc), None
+    return lw.as_py(out) if when is TRUE else lw.as_py_when(out, when, python_type, value)
 
 
 def _key(lw, key: ast.expr, node: ast.Call, x: Term) -> Term:
