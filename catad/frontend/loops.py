@@ -1351,11 +1351,12 @@ class Loops:
 
     def _py_after(self, s: ast.For, n: str, py: Term | None, out: Term) -> Term | None:
         """State n's Bool of where it is Python's for the next settling: py where the body keeps
-        it (None: NumPy's); where either is undecided, the body's (the state's undecided mark where
-        that reads one)."""
+        it (None: NumPy's); where either is undecided, the state's undecided mark (undecided
+        before the loop, it stays so after a body that makes it NumPy's: where the loop runs no
+        iteration, it is what it was)."""
         when = self.where_py(out)
         if reads_undecided(when) or py is not None and is_undecided(py):
-            return self._undecided_state(s, n, when)
+            return self._undecided_state(s, n, when if reads_undecided(when) else py)
         return py if py is not None and when is py else None
 
     def _python_type(self, st: "_Settled", n: str):
