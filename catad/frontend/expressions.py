@@ -505,6 +505,10 @@ class Expressions:
         if isinstance(node.op, ast.UAdd) and scalar_of(a.type) in (Int, Float):
             return a
         if isinstance(node.op, ast.Invert) and scalar_of(a.type) == Bool and not self.is_py(a):
+            if not is_array(a) and self.py_when(a) is not None:
+                self.fail(node, "operator", "~ of a bool that is Python's or NumPy's by a test at run time: Python's "
+                          "~True is the int -2, NumPy's ~np.True_ is False", hint="write `not b` (the same for "
+                          "both), or make the bool one kind first: bool(b), or np.bool_(b)")
             f = lambda x: prim("not", x, loc=loc)  # NumPy's logical not
             return self.b.elementwise(f, [a], loc) if is_array(a) else self.as_numpy(f(a))
         if isinstance(node.op, ast.Invert) and scalar_of(a.type) in (Int, Bool):  # (Python's ~True is -2)
