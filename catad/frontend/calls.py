@@ -1084,7 +1084,8 @@ def _round_digits(lw, node, t: Term, n: Term) -> Term:
         if not (isinstance(n, Const) and int(n.value) >= 0):
             lw.fail(node, "round", "round() of an int to digits not known to be >= 0 while compiling (Python rounds "
                     "it to tens, hundreds, ...)", hint="convert first: round(float(k), n)")
-        return lw.keep_py(t, t if t.type == Int else lw.b.numeric(t, Int, loc))
+        out = t if t.type == Int else lw.b.numeric(t, Int, loc)  # (NumPy's bools have no __round__)
+        return lw.keep_py(t, make_lets(_no_dunder(lw, builtins.round, t, loc), out))
     if lw.is_py(t):
         return lw.as_py(prim("round_digits", t, lw.b.to_float(n, loc), loc=loc))
     if lw.py_when(t) is not None:
