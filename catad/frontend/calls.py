@@ -25,7 +25,7 @@ from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, Var, l
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, iterators, linalg, special_calls
-from .common import MIXED, and_, index_chain, is_array, or_
+from .common import MIXED, and_, index_chain, is_array, is_undecided, or_
 from .shapes import fresh
 from .subscripts import flat_display
 from ..transforms import maker_kind, transformation_of
@@ -595,23 +595,28 @@ def _sum(lw, obj, node, arg, array_start: bool = False) -> Term:
                     "list start concatenates them)", CatadTypeError,
                     "for a list of arrays, make it one: np.sum(np.array(xs), axis=0)")
         python = lw.has_py_items(t)  # a list of Python's numbers: 0 + l[0] + ... is Python's
+        partly = lw.partly_py(t)
         t = lw.nonempty_list(t, node, "sum()", "sum() of an empty list is the int 0 in Python, not an array of "
                                                "the shape of the list's elements")
+        if scalar_of(t.type) == Bool:  # 0 + True + ...: bools add as ints (NumPy's as np.int64)
+            t = lw.b.numeric(t, Int, loc)
         known = None  # the length of a vector of NumPy's numbers, read where the sum is (see below)
-        if rank(t.type) == 1 and not python and not lw.partly_py(t):
-            known = lw.b.shapes.infer(t) if not lw.is_list(t) else None
+        if rank(t.type) == 1 and not python and not partly:
+            known = lw.b.shapes.infer(t)
             known = known[0].size if known and known[0] is not None else None
             if known is None:  # known at run time only (L = [e for e in v if e > 0], appends under an if,
                 t = lw.hoisted(t)  # x[x > 0]): its size, bound before the statement where it can be
-                known = prim("size", t, loc=loc) if type(t) is Var else None
+                known = prim("size", t, loc=loc) if type(t) is Var else lw.undecided(loc)
         out = prim("sum", t, loc=loc)  # a matrix sums its rows, as Python's sum does
         if python and not is_array(out):
             return lw.as_py(out)
-        if lw.partly_py(t) and not is_array(out):  # Python's where the NumPy numbers' places hold none
+        if partly and not is_array(out):  # Python's where the NumPy numbers' places hold none
             return lw.as_py_when(out, lw.undecided(loc), t.type.elem)
         # an array's elements are NumPy's numbers (a list's may be Python's), so 0 + x[0] + ...
         # is a NumPy number, and the sum of nothing Python's int 0
-        if known is not None:
+        if is_undecided(known):  # (where it is empty, which catad cannot read again where the sum is used)
+            lw.as_py_when(out, known, Int)
+        elif known is not None:
             lw.as_py_when(out, prim("eq", fresh(known, loc), Const(0, Int), loc=loc), Int, Const(0, Int))
         return out
     lw.fail(node, "sum", f"sum() takes an array, a tuple or a generator, got a {t.type}", CatadTypeError)

@@ -194,6 +194,8 @@ class Comprehensions:
             else:
                 self.assign(g.target, elem, pieces, loc)
             element = self._filtered(gens, k, elt, reduce, loc)
+            if reduce == "sum" and scalar_of(element.type) == Bool:  # 0 + True + ...: bools add as ints
+                element = self.keep_py(element, self.b.numeric(element, Int, loc))
             if self._own_lengths(element):
                 self.fail(elt, "comprehension", "each element of this comprehension selects its own count of "
                           "values (a boolean mask, np.nonzero or a filter), so they would differ in length, which "
