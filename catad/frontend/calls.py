@@ -25,7 +25,7 @@ from ..lang.terms import FALSE, TRUE, Build, Const, Get, If, Term, Tuple, Var, l
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, rank, scalar_of
 from ..primitives import PRIMITIVES, prim, primitive_for_callable
 from . import complexes, iterators, linalg, special_calls
-from .common import MIXED, and_, index_chain, is_array, is_undecided, or_
+from .common import MIXED, and_, index_chain, is_array, is_undecided, or_, reads_undecided
 from .shapes import fresh
 from .subscripts import flat_display
 from ..transforms import maker_kind, transformation_of
@@ -1112,7 +1112,12 @@ def _no_dunder(lw, obj, t: Term, loc) -> list:
     if method is None or is_array(t) or not (lw.is_numpy(t) or lw.py_when(t) is not None):
         return []
     numpy_type = "numpy.int64" if t.type == Int else "numpy.bool"
-    return lw.b.check(lw.where_py(t), (), loc, display(obj), f"type {numpy_type} doesn't define {method} method",
+    when = lw.where_py(t)
+    if reads_undecided(when):  # (a check that holds where Python's does is no answer: NumPy's raises)
+        raise CatadTypeError(f"{display(obj)}() of a number that is Python's or NumPy's by a test catad cannot read "
+                             f"again: Python's has {method}, {numpy_type} does not (TypeError)", loc, display(obj),
+                             "convert it first: int(b), or float(x)")
+    return lw.b.check(when, (), loc, display(obj), f"type {numpy_type} doesn't define {method} method",
                       "unsupported", raises=TypeError)
 
 
