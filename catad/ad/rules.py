@@ -686,7 +686,7 @@ def _j_cho_solve(fn, xs, tgt, bind):
     return L.Compose(_linear("cho_lsolve", "cho_lsolve", (c, lower), b.type, b.type), rhs)
 
 
-_ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
+_ARRAY_RULES = {"index": _j_index, "sum": _j_sum, "fsum": _j_sum, "vmax": _j_reduce, "vmin": _j_reduce, "vector": _j_vector,
                 "brentq": _j_constant, "stop_gradient": _j_constant, "lstsq": _j_constant,
                 **{name: _j_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},
                 "det": _j_det, "slogdet": _j_slogdet, "inv": _j_inv, "solve": _j_solve, "cholesky": _j_cholesky,

@@ -41,7 +41,7 @@ RUNTIME_NAMES = {"np", "ZERO", "OneHot", "f64", "to_float", "each", "power", "fi
                  "scatter_add_rt", "update_vector", "rt_update", "contract", "spread", "sum0", "sum_rows", "all_finite", "products_finite", "nonempty", "check_ok", "check_range", "loop_array", "dense_like", "shaped_as",
                  "reverse_loop", "batch_full", "batch_add", "batch_add_at", "batch_steps", "sf",
                  "stack_states", "tangent_dot", "tangent_outer", "tangent_prod", "zero_tangent_length", "last_hit", "brentq"}
-RUNTIME_NAMES |= {"int64_times", "np_power", "to_int", "round_digits"}
+RUNTIME_NAMES |= {"int64_times", "np_power", "to_int", "round_digits", "fsum"}
 RUNTIME_NAMES |= set(LINALG_KERNELS)  # la_det, la_solve, ... (catad/backend/linalg.py)
 RUNTIME_NAMES |= set(FFT_KERNELS)  # dft_fft, dft_fft_vjp, ... (catad/backend/fft.py)
 RUNTIME_NAMES |= set(SPECTRAL_KERNELS) | set(TRIANGULAR_KERNELS) | {"lexsort_keys", "lexsort_rows"}

@@ -113,7 +113,7 @@ FFT_NAMES = _FFT_TRANSFORMS + tuple(_FFT_ACTIONS)
 CODEGEN = {
     "index": gathers.p_index, "size": gathers.p_size, "dim": gathers.p_dim, "flatnonzero": gathers.p_flatnonzero,
     "update": scatters.p_update, "scatter_add": scatters.p_scatter_add,
-    "sum": reductions.p_sum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
+    "sum": reductions.p_sum, "fsum": reductions.p_fsum, "tsum": reductions.p_tsum, "vmax": reductions.p_vmax, "vmin": reductions.p_vmin,
     "argmax": reductions.p_argmax, "argmin": reductions.p_argmin, "last_hit": scatters.p_last_hit,
     "brentq": roots.p_brentq, "stop_gradient": roots.p_stop_gradient,
     **{name: roots.p_implicit_root for name in IMPLICIT_MARKS + IMPLICIT_ZEROS},

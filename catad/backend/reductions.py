@@ -20,6 +20,16 @@ def p_sum(c: Compiler, t, v):
     return vsum(c, v)
 
 
+def p_fsum(c: Compiler, t, v):
+    """fsum(v): math.fsum of the vector v, one call outside vectorised builds; inside one (a sum
+    per lane) the build is a Python loop (Unvectorisable), which explain reports."""
+    if c.depth > 0 or not isinstance(v, (Arr, Stacked)) or v.depth > 0:
+        raise Unvectorisable("math.fsum, a correctly rounded sum, in each lane")
+    a = arrays.dense(c, v, [])
+    loc = t.loc and (t.loc.file, t.loc.line, t.loc.col)  # None in derivative programs
+    return Arr(c.assign(f"fsum({a.code}{f', {loc!r}' if loc else ''})", "s"), 0, frozenset(), 0, "f")
+
+
 def p_tsum(c: Compiler, t, v):
     """tsum(v): the sum of a vector of tangents."""
     return vsum(c, v)

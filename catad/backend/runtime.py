@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import tangents as T
 from . import einsum_plans as _einsum_plans
-from ..errors import Loc as _Loc, ShapeError as _ShapeError
+from ..errors import DomainError as _DomainError, Loc as _Loc, RangeError as _RangeError, ShapeError as _ShapeError
 from ..lang.evaluate import no_rows
 from ..primitives import registry as R
 from ..primitives import special as sf  # the special functions' whole-array forms (sf.expit)
@@ -356,6 +356,18 @@ def _picked(x: np.ndarray, i: np.ndarray) -> np.ndarray:
     if x.flags.c_contiguous:
         return x.reshape(-1)[i.reshape(-1) + np.arange(0, i.size * n, n)].reshape(i.shape)
     return np.take_along_axis(x, i[..., None], -1)[..., 0]
+
+
+def fsum(x, where: tuple | None = None) -> float:
+    """math.fsum of the vector x (the fsum primitive), its ValueError (inf + -inf) and
+    OverflowError (an intermediate overflow) raised as catad's, with Python's message, located
+    at the call in the user's source (where: (file, line, col))."""
+    try:
+        return R.PRIMITIVES["fsum"].impl(x)
+    except ValueError as e:
+        raise _DomainError(str(e), _Loc(*where) if where else None, "math.fsum") from None
+    except OverflowError as e:
+        raise _RangeError(str(e), _Loc(*where) if where else None, "math.fsum") from None
 
 
 def _empty_reduction(kind: str, where: tuple | None) -> _ShapeError:

@@ -573,6 +573,19 @@ def h_sum(lw, obj, node, args, kwargs):
     return lw.binop(ast.Add(), s, _sum(lw, obj, node, t, _array_start(lw, s)), node)
 
 
+def h_fsum(lw, obj, node, args, kwargs):
+    """math.fsum(iterable) of numbers (a generator or list comprehension, a list, a vector):
+    Python's float, their sum correctly rounded (math.fsum itself, at run time); its derivative
+    is sum's. Of nothing it is 0.0."""
+    _arity(lw, obj, node, args, 1)
+    it, loc = args[0], lw.loc(node)
+    t = lw.expr(iterators.as_list_comprehension(lw, it)) if isinstance(it, _COMPS) else lw.arg(it)
+    if rank(t.type) != 1 or scalar_of(t.type) not in (Float, Int, Bool):
+        lw.fail(node, "math.fsum", f"math.fsum() takes numbers (a vector, a list of numbers, a generator of them), "
+                f"got a {t.type}", CatadTypeError, hint="for the rows of a matrix: [math.fsum(r) for r in m]")
+    return lw.as_py(prim("fsum", lw.b.to_float(t, loc), loc=loc))
+
+
 def _array_start(lw, s: Term) -> bool:
     """Whether sum's start is an array (not a list): then start + a list is NumPy's sum, elementwise."""
     return is_array(s) and not lw.is_list(s) and not lw.unknown_row(s)
@@ -1150,7 +1163,7 @@ _REFUSED = [(builtins.print, h_print), (builtins.int, h_to_int), (builtins.round
 @functools.lru_cache(maxsize=None)
 def _handlers() -> dict[int, tuple]:
     table = [
-        ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((builtins.max, builtins.min), h_max, ("key", "default")),
+        ((builtins.sum,), h_sum, ("start",)), ((math.prod,), h_prod, ()), ((math.fsum,), h_fsum, ()), ((builtins.max, builtins.min), h_max, ("key", "default")),
         ((builtins.any, builtins.all), h_any_all, ()),
         ((builtins.abs, np.abs, np.absolute, math.fabs, np.fabs), h_abs, ()),
         ((builtins.float,), h_float, ()), ((builtins.bool,), h_bool, ()), ((builtins.len,), h_len, ()),

@@ -192,6 +192,12 @@ def t_sum(ts):
     return v.elem
 
 
+def t_fsum(ts):
+    if ts != (Vec(Float),):
+        raise PrimitiveTypeError(f"fsum takes a Vec of Floats, got {_fmt(ts)}")
+    return Float
+
+
 def t_reduce_max(ts):
     v = ts[0]
     if not (isinstance(v, Vec) and v.elem in (Float, Int)):
@@ -287,6 +293,10 @@ def _index(i, v):
 def _sum(v):
     v = np.asarray(v)
     return v.sum(axis=0) if v.ndim > 1 else (int(v.sum()) if v.dtype.kind in "iu" else float(v.sum()))
+
+
+def _fsum(v):
+    return math.fsum(np.asarray(v, dtype=float))
 
 
 def _vmax(v):
@@ -605,6 +615,8 @@ register(Primitive("dim", t_dim, _dim, arity=2,
                        "read from its shape: the columns of a matrix with no rows are still known"))
 register(Primitive("sum", t_sum, _sum, (builtins.sum, np.sum),
                    doc="the sum of a Vec's elements (of its rows, for a Vec of Vecs)"))
+register(Primitive("fsum", t_fsum, _fsum,
+                   doc="math.fsum of a Vec of Floats: their sum, correctly rounded (its derivative is sum's)"))
 register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
                    doc="the largest element of a Vec",
                    nondiff_note="at a tie the first maximal element gets the derivative"))
@@ -1460,6 +1472,7 @@ STRUCTURAL = {
     "size": {"codegen": _CG + "gathers:p_size"},
     "dim": {"codegen": _CG + "gathers:p_dim"},
     "sum": {"derivative": _AD + "_j_sum", "linear maps": _LM + "Sum Broadcast", "codegen": _CG + "reductions:p_sum"},
+    "fsum": {"derivative": _AD + "_j_sum", "linear maps": _LM + "Sum Broadcast", "codegen": _CG + "reductions:p_fsum"},
     "vmax": {"derivative": _AD + "_j_reduce", "linear maps": _LM + "Index IndexUpdate",
              "codegen": _CG + "reductions:p_vmax"},
     "vmin": {"derivative": _AD + "_j_reduce", "linear maps": _LM + "Index IndexUpdate",
