@@ -43,7 +43,7 @@ alike, and the per-doubling figures, ratios of two points, are not made of it.
              the work done grows linearly: the caches, not an algorithm.)
   py x2      the same per-doubling growth of CPython's own compile() of the chain's source (the
              user's function, n statements), timed in the same processes after catad's calls
-             (best of 3 in each): a yardstick of linear work in C, for how the time per statement
+             (median of 3 in each): a yardstick of linear work in C, for how the time per statement
              of a program held in memory grows on this machine as the program grows
   second s   a second call in the same process (the run alone, compiled program cached)
   peak MB    growth of getrusage's ru_maxrss (KiB on Linux) over the call, MB = 10^6 bytes
@@ -112,19 +112,14 @@ def fib_source(n: int) -> str:
     return "def f(x):\n    a, b = x, x\n" + "    a, b = b, a + b\n" * n + "    return b\n"
 
 
-def chain_source(kind: str, n: int) -> str:
+def benchmark_source(kind: str, n: int) -> str:
     return vector_source(n) if kind == "vector" else fib_source(n)
 
 
-def python_compile(source: str, repeats: int = 3) -> float:
-    """Seconds CPython's compile() takes for source: the best of `repeats`."""
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        code = compile(source, "<chain>", "exec")
-        times.append(time.perf_counter() - t)
-        del code
-    return min(times)
+def python_compile(source: str) -> float:
+    """Seconds CPython's compile() takes for source: the median of 3."""
+    from _util import median_time
+    return median_time(lambda: compile(source, "<chain>", "exec"), 3)
 
 
 def workload(kind: str, n: int, data_dir: Path):
@@ -133,7 +128,7 @@ def workload(kind: str, n: int, data_dir: Path):
     import catad
     from _util import load_source
     if kind in CHAINS:
-        f = load_source(chain_source(kind, n))
+        f = load_source(benchmark_source(kind, n))
         x = np.linspace(0.1, 0.5, 5) if kind == "vector" else 1.0
         return lambda: catad.grad(f)(x)
     if kind == "gmm":
@@ -202,7 +197,7 @@ def child(kind: str, n: int, catad_path: str | None, data_dir: Path, cold: bool,
     call()
     out["second"] = time.perf_counter() - t
     if kind in CHAINS:
-        out["python"] = python_compile(chain_source(kind, n))
+        out["python"] = python_compile(benchmark_source(kind, n))
     print(json.dumps(out), flush=True)
 
 

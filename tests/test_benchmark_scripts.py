@@ -106,4 +106,4 @@ def test_a_child_reports_the_call_and_python_own_compile_of_its_chain():
     import json
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["first"] > 0 and result["python"] > 0 and result["second"] > 0
-    assert compile_time.chain_source("fib", 3).count("a, b = b, a + b") == 3
+    assert compile_time.benchmark_source("fib", 3).count("a, b = b, a + b") == 3

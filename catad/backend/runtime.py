@@ -358,12 +358,15 @@ def _picked(x: np.ndarray, i: np.ndarray) -> np.ndarray:
     return np.take_along_axis(x, i[..., None], -1)[..., 0]
 
 
+_FSUM = R.PRIMITIVES["fsum"].impl
+
+
 def fsum(x, where: tuple | None = None) -> float:
     """math.fsum of the vector x (the fsum primitive), its ValueError (inf + -inf) and
     OverflowError (an intermediate overflow) raised as catad's, with Python's message, located
     at the call in the user's source (where: (file, line, col))."""
     try:
-        return R.PRIMITIVES["fsum"].impl(x)
+        return _FSUM(x)
     except ValueError as e:
         raise _DomainError(str(e), _Loc(*where) if where else None, "math.fsum") from None
     except OverflowError as e:
