@@ -843,11 +843,11 @@ def test_inlining_scans_each_line_for_names_about_once(monkeypatch):
     monkeypatch.setattr(tidy, "_IDENT", _CountingPattern(tidy._IDENT, scans))
     inline, parse = tidy.inline_single_use, tidy._parse
 
-    def counting_inline(lns, result, params):  # (dead_code's scans, one per line, not counted)
+    def counting_inline(lns, result, params, kept=()):  # (dead_code's scans, one per line, not counted)
         lines[0] += len(lns)
         before = scans[0]
         try:
-            return inline(lns, result, params)
+            return inline(lns, result, params, kept)
         finally:
             inside[0] += scans[0] - before
 

@@ -328,9 +328,9 @@ def _compile(d: Def, n_primal: int, vectorise: bool, keep: Any, inline: bool, ze
     if c.tapes:  # the values the reverse steps still read, once dead code is gone
         lines = folds.finish_tapes(c, out)
     if inline:  # (which takes the dead code out first)
-        lines, out = tidy.inline_single_use(lines, out, params)
+        lines, out = tidy.inline_single_use(lines, out, params, c.kept)
     else:
-        lines = tidy.dead_code(lines, out)
+        lines = tidy.dead_code(lines, out, c.kept)
     body = "\n".join(lines)
     source = (f"def {fname}({', '.join(params)}):\n"
               f"    with np.errstate(all='ignore'):\n"

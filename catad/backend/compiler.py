@@ -106,6 +106,9 @@ class Compiler:
         self.logic: dict[str, tuple] = {}
         self.ragged_masks: set[str] = set()
         self.nonneg: set[str] = set()  # Int codes known to be >= 0 (lengths read from shapes)
+        # the names of values of primitives that may raise (np.linalg.inv's LinAlgError): dead code
+        # elimination keeps their lines, read or not, as Python raises there too
+        self.kept: set[str] = set()
         self._n = 0
 
     @property
@@ -178,6 +181,14 @@ class Compiler:
         self.memo[-1][expr] = name
         return name
 
+    def keep_lines(self, start: int) -> None:
+        """Keep the lines from `start` on, read or not (`kept`): they compute a primitive that
+        may raise (its parts too, where it gives a tuple: cheap projections)."""
+        for line in self.lines[start:]:
+            target, sep, _ = line.lstrip(" ").partition(" = ")
+            if sep and target.isidentifier():
+                self.kept.add(target)
+
     def rename_last(self, value: Arr, hint: str, start: int) -> Arr:
         """Name the line that computed a let-bound value after the variable."""
         if len(self.lines) <= start or value.code in self.recomputed:
@@ -199,6 +210,8 @@ class Compiler:
             self.logic[new] = self.logic[value.code]
         if value.code in self.nonneg:
             self.nonneg.add(new)
+        if value.code in self.kept:
+            self.kept.add(new)
         if value.code in self.scalars:
             self.scalars.add(new)
         return Arr(new, value.depth, value.deps, value.rank, value.kind, value.iota, value.clamp, value.shift)

@@ -76,7 +76,11 @@ def call(c: Compiler, t: K.Call):
     args = [c.comp(a) for a in t.args]  # (not map: Python 3.11 calls c.comp faster from here than from C)
     special = CODEGEN.get(fn)
     if special is not None:
-        return special(c, t, *args)
+        start = len(c.lines)
+        out = special(c, t, *args)
+        if p.raises:  # the lines computing it are kept, read or not (Compiler.kept)
+            c.keep_lines(start)
+        return out
     for a in args:
         if not isinstance(a, Arr):
             args = [arrays.scalar(c, a) for a in args]

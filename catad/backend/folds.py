@@ -457,7 +457,7 @@ def finish_tapes(c: Compiler, out: str) -> list[str]:
     used: dict[str, list[str]] = {}  # tape -> the forward step's names it keeps
     while True:
         lines = _tapes_written(c, used)
-        live = tidy.dead_code(lines, out)
+        live = tidy.dead_code(lines, out, c.kept)
         named = set(_TAPE_NAME.findall("\n".join(line for line in live if not line.lstrip().startswith("#tape-"))))
         kept = {tape.list: sorted({f for _, _, names, u in tape.loads for f, r in names.items()
                                    if r in u and r in named}) for tape in c.tapes}

@@ -17,7 +17,7 @@ import keyword
 import re
 from collections import Counter
 from itertools import compress
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")  # any identifier: counts uses generously
 # a string literal (skipped), or a variable: not after "." or inside a number, not a keyword argument
@@ -42,7 +42,7 @@ def _split(line: str) -> tuple[int, str | None, str]:
     return indent, None, s
 
 
-def dead_code(lines: list[str], result: str) -> list[str]:
+def dead_code(lines: list[str], result: str, kept: Collection[str] = ()) -> list[str]:
     targets, reads = [], []
     for line in lines:
         _, target, expr = _split(line)
@@ -51,24 +51,27 @@ def dead_code(lines: list[str], result: str) -> list[str]:
     uses = Counter(_IDENT.findall(result))
     for names in reads:
         uses.update(names)
-    keep = _kept(targets, uses, reads.__getitem__)
+    keep = _kept(targets, uses, reads.__getitem__, kept)
     return [line for line, k in zip(lines, keep) if k]
 
 
-def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]]) -> list[bool]:
+def _kept(targets: list, uses: Counter, reads: Callable[[int], Iterable[str]],
+          kept: Collection[str] = ()) -> list[bool]:
     """Which lines dead-code elimination keeps, from each line's target (None: not an
     assignment, kept), how often each name is read (by the lines and the result; used up) and
-    the names line k reads (asked of the lines dropped)."""
+    the names line k reads (asked of the lines dropped); the lines assigning a name in `kept`
+    (a value of a primitive that may raise: Compiler.kept) are kept, read or not."""
     keep = [True] * len(targets)
     for k in range(len(targets) - 1, -1, -1):  # later lines first: their uses are final
         target = targets[k]
-        if target is not None and uses[target] == 0:
+        if target is not None and uses[target] == 0 and target not in kept:
             keep[k] = False
             uses.subtract(reads(k))
     return keep
 
 
-def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple[list[str], str]:
+def inline_single_use(lines: list[str], result: str, params: list[str],
+                      kept: Collection[str] = ()) -> tuple[list[str], str]:
     """Lines and result with dead code gone (as dead_code, from the names each line reads, found
     once for both passes: _kept), then each name that is assigned once at the top level and used
     once, at the top level before any loop, replaced by its (parenthesised) expression.
@@ -86,7 +89,7 @@ def inline_single_use(lines: list[str], result: str, params: list[str]) -> tuple
     # how often the lines kept and the result read each name (_kept takes away the reads of
     # the lines dropped; the lines dropped are passed over below, not copied out of every list)
     uses = Counter(name for found in refs for name in found[1::2])
-    keep = _kept(targets, uses, lambda k: refs[k][1::2])
+    keep = _kept(targets, uses, lambda k: refs[k][1::2], kept)
     # the names the lines kept assign more than once (few or none: a set in the cache, not a
     # count of every name, is asked at every line)
     assigned = list(filter(None, compress(targets, keep)))

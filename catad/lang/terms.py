@@ -754,8 +754,14 @@ def failing(call: Term) -> Term:
     return call
 
 
+# The calls that may raise when they run: ``check`` (a shape or bounds check), and the
+# primitives whose own implementation raises on some values (np.linalg.inv's LinAlgError of a
+# singular matrix): the registry adds each one registered with `raises` (catad.primitives).
+FAILING: set[str] = {"check"}
+
+
 def may_fail(t: Term) -> bool:
-    """Does evaluating t run a ``check`` (a shape or bounds check that raises when it fails)?
+    """Does evaluating t run a call that may raise (a ``check``, or a primitive in FAILING)?
     Such a let is kept even when nothing uses its value: Python would have raised there.
     The answer is kept on each node (the passes ask it of the same right sides again and
     again), computed children first on an explicit stack."""
@@ -767,7 +773,7 @@ def may_fail(t: Term) -> bool:
             if type(a) is not Var and type(a) is not Const:
                 break
         else:
-            fails = t.fn == "check"
+            fails = t.fn in FAILING
             _SET_FAILS(t, fails)
             return fails
     stack = [t]
@@ -783,7 +789,7 @@ def may_fail(t: Term) -> bool:
             stack.extend(todo)
             continue
         stack.pop()
-        _SET_FAILS(n, (isinstance(n, Call) and n.fn == "check") or any(getattr(k, "_fails", False) for k in kids))
+        _SET_FAILS(n, (isinstance(n, Call) and n.fn in FAILING) or any(getattr(k, "_fails", False) for k in kids))
     return t._fails
 
 

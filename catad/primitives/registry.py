@@ -26,6 +26,7 @@ from . import roots as _roots
 from . import spectral as _sp
 from . import special as S
 from . import triangular as _tr
+from ..lang.terms import FAILING
 from ..lang.types import (Bool, Float, Int, Scalar, Site, Tuple as TupleT, Type, Unit, Vec, is_array_type, rank,
                           scalar_of)
 
@@ -62,6 +63,10 @@ class Primitive:
     # dotted names: one stands for this primitive once its module is loaded (a function that
     # calls it has imported it). See library_callables.
     library_aliases: tuple[str, ...] = ()
+    # What its implementation raises on some values, which no check made before tests
+    # (np.linalg.inv's LinAlgError of a singular matrix): "" for none. A call of it is kept
+    # where nothing reads its value (catad.lang.terms.may_fail), as Python raises there too.
+    raises: str = ""
 
     def result_type(self, arg_types: tuple[Type, ...]) -> Type:
         if self.arity is not None and len(arg_types) != self.arity:
@@ -75,6 +80,8 @@ PRIMITIVES: dict[str, Primitive] = {}
 def register(p: Primitive) -> Primitive:
     assert p.name not in PRIMITIVES, p.name
     PRIMITIVES[p.name] = p
+    if p.raises:
+        FAILING.add(p.name)
     return p
 
 
@@ -616,7 +623,8 @@ register(Primitive("dim", t_dim, _dim, arity=2,
 register(Primitive("sum", t_sum, _sum, (builtins.sum, np.sum),
                    doc="the sum of a Vec's elements (of its rows, for a Vec of Vecs)"))
 register(Primitive("fsum", t_fsum, _fsum,
-                   doc="math.fsum of a Vec of Floats: their sum, correctly rounded (its derivative is sum's)"))
+                   doc="math.fsum of a Vec of Floats: their sum, correctly rounded (its derivative is sum's)",
+                   raises="ValueError of inf - inf, OverflowError where the sum overflows"))
 register(Primitive("vmax", t_reduce_max, _vmax, (np.max, np.amax),
                    doc="the largest element of a Vec",
                    nondiff_note="at a tie the first maximal element gets the derivative"))
@@ -823,7 +831,8 @@ def t_stop_gradient(ts):
 register(Primitive("brentq", t_brentq, _roots.brentq_kernel, arity=None,
                    doc="brentq(site, a, b, xtol, rtol, maxiter, values...): scipy.optimize.brentq of the user's "
                        "function at site (catad/primitives/roots.py), its derivative zero (the front end adds the "
-                       "implicit function theorem's)"))
+                       "implicit function theorem's)",
+                   raises="ValueError where f(a) and f(b) have one sign"))
 register(Primitive("stop_gradient", t_stop_gradient, _roots.stop_gradient_kernel,
                    doc="stop_gradient(x) = x, whose derivative is zero (the implicit function theorem's "
                        "correction of a root: catad/frontend/roots.py)"))
@@ -1150,9 +1159,12 @@ _LINALG = [
     ("chol_vjp", _t_action(MATRIX, MATRIX), _la.la_chol_vjp, (),
      "chol_vjp(L, G) = Phi(P + P^T), P = L^{-T} Phi(L^T G) L^{-1}: the transpose of chol_jvp"),
 ]
+# what np.linalg raises where the matrix has no inverse, no solution, no Cholesky factor
+_LINALG_RAISES = {"inv": "LinAlgError where A is singular", "solve": "LinAlgError where A is singular",
+                  "cholesky": "LinAlgError where A is not positive definite"}
 for _name, _typing, _impl, _aliases, _doc in _LINALG:
     register(Primitive(_name, _typing, _impl, _aliases, arity=1 if _name in ("det", "slogdet", "inv", "cholesky")
-                       else 2, doc=_doc))
+                       else 2, doc=_doc, raises=_LINALG_RAISES.get(_name, "")))
 
 
 def _t_action_at(coefficient: Type, tangent: Type, result: Type):
@@ -1445,8 +1457,17 @@ _DECOMPOSITIONS += [
     ("cho_sym_mul", _signature(None, None, Int, MATRIX, result=MATRIX), _tr.la_cho_sym_mul,
      "cho_sym_mul(x, g, flags, E) = -tri((G + G^T) E), G = g x^T (its own transpose; d cho_neg_matmul_t in C)"),
 ]
+# what NumPy and SciPy raise where there is no decomposition or solution, or (SciPy's check_finite)
+# the matrix is not finite
+_DECOMPOSITIONS_RAISE = {"svd": "LinAlgError where the SVD does not converge (a NaN)",
+                         "svdvals": "LinAlgError where the SVD does not converge (a NaN)",
+                         "lstsq": "LinAlgError where the SVD does not converge (a NaN)",
+                         "trisolve": "LinAlgError where the triangle is singular; ValueError where it is not finite",
+                         "sp_cholesky": "LinAlgError where A is not positive definite; ValueError where it is not "
+                                        "finite",
+                         "cho_solve": "ValueError where the factor or b is not finite"}
 for _name, _typing, _impl, _doc in _DECOMPOSITIONS:
-    register(Primitive(_name, _typing, _impl, arity=None, doc=_doc))
+    register(Primitive(_name, _typing, _impl, arity=None, doc=_doc, raises=_DECOMPOSITIONS_RAISE.get(_name, "")))
 register(Primitive("flatnonzero", t_flatnonzero, lambda m: np.flatnonzero(np.asarray(m, dtype=bool)),
                    doc="flatnonzero(m), np.flatnonzero(m): the positions of m's true elements in C order, an Int "
                        "vector whose length is the count of them (what a boolean mask selects), with no derivative"))
