@@ -1122,7 +1122,9 @@ def _no_dunder(lw, obj, t: Term, loc) -> list:
     integers and bools have no __trunc__ (nor its bools __round__), so Python raises TypeError
     where t is NumPy's (surely, or where its mark says: a count a loop adds NumPy's bools to)."""
     method = "__trunc__" if obj is math.trunc else "__round__" if obj is builtins.round and t.type == Bool else None
-    if method is None or is_array(t) or not (lw.is_numpy(t) or lw.py_when(t) is not None):
+    # (a bool of no mark is NumPy's: Python's are marked where they are made, comparisons of its
+    # numbers, bool(), any(), ...; where an Int of no mark is NumPy's is not known so well)
+    if method is None or is_array(t) or not (lw.is_numpy(t) or lw.py_when(t) is not None or t.type == Bool):
         return []
     numpy_type = "numpy.int64" if t.type == Int else "numpy.bool"
     when = lw.where_py(t)

@@ -428,6 +428,12 @@ class FunctionLowerer(Statements, Expressions, FreeNames, Comprehensions, Subscr
                                  f"convert the bool first: {pair}(int(b), n)")
         if isinstance(self.joined_kind(a, b), tuple):  # Python's on one side only: its mark reads the test
             a, b = self.hoisted(a), self.hoisted(b)
+        if a.type == Bool:  # (two bools: compared as the ints they are, the one chosen given)
+            def chosen(x, y):
+                return self.b.scalar("gt" if pair == "max" else "lt", [self.b.numeric(y, Int, loc),
+                                                                       self.b.numeric(x, Int, loc)], loc)
+            out = self.b.share_all([a, b], lambda x, y: If(chosen(x, y), y, x, loc), loc)
+            return self.mark_chosen(out, chosen(a, b), b, a)
         test = self.b.scalar("gt" if pair == "max" else "lt", [b, a], loc)
         out = self.mark_chosen(self.b.scalar(pair, [a, b], loc), test, b, a)
         if self.is_zero_d(a) or self.is_zero_d(b):  # Python's max gives that array itself where chosen
