@@ -139,3 +139,33 @@ def test_the_primitives_that_raise_are_those_kept():
     raising = {name for name, p in PRIMITIVES.items() if p.raises}
     assert {"inv", "solve", "cholesky", "sp_cholesky", "trisolve", "svd", "fsum", "brentq"} <= raising
     assert FAILING == raising | {"check"}
+
+
+def dead_inv_in_a_dependent_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        c = np.linalg.inv(np.eye(2) * x[i])
+        s = s * s * 0.5 + x[i]
+    return s
+
+
+def dead_cholesky_in_a_branch_of_a_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > 0:
+            c = np.linalg.cholesky(np.eye(2) * (x[i] - 1.0))
+        s = s * s * 0.5 + x[i]
+    return s
+
+
+@pytest.mark.parametrize("f, bad, goods", [
+    (dead_inv_in_a_dependent_loop, [1.0, 0.0, 2.0], [[1.0, 3.0, 2.0], [2.0, 0.5]]),
+    (dead_cholesky_in_a_branch_of_a_loop, [2.0, 0.5], [[2.0, -0.5], [-1.0, 3.0]]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_in_a_loop_only_the_iterations_python_runs_raise(f, bad, goods):
+    with pytest.raises(python_raises(f, bad)):
+        catad.value_and_grad(f)(np.array(bad))
+    with pytest.raises(python_raises(f, bad)):
+        catad.jvp(f, (np.array(bad),), (np.ones(len(bad)),))
+    for good in goods:
+        agrees(f, np.array(good))
