@@ -124,7 +124,9 @@ def result_tree(t: Transformation, inner: Inner) -> Any:
     grads = trees[nums[0]] if single(t.argnums) else _tuple_tree([trees[k] for k in nums])
     if t.kind == "value_and_grad":
         return _tuple_tree([inner.result_tree, grads])
-    if t.kind in ("grad",):
+    if t.kind == "grad" and t.has_aux:  # (the gradient, aux)
+        return _tuple_tree([grads, inner.result_tree.items[1] if inner.result_tree is not None else None])
+    if t.kind == "grad":
         return grads
     # a Jacobian: the result's structure of the arguments' structures (JAX's pytrees); a list or
     # dict result's trees are not kept (its Jacobian is refused), an argument's are
@@ -142,6 +144,13 @@ def _tuple_tree(items: list) -> Tree | None:
 
 def _float_result(t: Transformation, inner: Inner) -> None:
     result = inner.core.main.result_type
+    if t.has_aux:
+        if not (isinstance(result, TupleT) and len(result.items) == 2 and result.items[0] == Float):
+            name = getattr(t.fn, "__name__", "f")
+            raise CatadError(f"{t.kind} with has_aux=True needs a function returning a pair: a float, then the "
+                             f"auxiliary data; {name} returns {result}", construct=t.kind,
+                             hint="return (loss, aux), with aux a value or a tuple, list or dict of values")
+        return
     if result != Float:
         name = getattr(t.fn, "__name__", "f")
         ints = [p.name for p in inner.users if p.type == Int]
@@ -175,11 +184,21 @@ def _returning(t: Transformation, rev: Def, nums: tuple[int, ...]) -> Def:
     cts = [c] if len(rev.params) == 2 else [_item(c, k) for k in range(len(rev.params) - 1)]
     grads = [prim("densify", cts[k], rev.params[k]) for k in nums]
     g = grads[0] if single(t.argnums) else Tuple(tuple(grads))
-    out = Tuple((value, g)) if t.kind == "value_and_grad" else g
+    # (with has_aux, value is the pair (f's float, aux): the gradient's is (g, aux))
+    out = Tuple((value, g)) if t.kind == "value_and_grad" else Tuple((g, _item(value, 1))) if t.has_aux else g
     body = make_lets([(lt.var, lt.rhs, lt.loc) for lt in lets], out)
     # the output's cotangent is the constant 1.0, written where it is used: bound to a variable
-    # (a parameter, inlined), it reaches its products only after the single-use inliner
-    return Def(rev.name, rev.params[:-1], rename(body, {rev.params[-1]: fconst(1.0)}), rev.loc)
+    # (a parameter, inlined), it reaches its products only after the single-use inliner; aux's
+    # is the zero tangent
+    seed = fconst(1.0)
+    if t.has_aux:
+        seed = Tuple((seed, _zero_tangent(rev.params[-1].type.items[1])))
+    return Def(rev.name, rev.params[:-1], rename(body, {rev.params[-1]: seed}), rev.loc)
+
+
+def _zero_tangent(ty: Type) -> Term:
+    """The zero tangent of a value of type ty: a tuple's, a tuple of its items'."""
+    return Tuple(tuple(_zero_tangent(x) for x in ty.items)) if isinstance(ty, TupleT) else _zero(ty)
 
 
 def _item(t: Term, k: int) -> Term:

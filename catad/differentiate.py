@@ -336,8 +336,13 @@ def _grad_impl(fn: Callable, argnums, args: tuple, with_value: bool, checkpoints
     return (out, g) if with_value else g
 
 
-def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
+def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
+         checkpoints: int | None = None) -> Callable:
     """The gradient of fn (which must return a float) with respect to argument(s) argnums.
+
+    With ``has_aux=True``, fn returns a pair ``(loss, aux)``: the gradient of the float ``loss``
+    is returned with ``aux`` (any value fn computes: arrays, numbers, tuples, lists, dicts), as
+    ``(gradient, aux)`` (JAX's has_aux).
 
     With ``checkpoints=k`` (an int >= 1), reverse mode through a loop keeps at most k of the
     loop's states and recomputes the others (binomial checkpointing, Griewank and Walther's
@@ -345,7 +350,28 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | N
     reverse loops"). The default, None, keeps every iteration's state. Both give the same
     gradient, bit for bit."""
     checkpoints = check_checkpoints(checkpoints)
+    if _has_aux(has_aux, "grad"):
+        return _with_aux(Transformation("grad", fn, argnums, checkpoints, has_aux=True))
     return mark(_gradient(fn, argnums, checkpoints), Transformation("grad", fn, argnums, checkpoints))
+
+
+def _has_aux(has_aux: Any, what: str) -> bool:
+    if not isinstance(has_aux, (bool, np.bool_)):
+        raise ArgumentError(f"{what}'s has_aux must be True or False, got {type(has_aux).__name__} {has_aux!r}",
+                            construct="has_aux")
+    return bool(has_aux)
+
+
+def _with_aux(t: Transformation) -> Callable:
+    """The function t makes of a function returning (a float, aux): its program is made from
+    the function's reverse program (catad.composite), the float's cotangent 1 and aux's the zero
+    tangent, and returns what t's function does (aux beside the gradient), which it runs."""
+    def transformed(*args, **kwargs):
+        b = bind(marked, call_args(t.fn, args, kwargs))
+        vals, _ = _canonical(b)
+        return _user_out(b, primal(b, *vals, *b.hidden))
+    marked = mark(transformed, t)
+    return marked
 
 
 def _gradient(fn: Callable, argnums, checkpoints: int | None) -> Callable:
@@ -354,9 +380,14 @@ def _gradient(fn: Callable, argnums, checkpoints: int | None) -> Callable:
     return gradient
 
 
-def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:
-    """Like :func:`grad`, returning ``(fn(*args), gradient)``; ``checkpoints`` as for :func:`grad`."""
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
+                   checkpoints: int | None = None) -> Callable:
+    """Like :func:`grad`, returning ``(fn(*args), gradient)``: with ``has_aux=True``, fn returns
+    ``(loss, aux)`` and this ``((loss, aux), gradient of loss)``, as JAX's. ``checkpoints`` as
+    for :func:`grad`."""
     checkpoints = check_checkpoints(checkpoints)
+    if _has_aux(has_aux, "value_and_grad"):
+        return _with_aux(Transformation("value_and_grad", fn, argnums, checkpoints, has_aux=True))
 
     def value_and_gradient(*args, **kwargs):
         return _grad_impl(fn, argnums, call_args(fn, args, kwargs), with_value=True, checkpoints=checkpoints)

@@ -18,8 +18,9 @@ from typing import Any, Callable
 ATTRIBUTE = "__catad_transformation__"
 
 # What each transformation computes from f at x (JAX's meanings):
-#   grad             the gradient of a float-valued f with respect to argnums
-#   value_and_grad   (f(x), the gradient)
+#   grad             the gradient of a float-valued f with respect to argnums; with has_aux, of f
+#                    returning (a float, aux): (the gradient of the float, aux)
+#   value_and_grad   (f(x), the gradient); with has_aux, ((the float, aux), the gradient)
 #   jacfwd, jacrev   the Jacobian, output.shape + input.shape, by columns of forward mode or
 #                    by rows of reverse mode
 #   jacobian         the Jacobian, by whichever of the two takes fewer passes at run time
@@ -42,6 +43,9 @@ class Transformation:
     # a Jacobian's program over a slice of its basis only: two Int parameters after the others,
     # the first element and how many (catad.differentiate runs a large Jacobian slice by slice)
     chunked: bool = False
+    # grad and value_and_grad of a function returning (a float, auxiliary data): the float is
+    # differentiated, the data returned beside the gradient (JAX's has_aux)
+    has_aux: bool = False
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -79,7 +83,7 @@ def key_of(obj: Any) -> tuple[Any, tuple]:
     t = transformation_of(obj)
     while t is not None:
         argnums = tuple(t.argnums) if isinstance(t.argnums, list) else t.argnums
-        path.append((t.kind, argnums, t.checkpoints, t.chunked))
+        path.append((t.kind, argnums, t.checkpoints, t.chunked, t.has_aux))
         obj = t.fn
         t = transformation_of(obj)
     return obj, tuple(path)
