@@ -464,25 +464,48 @@ def _tangent_value(t: Any, v: Any, ty: Type, what: str, like: str = "the output"
     return float(a)
 
 
-def vjp(fn: Callable, *primals: Any, checkpoints: int | None = None, **kw_primals: Any) -> tuple[Any, Callable]:
+def vjp(fn: Callable, *primals: Any, has_aux: bool = False, checkpoints: int | None = None,
+        **kw_primals: Any) -> tuple:
     """``(fn(*primals), vjp_fn)`` where ``vjp_fn(ct)`` is the tuple of cotangents, one per
     primal (zeros for Int and Bool primals, which have no tangent). Globals and closures
     are read once, by ``vjp``: ``vjp_fn`` is the derivative at that point. Primals given
-    by keyword take their parameter's place, and so does their cotangent. ``checkpoints``
-    (keyword only: it is not a primal) as for :func:`grad`."""
+    by keyword take their parameter's place, and so does their cotangent. With
+    ``has_aux=True``, fn returns a pair ``(out, aux)``: this is ``(out, vjp_fn, aux)``, and
+    ``vjp_fn`` takes a cotangent shaped like ``out`` (aux's is zero), as JAX's. ``has_aux``
+    and ``checkpoints`` (keyword only: they are not primals) as for :func:`grad`."""
     checkpoints = check_checkpoints(checkpoints)
+    has_aux = _has_aux(has_aux, "vjp")
     b = bind(fn, call_args(fn, primals, kw_primals))
     vals, params = _canonical(b)
     out = _run_primal(b, vals)
+    ty, tree = b.core.main.result_type, b.pipeline.result_tree
+    if has_aux and not (isinstance(ty, TupleT) and len(ty.items) == 2):
+        raise CatadError(f"vjp with has_aux=True needs a function returning a pair: the output, then the auxiliary "
+                         f"data; {getattr(fn, '__name__', 'f')} returns {ty}", construct="vjp",
+                         hint="return (out, aux)")
 
     def vjp_fn(*cts):
         if len(cts) != 1:
             raise ArgumentError(f"vjp_fn takes one cotangent, shaped like the output, got {len(cts)}")
-        ct = matching(cts[0], b.pipeline.result_tree, "cotangent", "the output")
-        c = _tangent_value(ct, out, b.core.main.result_type, "cotangent")
+        if not has_aux:
+            ct = matching(cts[0], tree, "cotangent", "the output")
+            c = _tangent_value(ct, out, ty, "cotangent")
+        else:  # the output's cotangent, and aux's zero
+            ct = matching(cts[0], tree and tree.items[0], "cotangent", "the output")
+            c = (_tangent_value(ct, out[0], ty.items[0], "cotangent"), _zero_cotangent(out[1], ty.items[1]))
         _, cts = _reverse(b, vals, c, checkpoints=checkpoints)
         return _user_args(b, tuple(_materialize(x, v) for x, v in zip(cts, vals)))
-    return _user_out(b, out), vjp_fn
+    user = _user_out(b, out)
+    return (user[0], vjp_fn, user[1]) if has_aux else (user, vjp_fn)
+
+
+def _zero_cotangent(v: Any, ty: Type) -> Any:
+    """The zero cotangent of the value v of type ty, as the reverse program takes it."""
+    if isinstance(ty, TupleT):
+        return tuple(_zero_cotangent(x, t) for x, t in zip(v, ty.items))
+    if scalar_of(ty) != Float:
+        return S.ZERO  # (Int and Bool carry no tangent)
+    return np.zeros_like(v) if isinstance(v, np.ndarray) else 0.0
 
 
 def jacobian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int | None = None) -> Callable:

@@ -122,3 +122,20 @@ def test_a_function_not_returning_a_pair_is_refused():
 def test_has_aux_must_be_a_bool():
     with pytest.raises(catad.ArgumentError, match="has_aux must be True or False"):
         catad.grad(pair, has_aux="yes")
+
+
+def test_vjp_with_aux():
+    w, x, y = data()
+    out, vjp_fn, aux = catad.vjp(lambda w, x, y: (x @ w, regression(w, x, y)[1]), w, x, y, has_aux=True)
+    np.testing.assert_allclose(out, x @ w, rtol=1e-15)
+    np.testing.assert_allclose(aux["pred"], x @ w, rtol=1e-15)
+    ct = np.arange(5.0)
+    gw, gx, gy = vjp_fn(ct)
+    np.testing.assert_allclose(gw, x.T @ ct, rtol=1e-14)
+    np.testing.assert_allclose(gx, np.outer(ct, w), rtol=1e-14)
+    np.testing.assert_array_equal(gy, np.zeros(5))
+    out2, vjp_loss, aux2 = catad.vjp(regression, w, x, y, has_aux=True)
+    np.testing.assert_allclose(vjp_loss(2.0)[0], 2.0 * catad.grad(regression, has_aux=True)(w, x, y)[0],
+                               rtol=1e-14)
+    with pytest.raises(catad.CatadError, match="returning a pair"):
+        catad.vjp(lambda w: w * 2.0, w, has_aux=True)
