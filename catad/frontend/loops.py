@@ -80,14 +80,22 @@ def _targets(t: ast.expr) -> list[str]:
 
 
 def _updated(t: ast.expr) -> list[str]:
-    """The array an item assignment changes: v in v[i] = ... and v[i][j] = ..."""
+    """The arrays an item assignment changes: v in v[i] = ... and v[i][j] = ..., and each one's
+    of a tuple of targets (v[i], w[i] = a, b; a[j], a[j + 1] = a[j + 1], a[j])."""
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _updated(e)]
+    if isinstance(t, ast.Starred):
+        return _updated(t.value)
+    if not isinstance(t, ast.Subscript):
+        return []
     while isinstance(t, ast.Subscript):
         t = t.value
     return [t.id] if isinstance(t, ast.Name) else []
 
 
 def assigned(stmts: list[ast.stmt]) -> list[str]:
-    """Names the statements bind or update (in order of first assignment), nested blocks included."""
+    """Names the statements bind or update (in order of first assignment), nested blocks included
+    (not those a method changes in place: mutated)."""
     out: dict[str, None] = {}
     for s in stmts:
         for node in _statements(s):
@@ -99,6 +107,20 @@ def assigned(stmts: list[ast.stmt]) -> list[str]:
             elif isinstance(node, ast.For):
                 out.update(dict.fromkeys(_targets(node.target)))
     return list(out)
+
+
+def mutated(stmts: list[ast.stmt]) -> list[str]:
+    """The names the statements call a method on that changes a list or an array in place
+    (v.sort(), l.pop(): _MUTATORS), in order; a module's function of one of those names too
+    (np.sort(x), np.append(a, v): the caller keeps the names of its values)."""
+    return list(dict.fromkeys(n for s in stmts for n in _mutated(s)))
+
+
+def _mutated(s: ast.stmt) -> list[str]:
+    """The names s calls a method on that changes its list or array in place (_MUTATORS)."""
+    return [node.func.value.id for node in ast.walk(s)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS]
 
 
 def _statements(s: ast.stmt):
@@ -133,10 +155,7 @@ def _writes(stmts: list[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
                 updated.update(_updated(node.target))
             elif isinstance(node, ast.For):
                 rebound.update(_targets(node.target))
-        for node in ast.walk(s):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
-                grown.add(node.func.value.id)
+        grown.update(_mutated(s))
     return updated, rebound, grown
 
 
@@ -1068,6 +1087,8 @@ class Loops:
         loc = self.loc(s)
         targets = _targets(s.target)
         changed = assigned(s.body)
+        # and the arrays a method changes in place (a.sort()), which are state as an assigned one is
+        changed += [n for n in mutated(s.body) if n not in changed and isinstance(self.env.get(n), Term)]
         for n in targets:
             if n in changed:
                 self.fail(s.target, "for loop", f"the loop variable {n!r} is assigned in the loop body, which is "

@@ -368,11 +368,16 @@ class Updates:
         shape. Any other index of a list (a slice, which may change its length, a tuple, an array) is
         refused or is Python's TypeError."""
         what = ast.unparse(target)
+
+        def checked(binds: list) -> Term:
+            # (bound before the update, which reads value only at the places written: none for an
+            # empty slice, where the check of its length must still run)
+            pieces.extend(("let", v, c, at) for v, c, at in binds)
+            return value
         if len(items) != 1 or items[0][0] in ("take", "mask"):
-            return make_lets(self.b.check(FALSE, (), loc, "item assignment", "list indices must be integers or "
-                                          "slices, not tuple" if len(items) != 1 else "list indices must be "
-                                          "integers or slices, not numpy.ndarray", "unsupported", raises=TypeError),
-                             value)
+            return checked(self.b.check(FALSE, (), loc, "item assignment", "list indices must be integers or "
+                                        "slices, not tuple" if len(items) != 1 else "list indices must be "
+                                        "integers or slices, not numpy.ndarray", "unsupported", raises=TypeError))
         if items[0][0] != "index":  # a slice: of the same length only (Python's list takes any, changing its own)
             if rank(written.type) != rank(arr.type):
                 self.fail(target, "list item assignment", f"{what} = ... assigns a slice of a list a "
@@ -381,10 +386,9 @@ class Updates:
             a, b = self.b.shape(place)[0], self.b.shape(value)[0]
             if self.b.shapes.same(a, b):
                 return value
-            return make_lets(self.b.check(prim("eq", a.size, b.size, loc=loc), (), loc, "list item assignment",
-                                          f"{what} = ... assigns a slice of a list as many items as it has not, "
-                                          "which changes the list's length, which catad's lists keep", "unsupported"),
-                             value)
+            return checked(self.b.check(prim("eq", a.size, b.size, loc=loc), (), loc, "list item assignment",
+                                        f"{what} = ... assigns a slice of a list as many items as it has not, "
+                                        "which changes the list's length, which catad's lists keep", "unsupported"))
         if rank(written.type) != rank(arr.type) - 1 or rank(arr.type) >= 2 and (
                 self.is_list(written) != ((self.rows_kind(arr) or ("?",))[0] == "list")):
             self.fail(target, "list item assignment", f"{what} = ... puts a {written.type} into a list of "
@@ -397,7 +401,7 @@ class Updates:
         binds = self.b.check(all_(conds), (), loc, "list item assignment",
                              f"{what} = ... puts an array of another shape than the list's other items there, which "
                              "catad's lists (arrays of one shape) cannot hold", "unsupported") if conds else []
-        return make_lets(binds, value)
+        return checked(binds)
 
     def _mark_stored(self, arr: Term, new: Term, items: list, py: bool, either: bool) -> None:
         """new, the list arr with a value written at items (`py`: one of Python's numbers, or a
