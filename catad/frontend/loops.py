@@ -159,10 +159,38 @@ def _writes(stmts: list[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
     return updated, rebound, grown
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def _reads(node: ast.AST) -> set[str]:
-    """Names node reads (an augmented assignment reads its target)."""
-    out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    out |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    """Names node reads (an augmented assignment reads its target); not a comprehension's or a
+    lambda's own variables, which are of their own scope (`sum(c[i] for i in r)` reads no i of
+    the function's), on an explicit stack (a long expression nests deeply)."""
+    out: set[str] = set()
+    todo = [(node, frozenset())]
+    while todo:
+        n, local = todo.pop()
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load) and n.id not in local:
+                out.add(n.id)
+            continue
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id not in local:
+            out.add(n.target.id)
+        if isinstance(n, _COMPREHENSIONS):
+            inner = local
+            for k, g in enumerate(n.generators):  # (the first one's iterable is read outside)
+                todo.append((g.iter, local if k == 0 else inner))
+                inner = inner | set(_targets(g.target))
+                todo.extend((c, inner) for c in g.ifs)
+            todo.extend((e, inner) for e in ([n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt]))
+            continue
+        if isinstance(n, ast.Lambda):
+            a = n.args
+            names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} | {x.arg for x in (a.vararg, a.kwarg) if x}
+            todo.extend((d, local) for d in a.defaults + [d for d in a.kw_defaults if d is not None])
+            todo.append((n.body, local | names))
+            continue
+        todo.extend((c, local) for c in ast.iter_child_nodes(n))
     return out
 
 
