@@ -17,6 +17,7 @@ from ..lang.terms import (TRUE, Build, Call, Const, If, Let, Term, Tuple, Var, f
                           may_fail, term_children)
 from ..lang.types import Bool, Float, Int, Tuple as TupleT, Vec, scalar_of
 from ..primitives import prim
+from ..trees import Tree
 from . import combinatorics, int_range
 from .int_range import IntBound
 from .checks import Frame
@@ -25,7 +26,7 @@ from .freenames import NOT_STATIC
 from .loops import ENUMERATE_ZIP, iteration_fn, unreversed
 from .shapes import fresh, in_scope, simple
 from .numpy_selections import nonzero_positions
-from .subscripts import DictKey
+from .subscripts import DictKey, _one_array
 
 _MISSING = object()
 
@@ -353,6 +354,8 @@ class Comprehensions:
             if not elems:
                 self.fail(g.iter, "empty list", "this list comprehension has no elements (an empty list has no "
                           "element type)", hint="use np.zeros(0)")
+            if not _one_array(elems):  # arrays of several types (W and b): a Python list of them, as a display's
+                return self.with_tree(Tuple(tuple(elems), loc), Tree("list", tuple(self.tree(x) for x in raw)))
             out = self._display_build(elems, any(scalar_of(e.type) == Float for e in elems), g.iter)
             return self.mark_items(self.mark_rows(out, self.made_rows(raw)), raw)
         if reduce == "sum":
