@@ -634,7 +634,7 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         for i in range(len(outs)):
             blocks = _user_args(b, tuple(columns[k][i] for k in nums), nums)
             per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
-        return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+        return _in_result_structure(b, tuple(per_result)) if isinstance(out, tuple) else per_result[0]
     full = _jacobian_matrix(b, vals, out, nums, checkpoints, mode)
     rows = np.cumsum([0] + [S.tangent_size(o) for o in outs])
     offsets = np.cumsum([0] + [S.tangent_size(v) for v in vals])
@@ -643,7 +643,17 @@ def _jacobian_impl(fn: Callable, argnums, args: tuple, mode: str | None, checkpo
         blocks = tuple(_blocks(full[r0:r1, offsets[k]:offsets[k + 1]], np.shape(o), vals[k]) for k in nums)
         blocks = _user_args(b, blocks, nums)
         per_result.append(blocks[0] if isinstance(argnums, (int, np.integer)) else tuple(blocks))
-    return tuple(per_result) if isinstance(out, tuple) else per_result[0]
+    return _in_result_structure(b, tuple(per_result)) if isinstance(out, tuple) else per_result[0]
+
+
+def _in_result_structure(b: Bound, blocks: tuple) -> Any:
+    """The Jacobian's blocks, one per component of a tuple result, in the result's structure: a
+    dict of them for a dict result (the Hessian of a function of a dict is a dict of dicts, as
+    JAX's), a list for a list."""
+    tree = b.pipeline.result_tree
+    if tree is None or tree.kind in ("none", "str", "array list") or any(t is not None for t in tree.items):
+        return blocks
+    return unflat(blocks, tree)
 
 
 def _by_band(b: Bound, vals: tuple, out: Any, nums, argnums, mode: str | None, checkpoints: int | None) -> Any:
