@@ -132,6 +132,9 @@ def result_tree(t: Transformation, inner: Inner) -> Any:
     # dict result's trees are not kept (its Jacobian is refused), an argument's are
     out = inner.core.main.result_type
     if isinstance(out, TupleT):
+        tree = inner.result_tree  # a dict or list result of arrays: a dict or list of blocks (differentiate's too)
+        if tree is not None and tree.kind in ("dict", "list") and all(t is None for t in tree.items):
+            return Tree(tree.kind, (grads,) * len(out.items), tree.keys)
         return _tuple_tree([grads] * len(out.items))
     return grads
 

@@ -27,3 +27,15 @@ def test_jacobian_of_a_tuple_result_is_a_tuple():
     assert isinstance(J, tuple) and len(J) == 2
     np.testing.assert_array_equal(J[0], 2.0 * np.eye(2))
     np.testing.assert_array_equal(J[1], np.ones(2))
+
+
+def block_ab_inside(p):
+    return np.sum(catad.hessian(loss)(p)["a"]["b"]) * p["a"][0]
+
+
+def test_called_inside_a_compiled_function_it_is_the_same_dict():
+    p = {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 0.5])}
+    value, g = catad.value_and_grad(block_ab_inside)(p)
+    assert value == block_ab_inside(p)
+    np.testing.assert_allclose(g["a"], [2.0 * (2.0 * 1.0 + 2.0), 2.0 * 1.0])  # f = 2 (a0 + a1) a0
+    np.testing.assert_allclose(g["b"], [0.0, 0.0])
