@@ -44,7 +44,6 @@ def test_every_stage_and_the_derivative_programs(case):
     assert {s.rule for s in d.steps} <= set(BY_NAME) | SWEEP_RULES
     # the programs without linear maps against the reference semantics of linear maps
     out, lm = catad.linearize(case.fn, *args)
-    out = np.asarray(out) if isinstance(out, list) else out  # (a list result: an array in the programs)
     vals = lm.vals
     hidden = lm.bound.hidden  # the globals read: parameters after the user's, with zero tangents
     zeros = tuple(unflatten(np.zeros(tangent_size(h)), h) for h in hidden)
