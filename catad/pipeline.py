@@ -471,7 +471,7 @@ _F64 = np.dtype(np.float64)
 
 def _compile(fn: Callable, args: tuple, trees: tuple = ()) -> Pipeline:
     with paused_gc():
-        program, reads, result_tree = frontend.compile_with_reads(fn, tuple(args), trees, with_tree="user")
+        program, reads, result_tree = frontend.compile_with_reads(fn, tuple(args), trees, with_tree=True)
         sequential = program
         program, loops = frontend.vectorise_loops(program)  # independent iterations: builds and sums
         check_program(program)

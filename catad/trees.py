@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import numpy as np
-
 from .errors import ArgumentError
 
 
@@ -22,8 +20,7 @@ class Tree:
     """A tuple, list or dict whose items are trees or leaves (None). A dict's keys are in
     its own order, which is also the order of its values in the compiled tuple."""
 
-    kind: str                       # "tuple", "list", "dict", "object" (a dataclass), "none" (None: compiled as ()) or "str";
-                                    # "array list": a list held as an array (a result's: see list_held_as_array)
+    kind: str                       # "tuple", "list", "dict", "object" (a dataclass), "none" (None: compiled as ()) or "str"
     items: tuple                    # Tree | None per item
     keys: tuple = ()                # a dict's keys; a str's value (one); a named tuple's or a dataclass's fields
     cls: Any = None                 # a named tuple's class (collections.namedtuple, typing.NamedTuple); a dataclass
@@ -44,8 +41,6 @@ class Tree:
             return "a dict with keys " + ", ".join(map(repr, self.keys))
         if self.kind == "object":
             return f"a {self.cls.__name__} (a dataclass with fields {', '.join(self.keys)})"
-        if self.kind == "array list":
-            return "a list"
         if self.cls is not None:
             return f"a {self.cls.__name__} of {len(self.items)}"
         return f"a {self.kind} of {len(self.items)}"
@@ -112,8 +107,6 @@ def unflat(v: Any, tree: Tree | None) -> Any:
         return v
     if tree.kind in ("none", "str"):
         return None
-    if tree.kind == "array list":
-        return _listed(v, *tree.keys)
     items = [unflat(x, t) for x, t in zip(v, tree.items)]
     if tree.kind == "dict":
         return dict(zip(tree.keys, items))
@@ -127,41 +120,11 @@ def unflat(v: Any, tree: Tree | None) -> Any:
     return items if tree.kind == "list" else tuple(items)
 
 
-def list_held_as_array(py: Any, rows: tuple | None) -> Tree:
-    """The tree of a result that is a list catad holds as an array (a list of numbers, of lists
-    of numbers, or of arrays of one shape): `py` says which of its items are Python's own
-    numbers (None: none; (None,): all; ((True, False, ...),): by position), `rows` whether its
-    items are lists or arrays ("list" or "array", per level; None for a list of numbers)."""
-    return Tree("array list", (), (py, rows))
-
-
-def _listed(v: Any, py: Any, rows: tuple | None) -> Any:
-    """The list of the array v, as _list_held_as_array's tree says: Python's numbers at Python's
-    places, NumPy's elsewhere, rows that are lists made lists, rows that are arrays their copies."""
-    if not isinstance(v, np.ndarray):  # (the zero tangent, a Python list of a ragged program)
-        v = np.asarray(v)
-    if v.ndim == 0:
-        return v
-    if v.ndim > 1:
-        inner = rows[1:] if rows else None
-        if rows and rows[0] == "list":
-            return [_listed(r, py, inner) for r in v]
-        return [np.array(r) for r in v]
-    if py == (None,):
-        return v.tolist()
-    which = py[0] if py is not None else None
-    if which is not None and len(which) == len(v):
-        return [x.item() if p else x for x, p in zip(v, which)]
-    return list(v)
-
-
 def matching(v: Any, tree: Tree | None, what: str, like: str) -> Any:
     """v (a tangent or cotangent given by the user) flattened like `like`, whose tree is
     tree; ArgumentError when its structure differs."""
     if tree is None:
         return v
-    if tree.kind == "array list":  # (held as an array: checked as one)
-        return np.asarray(v) if isinstance(v, (list, tuple)) else v
     if tree.kind in ("none", "str"):
         if v is not None and not (tree.kind == "str" and isinstance(v, str) and v == tree.keys[0]):
             raise ArgumentError(f"{what} must be None, like {like}; got a {type(v).__name__}")

@@ -17,7 +17,7 @@ def regression(w, x, y):
 
 
 def pair(w):
-    return np.sum(np.sin(w) * w), (w * 2.0, 3, [w[:2], w[1:] * w[1]], [w[0], w[1] * w[1]])
+    return np.sum(np.sin(w) * w), (w * 2.0, 3, [w[:2], w[1:] * w[1]])
 
 
 def data():

@@ -1,7 +1,6 @@
 """Compiling a function and every user function it reaches into a Program."""
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import types
 from typing import Any
@@ -10,9 +9,8 @@ from ..errors import ArgumentError, CatadError, CatadTypeError, Loc, Unsupported
 from ..lang.terms import Const, Def, Program, Term, may_fail
 from ..lang.types import Type, python_numbers, type_of_value, units_of_value
 from ..primitives import PRIMITIVES
-from ..trees import Tree, list_held_as_array
 from .lower import FunctionLowerer
-from .common import ListArg, PythonConstant
+from .common import PythonConstant
 from .freenames import Static
 from .reads import Path, ReadLog, Reads
 from .source import Source, parse_function
@@ -148,13 +146,12 @@ def compile_function(fn: Any, example_args: tuple) -> Program:
     return compile_with_reads(fn, example_args)[0]
 
 
-def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tree: bool | str = False,
+def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tree: bool = False,
                        signature: tuple | None = None):
     """compile_function's Program, and what it read from globals and closures: the entry's
     parameters after the user's are the hidden ones, whose values ``reads.current()`` gives.
     Lists and dicts among the arguments come as tuples, with their structures in `trees`
-    (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned
-    (with_tree "user": as Python's caller sees it, the lists catad holds as arrays lists too).
+    (catad.trees); `with_tree` adds the structure of a list or dict result to what is returned.
     With `signature` (the arguments' types and which axes have length 1, None where that is not
     known: a function called inside a compiled one), example_args only say how many there are."""
     bound_self = None
@@ -192,25 +189,7 @@ def compile_with_reads(fn: Any, example_args: tuple, trees: tuple = (), with_tre
                                 Loc(fn.__code__.co_filename, fn.__code__.co_firstlineno), "nesting",
                                 hint="split it into several assignments") from None
     out = Program(tuple(pc.defs), entry), Reads(tuple(pc.reads.guards.values()), tuple(pc.hidden[entry]))
-    if not with_tree:
-        return out
-    tree = pc.result_trees[entry]
-    return out + (_lists_held_as_arrays(tree, pc.result_flags.get(entry, False)) if with_tree == "user" else tree,)
-
-
-def _lists_held_as_arrays(tree: Tree | None, flags: Any) -> Tree | None:
-    """The result's tree for its caller in Python: the lists in it that catad holds as arrays
-    (which a function of the user's is given as lists: python_flags's ListArg) are lists there
-    too (catad.trees.list_held_as_array)."""
-    if isinstance(flags, ListArg) and tree is None:
-        return list_held_as_array(flags.py_items, flags.rows)
-    if not isinstance(flags, tuple):
-        return tree
-    items = tree.items if tree is not None else (None,) * len(flags)
-    new = tuple(_lists_held_as_arrays(t, f) for t, f in zip(items, flags))
-    if new == items:
-        return tree
-    return Tree("tuple", new) if tree is None else dataclasses.replace(tree, items=new)
+    return out + (pc.result_trees[entry],) if with_tree else out
 
 
 def _entry_given(src: Source, n: int, bound: int) -> tuple[str, ...]:
