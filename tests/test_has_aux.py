@@ -6,6 +6,7 @@ import pytest
 
 import catad
 from located import agrees
+from test_trees import same_structure
 
 SCALE = 2.0
 
@@ -27,17 +28,8 @@ def data():
 
 def same(a, b):
     """a and b are the same value of the same structure, leaf for leaf (arrays exactly)."""
-    assert type(a) is type(b) or isinstance(a, float) and isinstance(b, float), (a, b)
-    if isinstance(a, dict):
-        assert list(a) == list(b)
-        for k in a:
-            same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
+    same_structure(a, b)
+    np.testing.assert_equal(a, b)
 
 
 def test_grad_gives_the_losss_gradient_and_the_aux():
