@@ -651,7 +651,7 @@ def _in_result_structure(b: Bound, blocks: tuple) -> Any:
     dict of them for a dict result (the Hessian of a function of a dict is a dict of dicts, as
     JAX's), a list for a list."""
     tree = b.pipeline.result_tree
-    if tree is None or tree.kind in ("none", "str", "array list") or any(t is not None for t in tree.items):
+    if tree is None or tree.kind in ("none", "str") or any(t is not None for t in tree.items):
         return blocks
     return unflat(blocks, tree)
 
