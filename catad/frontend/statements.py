@@ -28,7 +28,7 @@ from . import combinatorics, complexes, early_returns, imports, iterators
 from .calls import call
 from .checks import Statement
 from .complexes import Complex
-from .common import all_py, is_array, join_types, projections, reads_undecided
+from .common import all_py, is_array, join_types, projections, reads_undecided, static_bool
 from .lists import ListState
 from .raises import raising_arm
 from .shapes import fresh
@@ -622,7 +622,9 @@ class Statements:
         before = self.env
         arms = []
         facts = self.b.shapes.saved()
-        for stmts in (s.body, s.orelse):
+        known = static_bool(cond)  # (decided while compiling: the arm Python never runs is not lowered,
+        #                            `if verbose: print(...)` with verbose=False)
+        for stmts in (s.body if known is not False else [], s.orelse if known is not True else []):
             self.env = dict(before)
             arm_pieces, _, _ = self.run(stmts)
             arms.append((arm_pieces, self.env))
