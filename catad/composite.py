@@ -19,6 +19,7 @@ elements at once; jacobian chooses between the two by their lengths, at run time
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,7 +31,7 @@ from .lang.terms import (Build, Call, Const, Def, Get, If, Program, Term, Tuple,
 from .lang.types import Float, Int, Tuple as TupleT, Type, Vec, is_differentiable, rank, scalar_of
 from .primitives import prim
 from .transforms import Transformation
-from .trees import Tree
+from .trees import Tree, of_leaves
 
 
 def argnums_of(argnums: Any, params: Sequence[Var], empty_ok: bool = False) -> tuple[int, ...]:
@@ -132,9 +133,9 @@ def result_tree(t: Transformation, inner: Inner) -> Any:
     # dict result's trees are not kept (its Jacobian is refused), an argument's are
     out = inner.core.main.result_type
     if isinstance(out, TupleT):
-        tree = inner.result_tree  # a dict or list result of arrays: a dict or list of blocks (differentiate's too)
-        if tree is not None and tree.kind in ("dict", "list") and all(t is None for t in tree.items):
-            return Tree(tree.kind, (grads,) * len(out.items), tree.keys)
+        tree = of_leaves(inner.result_tree)  # a dict of arrays: a dict of blocks (as differentiate's)
+        if tree is not None:
+            return dataclasses.replace(tree, items=(grads,) * len(out.items))
         return _tuple_tree([grads] * len(out.items))
     return grads
 

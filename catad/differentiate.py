@@ -34,7 +34,7 @@ from .linearmaps import terms as L
 from .composite import argnums_of
 from .pipeline import Bound, band_of, band_width, bind, check_checkpoints, jacobian_refusal, mark_of
 from .transforms import Transformation, mark, register_maker
-from .trees import matching, unflat
+from .trees import matching, of_leaves, unflat
 
 
 def jacobian_core(fn: Callable, *example_args: Any) -> Program:
@@ -368,8 +368,7 @@ def _with_aux(t: Transformation) -> Callable:
     tangent, and returns what t's function does (aux beside the gradient), which it runs."""
     def transformed(*args, **kwargs):
         b = bind(marked, call_args(t.fn, args, kwargs))
-        vals, _ = _canonical(b)
-        return _user_out(b, primal(b, *vals, *b.hidden))
+        return _user_out(b, _run_primal(b, _canonical(b)[0]))
     marked = mark(transformed, t)
     return marked
 
@@ -549,7 +548,8 @@ def hessian(fn: Callable, argnums: int | Sequence[int] = 0, *, checkpoints: int 
     argnums), argnums)`` as in JAX, shaped input.shape + input.shape (for a tuple of argnums, a
     tuple of tuples of blocks: block [i][j] is shaped like argument i then argument j). Each
     column is a forward pass over fn's reverse derivative program (forward over reverse: a
-    Hessian-vector product, see :func:`hvp`). ``checkpoints`` as for :func:`grad` (the reverse
+    Hessian-vector product, see :func:`hvp`). For a dict argument it is a dict of dicts,
+    ``H[k1][k2]`` the block of keys k1 and k2, as JAX's. ``checkpoints`` as for :func:`grad` (the reverse
     loops of the gradient keep at most that many states)."""
     checkpoints = check_checkpoints(checkpoints)
     gradient = jacrev(fn, argnums, checkpoints=checkpoints)
@@ -650,10 +650,8 @@ def _in_result_structure(b: Bound, blocks: tuple) -> Any:
     """The Jacobian's blocks, one per component of a tuple result, in the result's structure: a
     dict of them for a dict result (the Hessian of a function of a dict is a dict of dicts, as
     JAX's), a list for a list."""
-    tree = b.pipeline.result_tree
-    if tree is None or tree.kind in ("none", "str") or any(t is not None for t in tree.items):
-        return blocks
-    return unflat(blocks, tree)
+    tree = of_leaves(b.pipeline.result_tree)
+    return blocks if tree is None else unflat(blocks, tree)
 
 
 def _by_band(b: Bound, vals: tuple, out: Any, nums, argnums, mode: str | None, checkpoints: int | None) -> Any:

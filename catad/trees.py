@@ -101,6 +101,14 @@ def flat(v: Any, tree: Tree | None) -> Any:
     return tuple(flat(x, t) for x, t in zip(values, tree.items))
 
 
+def of_leaves(tree: Tree | None) -> Tree | None:
+    """tree where it is a container (a dict, a list, a named tuple, a dataclass) whose items are
+    leaves, else None: a Jacobian of such a result is that container of blocks, one per item."""
+    if tree is None or tree.kind in ("none", "str") or any(t is not None for t in tree.items):
+        return None
+    return tree
+
+
 def unflat(v: Any, tree: Tree | None) -> Any:
     """The compiled value v (tuples) in tree's structure."""
     if tree is None:

@@ -2,7 +2,10 @@
 as JAX's: it was a tuple of dicts (its outer level in key order), so H["a"]["b"] raised TypeError in
 the user's code (the real-code trial of session 36). A Jacobian of a function returning a tuple
 stays a tuple of blocks."""
+import collections
+
 import numpy as np
+import pytest
 
 import catad
 
@@ -39,3 +42,24 @@ def test_called_inside_a_compiled_function_it_is_the_same_dict():
     assert value == block_ab_inside(p)
     np.testing.assert_allclose(g["a"], [2.0 * (2.0 * 1.0 + 2.0), 2.0 * 1.0])  # f = 2 (a0 + a1) a0
     np.testing.assert_allclose(g["b"], [0.0, 0.0])
+
+
+Pair = collections.namedtuple("Pair", "u v")
+
+
+def pair(x):
+    return Pair(x * 2.0, np.sin(x))
+
+
+def block_v_inside(x):
+    return np.sum(catad.jacfwd(pair)(x).v) * x[0]
+
+
+def test_a_named_tuple_result_gives_its_named_tuple_of_blocks_at_the_top_and_inside():
+    x = np.array([0.5, -1.0])
+    J = catad.jacfwd(pair)(x)
+    assert type(J) is Pair
+    np.testing.assert_allclose(J.v, np.diag(np.cos(x)))
+    value, g = catad.value_and_grad(block_v_inside)(x)
+    assert value == pytest.approx(block_v_inside(x), rel=1e-14)
+    np.testing.assert_allclose(g, [np.sum(np.cos(x)) - np.sin(x[0]) * x[0], -np.sin(x[1]) * x[0]], rtol=1e-12)

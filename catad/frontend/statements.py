@@ -622,8 +622,9 @@ class Statements:
         before = self.env
         arms = []
         facts = self.b.shapes.saved()
-        known = static_bool(cond)  # (decided while compiling: the arm Python never runs is not lowered,
-        #                            `if verbose: print(...)` with verbose=False)
+        # a condition decided while compiling: the arm Python never runs is not lowered (`if verbose:
+        # print(...)` of verbose=False)
+        known = static_bool(cond)
         for stmts in (s.body if known is not False else [], s.orelse if known is not True else []):
             self.env = dict(before)
             arm_pieces, _, _ = self.run(stmts)
